@@ -1,0 +1,12 @@
+/*
+ * nvfp4.h - umbrella header for nvfp4kit: includes every module's public
+ * header. Link with -lnvfp4 (pkg-config nvfp4).
+ */
+#ifndef NVFP4_H
+#define NVFP4_H
+
+#include "nvfp4/common.h"
+#include "nvfp4/formats.h"
+#include "nvfp4/philox.h"
+
+#endif /* NVFP4_H */

@@ -1,0 +1,72 @@
+/*
+ * nvfp4/formats.h - scalar codecs: FP4 E2M1, FP8 E4M3, UE8M0, BF16, FP16.
+ *
+ * Semantics (docs/semantics.md, DESIGN.md 3.1) follow NVIDIA's host
+ * conversion code in cuda_fp4.hpp / cuda_fp8.hpp / cuda_bf16.hpp /
+ * cuda_fp16.hpp (CUDA 13.0). The arithmetic lives in src/core/ and is shared
+ * with the CUDA path.
+ */
+#ifndef NVFP4_FORMATS_H
+#define NVFP4_FORMATS_H
+
+#include "nvfp4/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    NVFP4_RN = 0, /* round to nearest, ties to even */
+    NVFP4_RZ = 1, /* round toward zero (saturating at +-6 like cuda_fp4.hpp) */
+    NVFP4_SR = 2  /* stochastic: away from zero iff floor(256*frac) + rbits >= 256 */
+} nvfp4_rounding;
+
+/* UE8M0 conversion modes of a value to a power of two (see ue8m0 below). */
+typedef enum {
+    NVFP4_UE8M0_FLOOR = 0, /* floor(log2|x|): cvt.rz.satfinite.ue8m0 */
+    NVFP4_UE8M0_RCEIL = 1, /* round up: cvt.rp.satfinite.ue8m0 (NVIDIA's rule) */
+    NVFP4_UE8M0_CEIL = 2,  /* ceil(log2|x|) computed exactly in fp32 */
+    NVFP4_UE8M0_EVEN = 3   /* nearest power of two, ties (1.5*2^e) to the even code */
+} nvfp4_ue8m0_mode;
+
+/* ---- FP4 E2M1 (cuda_fp4.hpp __nv_cvt_float_to_fp4, __NV_E2M1) ----------- */
+/* Returns a code 0..15. rbits is used only for NVFP4_SR. Special values: the
+ * sign is always kept, |x| > 6 and +-Inf give +-6, NaN gives +6 (0x7). */
+uint8_t nvfp4_e2m1_from_f32(float x, nvfp4_rounding mode, uint8_t rbits);
+float nvfp4_e2m1_to_f32(uint8_t code);
+
+/* ---- FP8 E4M3 (cuda_fp8.hpp __nv_cvt_float_to_fp8, __NV_E4M3) ----------- */
+/* RN. saturate=true: |x| > 464 and +-Inf give +-448; false: they give
+ * 0x7F|sign (NaN). NaN gives 0x7F. */
+uint8_t nvfp4_e4m3_from_f32(float x, bool saturate);
+float nvfp4_e4m3_to_f32(uint8_t code);
+
+/* ---- UE8M0 ------------------------------------------------------------- */
+/* Power-of-two code for |x| (value 2^(code-127)); sign ignored; NaN -> 0xFF,
+ * +-Inf and finite overflow -> 0xFE, 0 -> 0x00. FLOOR and RCEIL reproduce
+ * cuda_fp8.hpp __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero /
+ * cudaRoundPosInf); CEIL and EVEN are the exact-arithmetic variants used by
+ * torchao's MX scale modes. */
+uint8_t nvfp4_ue8m0_from_f32(float x, nvfp4_ue8m0_mode mode);
+float nvfp4_ue8m0_to_f32(uint8_t code);
+
+/* ---- BF16 and FP16, round to nearest even (cuda_bf16/cuda_fp16 _rn) ---- */
+uint16_t nvfp4_bf16_from_f32(float x);
+float nvfp4_bf16_to_f32(uint16_t bits);
+uint16_t nvfp4_fp16_from_f32(float x);
+float nvfp4_fp16_to_f32(uint16_t bits);
+
+/* ---- packing: element 2j is the low nibble of byte j ------------------- */
+static inline uint8_t nvfp4_pack2(uint8_t even, uint8_t odd) { return (uint8_t)((even & 0xFu) | ((odd & 0xFu) << 4)); }
+static inline uint8_t nvfp4_unpack(const uint8_t *packed, size_t i) { return (uint8_t)((packed[i >> 1] >> (4 * (i & 1))) & 0xFu); }
+
+/* Parse/print helpers for names used by the CLI and file metadata. */
+const char *nvfp4_rounding_name(nvfp4_rounding r);
+bool nvfp4_rounding_parse(const char *s, nvfp4_rounding *out);
+const char *nvfp4_ue8m0_mode_name(nvfp4_ue8m0_mode m);
+bool nvfp4_ue8m0_mode_parse(const char *s, nvfp4_ue8m0_mode *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_FORMATS_H */

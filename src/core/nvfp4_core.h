@@ -1,0 +1,89 @@
+/*
+ * nvfp4_core.h - the one place for the host/device macro and bit casts that
+ * every header in src/core/ uses.
+ *
+ * Everything in src/core/ is plain C11 that nvcc can also compile as CUDA
+ * C++: functions are `NVFP4_HD static inline`, use only fixed-width integers,
+ * float arithmetic that is exactly rounded (no FMA contraction is possible in
+ * what we write: every product feeding a sum is stored first), and memcpy
+ * for bit casts (valid in both C and CUDA device code).
+ */
+#ifndef NVFP4_CORE_H
+#define NVFP4_CORE_H
+
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#if defined(__CUDACC__)
+#define NVFP4_HD __host__ __device__
+#else
+#define NVFP4_HD
+#endif
+
+NVFP4_HD static inline uint32_t nvfp4_core_f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+NVFP4_HD static inline float nvfp4_core_f32_from_bits(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* |x| by clearing the sign bit: exact for every input, NaN included. */
+NVFP4_HD static inline float nvfp4_core_fabs(float x)
+{
+    return nvfp4_core_f32_from_bits(nvfp4_core_f32_bits(x) & 0x7FFFFFFFu);
+}
+
+NVFP4_HD static inline int nvfp4_core_isnan(float x)
+{
+    return (nvfp4_core_f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u;
+}
+
+NVFP4_HD static inline int nvfp4_core_signbit(float x)
+{
+    return (int)(nvfp4_core_f32_bits(x) >> 31);
+}
+
+/* C99 fminf/fmaxf semantics (a NaN operand loses) without calling libm, so
+ * that host and device agree and no -ffast-math assumption can creep in. */
+NVFP4_HD static inline float nvfp4_core_fminf(float a, float b)
+{
+    if (nvfp4_core_isnan(a)) return b;
+    if (nvfp4_core_isnan(b)) return a;
+    return a < b ? a : b;
+}
+
+NVFP4_HD static inline float nvfp4_core_fmaxf(float a, float b)
+{
+    if (nvfp4_core_isnan(a)) return b;
+    if (nvfp4_core_isnan(b)) return a;
+    return a > b ? a : b;
+}
+
+/* 2^e for e in [-149, 127], exactly, built from bits. */
+NVFP4_HD static inline float nvfp4_core_exp2i(int e)
+{
+    if (e >= -126) return nvfp4_core_f32_from_bits((uint32_t)(e + 127) << 23);
+    return nvfp4_core_f32_from_bits(1u << (e + 149));
+}
+
+/* Round the integer significand `sig` right by `shift` bits (1..31),
+ * to nearest with ties to even. Shared by every encoder that narrows a
+ * mantissa, so the tie rule lives in one place. */
+NVFP4_HD static inline uint32_t nvfp4_core_shift_rne(uint32_t sig, unsigned shift)
+{
+    uint32_t q = sig >> shift;
+    uint32_t rem = sig & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u))) q += 1u;
+    return q;
+}
+
+#endif /* NVFP4_CORE_H */

@@ -1,0 +1,84 @@
+/* cli.c - helpers shared by the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nvfp4 %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return NVFP4_EXIT_USAGE;
+}
+
+bool cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
+    }
+    return false;
+}
+
+static bool is_hex_bits(const char *s)
+{
+    if (!(s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))) return false;
+    size_t n = strlen(s + 2);
+    if (n != 8) return false;
+    for (size_t i = 0; i < 8; i++)
+        if (!strchr("0123456789abcdefABCDEF", s[2 + i])) return false;
+    return true;
+}
+
+bool cli_parse_f32(const char *s, float *out)
+{
+    if (!s || !*s) return false;
+    if (is_hex_bits(s)) {
+        uint32_t u = (uint32_t)strtoul(s + 2, NULL, 16);
+        memcpy(out, &u, sizeof *out);
+        return true;
+    }
+    char *end;
+    errno = 0;
+    /* strtof rounds the decimal string to the nearest float correctly
+     * (glibc), so "0.1" gives the fp32 nearest to 0.1. ERANGE is fine:
+     * overflow gives Inf and underflow a (signed) zero or subnormal. */
+    float v = strtof(s, &end);
+    if (end == s || *end != '\0') return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno != 0 || end == s || *end != '\0') return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+bool cli_parse_size(const char *s, size_t *out)
+{
+    uint64_t v;
+    if (!cli_parse_u64(s, &v) || v > SIZE_MAX) return false;
+    *out = (size_t)v;
+    return true;
+}
+
+void cli_format_f32(char *buf, size_t n, float x)
+{
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, n, "%.*g", prec, (double)x);
+        if (strtof(buf, NULL) == x || x != x) return;
+    }
+}

@@ -1,0 +1,47 @@
+/*
+ * cli.h - what every `nvfp4` subcommand file (tools/cmd_*.c) shares.
+ *
+ * A subcommand is one file tools/cmd_NAME.c that defines
+ *     const nvfp4_cli_command nvfp4_cmd_NAME = { "name", "one-line summary", run };
+ * The Makefile collects the files into the dispatch table, so adding a
+ * subcommand touches no other file. Exit codes: 0 success/match,
+ * 1 mismatch, 2 usage or input error.
+ */
+#ifndef NVFP4_TOOLS_CLI_H
+#define NVFP4_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NVFP4_EXIT_OK 0
+#define NVFP4_EXIT_MISMATCH 1
+#define NVFP4_EXIT_USAGE 2
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+} nvfp4_cli_command;
+
+/* Prints "nvfp4 NAME: message" to stderr and returns NVFP4_EXIT_USAGE. */
+int cli_fail(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* True if argv holds -h or --help. */
+bool cli_wants_help(int argc, char **argv);
+
+/* Strict number parsers: the whole string must be consumed. Floats accept
+ * decimal, C99 hex floats, inf/nan, and 0x-prefixed 8-digit fp32 bit
+ * patterns. */
+bool cli_parse_f32(const char *s, float *out);
+bool cli_parse_u64(const char *s, uint64_t *out);
+bool cli_parse_size(const char *s, size_t *out);
+
+/* Shortest decimal that reads back as the same float ("%.9g" trimmed). */
+void cli_format_f32(char *buf, size_t n, float x);
+
+#endif /* NVFP4_TOOLS_CLI_H */
