@@ -1,0 +1,138 @@
+/*
+ * nvfp4/quant.h - tensor quantization with named recipes: NVFP4 (E2M1 + E4M3
+ * block scales + fp32 global amax), MXFP4 and MXFP8 (UE8M0 block scales),
+ * 1x16 / 16x16 / 1x32 blocks, rowwise and columnwise (transposed) outputs,
+ * RN or stochastic rounding, optional random Hadamard transform on the
+ * columnwise output, the cuBLAS 128x4 swizzled scale layout.
+ *
+ * Normative description: docs/semantics.md. Contract: DESIGN.md 3.2-3.4.
+ */
+#ifndef NVFP4_QUANT_H
+#define NVFP4_QUANT_H
+
+#include "nvfp4/common.h"
+#include "nvfp4/formats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { NVFP4_DTYPE_F32 = 0, NVFP4_DTYPE_BF16 = 1 } nvfp4_dtype;
+
+typedef enum {
+    NVFP4_BLOCK_DEFAULT = 0, /* the recipe's own block shape */
+    NVFP4_BLOCK_1X16 = 1,
+    NVFP4_BLOCK_16X16 = 2,   /* one scale per 16x16 tile (2D weights) */
+    NVFP4_BLOCK_1X32 = 3
+} nvfp4_block;
+
+typedef enum { NVFP4_ELEM_E2M1 = 0, NVFP4_ELEM_E4M3 = 1 } nvfp4_elem;
+typedef enum { NVFP4_SCALEFMT_E4M3 = 0, NVFP4_SCALEFMT_UE8M0 = 1 } nvfp4_scale_format;
+
+typedef enum {
+    NVFP4_RHT_SIGNS_TE = 0,     /* TransformerEngine's fixed mask 0xD7E8 */
+    NVFP4_RHT_SIGNS_SEEDED = 1, /* random signs drawn from Philox(rht_sign_seed) */
+    NVFP4_RHT_SIGNS_NONE = 2    /* plain H/sqrt(d) */
+} nvfp4_rht_signs;
+
+/* ---- recipes ----------------------------------------------------------- */
+typedef struct nvfp4_recipe nvfp4_recipe; /* defined in src/recipes/recipe.h */
+
+typedef struct {
+    const char *name;          /* "te", "te-pyref", "torchao", ... */
+    const char *summary;       /* one line */
+    const char *provenance;    /* public implementation and version reproduced */
+    nvfp4_elem elem;
+    nvfp4_scale_format scale_format;
+    nvfp4_block default_block;
+    bool has_global_amax;      /* NVFP4 recipes: true; MX: false */
+    bool supports_sr;
+} nvfp4_recipe_info;
+
+size_t nvfp4_recipe_count(void);
+const nvfp4_recipe *nvfp4_recipe_at(size_t i);
+const nvfp4_recipe *nvfp4_recipe_find(const char *name); /* NULL if unknown */
+const nvfp4_recipe_info *nvfp4_recipe_get_info(const nvfp4_recipe *r);
+
+/* ---- options ----------------------------------------------------------- */
+typedef struct {
+    const char *recipe;          /* NULL means "te" */
+    nvfp4_block block;           /* NVFP4_BLOCK_DEFAULT: the recipe's */
+    nvfp4_rounding rounding;     /* NVFP4_RN or NVFP4_SR */
+    uint64_t seed, offset;       /* SR contract, DESIGN.md 3.3 */
+    bool rowwise, columnwise;    /* both false means rowwise only */
+    bool rht;                    /* RHT-16 on the columnwise output */
+    nvfp4_rht_signs rht_signs;
+    uint64_t rht_sign_seed;
+    bool rht_fp32;               /* keep the RHT output in fp32 (default: round to bf16 as TE) */
+    bool pad;                    /* zero-pad rows/cols up to the block (default: error) */
+} nvfp4_quant_opts;
+
+/* Defaults: recipe "te", its block, RN, seed = offset = 0, rowwise, no RHT,
+ * TE signs, bf16 RHT output, no padding. */
+void nvfp4_quant_opts_init(nvfp4_quant_opts *o);
+
+/* ---- results ----------------------------------------------------------- */
+/* One orientation. Rowwise: rows x cols as given. Columnwise: the transposed
+ * tensor, rows = original cols, cols = original rows (blocks along the
+ * original rows, as TE stores it for Wgrad/Dgrad). */
+typedef struct {
+    size_t rows, cols;       /* logical shape */
+    size_t prows, pcols;     /* padded shape (== rows, cols unless opts.pad) */
+    uint8_t *data;           /* E2M1: prows*pcols/2 bytes, element 2j in the low nibble;
+                                E4M3 elements (mxfp8): prows*pcols bytes */
+    size_t data_bytes;
+    uint8_t *scale;          /* linear [scale_rows, scale_cols], one byte per block row;
+                                16x16: the tile's byte repeated in each of its 16 rows */
+    size_t scale_rows, scale_cols;
+    float amax;              /* global amax (post-RHT when rht); 0 for MX recipes */
+    bool rht;                /* data holds the quantized RHT(x) */
+} nvfp4_qtensor;
+
+typedef struct {
+    const nvfp4_recipe *recipe;
+    nvfp4_quant_opts opts;   /* as resolved: block filled in, recipe name set */
+    nvfp4_qtensor row, col;
+    bool has_row, has_col;
+} nvfp4_quantized;
+
+/* Quantizes x (row-major rows x cols, fp32 or bf16 bits). On success the
+ * caller owns `out` and frees it with nvfp4_quantized_free. Errors: unknown
+ * recipe, SR with a recipe that has none, RHT without a columnwise output,
+ * dimensions not a multiple of the block without opts.pad (NVFP4_ESHAPE),
+ * size overflow. The bytes do not depend on the OpenMP thread count. */
+nvfp4_status nvfp4_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                            const nvfp4_quant_opts *opts, nvfp4_quantized *out, nvfp4_error *err);
+void nvfp4_quantized_free(nvfp4_quantized *q);
+
+/* Dequantizes one orientation into out[rows*cols] (logical shape, padding
+ * dropped): fp4(q) * (((float)s * amax) * fl(1/2688)) for `te` (each
+ * recipe's own formula, docs/semantics.md). RHT data stays in the Hadamard
+ * domain. */
+nvfp4_status nvfp4_dequantize(const nvfp4_quantized *q, bool columnwise, float *out, nvfp4_error *err);
+
+/* ---- global amax ------------------------------------------------------- */
+/* max |x| with fmaxf semantics (NaN elements ignored; Inf counts). */
+float nvfp4_amax_f32(const float *x, size_t n);
+float nvfp4_amax_bf16(const uint16_t *x, size_t n);
+
+/* ---- cuBLAS / CUTLASS 128x4 swizzled scale layout ------------------------ */
+/* Size in bytes of the swizzled layout of a [rows, cols] scale matrix:
+ * roundup(rows,128) * roundup(cols,4). 0 on overflow. */
+size_t nvfp4_swizzled_size(size_t rows, size_t cols);
+/* Byte offset of scale (r, c) in the swizzled layout (nvfp4-semantics.md 6). */
+size_t nvfp4_swizzle_offset(size_t r, size_t c, size_t cols);
+/* linear[rows*cols] -> swz[nvfp4_swizzled_size(rows, cols)], padding zeroed. */
+void nvfp4_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz);
+/* swz -> linear[rows*cols] (padding ignored). */
+void nvfp4_scale_unswizzle(const uint8_t *swz, size_t rows, size_t cols, uint8_t *linear);
+
+/* ---- names -------------------------------------------------------------- */
+const char *nvfp4_block_name(nvfp4_block b);            /* "1x16", "16x16", "1x32" */
+bool nvfp4_block_parse(const char *s, nvfp4_block *out);
+const char *nvfp4_rht_signs_name(nvfp4_rht_signs s);    /* "te", "seeded", "none" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_QUANT_H */
