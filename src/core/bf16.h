@@ -3,10 +3,14 @@
  * only place where fp32 is narrowed to a 16-bit float (RHT output, studies).
  *
  * bf16 reproduces cuda_bf16.hpp __float2bfloat16_rn (and PyTorch's
- * c10::BFloat16 round_to_nearest_even): RNE on the low 16 bits, NaN kept
- * quiet with its sign, overflow to +-Inf. fp16 reproduces cuda_fp16.hpp
- * __float2half_rn: RNE including the subnormal range, overflow to +-Inf, NaN
- * to a quiet NaN.
+ * c10::BFloat16 round_to_nearest_even for non-NaN inputs): RNE on the low
+ * 16 bits, overflow to +-Inf. fp16 reproduces cuda_fp16.hpp __float2half_rn:
+ * RNE including the subnormal range, overflow to +-Inf.
+ * Every NaN, whatever its sign and payload, gives the canonical NaN 0x7FFF
+ * in both formats: that is what NVIDIA's host code returns
+ * (__internal_float2bfloat16, __internal_float2half) and what PTX
+ * cvt.rn.{bf16,f16}.f32 produces on the device. (PyTorch's c10::BFloat16
+ * returns 0x7FC0 instead.)
  */
 #ifndef NVFP4_CORE_BF16_H
 #define NVFP4_CORE_BF16_H
@@ -16,7 +20,7 @@
 NVFP4_HD static inline uint16_t nvfp4_core_bf16_encode(float x)
 {
     uint32_t u = nvfp4_core_f32_bits(x);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FFFu; /* canonical NaN */
     uint32_t lsb = (u >> 16) & 1u;
     return (uint16_t)((u + 0x7FFFu + lsb) >> 16);
 }
@@ -37,7 +41,7 @@ NVFP4_HD static inline uint16_t nvfp4_core_fp16_encode(float x)
     uint32_t u = nvfp4_core_f32_bits(x);
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
     uint32_t au = u & 0x7FFFFFFFu;
-    if (au > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);     /* NaN */
+    if (au > 0x7F800000u) return 0x7FFFu;                        /* canonical NaN */
     if (au >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);    /* >= 65520: Inf */
     int e = (int)(au >> 23) - 127;
     uint32_t sig = (au & 0x7FFFFFu) | 0x800000u;
