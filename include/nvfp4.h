@@ -8,5 +8,6 @@
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/philox.h"
+#include "nvfp4/io.h"
 
 #endif /* NVFP4_H */

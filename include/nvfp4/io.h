@@ -1,0 +1,163 @@
+/*
+ * nvfp4/io.h - the files users exchange (DESIGN.md 4, docs/file-formats.md):
+ * a generic in-memory tensor set (named tensors with a dtype and a shape,
+ * plus string metadata), read and written as one .safetensors file, a folder
+ * of .npy files plus meta.json, or a folder of raw little-endian .bin files
+ * plus meta.json; single .npy files; and the golden bundle, a tensor set
+ * holding one quantization (x, data, scale, scale_swizzled, amax, dequant and
+ * the *_t columnwise versions) with its recipe in the metadata.
+ *
+ * Readers validate everything and fail with NVFP4_EFORMAT (malformed) or
+ * NVFP4_EIO (cannot read) and a message that names the file and the problem.
+ * Writers write to a temporary name in the destination folder and rename, so
+ * a failed write leaves no file behind.
+ */
+#ifndef NVFP4_IO_H
+#define NVFP4_IO_H
+
+#include "nvfp4/common.h"
+#include "nvfp4/quant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, named as safetensors names them. */
+typedef enum {
+    NVFP4_T_F64 = 0, NVFP4_T_F32, NVFP4_T_F16, NVFP4_T_BF16,
+    NVFP4_T_I64, NVFP4_T_I32, NVFP4_T_I16, NVFP4_T_I8,
+    NVFP4_T_U64, NVFP4_T_U32, NVFP4_T_U16, NVFP4_T_U8,
+    NVFP4_T_COUNT
+} nvfp4_tdtype;
+
+const char *nvfp4_tdtype_name(nvfp4_tdtype t);            /* "F32", "BF16", "U8", ... */
+bool nvfp4_tdtype_parse(const char *name, nvfp4_tdtype *out);
+size_t nvfp4_tdtype_size(nvfp4_tdtype t);                 /* bytes per element */
+
+#define NVFP4_MAX_DIMS 8
+
+/* One tensor: data is little-endian, C order, nbytes = prod(shape)*size. */
+typedef struct {
+    char *name;
+    nvfp4_tdtype dtype;
+    unsigned ndim;
+    size_t shape[NVFP4_MAX_DIMS];
+    size_t nbytes;
+    uint8_t *data;
+} nvfp4_tensor;
+
+typedef struct {
+    char *key, *value;
+} nvfp4_meta_entry;
+
+/* A set of uniquely named tensors plus string metadata (key -> value). */
+typedef struct {
+    nvfp4_tensor *tensors;
+    size_t count, cap;
+    nvfp4_meta_entry *meta;
+    size_t meta_count, meta_cap;
+} nvfp4_tensor_set;
+
+void nvfp4_tset_init(nvfp4_tensor_set *s);
+void nvfp4_tset_free(nvfp4_tensor_set *s);
+/* Adds a copy of data (NULL: zero-filled). Fails on a duplicate or empty
+ * name, ndim > NVFP4_MAX_DIMS or a size that overflows. *added (may be NULL)
+ * points at the stored tensor until the next add. */
+nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                            const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err);
+nvfp4_tensor *nvfp4_tset_find(const nvfp4_tensor_set *s, const char *name);
+/* Removes one tensor (no-op if absent). */
+void nvfp4_tset_remove(nvfp4_tensor_set *s, const char *name);
+/* Sets (or replaces) a metadata entry. */
+nvfp4_status nvfp4_tset_meta_set(nvfp4_tensor_set *s, const char *key, const char *value, nvfp4_error *err);
+const char *nvfp4_tset_meta_get(const nvfp4_tensor_set *s, const char *key); /* NULL if absent */
+/* Element count of a tensor (fits: nbytes did). */
+size_t nvfp4_tensor_numel(const nvfp4_tensor *t);
+
+/* ---- formats ----------------------------------------------------------- */
+typedef enum {
+    NVFP4_FMT_SAFETENSORS = 0, /* one .safetensors file */
+    NVFP4_FMT_NPY_DIR = 1,     /* folder: NAME.npy per tensor + meta.json */
+    NVFP4_FMT_BIN_DIR = 2,     /* folder: NAME.bin per tensor (raw LE) + meta.json */
+    NVFP4_FMT_NPY = 3          /* one .npy file: exactly one tensor, no metadata */
+} nvfp4_file_format;
+
+const char *nvfp4_file_format_name(nvfp4_file_format f);   /* "safetensors", "npy", "bin", "npy-file" */
+bool nvfp4_file_format_parse(const char *name, nvfp4_file_format *out); /* safetensors|npy|bin */
+
+/* safetensors: 8-byte LE header length, JSON header, data. */
+nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char *fname, nvfp4_tensor_set *out,
+                                     nvfp4_error *err);
+nvfp4_status nvfp4_safetensors_read(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
+nvfp4_status nvfp4_safetensors_write(const char *path, const nvfp4_tensor_set *s, nvfp4_error *err);
+
+/* .npy v1.0/v2.0 (v3.0 read too), little-endian, C order. BF16 is stored as
+ * '<u2'; a bare '<u2' .npy reads back as U16 (the folder's meta.json keeps
+ * BF16). The tensor is appended to `out` under `name`. */
+nvfp4_status nvfp4_npy_parse(const uint8_t *buf, size_t len, const char *fname, const char *name,
+                             nvfp4_tensor_set *out, nvfp4_error *err);
+nvfp4_status nvfp4_npy_read(const char *path, const char *name, nvfp4_tensor_set *out, nvfp4_error *err);
+nvfp4_status nvfp4_npy_write(const char *path, const nvfp4_tensor *t, nvfp4_error *err);
+
+/* Folder + meta.json (npy or bin, as meta.json's "format" says). Writing
+ * builds the folder under a temporary name and renames it into place (an
+ * existing folder written by us is replaced). */
+nvfp4_status nvfp4_tdir_read(const char *dir, nvfp4_tensor_set *out, nvfp4_error *err);
+nvfp4_status nvfp4_tdir_write(const char *dir, const nvfp4_tensor_set *s, nvfp4_file_format fmt,
+                              nvfp4_error *err);
+/* Parses meta.json text (fuzzing entry point); tensor files come from
+ * `files` (names[i] -> bufs[i], lens[i]) instead of the disk. */
+nvfp4_status nvfp4_tdir_parse_mem(const char *json, size_t json_len, const char *dirname, size_t nfiles,
+                                  const char *const *names, const uint8_t *const *bufs, const size_t *lens,
+                                  nvfp4_tensor_set *out, nvfp4_error *err);
+
+/* Any of the above by path: a folder (meta.json), NAME.npy (one tensor
+ * named "x"), or a .safetensors file. */
+nvfp4_status nvfp4_tset_read(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
+/* Writes in the given format (NVFP4_FMT_NPY needs exactly one tensor). */
+nvfp4_status nvfp4_tset_write(const char *path, const nvfp4_tensor_set *s, nvfp4_file_format fmt,
+                              nvfp4_error *err);
+/* Guesses the output format from a path: *.safetensors -> safetensors,
+ * *.npy -> npy file, anything else (a folder) -> the npy folder. */
+nvfp4_file_format nvfp4_file_format_guess(const char *path);
+
+/* Reads a whole file (for the raw input path; fails on > max bytes). */
+nvfp4_status nvfp4_file_read_all(const char *path, size_t max, uint8_t **buf, size_t *len, nvfp4_error *err);
+/* Writes bytes to path through a temporary file in the same folder. */
+nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t len, nvfp4_error *err);
+
+/* SHA-256 of a buffer as 64 lowercase hex digits plus NUL. */
+void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);
+nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err);
+
+/* ---- golden bundle ------------------------------------------------------ */
+#define NVFP4_BUNDLE_FORMAT_VERSION "1"
+
+/* Builds the bundle of q (quantized from x: rows x cols, dtype) into out
+ * (initialized by the caller): x, data, scale, scale_swizzled, amax, dequant
+ * for the rowwise output, *_t for the columnwise one, and the metadata. */
+nvfp4_status nvfp4_bundle_build(const nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows,
+                                size_t cols, nvfp4_tensor_set *out, nvfp4_error *err);
+
+/* Checks that s is a well-formed bundle: metadata (format version, recipe,
+ * block, rounding, shapes) and the shape of every component present. With
+ * need_all false, components may be absent (a kernel's partial output). */
+nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all, nvfp4_error *err);
+
+/* Reconstructs the quantization described by a complete bundle (data,
+ * scale, amax of each orientation present; the options from the metadata).
+ * Free with nvfp4_quantized_free. */
+nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fname, nvfp4_quantized *q,
+                                       nvfp4_error *err);
+
+/* The quantization options recorded in a bundle's metadata. */
+nvfp4_status nvfp4_bundle_opts(const nvfp4_tensor_set *s, const char *fname, nvfp4_quant_opts *o,
+                               nvfp4_error *err);
+
+/* Reads and validates a bundle (any format). */
+nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_IO_H */

@@ -1,0 +1,27 @@
+/* io_internal.h - helpers shared by the readers and writers in src/io/. */
+#ifndef NVFP4_IO_INTERNAL_H
+#define NVFP4_IO_INTERNAL_H
+
+#include <jansson.h>
+
+#include "nvfp4/io.h"
+
+/* prod(shape) * size(dtype) without overflow; false if it overflows. */
+bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size_t *bytes);
+
+/* "<dir>/.<base>.tmp-XXXXXX" for mkstemp/mkdtemp; caller frees. */
+char *io_temp_name(const char *path);
+
+/* Reads a JSON array of non-negative integers into shape[]. */
+nvfp4_status io_json_shape(const json_t *arr, const char *fname, const char *tname, unsigned *ndim,
+                           size_t *shape, nvfp4_error *err);
+json_t *io_json_shape_new(unsigned ndim, const size_t *shape);
+
+/* A tensor name that is safe as a file name: [A-Za-z0-9_.-], not starting
+ * with '.', at most 200 characters. */
+bool io_name_is_file_safe(const char *name);
+
+/* Largest header we accept (safetensors' own limit is 100 MB). */
+#define IO_MAX_HEADER ((size_t)100 * 1000 * 1000)
+
+#endif

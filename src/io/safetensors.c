@@ -1,0 +1,276 @@
+/* safetensors.c - the .safetensors format: an 8-byte little-endian header
+ * length N, N bytes of JSON ({"name": {"dtype", "shape", "data_offsets"},
+ * "__metadata__": {string: string}}), then the data. Offsets are relative to
+ * the end of the header. We accept exactly what the reference implementation
+ * (huggingface/safetensors, safetensors/src/tensor.rs: validate) accepts:
+ * tensors tile the data area from 0 to its end without holes or overlaps,
+ * and each tensor's byte count equals prod(shape) * dtype size. */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+nvfp4_status io_json_shape(const json_t *arr, const char *fname, const char *tname, unsigned *ndim,
+                           size_t *shape, nvfp4_error *err)
+{
+    if (!json_is_array(arr))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape is not an array", fname, tname);
+    size_t n = json_array_size(arr);
+    if (n > NVFP4_MAX_DIMS)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': %zu dimensions (at most %d)", fname, tname, n,
+                               NVFP4_MAX_DIMS);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(arr, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape[%zu] is not a non-negative integer",
+                                   fname, tname, i);
+        unsigned long long u = (unsigned long long)json_integer_value(v);
+        if (u > SIZE_MAX)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape[%zu] overflows", fname, tname, i);
+        shape[i] = (size_t)u;
+    }
+    *ndim = (unsigned)n;
+    return NVFP4_OK;
+}
+
+json_t *io_json_shape_new(unsigned ndim, const size_t *shape)
+{
+    json_t *a = json_array();
+    for (unsigned d = 0; d < ndim; d++) json_array_append_new(a, json_integer((json_int_t)shape[d]));
+    return a;
+}
+
+static uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+typedef struct {
+    const char *name;
+    nvfp4_tdtype dtype;
+    unsigned ndim;
+    size_t shape[NVFP4_MAX_DIMS];
+    size_t begin, end;
+} st_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const st_entry *x = a, *y = b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static nvfp4_status parse_metadata(const json_t *md, const char *fname, nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    if (!json_is_object(md))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: __metadata__ is not an object", fname);
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)md, k, v) {
+        if (!json_is_string(v))
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: __metadata__ value of '%s' is not a string", fname, k);
+        nvfp4_status st = nvfp4_tset_meta_set(out, k, json_string_value(v), err);
+        if (st) return st;
+    }
+    return NVFP4_OK;
+}
+
+static nvfp4_status parse_entry(const char *name, const json_t *v, const char *fname, size_t data_len,
+                                st_entry *e, nvfp4_error *err)
+{
+    if (!*name) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor with an empty name", fname);
+    if (!json_is_object(v))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': entry is not an object", fname, name);
+    if (json_object_size(v) != 3)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': expected exactly dtype, shape, data_offsets",
+                               fname, name);
+    const json_t *dt = json_object_get(v, "dtype"), *sh = json_object_get(v, "shape"),
+                 *off = json_object_get(v, "data_offsets");
+    if (!json_is_string(dt))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': dtype missing or not a string", fname, name);
+    e->name = name;
+    if (!nvfp4_tdtype_parse(json_string_value(dt), &e->dtype))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': unknown dtype '%s'", fname, name,
+                               json_string_value(dt));
+    if (!sh) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape missing", fname, name);
+    nvfp4_status st = io_json_shape(sh, fname, name, &e->ndim, e->shape, err);
+    if (st) return st;
+    if (!json_is_array(off) || json_array_size(off) != 2 || !json_is_integer(json_array_get(off, 0)) ||
+        !json_is_integer(json_array_get(off, 1)))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': data_offsets is not [begin, end]", fname, name);
+    json_int_t b = json_integer_value(json_array_get(off, 0)), en = json_integer_value(json_array_get(off, 1));
+    if (b < 0 || en < b || (unsigned long long)en > (unsigned long long)data_len)
+        return nvfp4_error_set(err, NVFP4_EFORMAT,
+                               "%s: tensor '%s': data_offsets [%lld, %lld] outside the data area (%zu bytes)", fname,
+                               name, (long long)b, (long long)en, data_len);
+    e->begin = (size_t)b;
+    e->end = (size_t)en;
+    size_t bytes;
+    if (!io_shape_bytes(e->dtype, e->ndim, e->shape, &bytes))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape size overflows", fname, name);
+    if (bytes != e->end - e->begin)
+        return nvfp4_error_set(err, NVFP4_EFORMAT,
+                               "%s: tensor '%s': shape and dtype need %zu bytes but data_offsets span %zu", fname, name,
+                               bytes, e->end - e->begin);
+    return NVFP4_OK;
+}
+
+/* Sorted by offset, the tensors must tile [0, data_len) exactly. */
+static nvfp4_status check_tiling(st_entry *e, size_t n, const char *fname, size_t data_len, nvfp4_error *err)
+{
+    qsort(e, n, sizeof *e, cmp_entry);
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].begin < pos)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s' overlaps tensor '%s'", fname, e[i].name,
+                                   e[i - 1].name);
+        if (e[i].begin > pos)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: hole in the data area before tensor '%s' (offset %zu)",
+                                   fname, e[i].name, pos);
+        pos = e[i].end;
+    }
+    if (pos != data_len)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: data area has %zu bytes but the tensors cover %zu", fname,
+                               data_len, pos);
+    return NVFP4_OK;
+}
+
+static nvfp4_status parse_header(const json_t *root, const char *fname, const uint8_t *data, size_t data_len,
+                                 nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    size_t n = json_object_size(root);
+    st_entry *e = calloc(n ? n : 1, sizeof *e);
+    if (!e) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
+    size_t ne = 0;
+    nvfp4_status st = NVFP4_OK;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)root, k, v) {
+        if (strcmp(k, "__metadata__") == 0) st = parse_metadata(v, fname, out, err);
+        else st = parse_entry(k, v, fname, data_len, &e[ne++], err);
+        if (st) break;
+    }
+    if (!st) st = check_tiling(e, ne, fname, data_len, err);
+    for (size_t i = 0; !st && i < ne; i++)
+        st = nvfp4_tset_add(out, e[i].name, e[i].dtype, e[i].ndim, e[i].shape, data + e[i].begin, NULL, err);
+    free(e);
+    return st;
+}
+
+nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char *fname, nvfp4_tensor_set *out,
+                                     nvfp4_error *err)
+{
+    if (len < 8)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: too short for the 8-byte header length (%zu bytes)", fname,
+                               len);
+    uint64_t hlen = load_le64(buf);
+    if (hlen < 2 || hlen > IO_MAX_HEADER)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header length %llu is not a safetensors header (2..%zu)",
+                               fname, (unsigned long long)hlen, IO_MAX_HEADER);
+    if (hlen > len - 8)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated: header length %llu but only %zu bytes follow",
+                               fname, (unsigned long long)hlen, len - 8);
+    if (buf[8] != '{')
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header does not start with '{' (not a safetensors file?)",
+                               fname);
+    json_error_t je;
+    json_t *root = json_loadb((const char *)buf + 8, (size_t)hlen, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header is not valid JSON: %s (at byte %d)", fname, je.text,
+                               je.position);
+    nvfp4_status st;
+    if (!json_is_object(root)) st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header is not a JSON object", fname);
+    else {
+        nvfp4_tensor_set tmp;
+        nvfp4_tset_init(&tmp);
+        st = parse_header(root, fname, buf + 8 + hlen, len - 8 - (size_t)hlen, &tmp, err);
+        if (st) nvfp4_tset_free(&tmp);
+        else {
+            nvfp4_tset_free(out);
+            *out = tmp;
+        }
+    }
+    json_decref(root);
+    return st;
+}
+
+nvfp4_status nvfp4_safetensors_read(const char *path, nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    uint8_t *b;
+    size_t n;
+    nvfp4_status st = nvfp4_file_read_all(path, SIZE_MAX, &b, &n, err);
+    if (st) return st;
+    st = nvfp4_safetensors_parse(b, n, path, out, err);
+    free(b);
+    return st;
+}
+
+/* Written order: larger elements first, then by name (as the Python writer
+ * does), so every tensor is aligned to its element size. */
+static int cmp_write_order(const void *a, const void *b)
+{
+    const nvfp4_tensor *x = *(const nvfp4_tensor *const *)a, *y = *(const nvfp4_tensor *const *)b;
+    size_t sx = nvfp4_tdtype_size(x->dtype), sy = nvfp4_tdtype_size(y->dtype);
+    if (sx != sy) return sx > sy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+nvfp4_status nvfp4_safetensors_write(const char *path, const nvfp4_tensor_set *s, nvfp4_error *err)
+{
+    const nvfp4_tensor **order = calloc(s->count ? s->count : 1, sizeof *order);
+    if (!order) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; i < s->count; i++) order[i] = &s->tensors[i];
+    qsort(order, s->count, sizeof *order, cmp_write_order);
+
+    json_t *root = json_object();
+    if (s->meta_count) {
+        json_t *md = json_object();
+        for (size_t i = 0; i < s->meta_count; i++)
+            json_object_set_new(md, s->meta[i].key, json_string(s->meta[i].value));
+        json_object_set_new(root, "__metadata__", md);
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const nvfp4_tensor *t = order[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "dtype", json_string(nvfp4_tdtype_name(t->dtype)));
+        json_object_set_new(e, "shape", io_json_shape_new(t->ndim, t->shape));
+        json_t *off = json_array();
+        json_array_append_new(off, json_integer((json_int_t)pos));
+        json_array_append_new(off, json_integer((json_int_t)(pos + t->nbytes)));
+        json_object_set_new(e, "data_offsets", off);
+        json_object_set_new(root, t->name, e);
+        pos += t->nbytes;
+    }
+    char *hdr = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(root);
+    nvfp4_status st = NVFP4_OK;
+    uint8_t *buf = NULL;
+    if (!hdr) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: cannot encode the header", path);
+    size_t hlen = 0, total = 0;
+    if (!st) {
+        /* Pad the header with spaces so the data area starts 8-aligned. */
+        hlen = (strlen(hdr) + 7) / 8 * 8;
+        total = 8 + hlen + pos;
+        buf = malloc(total);
+        if (!buf) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory (%zu bytes)", path, total);
+    }
+    if (!st) {
+        for (int i = 0; i < 8; i++) buf[i] = (uint8_t)((uint64_t)hlen >> (8 * i));
+        memset(buf + 8, ' ', hlen);
+        memcpy(buf + 8, hdr, strlen(hdr));
+        uint8_t *p = buf + 8 + hlen;
+        for (size_t i = 0; i < s->count; i++) {
+            if (order[i]->nbytes) memcpy(p, order[i]->data, order[i]->nbytes);
+            p += order[i]->nbytes;
+        }
+        st = nvfp4_file_write_atomic(path, buf, total, err);
+    }
+    free(buf);
+    free(hdr);
+    free(order);
+    return st;
+}

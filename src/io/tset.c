@@ -1,0 +1,270 @@
+/* tset.c - the in-memory tensor set, element types, whole-file reads, atomic
+ * writes (temporary name in the same folder, then rename) and SHA-256. */
+#include "io_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtype_table[NVFP4_T_COUNT] = {
+    [NVFP4_T_F64] = {"F64", 8},  [NVFP4_T_F32] = {"F32", 4}, [NVFP4_T_F16] = {"F16", 2},
+    [NVFP4_T_BF16] = {"BF16", 2}, [NVFP4_T_I64] = {"I64", 8}, [NVFP4_T_I32] = {"I32", 4},
+    [NVFP4_T_I16] = {"I16", 2},  [NVFP4_T_I8] = {"I8", 1},   [NVFP4_T_U64] = {"U64", 8},
+    [NVFP4_T_U32] = {"U32", 4},  [NVFP4_T_U16] = {"U16", 2}, [NVFP4_T_U8] = {"U8", 1},
+};
+
+const char *nvfp4_tdtype_name(nvfp4_tdtype t)
+{
+    return (unsigned)t < NVFP4_T_COUNT ? dtype_table[t].name : "?";
+}
+
+size_t nvfp4_tdtype_size(nvfp4_tdtype t) { return (unsigned)t < NVFP4_T_COUNT ? dtype_table[t].size : 0; }
+
+bool nvfp4_tdtype_parse(const char *name, nvfp4_tdtype *out)
+{
+    for (unsigned i = 0; i < NVFP4_T_COUNT; i++)
+        if (strcmp(name, dtype_table[i].name) == 0) {
+            *out = (nvfp4_tdtype)i;
+            return true;
+        }
+    return false;
+}
+
+void nvfp4_tset_init(nvfp4_tensor_set *s) { memset(s, 0, sizeof *s); }
+
+void nvfp4_tset_free(nvfp4_tensor_set *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->count; i++) {
+        free(s->tensors[i].name);
+        free(s->tensors[i].data);
+    }
+    for (size_t i = 0; i < s->meta_count; i++) {
+        free(s->meta[i].key);
+        free(s->meta[i].value);
+    }
+    free(s->tensors);
+    free(s->meta);
+    memset(s, 0, sizeof *s);
+}
+
+nvfp4_tensor *nvfp4_tset_find(const nvfp4_tensor_set *s, const char *name)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (strcmp(s->tensors[i].name, name) == 0) return &s->tensors[i];
+    return NULL;
+}
+
+void nvfp4_tset_remove(nvfp4_tensor_set *s, const char *name)
+{
+    nvfp4_tensor *t = nvfp4_tset_find(s, name);
+    if (!t) return;
+    size_t i = (size_t)(t - s->tensors);
+    free(t->name);
+    free(t->data);
+    memmove(&s->tensors[i], &s->tensors[i + 1], (s->count - i - 1) * sizeof *t);
+    s->count--;
+}
+
+size_t nvfp4_tensor_numel(const nvfp4_tensor *t)
+{
+    size_t n = 1;
+    for (unsigned d = 0; d < t->ndim; d++) n *= t->shape[d];
+    return n;
+}
+
+bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size_t *bytes)
+{
+    size_t n = nvfp4_tdtype_size(dtype);
+    if (n == 0) return false;
+    for (unsigned d = 0; d < ndim; d++)
+        if (!nvfp4_mul_size(n, shape[d], &n)) return false;
+    *bytes = n;
+    return true;
+}
+
+nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                            const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
+{
+    if (!name || !*name) return nvfp4_error_set(err, NVFP4_EINVAL, "tensor with an empty name");
+    if ((unsigned)dtype >= NVFP4_T_COUNT)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "tensor '%s': unknown dtype", name);
+    if (ndim > NVFP4_MAX_DIMS)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "tensor '%s': %u dimensions (at most %d)", name, ndim,
+                               NVFP4_MAX_DIMS);
+    if (strcmp(name, "__metadata__") == 0)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "the tensor name __metadata__ is reserved");
+    if (nvfp4_tset_find(s, name))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "duplicate tensor name '%s'", name);
+    size_t bytes;
+    if (!io_shape_bytes(dtype, ndim, shape, &bytes))
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': size overflows", name);
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        nvfp4_tensor *t = realloc(s->tensors, cap * sizeof *t);
+        if (!t) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        s->tensors = t;
+        s->cap = cap;
+    }
+    nvfp4_tensor t;
+    memset(&t, 0, sizeof t);
+    t.name = strdup(name);
+    t.data = malloc(bytes ? bytes : 1);
+    if (!t.name || !t.data) {
+        free(t.name);
+        free(t.data);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': out of memory (%zu bytes)", name, bytes);
+    }
+    t.dtype = dtype;
+    t.ndim = ndim;
+    for (unsigned d = 0; d < ndim; d++) t.shape[d] = shape[d];
+    t.nbytes = bytes;
+    if (data && bytes) memcpy(t.data, data, bytes);
+    else memset(t.data, 0, bytes ? bytes : 1);
+    s->tensors[s->count] = t;
+    if (added) *added = &s->tensors[s->count];
+    s->count++;
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_tset_meta_set(nvfp4_tensor_set *s, const char *key, const char *value, nvfp4_error *err)
+{
+    char *v = strdup(value);
+    if (!v) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->meta_count; i++)
+        if (strcmp(s->meta[i].key, key) == 0) {
+            free(s->meta[i].value);
+            s->meta[i].value = v;
+            return NVFP4_OK;
+        }
+    if (s->meta_count == s->meta_cap) {
+        size_t cap = s->meta_cap ? 2 * s->meta_cap : 16;
+        nvfp4_meta_entry *m = realloc(s->meta, cap * sizeof *m);
+        if (!m) {
+            free(v);
+            return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        }
+        s->meta = m;
+        s->meta_cap = cap;
+    }
+    char *k = strdup(key);
+    if (!k) {
+        free(v);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    s->meta[s->meta_count].key = k;
+    s->meta[s->meta_count].value = v;
+    s->meta_count++;
+    return NVFP4_OK;
+}
+
+const char *nvfp4_tset_meta_get(const nvfp4_tensor_set *s, const char *key)
+{
+    for (size_t i = 0; i < s->meta_count; i++)
+        if (strcmp(s->meta[i].key, key) == 0) return s->meta[i].value;
+    return NULL;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+nvfp4_status nvfp4_file_read_all(const char *path, size_t max, uint8_t **buf, size_t *len, nvfp4_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return nvfp4_error_set(err, NVFP4_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: not a regular file", path);
+    }
+    if ((unsigned long long)st.st_size > (unsigned long long)max) {
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: file too large (%lld bytes)", path, (long long)st.st_size);
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b) {
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory (%zu bytes)", path, n);
+    }
+    size_t got = fread(b, 1, n, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || got != n) {
+        free(b);
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+    }
+    *buf = b;
+    *len = n;
+    return NVFP4_OK;
+}
+
+/* A temporary name next to `path` ("<dir>/.<base>.tmp-XXXXXX"). */
+char *io_temp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = dlen + strlen(base) + 16;
+    char *t = malloc(n);
+    if (!t) return NULL;
+    snprintf(t, n, "%.*s.%s.tmp-XXXXXX", (int)dlen, path, base);
+    return t;
+}
+
+nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t len, nvfp4_error *err)
+{
+    char *tmp = io_temp_name(path);
+    if (!tmp) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        nvfp4_status st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary file: %s", path,
+                                          strerror(errno));
+        free(tmp);
+        return st;
+    }
+    /* mkstemp creates 0600; give the file the usual umask-based mode. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    FILE *f = fdopen(fd, "wb");
+    bool ok = f != NULL;
+    if (ok && len) ok = fwrite(buf, 1, len, f) == len;
+    if (f) ok = (fclose(f) == 0) && ok;
+    else close(fd);
+    if (ok && rename(tmp, path) != 0) ok = false;
+    nvfp4_status st = NVFP4_OK;
+    if (!ok) {
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65])
+{
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL);
+    for (unsigned i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    hex[64] = '\0';
+}
+
+nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err)
+{
+    uint8_t *b;
+    size_t n;
+    nvfp4_status st = nvfp4_file_read_all(path, SIZE_MAX, &b, &n, err);
+    if (st) return st;
+    nvfp4_sha256_hex(b, n, hex);
+    free(b);
+    return NVFP4_OK;
+}

@@ -1,0 +1,500 @@
+/* check_io.c - the file formats (docs/file-formats.md): round trips of the
+ * tensor set through safetensors, .npy, npy folders and bin folders; every
+ * class of malformed input gives the expected status and a message naming
+ * the file and the problem; overflowing shapes; writers leave no file
+ * behind when they fail. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nvfp4.h"
+#include "nvfp4/io.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/check_io.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void rm_rf(const char *p)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void teardown_tmp(void) { rm_rf(tmpdir); }
+
+static char *path_in(const char *name)
+{
+    static char p[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+    return p[k];
+}
+
+/* Number of entries in a folder (without . and ..). */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void write_bytes(const char *path, const void *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+    fclose(f);
+}
+
+/* A sample set: F32 [2,3], BF16 [4], U8 [5], I32 [0] and two metadata keys. */
+static void sample_set(nvfp4_tensor_set *s)
+{
+    nvfp4_tset_init(s);
+    float f[6] = {1.0f, -2.5f, 0.0f, -0.0f, 448.0f, 1e-40f};
+    uint16_t b[4] = {0x3f80, 0xc000, 0x7f80, 0x0001};
+    uint8_t u[5] = {0, 1, 0x7f, 0x80, 0xff};
+    size_t s23[2] = {2, 3}, s4[1] = {4}, s5[1] = {5}, s0[1] = {0};
+    ck_assert_int_eq(nvfp4_tset_add(s, "x", NVFP4_T_F32, 2, s23, f, NULL, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(s, "b", NVFP4_T_BF16, 1, s4, b, NULL, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(s, "data", NVFP4_T_U8, 1, s5, u, NULL, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(s, "empty", NVFP4_T_I32, 1, s0, NULL, NULL, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_meta_set(s, "recipe", "te", NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_meta_set(s, "seed", "42", NULL), NVFP4_OK);
+}
+
+static void assert_same_sets(const nvfp4_tensor_set *a, const nvfp4_tensor_set *b, bool meta)
+{
+    ck_assert_uint_eq(a->count, b->count);
+    for (size_t i = 0; i < a->count; i++) {
+        const nvfp4_tensor *x = &a->tensors[i], *y = nvfp4_tset_find(b, x->name);
+        ck_assert_ptr_nonnull(y);
+        ck_assert_int_eq(x->dtype, y->dtype);
+        ck_assert_uint_eq(x->ndim, y->ndim);
+        for (unsigned d = 0; d < x->ndim; d++) ck_assert_uint_eq(x->shape[d], y->shape[d]);
+        ck_assert_uint_eq(x->nbytes, y->nbytes);
+        ck_assert_int_eq(memcmp(x->data, y->data, x->nbytes), 0);
+    }
+    if (meta) {
+        ck_assert_uint_eq(a->meta_count, b->meta_count);
+        for (size_t i = 0; i < a->meta_count; i++)
+            ck_assert_str_eq(a->meta[i].value, nvfp4_tset_meta_get(b, a->meta[i].key));
+    }
+}
+
+/* ---- round trips ------------------------------------------------------------ */
+
+START_TEST(safetensors_round_trip)
+{
+    nvfp4_tensor_set s, r;
+    sample_set(&s);
+    nvfp4_tset_init(&r);
+    nvfp4_error err;
+    const char *p = path_in("a.safetensors");
+    ck_assert_int_eq(nvfp4_safetensors_write(p, &s, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_read(p, &r, &err), NVFP4_OK);
+    assert_same_sets(&s, &r, true);
+    /* Layout: header length a multiple of 8; F32 first (larger elements first). */
+    uint8_t *b;
+    size_t n;
+    ck_assert_int_eq(nvfp4_file_read_all(p, 1 << 20, &b, &n, &err), NVFP4_OK);
+    uint64_t h = 0;
+    for (int i = 7; i >= 0; i--) h = h << 8 | b[i];
+    ck_assert_uint_eq(h % 8, 0);
+    ck_assert_uint_eq(n, 8 + h + 24 + 8 + 5 + 0);
+    float first;
+    memcpy(&first, b + 8 + h, 4);
+    ck_assert_float_eq(first, 1.0f);
+    free(b);
+    ck_assert_int_eq(count_entries(tmpdir), 1); /* no temporary file left */
+    nvfp4_tset_free(&s);
+    nvfp4_tset_free(&r);
+}
+END_TEST
+
+START_TEST(safetensors_write_is_deterministic)
+{
+    nvfp4_tensor_set s;
+    sample_set(&s);
+    char h1[65], h2[65];
+    ck_assert_int_eq(nvfp4_safetensors_write(path_in("1.safetensors"), &s, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_safetensors_write(path_in("2.safetensors"), &s, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_sha256_file(path_in("1.safetensors"), h1, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_sha256_file(path_in("2.safetensors"), h2, NULL), NVFP4_OK);
+    ck_assert_str_eq(h1, h2);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+START_TEST(sha256_known_answer)
+{
+    char hex[65];
+    nvfp4_sha256_hex("abc", 3, hex); /* FIPS 180-2 example */
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+END_TEST
+
+START_TEST(npy_round_trip_each_dtype)
+{
+    nvfp4_tensor_set s;
+    sample_set(&s);
+    for (size_t i = 0; i < s.count; i++) {
+        const nvfp4_tensor *t = &s.tensors[i];
+        char name[64];
+        snprintf(name, sizeof name, "%s.npy", t->name);
+        nvfp4_error err;
+        ck_assert_int_eq(nvfp4_npy_write(path_in(name), t, &err), NVFP4_OK);
+        nvfp4_tensor_set r;
+        nvfp4_tset_init(&r);
+        ck_assert_int_eq(nvfp4_npy_read(path_in(name), t->name, &r, &err), NVFP4_OK);
+        const nvfp4_tensor *u = &r.tensors[0];
+        /* BF16 has no numpy dtype: it comes back as U16 with the same bits. */
+        ck_assert_int_eq(u->dtype, t->dtype == NVFP4_T_BF16 ? NVFP4_T_U16 : t->dtype);
+        ck_assert_uint_eq(u->ndim, t->ndim);
+        ck_assert_uint_eq(u->nbytes, t->nbytes);
+        ck_assert_int_eq(memcmp(u->data, t->data, t->nbytes), 0);
+        nvfp4_tset_free(&r);
+    }
+    /* The header is what numpy writes: 64-byte aligned, '(2, 3)'. */
+    uint8_t *b;
+    size_t n;
+    ck_assert_int_eq(nvfp4_file_read_all(path_in("x.npy"), 1 << 20, &b, &n, NULL), NVFP4_OK);
+    ck_assert_uint_eq(n, 128 + 24); /* 10 + 60-char dict + newline, padded to 128 */
+    ck_assert_ptr_nonnull(strstr((char *)b + 10, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"));
+    ck_assert_int_eq(b[127], '\n');
+    free(b);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+static void dir_round_trip(nvfp4_file_format fmt)
+{
+    nvfp4_tensor_set s, r;
+    sample_set(&s);
+    nvfp4_tset_init(&r);
+    nvfp4_error err;
+    const char *d = path_in("bundle.d");
+    ck_assert_int_eq(nvfp4_tset_write(d, &s, fmt, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_read(d, &r, &err), NVFP4_OK);
+    assert_same_sets(&s, &r, true); /* BF16 kept through meta.json */
+    ck_assert_int_eq(count_entries(d), 5);
+    /* Writing again replaces the folder; nothing else is left in tmpdir. */
+    ck_assert_int_eq(nvfp4_tset_write(d, &s, fmt, &err), NVFP4_OK);
+    ck_assert_int_eq(count_entries(tmpdir), 1);
+    nvfp4_tset_free(&s);
+    nvfp4_tset_free(&r);
+}
+
+START_TEST(npy_dir_round_trip) { dir_round_trip(NVFP4_FMT_NPY_DIR); }
+END_TEST
+START_TEST(bin_dir_round_trip) { dir_round_trip(NVFP4_FMT_BIN_DIR); }
+END_TEST
+
+/* ---- malformed safetensors --------------------------------------------------- */
+
+/* Writes an 8-byte length (hlen_override if nonzero), the header text and
+ * `data_len` bytes of data; reads it back; expects `status` and a message
+ * containing the file name and `needle`. */
+static void expect_st(const char *header, uint64_t hlen_override, size_t data_len, nvfp4_status status,
+                      const char *needle)
+{
+    size_t h = strlen(header);
+    uint64_t hl = hlen_override ? hlen_override : h;
+    uint8_t *b = calloc(8 + h + data_len + 1, 1);
+    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(hl >> (8 * i));
+    memcpy(b + 8, header, h);
+    const char *p = path_in("bad.safetensors");
+    write_bytes(p, b, 8 + h + data_len);
+    free(b);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_safetensors_read(p, &s, &err), status);
+    ck_assert_msg(strstr(err.message, p) != NULL, "message lacks the file name: %s", err.message);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "expected '%s' in: %s", needle, err.message);
+    ck_assert_uint_eq(s.count, 0);
+    nvfp4_tset_free(&s);
+}
+
+START_TEST(safetensors_malformed)
+{
+    expect_st("{}", 1000, 0, NVFP4_EFORMAT, "truncated: header length 1000");
+    expect_st("{}", 1ull << 40, 0, NVFP4_EFORMAT, "is not a safetensors header");
+    expect_st("[1,2]", 0, 0, NVFP4_EFORMAT, "does not start with '{'");
+    expect_st("{\"x\":", 0, 0, NVFP4_EFORMAT, "not valid JSON");
+    expect_st("{\"x\":{\"dtype\":\"F33\",\"shape\":[1],\"data_offsets\":[0,4]}}", 0, 4, NVFP4_EFORMAT,
+              "unknown dtype 'F33'");
+    expect_st("{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}", 0, 4, NVFP4_EFORMAT,
+              "need 8 bytes but data_offsets span 4");
+    expect_st("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 4, NVFP4_EFORMAT,
+              "outside the data area");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4611686018427387904,8],\"data_offsets\":[0,4]}}", 0, 4,
+              NVFP4_EFORMAT, "shape size overflows");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 0, 4, NVFP4_EFORMAT,
+              "not a non-negative integer");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+              "\"y\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[2,6]}}", 0, 6, NVFP4_EFORMAT, "overlaps");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[2,6]}}", 0, 6, NVFP4_EFORMAT, "hole");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 0, 9, NVFP4_EFORMAT,
+              "data area has 9 bytes but the tensors cover 4");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+              "\"x\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}", 0, 2, NVFP4_EFORMAT, "duplicate");
+    expect_st("{\"__metadata__\":{\"a\":1}}", 0, 0, NVFP4_EFORMAT, "is not a string");
+    expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"extra\":0}}", 0, 1, NVFP4_EFORMAT,
+              "expected exactly dtype, shape, data_offsets");
+}
+END_TEST
+
+START_TEST(safetensors_too_short_and_missing)
+{
+    const char *p = path_in("short.safetensors");
+    write_bytes(p, "\x02\0\0", 3);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_safetensors_read(p, &s, &err), NVFP4_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "too short"));
+    ck_assert_int_eq(nvfp4_safetensors_read(path_in("nope.safetensors"), &s, &err), NVFP4_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "nope.safetensors: cannot open"));
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+/* ---- malformed npy -------------------------------------------------------------- */
+
+static void expect_npy(const char *dict, size_t data_len, const char *magic, nvfp4_status status, const char *needle)
+{
+    uint8_t b[1024] = {0};
+    size_t h = strlen(dict);
+    memcpy(b, magic, 8);
+    b[8] = (uint8_t)h;
+    b[9] = 0;
+    memcpy(b + 10, dict, h);
+    const char *p = path_in("bad.npy");
+    write_bytes(p, b, 10 + h + data_len);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_npy_read(p, "x", &s, &err), status);
+    ck_assert_msg(strstr(err.message, p) != NULL, "message lacks the file name: %s", err.message);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "expected '%s' in: %s", needle, err.message);
+    nvfp4_tset_free(&s);
+}
+
+START_TEST(npy_malformed)
+{
+    const char *v1 = "\x93NUMPY\x01\x00";
+    expect_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 8, "\x93NUMPX\x01\x00",
+               NVFP4_EFORMAT, "bad magic");
+    expect_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 8, "\x93NUMPY\x04\x00",
+               NVFP4_EFORMAT, "unsupported .npy version 4.0");
+    expect_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", 16, v1, NVFP4_EFORMAT,
+               "fortran_order True is not supported");
+    expect_npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", 8, v1, NVFP4_EFORMAT,
+               "big-endian dtype '>f4'");
+    expect_npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", 16, v1, NVFP4_EFORMAT,
+               "unsupported npy dtype '<c8'");
+    expect_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n", 8, v1, NVFP4_EFORMAT,
+               "truncated data: shape needs 12 bytes, file has 8");
+    expect_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", 8, v1, NVFP4_EFORMAT,
+               "4 bytes of trailing data");
+    expect_npy("{'descr': '|u1', 'fortran_order': False, 'shape': (4611686018427387904, 8), }\n", 0, v1,
+               NVFP4_EFORMAT, "shape size overflows");
+    expect_npy("{'descr': '|u1', 'fortran_order': False, 'shape': (99999999999999999999999,), }\n", 0, v1,
+               NVFP4_EFORMAT, "overflows");
+    expect_npy("{'descr': '<f4', 'shape': (2,), }\n", 8, v1, NVFP4_EFORMAT, "needs descr, fortran_order and shape");
+    expect_npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 8, v1,
+               NVFP4_EFORMAT, "repeated key 'descr'");
+    expect_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,) } junk\n", 8, v1, NVFP4_EFORMAT,
+               "junk after the dict");
+    /* The header length itself runs past the end of the file. */
+    uint8_t b[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 200, 0, '{', '}'};
+    write_bytes(path_in("t.npy"), b, sizeof b);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_npy_read(path_in("t.npy"), "x", &s, &err), NVFP4_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "truncated: header length 200"));
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+START_TEST(npy_version2_and_scalar)
+{
+    /* v2.0 header (4-byte length), 0-d array. */
+    const char *dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (), }\n";
+    uint8_t b[256] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0};
+    size_t h = strlen(dict);
+    b[8] = (uint8_t)h;
+    memcpy(b + 12, dict, h);
+    double v = 1.5;
+    memcpy(b + 12 + h, &v, 8);
+    write_bytes(path_in("v2.npy"), b, 12 + h + 8);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    ck_assert_int_eq(nvfp4_npy_read(path_in("v2.npy"), "x", &s, NULL), NVFP4_OK);
+    ck_assert_int_eq(s.tensors[0].dtype, NVFP4_T_F64);
+    ck_assert_uint_eq(s.tensors[0].ndim, 0);
+    ck_assert_uint_eq(s.tensors[0].nbytes, 8);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+/* ---- malformed folders ----------------------------------------------------------- */
+
+static void expect_dir_error(const char *dir, nvfp4_status status, const char *needle)
+{
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_tdir_read(dir, &s, &err), status);
+    ck_assert_msg(strstr(err.message, dir) != NULL, "message lacks the folder: %s", err.message);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "expected '%s' in: %s", needle, err.message);
+    nvfp4_tset_free(&s);
+}
+
+static void write_meta(const char *dir, const char *json)
+{
+    char p[512];
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/meta.json", dir);
+    write_bytes(p, json, strlen(json));
+}
+
+START_TEST(dir_malformed)
+{
+    const char *d = path_in("d");
+    nvfp4_tensor_set s;
+    sample_set(&s);
+    ck_assert_int_eq(nvfp4_tdir_write(d, &s, NVFP4_FMT_BIN_DIR, NULL), NVFP4_OK);
+    nvfp4_tset_free(&s);
+    char p[512];
+    /* A truncated .bin: the sha256 in meta.json no longer matches. */
+    snprintf(p, sizeof p, "%s/x.bin", d);
+    ck_assert_int_eq(truncate(p, 20), 0);
+    expect_dir_error(d, NVFP4_EFORMAT, "sha256 differs");
+    /* Without sha256, the byte count catches it. */
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"x\",\"file\":\"x.bin\",\"dtype\":\"F32\",\"shape\":[2,3]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "truncated: shape F32 needs 24 bytes, file has 20");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"y\",\"file\":\"../y.bin\",\"dtype\":\"F32\",\"shape\":[1]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "\"file\" must be \"y.bin\"");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"y\",\"file\":\"y.bin\",\"dtype\":\"F32\",\"shape\":[1]}]}");
+    expect_dir_error(d, NVFP4_EIO, "y.bin: cannot open");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"U8\",\"shape\":[5]},"
+                  "{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"U8\",\"shape\":[5]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "duplicate tensor name 'data'");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"2\",\"storage\":\"bin\",\"tensors\":[]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "unsupported format_version");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"U8\",\"shape\":[5],\"bytes\":6}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "\"bytes\" does not match");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"Q7\",\"shape\":[5]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "unknown dtype 'Q7'");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"U8\",\"shape\":[18446744073709551615]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "too big integer");
+    write_meta(d, "{\"format\": \"nvfp4kit-tensors\", ");
+    expect_dir_error(d, NVFP4_EFORMAT, "not valid JSON");
+}
+END_TEST
+
+/* ---- writers leave nothing behind ---------------------------------------------- */
+
+START_TEST(failed_writes_leave_no_file)
+{
+    nvfp4_tensor_set s;
+    sample_set(&s);
+    nvfp4_error err;
+    /* The destination is an existing folder: rename fails; temp removed. */
+    mkdir(path_in("taken.safetensors"), 0777);
+    ck_assert_int_eq(nvfp4_safetensors_write(path_in("taken.safetensors"), &s, &err), NVFP4_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "taken.safetensors: write failed"));
+    ck_assert_int_eq(count_entries(tmpdir), 1);
+    ck_assert_int_eq(count_entries(path_in("taken.safetensors")), 0);
+    /* A folder that is not ours is never replaced. */
+    mkdir(path_in("foreign"), 0777);
+    write_bytes(path_in("foreign/keep.txt"), "k", 1);
+    ck_assert_int_eq(nvfp4_tdir_write(path_in("foreign"), &s, NVFP4_FMT_NPY_DIR, &err), NVFP4_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "not overwriting"));
+    ck_assert_int_eq(count_entries(path_in("foreign")), 1);
+    /* A tensor name unusable as a file name fails the folder write: nothing left. */
+    size_t one = 1;
+    ck_assert_int_eq(nvfp4_tset_add(&s, "a b", NVFP4_T_U8, 1, &one, NULL, NULL, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tdir_write(path_in("out.d"), &s, NVFP4_FMT_BIN_DIR, &err), NVFP4_EINVAL);
+    ck_assert_int_eq(count_entries(tmpdir), 2);
+    /* A folder that does not exist: EIO, no file. */
+    ck_assert_int_eq(nvfp4_safetensors_write(path_in("no/such/dir.safetensors"), &s, &err), NVFP4_EIO);
+    ck_assert_int_eq(count_entries(tmpdir), 2);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+START_TEST(tset_rejects_duplicates_and_overflow)
+{
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    size_t sh[2] = {2, 2};
+    ck_assert_int_eq(nvfp4_tset_add(&s, "a", NVFP4_T_F32, 2, sh, NULL, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(&s, "a", NVFP4_T_F32, 2, sh, NULL, NULL, &err), NVFP4_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "duplicate tensor name 'a'"));
+    size_t big[2] = {SIZE_MAX / 2, 3};
+    ck_assert_int_eq(nvfp4_tset_add(&s, "b", NVFP4_T_U8, 2, big, NULL, NULL, &err), NVFP4_ENOMEM);
+    ck_assert_ptr_nonnull(strstr(err.message, "overflows"));
+    ck_assert_int_eq(nvfp4_tset_add(&s, "__metadata__", NVFP4_T_U8, 2, sh, NULL, NULL, &err), NVFP4_EINVAL);
+    ck_assert_uint_eq(s.count, 1);
+    nvfp4_tset_remove(&s, "a");
+    ck_assert_uint_eq(s.count, 0);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
+static Suite *io_suite(void)
+{
+    Suite *s = suite_create("io");
+    TCase *tc = tcase_create("formats");
+    tcase_add_checked_fixture(tc, make_tmpdir, teardown_tmp);
+    tcase_add_test(tc, safetensors_round_trip);
+    tcase_add_test(tc, safetensors_write_is_deterministic);
+    tcase_add_test(tc, sha256_known_answer);
+    tcase_add_test(tc, npy_round_trip_each_dtype);
+    tcase_add_test(tc, npy_dir_round_trip);
+    tcase_add_test(tc, bin_dir_round_trip);
+    tcase_add_test(tc, safetensors_malformed);
+    tcase_add_test(tc, safetensors_too_short_and_missing);
+    tcase_add_test(tc, npy_malformed);
+    tcase_add_test(tc, npy_version2_and_scalar);
+    tcase_add_test(tc, dir_malformed);
+    tcase_add_test(tc, failed_writes_leave_no_file);
+    tcase_add_test(tc, tset_rejects_duplicates_and_overflow);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(io_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
