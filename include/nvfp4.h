@@ -8,6 +8,9 @@
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/philox.h"
+#include "nvfp4/quant.h"
 #include "nvfp4/io.h"
+#include "nvfp4/hadamard.h"
+#include "nvfp4/gemm.h"
 
 #endif /* NVFP4_H */
