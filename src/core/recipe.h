@@ -1,0 +1,324 @@
+/*
+ * recipe.h - the per-block math of every quantization recipe, shared
+ * verbatim by the CPU tensor loops (src/quant.c) and the CUDA kernels.
+ *
+ * A recipe is a small POD descriptor (nvfp4_core_recipe) naming one rule for
+ * each step of the chain
+ *
+ *     global amax -> global state -> block amax -> block scale byte
+ *                 -> per-block encode state -> element codes -> dequant
+ *
+ * and the functions below evaluate that chain. Every rounding goes through
+ * src/core/e2m1.h, e4m3.h or ue8m0.h; nothing here narrows a value by
+ * itself except the `exact` rule's comparison against scale*boundary, whose
+ * boundaries are derived from nvfp4_core_e2m1_mag_value (no second table).
+ * Each public recipe (src/recipes/<name>.c) is one descriptor; the formulas
+ * are normative in docs/semantics.md ("Recipes").
+ *
+ * Plain C11 that nvcc compiles as CUDA C++: no libc beyond math.h/string.h,
+ * every product that feeds a sum is stored first (no FMA contraction).
+ */
+#ifndef NVFP4_CORE_RECIPE_H
+#define NVFP4_CORE_RECIPE_H
+
+#include "nvfp4_core.h"
+#include "e2m1.h"
+#include "e4m3.h"
+#include "ue8m0.h"
+
+#define NVFP4_CORE_FLT_MAX 0x1.fffffep127f
+/* fp32 constants of TransformerEngine (core_nvfp4.cuh, dequantize_nvfp4.cuh):
+ * 1.0f/6.0f = 0x3E2AAAAB and 1.0f/(6.0f*448.0f) = 0x39C30C31. */
+#define NVFP4_CORE_INV6 0x1.555556p-3f
+#define NVFP4_CORE_INV2688 0x1.861862p-12f
+#define NVFP4_CORE_2688 2688.0f
+
+/* Element formats and scale formats. */
+enum { NVFP4_CORE_ELEM_E2M1 = 0, NVFP4_CORE_ELEM_E4M3 = 1 };
+enum { NVFP4_CORE_SCALE_E4M3 = 0, NVFP4_CORE_SCALE_UE8M0 = 1 };
+
+/* Global (per-tensor) rule: what is derived from the tensor amax. */
+enum {
+    NVFP4_CORE_GLOBAL_NONE = 0,      /* MX: no global scale */
+    NVFP4_CORE_GLOBAL_TE_ENCODE = 1, /* S_enc = fminf(2688/amax, FLT_MAX), 1 if amax==0 or S_enc==0; S_dec = 1/S_enc */
+    NVFP4_CORE_GLOBAL_DECODE_DIV = 2 /* g = amax / 2688 (a stored decode scale, torchao/modelopt) */
+};
+
+/* Block-scale rule: block amax -> scale byte. */
+enum {
+    NVFP4_CORE_BSCALE_TE_MUL = 0,       /* e4m3_rn_sat(bamax * (S_enc * fl(1/6))) */
+    NVFP4_CORE_BSCALE_DIV_DIV = 1,      /* torchao: e4m3(clamp((bamax/6)/g, lo, 448)) */
+    NVFP4_CORE_BSCALE_DIV_PRODUCT = 2,  /* modelopt: v = bamax/(6*g); v==0 -> 1; e4m3(clamp(v, lo, 448)) */
+    NVFP4_CORE_BSCALE_UE8M0_FLOOR = 3,  /* OCP / torchao FLOOR: exponent(bamax) - emax_elem */
+    NVFP4_CORE_BSCALE_UE8M0_RCEIL = 4   /* NVIDIA: cvt.rp.satfinite.ue8m0(bamax * fl(1/max_elem)) */
+};
+
+/* Encode rule: how an element is brought onto the element grid. */
+enum {
+    NVFP4_CORE_ENC_TE_RECIP = 0,  /* y = x * fminf(1/((float)s*S_dec), FLT_MAX) */
+    NVFP4_CORE_ENC_DIV_TOTAL = 1, /* y = x / (g * (float)s) */
+    NVFP4_CORE_ENC_EXACT = 2,     /* nearest code to the real x/D, D = dequant scale, by comparison */
+    NVFP4_CORE_ENC_POW2 = 3       /* y = x / 2^(e-127) (exact power-of-two scaling) */
+};
+
+/* Special-value policy of the final E2M1 cast (applied to y). */
+enum {
+    NVFP4_CORE_SPECIAL_CUDA = 0,     /* cuda_fp4.hpp: sign kept (-0 -> 0x8), NaN -> 0x7 */
+    NVFP4_CORE_SPECIAL_PYREF = 1,    /* TE Python reference: +-0 -> 0x0, NaN -> 0x0 */
+    NVFP4_CORE_SPECIAL_TORCHAO = 2,  /* torchao _f32_to_floatx_unpacked: NaN -> 0x3 (canonical +NaN) */
+    NVFP4_CORE_SPECIAL_MODELOPT = 3  /* modelopt _cast_fp4: sign from y < 0 (-0 -> 0x0), NaN -> 0x7 */
+};
+
+/* Dequantization rule. */
+enum {
+    NVFP4_CORE_DEQ_TE = 0,        /* v * (((float)s * amax) * fl(1/2688)) */
+    NVFP4_CORE_DEQ_GLOBAL_MUL = 1,/* v * (g * (float)s) */
+    NVFP4_CORE_DEQ_POW2 = 2       /* v * 2^(e-127) (with the recipe's lower clamp) */
+};
+
+typedef struct {
+    uint8_t elem;            /* NVFP4_CORE_ELEM_* */
+    uint8_t scale_format;    /* NVFP4_CORE_SCALE_* */
+    uint8_t global_rule;     /* NVFP4_CORE_GLOBAL_* */
+    uint8_t bscale_rule;     /* NVFP4_CORE_BSCALE_* */
+    uint8_t enc_rule;        /* NVFP4_CORE_ENC_* */
+    uint8_t special;         /* NVFP4_CORE_SPECIAL_* */
+    uint8_t dequant_rule;    /* NVFP4_CORE_DEQ_* */
+    uint8_t amax_nan_propagates; /* torch.amax semantics: a NaN element makes the (block/global) amax NaN */
+    uint8_t block_len;       /* 16 or 32: the recipe's own 1D block length */
+    uint8_t emax_elem;       /* floor(log2(max element)): 2 for E2M1, 8 for E4M3 (UE8M0 floor) */
+    float elem_max;          /* 6 or 448 */
+    float scale_lo;          /* lower clamp of the block scale before the cast (0: none) */
+    float pow2_scale_min;    /* UE8M0 elements: the decoded scale is at least this (torchao: 2^-126; 0: none) */
+} nvfp4_core_recipe;
+
+/* What each block needs from the tensor: derived once from the global amax. */
+typedef struct {
+    float amax;   /* the tensor amax (post-RHT for RHT outputs) */
+    float s_enc;  /* TE: global encode scale */
+    float s_dec;  /* TE: 1/S_enc */
+    float g;      /* DIV rules: amax/2688 */
+} nvfp4_core_global;
+
+/* Per-block state derived from the scale byte. */
+typedef struct {
+    uint8_t scale;   /* the stored byte */
+    float factor;    /* ENC_TE_RECIP: multiplier; DIV_TOTAL / POW2: divisor; EXACT: dequant scale D */
+} nvfp4_core_block;
+
+/* ---- amax ------------------------------------------------------------- */
+
+/* Running max of |x|: fmaxf semantics (a NaN element is ignored, Inf counts),
+ * or torch.amax semantics (NaN wins) when nan_propagates. */
+NVFP4_HD static inline float nvfp4_core_amax_step(float acc, float x, int nan_propagates)
+{
+    float a = nvfp4_core_fabs(x);
+    if (nan_propagates) {
+        if (nvfp4_core_isnan(acc)) return acc;
+        if (nvfp4_core_isnan(a)) return a;
+    }
+    return nvfp4_core_fmaxf(acc, a);
+}
+
+/* ---- global ----------------------------------------------------------- */
+
+/* TE core_nvfp4.cuh compute_global_encode_scaling_factor_FP4: correctly
+ * rounded division, fminf (a NaN amax gives FLT_MAX), then 1 for amax 0 and
+ * for an encode scale that is 0 (amax = Inf). */
+NVFP4_HD static inline float nvfp4_core_te_global_encode(float amax)
+{
+    float s = nvfp4_core_fminf(NVFP4_CORE_2688 / amax, NVFP4_CORE_FLT_MAX);
+    if (amax == 0.0f || s == 0.0f) s = 1.0f;
+    return s;
+}
+
+NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4_core_recipe *r, float amax)
+{
+    nvfp4_core_global g;
+    g.amax = amax;
+    g.s_enc = 1.0f;
+    g.s_dec = 1.0f;
+    g.g = 1.0f;
+    if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE) {
+        g.s_enc = nvfp4_core_te_global_encode(amax);
+        g.s_dec = 1.0f / g.s_enc;
+    } else if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) {
+        g.g = amax / NVFP4_CORE_2688;
+    }
+    return g;
+}
+
+/* ---- block scale ------------------------------------------------------ */
+
+/* torch.clamp(v, lo, hi): NaN stays NaN; lo = 0 means no lower clamp. */
+NVFP4_HD static inline float nvfp4_core_clamp_nanprop(float v, float lo, float hi)
+{
+    if (nvfp4_core_isnan(v)) return v;
+    if (lo > 0.0f && v < lo) v = lo;
+    if (v > hi) v = hi;
+    return v;
+}
+
+/* OCP MX FLOOR as torchao to_mx computes it: the biased fp32 exponent bits of
+ * bamax minus emax_elem, clamped to the E8M0 range; NaN -> 0xFF. The exponent
+ * bits of +Inf (255) are used as they are, like torchao's bit extraction. */
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_floor_scale(float bamax, int emax_elem)
+{
+    uint32_t au = nvfp4_core_f32_bits(bamax) & 0x7FFFFFFFu;
+    if (au > 0x7F800000u) return 0xFFu;
+    int e = (au == 0x7F800000u) ? 255 : (int)nvfp4_core_ue8m0_cvt(bamax, 0);
+    int b = e - emax_elem;
+    if (b < 0) b = 0;
+    if (b > 255) b = 255;
+    return (uint8_t)b;
+}
+
+NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float bamax)
+{
+    switch (r->bscale_rule) {
+    case NVFP4_CORE_BSCALE_TE_MUL: {
+        /* One rounding inside the parentheses (S_enc * 1/6) first. */
+        float m = g->s_enc * NVFP4_CORE_INV6;
+        return nvfp4_core_e4m3_encode(bamax * m, 1);
+    }
+    case NVFP4_CORE_BSCALE_DIV_DIV: {
+        float v = (bamax / r->elem_max) / g->g;
+        return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, r->scale_lo, NVFP4_E4M3_MAX), 1);
+    }
+    case NVFP4_CORE_BSCALE_DIV_PRODUCT: {
+        float d = r->elem_max * g->g;
+        float v = bamax / d;
+        if (v == 0.0f) v = 1.0f; /* modelopt: per_block_scale[per_block_scale == 0] = 1.0 */
+        return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, r->scale_lo, NVFP4_E4M3_MAX), 1);
+    }
+    case NVFP4_CORE_BSCALE_UE8M0_FLOOR:
+        return nvfp4_core_ue8m0_floor_scale(bamax, r->emax_elem);
+    case NVFP4_CORE_BSCALE_UE8M0_RCEIL: {
+        float inv = 1.0f / r->elem_max;
+        return nvfp4_core_ue8m0_cvt(bamax * inv, 1);
+    }
+    }
+    return 0;
+}
+
+/* Decoded UE8M0 block scale with the recipe's lower clamp (torchao clamps
+ * the fp32 scale to the smallest normal). NaN for 0xFF. */
+NVFP4_HD static inline float nvfp4_core_pow2_scale(const nvfp4_core_recipe *r, uint8_t e)
+{
+    float s = nvfp4_core_ue8m0_decode(e);
+    if (e != 0xFFu && s < r->pow2_scale_min) s = r->pow2_scale_min;
+    return s;
+}
+
+/* The dequantization scale of one block (what fp4(q) is multiplied by). */
+NVFP4_HD static inline float nvfp4_core_dequant_scale(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s)
+{
+    switch (r->dequant_rule) {
+    case NVFP4_CORE_DEQ_TE: {
+        float t = nvfp4_core_e4m3_decode(s) * g->amax;
+        return t * NVFP4_CORE_INV2688;
+    }
+    case NVFP4_CORE_DEQ_GLOBAL_MUL:
+        return g->g * nvfp4_core_e4m3_decode(s);
+    case NVFP4_CORE_DEQ_POW2:
+        return nvfp4_core_pow2_scale(r, s);
+    }
+    return 0.0f;
+}
+
+NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s)
+{
+    nvfp4_core_block b;
+    b.scale = s;
+    switch (r->enc_rule) {
+    case NVFP4_CORE_ENC_TE_RECIP: {
+        float d = nvfp4_core_e4m3_decode(s) * g->s_dec;
+        b.factor = nvfp4_core_fminf(1.0f / d, NVFP4_CORE_FLT_MAX); /* s = 0: 1/0 = Inf -> FLT_MAX */
+        break;
+    }
+    case NVFP4_CORE_ENC_DIV_TOTAL:
+        b.factor = g->g * nvfp4_core_e4m3_decode(s);
+        break;
+    case NVFP4_CORE_ENC_EXACT:
+        b.factor = nvfp4_core_dequant_scale(r, g, s);
+        break;
+    default: /* NVFP4_CORE_ENC_POW2 */
+        b.factor = nvfp4_core_pow2_scale(r, s);
+        break;
+    }
+    return b;
+}
+
+/* ---- elements --------------------------------------------------------- */
+
+/* The value that is cast to the element format. */
+NVFP4_HD static inline float nvfp4_core_scaled(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x)
+{
+    if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP) return x * b->factor;
+    return x / b->factor;
+}
+
+/* E2M1 magnitude of the real quotient |x|/D, correctly rounded (ties to the
+ * even code), decided by comparing |x| with D*boundary in binary64, which is
+ * exact: D has 24 significant bits and every boundary (a midpoint of two
+ * adjacent E2M1 values) at most 3. D = 0 sends every nonzero |x| to 6. */
+NVFP4_HD static inline uint32_t nvfp4_core_e2m1_exact_mag(float ax, float d)
+{
+    double a = (double)ax, dd = (double)d;
+    for (uint32_t k = 0; k < 7u; k++) {
+        double mid = ((double)nvfp4_core_e2m1_mag_value(k) + (double)nvfp4_core_e2m1_mag_value(k + 1u)) * 0.5;
+        double bound = dd * mid;
+        if (a < bound) return k;
+        if (a == bound) return (k & 1u) ? k + 1u : k;
+    }
+    return 7u;
+}
+
+/* Final E2M1 cast of y with the recipe's special-value policy. */
+NVFP4_HD static inline uint8_t nvfp4_core_e2m1_cast(const nvfp4_core_recipe *r, float y, int mode, uint8_t rbits)
+{
+    int nan = nvfp4_core_isnan(y);
+    switch (r->special) {
+    case NVFP4_CORE_SPECIAL_PYREF:
+        if (nan || y == 0.0f) return 0x0u;
+        break;
+    case NVFP4_CORE_SPECIAL_TORCHAO:
+        if (nan) return 0x3u;
+        break;
+    case NVFP4_CORE_SPECIAL_MODELOPT:
+        if (y == 0.0f) return 0x0u;
+        break;
+    default:
+        break;
+    }
+    return nvfp4_core_e2m1_encode(y, mode, rbits);
+}
+
+/* One element -> its code (E2M1: 4 bits; E4M3: 8 bits). mode is an
+ * nvfp4_core_rounding (RN or SR); rbits are the element's 8 random bits. */
+NVFP4_HD static inline uint8_t nvfp4_core_encode_elem(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x, int mode,
+                                                      uint8_t rbits)
+{
+    if (r->enc_rule == NVFP4_CORE_ENC_EXACT) {
+        if (nvfp4_core_isnan(x)) return (uint8_t)NVFP4_E2M1_NAN_CODE;
+        uint32_t sign = (uint32_t)nvfp4_core_signbit(x) << 3;
+        return (uint8_t)(sign | nvfp4_core_e2m1_exact_mag(nvfp4_core_fabs(x), b->factor));
+    }
+    float y = nvfp4_core_scaled(r, b, x);
+    if (r->elem == NVFP4_CORE_ELEM_E4M3) return nvfp4_core_e4m3_encode(y, 1);
+    return nvfp4_core_e2m1_cast(r, y, mode, rbits);
+}
+
+/* Element code -> its value in the element format (before scaling). */
+NVFP4_HD static inline float nvfp4_core_elem_value(const nvfp4_core_recipe *r, uint8_t code)
+{
+    if (r->elem == NVFP4_CORE_ELEM_E4M3) return nvfp4_core_e4m3_decode(code);
+    return nvfp4_core_e2m1_decode(code);
+}
+
+NVFP4_HD static inline float nvfp4_core_dequant_elem(const nvfp4_core_recipe *r, float dscale, uint8_t code)
+{
+    return nvfp4_core_elem_value(r, code) * dscale;
+}
+
+#endif /* NVFP4_CORE_RECIPE_H */

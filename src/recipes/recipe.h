@@ -1,0 +1,30 @@
+/*
+ * recipes/recipe.h - the registry's view of a recipe: its public info and
+ * the core descriptor (src/core/recipe.h) that the CPU loops and the CUDA
+ * kernels evaluate. One file per recipe under src/recipes/ defines one
+ * `const nvfp4_recipe nvfp4_recipe_NAME`.
+ */
+#ifndef NVFP4_RECIPES_RECIPE_H
+#define NVFP4_RECIPES_RECIPE_H
+
+#include "nvfp4/quant.h"
+#include "core/recipe.h"
+
+struct nvfp4_recipe {
+    nvfp4_recipe_info info;
+    nvfp4_core_recipe core;
+};
+
+/* The core descriptor of a recipe (internal; CUDA code uses it too). */
+const nvfp4_core_recipe *nvfp4_recipe_core(const nvfp4_recipe *r);
+
+extern const nvfp4_recipe nvfp4_recipe_te;
+extern const nvfp4_recipe nvfp4_recipe_te_pyref;
+extern const nvfp4_recipe nvfp4_recipe_torchao;
+extern const nvfp4_recipe nvfp4_recipe_modelopt;
+extern const nvfp4_recipe nvfp4_recipe_exact;
+extern const nvfp4_recipe nvfp4_recipe_mxfp4_floor;
+extern const nvfp4_recipe nvfp4_recipe_mxfp4_rceil;
+extern const nvfp4_recipe nvfp4_recipe_mxfp8;
+
+#endif /* NVFP4_RECIPES_RECIPE_H */

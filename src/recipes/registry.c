@@ -1,0 +1,25 @@
+/* registry.c - the list of named recipes (nvfp4_recipe_find and friends). */
+#include <string.h>
+
+#include "recipes/recipe.h"
+
+static const nvfp4_recipe *const all_recipes[] = {
+    &nvfp4_recipe_te,          &nvfp4_recipe_te_pyref,    &nvfp4_recipe_torchao, &nvfp4_recipe_modelopt,
+    &nvfp4_recipe_exact,       &nvfp4_recipe_mxfp4_floor, &nvfp4_recipe_mxfp4_rceil, &nvfp4_recipe_mxfp8,
+};
+
+size_t nvfp4_recipe_count(void) { return sizeof all_recipes / sizeof all_recipes[0]; }
+
+const nvfp4_recipe *nvfp4_recipe_at(size_t i) { return i < nvfp4_recipe_count() ? all_recipes[i] : NULL; }
+
+const nvfp4_recipe *nvfp4_recipe_find(const char *name)
+{
+    if (name == NULL) return &nvfp4_recipe_te;
+    for (size_t i = 0; i < nvfp4_recipe_count(); i++)
+        if (strcmp(all_recipes[i]->info.name, name) == 0) return all_recipes[i];
+    return NULL;
+}
+
+const nvfp4_recipe_info *nvfp4_recipe_get_info(const nvfp4_recipe *r) { return r ? &r->info : NULL; }
+
+const nvfp4_core_recipe *nvfp4_recipe_core(const nvfp4_recipe *r) { return r ? &r->core : NULL; }
