@@ -12,5 +12,6 @@
 #include "nvfp4/io.h"
 #include "nvfp4/hadamard.h"
 #include "nvfp4/gemm.h"
+#include "nvfp4/verify.h"
 
 #endif /* NVFP4_H */

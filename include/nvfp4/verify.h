@@ -1,0 +1,245 @@
+/*
+ * nvfp4/verify.h - the kernel verifier (DESIGN.md 1 and 5, docs/verify.md):
+ * exact comparison of a kernel's quantized output with a golden one,
+ * per-component mismatch counts, the first N mismatches decoded and
+ * explained, one-line detection of systematic causes over the whole tensor,
+ * recipe identification by ranking, statistical and bit-exact tests of
+ * stochastic-rounding kernels, and the GEMM check against a rigorous bound.
+ *
+ * The engine works on in-memory views (nvfp4_vview): the CLI fills them
+ * from golden bundles and kernel files (nvfp4/io.h).
+ */
+#ifndef NVFP4_VERIFY_H
+#define NVFP4_VERIFY_H
+
+#include "nvfp4/common.h"
+#include "nvfp4/formats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- components ---------------------------------------------------------- */
+typedef enum {
+    NVFP4_VC_DATA = 0,
+    NVFP4_VC_SCALE = 1,          /* linear [scale_rows, scale_cols] */
+    NVFP4_VC_SCALE_SWIZZLED = 2, /* cuBLAS 128x4 layout, padding included */
+    NVFP4_VC_AMAX = 3,
+    NVFP4_VC_DEQUANT = 4,
+    NVFP4_VC_COUNT = 5
+} nvfp4_vcomponent;
+
+const char *nvfp4_vcomponent_name(nvfp4_vcomponent c); /* "data", "scale", ... */
+bool nvfp4_vcomponent_parse(const char *s, nvfp4_vcomponent *out);
+
+/* One orientation of one quantization as it lies in memory. Any pointer may
+ * be NULL (component absent). Sizes are those of the buffers given, so that
+ * a kernel output of the wrong size can be reported rather than overread. */
+typedef struct {
+    size_t rows, cols;             /* logical shape of the stored orientation */
+    size_t block_rows, block_cols; /* 1x16, 16x16 or 1x32 */
+    bool e4m3_elements;            /* MXFP8: one E4M3 byte per element (else packed E2M1) */
+    bool ue8m0_scales;             /* MX recipes: UE8M0 scale bytes (else E4M3) */
+    const float *x;                /* the input in this orientation, rows*cols (fp32), or NULL */
+    const uint8_t *data;
+    size_t data_bytes;
+    const uint8_t *scale;          /* linear, one byte per (row, column block) */
+    size_t scale_bytes;
+    const uint8_t *scale_swizzled;
+    size_t scale_swizzled_bytes;
+    const float *amax;             /* one value */
+    const float *dequant;          /* rows*cols */
+    size_t dequant_count;
+} nvfp4_vview;
+
+/* Number of column blocks of a view (cols / block_cols, rounded up). */
+size_t nvfp4_vview_scale_cols(const nvfp4_vview *v);
+
+/* ---- reasons and causes ---------------------------------------------------- */
+typedef enum {
+    NVFP4_VR_ROUNDING = 0,   /* the code differs and nothing below explains it */
+    NVFP4_VR_TIE_RULE,       /* the scaled value is an exact E2M1 midpoint (ties go to even) */
+    NVFP4_VR_SCALE_BYTE,     /* the block's scale byte differs, the code follows from it */
+    NVFP4_VR_SIGN_OF_ZERO,   /* +0 versus -0 (0x0 / 0x8) */
+    NVFP4_VR_NAN_POLICY,     /* the input is NaN (expected code 0x7, +6) */
+    NVFP4_VR_SATURATION,     /* |scaled| >= 6 or Inf: expected +-6 */
+    NVFP4_VR_SCALE_UNDERFLOW,/* the block scale underflows to 0 (codes saturate in te) */
+    NVFP4_VR_NEAR_BOUNDARY,  /* the scaled value lies within 2 ulp of a rounding boundary */
+    NVFP4_VR_PADDING,        /* a padding byte of the swizzled scale layout */
+    NVFP4_VR_VALUE,          /* amax or dequant value differs (codes and scale agree) */
+    NVFP4_VR_FOLLOWS,        /* dequant differs because its code or scale differs */
+    NVFP4_VR_SIZE,           /* the component has the wrong size: not compared */
+    NVFP4_VR_COUNT
+} nvfp4_vreason;
+
+const char *nvfp4_vreason_name(nvfp4_vreason r); /* short token: "tie-rule", ... */
+const char *nvfp4_vreason_text(nvfp4_vreason r); /* one sentence */
+
+typedef enum {
+    NVFP4_CAUSE_SWAPPED_NIBBLES = 0,
+    NVFP4_CAUSE_TRANSPOSED_DATA,
+    NVFP4_CAUSE_LINEAR_FOR_SWIZZLED, /* linear scales written where swizzled were expected */
+    NVFP4_CAUSE_SWIZZLED_FOR_LINEAR,
+    NVFP4_CAUSE_PADDING_BYTES,
+    NVFP4_CAUSE_SCALE_OFF_BY_ONE,
+    NVFP4_CAUSE_TIES_AWAY,           /* E2M1 ties rounded away from zero */
+    NVFP4_CAUSE_NEGATIVE_ZERO,       /* -0 written as +0 */
+    NVFP4_CAUSE_NAN_POLICY,
+    NVFP4_CAUSE_UNDERFLOW_ZEROED,    /* underflowing blocks give code 0 instead of +-6 */
+    NVFP4_CAUSE_BLOCK_SCALE_FORMULA, /* e.g. (amax/6)*S_enc */
+    NVFP4_CAUSE_ENCODE_FACTOR,       /* e.g. S_enc/s instead of 1/(s*S_dec) */
+    NVFP4_CAUSE_DIFFERENT_RECIPE,
+    NVFP4_CAUSE_SR_BYTE_ORDER,
+    NVFP4_CAUSE_BIASED_SR,
+    NVFP4_CAUSE_SR_DEPENDENT,
+    NVFP4_CAUSE_COUNT
+} nvfp4_cause;
+
+const char *nvfp4_cause_name(nvfp4_cause c); /* short token: "swapped-nibbles", ... */
+
+/* ---- the report ------------------------------------------------------------- */
+typedef struct {
+    nvfp4_vcomponent component;
+    size_t index;                 /* element (data, dequant) or byte (scales) index */
+    size_t row, col, block;       /* block: linear block index (row-major over blocks) */
+    float input;                  /* NaN when the bundle has no input */
+    float scaled;                 /* input times the te encode factor of the expected scale */
+    uint32_t expected_code, actual_code; /* nibble, byte, or fp32 bits for amax/dequant */
+    float expected_value, actual_value;
+    nvfp4_vreason reason;
+} nvfp4_vmismatch;
+
+#define NVFP4_VERIFY_MAX_CAUSES 16
+
+typedef struct {
+    nvfp4_cause cause;
+    char line[320];
+} nvfp4_vcause_line;
+
+typedef struct {
+    bool expected_present[NVFP4_VC_COUNT], actual_present[NVFP4_VC_COUNT];
+    bool compared[NVFP4_VC_COUNT];
+    size_t total[NVFP4_VC_COUNT];      /* elements (or bytes) compared */
+    size_t mismatches[NVFP4_VC_COUNT];
+    size_t reason_count[NVFP4_VR_COUNT];
+    nvfp4_vmismatch *first;            /* the first `max_first` mismatches, in order */
+    size_t n_first, max_first;
+    nvfp4_vcause_line causes[NVFP4_VERIFY_MAX_CAUSES];
+    size_t n_causes;
+} nvfp4_vreport;
+
+/* A named alternative output for the same input (another recipe or
+ * rounding), compared whole when the expected output does not match. */
+typedef struct {
+    const char *name;
+    nvfp4_vview view;
+    bool transposed;   /* the other orientation (a match means "transposed data") */
+} nvfp4_vcandidate;
+
+typedef struct {
+    size_t max_errors;          /* how many mismatches to keep in detail (default 10) */
+    unsigned components;        /* bit mask of 1u << nvfp4_vcomponent; 0 means all */
+    const nvfp4_vcandidate *candidates; /* optional: other recipes' outputs for x */
+    size_t n_candidates;
+    const char *expected_name;  /* the expected recipe's name, for messages */
+} nvfp4_verify_opts;
+
+void nvfp4_verify_opts_init(nvfp4_verify_opts *o);
+
+/* Compares actual with expected (same orientation). Returns NVFP4_OK when
+ * the comparison ran (the verdict is in the report: nvfp4_vreport_match),
+ * an error for an unusable expected view (inconsistent sizes). The caller
+ * frees the report with nvfp4_vreport_free. */
+nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual, const nvfp4_verify_opts *opts,
+                          nvfp4_vreport *rep, nvfp4_error *err);
+bool nvfp4_vreport_match(const nvfp4_vreport *rep);
+bool nvfp4_vreport_has_cause(const nvfp4_vreport *rep, nvfp4_cause c);
+void nvfp4_vreport_free(nvfp4_vreport *rep);
+/* Adds a cause line (printf-style); ignored once the table is full. */
+void nvfp4_vreport_add_cause(nvfp4_vreport *rep, nvfp4_cause c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- identification ----------------------------------------------------------- */
+typedef struct {
+    const char *name;
+    size_t data_match, data_total;   /* bytes */
+    size_t scale_match, scale_total; /* bytes (linear, or swizzled if only that is present) */
+    double fraction;                 /* (data_match + scale_match) / (data_total + scale_total) */
+} nvfp4_vrank;
+
+/* Scores the actual view against each candidate and sorts rank[] (n
+ * entries) by decreasing fraction, ties by candidate order. */
+void nvfp4_identify_rank(const nvfp4_vview *actual, const nvfp4_vcandidate *cand, size_t n, nvfp4_vrank *rank);
+
+/* ---- te chain variants (systematic-cause detection) ------------------------------ */
+/* The scaled value x * inv_b of the te recipe for a block with scale byte s
+ * under global amax `amax` (nvfp4-semantics.md 0). */
+float nvfp4_verify_te_scaled(float x, uint8_t scale_byte, float amax);
+
+/* ---- stochastic rounding ------------------------------------------------------- */
+/* One SR kernel's N outputs for the same input. y[i] is the scaled value of
+ * element i (x times the encode factor of its block; identical for every
+ * sample because SR leaves the scales alone); codes[s][i] sample s's code. */
+typedef struct {
+    size_t n;                 /* elements */
+    const float *y;
+    size_t samples;
+    const uint8_t *const *codes; /* codes[s]: n codes, one per byte (unpacked) */
+    double alpha;             /* family-wise false-alarm rate of the whole test (default 0.001) */
+    /* --bitexact: block linear index of element i is i / 16 (rows of 16);
+     * sample s used (seed, offset + s * offset_step). */
+    bool bitexact;
+    uint64_t seed, offset, offset_step;
+    size_t block_elems;       /* 16 or 32 (32: offsets offset and offset+1) */
+} nvfp4_sr_input;
+
+typedef struct {
+    size_t tested;            /* elements with 0 < p < 1 */
+    size_t invalid;           /* codes that are neither neighbour of y */
+    size_t impossible;        /* deterministic elements (p = 0 or 1) with the wrong code */
+    size_t rejected;          /* binomial tests rejected after Holm */
+    size_t rejected_high, rejected_low; /* of those: too many / too few round-ups */
+    double min_pvalue;
+    size_t worst_element;
+    double mean_z, mean_pvalue; /* value-weighted bias of the mean */
+    double bias_per_element;    /* mean (q - E[q]) in scaled units */
+    double serial_z, serial_pvalue; /* runs test across samples (conditional on each element's count) */
+    double neighbour_z, neighbour_pvalue; /* joint round-ups of adjacent element pairs within a sample */
+    size_t identical_pairs;   /* consecutive samples with identical codes (where any element is random) */
+    /* bit-exact mode */
+    size_t bitexact_mismatches, bitexact_total;
+    int byte_map[32];         /* byte_map[k]: which of the block's random bytes element k uses; -1 unknown */
+    bool byte_map_found;
+    bool pass;
+    nvfp4_vcause_line causes[NVFP4_VERIFY_MAX_CAUSES];
+    size_t n_causes;
+} nvfp4_sr_report;
+
+nvfp4_status nvfp4_sr_test(const nvfp4_sr_input *in, nvfp4_sr_report *rep, nvfp4_error *err);
+
+/* Exact probability that SR rounds element y away from zero under the
+ * 8-bit contract (floor(256*frac)/256, 0 for exact grid values and |y| >= 6). */
+double nvfp4_sr_p_up(float y);
+
+/* ---- GEMM check ---------------------------------------------------------------- */
+typedef struct {
+    size_t total;
+    size_t outside_bound;      /* |actual - exact| > bound */
+    size_t nan_mismatch;       /* NaN/Inf where the exact result is finite or the reverse */
+    size_t te_equal;           /* bit-identical to the te order */
+    size_t worst_index;
+    double worst_ratio;        /* max |actual - exact| / bound (0 when bound is 0 and equal) */
+    bool within_bound, equals_te;
+} nvfp4_gemm_check_report;
+
+/* actual, te: n fp32 outputs; exact, bound: from nvfp4_gemm_error_bound. */
+void nvfp4_gemm_check(const float *actual, const float *te, const double *exact, const double *bound, size_t n,
+                      nvfp4_gemm_check_report *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_VERIFY_H */

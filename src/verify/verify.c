@@ -1,0 +1,800 @@
+/*
+ * verify.c - exact comparison of a kernel's quantized output with the
+ * golden one: per-component counts, the first N mismatches explained, and
+ * the systematic causes found over the whole tensor (docs/verify.md).
+ *
+ * The reasons and causes only classify: every value the verifier needs is
+ * computed through src/core (vchain.h); no rounding rule is written here.
+ */
+#include "nvfp4/verify.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify/vchain.h"
+
+static const char *const comp_names[NVFP4_VC_COUNT] = {"data", "scale", "scale_swizzled", "amax", "dequant"};
+
+const char *nvfp4_vcomponent_name(nvfp4_vcomponent c)
+{
+    return (unsigned)c < NVFP4_VC_COUNT ? comp_names[c] : "?";
+}
+
+bool nvfp4_vcomponent_parse(const char *s, nvfp4_vcomponent *out)
+{
+    for (unsigned i = 0; i < NVFP4_VC_COUNT; i++)
+        if (s && strcmp(s, comp_names[i]) == 0) {
+            *out = (nvfp4_vcomponent)i;
+            return true;
+        }
+    return false;
+}
+
+static const char *const reason_names[NVFP4_VR_COUNT] = {
+    "rounding", "tie-rule", "scale-byte", "sign-of-zero", "nan-policy", "saturation",
+    "scale-underflow", "near-boundary", "padding", "value", "follows", "size"};
+
+static const char *const reason_texts[NVFP4_VR_COUNT] = {
+    "the code differs and the scaled value is not at or near a rounding boundary",
+    "the scaled value is an exact E2M1 midpoint: ties go to the even code",
+    "the block's scale byte differs; the element code follows from it",
+    "+0 versus -0: the sign of a zero result is kept (-0 and negative underflow give 0x8)",
+    "the input is NaN: the E2M1 code of NaN is 0x7 (+6)",
+    "|scaled value| > 6 or infinite: the code saturates to +-6",
+    "the block scale underflows E4M3 to 0: te codes then saturate to +-6 while the dequantized value is 0",
+    "the scaled value lies within 2 ulp of a rounding boundary: the encode factor differs in its last bits",
+    "a padding byte of the swizzled scale layout (te writes zeros)",
+    "the value differs while the codes and scales it derives from agree",
+    "follows from a differing code or scale byte of the same element",
+    "the component has the wrong number of bytes and was not compared element by element"};
+
+const char *nvfp4_vreason_name(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_COUNT ? reason_names[r] : "?"; }
+const char *nvfp4_vreason_text(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_COUNT ? reason_texts[r] : "?"; }
+
+static const char *const cause_names[NVFP4_CAUSE_COUNT] = {
+    "swapped-nibbles", "transposed-data", "linear-for-swizzled", "swizzled-for-linear", "padding-bytes",
+    "scale-off-by-one", "ties-away", "negative-zero", "nan-policy", "underflow-zeroed", "block-scale-formula",
+    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent"};
+
+const char *nvfp4_cause_name(nvfp4_cause c) { return (unsigned)c < NVFP4_CAUSE_COUNT ? cause_names[c] : "?"; }
+
+void nvfp4_verify_opts_init(nvfp4_verify_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_errors = 10;
+}
+
+size_t nvfp4_vview_scale_cols(const nvfp4_vview *v)
+{
+    size_t bc = v->block_cols ? v->block_cols : 16;
+    return (v->cols + bc - 1) / bc;
+}
+
+float nvfp4_verify_te_scaled(float x, uint8_t scale_byte, float amax)
+{
+    return nvfp4_vchain_te_scaled(x, scale_byte, amax);
+}
+
+void nvfp4_vreport_add_cause(nvfp4_vreport *rep, nvfp4_cause c, const char *fmt, ...)
+{
+    if (rep->n_causes >= NVFP4_VERIFY_MAX_CAUSES) return;
+    nvfp4_vcause_line *l = &rep->causes[rep->n_causes++];
+    l->cause = c;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->line, sizeof l->line, fmt, ap);
+    va_end(ap);
+}
+
+bool nvfp4_vreport_has_cause(const nvfp4_vreport *rep, nvfp4_cause c)
+{
+    for (size_t i = 0; i < rep->n_causes; i++)
+        if (rep->causes[i].cause == c) return true;
+    return false;
+}
+
+bool nvfp4_vreport_match(const nvfp4_vreport *rep)
+{
+    for (unsigned c = 0; c < NVFP4_VC_COUNT; c++)
+        if (rep->compared[c] && rep->mismatches[c]) return false;
+    return true;
+}
+
+void nvfp4_vreport_free(nvfp4_vreport *rep)
+{
+    free(rep->first);
+    rep->first = NULL;
+    rep->n_first = 0;
+}
+
+/* ---- layout helpers ------------------------------------------------------- */
+
+static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+/* cuBLAS 128x4 layout (nvfp4-semantics.md 6). The same formula as
+ * nvfp4_swizzle_offset in src/quant.c; a layout, not a rounding rule. */
+static size_t swz_offset(size_t r, size_t c, size_t cols)
+{
+    size_t n_col_tiles = (cols + 3) / 4;
+    return ((r / 128) * n_col_tiles + (c / 4)) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
+}
+
+static size_t swz_size(size_t rows, size_t cols) { return roundup(rows, 128) * roundup(cols, 4); }
+
+static size_t elem_count(const nvfp4_vview *v) { return v->rows * v->cols; }
+
+static size_t data_size(const nvfp4_vview *v)
+{
+    return v->e4m3_elements ? elem_count(v) : (elem_count(v) + 1) / 2;
+}
+
+static uint8_t code_at(const nvfp4_vview *v, const uint8_t *data, size_t i)
+{
+    if (v->e4m3_elements) return data[i];
+    return nvfp4_unpack(data, i);
+}
+
+static float elem_value(const nvfp4_vview *v, uint8_t code)
+{
+    return v->e4m3_elements ? nvfp4_e4m3_to_f32(code) : nvfp4_e2m1_to_f32(code);
+}
+
+static float scale_value(const nvfp4_vview *v, uint8_t b)
+{
+    return v->ue8m0_scales ? nvfp4_ue8m0_to_f32(b) : nvfp4_e4m3_to_f32(b);
+}
+
+static size_t block_rows_of(const nvfp4_vview *v) { return v->block_rows ? v->block_rows : 1; }
+static size_t block_cols_of(const nvfp4_vview *v) { return v->block_cols ? v->block_cols : 16; }
+
+/* Linear index of the block that holds element (r, c), row-major over blocks. */
+static size_t block_index(const nvfp4_vview *v, size_t r, size_t c)
+{
+    return (r / block_rows_of(v)) * nvfp4_vview_scale_cols(v) + c / block_cols_of(v);
+}
+
+/* Index into the linear scale matrix of element (r, c): one byte per row. */
+static size_t scale_index(const nvfp4_vview *v, size_t r, size_t c)
+{
+    return r * nvfp4_vview_scale_cols(v) + c / block_cols_of(v);
+}
+
+/* max |x| over the block that holds (r, c), fmaxf semantics (core). */
+static float block_amax(const nvfp4_vview *v, size_t r, size_t c)
+{
+    size_t br = block_rows_of(v), bc = block_cols_of(v);
+    size_t r0 = r / br * br, c0 = c / bc * bc;
+    float acc = 0.0f;
+    for (size_t i = r0; i < r0 + br && i < v->rows; i++)
+        for (size_t j = c0; j < c0 + bc && j < v->cols; j++) acc = nvfp4_core_amax_step(acc, v->x[i * v->cols + j], 0);
+    return acc;
+}
+
+static bool f32_same(float a, float b)
+{
+    uint32_t ua, ub;
+    memcpy(&ua, &a, 4);
+    memcpy(&ub, &b, 4);
+    if (isnan(a) && isnan(b)) return true;
+    return ua == ub;
+}
+
+static uint32_t f32_bits(float a)
+{
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    return u;
+}
+
+/* ---- recording -------------------------------------------------------------- */
+
+typedef struct {
+    const nvfp4_vview *e, *a;
+    const nvfp4_verify_opts *o;
+    nvfp4_vreport *rep;
+    const uint8_t *act_scale; /* the actual linear scales (given or unswizzled), or NULL */
+    uint8_t *unswizzled;      /* owned */
+} vctx;
+
+static void record(vctx *c, const nvfp4_vmismatch *m)
+{
+    nvfp4_vreport *rep = c->rep;
+    rep->mismatches[m->component]++;
+    rep->reason_count[m->reason]++;
+    if (rep->n_first < rep->max_first) rep->first[rep->n_first++] = *m;
+}
+
+static void record_size(vctx *c, nvfp4_vcomponent comp, size_t exp_bytes, size_t act_bytes)
+{
+    nvfp4_vmismatch m;
+    memset(&m, 0, sizeof m);
+    m.component = comp;
+    m.input = NAN;
+    m.scaled = NAN;
+    m.expected_value = (float)exp_bytes;
+    m.actual_value = (float)act_bytes;
+    m.reason = NVFP4_VR_SIZE;
+    record(c, &m);
+}
+
+/* ---- data ------------------------------------------------------------------- */
+
+static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, uint8_t ac, float *x_out, float *y_out)
+{
+    const nvfp4_vview *e = c->e;
+    size_t si = scale_index(e, r, col);
+    uint8_t es = e->scale && si < e->scale_bytes ? e->scale[si] : 0;
+    *x_out = NAN;
+    *y_out = NAN;
+    if (e->x) *x_out = e->x[r * e->cols + col];
+    if (e->x && isnan(*x_out)) return NVFP4_VR_NAN_POLICY;
+    if (c->act_scale && e->scale && si < e->scale_bytes && c->act_scale[si] != es) return NVFP4_VR_SCALE_BYTE;
+    if (e->e4m3_elements) return NVFP4_VR_ROUNDING;
+    if ((ec & 7u) == 0 && (ac & 7u) == 0) return NVFP4_VR_SIGN_OF_ZERO;
+    if (e->scale && !e->ue8m0_scales && (es & 0x7Fu) == 0) return NVFP4_VR_SCALE_UNDERFLOW;
+    if (!e->x || !e->scale || !e->amax || e->ue8m0_scales) return NVFP4_VR_ROUNDING;
+    float y = nvfp4_vchain_te_scaled(*x_out, es, *e->amax);
+    *y_out = y;
+    if (!(fabsf(y) <= 6.0f)) return NVFP4_VR_SATURATION;
+    if (nvfp4_vchain_is_e2m1_tie(y)) return NVFP4_VR_TIE_RULE;
+    if (nvfp4_vchain_ulps_to_boundary(y) <= 2.0f) return NVFP4_VR_NEAR_BOUNDARY;
+    return NVFP4_VR_ROUNDING;
+}
+
+/* Per-tensor tallies the cause detectors need. */
+typedef struct {
+    size_t mism, ties_away, ties_other, negzero, nan, underflow_zeroed, near, scale_follow, other;
+} data_tally;
+
+static void compare_data(vctx *c, data_tally *t)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    memset(t, 0, sizeof *t);
+    c->rep->compared[NVFP4_VC_DATA] = true;
+    if (a->data_bytes != e->data_bytes) {
+        record_size(c, NVFP4_VC_DATA, e->data_bytes, a->data_bytes);
+        return;
+    }
+    size_t n = elem_count(e);
+    c->rep->total[NVFP4_VC_DATA] = n;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t ec = code_at(e, e->data, i), ac = code_at(e, a->data, i);
+        if (ec == ac) continue;
+        size_t r = i / e->cols, col = i % e->cols;
+        nvfp4_vmismatch m;
+        m.component = NVFP4_VC_DATA;
+        m.index = i;
+        m.row = r;
+        m.col = col;
+        m.block = block_index(e, r, col);
+        m.expected_code = ec;
+        m.actual_code = ac;
+        m.expected_value = elem_value(e, ec);
+        m.actual_value = elem_value(e, ac);
+        m.reason = classify_code(c, r, col, ec, ac, &m.input, &m.scaled);
+        record(c, &m);
+        t->mism++;
+        bool same_sign = (ec & 8u) == (ac & 8u);
+        switch (m.reason) {
+        case NVFP4_VR_TIE_RULE:
+            if (same_sign && (ac & 7u) == (ec & 7u) + 1u) t->ties_away++;
+            else t->ties_other++;
+            break;
+        case NVFP4_VR_SIGN_OF_ZERO:
+            if (ec == 0x8u && ac == 0x0u) t->negzero++;
+            else t->other++;
+            break;
+        case NVFP4_VR_NAN_POLICY: t->nan++; break;
+        case NVFP4_VR_SCALE_UNDERFLOW:
+            if ((ac & 7u) == 0) t->underflow_zeroed++;
+            else t->other++;
+            break;
+        case NVFP4_VR_NEAR_BOUNDARY: t->near++; break;
+        case NVFP4_VR_SCALE_BYTE: t->scale_follow++; break;
+        default: t->other++; break;
+        }
+    }
+}
+
+/* ---- scales ------------------------------------------------------------------ */
+
+typedef struct {
+    size_t mism, off_by_one_up, off_by_one_down;
+} scale_tally;
+
+static void compare_scale_linear(vctx *c, scale_tally *t)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    memset(t, 0, sizeof *t);
+    c->rep->compared[NVFP4_VC_SCALE] = true;
+    if (a->scale_bytes != e->scale_bytes) {
+        record_size(c, NVFP4_VC_SCALE, e->scale_bytes, a->scale_bytes);
+        return;
+    }
+    size_t scols = nvfp4_vview_scale_cols(e);
+    c->rep->total[NVFP4_VC_SCALE] = e->scale_bytes;
+    for (size_t i = 0; i < e->scale_bytes; i++) {
+        uint8_t es = e->scale[i], as = a->scale[i];
+        if (es == as) continue;
+        nvfp4_vmismatch m;
+        m.component = NVFP4_VC_SCALE;
+        m.index = i;
+        m.row = i / scols;
+        m.col = (i % scols) * block_cols_of(e);
+        m.block = block_index(e, m.row, m.col);
+        m.expected_code = es;
+        m.actual_code = as;
+        m.expected_value = scale_value(e, es);
+        m.actual_value = scale_value(e, as);
+        m.input = NAN;
+        m.scaled = NAN;
+        m.reason = NVFP4_VR_SCALE_BYTE;
+        if (e->x && e->rows && m.col < e->cols) {
+            m.input = block_amax(e, m.row, m.col); /* the block amax */
+            if (e->amax && !e->ue8m0_scales) {
+                float s_enc = nvfp4_core_te_global_encode(*e->amax);
+                float mult = s_enc * NVFP4_CORE_INV6;
+                m.scaled = m.input * mult; /* what te casts to E4M3 */
+            }
+            if (isnan(m.input)) m.reason = NVFP4_VR_NAN_POLICY;
+        }
+        if (!e->ue8m0_scales && (es & 0x7Fu) == 0) m.reason = NVFP4_VR_SCALE_UNDERFLOW;
+        else if (!e->ue8m0_scales && (es & 0x7Fu) == 0x7Eu && fabsf(m.scaled) > 448.0f) m.reason = NVFP4_VR_SATURATION;
+        record(c, &m);
+        t->mism++;
+        if ((es & 0x80u) == (as & 0x80u)) {
+            if ((as & 0x7Fu) == (es & 0x7Fu) + 1u) t->off_by_one_up++;
+            else if ((as & 0x7Fu) + 1u == (es & 0x7Fu)) t->off_by_one_down++;
+        }
+    }
+}
+
+typedef struct {
+    size_t mism, padding;
+    unsigned pad_value[256];
+} swz_tally;
+
+static void compare_scale_swizzled(vctx *c, swz_tally *t)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    memset(t, 0, sizeof *t);
+    c->rep->compared[NVFP4_VC_SCALE_SWIZZLED] = true;
+    if (a->scale_swizzled_bytes != e->scale_swizzled_bytes) {
+        record_size(c, NVFP4_VC_SCALE_SWIZZLED, e->scale_swizzled_bytes, a->scale_swizzled_bytes);
+        return;
+    }
+    size_t n = e->scale_swizzled_bytes, scols = nvfp4_vview_scale_cols(e);
+    /* Which bytes are padding: those no (r, c) of the logical matrix maps to. */
+    uint8_t *is_data = calloc(n ? n : 1, 1);
+    if (!is_data) return;
+    if (swz_size(e->rows, scols) == n)
+        for (size_t r = 0; r < e->rows; r++)
+            for (size_t k = 0; k < scols; k++) is_data[swz_offset(r, k, scols)] = 1;
+    c->rep->total[NVFP4_VC_SCALE_SWIZZLED] = n;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t es = e->scale_swizzled[i], as = a->scale_swizzled[i];
+        if (es == as) continue;
+        nvfp4_vmismatch m;
+        memset(&m, 0, sizeof m);
+        m.component = NVFP4_VC_SCALE_SWIZZLED;
+        m.index = i;
+        m.input = NAN;
+        m.scaled = NAN;
+        m.expected_code = es;
+        m.actual_code = as;
+        m.expected_value = scale_value(e, es);
+        m.actual_value = scale_value(e, as);
+        m.reason = is_data[i] ? NVFP4_VR_SCALE_BYTE : NVFP4_VR_PADDING;
+        if (!is_data[i]) {
+            t->padding++;
+            t->pad_value[as]++;
+        }
+        record(c, &m);
+        t->mism++;
+    }
+    free(is_data);
+}
+
+/* ---- amax and dequant ---------------------------------------------------------- */
+
+static void compare_amax(vctx *c)
+{
+    c->rep->compared[NVFP4_VC_AMAX] = true;
+    c->rep->total[NVFP4_VC_AMAX] = 1;
+    float ev = *c->e->amax, av = *c->a->amax;
+    if (f32_same(ev, av)) return;
+    nvfp4_vmismatch m;
+    memset(&m, 0, sizeof m);
+    m.component = NVFP4_VC_AMAX;
+    m.input = NAN;
+    m.scaled = NAN;
+    m.expected_code = f32_bits(ev);
+    m.actual_code = f32_bits(av);
+    m.expected_value = ev;
+    m.actual_value = av;
+    m.reason = NVFP4_VR_VALUE;
+    record(c, &m);
+}
+
+static void compare_dequant(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    c->rep->compared[NVFP4_VC_DEQUANT] = true;
+    if (a->dequant_count != e->dequant_count) {
+        record_size(c, NVFP4_VC_DEQUANT, e->dequant_count * 4, a->dequant_count * 4);
+        return;
+    }
+    size_t n = e->dequant_count;
+    c->rep->total[NVFP4_VC_DEQUANT] = n;
+    bool codes = a->data && a->data_bytes == e->data_bytes && n == elem_count(e);
+    for (size_t i = 0; i < n; i++) {
+        float ev = e->dequant[i], av = a->dequant[i];
+        if (f32_same(ev, av)) continue;
+        nvfp4_vmismatch m;
+        memset(&m, 0, sizeof m);
+        m.component = NVFP4_VC_DEQUANT;
+        m.index = i;
+        m.row = e->cols ? i / e->cols : 0;
+        m.col = e->cols ? i % e->cols : 0;
+        m.block = block_index(e, m.row, m.col);
+        m.input = e->x && n == elem_count(e) ? e->x[i] : NAN;
+        m.scaled = NAN;
+        m.expected_code = f32_bits(ev);
+        m.actual_code = f32_bits(av);
+        m.expected_value = ev;
+        m.actual_value = av;
+        m.reason = NVFP4_VR_VALUE;
+        size_t si = scale_index(e, m.row, m.col);
+        if (codes && code_at(e, e->data, i) != code_at(e, a->data, i)) m.reason = NVFP4_VR_FOLLOWS;
+        if (c->act_scale && e->scale && si < e->scale_bytes && c->act_scale[si] != e->scale[si])
+            m.reason = NVFP4_VR_FOLLOWS;
+        record(c, &m);
+    }
+}
+
+/* ---- systematic causes ----------------------------------------------------------- */
+
+static double pct(size_t a, size_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+/* Mismatching bytes of data against expected codes with each byte's nibbles swapped. */
+static void detect_swapped_nibbles(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (e->e4m3_elements || !a->data || a->data_bytes != e->data_bytes || !c->rep->mismatches[NVFP4_VC_DATA]) return;
+    size_t raw = 0, swapped = 0, n = e->data_bytes;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t eb = e->data[i], ab = a->data[i];
+        uint8_t sw = (uint8_t)((eb >> 4) | (eb << 4));
+        raw += eb != ab;
+        swapped += sw != ab;
+    }
+    if (swapped == 0 || swapped * 100 < raw)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SWAPPED_NIBBLES,
+                                "data: nibbles swapped in %zu of %zu differing bytes: element 2j belongs in the LOW "
+                                "nibble of byte j, element 2j+1 in the high nibble",
+                                raw - swapped, raw);
+}
+
+/* The actual codes equal the expected codes written in the other orientation
+ * (column-major), or a candidate flagged as the transposed output matches. */
+static void detect_transposed_layout(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (!a->data || a->data_bytes != e->data_bytes || !c->rep->mismatches[NVFP4_VC_DATA]) return;
+    size_t rows = e->rows, cols = e->cols, n = rows * cols, same = 0;
+    if (rows < 2 || cols < 2) return;
+    /* actual element j of the transposed [cols, rows] matrix is expected (j % rows, j / rows) */
+    for (size_t j = 0; j < n; j++) {
+        size_t r = j % rows, col = j / rows;
+        same += code_at(e, a->data, j) == code_at(e, e->data, r * cols + col);
+    }
+    if (same == n)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
+                                "data: the codes are the expected ones stored transposed ([%zu, %zu] instead of [%zu, %zu])",
+                                cols, rows, rows, cols);
+}
+
+static void detect_scale_layouts(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    /* linear bytes in the swizzled slot: compare the prefix that linear covers */
+    if (a->scale_swizzled && e->scale && c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED] &&
+        a->scale_swizzled_bytes >= e->scale_bytes && e->scale_bytes > 0 &&
+        memcmp(a->scale_swizzled, e->scale, e->scale_bytes) == 0)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_LINEAR_FOR_SWIZZLED,
+                                "scale_swizzled: holds the LINEAR scale layout (row-major [%zu, %zu]); the cuBLAS "
+                                "128x4 swizzled layout was expected (nvfp4_scale_swizzle)",
+                                e->rows, nvfp4_vview_scale_cols(e));
+    if (a->scale && e->scale_swizzled && c->rep->mismatches[NVFP4_VC_SCALE] && a->scale_bytes > 0 &&
+        a->scale_bytes <= e->scale_swizzled_bytes && memcmp(a->scale, e->scale_swizzled, a->scale_bytes) == 0)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SWIZZLED_FOR_LINEAR,
+                                "scale: holds the cuBLAS 128x4 SWIZZLED layout; the linear row-major layout was "
+                                "expected (nvfp4_scale_unswizzle)");
+}
+
+static void detect_padding(vctx *c, const swz_tally *t)
+{
+    if (!t->padding || t->padding != t->mism) return;
+    unsigned best = 0;
+    for (unsigned v = 1; v < 256; v++)
+        if (t->pad_value[v] > t->pad_value[best]) best = v;
+    nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_PADDING_BYTES,
+                            "scale_swizzled: only padding bytes differ (%zu), most hold 0x%02X (%u); padding must be "
+                            "0x00 as TE's swizzle writes it",
+                            t->padding, best, best);
+}
+
+static void detect_scale_off_by_one(vctx *c, const scale_tally *t)
+{
+    if (!t->mism || t->off_by_one_up + t->off_by_one_down != t->mism) return;
+    nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SCALE_OFF_BY_ONE,
+                            "scale: every differing scale byte (%zu of %zu blocks) is off by one code (+1: %zu, -1: "
+                            "%zu): a rounding difference in the block-scale arithmetic",
+                            t->mism, c->rep->total[NVFP4_VC_SCALE], t->off_by_one_up, t->off_by_one_down);
+}
+
+/* Recompute the scale bytes with the known wrong block-scale formulas. */
+static void detect_block_scale_formula(vctx *c, const scale_tally *t)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (!t->mism || !e->x || !e->amax || e->ue8m0_scales || !a->scale || a->scale_bytes != e->scale_bytes) return;
+    size_t scols = nvfp4_vview_scale_cols(e), agree = 0, n = e->scale_bytes;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = i / scols, col = (i % scols) * block_cols_of(e);
+        uint8_t alt = nvfp4_vchain_scale_div6_then_senc(block_amax(e, r, col), *e->amax);
+        agree += alt == a->scale[i];
+    }
+    if (agree == n)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_BLOCK_SCALE_FORMULA,
+                                "scale: every byte equals e4m3((block_amax/6)*S_enc), which rounds twice; te computes "
+                                "e4m3(block_amax*(S_enc*fl(1/6))) with the product S_enc*fl(1/6) first");
+}
+
+/* Recompute the codes with the encode factor S_enc/s (with the actual scales). */
+static void detect_encode_factor(vctx *c, const data_tally *t)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (!t->mism || !e->x || !e->amax || !e->scale || e->e4m3_elements || e->ue8m0_scales) return;
+    if (t->near + t->ties_other + t->ties_away == 0) return;
+    size_t n = elem_count(e), agree = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = i / e->cols, col = i % e->cols;
+        uint8_t s = e->scale[scale_index(e, r, col)];
+        float y = e->x[i] * nvfp4_vchain_factor_senc_over_s(s, *e->amax);
+        agree += nvfp4_core_e2m1_encode(y, NVFP4_CORE_RN, 0) == code_at(e, a->data, i);
+    }
+    if (agree == n)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_ENCODE_FACTOR,
+                                "data: every code equals e2m1(x*(S_enc/s)); te's encode factor is 1/(s*S_dec), which "
+                                "differs in the last bit for about a third of the scales (%zu codes flipped)",
+                                t->mism);
+}
+
+static void detect_element_policies(vctx *c, const data_tally *t)
+{
+    if (!t->mism) return;
+    if (t->ties_away && t->ties_away == t->mism)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TIES_AWAY,
+                                "data: E2M1 ties rounded away from zero: all %zu differing codes are exact midpoints "
+                                "rounded up in magnitude; ties must go to the even code (0, 1, 2, 4 | 0.5, 1.5, 3, 6 are "
+                                "odd)",
+                                t->mism);
+    if (t->negzero && t->negzero == t->mism)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_NEGATIVE_ZERO,
+                                "data: -0 written as +0 (%zu codes 0x8 became 0x0): the sign of zero results is kept "
+                                "(-0.0 and negative underflow give 0x8)",
+                                t->negzero);
+    if (t->nan && t->nan == t->mism)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_NAN_POLICY,
+                                "data: only NaN inputs differ (%zu): te writes NaN as 0x7 (+6), satfinite", t->nan);
+    if (t->underflow_zeroed && t->underflow_zeroed == t->mism)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_UNDERFLOW_ZEROED,
+                                "data: blocks whose scale underflows to 0 got code 0 (%zu elements); te's encode factor "
+                                "becomes FLT_MAX there and the codes saturate to +-6",
+                                t->underflow_zeroed);
+}
+
+/* Compare the actual view with each candidate (components the actual holds). */
+static bool view_equal_present(const nvfp4_vview *a, const nvfp4_vview *k)
+{
+    bool any = false;
+    if (a->data) {
+        if (!k->data || a->data_bytes != k->data_bytes || memcmp(a->data, k->data, a->data_bytes)) return false;
+        any = true;
+    }
+    if (a->scale) {
+        if (!k->scale || a->scale_bytes != k->scale_bytes || memcmp(a->scale, k->scale, a->scale_bytes)) return false;
+        any = true;
+    }
+    if (a->scale_swizzled) {
+        if (!k->scale_swizzled || a->scale_swizzled_bytes != k->scale_swizzled_bytes ||
+            memcmp(a->scale_swizzled, k->scale_swizzled, a->scale_swizzled_bytes))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+static void detect_candidates(vctx *c)
+{
+    const nvfp4_verify_opts *o = c->o;
+    if (!o->n_candidates) return;
+    bool data_or_scale_bad = c->rep->mismatches[NVFP4_VC_DATA] || c->rep->mismatches[NVFP4_VC_SCALE] ||
+                             c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED];
+    if (!data_or_scale_bad) return;
+    for (size_t i = 0; i < o->n_candidates; i++) {
+        const nvfp4_vcandidate *k = &o->candidates[i];
+        if (!view_equal_present(c->a, &k->view)) continue;
+        if (k->transposed)
+            nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
+                                    "data: the output equals the other orientation (%s): rows and columns are swapped",
+                                    k->name);
+        else
+            nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_DIFFERENT_RECIPE,
+                                    "recipe: the output matches recipe %s exactly, not %s", k->name,
+                                    o->expected_name ? o->expected_name : "the expected one");
+        return;
+    }
+    /* no exact match: name the nearest when it beats the expected recipe */
+    nvfp4_vrank *rank = malloc(o->n_candidates * sizeof *rank);
+    if (!rank) return;
+    nvfp4_identify_rank(c->a, o->candidates, o->n_candidates, rank);
+    size_t exp_total = 0, exp_match = 0;
+    if (c->a->data && c->a->data_bytes == c->e->data_bytes) {
+        exp_total += c->e->data_bytes;
+        for (size_t i = 0; i < c->e->data_bytes; i++) exp_match += c->a->data[i] == c->e->data[i];
+    }
+    double exp_frac = exp_total ? (double)exp_match / (double)exp_total : 0.0;
+    if (rank[0].fraction > exp_frac && rank[0].data_total)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_DIFFERENT_RECIPE,
+                                "recipe: nearest other recipe is %s (%.4f%% of data bytes match, %.4f%% for %s)",
+                                rank[0].name, pct(rank[0].data_match, rank[0].data_total), 100.0 * exp_frac,
+                                o->expected_name ? o->expected_name : "the expected recipe");
+    free(rank);
+}
+
+/* ---- identification ------------------------------------------------------------------ */
+
+static size_t count_equal(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    if (!a || !b || na != nb) return 0;
+    size_t s = 0;
+    for (size_t i = 0; i < na; i++) s += a[i] == b[i];
+    return s;
+}
+
+void nvfp4_identify_rank(const nvfp4_vview *actual, const nvfp4_vcandidate *cand, size_t n, nvfp4_vrank *rank)
+{
+    for (size_t i = 0; i < n; i++) {
+        const nvfp4_vview *k = &cand[i].view;
+        nvfp4_vrank *r = &rank[i];
+        memset(r, 0, sizeof *r);
+        r->name = cand[i].name;
+        if (actual->data) {
+            r->data_total = actual->data_bytes > k->data_bytes ? actual->data_bytes : k->data_bytes;
+            r->data_match = count_equal(actual->data, actual->data_bytes, k->data, k->data_bytes);
+        }
+        if (actual->scale) {
+            r->scale_total = actual->scale_bytes > k->scale_bytes ? actual->scale_bytes : k->scale_bytes;
+            r->scale_match = count_equal(actual->scale, actual->scale_bytes, k->scale, k->scale_bytes);
+        } else if (actual->scale_swizzled) {
+            size_t kn = k->scale_swizzled_bytes;
+            r->scale_total = actual->scale_swizzled_bytes > kn ? actual->scale_swizzled_bytes : kn;
+            r->scale_match = count_equal(actual->scale_swizzled, actual->scale_swizzled_bytes, k->scale_swizzled, kn);
+        }
+        size_t tot = r->data_total + r->scale_total;
+        r->fraction = tot ? (double)(r->data_match + r->scale_match) / (double)tot : 0.0;
+    }
+    /* insertion sort: stable, n is small */
+    for (size_t i = 1; i < n; i++) {
+        nvfp4_vrank v = rank[i];
+        size_t j = i;
+        while (j > 0 && rank[j - 1].fraction < v.fraction) {
+            rank[j] = rank[j - 1];
+            j--;
+        }
+        rank[j] = v;
+    }
+}
+
+/* ---- entry point ------------------------------------------------------------------------- */
+
+static nvfp4_status check_expected(const nvfp4_vview *e, nvfp4_error *err)
+{
+    if (!e->rows || !e->cols) return nvfp4_error_set(err, NVFP4_EINVAL, "verify: the expected output has an empty shape");
+    size_t n;
+    if (!nvfp4_mul_size(e->rows, e->cols, &n)) return nvfp4_error_set(err, NVFP4_ENOMEM, "verify: shape overflows");
+    if (e->data && e->data_bytes != data_size(e))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected data has %zu bytes, its shape needs %zu",
+                               e->data_bytes, data_size(e));
+    if (e->scale && e->scale_bytes != e->rows * nvfp4_vview_scale_cols(e))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale has %zu bytes, its shape needs %zu",
+                               e->scale_bytes, e->rows * nvfp4_vview_scale_cols(e));
+    if (e->scale_swizzled && e->scale_swizzled_bytes != swz_size(e->rows, nvfp4_vview_scale_cols(e)))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale_swizzled has %zu bytes, its shape needs %zu",
+                               e->scale_swizzled_bytes, swz_size(e->rows, nvfp4_vview_scale_cols(e)));
+    if (e->dequant && e->dequant_count != n)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected dequant has %zu values, its shape needs %zu",
+                               e->dequant_count, n);
+    return NVFP4_OK;
+}
+
+/* The actual scales in linear order: given, or unswizzled from the swizzled
+ * component when that has the right size (used to explain code mismatches). */
+static void actual_linear_scales(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (!e->scale) return;
+    if (a->scale && a->scale_bytes == e->scale_bytes) {
+        c->act_scale = a->scale;
+        return;
+    }
+    size_t scols = nvfp4_vview_scale_cols(e);
+    if (!a->scale_swizzled || a->scale_swizzled_bytes != swz_size(e->rows, scols)) return;
+    c->unswizzled = malloc(e->scale_bytes ? e->scale_bytes : 1);
+    if (!c->unswizzled) return;
+    for (size_t r = 0; r < e->rows; r++)
+        for (size_t k = 0; k < scols; k++) c->unswizzled[r * scols + k] = a->scale_swizzled[swz_offset(r, k, scols)];
+    c->act_scale = c->unswizzled;
+}
+
+nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual, const nvfp4_verify_opts *opts,
+                          nvfp4_vreport *rep, nvfp4_error *err)
+{
+    nvfp4_verify_opts defaults;
+    if (!opts) {
+        nvfp4_verify_opts_init(&defaults);
+        opts = &defaults;
+    }
+    memset(rep, 0, sizeof *rep);
+    nvfp4_status st = check_expected(expected, err);
+    if (st != NVFP4_OK) return st;
+    rep->max_first = opts->max_errors;
+    if (rep->max_first) {
+        rep->first = calloc(rep->max_first, sizeof *rep->first);
+        if (!rep->first) return nvfp4_error_set(err, NVFP4_ENOMEM, "verify: out of memory");
+    }
+    unsigned mask = opts->components ? opts->components : (1u << NVFP4_VC_COUNT) - 1u;
+    const void *ep[NVFP4_VC_COUNT] = {expected->data, expected->scale, expected->scale_swizzled, expected->amax,
+                                      expected->dequant};
+    const void *ap[NVFP4_VC_COUNT] = {actual->data, actual->scale, actual->scale_swizzled, actual->amax, actual->dequant};
+    for (unsigned i = 0; i < NVFP4_VC_COUNT; i++) {
+        rep->expected_present[i] = ep[i] != NULL;
+        rep->actual_present[i] = ap[i] != NULL;
+    }
+    vctx c = {expected, actual, opts, rep, NULL, NULL};
+    actual_linear_scales(&c);
+    bool want[NVFP4_VC_COUNT];
+    for (unsigned i = 0; i < NVFP4_VC_COUNT; i++) want[i] = (mask >> i) & 1u && ep[i] && ap[i];
+
+    data_tally dt;
+    scale_tally stl;
+    swz_tally swt;
+    memset(&dt, 0, sizeof dt);
+    memset(&stl, 0, sizeof stl);
+    memset(&swt, 0, sizeof swt);
+    if (want[NVFP4_VC_DATA]) compare_data(&c, &dt);
+    if (want[NVFP4_VC_SCALE]) compare_scale_linear(&c, &stl);
+    if (want[NVFP4_VC_SCALE_SWIZZLED]) compare_scale_swizzled(&c, &swt);
+    if (want[NVFP4_VC_AMAX]) compare_amax(&c);
+    if (want[NVFP4_VC_DEQUANT]) compare_dequant(&c);
+
+    if (want[NVFP4_VC_DATA]) {
+        detect_swapped_nibbles(&c);
+        detect_transposed_layout(&c);
+        detect_element_policies(&c, &dt);
+        detect_encode_factor(&c, &dt);
+    }
+    if (want[NVFP4_VC_SCALE] || want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_layouts(&c);
+    if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_padding(&c, &swt);
+    if (want[NVFP4_VC_SCALE]) {
+        detect_scale_off_by_one(&c, &stl);
+        detect_block_scale_formula(&c, &stl);
+    }
+    detect_candidates(&c);
+    free(c.unswizzled);
+    return NVFP4_OK;
+}
