@@ -13,5 +13,6 @@
 #include "nvfp4/hadamard.h"
 #include "nvfp4/gemm.h"
 #include "nvfp4/verify.h"
+#include "nvfp4/study.h"
 
 #endif /* NVFP4_H */

@@ -1,0 +1,258 @@
+/*
+ * nvfp4/study.h - the error-accumulation laboratory: small models trained in
+ * C whose every linear layer runs its Fprop, Dgrad and Wgrad GEMMs (OpenBLAS
+ * sgemm) on quantized-then-dequantized operands, each operand configured on
+ * its own and quantized along that GEMM's reduction dimension; and the
+ * built-in studies (S0, S1, S3, S6) that reproduce published results.
+ *
+ * User documentation: docs/studies.md. Design: DESIGN.md 7 and
+ * research/error-accumulation.md 6.1.
+ */
+#ifndef NVFP4_STUDY_H
+#define NVFP4_STUDY_H
+
+#include <stdio.h>
+
+#include "nvfp4/common.h"
+#include "nvfp4/formats.h"
+#include "nvfp4/quant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- one GEMM operand's quantization ------------------------------------ */
+typedef enum {
+    NVFP4_SQ_FP32 = 0,  /* no quantization (the high-precision path) */
+    NVFP4_SQ_BF16 = 1,  /* every element rounded to bf16 (RN) */
+    NVFP4_SQ_NVFP4 = 2, /* E2M1 + block scale + (E4M3 scales) fp32 global amax */
+    NVFP4_SQ_MXFP4 = 3  /* E2M1 + UE8M0 block scale, no global scale */
+} nvfp4_sq_format;
+
+typedef enum {
+    NVFP4_SS_E4M3 = 0,        /* TE: e4m3_rn_sat(block_amax * S_enc / 6) (DESIGN.md 3.2) */
+    NVFP4_SS_E4M3_UP = 1,     /* the same, rounded up to the next E4M3 value (no SR clip) */
+    NVFP4_SS_FP32 = 2,        /* exact fp32 block_amax / 6 (no scale rounding at all) */
+    NVFP4_SS_UE8M0_FLOOR = 3, /* OCP MX: 2^(floor(log2 block_amax) - 2); can clip */
+    NVFP4_SS_UE8M0_CEIL = 4,  /* NVIDIA App. B.4: block_amax / 6 rounded up to 2^k (cvt.rp) */
+    NVFP4_SS_DEFAULT = 5      /* E4M3 for NVFP4, UE8M0_CEIL for MXFP4 */
+} nvfp4_sq_scale;
+
+typedef enum {
+    NVFP4_SQ_RHT_FIXED = 0,   /* one sign vector for the whole run (TE mask when d = 16) */
+    NVFP4_SQ_RHT_PER_STEP = 1,/* signs re-drawn every step and layer (Quartet) */
+    NVFP4_SQ_RHT_NOSIGN = 2   /* plain normalized Hadamard */
+} nvfp4_sq_rht_signs;
+
+typedef struct {
+    nvfp4_sq_format format;
+    nvfp4_block block;        /* DEFAULT: 1x16 for NVFP4, 1x32 for MXFP4 */
+    nvfp4_sq_scale scale;
+    nvfp4_rounding rounding;  /* NVFP4_RN or NVFP4_SR (element rounding) */
+    bool prescale34;          /* Tseng: multiply by 3/4 before, 4/3 after (with SR) */
+    unsigned rht;             /* 0: off; else Hadamard size d (4..128) along the reduction axis */
+    nvfp4_sq_rht_signs rht_signs;
+    bool rht_fp32;            /* keep the RHT output in fp32 (default: bf16, as TE) */
+} nvfp4_sq_cfg;
+
+/* Counts gathered by a fake-quantization (for zero and clip fractions). */
+typedef struct {
+    uint64_t n;       /* elements */
+    uint64_t zeros;   /* nonzero inputs that became 0 */
+    uint64_t clips;   /* elements whose scaled magnitude exceeded the grid maximum */
+} nvfp4_sq_stats;
+
+/* What keys the random bits of one quantization (SR bits, per-step RHT
+ * signs): the same key gives the same bits at any thread count. */
+typedef struct {
+    uint64_t seed;
+    uint64_t step;
+    uint32_t layer, gemm, operand;
+} nvfp4_sq_key;
+
+void nvfp4_sq_cfg_fp32(nvfp4_sq_cfg *c);
+/* NVFP4 1x16, E4M3 scales, RN, no RHT. */
+void nvfp4_sq_cfg_nvfp4(nvfp4_sq_cfg *c);
+/* MXFP4 1x32, UE8M0 ceil scales, RN, no RHT. */
+void nvfp4_sq_cfg_mxfp4(nvfp4_sq_cfg *c);
+/* Short description such as "nvfp4/1x16/e4m3/sr/rht16". */
+void nvfp4_sq_cfg_describe(const nvfp4_sq_cfg *c, char *buf, size_t n);
+/* Parses the form printed by nvfp4_sq_cfg_describe ("fp32", "bf16",
+ * "nvfp4/16x16", "mxfp4/sr/rht32/ue8m0-floor", ...; order free). */
+bool nvfp4_sq_cfg_parse(const char *s, nvfp4_sq_cfg *c);
+
+/* Quantize-then-dequantize x (row-major rows x k) along its rows (blocks of
+ * consecutive elements of a row; 16x16 tiles span 16 rows). A short last
+ * block (k not a multiple of the block) is its own block. With c->rht the
+ * rows are first transformed in groups of d (k % d == 0 required) and the
+ * output stays in the Hadamard domain. out may not alias x. stats may be
+ * NULL. The NVFP4 E4M3 scale rule is TE's (DESIGN.md 3.2); SR bits follow
+ * the Philox contract of DESIGN.md 3.3 with a seed derived from the key. */
+nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t rows, size_t k,
+                                const nvfp4_sq_key *key, float *out, nvfp4_sq_stats *stats,
+                                nvfp4_error *err);
+
+/* The block-diagonal randomized Hadamard transform used by fakequant:
+ * rows of x (length k, k % d == 0) in groups of d, in place, fp32. */
+nvfp4_status nvfp4_sq_rht_rows(float *x, size_t rows, size_t k, unsigned d, nvfp4_sq_rht_signs signs,
+                               const nvfp4_sq_key *key, nvfp4_error *err);
+
+/* ---- models ------------------------------------------------------------ */
+typedef enum { NVFP4_ACT_RELU = 0, NVFP4_ACT_SQRELU = 1, NVFP4_ACT_GELU = 2, NVFP4_ACT_NONE = 3 } nvfp4_act;
+typedef enum { NVFP4_BLOCK_PLAIN = 0, NVFP4_BLOCK_RESIDUAL = 1 } nvfp4_block_kind;
+typedef enum { NVFP4_LOSS_MSE = 0, NVFP4_LOSS_CE = 1 } nvfp4_loss;
+typedef enum { NVFP4_OPT_ADAM = 0, NVFP4_OPT_SGD = 1 } nvfp4_optimizer;
+typedef enum { NVFP4_SCHED_COSINE = 0, NVFP4_SCHED_WSD = 1, NVFP4_SCHED_CONSTANT = 2 } nvfp4_schedule;
+
+enum { NVFP4_GEMM_FPROP = 0, NVFP4_GEMM_DGRAD = 1, NVFP4_GEMM_WGRAD = 2 };
+
+/* Linears in order: input projection, then per block (PLAIN: one d x d
+ * linear + activation; RESIDUAL: RMSNorm, up d->h, activation, down h->d,
+ * residual add), then the head (after a final RMSNorm for RESIDUAL). With
+ * vocab > 0 the input is ctx tokens, each embedded to emb_dim (FP32) and
+ * concatenated (d_in = ctx * emb_dim). */
+typedef struct {
+    size_t d_in, d_model, d_hidden, d_out, n_blocks;
+    nvfp4_block_kind block_kind;
+    nvfp4_act act;
+    nvfp4_loss loss;
+    size_t vocab, ctx, emb_dim;
+} nvfp4_model_cfg;
+
+/* Per-GEMM quantization recipe for the quantized linears: q[gemm][0] is the
+ * A operand (Fprop: X; Dgrad: dY; Wgrad: dY^T), q[gemm][1] the B operand
+ * (Fprop: W; Dgrad: W^T; Wgrad: X^T). first_hp / last_hp linears stay FP32. */
+typedef struct {
+    nvfp4_sq_cfg q[3][2];
+    size_t first_hp, last_hp;
+} nvfp4_recipe_cfg;
+
+/* The NVFP4 paper's recipe (arXiv 2509.25149 Sec. 4): 16x16 weights, 1x16
+ * activations and gradients, SR on gradients (Dgrad and Wgrad), RHT-16 on
+ * both Wgrad inputs, first 1 and last 1 linears in high precision. */
+void nvfp4_recipe_cfg_paper(nvfp4_recipe_cfg *r);
+void nvfp4_recipe_cfg_fp32(nvfp4_recipe_cfg *r);
+/* The same layout with MXFP4 (1x32, UE8M0 ceil; RHT d = 32 on Wgrad). */
+void nvfp4_recipe_cfg_mxfp4(nvfp4_recipe_cfg *r);
+
+typedef struct {
+    nvfp4_model_cfg model;
+    nvfp4_recipe_cfg recipe;
+    nvfp4_optimizer opt;
+    float lr, lr_min_frac, warmup_frac, decay_frac; /* decay_frac: WSD's decay tail */
+    float beta1, beta2, adam_eps, weight_decay, momentum;
+    nvfp4_schedule sched;
+    size_t steps, batch, log_every;
+    uint64_t seed;            /* init, data and every random draw */
+    /* events: at this step switch to FP32 (SIZE_MAX: never) */
+    size_t switch_fwd_step, switch_bwd_step;
+    float init_scale;         /* multiplies the default 1/sqrt(fan_in) init */
+    float label_noise;        /* regression teacher label noise std */
+    float diverge_factor;     /* loss > factor * initial loss (or non-finite): diverged */
+} nvfp4_train_cfg;
+
+void nvfp4_train_cfg_init(nvfp4_train_cfg *t);
+
+/* ---- a training run -------------------------------------------------------- */
+typedef struct nvfp4_run nvfp4_run;
+
+/* Per logged step: losses of the quantized run and of its FP32 shadow (same
+ * init, same data), and per-linear diagnostics. */
+typedef struct {
+    size_t step;
+    double lr, loss, ref_loss, eval_loss, ref_eval_loss, drift;
+} nvfp4_log_row;
+
+typedef struct {
+    double sqnr_db[3];        /* Fprop Y, Dgrad dX, Wgrad dW vs the unquantized GEMM (same inputs) */
+    double wgrad_cos, wgrad_align, gnr; /* gnr = ||g|| / ||g_q - g|| */
+    double zero_frac[3][2], clip_frac[3][2];
+} nvfp4_layer_diag;
+
+/* Creates a run (model, FP32 shadow, data task) from a config. */
+nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4_error *err);
+void nvfp4_run_free(nvfp4_run *r);
+/* Advances to step `until` (cfg->steps at most). Stops early on divergence. */
+nvfp4_status nvfp4_run_advance(nvfp4_run *r, size_t until, nvfp4_error *err);
+size_t nvfp4_run_step(const nvfp4_run *r);
+bool nvfp4_run_diverged(const nvfp4_run *r, size_t *at_step);
+size_t nvfp4_run_n_linears(const nvfp4_run *r);
+size_t nvfp4_run_n_logs(const nvfp4_run *r);
+const nvfp4_log_row *nvfp4_run_log(const nvfp4_run *r, size_t i);
+/* diagnostics of linear l at log row i */
+const nvfp4_layer_diag *nvfp4_run_diag(const nvfp4_run *r, size_t i, size_t l);
+/* Entropy rate (nats) of the LM task's Markov source, or 0 for regression. */
+double nvfp4_run_entropy_rate(const nvfp4_run *r);
+/* Mutable config (change a knob before nvfp4_run_advance: a fork). */
+nvfp4_train_cfg *nvfp4_run_cfg(nvfp4_run *r);
+/* Deep copy (checkpoint in memory) and file checkpoint of the whole state. */
+nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *err);
+nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *err);
+nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err);
+/* All parameters of the quantized model, concatenated (tests, digests). */
+size_t nvfp4_run_param_count(const nvfp4_run *r);
+void nvfp4_run_params(const nvfp4_run *r, float *out);
+/* OpenBLAS threads used by the studies (pinned: docs/studies.md). */
+void nvfp4_study_set_threads(int threads);
+
+/* ---- layer kernels, exposed for gradient checks ---------------------------- */
+void nvfp4_act_forward(nvfp4_act a, const float *x, float *y, size_t n);
+/* dx = dy * act'(x) */
+void nvfp4_act_backward(nvfp4_act a, const float *x, const float *dy, float *dx, size_t n);
+void nvfp4_rmsnorm_forward(const float *x, const float *g, size_t rows, size_t d, float *y, float *rstd);
+void nvfp4_rmsnorm_backward(const float *x, const float *g, const float *rstd, const float *dy, size_t rows,
+                            size_t d, float *dx, float *dg /* accumulated */);
+/* loss (mean over rows) and dy = dL/dy */
+double nvfp4_mse_loss(const float *y, const float *t, size_t rows, size_t d, float *dy);
+double nvfp4_ce_loss(const float *logits, const uint32_t *labels, size_t rows, size_t v, float *dy);
+/* One quantized linear: Y = Q(X) Q(W)^T; dX = Q(dY) Q(W^T)^T; dW = Q(dY^T) Q(X^T)^T. */
+nvfp4_status nvfp4_linear_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w,
+                                  size_t t, size_t in, size_t out, const nvfp4_sq_key *key, float *y,
+                                  nvfp4_error *err);
+nvfp4_status nvfp4_linear_backward(const nvfp4_sq_cfg q[3][2], const float *x, const float *w, const float *dy,
+                                   size_t t, size_t in, size_t out, const nvfp4_sq_key *key, float *dx,
+                                   float *dw, nvfp4_error *err);
+/* Learning rate at a step under the config's schedule. */
+double nvfp4_lr_at(const nvfp4_train_cfg *c, size_t step);
+
+/* ---- S0 arithmetic ----------------------------------------------------------- */
+typedef enum { NVFP4_LP_FP16 = 0, NVFP4_LP_BF16 = 1, NVFP4_LP_E4M3 = 2, NVFP4_LP_E5M2 = 3 } nvfp4_lp_format;
+const char *nvfp4_lp_name(nvfp4_lp_format f);
+/* Round x to the format: RN (sr = false) or SR with the random word r. */
+float nvfp4_lp_round(nvfp4_lp_format f, float x, bool sr, uint32_t r);
+/* Recursive harmonic sum s <- fl(s + fl(1/n)) for n = 1..terms. With RN,
+ * *frozen_at receives the first n whose addition left s unchanged (0 if
+ * none). SR draws from Philox keyed by `seed`. */
+float nvfp4_lp_harmonic(nvfp4_lp_format f, bool sr, uint64_t seed, size_t terms, size_t *frozen_at);
+/* x0 + n additions of delta, each rounded. */
+float nvfp4_lp_repeat_add(nvfp4_lp_format f, bool sr, uint64_t seed, float x0, float delta, size_t n);
+
+/* ---- studies ------------------------------------------------------------------ */
+typedef struct {
+    size_t seeds, steps;      /* 0: the study's default */
+    size_t shard_i, shard_n;  /* run the jobs j with j % shard_n == shard_i */
+    int threads;
+    bool quiet;
+    const char *out_dir;
+} nvfp4_study_opts;
+
+typedef struct nvfp4_study nvfp4_study;
+size_t nvfp4_study_count(void);
+const nvfp4_study *nvfp4_study_at(size_t i);
+const nvfp4_study *nvfp4_study_find(const char *name);
+const char *nvfp4_study_name(const nvfp4_study *s);
+const char *nvfp4_study_claim(const nvfp4_study *s);
+/* Runs the study, writing CSV, summary.json and (if gnuplot exists) PNGs
+ * into opts->out_dir. Progress goes to `log` (may be NULL). */
+nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *opts, FILE *log, nvfp4_error *err);
+/* Redraws the PNGs of a study output folder from its CSV files. Sets
+ * *skipped when gnuplot is absent. */
+nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err);
+/* Merges shard output folders into out_dir (concatenated CSVs, recomputed
+ * summary). */
+nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4_STUDY_H */

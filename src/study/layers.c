@@ -1,0 +1,341 @@
+/*
+ * layers.c - the layer kernels of the training simulator: the quantized
+ * linear (three OpenBLAS sgemm GEMMs on fake-quantized operands, each
+ * quantized along its GEMM's reduction axis), activations, RMSNorm, losses,
+ * schedules. All FP32 outside the GEMM operands, as NVIDIA keeps norms,
+ * non-linearities and the loss in high precision (arXiv 2509.25149 Sec. 4.1).
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4/study.h"
+#include "study/study_internal.h"
+#include "study/train_internal.h"
+
+/* ---- activations --------------------------------------------------------- */
+static float gelu_tanh(float x)
+{
+    const float c = 0.7978845608028654f; /* sqrt(2/pi) */
+    float u = c * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(u));
+}
+
+static float gelu_tanh_grad(float x)
+{
+    const float c = 0.7978845608028654f;
+    float x2 = x * x;
+    float u = c * (x + 0.044715f * x2 * x);
+    float t = tanhf(u);
+    float du = c * (1.0f + 3.0f * 0.044715f * x2);
+    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+}
+
+void nvfp4_act_forward(nvfp4_act a, const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        switch (a) {
+        case NVFP4_ACT_RELU: y[i] = v > 0.0f ? v : 0.0f; break;
+        case NVFP4_ACT_SQRELU: y[i] = v > 0.0f ? v * v : 0.0f; break;
+        case NVFP4_ACT_GELU: y[i] = gelu_tanh(v); break;
+        default: y[i] = v; break;
+        }
+    }
+}
+
+void nvfp4_act_backward(nvfp4_act a, const float *x, const float *dy, float *dx, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i], g;
+        switch (a) {
+        case NVFP4_ACT_RELU: g = v > 0.0f ? 1.0f : 0.0f; break;
+        case NVFP4_ACT_SQRELU: g = v > 0.0f ? 2.0f * v : 0.0f; break;
+        case NVFP4_ACT_GELU: g = gelu_tanh_grad(v); break;
+        default: g = 1.0f; break;
+        }
+        dx[i] = dy[i] * g;
+    }
+}
+
+/* ---- RMSNorm: y = x * rstd * g, rstd = 1/sqrt(mean(x^2) + eps) ------------- */
+#define RMS_EPS 1e-6f
+
+void nvfp4_rmsnorm_forward(const float *x, const float *g, size_t rows, size_t d, float *y, float *rstd)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        double ss = 0.0;
+        for (size_t i = 0; i < d; i++) ss += (double)xr[i] * xr[i];
+        float rs = (float)(1.0 / sqrt(ss / (double)d + RMS_EPS));
+        rstd[r] = rs;
+        for (size_t i = 0; i < d; i++) y[r * d + i] = xr[i] * rs * g[i];
+    }
+}
+
+void nvfp4_rmsnorm_backward(const float *x, const float *g, const float *rstd, const float *dy, size_t rows,
+                            size_t d, float *dx, float *dg)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d, *dyr = dy + r * d;
+        float rs = rstd[r];
+        double dot = 0.0; /* sum_i dy_i g_i x_i */
+        for (size_t i = 0; i < d; i++) dot += (double)dyr[i] * g[i] * xr[i];
+        float c = (float)(dot * (double)rs * rs * rs / (double)d);
+        for (size_t i = 0; i < d; i++) {
+            dx[r * d + i] = dyr[i] * g[i] * rs - xr[i] * c;
+            dg[i] += dyr[i] * xr[i] * rs;
+        }
+    }
+}
+
+/* ---- losses --------------------------------------------------------------- */
+double nvfp4_mse_loss(const float *y, const float *t, size_t rows, size_t d, float *dy)
+{
+    double s = 0.0, inv = 1.0 / (double)(rows * d);
+    for (size_t i = 0; i < rows * d; i++) {
+        double e = (double)y[i] - t[i];
+        s += e * e;
+        if (dy) dy[i] = (float)(2.0 * e * inv);
+    }
+    return s * inv;
+}
+
+double nvfp4_ce_loss(const float *logits, const uint32_t *labels, size_t rows, size_t v, float *dy)
+{
+    double total = 0.0;
+    for (size_t r = 0; r < rows; r++) {
+        const float *z = logits + r * v;
+        float m = z[0];
+        for (size_t i = 1; i < v; i++) m = z[i] > m ? z[i] : m;
+        double se = 0.0;
+        for (size_t i = 0; i < v; i++) se += exp((double)z[i] - m);
+        double lse = log(se) + m;
+        total += lse - z[labels[r]];
+        if (dy)
+            for (size_t i = 0; i < v; i++) {
+                double p = exp((double)z[i] - lse);
+                dy[r * v + i] = (float)((p - (i == labels[r] ? 1.0 : 0.0)) / (double)rows);
+            }
+    }
+    return total / (double)rows;
+}
+
+/* ---- schedules --------------------------------------------------------------- */
+double nvfp4_lr_at(const nvfp4_train_cfg *c, size_t step)
+{
+    double lr = c->lr, lo = c->lr * c->lr_min_frac, n = (double)c->steps;
+    double w = floor(c->warmup_frac * n);
+    if ((double)step < w) return lr * ((double)step + 1.0) / w;
+    if (c->sched == NVFP4_SCHED_CONSTANT) return lr;
+    if (c->sched == NVFP4_SCHED_WSD) {
+        double d0 = n * (1.0 - c->decay_frac);
+        if ((double)step < d0) return lr;
+        double p = ((double)step - d0) / (n - d0);
+        return lr + (lo - lr) * (p > 1.0 ? 1.0 : p);
+    }
+    double p = ((double)step - w) / (n - w > 1.0 ? n - w : 1.0);
+    if (p > 1.0) p = 1.0;
+    return lo + (lr - lo) * 0.5 * (1.0 + cos(3.14159265358979323846 * p));
+}
+
+/* ---- quantized linear ------------------------------------------------------- */
+static void transpose(const float *a, size_t rows, size_t cols, float *t)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) t[c * rows + r] = a[r * cols + c];
+}
+
+static nvfp4_sq_key key_for(const nvfp4_sq_key *base, uint32_t gemm, uint32_t operand)
+{
+    nvfp4_sq_key k = {0, 0, 0, 0, 0};
+    if (base) k = *base;
+    k.gemm = gemm;
+    k.operand = operand;
+    return k;
+}
+
+/* C[m,n] = A[m,k] B[n,k]^T: both operands quantized along k (contiguous). */
+static void gemm_abt(const float *a, const float *b, size_t m, size_t n, size_t k, float *c)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b, (int)k, 0.0f,
+                c, (int)n);
+}
+
+static double sq_err_db(const float *ref, const float *x, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double e = (double)ref[i] - x[i];
+        num += (double)ref[i] * ref[i];
+        den += e * e;
+    }
+    if (den == 0.0) return 300.0; /* identical: report a large finite SQNR */
+    if (num == 0.0) return -300.0;
+    return 10.0 * log10(num / den);
+}
+
+static nvfp4_status fq_pair(const nvfp4_sq_cfg *ca, const nvfp4_sq_cfg *cb, const float *a, const float *b, size_t m,
+                            size_t n, size_t k, const nvfp4_sq_key *key, uint32_t gemm, float *qa, float *qb,
+                            lin_diag *dg, nvfp4_error *err)
+{
+    nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
+    nvfp4_sq_key ka = key_for(key, gemm, 0), kb = key_for(key, gemm, 1);
+    nvfp4_status s = nvfp4_sq_fakequant(ca, a, m, k, &ka, qa, &sa, err);
+    if (s == NVFP4_OK) s = nvfp4_sq_fakequant(cb, b, n, k, &kb, qb, &sb, err);
+    if (dg) {
+        dg->zero[gemm][0] = sa.n ? (double)sa.zeros / (double)sa.n : 0.0;
+        dg->clip[gemm][0] = sa.n ? (double)sa.clips / (double)sa.n : 0.0;
+        dg->zero[gemm][1] = sb.n ? (double)sb.zeros / (double)sb.n : 0.0;
+        dg->clip[gemm][1] = sb.n ? (double)sb.clips / (double)sb.n : 0.0;
+    }
+    return s;
+}
+
+static bool is_fp32(const nvfp4_sq_cfg *c) { return c->format == NVFP4_SQ_FP32; }
+
+nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,
+                         size_t in, size_t out, const nvfp4_sq_key *key, float *y, lin_diag *dg, nvfp4_error *err)
+{
+    if (is_fp32(fa) && is_fp32(fb)) {
+        gemm_abt(x, w, t, out, in, y);
+        if (dg) dg->sqnr[NVFP4_GEMM_FPROP] = 300.0;
+        return NVFP4_OK;
+    }
+    float *qx = malloc(t * in * sizeof *qx), *qw = malloc(out * in * sizeof *qw);
+    if (!qx || !qw) {
+        free(qx);
+        free(qw);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "linear forward: out of memory");
+    }
+    nvfp4_status s = fq_pair(fa, fb, x, w, t, out, in, key, NVFP4_GEMM_FPROP, qx, qw, dg, err);
+    if (s == NVFP4_OK) {
+        gemm_abt(qx, qw, t, out, in, y);
+        float *ref = dg ? malloc(t * out * sizeof *ref) : NULL;
+        if (ref) {
+            gemm_abt(x, w, t, out, in, ref);
+            dg->sqnr[NVFP4_GEMM_FPROP] = sq_err_db(ref, y, t * out);
+        }
+        free(ref);
+    }
+    free(qx);
+    free(qw);
+    return s;
+}
+
+nvfp4_status nvfp4_linear_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w,
+                                  size_t t, size_t in, size_t out, const nvfp4_sq_key *key, float *y,
+                                  nvfp4_error *err)
+{
+    return lin_forward(fa, fb, x, w, t, in, out, key, y, NULL, err);
+}
+
+static bool same_cfg(const nvfp4_sq_cfg *a, const nvfp4_sq_cfg *b)
+{
+    return a->format == b->format && sq_block_resolved(a) == sq_block_resolved(b) &&
+           sq_scale_resolved(a) == sq_scale_resolved(b) && a->rounding == b->rounding &&
+           a->prescale34 == b->prescale34 && a->rht == b->rht;
+}
+
+/* Dgrad's B operand: W^T [in, out] quantized along out. With 16x16 weights
+ * configured alike for Fprop and Dgrad (and RN), it is exactly the transpose
+ * of Fprop's quantized W: one scale per tile serves both orientations
+ * (arXiv 2509.25149 Sec. 4.3; TE's 2D weights). */
+static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, size_t in, size_t out,
+                                 const nvfp4_sq_key *key, float *wt, float *tmp, lin_diag *dg, nvfp4_error *err)
+{
+    const nvfp4_sq_cfg *cb = &q[NVFP4_GEMM_DGRAD][1];
+    nvfp4_sq_stats sb = {0, 0, 0};
+    nvfp4_status s;
+    if (sq_block_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
+        cb->rounding == NVFP4_RN && !cb->rht) {
+        nvfp4_sq_key kf = key_for(key, NVFP4_GEMM_FPROP, 1);
+        s = nvfp4_sq_fakequant(cb, w, out, in, &kf, tmp, &sb, err);
+        transpose(tmp, out, in, wt);
+    } else {
+        nvfp4_sq_key kb = key_for(key, NVFP4_GEMM_DGRAD, 1);
+        transpose(w, out, in, tmp);
+        s = nvfp4_sq_fakequant(cb, tmp, in, out, &kb, wt, &sb, err);
+    }
+    if (dg) {
+        dg->zero[NVFP4_GEMM_DGRAD][1] = sb.n ? (double)sb.zeros / (double)sb.n : 0.0;
+        dg->clip[NVFP4_GEMM_DGRAD][1] = sb.n ? (double)sb.clips / (double)sb.n : 0.0;
+    }
+    return s;
+}
+
+static void wgrad_diag(const float *dwq, const float *dwr, size_t n, lin_diag *dg)
+{
+    double gg = 0.0, qq = 0.0, gq = 0.0, ee = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double g = dwr[i], q = dwq[i];
+        gg += g * g;
+        qq += q * q;
+        gq += g * q;
+        ee += (q - g) * (q - g);
+    }
+    dg->sqnr[NVFP4_GEMM_WGRAD] = sq_err_db(dwr, dwq, n);
+    dg->wgrad_cos = (gg > 0 && qq > 0) ? gq / sqrt(gg * qq) : 1.0;
+    dg->wgrad_align = gg > 0 ? gq / gg : 1.0;
+    dg->gnr = ee > 0 ? sqrt(gg / ee) : 1e30;
+}
+
+nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const float *w, const float *dy, size_t t,
+                          size_t in, size_t out, const nvfp4_sq_key *key, float *dx, float *dw, lin_diag *dg,
+                          nvfp4_error *err)
+{
+    size_t big = t * in;
+    if (t * out > big) big = t * out;
+    if (in * out > big) big = in * out;
+    float *b1 = malloc(big * sizeof *b1), *b2 = malloc(big * sizeof *b2), *b3 = malloc(big * sizeof *b3),
+          *b4 = malloc(big * sizeof *b4);
+    nvfp4_status s = NVFP4_OK;
+    if (!b1 || !b2 || !b3 || !b4) {
+        s = nvfp4_error_set(err, NVFP4_ENOMEM, "linear backward: out of memory");
+        goto done;
+    }
+    /* Dgrad: dX[t,in] = dY[t,out] W[out,in]; reduction over out. */
+    if (dx) {
+        const nvfp4_sq_cfg *ca = &q[NVFP4_GEMM_DGRAD][0];
+        nvfp4_sq_stats sa = {0, 0, 0};
+        nvfp4_sq_key ka = key_for(key, NVFP4_GEMM_DGRAD, 0);
+        s = nvfp4_sq_fakequant(ca, dy, t, out, &ka, b1, &sa, err);
+        if (s == NVFP4_OK) s = dgrad_weight(q, w, in, out, key, b2, b3, dg, err);
+        if (s != NVFP4_OK) goto done;
+        if (dg) {
+            dg->zero[NVFP4_GEMM_DGRAD][0] = sa.n ? (double)sa.zeros / (double)sa.n : 0.0;
+            dg->clip[NVFP4_GEMM_DGRAD][0] = sa.n ? (double)sa.clips / (double)sa.n : 0.0;
+        }
+        gemm_abt(b1, b2, t, in, out, dx);
+        if (dg) {
+            transpose(w, out, in, b3);
+            gemm_abt(dy, b3, t, in, out, b4);
+            dg->sqnr[NVFP4_GEMM_DGRAD] = sq_err_db(b4, dx, t * in);
+        }
+    }
+    /* Wgrad: dW[out,in] = dY^T[out,t] X[t,in]; reduction over t. */
+    transpose(dy, t, out, b1);
+    transpose(x, t, in, b2);
+    s = fq_pair(&q[NVFP4_GEMM_WGRAD][0], &q[NVFP4_GEMM_WGRAD][1], b1, b2, out, in, t, key, NVFP4_GEMM_WGRAD, b3, b4,
+                dg, err);
+    if (s != NVFP4_OK) goto done;
+    gemm_abt(b3, b4, out, in, t, dw);
+    if (dg) {
+        gemm_abt(b1, b2, out, in, t, b3);
+        wgrad_diag(dw, b3, out * in, dg);
+    }
+done:
+    free(b1);
+    free(b2);
+    free(b3);
+    free(b4);
+    return s;
+}
+
+nvfp4_status nvfp4_linear_backward(const nvfp4_sq_cfg q[3][2], const float *x, const float *w, const float *dy,
+                                   size_t t, size_t in, size_t out, const nvfp4_sq_key *key, float *dx, float *dw,
+                                   nvfp4_error *err)
+{
+    return lin_backward(q, x, w, dy, t, in, out, key, dx, dw, NULL, err);
+}

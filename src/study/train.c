@@ -1,0 +1,877 @@
+/*
+ * train.c - one training run of the simulator: a quantized model and its
+ * FP32 shadow (same init, same data, same step) trained side by side, so the
+ * relative loss gap and the weight drift are paired by construction
+ * (research/error-accumulation.md 7: paired differences cut the variance).
+ *
+ * Tasks: teacher-student regression (MSE) and next-token prediction on an
+ * order-2 Markov source with a computable entropy rate (CE). Every random
+ * draw (init, data, SR bits, RHT signs) is keyed by the seed and counters, so
+ * a run is byte-identical at any thread count; checkpoints are the full state.
+ */
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "nvfp4/philox.h"
+#include "nvfp4/study.h"
+#include "study/study_internal.h"
+#include "study/train_internal.h"
+
+#define MAXLIN 64
+
+/* ---- keyed random numbers ------------------------------------------------ */
+static void philox_words(uint64_t seed, uint64_t stream, uint64_t index, uint32_t o[4])
+{
+    uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)stream, (uint32_t)(stream >> 32)};
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    nvfp4_philox4x32_10(ctr, key, o);
+}
+
+double st_uniform(uint64_t seed, uint64_t stream, uint64_t index)
+{
+    uint32_t o[4];
+    philox_words(seed, stream, index, o);
+    return ((double)(o[0] >> 5) * 67108864.0 + (double)(o[1] >> 6) + 0.5) / 9007199254740992.0;
+}
+
+double st_normal(uint64_t seed, uint64_t stream, uint64_t index)
+{
+    uint32_t o[4];
+    philox_words(seed, stream, index, o);
+    double u1 = ((double)o[0] + 0.5) / 4294967296.0, u2 = ((double)o[1] + 0.5) / 4294967296.0;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- model ----------------------------------------------------------------- */
+typedef struct {
+    nvfp4_model_cfg mc;
+    size_t nlin, lin_in[MAXLIN], lin_out[MAXLIN], lin_w[MAXLIN];
+    size_t emb_off, gain_off[MAXLIN];
+    size_t np;
+    float *p, *g, *m, *v;
+    /* activations for one batch of T rows */
+    size_t T;
+    float *inp, *dinp, *z[MAXLIN], *a[MAXLIN], *h[MAXLIN], *nrm[MAXLIN], *rs[MAXLIN], *d1, *d2, *d3;
+    uint32_t *tok;
+} model;
+
+static size_t model_layout(model *m)
+{
+    const nvfp4_model_cfg *c = &m->mc;
+    size_t off = 0, l = 0;
+    if (c->vocab) {
+        m->emb_off = off;
+        off += c->vocab * c->emb_dim;
+    }
+    m->lin_in[l] = c->d_in;
+    m->lin_out[l++] = c->d_model;
+    for (size_t b = 0; b < c->n_blocks; b++) {
+        if (c->block_kind == NVFP4_BLOCK_PLAIN) {
+            m->lin_in[l] = c->d_model;
+            m->lin_out[l++] = c->d_model;
+        } else {
+            m->gain_off[b] = off;
+            off += c->d_model;
+            m->lin_in[l] = c->d_model;
+            m->lin_out[l++] = c->d_hidden;
+            m->lin_in[l] = c->d_hidden;
+            m->lin_out[l++] = c->d_model;
+        }
+    }
+    if (c->block_kind == NVFP4_BLOCK_RESIDUAL) {
+        m->gain_off[c->n_blocks] = off;
+        off += c->d_model;
+    }
+    m->lin_in[l] = c->d_model;
+    m->lin_out[l++] = c->d_out;
+    m->nlin = l;
+    for (size_t i = 0; i < l; i++) {
+        m->lin_w[i] = off;
+        off += m->lin_in[i] * m->lin_out[i];
+    }
+    return off;
+}
+
+static void model_free(model *m)
+{
+    free(m->p);
+    free(m->g);
+    free(m->m);
+    free(m->v);
+    free(m->inp);
+    free(m->dinp);
+    free(m->d1);
+    free(m->d2);
+    free(m->d3);
+    free(m->tok);
+    for (size_t i = 0; i < MAXLIN; i++) {
+        free(m->z[i]);
+        free(m->a[i]);
+        free(m->h[i]);
+        free(m->nrm[i]);
+        free(m->rs[i]);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+static float *fa(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
+
+static bool model_alloc(model *m, const nvfp4_model_cfg *mc, size_t T)
+{
+    memset(m, 0, sizeof *m);
+    m->mc = *mc;
+    if (mc->n_blocks * 2 + 2 > MAXLIN) return false;
+    m->np = model_layout(m);
+    m->T = T;
+    m->p = fa(m->np);
+    m->g = fa(m->np);
+    m->m = fa(m->np);
+    m->v = fa(m->np);
+    m->inp = fa(T * mc->d_in);
+    m->dinp = fa(T * mc->d_in);
+    m->tok = calloc(T * (mc->ctx ? mc->ctx : 1), sizeof *m->tok);
+    size_t wmax = mc->d_in;
+    for (size_t l = 0; l < m->nlin; l++) {
+        m->z[l] = fa(T * m->lin_out[l]);
+        m->a[l] = fa(T * m->lin_out[l]);
+        if (m->lin_out[l] > wmax) wmax = m->lin_out[l];
+    }
+    for (size_t b = 0; b <= mc->n_blocks; b++) {
+        m->h[b] = fa(T * mc->d_model);
+        m->nrm[b] = fa(T * mc->d_model);
+        m->rs[b] = fa(T);
+    }
+    m->d1 = fa(T * wmax);
+    m->d2 = fa(T * wmax);
+    m->d3 = fa(T * wmax);
+    bool ok = m->p && m->g && m->m && m->v && m->inp && m->dinp && m->tok && m->d1 && m->d2 && m->d3;
+    for (size_t l = 0; l < m->nlin; l++) ok = ok && m->z[l] && m->a[l];
+    for (size_t b = 0; b <= mc->n_blocks; b++) ok = ok && m->h[b] && m->nrm[b] && m->rs[b];
+    return ok;
+}
+
+static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float scale)
+{
+    const nvfp4_model_cfg *c = &m->mc;
+    if (c->vocab)
+        for (size_t i = 0; i < c->vocab * c->emb_dim; i++) m->p[m->emb_off + i] = (float)st_normal(seed, stream0, i);
+    if (c->block_kind == NVFP4_BLOCK_RESIDUAL)
+        for (size_t b = 0; b <= c->n_blocks; b++)
+            for (size_t i = 0; i < c->d_model; i++) m->p[m->gain_off[b] + i] = 1.0f;
+    for (size_t l = 0; l < m->nlin; l++) {
+        double sd = scale / sqrt((double)m->lin_in[l]);
+        size_t n = m->lin_in[l] * m->lin_out[l];
+        for (size_t i = 0; i < n; i++) m->p[m->lin_w[l] + i] = (float)(sd * st_normal(seed, stream0 + 1 + l, i));
+    }
+}
+
+/* Effective per-linear config: FP32 for the shadow, high-precision layers
+ * and switched passes. */
+static void lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t nlin, size_t step,
+                    nvfp4_sq_cfg q[3][2])
+{
+    bool hp = shadow || l < tc->recipe.first_hp || l + tc->recipe.last_hp >= nlin;
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) {
+            q[g][o] = tc->recipe.q[g][o];
+            bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
+            if (hp || sw) nvfp4_sq_cfg_fp32(&q[g][o]);
+        }
+}
+
+static void embed(model *m, const uint32_t *tok, size_t T)
+{
+    const nvfp4_model_cfg *c = &m->mc;
+    for (size_t r = 0; r < T; r++)
+        for (size_t j = 0; j < c->ctx; j++)
+            memcpy(m->inp + r * c->d_in + j * c->emb_dim, m->p + m->emb_off + (size_t)tok[r * c->ctx + j] * c->emb_dim,
+                   c->emb_dim * sizeof(float));
+}
+
+/* Forward of T rows (m->inp filled, or tokens embedded); returns the output
+ * pointer. dg: per-linear diagnostics or NULL. */
+static nvfp4_status model_forward(model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
+                                  lin_diag *dg, float **y, nvfp4_error *err)
+{
+    const nvfp4_model_cfg *c = &m->mc;
+    nvfp4_sq_cfg q[3][2];
+    nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
+    nvfp4_status s;
+#define LIN(l, X)                                                                                                  \
+    do {                                                                                                           \
+        lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
+        key.layer = (uint32_t)(l);                                                                                 \
+        s = lin_forward(&q[0][0], &q[0][1], (X), m->p + m->lin_w[l], T, m->lin_in[l], m->lin_out[l], &key,       \
+                        m->z[l], dg ? &dg[l] : NULL, err);                                                         \
+        if (s != NVFP4_OK) return s;                                                                               \
+    } while (0)
+    if (c->block_kind == NVFP4_BLOCK_PLAIN) {
+        const float *x = m->inp;
+        for (size_t l = 0; l < m->nlin; l++) {
+            LIN(l, x);
+            if (l + 1 < m->nlin) {
+                nvfp4_act_forward(c->act, m->z[l], m->a[l], T * m->lin_out[l]);
+                x = m->a[l];
+            }
+        }
+    } else {
+        size_t d = c->d_model;
+        LIN(0, m->inp);
+        memcpy(m->h[0], m->z[0], T * d * sizeof(float));
+        for (size_t b = 0; b < c->n_blocks; b++) {
+            size_t up = 1 + 2 * b, dn = 2 + 2 * b;
+            nvfp4_rmsnorm_forward(m->h[b], m->p + m->gain_off[b], T, d, m->nrm[b], m->rs[b]);
+            LIN(up, m->nrm[b]);
+            nvfp4_act_forward(c->act, m->z[up], m->a[up], T * c->d_hidden);
+            LIN(dn, m->a[up]);
+            for (size_t i = 0; i < T * d; i++) m->h[b + 1][i] = m->h[b][i] + m->z[dn][i];
+        }
+        size_t nb = c->n_blocks;
+        nvfp4_rmsnorm_forward(m->h[nb], m->p + m->gain_off[nb], T, d, m->nrm[nb], m->rs[nb]);
+        LIN(m->nlin - 1, m->nrm[nb]);
+    }
+#undef LIN
+    *y = m->z[m->nlin - 1];
+    return NVFP4_OK;
+}
+
+static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
+                                   const float *dy, lin_diag *dg, nvfp4_error *err)
+{
+    const nvfp4_model_cfg *c = &m->mc;
+    nvfp4_sq_cfg q[3][2];
+    nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
+    nvfp4_status s;
+    memset(m->g, 0, m->np * sizeof(float));
+#define LINB(l, X, DY, DX)                                                                                         \
+    do {                                                                                                           \
+        lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
+        key.layer = (uint32_t)(l);                                                                                 \
+        s = lin_backward(q, (X), m->p + m->lin_w[l], (DY), T, m->lin_in[l], m->lin_out[l], &key, (DX),          \
+                         m->g + m->lin_w[l], dg ? &dg[l] : NULL, err);                                             \
+        if (s != NVFP4_OK) return s;                                                                               \
+    } while (0)
+    float *dinp = c->vocab ? m->dinp : NULL;
+    if (c->block_kind == NVFP4_BLOCK_PLAIN) {
+        memcpy(m->d1, dy, T * c->d_out * sizeof(float));
+        for (size_t l = m->nlin; l-- > 0;) {
+            const float *x = l ? m->a[l - 1] : m->inp;
+            LINB(l, x, m->d1, l ? m->d2 : dinp);
+            if (l) nvfp4_act_backward(c->act, m->z[l - 1], m->d2, m->d1, T * m->lin_out[l - 1]);
+        }
+    } else {
+        size_t d = c->d_model, nb = c->n_blocks;
+        /* d3 holds dL/dh while walking down the residual stream */
+        LINB(m->nlin - 1, m->nrm[nb], dy, m->d1);
+        memset(m->d3, 0, T * d * sizeof(float));
+        nvfp4_rmsnorm_backward(m->h[nb], m->p + m->gain_off[nb], m->rs[nb], m->d1, T, d, m->d3,
+                               m->g + m->gain_off[nb]);
+        for (size_t b = nb; b-- > 0;) {
+            size_t up = 1 + 2 * b, dn = 2 + 2 * b;
+            LINB(dn, m->a[up], m->d3, m->d1);
+            nvfp4_act_backward(c->act, m->z[up], m->d1, m->d2, T * c->d_hidden);
+            LINB(up, m->nrm[b], m->d2, m->d1);
+            nvfp4_rmsnorm_backward(m->h[b], m->p + m->gain_off[b], m->rs[b], m->d1, T, d, m->d2,
+                                   m->g + m->gain_off[b]);
+            for (size_t i = 0; i < T * d; i++) m->d3[i] += m->d2[i];
+        }
+        LINB(0, m->inp, m->d3, dinp);
+    }
+#undef LINB
+    if (c->vocab)
+        for (size_t r = 0; r < T; r++)
+            for (size_t j = 0; j < c->ctx; j++) {
+                float *ge = m->g + m->emb_off + (size_t)m->tok[r * c->ctx + j] * c->emb_dim;
+                const float *src = m->dinp + r * c->d_in + j * c->emb_dim;
+                for (size_t i = 0; i < c->emb_dim; i++) ge[i] += src[i];
+            }
+    return NVFP4_OK;
+}
+
+static void model_update(model *m, const nvfp4_train_cfg *tc, size_t step, double lr)
+{
+    double t = (double)step + 1.0;
+    double bc1 = 1.0 - pow(tc->beta1, t), bc2 = 1.0 - pow(tc->beta2, t);
+    for (size_t i = 0; i < m->np; i++) {
+        float g = m->g[i];
+        if (tc->opt == NVFP4_OPT_ADAM) {
+            m->m[i] = tc->beta1 * m->m[i] + (1.0f - tc->beta1) * g;
+            m->v[i] = tc->beta2 * m->v[i] + (1.0f - tc->beta2) * g * g;
+            double upd = (m->m[i] / bc1) / (sqrt(m->v[i] / bc2) + tc->adam_eps) + tc->weight_decay * m->p[i];
+            m->p[i] = (float)(m->p[i] - lr * upd);
+        } else {
+            m->m[i] = tc->momentum * m->m[i] + g;
+            m->p[i] = (float)(m->p[i] - lr * (m->m[i] + tc->weight_decay * m->p[i]));
+        }
+    }
+}
+
+/* ---- tasks --------------------------------------------------------------------- */
+#define EVAL_N 1024
+
+struct nvfp4_run {
+    nvfp4_train_cfg cfg;
+    model q, ref, teacher;
+    size_t step;
+    bool diverged;
+    size_t div_step;
+    double init_eval;
+    /* regression */
+    float label_scale;
+    float *test_x, *test_y;
+    /* LM */
+    double *P; /* [V*V][V] */
+    double entropy;
+    uint32_t *hist;  /* [batch][ctx] */
+    uint32_t *eval_tok, *eval_lab;
+    uint32_t *labels;
+    float *targets;
+    /* logs */
+    nvfp4_log_row *logs;
+    nvfp4_layer_diag *diags;
+    size_t nlogs, caplogs;
+};
+
+static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
+
+static uint32_t markov_sample(const nvfp4_run *r, uint32_t a, uint32_t b, double u)
+{
+    size_t V = r->cfg.model.vocab;
+    const double *row = r->P + ((size_t)a * V + b) * V;
+    double c = 0.0;
+    for (size_t i = 0; i < V; i++) {
+        c += row[i];
+        if (u < c) return (uint32_t)i;
+    }
+    return (uint32_t)(V - 1);
+}
+
+/* Advances a window of ctx tokens by one token drawn with uniform u. */
+static uint32_t stream_push(const nvfp4_run *r, uint32_t *h, double u)
+{
+    size_t ctx = r->cfg.model.ctx;
+    uint32_t nt = markov_sample(r, h[ctx - 2], h[ctx - 1], u);
+    memmove(h, h + 1, (ctx - 1) * sizeof *h);
+    h[ctx - 1] = nt;
+    return nt;
+}
+
+static void lm_setup(nvfp4_run *r)
+{
+    size_t V = r->cfg.model.vocab, ctx = r->cfg.model.ctx, B = r->cfg.batch;
+    st_dirichlet_rows(r->cfg.seed, V * V, V, 0.1, r->P);
+    /* stationary distribution of the pair chain by power iteration */
+    double *pi = malloc(V * V * sizeof *pi), *nx = malloc(V * V * sizeof *nx);
+    for (size_t s = 0; s < V * V; s++) pi[s] = 1.0 / (double)(V * V);
+    for (int it = 0; it < 2000; it++) {
+        memset(nx, 0, V * V * sizeof *nx);
+        for (size_t a = 0; a < V; a++)
+            for (size_t b = 0; b < V; b++)
+                for (size_t c = 0; c < V; c++) nx[b * V + c] += pi[a * V + b] * r->P[(a * V + b) * V + c];
+        double diff = 0.0;
+        for (size_t s = 0; s < V * V; s++) {
+            diff += fabs(nx[s] - pi[s]);
+            pi[s] = 0.5 * (pi[s] + nx[s]); /* lazy chain: converges even if periodic */
+        }
+        if (diff < 1e-12) break;
+    }
+    double H = 0.0;
+    for (size_t s = 0; s < V * V; s++) {
+        double hs = 0.0;
+        for (size_t c = 0; c < V; c++) {
+            double p = r->P[s * V + c];
+            if (p > 0) hs -= p * log(p);
+        }
+        H += pi[s] * hs;
+    }
+    r->entropy = H;
+    free(pi);
+    free(nx);
+    /* training streams, burned in */
+    for (size_t b = 0; b < B; b++) {
+        uint32_t *h = r->hist + b * ctx;
+        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, 500, b * ctx + j) * (double)V);
+        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, 501 + b, k));
+    }
+    /* evaluation set: independent streams */
+    uint32_t *h = malloc(ctx * sizeof *h);
+    for (size_t e = 0; e < EVAL_N; e++) {
+        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, 600, e * ctx + j) * (double)V);
+        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, 601, e * 1024 + k));
+        memcpy(r->eval_tok + e * ctx, h, ctx * sizeof *h);
+        r->eval_lab[e] = stream_push(r, h, st_uniform(r->cfg.seed, 602, e));
+    }
+    free(h);
+}
+
+/* Teacher forward of T rows into `out` (FP32 model). */
+static void teacher_out(nvfp4_run *r, const float *x, size_t T, float *out)
+{
+    model *t = &r->teacher;
+    memcpy(t->inp, x, T * t->mc.d_in * sizeof(float));
+    float *y;
+    nvfp4_train_cfg tc = r->cfg;
+    nvfp4_recipe_cfg_fp32(&tc.recipe);
+    if (model_forward(t, &tc, true, 0, T, NULL, &y, NULL) == NVFP4_OK)
+        memcpy(out, y, T * t->mc.d_out * sizeof(float));
+}
+
+static void regression_setup(nvfp4_run *r)
+{
+    const nvfp4_model_cfg *c = &r->cfg.model;
+    model_init_params(&r->teacher, r->cfg.seed, 4000, 1.0f);
+    for (size_t i = 0; i < EVAL_N * c->d_in; i++) r->test_x[i] = (float)st_normal(r->cfg.seed, 700, i);
+    size_t T = r->cfg.batch;
+    double ss = 0.0;
+    for (size_t e = 0; e < EVAL_N; e += T) {
+        size_t n = EVAL_N - e < T ? EVAL_N - e : T;
+        teacher_out(r, r->test_x + e * c->d_in, n, r->test_y + e * c->d_out);
+    }
+    for (size_t i = 0; i < EVAL_N * c->d_out; i++) ss += (double)r->test_y[i] * r->test_y[i];
+    r->label_scale = (float)(1.0 / sqrt(ss / (double)(EVAL_N * c->d_out) + 1e-30));
+    for (size_t i = 0; i < EVAL_N * c->d_out; i++) r->test_y[i] *= r->label_scale;
+}
+
+/* Fills both models' inputs (and labels/targets) for training step `step`. */
+static void make_batch(nvfp4_run *r, size_t step)
+{
+    const nvfp4_model_cfg *c = &r->cfg.model;
+    size_t T = r->cfg.batch;
+    if (is_lm(r)) {
+        for (size_t b = 0; b < T; b++) {
+            uint32_t *h = r->hist + b * c->ctx;
+            memcpy(r->q.tok + b * c->ctx, h, c->ctx * sizeof *h);
+            r->labels[b] = stream_push(r, h, st_uniform(r->cfg.seed, 800, (uint64_t)step * T + b));
+        }
+        memcpy(r->ref.tok, r->q.tok, T * c->ctx * sizeof *r->q.tok);
+        embed(&r->q, r->q.tok, T);
+        embed(&r->ref, r->ref.tok, T);
+    } else {
+        uint64_t base = (uint64_t)step * T * c->d_in;
+        for (size_t i = 0; i < T * c->d_in; i++) r->q.inp[i] = (float)st_normal(r->cfg.seed, 900, base + i);
+        memcpy(r->ref.inp, r->q.inp, T * c->d_in * sizeof(float));
+        teacher_out(r, r->q.inp, T, r->targets);
+        uint64_t nb = (uint64_t)step * T * c->d_out;
+        for (size_t i = 0; i < T * c->d_out; i++)
+            r->targets[i] = r->targets[i] * r->label_scale +
+                            r->cfg.label_noise * (float)st_normal(r->cfg.seed, 901, nb + i);
+    }
+}
+
+static double batch_loss(nvfp4_run *r, const float *y, size_t T, const uint32_t *lab, const float *tgt, float *dy)
+{
+    if (is_lm(r)) return nvfp4_ce_loss(y, lab, T, r->cfg.model.d_out, dy);
+    return nvfp4_mse_loss(y, tgt, T, r->cfg.model.d_out, dy);
+}
+
+static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
+{
+    const nvfp4_model_cfg *c = &r->cfg.model;
+    size_t T = r->cfg.batch;
+    double tot = 0.0;
+    for (size_t e = 0; e < EVAL_N; e += T) {
+        size_t n = EVAL_N - e < T ? EVAL_N - e : T;
+        float *y;
+        if (is_lm(r)) {
+            memcpy(m->tok, r->eval_tok + e * c->ctx, n * c->ctx * sizeof *m->tok);
+            embed(m, m->tok, n);
+        } else {
+            memcpy(m->inp, r->test_x + e * c->d_in, n * c->d_in * sizeof(float));
+        }
+        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, n, NULL, &y, err);
+        if (s != NVFP4_OK) return s;
+        tot += batch_loss(r, y, n, r->eval_lab + e, r->test_y + e * c->d_out, NULL) * (double)n;
+    }
+    *out = tot / EVAL_N;
+    return NVFP4_OK;
+}
+
+/* ---- run lifecycle -------------------------------------------------------------- */
+void nvfp4_train_cfg_init(nvfp4_train_cfg *t)
+{
+    memset(t, 0, sizeof *t);
+    t->model.d_in = 64;
+    t->model.d_model = 128;
+    t->model.d_hidden = 128;
+    t->model.d_out = 16;
+    t->model.n_blocks = 1;
+    t->model.block_kind = NVFP4_BLOCK_PLAIN;
+    t->model.act = NVFP4_ACT_SQRELU;
+    t->model.loss = NVFP4_LOSS_MSE;
+    nvfp4_recipe_cfg_paper(&t->recipe);
+    t->opt = NVFP4_OPT_ADAM;
+    t->lr = 1e-3f;
+    t->lr_min_frac = 0.01f;
+    t->warmup_frac = 0.02f;
+    t->decay_frac = 0.2f;
+    t->beta1 = 0.9f;
+    t->beta2 = 0.95f;
+    t->adam_eps = 1e-8f;
+    t->sched = NVFP4_SCHED_COSINE;
+    t->steps = 1000;
+    t->batch = 256;
+    t->log_every = 50;
+    t->seed = 1;
+    t->switch_fwd_step = SIZE_MAX;
+    t->switch_bwd_step = SIZE_MAX;
+    t->init_scale = 1.0f;
+    t->diverge_factor = 10.0f;
+}
+
+void nvfp4_recipe_cfg_fp32(nvfp4_recipe_cfg *r)
+{
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) nvfp4_sq_cfg_fp32(&r->q[g][o]);
+    r->first_hp = 0;
+    r->last_hp = 0;
+}
+
+void nvfp4_recipe_cfg_paper(nvfp4_recipe_cfg *r)
+{
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) nvfp4_sq_cfg_nvfp4(&r->q[g][o]);
+    r->q[NVFP4_GEMM_FPROP][1].block = NVFP4_BLOCK_16X16; /* W */
+    r->q[NVFP4_GEMM_DGRAD][1].block = NVFP4_BLOCK_16X16; /* W^T */
+    r->q[NVFP4_GEMM_DGRAD][0].rounding = NVFP4_SR;       /* dY */
+    r->q[NVFP4_GEMM_WGRAD][0].rounding = NVFP4_SR;       /* dY^T */
+    r->q[NVFP4_GEMM_WGRAD][0].rht = 16;
+    r->q[NVFP4_GEMM_WGRAD][1].rht = 16;
+    r->first_hp = 1;
+    r->last_hp = 1;
+}
+
+void nvfp4_recipe_cfg_mxfp4(nvfp4_recipe_cfg *r)
+{
+    nvfp4_recipe_cfg_paper(r);
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) {
+            nvfp4_sq_cfg *c = &r->q[g][o];
+            nvfp4_rounding rd = c->rounding;
+            unsigned rht = c->rht;
+            nvfp4_sq_cfg_mxfp4(c);
+            c->rounding = rd;
+            c->rht = rht ? 32 : 0; /* NVIDIA's MXFP4 run used RHT d = 32 (Sec. 5) */
+        }
+}
+
+static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
+{
+    const nvfp4_model_cfg *m = &c->model;
+    if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > MAXLIN) {
+        nvfp4_error_set(err, NVFP4_EINVAL, "train config: batch, steps, d_model, d_out must be > 0, n_blocks <= 31");
+        return false;
+    }
+    if (m->vocab && (m->ctx < 2 || !m->emb_dim || m->d_in != m->ctx * m->emb_dim || m->d_out != m->vocab)) {
+        nvfp4_error_set(err, NVFP4_EINVAL, "LM config: need ctx >= 2, d_in = ctx*emb_dim, d_out = vocab");
+        return false;
+    }
+    if (m->block_kind == NVFP4_BLOCK_RESIDUAL && !m->d_hidden) {
+        nvfp4_error_set(err, NVFP4_EINVAL, "residual blocks need d_hidden > 0");
+        return false;
+    }
+    return true;
+}
+
+static void run_free_parts(nvfp4_run *r)
+{
+    model_free(&r->q);
+    model_free(&r->ref);
+    model_free(&r->teacher);
+    free(r->test_x);
+    free(r->test_y);
+    free(r->P);
+    free(r->hist);
+    free(r->eval_tok);
+    free(r->eval_lab);
+    free(r->labels);
+    free(r->targets);
+    free(r->logs);
+    free(r->diags);
+}
+
+void nvfp4_run_free(nvfp4_run *r)
+{
+    if (!r) return;
+    run_free_parts(r);
+    free(r);
+}
+
+nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4_error *err)
+{
+    *out = NULL;
+    if (!cfg_valid(cfg, err)) return NVFP4_EINVAL;
+    nvfp4_run *r = calloc(1, sizeof *r);
+    if (!r) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    r->cfg = *cfg;
+    const nvfp4_model_cfg *c = &cfg->model;
+    size_t T = cfg->batch;
+    bool ok = model_alloc(&r->q, c, T) && model_alloc(&r->ref, c, T);
+    r->labels = calloc(T, sizeof *r->labels);
+    r->targets = fa(T * c->d_out);
+    ok = ok && r->labels && r->targets;
+    if (ok && c->vocab) {
+        size_t V = c->vocab;
+        r->P = malloc(V * V * V * sizeof *r->P);
+        r->hist = calloc(T * c->ctx, sizeof *r->hist);
+        r->eval_tok = calloc(EVAL_N * c->ctx, sizeof *r->eval_tok);
+        r->eval_lab = calloc(EVAL_N, sizeof *r->eval_lab);
+        ok = r->P && r->hist && r->eval_tok && r->eval_lab;
+        if (ok) lm_setup(r);
+    } else if (ok) {
+        ok = model_alloc(&r->teacher, c, T);
+        r->test_x = fa(EVAL_N * c->d_in);
+        r->test_y = fa(EVAL_N * c->d_out);
+        ok = ok && r->test_x && r->test_y;
+        if (ok) regression_setup(r);
+    }
+    if (!ok) {
+        nvfp4_run_free(r);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "run: out of memory");
+    }
+    model_init_params(&r->q, cfg->seed, 1000, cfg->init_scale);
+    memcpy(r->ref.p, r->q.p, r->q.np * sizeof(float));
+    r->init_eval = -1.0;
+    *out = r;
+    return NVFP4_OK;
+}
+
+static bool push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
+{
+    size_t L = r->q.nlin;
+    if (r->nlogs == r->caplogs) {
+        size_t nc = r->caplogs ? 2 * r->caplogs : 64;
+        nvfp4_log_row *nl = realloc(r->logs, nc * sizeof *nl);
+        if (!nl) return false;
+        r->logs = nl;
+        nvfp4_layer_diag *nd = realloc(r->diags, nc * L * sizeof *nd);
+        if (!nd) return false;
+        r->diags = nd;
+        r->caplogs = nc;
+    }
+    r->logs[r->nlogs] = *row;
+    for (size_t l = 0; l < L; l++) {
+        nvfp4_layer_diag *d = &r->diags[r->nlogs * L + l];
+        memcpy(d->sqnr_db, dg[l].sqnr, sizeof d->sqnr_db);
+        d->wgrad_cos = dg[l].wgrad_cos;
+        d->wgrad_align = dg[l].wgrad_align;
+        d->gnr = dg[l].gnr;
+        memcpy(d->zero_frac, dg[l].zero, sizeof d->zero_frac);
+        memcpy(d->clip_frac, dg[l].clip, sizeof d->clip_frac);
+    }
+    r->nlogs++;
+    return true;
+}
+
+static double drift(const nvfp4_run *r)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < r->q.np; i++) {
+        double d = (double)r->q.p[i] - r->ref.p[i];
+        num += d * d;
+        den += (double)r->ref.p[i] * r->ref.p[i];
+    }
+    return den > 0 ? sqrt(num / den) : 0.0;
+}
+
+static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
+{
+    size_t step = r->step, T = r->cfg.batch;
+    bool log = (step % (r->cfg.log_every ? r->cfg.log_every : 1) == 0) || step + 1 == r->cfg.steps;
+    lin_diag dg[MAXLIN];
+    memset(dg, 0, sizeof dg);
+    double lr = nvfp4_lr_at(&r->cfg, step);
+    nvfp4_log_row row;
+    memset(&row, 0, sizeof row);
+    row.step = step;
+    row.lr = lr;
+    if (log) { /* before make_batch: evaluation reuses the input buffers */
+        nvfp4_status s = eval_loss(r, &r->q, false, &row.eval_loss, err);
+        if (s == NVFP4_OK) s = eval_loss(r, &r->ref, true, &row.ref_eval_loss, err);
+        if (s != NVFP4_OK) return s;
+    }
+    make_batch(r, step);
+    double losses[2];
+    for (int k = 0; k < 2; k++) {
+        model *m = k ? &r->ref : &r->q;
+        float *y;
+        nvfp4_status s = model_forward(m, &r->cfg, k == 1, step, T, (log && !k) ? dg : NULL, &y, err);
+        if (s != NVFP4_OK) return s;
+        losses[k] = batch_loss(r, y, T, r->labels, r->targets, m->d1 /* dy scratch */);
+        /* copy dy out of d1: backward uses d1..d3 as scratch */
+        float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
+        if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
+        s = model_backward(m, &r->cfg, k == 1, step, T, gy, (log && !k) ? dg : NULL, err);
+        free(gy);
+        if (s != NVFP4_OK) return s;
+        model_update(m, &r->cfg, step, lr);
+    }
+    row.loss = losses[0];
+    row.ref_loss = losses[1];
+    if (log) {
+        row.drift = drift(r);
+        if (r->init_eval < 0) r->init_eval = row.ref_eval_loss;
+        if (!push_log(r, &row, dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    double ref0 = r->init_eval > 0 ? r->init_eval : losses[1];
+    if (!isfinite(losses[0]) || losses[0] > r->cfg.diverge_factor * ref0 ||
+        (log && (!isfinite(row.eval_loss) || row.eval_loss > r->cfg.diverge_factor * ref0))) {
+        r->diverged = true;
+        r->div_step = step;
+    }
+    r->step++;
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_run_advance(nvfp4_run *r, size_t until, nvfp4_error *err)
+{
+    if (until > r->cfg.steps) until = r->cfg.steps;
+    while (r->step < until && !r->diverged) {
+        nvfp4_status s = train_step(r, err);
+        if (s != NVFP4_OK) return s;
+    }
+    return NVFP4_OK;
+}
+
+size_t nvfp4_run_step(const nvfp4_run *r) { return r->step; }
+bool nvfp4_run_diverged(const nvfp4_run *r, size_t *at)
+{
+    if (at) *at = r->div_step;
+    return r->diverged;
+}
+size_t nvfp4_run_n_linears(const nvfp4_run *r) { return r->q.nlin; }
+size_t nvfp4_run_n_logs(const nvfp4_run *r) { return r->nlogs; }
+const nvfp4_log_row *nvfp4_run_log(const nvfp4_run *r, size_t i) { return i < r->nlogs ? &r->logs[i] : NULL; }
+const nvfp4_layer_diag *nvfp4_run_diag(const nvfp4_run *r, size_t i, size_t l)
+{
+    return (i < r->nlogs && l < r->q.nlin) ? &r->diags[i * r->q.nlin + l] : NULL;
+}
+double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->entropy; }
+nvfp4_train_cfg *nvfp4_run_cfg(nvfp4_run *r) { return &r->cfg; }
+size_t nvfp4_run_param_count(const nvfp4_run *r) { return r->q.np; }
+void nvfp4_run_params(const nvfp4_run *r, float *out) { memcpy(out, r->q.p, r->q.np * sizeof *out); }
+
+void nvfp4_study_set_threads(int threads)
+{
+    if (threads < 1) threads = 1;
+    openblas_set_num_threads(threads);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+}
+
+/* ---- checkpoints: the mutable state, in a fixed order ----------------------------- */
+typedef struct {
+    void *p;
+    size_t n;
+} blob;
+
+static size_t state_blobs(nvfp4_run *r, blob *b)
+{
+    size_t k = 0;
+    model *ms[2] = {&r->q, &r->ref};
+    for (int i = 0; i < 2; i++) {
+        b[k++] = (blob){ms[i]->p, ms[i]->np * sizeof(float)};
+        b[k++] = (blob){ms[i]->m, ms[i]->np * sizeof(float)};
+        b[k++] = (blob){ms[i]->v, ms[i]->np * sizeof(float)};
+    }
+    if (r->hist) b[k++] = (blob){r->hist, r->cfg.batch * r->cfg.model.ctx * sizeof *r->hist};
+    b[k++] = (blob){&r->step, sizeof r->step};
+    b[k++] = (blob){&r->diverged, sizeof r->diverged};
+    b[k++] = (blob){&r->div_step, sizeof r->div_step};
+    b[k++] = (blob){&r->init_eval, sizeof r->init_eval};
+    return k;
+}
+
+static nvfp4_status copy_logs(nvfp4_run *dst, const nvfp4_run *src, nvfp4_error *err)
+{
+    size_t L = src->q.nlin;
+    for (size_t i = 0; i < src->nlogs; i++) {
+        lin_diag dg[MAXLIN];
+        for (size_t l = 0; l < L; l++) {
+            const nvfp4_layer_diag *d = &src->diags[i * L + l];
+            memcpy(dg[l].sqnr, d->sqnr_db, sizeof dg[l].sqnr);
+            dg[l].wgrad_cos = d->wgrad_cos;
+            dg[l].wgrad_align = d->wgrad_align;
+            dg[l].gnr = d->gnr;
+            memcpy(dg[l].zero, d->zero_frac, sizeof dg[l].zero);
+            memcpy(dg[l].clip, d->clip_frac, sizeof dg[l].clip);
+        }
+        if (!push_log(dst, &src->logs[i], dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *err)
+{
+    nvfp4_status s = nvfp4_run_create(&r->cfg, out, err);
+    if (s != NVFP4_OK) return s;
+    blob a[16], b[16];
+    size_t n = state_blobs((nvfp4_run *)r, a);
+    state_blobs(*out, b);
+    for (size_t i = 0; i < n; i++) memcpy(b[i].p, a[i].p, a[i].n);
+    s = copy_logs(*out, r, err);
+    if (s != NVFP4_OK) {
+        nvfp4_run_free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '1'};
+
+nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *err)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "checkpoint path too long");
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return nvfp4_error_set(err, NVFP4_EIO, "cannot write %s", tmp);
+    blob b[16];
+    size_t n = state_blobs((nvfp4_run *)r, b);
+    bool ok = fwrite(CKPT_MAGIC, 1, 8, f) == 8 && fwrite(&r->cfg, sizeof r->cfg, 1, f) == 1;
+    for (size_t i = 0; i < n && ok; i++) ok = fwrite(b[i].p, 1, b[i].n, f) == b[i].n;
+    if (fclose(f) != 0) ok = false;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return nvfp4_error_set(err, NVFP4_EIO, "cannot write checkpoint %s", path);
+    }
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return nvfp4_error_set(err, NVFP4_EIO, "cannot open checkpoint %s", path);
+    char magic[8];
+    nvfp4_train_cfg cfg;
+    if (fread(magic, 1, 8, f) != 8 || memcmp(magic, CKPT_MAGIC, 8) || fread(&cfg, sizeof cfg, 1, f) != 1) {
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint", path);
+    }
+    nvfp4_status s = nvfp4_run_create(&cfg, out, err);
+    if (s != NVFP4_OK) {
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: invalid configuration in checkpoint", path);
+    }
+    blob b[16];
+    size_t n = state_blobs(*out, b);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) ok = fread(b[i].p, 1, b[i].n, f) == b[i].n;
+    ok = ok && fgetc(f) == EOF;
+    fclose(f);
+    if (!ok) {
+        nvfp4_run_free(*out);
+        *out = NULL;
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated or oversized checkpoint", path);
+    }
+    return NVFP4_OK;
+}

@@ -1,0 +1,20 @@
+/* train_internal.h - the linear kernels with diagnostics (layers.c), shared
+ * with train.c. */
+#ifndef NVFP4_TRAIN_INTERNAL_H
+#define NVFP4_TRAIN_INTERNAL_H
+
+#include "nvfp4/study.h"
+
+typedef struct {
+    double sqnr[3];
+    double wgrad_cos, wgrad_align, gnr;
+    double zero[3][2], clip[3][2];
+} lin_diag;
+
+nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,
+                         size_t in, size_t out, const nvfp4_sq_key *key, float *y, lin_diag *dg, nvfp4_error *err);
+nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const float *w, const float *dy, size_t t,
+                          size_t in, size_t out, const nvfp4_sq_key *key, float *dx, float *dw, lin_diag *dg,
+                          nvfp4_error *err);
+
+#endif

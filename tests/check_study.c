@@ -1,0 +1,456 @@
+/* check_study.c - the error-accumulation laboratory: S0's exact stagnation
+ * constants, finite-difference gradient checks of every layer, the study
+ * fake-quantizer against the library's `te` recipe, determinism across
+ * thread counts, checkpoints and forks. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4.h"
+#include "nvfp4/study.h"
+#include "study/study_internal.h"
+
+/* ---- S0 constants (research/error-accumulation.md 4.2a; Higham) ---------- */
+START_TEST(harmonic_rn_constants)
+{
+    size_t at;
+    ck_assert_float_eq(nvfp4_lp_harmonic(NVFP4_LP_FP16, false, 0, 2000, &at), 7.0859375f);
+    ck_assert_uint_eq(at, 513);
+    ck_assert_float_eq(nvfp4_lp_harmonic(NVFP4_LP_BF16, false, 0, 1000, &at), 5.0625f);
+    ck_assert_uint_eq(at, 65);
+    ck_assert_float_eq(nvfp4_lp_harmonic(NVFP4_LP_E4M3, false, 0, 200, &at), 3.0f);
+    ck_assert_uint_eq(at, 9);
+    ck_assert_float_eq(nvfp4_lp_harmonic(NVFP4_LP_E5M2, false, 0, 200, &at), 2.0f);
+    ck_assert_uint_eq(at, 5);
+}
+END_TEST
+
+START_TEST(repeat_add_rn_stagnates_sr_does_not)
+{
+    /* bf16 1 + 1000 x 0.001: RN stays exactly 1 (0.001 < half an ulp of 1). */
+    ck_assert_float_eq(nvfp4_lp_repeat_add(NVFP4_LP_BF16, false, 0, 1.0f, 0.001f, 1000), 1.0f);
+    /* SR: the mean over 200 seeds of 1 + 1000*delta_bf16 (delta_bf16 =
+     * bf16(0.001)); per-run std ~0.084 (4.2b), so the mean's std is ~0.006:
+     * a 6-sigma window (false alarm < 1e-8). */
+    float d = nvfp4_lp_round(NVFP4_LP_BF16, 0.001f, false, 0);
+    double s = 0;
+    for (uint64_t k = 0; k < 200; k++) s += nvfp4_lp_repeat_add(NVFP4_LP_BF16, true, k, 1.0f, 0.001f, 1000);
+    ck_assert_double_eq_tol(s / 200, 1.0 + 1000.0 * d, 0.036);
+}
+END_TEST
+
+START_TEST(e5m2_codes)
+{
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, 1.125f, false, 0), 1.0f);  /* tie to even */
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, 1.375f, false, 0), 1.5f);  /* tie to even */
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, 60000.0f, false, 0), 57344.0f);
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, ldexpf(1, -16), false, 0), ldexpf(1, -16));
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, ldexpf(1, -17), false, 0), 0.0f);
+    /* SR: 1.1 lies 0.4 of the way from 1 to 1.25 */
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, 1.1f, true, 0), 1.25f);
+    ck_assert_float_eq(nvfp4_lp_round(NVFP4_LP_E5M2, 1.1f, true, 0xFFFFFFFFu), 1.0f);
+}
+END_TEST
+
+/* ---- finite-difference gradient checks (double accumulation of FP32) ----- */
+static double rnd(uint64_t i) { return st_normal(99, 7, i); }
+
+/* L = sum_i c_i f(x)_i for a fixed random c; dL/dx from the backward pass
+ * versus central differences. */
+START_TEST(activation_grads)
+{
+    for (int a = 0; a < 3; a++) {
+        float x[64], y[64], c[64], dx[64], yp[64], ym[64];
+        for (int i = 0; i < 64; i++) {
+            x[i] = (float)rnd((uint64_t)i);
+            if (fabsf(x[i]) < 0.05f) x[i] = 0.3f; /* keep away from ReLU's kink */
+            c[i] = (float)rnd((uint64_t)(100 + i));
+        }
+        nvfp4_act_forward((nvfp4_act)a, x, y, 64);
+        nvfp4_act_backward((nvfp4_act)a, x, c, dx, 64);
+        for (int i = 0; i < 64; i++) {
+            float h = 1e-2f, xs = x[i];
+            x[i] = xs + h;
+            nvfp4_act_forward((nvfp4_act)a, x, yp, 64);
+            x[i] = xs - h;
+            nvfp4_act_forward((nvfp4_act)a, x, ym, 64);
+            x[i] = xs;
+            double fd = (double)c[i] * ((double)yp[i] - ym[i]) / (2.0 * h);
+            ck_assert_msg(fabs(fd - dx[i]) <= 2e-3 * (1 + fabs(fd)), "act %d i %d: fd %g bw %g", a, i, fd, dx[i]);
+        }
+    }
+}
+END_TEST
+
+static double rms_loss(const float *x, const float *g, const float *c, size_t rows, size_t d)
+{
+    float y[4 * 32], rs[4];
+    nvfp4_rmsnorm_forward(x, g, rows, d, y, rs);
+    double s = 0;
+    for (size_t i = 0; i < rows * d; i++) s += (double)c[i] * y[i];
+    return s;
+}
+
+START_TEST(rmsnorm_grads)
+{
+    enum { R = 4, D = 32 };
+    float x[R * D], g[D], c[R * D], y[R * D], rs[R], dx[R * D], dg[D] = {0};
+    for (int i = 0; i < R * D; i++) x[i] = (float)rnd((uint64_t)i), c[i] = (float)rnd((uint64_t)(500 + i));
+    for (int i = 0; i < D; i++) g[i] = 1.0f + 0.3f * (float)rnd((uint64_t)(900 + i));
+    nvfp4_rmsnorm_forward(x, g, R, D, y, rs);
+    nvfp4_rmsnorm_backward(x, g, rs, c, R, D, dx, dg);
+    for (int i = 0; i < R * D; i++) {
+        float h = 1e-2f, xs = x[i];
+        x[i] = xs + h;
+        double lp = rms_loss(x, g, c, R, D);
+        x[i] = xs - h;
+        double lm = rms_loss(x, g, c, R, D);
+        x[i] = xs;
+        double fd = (lp - lm) / (2 * h);
+        ck_assert_msg(fabs(fd - dx[i]) <= 5e-3 * (1 + fabs(fd)), "dx %d: fd %g bw %g", i, fd, dx[i]);
+    }
+    for (int i = 0; i < D; i++) {
+        float h = 1e-2f, gs = g[i];
+        g[i] = gs + h;
+        double lp = rms_loss(x, g, c, R, D);
+        g[i] = gs - h;
+        double lm = rms_loss(x, g, c, R, D);
+        g[i] = gs;
+        double fd = (lp - lm) / (2 * h);
+        ck_assert_msg(fabs(fd - dg[i]) <= 5e-3 * (1 + fabs(fd)), "dg %d: fd %g bw %g", i, fd, dg[i]);
+    }
+}
+END_TEST
+
+START_TEST(loss_grads)
+{
+    enum { R = 8, V = 10 };
+    float z[R * V], t[R * V], dz[R * V];
+    uint32_t lab[R];
+    for (int i = 0; i < R * V; i++) z[i] = (float)rnd((uint64_t)i), t[i] = (float)rnd((uint64_t)(300 + i));
+    for (int r = 0; r < R; r++) lab[r] = (uint32_t)(r * 3 % V);
+    for (int which = 0; which < 2; which++) {
+        if (which) nvfp4_ce_loss(z, lab, R, V, dz);
+        else nvfp4_mse_loss(z, t, R, V, dz);
+        for (int i = 0; i < R * V; i++) {
+            float h = 1e-2f, zs = z[i];
+            z[i] = zs + h;
+            double lp = which ? nvfp4_ce_loss(z, lab, R, V, NULL) : nvfp4_mse_loss(z, t, R, V, NULL);
+            z[i] = zs - h;
+            double lm = which ? nvfp4_ce_loss(z, lab, R, V, NULL) : nvfp4_mse_loss(z, t, R, V, NULL);
+            z[i] = zs;
+            double fd = (lp - lm) / (2 * h);
+            ck_assert_msg(fabs(fd - dz[i]) <= 1e-3 * (1 + fabs(fd)) + 1e-5, "loss %d i %d: fd %g bw %g", which, i, fd,
+                          dz[i]);
+        }
+    }
+}
+END_TEST
+
+/* The FP32 linear: L = sum c .* (X W^T); dX = c W, dW = c^T X, checked by
+ * central differences in every coordinate. */
+START_TEST(linear_grads)
+{
+    enum { T = 16, IN = 24, OUT = 8 };
+    float x[T * IN], w[OUT * IN], c[T * OUT], y[T * OUT], dx[T * IN], dw[OUT * IN];
+    nvfp4_sq_cfg q[3][2];
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) nvfp4_sq_cfg_fp32(&q[g][o]);
+    for (int i = 0; i < T * IN; i++) x[i] = (float)rnd((uint64_t)i);
+    for (int i = 0; i < OUT * IN; i++) w[i] = (float)rnd((uint64_t)(1000 + i));
+    for (int i = 0; i < T * OUT; i++) c[i] = (float)rnd((uint64_t)(2000 + i));
+    ck_assert_int_eq(nvfp4_linear_backward(q, x, w, c, T, IN, OUT, NULL, dx, dw, NULL), NVFP4_OK);
+    float *ps[2] = {x, w}, *gs[2] = {dx, dw};
+    int ns[2] = {T * IN, OUT * IN};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < ns[k]; i++) {
+            float h = 1e-2f, s0 = ps[k][i];
+            double l[2];
+            for (int sgn = 0; sgn < 2; sgn++) {
+                ps[k][i] = s0 + (sgn ? -h : h);
+                nvfp4_linear_forward(&q[0][0], &q[0][1], x, w, T, IN, OUT, NULL, y, NULL);
+                l[sgn] = 0;
+                for (int j = 0; j < T * OUT; j++) l[sgn] += (double)c[j] * y[j];
+            }
+            ps[k][i] = s0;
+            double fd = (l[0] - l[1]) / (2 * h);
+            ck_assert_msg(fabs(fd - gs[k][i]) <= 2e-3 * (1 + fabs(fd)), "%s %d: fd %g bw %g", k ? "dW" : "dX", i, fd,
+                          gs[k][i]);
+        }
+}
+END_TEST
+
+/* Embedding + the full residual model: the LM run's first step must lower
+ * the loss along the gradient (a whole-model check through the public API
+ * is the FP32 shadow's training curve, tested in training_reduces_loss). */
+
+/* ---- fake quantization against the library's `te` recipe ---------------------- */
+static void fq_vs_te(nvfp4_block blk, nvfp4_rounding rnd_mode)
+{
+    enum { R = 32, K = 64 };
+    float x[R * K], a[R * K], b[R * K];
+    for (int i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(7000 + i)) * (i % 13 == 0 ? 20 : 1));
+    nvfp4_sq_cfg c;
+    nvfp4_sq_cfg_nvfp4(&c);
+    c.block = blk;
+    c.rounding = rnd_mode;
+    nvfp4_sq_key key = {5, 3, 1, 2, 0};
+    ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, &key, a, NULL, NULL), NVFP4_OK);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.block = blk;
+    o.rounding = rnd_mode;
+    o.seed = sq_derive(5, 1, 2, 0, 0x53525354u);
+    o.offset = 4 * 3;
+    nvfp4_quantized qt;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, R, K, &o, &qt, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_dequantize(&qt, false, b, &err), NVFP4_OK);
+    nvfp4_quantized_free(&qt);
+    ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+}
+
+START_TEST(fakequant_equals_te_recipe)
+{
+    fq_vs_te(NVFP4_BLOCK_1X16, NVFP4_RN);
+    fq_vs_te(NVFP4_BLOCK_16X16, NVFP4_RN);
+    fq_vs_te(NVFP4_BLOCK_1X16, NVFP4_SR);
+}
+END_TEST
+
+/* RHT on both Wgrad operands cancels in the product: Q-free (fp32 format
+ * with RHT in fp32) the GEMM equals the plain one to fp32 rounding. */
+START_TEST(rht_cancels_in_wgrad)
+{
+    enum { R = 8, K = 64 };
+    float a[R * K], b[R * K], ta[R * K], tb[R * K];
+    for (int i = 0; i < R * K; i++) a[i] = (float)rnd((uint64_t)i), b[i] = (float)rnd((uint64_t)(999 + i));
+    memcpy(ta, a, sizeof a);
+    memcpy(tb, b, sizeof b);
+    for (int pol = 0; pol < 3; pol++) {
+        nvfp4_sq_key k0 = {9, 4, 2, NVFP4_GEMM_WGRAD, 0}, k1 = k0;
+        k1.operand = 1;
+        memcpy(ta, a, sizeof a);
+        memcpy(tb, b, sizeof b);
+        ck_assert_int_eq(nvfp4_sq_rht_rows(ta, R, K, 32, (nvfp4_sq_rht_signs)pol, &k0, NULL), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_sq_rht_rows(tb, R, K, 32, (nvfp4_sq_rht_signs)pol, &k1, NULL), NVFP4_OK);
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < R; j++) {
+                double d0 = 0, d1 = 0;
+                for (int k = 0; k < K; k++) {
+                    d0 += (double)a[i * K + k] * b[j * K + k];
+                    d1 += (double)ta[i * K + k] * tb[j * K + k];
+                }
+                ck_assert_double_eq_tol(d0, d1, 1e-4 * (1 + fabs(d0)));
+            }
+    }
+}
+END_TEST
+
+START_TEST(cfg_parse_roundtrip)
+{
+    const char *s[] = {"fp32", "bf16", "nvfp4/1x16/e4m3/rn", "nvfp4/16x16/e4m3/sr/rht16",
+                       "mxfp4/1x32/ue8m0-floor/sr/pre34/rht32-perstep"};
+    for (int i = 0; i < 5; i++) {
+        nvfp4_sq_cfg c;
+        char buf[128];
+        ck_assert(nvfp4_sq_cfg_parse(s[i], &c));
+        nvfp4_sq_cfg_describe(&c, buf, sizeof buf);
+        ck_assert_str_eq(buf, s[i]);
+    }
+    nvfp4_sq_cfg c;
+    ck_assert(!nvfp4_sq_cfg_parse("nvfp5", &c));
+    ck_assert(!nvfp4_sq_cfg_parse("nvfp4/2x2", &c));
+}
+END_TEST
+
+/* ---- training: determinism, forks, checkpoints ------------------------------------ */
+static void small_cfg(nvfp4_train_cfg *c, bool lm)
+{
+    nvfp4_train_cfg_init(c);
+    c->steps = 30;
+    c->batch = 64;
+    c->log_every = 10;
+    c->seed = 3;
+    c->recipe.first_hp = 0;
+    c->recipe.last_hp = 0;
+    if (lm) {
+        c->model.vocab = 16;
+        c->model.ctx = 4;
+        c->model.emb_dim = 16;
+        c->model.d_in = 64;
+        c->model.d_model = 32;
+        c->model.d_hidden = 64;
+        c->model.d_out = 16;
+        c->model.n_blocks = 1;
+        c->model.block_kind = NVFP4_BLOCK_RESIDUAL;
+        c->model.loss = NVFP4_LOSS_CE;
+        c->recipe.first_hp = 1;
+        c->recipe.last_hp = 1;
+        c->lr = 3e-3f;
+    } else {
+        c->model.d_in = 32;
+        c->model.d_model = 32;
+        c->model.d_out = 16;
+    }
+}
+
+static float *train_params(const nvfp4_train_cfg *c, int threads, size_t *np)
+{
+    nvfp4_study_set_threads(threads);
+    nvfp4_run *r;
+    ck_assert_int_eq(nvfp4_run_create(c, &r, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(r, c->steps, NULL), NVFP4_OK);
+    *np = nvfp4_run_param_count(r);
+    float *p = malloc(*np * sizeof *p);
+    nvfp4_run_params(r, p);
+    nvfp4_run_free(r);
+    return p;
+}
+
+START_TEST(deterministic_across_threads)
+{
+    for (int lm = 0; lm < 2; lm++) {
+        nvfp4_train_cfg c;
+        small_cfg(&c, lm);
+        size_t n1, n2;
+        float *p1 = train_params(&c, 1, &n1), *p2 = train_params(&c, 2, &n2);
+        ck_assert_uint_eq(n1, n2);
+        ck_assert_int_eq(memcmp(p1, p2, n1 * sizeof *p1), 0);
+        free(p1);
+        free(p2);
+    }
+    nvfp4_study_set_threads(1);
+}
+END_TEST
+
+START_TEST(training_reduces_loss)
+{
+    for (int lm = 0; lm < 2; lm++) {
+        nvfp4_train_cfg c;
+        small_cfg(&c, lm);
+        c.steps = 60;
+        nvfp4_run *r;
+        ck_assert_int_eq(nvfp4_run_create(&c, &r, NULL), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_run_advance(r, c.steps, NULL), NVFP4_OK);
+        size_t n = nvfp4_run_n_logs(r);
+        ck_assert_uint_ge(n, 3);
+        const nvfp4_log_row *a = nvfp4_run_log(r, 0), *b = nvfp4_run_log(r, n - 1);
+        ck_assert_double_lt(b->ref_eval_loss, a->ref_eval_loss);
+        ck_assert_double_lt(b->eval_loss, a->eval_loss);
+        ck_assert(!nvfp4_run_diverged(r, NULL));
+        /* quantized layers must show finite, positive SQNR below the FP32 value */
+        const nvfp4_layer_diag *d = nvfp4_run_diag(r, n - 1, lm ? 1 : 0);
+        ck_assert_double_gt(d->sqnr_db[0], 5.0);
+        ck_assert_double_lt(d->sqnr_db[0], 40.0);
+        if (lm) ck_assert_double_gt(nvfp4_run_entropy_rate(r), 0.0);
+        nvfp4_run_free(r);
+    }
+}
+END_TEST
+
+START_TEST(fork_and_checkpoint_resume_bitwise)
+{
+    nvfp4_train_cfg c;
+    small_cfg(&c, true);
+    size_t n;
+    float *full = train_params(&c, 1, &n);
+    nvfp4_run *r, *f, *l;
+    ck_assert_int_eq(nvfp4_run_create(&c, &r, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(r, 13, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_clone(r, &f, NULL), NVFP4_OK);
+    const char *path = "build/check_study_ckpt.bin";
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_load(path, &l, &err), NVFP4_OK);
+    remove(path);
+    nvfp4_run *all[3] = {r, f, l};
+    float *p = malloc(n * sizeof *p);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(nvfp4_run_advance(all[i], c.steps, NULL), NVFP4_OK);
+        nvfp4_run_params(all[i], p);
+        ck_assert_int_eq(memcmp(p, full, n * sizeof *p), 0);
+    }
+    /* a fork with one knob changed (forward switched to FP32) differs */
+    nvfp4_run *g;
+    ck_assert_int_eq(nvfp4_run_create(&c, &g, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(g, 13, NULL), NVFP4_OK);
+    nvfp4_run_cfg(g)->switch_fwd_step = 13;
+    ck_assert_int_eq(nvfp4_run_advance(g, c.steps, NULL), NVFP4_OK);
+    nvfp4_run_params(g, p);
+    ck_assert_int_ne(memcmp(p, full, n * sizeof *p), 0);
+    ck_assert_int_eq(nvfp4_run_load("build/no-such-checkpoint", &l, &err), NVFP4_EIO);
+    for (int i = 0; i < 3; i++) nvfp4_run_free(all[i]);
+    nvfp4_run_free(g);
+    free(p);
+    free(full);
+}
+END_TEST
+
+START_TEST(divergence_is_reported)
+{
+    nvfp4_train_cfg c;
+    small_cfg(&c, false);
+    c.lr = 50.0f; /* absurd learning rate: must diverge and be reported, not crash */
+    c.opt = NVFP4_OPT_SGD;
+    nvfp4_run *r;
+    ck_assert_int_eq(nvfp4_run_create(&c, &r, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(r, c.steps, NULL), NVFP4_OK);
+    size_t at = 999;
+    ck_assert(nvfp4_run_diverged(r, &at));
+    ck_assert_uint_lt(at, c.steps);
+    nvfp4_run_free(r);
+}
+END_TEST
+
+START_TEST(schedules)
+{
+    nvfp4_train_cfg c;
+    nvfp4_train_cfg_init(&c);
+    c.steps = 100;
+    c.lr = 1.0f;
+    c.lr_min_frac = 0.1f;
+    c.warmup_frac = 0.1f;
+    ck_assert_double_eq_tol(nvfp4_lr_at(&c, 0), 0.1, 1e-12);
+    ck_assert_double_eq_tol(nvfp4_lr_at(&c, 10), 1.0, 1e-12);
+    ck_assert_double_eq_tol(nvfp4_lr_at(&c, 55), 0.55, 1e-6); /* cosine midpoint */
+    c.sched = NVFP4_SCHED_WSD;
+    c.decay_frac = 0.2f;
+    ck_assert_double_eq_tol(nvfp4_lr_at(&c, 79), 1.0, 1e-12);
+    ck_assert_double_eq_tol(nvfp4_lr_at(&c, 90), 0.55, 1e-6);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("study");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, harmonic_rn_constants);
+    tcase_add_test(t, repeat_add_rn_stagnates_sr_does_not);
+    tcase_add_test(t, e5m2_codes);
+    tcase_add_test(t, activation_grads);
+    tcase_add_test(t, rmsnorm_grads);
+    tcase_add_test(t, loss_grads);
+    tcase_add_test(t, linear_grads);
+    tcase_add_test(t, fakequant_equals_te_recipe);
+    tcase_add_test(t, rht_cancels_in_wgrad);
+    tcase_add_test(t, cfg_parse_roundtrip);
+    tcase_add_test(t, deterministic_across_threads);
+    tcase_add_test(t, training_reduces_loss);
+    tcase_add_test(t, fork_and_checkpoint_resume_bitwise);
+    tcase_add_test(t, divergence_is_reported);
+    tcase_add_test(t, schedules);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
