@@ -22,10 +22,12 @@
  *
  * Inf and NaN terms are counted apart and give the IEEE result of the sum:
  * NaN if any term is NaN (or a product is Inf*0) or if +Inf and -Inf both
- * occur, otherwise the signed Inf. A NaN result is the canonical quiet NaN
- * 0x7FC00000 (binary64: 0x7FF8000000000000), whatever the input payloads
- * (IEEE 754 leaves the payload open; a canonical value keeps CPU and GPU
- * bit-identical). A finite exact sum of magnitude >= the overflow threshold
+ * occur, otherwise the signed Inf. A NaN result is the canonical NaN of
+ * NVIDIA GPUs, 0x7FFFFFFF (binary64: 0x7FFFFFFFFFFFFFFF), whatever the input
+ * payloads: PTX f32 arithmetic returns it for every NaN result, IEEE 754
+ * leaves the payload open, and one fixed value keeps CPU and GPU
+ * bit-identical (src/core/bf16.h maps it to bf16 0x7FFF, as the device
+ * cvt does). A finite exact sum of magnitude >= the overflow threshold
  * (fp32: 2^128 - 2^103) rounds to signed Inf, as IEEE RN does. An exact zero
  * sum is +0 except when every term was -0 (or the sum of no terms: +0), as
  * IEEE addition in round-to-nearest gives (x + (-x) = +0, -0 + -0 = -0);
@@ -297,7 +299,7 @@ NVFP4_HD static inline int nvfp4_core_xsum_zero_sign(const nvfp4_xsum *a)
  * +-Inf, specials as described at the top). */
 NVFP4_HD static inline float nvfp4_core_xsum_round_f32(const nvfp4_xsum *a)
 {
-    if (a->nan || (a->pinf && a->ninf)) return nvfp4_core_f32_from_bits(0x7FC00000u);
+    if (a->nan || (a->pinf && a->ninf)) return nvfp4_core_f32_from_bits(0x7FFFFFFFu);
     if (a->pinf) return nvfp4_core_f32_from_bits(0x7F800000u);
     if (a->ninf) return nvfp4_core_f32_from_bits(0xFF800000u);
     uint64_t sig;
@@ -332,7 +334,7 @@ NVFP4_HD static inline double nvfp4_core_xsum_round_f64(const nvfp4_xsum *a)
 {
     uint64_t bits;
     double d;
-    if (a->nan || (a->pinf && a->ninf)) bits = 0x7FF8000000000000ull;
+    if (a->nan || (a->pinf && a->ninf)) bits = 0x7FFFFFFFFFFFFFFFull;
     else if (a->pinf) bits = 0x7FF0000000000000ull;
     else if (a->ninf) bits = 0xFFF0000000000000ull;
     else {

@@ -27,7 +27,7 @@
  *     x[i] = s[i] * RN_f32( c_d * sum_j H[i][j] * y[j] )
  *
  * Specials: a NaN term, or +Inf and -Inf terms in one sum, give the
- * canonical quiet NaN 0x7FC00000; otherwise an Inf term gives the signed Inf
+ * canonical NaN 0x7FFFFFFF (bf16: 0x7FFF); otherwise an Inf term gives the signed Inf
  * (src/core/exact_sum.h). An exact zero sum is +0 whatever the signs of the
  * zero inputs, as the tensor core's fp32 sum with a C = +0 accumulator gives
  * in TE's kernels (so an all-zero group gives +0 outputs; the inverse then
