@@ -1,0 +1,116 @@
+/* cmd_table.c - `nvfp4 table`: every code point of E2M1, E4M3 and UE8M0
+ * with its bit fields and value (docs/semantics.md, "Scalar codecs"). */
+#include <string.h>
+
+#include "cli.h"
+#include "nvfp4/formats.h"
+
+static const char *const CMD = "table";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0]\n"
+            "\n"
+            "Prints every code point of the format with its bits and value (all three\n"
+            "formats when --format is not given). Values print as the shortest decimal\n"
+            "that reads back as the same fp32.\n"
+            "\n"
+            "  --format F   e2m1 (FP4, 16 codes), e4m3 (FP8 block scale, 256 codes) or\n"
+            "               ue8m0 (MX power-of-two scale, 256 codes)\n"
+            "  -h, --help   this text\n");
+}
+
+static void print_value(float v)
+{
+    char buf[48];
+    cli_format_f32(buf, sizeof buf, v);
+    if (v != v) strcpy(buf, "NaN");
+    printf("%s", buf);
+}
+
+static void table_e2m1(void)
+{
+    printf("E2M1 (FP4): bits s ee m, exponent bias 1, no Inf, no NaN; max 6\n");
+    printf("code  s ee m  kind       value\n");
+    for (unsigned c = 0; c < 16; c++) {
+        unsigned e = (c >> 1) & 3u, m = c & 1u;
+        const char *kind = (c & 7u) == 0 ? "zero" : (e == 0 ? "subnormal" : ((c & 7u) == 7u ? "max" : "normal"));
+        printf("0x%X   %u %u%u %u  %-9s  ", c, c >> 3, e >> 1, e & 1u, m, kind);
+        print_value(nvfp4_e2m1_to_f32((uint8_t)c));
+        printf("\n");
+    }
+}
+
+static void table_e4m3(void)
+{
+    printf("E4M3 (FP8 e4m3fn): bits s eeee mmm, exponent bias 7, no Inf; 0x7F/0xFF NaN; max 448\n");
+    printf("code  s eeee mmm  kind       value\n");
+    for (unsigned c = 0; c < 256; c++) {
+        unsigned e = (c >> 3) & 15u, m = c & 7u;
+        const char *kind = (c & 0x7Fu) == 0x7Fu ? "NaN"
+                           : (c & 0x7Fu) == 0x7Eu ? "max"
+                           : (c & 0x7Fu) == 0 ? "zero"
+                           : e == 0 ? "subnormal" : "normal";
+        printf("0x%02X  %u %u%u%u%u %u%u%u  %-9s  ", c, c >> 7, (e >> 3) & 1u, (e >> 2) & 1u, (e >> 1) & 1u, e & 1u,
+               (m >> 2) & 1u, (m >> 1) & 1u, m & 1u, kind);
+        print_value(nvfp4_e4m3_to_f32((uint8_t)c));
+        printf("\n");
+    }
+}
+
+static void table_ue8m0(void)
+{
+    printf("UE8M0 (MX scale): bits eeeeeeee, value 2^(code-127), no sign, no zero; 0xFF NaN\n");
+    printf("code  bits      power     value\n");
+    for (unsigned c = 0; c < 256; c++) {
+        printf("0x%02X  ", c);
+        for (int b = 7; b >= 0; b--) putchar('0' + (int)((c >> b) & 1u));
+        if (c == 0xFFu) {
+            printf("  NaN       NaN\n");
+            continue;
+        }
+        char pw[16];
+        snprintf(pw, sizeof pw, "2^%d", (int)c - 127);
+        printf("  %-8s  ", pw);
+        print_value(nvfp4_ue8m0_to_f32((uint8_t)c));
+        printf("\n");
+    }
+}
+
+static int run(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return NVFP4_EXIT_OK;
+    }
+    const char *format = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--format") == 0) {
+            if (i + 1 >= argc) return cli_fail(CMD, "--format needs a value (e2m1, e4m3 or ue8m0)");
+            format = argv[++i];
+        } else if (strncmp(argv[i], "--format=", 9) == 0) {
+            format = argv[i] + 9;
+        } else {
+            return cli_fail(CMD, "unexpected argument '%s' (see nvfp4 table --help)", argv[i]);
+        }
+    }
+    if (!format) {
+        table_e2m1();
+        printf("\n");
+        table_e4m3();
+        printf("\n");
+        table_ue8m0();
+    } else if (strcmp(format, "e2m1") == 0) {
+        table_e2m1();
+    } else if (strcmp(format, "e4m3") == 0) {
+        table_e4m3();
+    } else if (strcmp(format, "ue8m0") == 0) {
+        table_ue8m0();
+    } else {
+        return cli_fail(CMD, "unknown format '%s' (expected e2m1, e4m3 or ue8m0)", format);
+    }
+    return NVFP4_EXIT_OK;
+}
+
+const nvfp4_cli_command nvfp4_cmd_table = {"table", "print every code point of E2M1, E4M3 or UE8M0", run};
