@@ -14,5 +14,6 @@
 #include "nvfp4/gemm.h"
 #include "nvfp4/verify.h"
 #include "nvfp4/study.h"
+#include "nvfp4/simd.h"
 
 #endif /* NVFP4_H */

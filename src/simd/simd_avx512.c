@@ -1,0 +1,519 @@
+/*
+ * simd_avx512.c - AVX-512 (F, BW, VL) kernels of the fast CPU path.
+ *
+ * Compiled for every x86-64 build through function target attributes (no
+ * per-file flags) and only called after __builtin_cpu_supports said yes
+ * (simd_dispatch.c). No FMA instruction is used: every product is rounded
+ * before the sum that uses it, as in the scalar reference.
+ *
+ * Lane-wise re-expression of the `te` chain (src/core/recipe.h) and of the
+ * codecs in src/core/ (each helper names the scalar function it matches):
+ *   - E2M1 RN by threshold counting: the number of RNE boundaries
+ *     (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) that |y| passes, strict where the
+ *     lower neighbour is the even code (nvfp4_core_e2m1_rn_mag);
+ *   - E2M1 SR: t = trunc(|y| * 2^k) with 2^k = 256/step, so t>>8 is the
+ *     round-toward-zero position and t & 255 = floor(256*frac)
+ *     (nvfp4_core_e2m1_sr_mag, exact since the scalings are by powers of two);
+ *   - E4M3 RN satfinite: integer round-to-nearest-even on the fp32 pattern
+ *     for normals, the FPU's RNE of |v|*2^9 for subnormals
+ *     (nvfp4_core_e4m3_encode);
+ *   - Philox4x32-10 over 16 counters at once (nvfp4_core_philox4x32_10):
+ *     mulhi from vpmuludq on even and odd lanes.
+ *   - RHT-16: the butterfly in binary64, exact when the group's binades are
+ *     within 25 (nvfp4_core_rht_double_exact's bound); other groups fall back
+ *     to the scalar exact accumulator.
+ */
+#include "simd/simd_kernels.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+
+#include <float.h>
+#include <immintrin.h>
+
+#include "core/bf16.h"
+#include "core/philox.h"
+#include "core/recipe.h"
+
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+/* ---- loads ------------------------------------------------------------- */
+
+T512 static inline __m512 load16(const void *x, int bf16, size_t i)
+{
+    if (bf16) {
+        __m256i h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)x + i));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    }
+    return _mm512_loadu_ps((const float *)x + i);
+}
+
+T512 static inline __m512 abs16(__m512 v)
+{
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF)));
+}
+
+/* |v| with NaN lanes replaced by 0: vmaxps returns its second operand when
+ * the first is NaN, which is fmaxf's "NaN loses" for a non-NaN accumulator. */
+T512 static inline __m512 absnn16(__m512 v) { return _mm512_max_ps(abs16(v), _mm512_setzero_ps()); }
+
+/* Lane i of the result = max over the 16 lanes of v[i] (v[i] NaN-free). */
+T512 static inline __m512 hmax16x16(const __m512 v[16])
+{
+    __m512 w[8], z[4];
+    for (int i = 0; i < 8; i++) {
+        __m512 a = v[2 * i], b = v[2 * i + 1];
+        w[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+    }
+    for (int i = 0; i < 4; i++) {
+        __m512 a = w[2 * i], b = w[2 * i + 1];
+        z[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
+    }
+    /* z[i] 128-bit unit u now holds 4 partial maxima of input 4i+u */
+    __m512 m01 = _mm512_max_ps(_mm512_shuffle_ps(z[0], z[1], 0x88), _mm512_shuffle_ps(z[0], z[1], 0xDD));
+    __m512 m23 = _mm512_max_ps(_mm512_shuffle_ps(z[2], z[3], 0x88), _mm512_shuffle_ps(z[2], z[3], 0xDD));
+    __m512 r = _mm512_max_ps(_mm512_shuffle_ps(m01, m23, 0x88), _mm512_shuffle_ps(m01, m23, 0xDD));
+    /* lane 4u+k of r holds input 4k+u */
+    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm512_permutexvar_ps(idx, r);
+}
+
+/* ---- codecs -------------------------------------------------------------- */
+
+/* nvfp4_core_e4m3_encode(v, satfinite) for v >= 0, not NaN (Inf allowed). */
+T512 static inline __m512i e4m3_encode16(__m512 v)
+{
+    __m512i u = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 20), _mm512_set1_epi32(1));
+    __m512i n = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFFF)), lsb), 20);
+    n = _mm512_sub_epi32(n, _mm512_set1_epi32(960)); /* (biased exponent - 120) << 3 | mantissa */
+    __m512i s = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, _mm512_set1_ps(512.0f)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __mmask16 sub = _mm512_cmp_ps_mask(v, _mm512_set1_ps(0x1p-6f), _CMP_LT_OQ);
+    __m512i code = _mm512_mask_blend_epi32(sub, n, s);
+    return _mm512_min_epu32(code, _mm512_set1_epi32(0x7E));
+}
+
+/* nvfp4_core_e4m3_decode for codes 0..0x7E. */
+T512 static inline __m512 e4m3_decode16(__m512i code)
+{
+    __m512 normal = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(code, _mm512_set1_epi32(960)), 20));
+    __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(code), _mm512_set1_ps(0x1p-9f));
+    __mmask16 is_sub = _mm512_cmp_epi32_mask(code, _mm512_set1_epi32(8), _MM_CMPINT_LT);
+    return _mm512_mask_blend_ps(is_sub, normal, sub);
+}
+
+/* te block scale bytes from block amaxes (nvfp4_core_block_scale, TE_MUL). */
+T512 static inline __m512i te_scale16(const nvfp4_simd_te_consts *k, __m512 bamax)
+{
+    return e4m3_encode16(_mm512_mul_ps(bamax, _mm512_set1_ps(k->m)));
+}
+
+/* te encode multiplier from scale bytes (nvfp4_core_block_prepare, TE_RECIP). */
+T512 static inline __m512 te_inv16(const nvfp4_simd_te_consts *k, __m512i sb)
+{
+    __m512 d = _mm512_mul_ps(e4m3_decode16(sb), _mm512_set1_ps(k->s_dec));
+    __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), d);
+    return _mm512_min_ps(inv, _mm512_set1_ps(FLT_MAX)); /* 1/0 = Inf -> FLT_MAX; no NaN possible */
+}
+
+/* Sign bit (as 8) and the NaN override of nvfp4_core_e2m1_encode. */
+T512 static inline __m512i e2m1_finish16(__m512 y, __m512i mag)
+{
+    __m512i u = _mm512_castps_si512(y);
+    __m512i code = _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(u, 28), _mm512_set1_epi32(8)));
+    __mmask16 nan = _mm512_cmp_epi32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)),
+                                          _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE);
+    return _mm512_mask_mov_epi32(code, nan, _mm512_set1_epi32(7));
+}
+
+T512 static inline __m512i e2m1_rn16(__m512 y)
+{
+    __m512 a = abs16(y);
+    __m512i one = _mm512_set1_epi32(1), m = _mm512_setzero_si512();
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.25f), _CMP_GT_OQ), m, one);
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.75f), _CMP_GE_OQ), m, one);
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.25f), _CMP_GT_OQ), m, one);
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.75f), _CMP_GE_OQ), m, one);
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.5f), _CMP_GT_OQ), m, one);
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(3.5f), _CMP_GE_OQ), m, one);
+    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(5.0f), _CMP_GT_OQ), m, one);
+    return e2m1_finish16(y, m);
+}
+
+/* r: the 16 random bytes, one per 32-bit lane. */
+T512 static inline __m512i e2m1_sr16(__m512 y, __m512i r)
+{
+    __m512 a = abs16(y);
+    __mmask16 ge2 = _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.0f), _CMP_GE_OQ);
+    __mmask16 ge4 = _mm512_cmp_ps_mask(a, _mm512_set1_ps(4.0f), _CMP_GE_OQ);
+    __mmask16 sat = _mm512_cmp_ps_mask(a, _mm512_set1_ps(6.0f), _CMP_GE_OQ); /* >= 6 and Inf */
+    __m512 mul = _mm512_mask_mov_ps(_mm512_set1_ps(512.0f), ge2, _mm512_set1_ps(256.0f));
+    mul = _mm512_mask_mov_ps(mul, ge4, _mm512_set1_ps(128.0f));
+    __m512i t = _mm512_cvtt_roundps_epi32(_mm512_mul_ps(a, mul), _MM_FROUND_NO_EXC);
+    __m512i two = _mm512_set1_epi32(2);
+    __m512i down = _mm512_srli_epi32(t, 8);
+    down = _mm512_mask_add_epi32(down, ge2, down, two);
+    down = _mm512_mask_add_epi32(down, ge4, down, two);
+    __m512i up = _mm512_srli_epi32(_mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(255)), r), 8);
+    __m512i mag = _mm512_mask_mov_epi32(_mm512_add_epi32(down, up), sat, _mm512_set1_epi32(7));
+    return e2m1_finish16(y, mag);
+}
+
+/* 16 codes (one per lane, element 2j in lane 2j) -> 8 packed bytes. */
+T512 static inline void pack16(__m512i code, uint8_t *out)
+{
+    __m512i p = _mm512_or_si512(code, _mm512_srli_epi64(code, 28));
+    _mm_storel_epi64((__m128i *)out, _mm512_cvtepi64_epi8(p));
+}
+
+/* ---- Philox4x32-10 over 16 lanes -------------------------------------- */
+
+T512 static inline __m512i mulhi16(__m512i a, __m512i m)
+{
+    __m512i even = _mm512_srli_epi64(_mm512_mul_epu32(a, m), 32);
+    __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+    return _mm512_mask_blend_epi32(0xAAAA, even, odd);
+}
+
+/* w[0..3] = Philox(ctr = {c0, c1, c2, c3}, key) lane-wise. */
+T512 static inline void philox16(__m512i c0, __m512i c1, __m512i c2, __m512i c3, uint64_t seed, __m512i w[4])
+{
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    const __m512i m0 = _mm512_set1_epi32((int)NVFP4_PHILOX_M0), m1 = _mm512_set1_epi32((int)NVFP4_PHILOX_M1);
+    for (int i = 0; i < 10; i++) {
+        if (i > 0) {
+            k0 += NVFP4_PHILOX_W0;
+            k1 += NVFP4_PHILOX_W1;
+        }
+        __m512i hi0 = mulhi16(c0, m0), lo0 = _mm512_mullo_epi32(c0, m0);
+        __m512i hi1 = mulhi16(c2, m1), lo1 = _mm512_mullo_epi32(c2, m1);
+        __m512i n0 = _mm512_xor_si512(_mm512_xor_si512(hi1, c1), _mm512_set1_epi32((int)k0));
+        __m512i n2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3), _mm512_set1_epi32((int)k1));
+        c0 = n0;
+        c1 = lo1;
+        c2 = n2;
+        c3 = lo0;
+    }
+    w[0] = c0;
+    w[1] = c1;
+    w[2] = c2;
+    w[3] = c3;
+}
+
+/* The SR words of 16 blocks with linear indices given as lo/hi lanes. */
+T512 static inline void sr_words16(const nvfp4_simd_sr *sr, __m512i blo, __m512i bhi, __m512i w[4])
+{
+    philox16(_mm512_set1_epi32((int)(uint32_t)sr->offset), _mm512_set1_epi32((int)(uint32_t)(sr->offset >> 32)), blo,
+             bhi, sr->seed, w);
+}
+
+/* Blocks block0 .. block0+15 (consecutive, 64-bit carry handled). */
+T512 static inline void sr_words16_seq(const nvfp4_simd_sr *sr, uint64_t block0, __m512i w[4])
+{
+    __m512i base = _mm512_set1_epi32((int)(uint32_t)block0);
+    __m512i lo = _mm512_add_epi32(base, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __mmask16 carry = _mm512_cmp_epu32_mask(lo, base, _MM_CMPINT_LT);
+    __m512i hi = _mm512_set1_epi32((int)(uint32_t)(block0 >> 32));
+    hi = _mm512_mask_add_epi32(hi, carry, hi, _mm512_set1_epi32(1));
+    sr_words16(sr, lo, hi, w);
+}
+
+/* Transposes the SoA words into 16 bytes per block: bytes of block b at
+ * buf + 16*b (element i of the block takes byte i). */
+T512 static inline void sr_bytes_aos16(const __m512i w[4], uint8_t buf[256])
+{
+    __m512i a = _mm512_unpacklo_epi32(w[0], w[1]), b = _mm512_unpackhi_epi32(w[0], w[1]);
+    __m512i c = _mm512_unpacklo_epi32(w[2], w[3]), d = _mm512_unpackhi_epi32(w[2], w[3]);
+    __m512i t[4] = {_mm512_unpacklo_epi64(a, c), _mm512_unpackhi_epi64(a, c), _mm512_unpacklo_epi64(b, d),
+                    _mm512_unpackhi_epi64(b, d)};
+    /* t[k] 128-bit unit u = block 4u + k */
+    for (int k = 0; k < 4; k++)
+        for (int u = 0; u < 4; u++) {
+            __m128i v;
+            switch (u) {
+            case 0: v = _mm512_extracti32x4_epi32(t[k], 0); break;
+            case 1: v = _mm512_extracti32x4_epi32(t[k], 1); break;
+            case 2: v = _mm512_extracti32x4_epi32(t[k], 2); break;
+            default: v = _mm512_extracti32x4_epi32(t[k], 3); break;
+            }
+            _mm_storeu_si128((__m128i *)(buf + 16 * (4 * u + k)), v);
+        }
+}
+
+/* ---- amax -------------------------------------------------------------- */
+
+T512 static float avx512_amax_f32(const float *x, size_t n)
+{
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        a0 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i)), a0);
+        a1 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i + 16)), a1);
+        a2 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i + 32)), a2);
+        a3 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i + 48)), a3);
+    }
+    for (; i + 16 <= n; i += 16) a0 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i)), a0);
+    float m = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)));
+    for (; i < n; i++) m = nvfp4_core_amax_step(m, x[i], 0);
+    return m;
+}
+
+T512 static float avx512_amax_bf16(const uint16_t *x, size_t n)
+{
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm512_max_ps(abs16(load16(x, 1, i)), a0);
+        a1 = _mm512_max_ps(abs16(load16(x, 1, i + 16)), a1);
+    }
+    for (; i + 16 <= n; i += 16) a0 = _mm512_max_ps(abs16(load16(x, 1, i)), a0);
+    float m = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+    for (; i < n; i++) m = nvfp4_core_amax_step(m, nvfp4_core_bf16_decode(x[i]), 0);
+    return m;
+}
+
+/* ---- rowwise ------------------------------------------------------------ */
+
+T512 static inline void store_scales(__m512i sb, size_t n, uint8_t *scale)
+{
+    _mm_mask_storeu_epi8(scale, (__mmask16)((1u << n) - 1u), _mm512_cvtepi32_epi8(sb));
+}
+
+T512 static void avx512_row_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, uint8_t *scale)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512 a[16];
+        for (size_t i = 0; i < 16; i++) a[i] = i < n ? absnn16(load16(x, bf16, 16 * (b0 + i))) : _mm512_setzero_ps();
+        store_scales(te_scale16(k, hmax16x16(a)), n, scale + b0);
+    }
+}
+
+T512 static void avx512_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
+                                    uint8_t *scale)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512 a[16];
+        for (size_t i = 0; i < 16; i++) {
+            __m512 m = _mm512_setzero_ps();
+            if (i < n)
+                for (size_t r = 0; r < 16; r++) m = _mm512_max_ps(abs16(load16(x, bf16, r * stride + 16 * (b0 + i))), m);
+            a[i] = m;
+        }
+        store_scales(te_scale16(k, hmax16x16(a)), n, scale + b0);
+    }
+}
+
+T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                   const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+{
+    _Alignas(64) uint8_t rb[256];
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512i sb = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
+        _Alignas(64) float inv[16];
+        _mm512_store_ps(inv, te_inv16(k, sb));
+        if (sr) {
+            __m512i w[4];
+            sr_words16_seq(sr, block0 + b0, w);
+            sr_bytes_aos16(w, rb);
+        }
+        for (size_t i = 0; i < n; i++) {
+            __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i)), _mm512_set1_ps(inv[i]));
+            __m512i code = sr ? e2m1_sr16(y, _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)(rb + 16 * i))))
+                              : e2m1_rn16(y);
+            pack16(code, out + 8 * (b0 + i));
+        }
+    }
+}
+
+/* ---- columnwise ----------------------------------------------------------- */
+
+/* Exactness of the binary64 butterfly for each lane (column) of a group:
+ * finite inputs whose biased exponents (subnormals as 1) differ by at most
+ * 25, so all partial sums are multiples of the smallest input's last bit
+ * below 2^53 of them (the bound of nvfp4_core_rht_double_exact). */
+T512 static inline __mmask16 rht_exact_lanes(const __m512 v[16])
+{
+    __m512i emax = _mm512_setzero_si512(), emin = _mm512_set1_epi32(255);
+    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
+    for (int i = 0; i < 16; i++) {
+        __m512i au = _mm512_and_si512(_mm512_castps_si512(v[i]), absm);
+        __m512i e = _mm512_max_epi32(_mm512_srli_epi32(au, 23), _mm512_set1_epi32(1));
+        __mmask16 nz = _mm512_test_epi32_mask(au, au);
+        emax = _mm512_mask_max_epi32(emax, nz, emax, e);
+        emin = _mm512_mask_min_epi32(emin, nz, emin, e);
+    }
+    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
+    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
+    return (__mmask16)(finite & close);
+}
+
+T512 static inline __m512 bf16_round16(__m512 v)
+{
+    /* nvfp4_core_round_bf16 for non-NaN v (Inf passes through unchanged) */
+    __m512i u = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    u = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb);
+    return _mm512_castsi512_ps(_mm512_and_si512(u, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
+
+/* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked. */
+T512 static void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m512 v[16])
+{
+    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    if (!j->rht) return;
+    __mmask16 exact = rht_exact_lanes(v);
+    __m512d lo[16], hi[16];
+    for (unsigned i = 0; i < 16; i++) {
+        __m512 s = v[i];
+        if ((j->rht_mask[0] >> i) & 1u) s = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(s), _mm512_set1_epi32((int)0x80000000u)));
+        lo[i] = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
+        hi[i] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s), 1)));
+    }
+    for (unsigned h = 1; h < 16; h <<= 1)
+        for (unsigned i = 0; i < 16; i += 2 * h)
+            for (unsigned q = i; q < i + h; q++) {
+                __m512d a = lo[q], b = lo[q + h];
+                lo[q] = _mm512_add_pd(a, b);
+                lo[q + h] = _mm512_sub_pd(a, b);
+                a = hi[q];
+                b = hi[q + h];
+                hi[q] = _mm512_add_pd(a, b);
+                hi[q + h] = _mm512_sub_pd(a, b);
+            }
+    const __m512d quarter = _mm512_set1_pd(0.25);
+    for (unsigned i = 0; i < 16; i++) {
+        /* exact zero sums give +0 (nvfp4_core_rht_group): adding +0 turns -0 into +0 */
+        __m512d l = _mm512_mul_pd(_mm512_add_pd(lo[i], _mm512_setzero_pd()), quarter);
+        __m512d h = _mm512_mul_pd(_mm512_add_pd(hi[i], _mm512_setzero_pd()), quarter);
+        __m256 fl = _mm512_cvt_roundpd_ps(l, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256 fh = _mm512_cvt_roundpd_ps(h, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512 f = _mm512_castsi512_ps(
+            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(fl)), _mm256_castps_si256(fh), 1));
+        v[i] = j->rht_round_bf16 ? bf16_round16(f) : f;
+    }
+    if (exact != 0xFFFF) {
+        _Alignas(64) float t[16][16];
+        for (int i = 0; i < 16; i++) _mm512_store_ps(t[i], v[i]);
+        for (unsigned c = 0; c < 16; c++)
+            if (!((exact >> c) & 1u)) {
+                float y[16];
+                nvfp4_simd_col_group(j, g, c0 + c, y);
+                for (int i = 0; i < 16; i++) t[i][c] = y[i];
+            }
+        for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(t[i]);
+    }
+}
+
+T512 static void avx512_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+{
+    size_t nbr = j->rows / 16, ncol16 = j->cols / 16 * 16;
+    nvfp4_simd_te_consts k = j->k;
+    for (size_t g = g0; g < g1; g++) {
+        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
+            __m512 v[16];
+            col_load_group(j, g, c0, v);
+            __m512 am = _mm512_setzero_ps();
+            for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+            if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
+            __m512i sb = te_scale16(&k, am);
+            __m512 inv = te_inv16(&k, sb);
+            __m512i w[4];
+            if (j->sr) {
+                _Alignas(64) uint32_t lo[16], hi[16];
+                for (size_t c = 0; c < 16; c++) {
+                    uint64_t b = (c0 + c) * nbr + g;
+                    lo[c] = (uint32_t)b;
+                    hi[c] = (uint32_t)(b >> 32);
+                }
+                sr_words16(j->sr, _mm512_load_si512(lo), _mm512_load_si512(hi), w);
+            }
+            /* codes of rows 2p and 2p+1 packed into one byte per lane, four
+             * bytes per 32-bit word: wlo = bytes 0..3 of each output row's 8 */
+            __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+            for (int i = 0; i < 16; i++) {
+                __m512 y = _mm512_mul_ps(v[i], inv);
+                __m512i code;
+                if (j->sr) {
+                    __m512i r = _mm512_and_si512(_mm512_srlv_epi32(w[i >> 2], _mm512_set1_epi32(8 * (i & 3))),
+                                                 _mm512_set1_epi32(255));
+                    code = e2m1_sr16(y, r);
+                } else {
+                    code = e2m1_rn16(y);
+                }
+                wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_sllv_epi32(code, _mm512_set1_epi32(4 * (i & 7))));
+            }
+            _Alignas(64) uint32_t lo[16], hi[16];
+            _Alignas(16) uint8_t s8[16];
+            _mm512_store_si512(lo, wd[0]);
+            _mm512_store_si512(hi, wd[1]);
+            _mm_store_si128((__m128i *)s8, _mm512_cvtepi32_epi8(sb));
+            for (size_t c = 0; c < 16; c++) {
+                size_t blk = (c0 + c) * nbr + g;
+                uint64_t q = (uint64_t)lo[c] | ((uint64_t)hi[c] << 32);
+                memcpy(j->data + 8 * blk, &q, 8);
+                j->scale[blk] = s8[c];
+            }
+        }
+        for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
+    }
+}
+
+T512 static float avx512_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+{
+    size_t ncol16 = j->cols / 16 * 16;
+    __m512 am = _mm512_setzero_ps();
+    float m = 0.0f;
+    for (size_t g = g0; g < g1; g++) {
+        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
+            __m512 v[16];
+            col_load_group(j, g, c0, v);
+            for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+        }
+        for (size_t c = ncol16; c < j->cols; c++) {
+            float y[16];
+            nvfp4_simd_col_group(j, g, c, y);
+            for (int i = 0; i < 16; i++) m = nvfp4_core_amax_step(m, y[i], 0);
+        }
+    }
+    /* RHT outputs of finite groups are never NaN; NaN lanes (from Inf/NaN
+     * inputs) were ignored by vmaxps's operand order above */
+    return nvfp4_core_fmaxf(m, _mm512_reduce_max_ps(am));
+}
+
+/* ---- dequantize -------------------------------------------------------- */
+
+T512 static void avx512_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
+{
+    _Alignas(64) float table[16];
+    for (unsigned c = 0; c < 16; c++) table[c] = nvfp4_core_e2m1_decode((uint8_t)c);
+    const __m512 tab = _mm512_load_ps(table);
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512i sb = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
+        /* nvfp4_core_dequant_scale, DEQ_TE: ((float)s * amax) * fl(1/2688) */
+        __m512 d = _mm512_mul_ps(_mm512_mul_ps(e4m3_decode16(sb), _mm512_set1_ps(amax)),
+                                 _mm512_set1_ps(NVFP4_CORE_INV2688));
+        _Alignas(64) float ds[16];
+        _mm512_store_ps(ds, d);
+        for (size_t i = 0; i < n; i++) {
+            __m512i q = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(data + 8 * (b0 + i))));
+            __m512i idx = _mm512_or_si512(q, _mm512_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
+            __m512 v = _mm512_permutexvar_ps(idx, tab);
+            _mm512_storeu_ps(out + 16 * (b0 + i), _mm512_mul_ps(v, _mm512_set1_ps(ds[i])));
+        }
+    }
+}
+
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {
+    "avx512",          avx512_amax_f32,  avx512_amax_bf16, avx512_row_scales,  avx512_tile_scales,
+    avx512_row_encode, avx512_col_quant, avx512_rht_amax,  avx512_row_dequant,
+};
+
+#else /* not x86-64 GCC/clang: the dispatcher never selects this table */
+
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0};
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * simd_driver.c - whole-tensor drivers of the fast CPU path: OpenMP over
+ * rows or 16-row groups, calling the active variant's kernels.
+ *
+ * Determinism: a block's bytes depend only on its inputs, the global amax
+ * and its block index (the Philox counter), and an amax is an exact,
+ * order-free maximum, so the thread count and schedule change nothing.
+ * Static schedules keep each thread's output contiguous (whole cache lines
+ * of the transposed output for the columnwise kernel).
+ */
+#include <string.h>
+
+#include "core/nvfp4_core.h"
+#include "simd/simd_kernels.h"
+
+/* Below this many elements a parallel region costs more than it saves. */
+#define SIMD_PARALLEL_MIN 65536
+#define AMAX_CHUNK 65536
+
+float nvfp4_simd_amax(const void *x, int bf16, size_t n)
+{
+    const nvfp4_simd_kernels *k = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t nchunk = (n + AMAX_CHUNK - 1) / AMAX_CHUNK;
+    float m = 0.0f;
+    /* per-chunk maxima are never NaN, so OpenMP's max reduction is exact */
+#pragma omp parallel for reduction(max : m) schedule(static) if (n >= SIMD_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunk; c++) {
+        size_t i0 = c * AMAX_CHUNK, len = n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK;
+        float a = bf16 ? k->amax_bf16((const uint16_t *)x + i0, len) : k->amax_f32((const float *)x + i0, len);
+        if (a > m) m = a;
+    }
+    return m;
+}
+
+static const void *row_ptr(const void *x, int bf16, size_t elem)
+{
+    return bf16 ? (const void *)((const uint16_t *)x + elem) : (const void *)((const float *)x + elem);
+}
+
+void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, float amax, int tile16,
+                           const nvfp4_simd_sr *sr, uint8_t *data, uint8_t *scale)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    nvfp4_simd_te_consts k;
+    nvfp4_simd_te_consts_init(&k, amax);
+    size_t nb = cols / 16;
+    int par = rows * cols >= SIMD_PARALLEL_MIN;
+    if (tile16) {
+        size_t ng = rows / 16;
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t g = 0; g < ng; g++) {
+            uint8_t *s0 = scale + 16 * g * nb;
+            kn->tile_scales(&k, row_ptr(x, bf16, 16 * g * cols), bf16, cols, nb, s0);
+            for (size_t r = 16 * g; r < 16 * g + 16; r++) {
+                if (r > 16 * g) memcpy(scale + r * nb, s0, nb);
+                kn->row_encode(&k, row_ptr(x, bf16, r * cols), bf16, nb, s0, sr, (uint64_t)r * nb, data + r * (cols / 2));
+            }
+        }
+        return;
+    }
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t r = 0; r < rows; r++) {
+        const void *xr = row_ptr(x, bf16, r * cols);
+        kn->row_scales(&k, xr, bf16, nb, scale + r * nb);
+        kn->row_encode(&k, xr, bf16, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
+    }
+}
+
+void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t ng = j->rows / 16;
+#pragma omp parallel for schedule(static) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
+    for (size_t g = 0; g < ng; g++) kn->col_quant(j, g, g + 1);
+}
+
+float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t ng = j->rows / 16;
+    float m = 0.0f;
+#pragma omp parallel for reduction(max : m) schedule(static) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
+    for (size_t g = 0; g < ng; g++) {
+        float a = kn->rht_amax(j, g, g + 1);
+        if (a > m) m = a;
+    }
+    return m;
+}
+
+void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
+                              float *out)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t nb = cols / 16;
+#pragma omp parallel for schedule(static) if (rows * cols >= SIMD_PARALLEL_MIN)
+    for (size_t r = 0; r < rows; r++) kn->row_dequant(data + r * (cols / 2), scale + r * nb, nb, amax, out + r * cols);
+}
+
+/* nvfp4_scale_swizzle's layout (src/swizzle.c): 128x4 tiles of 512 bytes,
+ * row r = 32a + b of a tile at b*16 + a*4, the tile's 4 columns contiguous,
+ * so each (row, 4-column group) is one 4-byte copy. */
+void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz)
+{
+    size_t prow = (rows + 127) / 128 * 128, nct = (cols + 3) / 4;
+    size_t ntr = prow / 128;
+#pragma omp parallel for schedule(static) if (rows * cols >= SIMD_PARALLEL_MIN)
+    for (size_t t = 0; t < ntr; t++) {
+        uint8_t *tile_row = swz + t * nct * 512;
+        memset(tile_row, 0, nct * 512);
+        size_t r1 = rows < 128 * t + 128 ? rows : 128 * t + 128;
+        for (size_t r = 128 * t; r < r1; r++) {
+            size_t in_tile = (r % 32) * 16 + ((r % 128) / 32) * 4;
+            const uint8_t *src = linear + r * cols;
+            for (size_t c4 = 0; c4 < nct; c4++) {
+                size_t n = cols - 4 * c4 < 4 ? cols - 4 * c4 : 4;
+                memcpy(tile_row + c4 * 512 + in_tile, src + 4 * c4, n);
+            }
+        }
+    }
+}

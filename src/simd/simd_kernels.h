@@ -1,0 +1,115 @@
+/*
+ * simd_kernels.h - internal: the vectorized kernels of the fast CPU path and
+ * the table through which one variant (scalar, avx2, avx512) is chosen.
+ *
+ * Every kernel reproduces, byte for byte, what the scalar reference
+ * (src/quant.c and src/quant_kernels.c over src/core/) computes for the same
+ * configuration. The vector code re-expresses the `te` recipe's chain
+ * (src/core/recipe.h: TE_ENCODE, BSCALE_TE_MUL, ENC_TE_RECIP, SPECIAL_CUDA,
+ * DEQ_TE) lane-wise with the same fp32 operations in the same order; the
+ * scalar variant (simd_scalar.c) calls src/core/ directly and is also the
+ * fallback for remainders and for RHT groups whose binary64 sums could be
+ * inexact.
+ *
+ * Kernels work on one row or a range of 16-row groups, so the OpenMP drivers
+ * (simd_driver.c) can split a tensor without changing a byte: each block
+ * depends only on its inputs, the global amax and its counter-based random
+ * bits.
+ */
+#ifndef NVFP4_SIMD_KERNELS_H
+#define NVFP4_SIMD_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvfp4/simd.h"
+
+/* The `te` recipe's per-tensor constants, derived from the global amax
+ * exactly as nvfp4_core_global_from_amax and nvfp4_core_block_scale do. */
+typedef struct {
+    float amax;
+    float s_enc;   /* nvfp4_core_te_global_encode(amax) */
+    float s_dec;   /* 1/s_enc */
+    float m;       /* s_enc * fl(1/6): block_amax * m rounds once to E4M3 */
+} nvfp4_simd_te_consts;
+
+void nvfp4_simd_te_consts_init(nvfp4_simd_te_consts *k, float amax);
+
+/* Stochastic rounding key of one orientation (DESIGN.md 3.3). */
+typedef struct {
+    uint64_t seed, offset;
+} nvfp4_simd_sr;
+
+/* A whole-tensor columnwise job: input row-major [rows, cols] (fp32, or bf16
+ * bits when bf16), output the transposed [cols, rows] codes and scales. */
+typedef struct {
+    const void *x;
+    int bf16;
+    size_t rows, cols;        /* input shape; rows % 16 == 0 */
+    nvfp4_simd_te_consts k;
+    const nvfp4_simd_sr *sr;  /* NULL: RN */
+    int tile16;               /* 16x16 blocks */
+    int rht;                  /* RHT-16 along the original rows first */
+    uint32_t rht_mask[4];     /* src/core/hadamard.h sign mask */
+    int rht_round_bf16;
+    uint8_t *data;            /* cols * rows / 2 bytes */
+    uint8_t *scale;           /* cols * rows / 16 bytes */
+} nvfp4_simd_col_job;
+
+typedef struct {
+    const char *name;
+    /* max |x| with fmaxf semantics (NaN ignored, Inf counts) */
+    float (*amax_f32)(const float *x, size_t n);
+    float (*amax_bf16)(const uint16_t *x, size_t n);
+    /* te, 1x16 blocks: the nb scale bytes of one row of 16*nb elements */
+    void (*row_scales)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, uint8_t *scale);
+    /* te, 16x16 tiles: the nb tile scale bytes of the 16 rows starting at x
+     * (row stride `stride` elements) */
+    void (*tile_scales)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
+                        uint8_t *scale);
+    /* te: codes of one row of 16*nb elements given its scale bytes; SR
+     * block b of the row has linear index block0 + b */
+    void (*row_encode)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const uint8_t *scale,
+                       const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out);
+    /* columnwise (optionally RHT'd) quantize of input row groups [g0, g1)
+     * (a group is 16 rows) */
+    void (*col_quant)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
+    /* max |RHT(x)| (as rounded) over row groups [g0, g1) of the job */
+    float (*rht_amax)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
+    /* te dequantize of one row of 16*nb elements */
+    void (*row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out);
+} nvfp4_simd_kernels;
+
+extern const nvfp4_simd_kernels nvfp4_simd_kernels_scalar;
+extern const nvfp4_simd_kernels nvfp4_simd_kernels_avx2;
+extern const nvfp4_simd_kernels nvfp4_simd_kernels_avx512;
+
+/* The kernels of a variant (AUTO: the active one). */
+const nvfp4_simd_kernels *nvfp4_simd_kernels_for(nvfp4_simd_variant v);
+
+/* ---- scalar pieces the vector kernels reuse (simd_scalar.c) ------------ */
+
+/* Element (r, c) of the job's input as fp32. */
+float nvfp4_simd_col_load(const nvfp4_simd_col_job *j, size_t r, size_t c);
+/* The 16 values of column c in row group g, RHT'd when the job asks. */
+void nvfp4_simd_col_group(const nvfp4_simd_col_job *j, size_t g, size_t c, float v[16]);
+/* Columnwise quantize of one (group, column) block with the scalar code;
+ * tile_amax < 0: the block's own amax. */
+void nvfp4_simd_scalar_col_block(const nvfp4_simd_col_job *j, size_t g, size_t c, float tile_amax);
+
+/* ---- whole-tensor drivers (simd_driver.c), OpenMP, active variant ------ */
+
+float nvfp4_simd_amax(const void *x, int bf16, size_t n);
+/* Rowwise te quantize of [rows, cols] (cols % 16 == 0; rows % 16 == 0 for
+ * tiles): data rows*cols/2 bytes, scale rows*cols/16 bytes. */
+void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, float amax, int tile16,
+                           const nvfp4_simd_sr *sr, uint8_t *data, uint8_t *scale);
+void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j);
+float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j);
+void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
+                              float *out);
+/* cuBLAS 128x4 swizzle of a linear [rows, cols] scale matrix (same bytes as
+ * nvfp4_scale_swizzle). */
+void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz);
+
+#endif /* NVFP4_SIMD_KERNELS_H */

@@ -1,0 +1,419 @@
+/* check_simd.c - the fast CPU path against the scalar reference: every SIMD
+ * variant the CPU has, on many random shapes and seeds with hard values
+ * (NaN, +-Inf, -0, subnormals, exact E2M1 ties, underflowing and saturating
+ * block scales, RHT groups whose binary64 sums would be inexact), must give
+ * byte-identical codes, scales, amaxes and dequantized values as
+ * nvfp4_quantize / nvfp4_dequantize / nvfp4_scale_swizzle with the scalar
+ * kernels, and as the scalar variant of the fast path. Variants the CPU
+ * lacks are skipped with a message. Also: the bytes do not depend on the
+ * OpenMP thread count, and the variant selection API. */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4.h"
+#include "nvfp4/quant.h"
+#include "nvfp4/simd.h"
+#include "core/hadamard.h"
+#include "quant_kernels.h"
+#include "simd/simd_kernels.h"
+
+/* ---- random tensors ------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double unif(void) { return (double)(rnd() >> 11) * 0x1p-53; }
+
+static float gauss(void)
+{
+    double u = unif(), v = unif();
+    return (float)(sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v));
+}
+
+static float f32_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Element of a tile of kind k (tiles are 16x16 so both orientations see
+ * every kind). */
+static float draw(int kind, int specials, int exp_shift)
+{
+    if (specials && rnd() % 64 == 0) {
+        switch (rnd() % 6) {
+        case 0: return NAN;
+        case 1: return -0.0f;
+        case 2: return f32_bits(0x80000001u);     /* -smallest subnormal */
+        case 3: return f32_bits(0x7FC00001u | (uint32_t)(rnd() & 0x80000000u)); /* NaN, either sign */
+        case 4: return specials > 1 ? INFINITY : 0.0f;
+        default: return specials > 1 ? -INFINITY : 1.0f;
+        }
+    }
+    switch (kind) {
+    case 0: return 0.0f;                                            /* zero tile */
+    case 1: return ldexpf(gauss(), -135 + (int)(rnd() % 10));      /* subnormal range */
+    case 2: return (float)((int)(rnd() % 49) - 24) * 0.25f;         /* E2M1 grid and midpoints */
+    case 3: return ldexpf(gauss(), (int)(rnd() % 200) - 100);       /* wild exponents (RHT fallback) */
+    case 4: return ldexpf(gauss(), 120);                           /* huge */
+    case 5: return f32_bits((uint32_t)rnd());                      /* any bit pattern */
+    default: return ldexpf(gauss(), exp_shift + (int)(rnd() % 9) - 4);
+    }
+}
+
+typedef struct {
+    size_t rows, cols;
+    float *x;
+    uint16_t *xb; /* bf16 view (RN of x) */
+} tensor;
+
+static void tensor_make(tensor *t, size_t rows, size_t cols, int specials)
+{
+    t->rows = rows;
+    t->cols = cols;
+    t->x = malloc(rows * cols * sizeof(float));
+    t->xb = malloc(rows * cols * sizeof(uint16_t));
+    int shift = (int)(rnd() % 40) - 20;
+    size_t tr = (rows + 15) / 16, tc = (cols + 15) / 16;
+    int *kind = malloc(tr * tc * sizeof(int));
+    for (size_t i = 0; i < tr * tc; i++) {
+        unsigned k = (unsigned)(rnd() % 16);
+        kind[i] = k < 6 ? (int)k : 6;
+        if (!specials && kind[i] == 5) kind[i] = 6; /* bit patterns hold NaN/Inf */
+    }
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            float v = draw(kind[(r / 16) * tc + c / 16], specials, shift);
+            t->x[r * cols + c] = v;
+            t->xb[r * cols + c] = nvfp4_bf16_from_f32(v);
+        }
+    /* sometimes the tensor amax is exactly 2688, so S_enc = 1 and the grid
+     * tiles hit E2M1 ties exactly */
+    if (rnd() % 3 == 0) t->x[rnd() % (rows * cols)] = 2688.0f;
+    free(kind);
+}
+
+static void tensor_free(tensor *t)
+{
+    free(t->x);
+    free(t->xb);
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static bool use_variant(nvfp4_simd_variant v)
+{
+    if (!nvfp4_simd_available(v)) return false;
+    ck_assert_int_eq(nvfp4_simd_set(v, NULL), NVFP4_OK);
+    return true;
+}
+
+static void assert_bytes(const uint8_t *a, const uint8_t *b, size_t n, const char *what, nvfp4_simd_variant v,
+                         size_t rows, size_t cols)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            ck_abort_msg("%s: variant %s differs from the scalar reference at byte %zu of %zu (0x%02x vs 0x%02x), "
+                         "shape %zux%zu",
+                         what, nvfp4_simd_name(v), i, n, a[i], b[i], rows, cols);
+}
+
+static void assert_f32_bits(const float *a, const float *b, size_t n, const char *what, nvfp4_simd_variant v)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ua, ub;
+        memcpy(&ua, a + i, 4);
+        memcpy(&ub, b + i, 4);
+        if (ua != ub)
+            ck_abort_msg("%s: variant %s differs at element %zu (0x%08x vs 0x%08x)", what, nvfp4_simd_name(v), i, ua, ub);
+    }
+}
+
+/* The library reference with its scalar kernels. */
+static void reference(const tensor *t, int bf16, const nvfp4_quant_opts *o, nvfp4_quantized *q)
+{
+    nvfp4_error err;
+    nvfp4_quant_kernels_force_scalar(1);
+    nvfp4_status st = nvfp4_quantize(bf16 ? (const void *)t->xb : (const void *)t->x,
+                                     bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, t->rows, t->cols, o, q, &err);
+    nvfp4_quant_kernels_force_scalar(0);
+    ck_assert_msg(st == NVFP4_OK, "reference quantize failed: %s", err.message);
+}
+
+static const int sr_modes[2] = {0, 1};
+
+/* ---- rowwise -------------------------------------------------------------- */
+
+static void check_rowwise_case(unsigned seed, int bf16, int tile16, int sr)
+{
+    rng_state = seed * 7919u + 17u;
+    size_t rows = 16 * (1 + rnd() % 6), cols = 16 * (1 + rnd() % 40);
+    if (!tile16 && rnd() % 2) rows = 1 + rnd() % 40;
+    tensor t;
+    tensor_make(&t, rows, cols, (int)(rnd() % 3));
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.block = tile16 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+    o.rounding = sr ? NVFP4_SR : NVFP4_RN;
+    o.seed = rnd();
+    o.offset = rnd() % 4 ? rnd() % 1000 : rnd();
+    nvfp4_quantized ref;
+    reference(&t, bf16, &o, &ref);
+    const void *x = bf16 ? (const void *)t.xb : (const void *)t.x;
+    uint8_t *data = malloc(rows * cols / 2), *scale = malloc(rows * cols / 16);
+    nvfp4_simd_sr key = {o.seed, o.offset};
+    for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!use_variant((nvfp4_simd_variant)v)) continue;
+        float amax = nvfp4_simd_amax(x, bf16, rows * cols);
+        ck_assert_msg(memcmp(&amax, &ref.row.amax, 4) == 0, "amax: variant %s gives %a, reference %a",
+                      nvfp4_simd_name((nvfp4_simd_variant)v), (double)amax, (double)ref.row.amax);
+        memset(data, 0xA5, rows * cols / 2);
+        memset(scale, 0xA5, rows * cols / 16);
+        nvfp4_simd_te_rowwise(x, bf16, rows, cols, amax, tile16, sr ? &key : NULL, data, scale);
+        assert_bytes(data, ref.row.data, rows * cols / 2, "rowwise codes", (nvfp4_simd_variant)v, rows, cols);
+        assert_bytes(scale, ref.row.scale, rows * cols / 16, "rowwise scales", (nvfp4_simd_variant)v, rows, cols);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    free(data);
+    free(scale);
+    nvfp4_quantized_free(&ref);
+    tensor_free(&t);
+}
+
+START_TEST(rowwise_1x16_f32)
+{
+    for (unsigned s = 0; s < 40; s++) check_rowwise_case(1000u * (unsigned)_i + s, 0, 0, sr_modes[_i]);
+}
+END_TEST
+
+START_TEST(rowwise_1x16_bf16)
+{
+    for (unsigned s = 0; s < 20; s++) check_rowwise_case(2000u * (unsigned)_i + s + 77u, 1, 0, sr_modes[_i]);
+}
+END_TEST
+
+START_TEST(rowwise_16x16)
+{
+    for (unsigned s = 0; s < 30; s++) check_rowwise_case(3000u * (unsigned)_i + s + 5u, (int)(s & 1u), 1, sr_modes[_i]);
+}
+END_TEST
+
+/* ---- columnwise (+RHT) ---------------------------------------------------- */
+
+static void check_columnwise_case(unsigned seed, int bf16, int tile16, int sr, int rht)
+{
+    rng_state = seed * 104729u + 3u;
+    size_t rows = 16 * (1 + rnd() % 6), cols = tile16 ? 16 * (1 + rnd() % 20) : 1 + rnd() % 300;
+    tensor t;
+    tensor_make(&t, rows, cols, (int)(rnd() % 3));
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = false;
+    o.columnwise = true;
+    o.block = tile16 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+    o.rounding = sr ? NVFP4_SR : NVFP4_RN;
+    o.seed = rnd();
+    o.offset = rnd() % 1000;
+    o.rht = rht != 0;
+    o.rht_signs = (nvfp4_rht_signs)(rnd() % 3);
+    o.rht_sign_seed = rnd();
+    o.rht_fp32 = rnd() % 4 == 0;
+    nvfp4_quantized ref;
+    reference(&t, bf16, &o, &ref);
+
+    nvfp4_simd_col_job j;
+    memset(&j, 0, sizeof j);
+    j.x = bf16 ? (const void *)t.xb : (const void *)t.x;
+    j.bf16 = bf16;
+    j.rows = rows;
+    j.cols = cols;
+    j.tile16 = tile16;
+    j.rht = rht;
+    j.rht_round_bf16 = !o.rht_fp32;
+    switch (o.rht_signs) { /* as src/quant_rht.c derives the mask */
+    case NVFP4_RHT_SIGNS_TE: nvfp4_core_rht_mask_te(j.rht_mask); break;
+    case NVFP4_RHT_SIGNS_SEEDED: nvfp4_core_rht_mask_seeded(o.rht_sign_seed, j.rht_mask); break;
+    default: nvfp4_core_rht_mask_none(j.rht_mask); break;
+    }
+    nvfp4_simd_sr key = {o.seed, o.offset + 1};
+    j.sr = sr ? &key : NULL;
+    j.data = malloc(rows * cols / 2 + 1);
+    j.scale = malloc(rows * cols / 16 + 1);
+    for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!use_variant((nvfp4_simd_variant)v)) continue;
+        float amax = rht ? nvfp4_simd_rht_amax(&j) : nvfp4_simd_amax(j.x, bf16, rows * cols);
+        ck_assert_msg(memcmp(&amax, &ref.col.amax, 4) == 0, "columnwise amax: variant %s gives %a, reference %a",
+                      nvfp4_simd_name((nvfp4_simd_variant)v), (double)amax, (double)ref.col.amax);
+        nvfp4_simd_te_consts_init(&j.k, amax);
+        memset(j.data, 0xA5, rows * cols / 2);
+        memset(j.scale, 0xA5, rows * cols / 16);
+        nvfp4_simd_te_columnwise(&j);
+        assert_bytes(j.data, ref.col.data, rows * cols / 2, rht ? "RHT columnwise codes" : "columnwise codes",
+                     (nvfp4_simd_variant)v, rows, cols);
+        assert_bytes(j.scale, ref.col.scale, rows * cols / 16, rht ? "RHT columnwise scales" : "columnwise scales",
+                     (nvfp4_simd_variant)v, rows, cols);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    free(j.data);
+    free(j.scale);
+    nvfp4_quantized_free(&ref);
+    tensor_free(&t);
+}
+
+START_TEST(columnwise_1x16)
+{
+    for (unsigned s = 0; s < 30; s++) check_columnwise_case(5000u * (unsigned)_i + s, (int)(s % 3 == 0), 0, sr_modes[_i], 0);
+}
+END_TEST
+
+START_TEST(columnwise_16x16)
+{
+    for (unsigned s = 0; s < 20; s++) check_columnwise_case(6000u * (unsigned)_i + s, (int)(s & 1u), 1, sr_modes[_i], 0);
+}
+END_TEST
+
+START_TEST(columnwise_rht)
+{
+    for (unsigned s = 0; s < 30; s++) check_columnwise_case(7000u * (unsigned)_i + s, (int)(s % 3 == 0), 0, sr_modes[_i], 1);
+}
+END_TEST
+
+/* ---- dequantize and swizzle ------------------------------------------------ */
+
+START_TEST(dequantize_and_swizzle)
+{
+    for (unsigned s = 0; s < 30; s++) {
+        rng_state = 9000u + s;
+        size_t rows = 1 + rnd() % 200, cols = 16 * (1 + rnd() % 40);
+        tensor t;
+        tensor_make(&t, rows, cols, (int)(rnd() % 3));
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        nvfp4_quantized ref;
+        reference(&t, 0, &o, &ref);
+        float *want = malloc(rows * cols * sizeof(float)), *got = malloc(rows * cols * sizeof(float));
+        ck_assert_int_eq(nvfp4_dequantize(&ref, false, want, NULL), NVFP4_OK);
+        size_t sc = cols / 16, nswz = nvfp4_swizzled_size(rows, sc);
+        uint8_t *swz_ref = malloc(nswz), *swz = malloc(nswz);
+        nvfp4_scale_swizzle(ref.row.scale, rows, sc, swz_ref);
+        for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+            if (!use_variant((nvfp4_simd_variant)v)) continue;
+            memset(got, 0xA5, rows * cols * sizeof(float));
+            nvfp4_simd_te_dequantize(ref.row.data, ref.row.scale, rows, cols, ref.row.amax, got);
+            assert_f32_bits(got, want, rows * cols, "dequantize", (nvfp4_simd_variant)v);
+            memset(swz, 0xA5, nswz);
+            nvfp4_simd_scale_swizzle(ref.row.scale, rows, sc, swz);
+            assert_bytes(swz, swz_ref, nswz, "swizzle", (nvfp4_simd_variant)v, rows, sc);
+            }
+        nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+        free(want);
+        free(got);
+        free(swz_ref);
+        free(swz);
+        nvfp4_quantized_free(&ref);
+        tensor_free(&t);
+    }
+}
+END_TEST
+
+/* ---- thread-count independence ------------------------------------------- */
+
+START_TEST(thread_count_independent)
+{
+    rng_state = 4242;
+    size_t rows = 512, cols = 1024;
+    tensor t;
+    tensor_make(&t, rows, cols, 1);
+    nvfp4_simd_sr key = {1234, 5};
+    uint8_t *d1 = malloc(rows * cols / 2), *s1 = malloc(rows * cols / 16);
+    uint8_t *d3 = malloc(rows * cols / 2), *s3 = malloc(rows * cols / 16);
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    float a1 = nvfp4_simd_amax(t.x, 0, rows * cols);
+    nvfp4_simd_te_rowwise(t.x, 0, rows, cols, a1, 0, &key, d1, s1);
+    omp_set_num_threads(3);
+    float a3 = nvfp4_simd_amax(t.x, 0, rows * cols);
+    nvfp4_simd_te_rowwise(t.x, 0, rows, cols, a3, 0, &key, d3, s3);
+    omp_set_num_threads(saved);
+    ck_assert(memcmp(&a1, &a3, 4) == 0);
+    ck_assert(memcmp(d1, d3, rows * cols / 2) == 0);
+    ck_assert(memcmp(s1, s3, rows * cols / 16) == 0);
+    free(d1);
+    free(s1);
+    free(d3);
+    free(s3);
+    tensor_free(&t);
+}
+END_TEST
+
+/* ---- selection API -------------------------------------------------------- */
+
+START_TEST(variant_selection)
+{
+    nvfp4_simd_variant v;
+    ck_assert(nvfp4_simd_parse("avx512", &v) && v == NVFP4_SIMD_AVX512);
+    ck_assert(nvfp4_simd_parse("scalar", &v) && v == NVFP4_SIMD_SCALAR);
+    ck_assert(nvfp4_simd_parse("auto", &v) && v == NVFP4_SIMD_AUTO);
+    ck_assert(!nvfp4_simd_parse("sse9", &v));
+    ck_assert_str_eq(nvfp4_simd_name(NVFP4_SIMD_AVX2), "avx2");
+    ck_assert(nvfp4_simd_available(NVFP4_SIMD_SCALAR));
+    ck_assert_int_eq(nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_simd_active(), NVFP4_SIMD_SCALAR);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_simd_set((nvfp4_simd_variant)7, &err), NVFP4_EINVAL);
+    ck_assert_int_eq(nvfp4_simd_active(), NVFP4_SIMD_SCALAR);
+    for (int i = NVFP4_SIMD_AVX2; i < NVFP4_SIMD_VARIANTS; i++) {
+        if (nvfp4_simd_available((nvfp4_simd_variant)i)) {
+            ck_assert_int_eq(nvfp4_simd_set((nvfp4_simd_variant)i, NULL), NVFP4_OK);
+            ck_assert_int_eq(nvfp4_simd_active(), i);
+        } else {
+            printf("check_simd: this CPU lacks %s: its kernels are skipped\n", nvfp4_simd_name((nvfp4_simd_variant)i));
+            ck_assert_int_eq(nvfp4_simd_set((nvfp4_simd_variant)i, &err), NVFP4_EUNSUPPORTED);
+        }
+    }
+    ck_assert_int_eq(nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL), NVFP4_OK);
+    ck_assert_int_ne(nvfp4_simd_active(), NVFP4_SIMD_AUTO);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("simd");
+    TCase *tc = tcase_create("differential");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, variant_selection);
+    tcase_add_loop_test(tc, rowwise_1x16_f32, 0, 2);
+    tcase_add_loop_test(tc, rowwise_1x16_bf16, 0, 2);
+    tcase_add_loop_test(tc, rowwise_16x16, 0, 2);
+    tcase_add_loop_test(tc, columnwise_1x16, 0, 2);
+    tcase_add_loop_test(tc, columnwise_16x16, 0, 2);
+    tcase_add_loop_test(tc, columnwise_rht, 0, 2);
+    tcase_add_test(tc, dequantize_and_swizzle);
+    tcase_add_test(tc, thread_count_independent);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    for (int i = 0; i < NVFP4_SIMD_VARIANTS; i++)
+        printf("check_simd: %s %s\n", nvfp4_simd_name((nvfp4_simd_variant)i),
+               nvfp4_simd_available((nvfp4_simd_variant)i) ? "available: tested" : "not available on this CPU: skipped");
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
