@@ -48,8 +48,9 @@ typedef struct {
     const uint8_t *scale_swizzled;
     size_t scale_swizzled_bytes;
     const float *amax;             /* one value */
-    const float *dequant;          /* rows*cols */
+    const float *dequant;          /* dequant_count values, row-major */
     size_t dequant_count;
+    size_t dequant_cols;           /* row length of dequant: the logical (unpadded) columns; 0 means cols */
 } nvfp4_vview;
 
 /* Number of column blocks of a view (cols / block_cols, rounded up). */

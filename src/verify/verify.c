@@ -7,6 +7,7 @@
  * computed through src/core (vchain.h); no rounding rule is written here.
  */
 #include "nvfp4/verify.h"
+#include "nvfp4/quant.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -114,13 +115,8 @@ void nvfp4_vreport_free(nvfp4_vreport *rep)
 
 static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-/* cuBLAS 128x4 layout (nvfp4-semantics.md 6). The same formula as
- * nvfp4_swizzle_offset in src/quant.c; a layout, not a rounding rule. */
-static size_t swz_offset(size_t r, size_t c, size_t cols)
-{
-    size_t n_col_tiles = (cols + 3) / 4;
-    return ((r / 128) * n_col_tiles + (c / 4)) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
-}
+/* cuBLAS 128x4 layout (nvfp4-semantics.md 6), from the quantizer. */
+static size_t swz_offset(size_t r, size_t c, size_t cols) { return nvfp4_swizzle_offset(r, c, cols); }
 
 static size_t swz_size(size_t rows, size_t cols) { return roundup(rows, 128) * roundup(cols, 4); }
 
@@ -230,14 +226,15 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
     *x_out = NAN;
     *y_out = NAN;
     if (e->x) *x_out = e->x[r * e->cols + col];
+    bool te_like = e->x && e->scale && e->amax && !e->ue8m0_scales && !e->e4m3_elements;
+    float y = te_like ? nvfp4_vchain_te_scaled(*x_out, es, *e->amax) : NAN;
+    *y_out = y;
     if (e->x && isnan(*x_out)) return NVFP4_VR_NAN_POLICY;
     if (c->act_scale && e->scale && si < e->scale_bytes && c->act_scale[si] != es) return NVFP4_VR_SCALE_BYTE;
     if (e->e4m3_elements) return NVFP4_VR_ROUNDING;
     if ((ec & 7u) == 0 && (ac & 7u) == 0) return NVFP4_VR_SIGN_OF_ZERO;
     if (e->scale && !e->ue8m0_scales && (es & 0x7Fu) == 0) return NVFP4_VR_SCALE_UNDERFLOW;
-    if (!e->x || !e->scale || !e->amax || e->ue8m0_scales) return NVFP4_VR_ROUNDING;
-    float y = nvfp4_vchain_te_scaled(*x_out, es, *e->amax);
-    *y_out = y;
+    if (!te_like) return NVFP4_VR_ROUNDING;
     if (!(fabsf(y) <= 6.0f)) return NVFP4_VR_SATURATION;
     if (nvfp4_vchain_is_e2m1_tie(y)) return NVFP4_VR_TIE_RULE;
     if (nvfp4_vchain_ulps_to_boundary(y) <= 2.0f) return NVFP4_VR_NEAR_BOUNDARY;
@@ -419,6 +416,8 @@ static void compare_amax(vctx *c)
     record(c, &m);
 }
 
+static size_t dq_cols(const nvfp4_vview *v) { return v->dequant_cols ? v->dequant_cols : v->cols; }
+
 static void compare_dequant(vctx *c)
 {
     const nvfp4_vview *e = c->e, *a = c->a;
@@ -427,9 +426,9 @@ static void compare_dequant(vctx *c)
         record_size(c, NVFP4_VC_DEQUANT, e->dequant_count * 4, a->dequant_count * 4);
         return;
     }
-    size_t n = e->dequant_count;
+    size_t n = e->dequant_count, dc = dq_cols(e);
     c->rep->total[NVFP4_VC_DEQUANT] = n;
-    bool codes = a->data && a->data_bytes == e->data_bytes && n == elem_count(e);
+    bool codes = a->data && a->data_bytes == e->data_bytes;
     for (size_t i = 0; i < n; i++) {
         float ev = e->dequant[i], av = a->dequant[i];
         if (f32_same(ev, av)) continue;
@@ -437,10 +436,11 @@ static void compare_dequant(vctx *c)
         memset(&m, 0, sizeof m);
         m.component = NVFP4_VC_DEQUANT;
         m.index = i;
-        m.row = e->cols ? i / e->cols : 0;
-        m.col = e->cols ? i % e->cols : 0;
+        m.row = i / dc;
+        m.col = i % dc;
+        size_t ei = m.row * e->cols + m.col; /* the element in the (padded) code layout */
         m.block = block_index(e, m.row, m.col);
-        m.input = e->x && n == elem_count(e) ? e->x[i] : NAN;
+        m.input = e->x ? e->x[ei] : NAN;
         m.scaled = NAN;
         m.expected_code = f32_bits(ev);
         m.actual_code = f32_bits(av);
@@ -448,7 +448,7 @@ static void compare_dequant(vctx *c)
         m.actual_value = av;
         m.reason = NVFP4_VR_VALUE;
         size_t si = scale_index(e, m.row, m.col);
-        if (codes && code_at(e, e->data, i) != code_at(e, a->data, i)) m.reason = NVFP4_VR_FOLLOWS;
+        if (codes && code_at(e, e->data, ei) != code_at(e, a->data, ei)) m.reason = NVFP4_VR_FOLLOWS;
         if (c->act_scale && e->scale && si < e->scale_bytes && c->act_scale[si] != e->scale[si])
             m.reason = NVFP4_VR_FOLLOWS;
         record(c, &m);
@@ -716,7 +716,7 @@ static nvfp4_status check_expected(const nvfp4_vview *e, nvfp4_error *err)
     if (e->scale_swizzled && e->scale_swizzled_bytes != swz_size(e->rows, nvfp4_vview_scale_cols(e)))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale_swizzled has %zu bytes, its shape needs %zu",
                                e->scale_swizzled_bytes, swz_size(e->rows, nvfp4_vview_scale_cols(e)));
-    if (e->dequant && e->dequant_count != n)
+    if (e->dequant && (dq_cols(e) > e->cols || e->dequant_count % dq_cols(e) || e->dequant_count / dq_cols(e) > e->rows))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected dequant has %zu values, its shape needs %zu",
                                e->dequant_count, n);
     return NVFP4_OK;
