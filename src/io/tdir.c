@@ -345,6 +345,10 @@ nvfp4_status nvfp4_tdir_write(const char *dir, const nvfp4_tensor_set *s, nvfp4_
         free(tmp);
         return st;
     }
+    /* mkdtemp makes the folder 0700; give it the usual umask-based mode. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)chmod(tmp, 0777 & ~um);
     st = write_contents(tmp, clean, s, fmt == NVFP4_FMT_NPY_DIR, err);
     char *old = NULL;
     if (!st && exists) {

@@ -1,0 +1,380 @@
+/* bundle.c - the golden bundle (docs/file-formats.md): one quantization as a
+ * tensor set. Components per orientation (suffix "" rowwise, "_t"
+ * columnwise): data (U8 codes, element 2j in the low nibble of byte j;
+ * E4M3 elements one per byte), scale (U8, linear [scale_rows, scale_cols]),
+ * scale_swizzled (U8, cuBLAS 128x4 layout, padding zero), amax (F32 [1],
+ * NVFP4 recipes only), dequant (F32, logical shape); plus x (the input) and
+ * string metadata that records how to regenerate every byte. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4/io.h"
+
+#define BUNDLE_FORMAT "nvfp4kit-golden-bundle"
+
+static size_t roundup(size_t a, size_t m) { return (a + m - 1) / m * m; }
+
+static size_t block_len(nvfp4_block b) { return b == NVFP4_BLOCK_1X32 ? 32 : 16; }
+
+/* ---- metadata ----------------------------------------------------------------- */
+
+static nvfp4_status meta_u64(nvfp4_tensor_set *s, const char *k, unsigned long long v, nvfp4_error *err)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%llu", v);
+    return nvfp4_tset_meta_set(s, k, b, err);
+}
+
+static nvfp4_status write_metadata(const nvfp4_quantized *q, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                   nvfp4_tensor_set *s, nvfp4_error *err)
+{
+    const nvfp4_quant_opts *o = &q->opts;
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(q->recipe);
+    const struct {
+        const char *k, *v;
+    } kv[] = {
+        {"format", BUNDLE_FORMAT},
+        {"format_version", NVFP4_BUNDLE_FORMAT_VERSION},
+        {"tool", "nvfp4kit"},
+        {"tool_version", nvfp4_version()},
+        {"recipe", info->name},
+        {"rounding", nvfp4_rounding_name(o->rounding)},
+        {"block", nvfp4_block_name(o->block)},
+        {"rowwise", q->has_row ? "true" : "false"},
+        {"columnwise", q->has_col ? "true" : "false"},
+        {"rht", o->rht ? "true" : "false"},
+        {"rht_signs", nvfp4_rht_signs_name(o->rht_signs)},
+        {"rht_output", o->rht_fp32 ? "fp32" : "bf16"},
+        {"pad", o->pad ? "true" : "false"},
+        {"x_dtype", dtype == NVFP4_DTYPE_BF16 ? "BF16" : "F32"},
+        {"elem", info->elem == NVFP4_ELEM_E4M3 ? "e4m3" : "e2m1"},
+        {"scale_format", info->scale_format == NVFP4_SCALEFMT_UE8M0 ? "ue8m0" : "e4m3"},
+        {"data_layout", "row-major; e2m1: element 2j in the low nibble of byte j"},
+        {"scale_swizzle", "cublas-128x4"},
+    };
+    nvfp4_status st = NVFP4_OK;
+    for (size_t i = 0; !st && i < sizeof kv / sizeof kv[0]; i++) st = nvfp4_tset_meta_set(s, kv[i].k, kv[i].v, err);
+    if (!st) st = meta_u64(s, "seed", o->seed, err);
+    if (!st) st = meta_u64(s, "offset", o->offset, err);
+    if (!st) st = meta_u64(s, "rht_sign_seed", o->rht_sign_seed, err);
+    if (!st) st = meta_u64(s, "rows", rows, err);
+    if (!st) st = meta_u64(s, "cols", cols, err);
+    return st;
+}
+
+/* ---- components ----------------------------------------------------------------- */
+
+static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp4_tensor_set *s, nvfp4_error *err)
+{
+    const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(q->recipe);
+    const char *sfx = colwise ? "_t" : "";
+    char name[32];
+    size_t row_bytes = info->elem == NVFP4_ELEM_E4M3 ? t->pcols : t->pcols / 2;
+    size_t shp[2] = {t->prows, row_bytes};
+    snprintf(name, sizeof name, "data%s", sfx);
+    nvfp4_status st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, shp, t->data, NULL, err);
+    if (st) return st;
+    size_t ssh[2] = {t->scale_rows, t->scale_cols};
+    snprintf(name, sizeof name, "scale%s", sfx);
+    if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, ssh, t->scale, NULL, err))) return st;
+    size_t zsh[2] = {roundup(t->scale_rows, 128), roundup(t->scale_cols, 4)};
+    nvfp4_tensor *z;
+    snprintf(name, sizeof name, "scale%s_swizzled", sfx);
+    if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, zsh, NULL, &z, err))) return st;
+    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, z->data);
+    if (info->has_global_amax) {
+        size_t one = 1;
+        snprintf(name, sizeof name, "amax%s", sfx);
+        if ((st = nvfp4_tset_add(s, name, NVFP4_T_F32, 1, &one, &t->amax, NULL, err))) return st;
+    }
+    size_t dsh[2] = {t->rows, t->cols};
+    nvfp4_tensor *d;
+    snprintf(name, sizeof name, "dequant%s", sfx);
+    if ((st = nvfp4_tset_add(s, name, NVFP4_T_F32, 2, dsh, NULL, &d, err))) return st;
+    return nvfp4_dequantize(q, colwise, (float *)(void *)d->data, err);
+}
+
+nvfp4_status nvfp4_bundle_build(const nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows,
+                                size_t cols, nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    if (!q || !q->recipe || !x) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_bundle_build: missing argument");
+    size_t xs[2] = {rows, cols};
+    nvfp4_status st = nvfp4_tset_add(out, "x", dtype == NVFP4_DTYPE_BF16 ? NVFP4_T_BF16 : NVFP4_T_F32, 2, xs, x,
+                                     NULL, err);
+    if (!st && q->has_row) st = add_orientation(q, false, out, err);
+    if (!st && q->has_col) st = add_orientation(q, true, out, err);
+    if (!st) st = write_metadata(q, dtype, rows, cols, out, err);
+    return st;
+}
+
+/* ---- reading -------------------------------------------------------------------- */
+
+static nvfp4_status need_meta(const nvfp4_tensor_set *s, const char *fname, const char *k, const char **v,
+                              nvfp4_error *err)
+{
+    *v = nvfp4_tset_meta_get(s, k);
+    if (!*v) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata lacks \"%s\"", fname, k);
+    return NVFP4_OK;
+}
+
+static nvfp4_status meta_bool(const nvfp4_tensor_set *s, const char *fname, const char *k, bool *out,
+                              nvfp4_error *err)
+{
+    const char *v;
+    nvfp4_status st = need_meta(s, fname, k, &v, err);
+    if (st) return st;
+    if (strcmp(v, "true") == 0) *out = true;
+    else if (strcmp(v, "false") == 0) *out = false;
+    else return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata \"%s\" is '%s', not true/false", fname, k, v);
+    return NVFP4_OK;
+}
+
+static nvfp4_status meta_ull(const nvfp4_tensor_set *s, const char *fname, const char *k, unsigned long long *out,
+                             nvfp4_error *err)
+{
+    const char *v;
+    nvfp4_status st = need_meta(s, fname, k, &v, err);
+    if (st) return st;
+    char *end;
+    if (!*v || *v == '-' || *v == '+' || *v == ' ') goto bad;
+    *out = strtoull(v, &end, 10);
+    if (*end != '\0' || (*out == ~0ull)) goto bad;
+    return NVFP4_OK;
+bad:
+    return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata \"%s\" is '%s', not a decimal integer", fname, k,
+                           v);
+}
+
+nvfp4_status nvfp4_bundle_opts(const nvfp4_tensor_set *s, const char *fname, nvfp4_quant_opts *o, nvfp4_error *err)
+{
+    nvfp4_quant_opts_init(o);
+    const char *v;
+    nvfp4_status st = need_meta(s, fname, "format_version", &v, err);
+    if (st) return st;
+    if (strcmp(v, NVFP4_BUNDLE_FORMAT_VERSION) != 0)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle format_version '%s' (this tool reads '%s')", fname, v,
+                               NVFP4_BUNDLE_FORMAT_VERSION);
+    if ((st = need_meta(s, fname, "recipe", &v, err))) return st;
+    if (!nvfp4_recipe_find(v))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: unknown recipe '%s' in the bundle metadata", fname, v);
+    o->recipe = v;
+    if ((st = need_meta(s, fname, "block", &v, err))) return st;
+    if (!nvfp4_block_parse(v, &o->block) || o->block == NVFP4_BLOCK_DEFAULT)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata block '%s' is not 1x16, 16x16 or 1x32", fname, v);
+    if ((st = need_meta(s, fname, "rounding", &v, err))) return st;
+    if (!nvfp4_rounding_parse(v, &o->rounding))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata rounding '%s' is unknown", fname, v);
+    unsigned long long u;
+    if ((st = meta_ull(s, fname, "seed", &u, err))) return st;
+    o->seed = u;
+    if ((st = meta_ull(s, fname, "offset", &u, err))) return st;
+    o->offset = u;
+    if ((st = meta_bool(s, fname, "rowwise", &o->rowwise, err))) return st;
+    if ((st = meta_bool(s, fname, "columnwise", &o->columnwise, err))) return st;
+    if (!o->rowwise && !o->columnwise)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle has neither a rowwise nor a columnwise output", fname);
+    if ((st = meta_bool(s, fname, "rht", &o->rht, err))) return st;
+    if ((st = meta_bool(s, fname, "pad", &o->pad, err))) return st;
+    if ((st = need_meta(s, fname, "rht_signs", &v, err))) return st;
+    if (strcmp(v, "te") == 0) o->rht_signs = NVFP4_RHT_SIGNS_TE;
+    else if (strcmp(v, "seeded") == 0) o->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
+    else if (strcmp(v, "none") == 0) o->rht_signs = NVFP4_RHT_SIGNS_NONE;
+    else return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata rht_signs '%s' is unknown", fname, v);
+    if ((st = meta_ull(s, fname, "rht_sign_seed", &u, err))) return st;
+    o->rht_sign_seed = u;
+    if ((st = need_meta(s, fname, "rht_output", &v, err))) return st;
+    if (strcmp(v, "fp32") != 0 && strcmp(v, "bf16") != 0)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata rht_output '%s' is not bf16 or fp32", fname, v);
+    o->rht_fp32 = strcmp(v, "fp32") == 0;
+    return NVFP4_OK;
+}
+
+/* The stored geometry of one orientation (srows x scols logical). */
+typedef struct {
+    size_t rows, cols, prows, pcols, row_bytes, scale_rows, scale_cols, zrows, zcols;
+} geometry;
+
+static nvfp4_status geometry_of(const nvfp4_quant_opts *o, bool e4m3, size_t srows, size_t scols, const char *fname,
+                                geometry *g, nvfp4_error *err)
+{
+    size_t bl = block_len(o->block);
+    bool two_d = o->block == NVFP4_BLOCK_16X16;
+    g->rows = srows;
+    g->cols = scols;
+    g->prows = two_d ? roundup(srows, 16) : srows;
+    g->pcols = roundup(scols, bl);
+    if (g->prows < srows || g->pcols < scols || srows > ((size_t)1 << 40) || scols > ((size_t)1 << 40))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is too large", fname, srows, scols);
+    if (!o->pad && (g->prows != srows || g->pcols != scols))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is not a multiple of the %s block "
+                               "and pad is false", fname, srows, scols, nvfp4_block_name(o->block));
+    g->row_bytes = e4m3 ? g->pcols : g->pcols / 2;
+    g->scale_rows = g->prows;
+    g->scale_cols = g->pcols / bl;
+    g->zrows = roundup(g->scale_rows, 128);
+    g->zcols = roundup(g->scale_cols, 4);
+    return NVFP4_OK;
+}
+
+static nvfp4_status check_component(const nvfp4_tensor_set *s, const char *fname, const char *name,
+                                    nvfp4_tdtype dt, unsigned ndim, size_t d0, size_t d1, bool need,
+                                    nvfp4_error *err)
+{
+    const nvfp4_tensor *t = nvfp4_tset_find(s, name);
+    if (!t) return need ? nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the component '%s'", fname, name)
+                        : NVFP4_OK;
+    bool ok = t->dtype == dt && t->ndim == ndim && t->shape[0] == d0 && (ndim < 2 || t->shape[1] == d1);
+    if (!ok) {
+        char got[64];
+        if (t->ndim == 2) snprintf(got, sizeof got, "%s [%zu, %zu]", nvfp4_tdtype_name(t->dtype), t->shape[0], t->shape[1]);
+        else if (t->ndim == 1) snprintf(got, sizeof got, "%s [%zu]", nvfp4_tdtype_name(t->dtype), t->shape[0]);
+        else snprintf(got, sizeof got, "%s with %u dimensions", nvfp4_tdtype_name(t->dtype), t->ndim);
+        if (ndim == 2)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: component '%s' is %s, expected %s [%zu, %zu]", fname, name,
+                                   got, nvfp4_tdtype_name(dt), d0, d1);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: component '%s' is %s, expected %s [%zu]", fname, name, got,
+                               nvfp4_tdtype_name(dt), d0);
+    }
+    return NVFP4_OK;
+}
+
+static nvfp4_status check_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx,
+                                      const geometry *g, bool has_amax, bool need, nvfp4_error *err)
+{
+    char n[32];
+    nvfp4_status st;
+    snprintf(n, sizeof n, "data%s", sfx);
+    if ((st = check_component(s, fname, n, NVFP4_T_U8, 2, g->prows, g->row_bytes, need, err))) return st;
+    snprintf(n, sizeof n, "scale%s", sfx);
+    if ((st = check_component(s, fname, n, NVFP4_T_U8, 2, g->scale_rows, g->scale_cols, need, err))) return st;
+    snprintf(n, sizeof n, "scale%s_swizzled", sfx);
+    if ((st = check_component(s, fname, n, NVFP4_T_U8, 2, g->zrows, g->zcols, need, err))) return st;
+    snprintf(n, sizeof n, "amax%s", sfx);
+    if (has_amax && (st = check_component(s, fname, n, NVFP4_T_F32, 1, 1, 0, need, err))) return st;
+    if (!has_amax && nvfp4_tset_find(s, n))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: component '%s' present but the recipe has no global amax",
+                               fname, n);
+    snprintf(n, sizeof n, "dequant%s", sfx);
+    return check_component(s, fname, n, NVFP4_T_F32, 2, g->rows, g->cols, need, err);
+}
+
+/* Options and both geometries of a bundle; fails on malformed metadata. */
+static nvfp4_status bundle_layout(const nvfp4_tensor_set *s, const char *fname, nvfp4_quant_opts *o,
+                                  const nvfp4_recipe_info **info, geometry *gr, geometry *gc, size_t *rows,
+                                  size_t *cols, nvfp4_error *err)
+{
+    nvfp4_status st = nvfp4_bundle_opts(s, fname, o, err);
+    if (st) return st;
+    *info = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe));
+    unsigned long long r, c;
+    if ((st = meta_ull(s, fname, "rows", &r, err)) || (st = meta_ull(s, fname, "cols", &c, err))) return st;
+    if (r == 0 || c == 0 || r > SIZE_MAX || c > SIZE_MAX)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %llu x %llu is empty or too large", fname, r, c);
+    *rows = (size_t)r;
+    *cols = (size_t)c;
+    bool e4m3 = (*info)->elem == NVFP4_ELEM_E4M3;
+    if (o->rowwise && (st = geometry_of(o, e4m3, *rows, *cols, fname, gr, err))) return st;
+    if (o->columnwise && (st = geometry_of(o, e4m3, *cols, *rows, fname, gc, err))) return st;
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all, nvfp4_error *err)
+{
+    nvfp4_quant_opts o;
+    const nvfp4_recipe_info *info;
+    geometry gr, gc;
+    size_t rows, cols;
+    nvfp4_status st = bundle_layout(s, fname, &o, &info, &gr, &gc, &rows, &cols, err);
+    if (st) return st;
+    const nvfp4_tensor *x = nvfp4_tset_find(s, "x");
+    if (x) {
+        nvfp4_tdtype want = NVFP4_T_F32;
+        const char *xd = nvfp4_tset_meta_get(s, "x_dtype");
+        if (xd && strcmp(xd, "BF16") == 0) want = NVFP4_T_BF16;
+        if ((st = check_component(s, fname, "x", want, 2, rows, cols, true, err))) return st;
+    } else if (need_all) {
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the input 'x'", fname);
+    }
+    if (o.rowwise && (st = check_orientation(s, fname, "", &gr, info->has_global_amax, need_all, err))) return st;
+    if (o.columnwise && (st = check_orientation(s, fname, "_t", &gc, info->has_global_amax, need_all, err)))
+        return st;
+    return NVFP4_OK;
+}
+
+/* Copies one orientation out of the set; scales from `scale`, or from
+ * `scale_swizzled` when only that is present. */
+static nvfp4_status take_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx, const geometry *g,
+                                     bool has_amax, nvfp4_qtensor *t, nvfp4_error *err)
+{
+    char n[32];
+    snprintf(n, sizeof n, "data%s", sfx);
+    const nvfp4_tensor *d = nvfp4_tset_find(s, n);
+    if (!d) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the component '%s'", fname, n);
+    snprintf(n, sizeof n, "scale%s", sfx);
+    const nvfp4_tensor *sc = nvfp4_tset_find(s, n);
+    snprintf(n, sizeof n, "scale%s_swizzled", sfx);
+    const nvfp4_tensor *sz = nvfp4_tset_find(s, n);
+    if (!sc && !sz)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks both 'scale%s' and 'scale%s_swizzled'", fname, sfx,
+                               sfx);
+    snprintf(n, sizeof n, "amax%s", sfx);
+    const nvfp4_tensor *a = nvfp4_tset_find(s, n);
+    if (has_amax && !a) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the component '%s'", fname, n);
+    t->rows = g->rows;
+    t->cols = g->cols;
+    t->prows = g->prows;
+    t->pcols = g->pcols;
+    t->data_bytes = d->nbytes;
+    t->scale_rows = g->scale_rows;
+    t->scale_cols = g->scale_cols;
+    size_t nscale = g->scale_rows * g->scale_cols;
+    t->data = malloc(d->nbytes ? d->nbytes : 1);
+    t->scale = malloc(nscale ? nscale : 1);
+    if (!t->data || !t->scale) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
+    memcpy(t->data, d->data, d->nbytes);
+    if (sc) memcpy(t->scale, sc->data, nscale);
+    else nvfp4_scale_unswizzle(sz->data, g->scale_rows, g->scale_cols, t->scale);
+    t->amax = 0.0f;
+    if (a) memcpy(&t->amax, a->data, sizeof t->amax);
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fname, nvfp4_quantized *q,
+                                       nvfp4_error *err)
+{
+    memset(q, 0, sizeof *q);
+    nvfp4_status st = nvfp4_bundle_validate(s, fname, false, err);
+    if (st) return st;
+    nvfp4_quant_opts o;
+    const nvfp4_recipe_info *info;
+    geometry gr, gc;
+    size_t rows, cols;
+    if ((st = bundle_layout(s, fname, &o, &info, &gr, &gc, &rows, &cols, err))) return st;
+    q->recipe = nvfp4_recipe_find(o.recipe);
+    q->opts = o;
+    q->opts.recipe = info->name; /* static, unlike o.recipe (points into s) */
+    if (o.rowwise) {
+        q->has_row = true;
+        st = take_orientation(s, fname, "", &gr, info->has_global_amax, &q->row, err);
+    }
+    if (!st && o.columnwise) {
+        q->has_col = true;
+        q->col.rht = o.rht;
+        st = take_orientation(s, fname, "_t", &gc, info->has_global_amax, &q->col, err);
+    }
+    if (st) nvfp4_quantized_free(q);
+    return st;
+}
+
+nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    nvfp4_status st = nvfp4_tset_read(path, out, err);
+    if (st) return st;
+    const char *f = nvfp4_tset_meta_get(out, "format");
+    if (!f || strcmp(f, BUNDLE_FORMAT) != 0)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a golden bundle (metadata \"format\" is not \"%s\")", path,
+                               BUNDLE_FORMAT);
+    return nvfp4_bundle_validate(out, path, true, err);
+}

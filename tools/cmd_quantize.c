@@ -1,0 +1,136 @@
+/* cmd_quantize.c - `nvfp4 quantize`: quantize a tensor with a named recipe and
+ * write a golden bundle (docs/file-formats.md). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_io.h"
+
+static const char usage[] =
+    "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise]\n"
+    "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
+    "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
+    "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
+    "\n"
+    "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
+    "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"
+    "data_t, scale_t, scale_t_swizzled... for --columnwise (the transposed tensor).\n"
+    "\n"
+    "IN   FILE.npy ('<f4', or '<u2' holding bf16 bits), FILE.safetensors[:NAME] or a\n"
+    "     folder with meta.json (the only tensor, or 'x', unless :NAME), or a raw\n"
+    "     little-endian file with --shape RxC --dtype f32|bf16.\n"
+    "OUT  *.safetensors -> one safetensors file; otherwise a folder of .npy files plus\n"
+    "     meta.json (--format bin: raw .bin files plus meta.json).\n"
+    "\n"
+    "  --rowwise, --columnwise   outputs to compute (default: rowwise only)\n"
+    "  --block B                 block shape (default: the recipe's)\n"
+    "  --round rn|sr             rounding of the elements (default rn)\n"
+    "  --seed S --offset O       Philox seed and offset for sr (DESIGN.md 3.3)\n"
+    "  --rht                     random Hadamard transform on the columnwise output\n"
+    "  --rht-signs te|seed:N|none  RHT sign vector (default te: 0xD7E8)\n"
+    "  --rht-fp32                keep the RHT output in fp32 (default: round to bf16)\n"
+    "  --pad                     zero-pad dimensions up to the block (default: error)\n"
+    "Exit: 0 written, 2 usage or input error.\n";
+
+enum { OPT_RECIPE = 256, OPT_ROW, OPT_COL, OPT_BLOCK, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_RHT, OPT_SIGNS,
+       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE };
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},  {"recipe", required_argument, NULL, OPT_RECIPE},
+    {"rowwise", no_argument, NULL, OPT_ROW},    {"columnwise", no_argument, NULL, OPT_COL},
+    {"block", required_argument, NULL, OPT_BLOCK}, {"round", required_argument, NULL, OPT_ROUND},
+    {"seed", required_argument, NULL, OPT_SEED}, {"offset", required_argument, NULL, OPT_OFFSET},
+    {"rht", no_argument, NULL, OPT_RHT},        {"rht-signs", required_argument, NULL, OPT_SIGNS},
+    {"rht-fp32", no_argument, NULL, OPT_RHT32},  {"pad", no_argument, NULL, OPT_PAD},
+    {"format", required_argument, NULL, OPT_FORMAT}, {"shape", required_argument, NULL, OPT_SHAPE},
+    {"dtype", required_argument, NULL, OPT_DTYPE}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+static bool parse_signs(const char *s, nvfp4_quant_opts *o)
+{
+    if (strcmp(s, "te") == 0) o->rht_signs = NVFP4_RHT_SIGNS_TE;
+    else if (strcmp(s, "none") == 0) o->rht_signs = NVFP4_RHT_SIGNS_NONE;
+    else if (strncmp(s, "seed:", 5) == 0 && cli_parse_u64(s + 5, &o->rht_sign_seed))
+        o->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
+    else return false;
+    return true;
+}
+
+static int run(int argc, char **argv)
+{
+    const char *cmd = "quantize";
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return NVFP4_EXIT_OK;
+    }
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = false;
+    const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case OPT_RECIPE:
+            if (!nvfp4_recipe_find(optarg)) return cli_fail(cmd, "unknown recipe '%s' (see `nvfp4 table --recipes`)", optarg);
+            o.recipe = optarg;
+            break;
+        case OPT_ROW: o.rowwise = true; break;
+        case OPT_COL: o.columnwise = true; break;
+        case OPT_BLOCK:
+            if (!nvfp4_block_parse(optarg, &o.block)) return cli_fail(cmd, "bad --block '%s' (1x16, 16x16 or 1x32)", optarg);
+            break;
+        case OPT_ROUND:
+            if (strcmp(optarg, "rn") == 0) o.rounding = NVFP4_RN;
+            else if (strcmp(optarg, "sr") == 0) o.rounding = NVFP4_SR;
+            else return cli_fail(cmd, "bad --round '%s' (rn or sr)", optarg);
+            break;
+        case OPT_SEED:
+            if (!cli_parse_u64(optarg, &o.seed)) return cli_fail(cmd, "bad --seed '%s'", optarg);
+            break;
+        case OPT_OFFSET:
+            if (!cli_parse_u64(optarg, &o.offset)) return cli_fail(cmd, "bad --offset '%s'", optarg);
+            break;
+        case OPT_RHT: o.rht = true; break;
+        case OPT_SIGNS:
+            if (!parse_signs(optarg, &o)) return cli_fail(cmd, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
+            break;
+        case OPT_RHT32: o.rht_fp32 = true; break;
+        case OPT_PAD: o.pad = true; break;
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_SHAPE: shape = optarg; break;
+        case OPT_DTYPE: dtype = optarg; break;
+        default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) return cli_fail(cmd, "expected one input file (see --help)");
+    if (!out) return cli_fail(cmd, "missing -o OUT");
+    if (!o.rowwise && !o.columnwise) o.rowwise = true;
+    if (o.rht && !o.columnwise) return cli_fail(cmd, "--rht applies to the columnwise output: add --columnwise");
+
+    cli_input in;
+    int rc = cli_input_load(cmd, argv[optind], shape, dtype, &in);
+    if (rc) {
+        cli_input_free(&in);
+        return rc;
+    }
+    if (in.rows * in.cols >= ((size_t)1 << 22))
+        fprintf(stderr, "nvfp4 quantize: %zu x %zu elements...\n", in.rows, in.cols);
+    nvfp4_quantized q;
+    nvfp4_error err;
+    nvfp4_tensor_set b;
+    nvfp4_tset_init(&b);
+    if (nvfp4_quantize(in.data, in.dtype, in.rows, in.cols, &o, &q, &err) ||
+        nvfp4_bundle_build(&q, in.data, in.dtype, in.rows, in.cols, &b, &err))
+        rc = cli_fail_err(cmd, &err);
+    else rc = cli_write_set(cmd, out, format, &b);
+    nvfp4_quantized_free(&q);
+    nvfp4_tset_free(&b);
+    cli_input_free(&in);
+    return rc;
+}
+
+const nvfp4_cli_command nvfp4_cmd_quantize = {"quantize", "quantize a tensor into a golden bundle", run};
