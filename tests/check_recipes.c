@@ -385,6 +385,85 @@ START_TEST(registry)
 }
 END_TEST
 
+START_TEST(specials_other_recipes)
+{
+    /* 1 x 32: block 0 = {Inf, 1, -2, 0...}, block 1 = {3, 0...}. */
+    float x[32] = {0};
+    x[0] = INFINITY, x[1] = 1, x[2] = -2, x[16] = 3;
+    nvfp4_quant_opts o;
+    nvfp4_quantized q;
+    nvfp4_quant_opts_init(&o);
+    /* torchao: amax Inf -> g = Inf. Block 0: (Inf/6)/Inf = NaN -> 0x7F, y NaN -> 0x3.
+     * Block 1: (3/6)/Inf = 0 -> clamp 2^-6 (0x08); total Inf*2^-6 = Inf, y = 3/Inf = 0. */
+    o.recipe = "torchao";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert(isinf(q.row.amax));
+    ck_assert_uint_eq(q.row.scale[0], 0x7F);
+    ck_assert_uint_eq(q.row.scale[1], 0x08);
+    ck_assert_uint_eq(q.row.data[0], 0x33);
+    ck_assert_uint_eq(q.row.data[8], 0x00);
+    nvfp4_quantized_free(&q);
+    /* modelopt: block 0: Inf/(6*Inf) = NaN -> 0x7F, y NaN -> 0x7. Block 1:
+     * 3/Inf = 0 -> replaced by 1 (0x38); y = 3/(1*Inf) = 0. */
+    o.recipe = "modelopt";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x7F);
+    ck_assert_uint_eq(q.row.scale[1], 0x38);
+    ck_assert_uint_eq(q.row.data[0], 0x77);
+    ck_assert_uint_eq(q.row.data[8], 0x00);
+    nvfp4_quantized_free(&q);
+    /* modelopt amax 0: g = 0, 0/(6*0) = NaN (not 0, so not replaced) -> 0x7F; codes 0x7. */
+    float z[16] = {0};
+    ck_assert_int_eq(nvfp4_quantize(z, NVFP4_DTYPE_F32, 1, 16, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x7F);
+    ck_assert_uint_eq(q.row.data[0], 0x77);
+    nvfp4_quantized_free(&q);
+    /* mxfp4-rceil (one 32-block): bamax Inf -> Inf*fl(1/6) = Inf -> 0xFE
+     * (2^127); y: Inf -> 7, 1/2^127 -> 0, -2/2^127 -> 8, 3/2^127 -> 0. */
+    o.recipe = "mxfp4-rceil";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0xFE);
+    ck_assert_uint_eq(q.row.data[0], 0x07);
+    ck_assert_uint_eq(q.row.data[1], 0x08);
+    ck_assert_uint_eq(q.row.data[8], 0x00);
+    nvfp4_quantized_free(&q);
+    /* mxfp4-floor: the exponent bits of Inf (255) minus 2 -> 0xFD (2^126). */
+    o.recipe = "mxfp4-floor";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0xFD);
+    ck_assert_uint_eq(q.row.data[0], 0x07);
+    ck_assert_uint_eq(q.row.data[1], 0x08);
+    nvfp4_quantized_free(&q);
+    /* mxfp8: Inf -> scale 0xFE, y = Inf -> 448 (0x7E); 1/2^127 -> 0x00, -2/2^127 -> 0x80. */
+    o.recipe = "mxfp8";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0xFE);
+    ck_assert_uint_eq(q.row.data[0], 0x7E);
+    ck_assert_uint_eq(q.row.data[1], 0x00);
+    ck_assert_uint_eq(q.row.data[2], 0x80);
+    nvfp4_quantized_free(&q);
+    /* mxfp8 zero block with -0 and a NaN: bamax 0 (NaN ignored) -> rp(0) = 0x00;
+     * y = x/2^-127: 0 -> 0x00, -0 -> 0x80, NaN -> 0x7F. */
+    float w[32] = {0};
+    w[1] = -0.0f, w[2] = NAN;
+    ck_assert_int_eq(nvfp4_quantize(w, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x00);
+    ck_assert_uint_eq(q.row.data[0], 0x00);
+    ck_assert_uint_eq(q.row.data[1], 0x80);
+    ck_assert_uint_eq(q.row.data[2], 0x7F);
+    nvfp4_quantized_free(&q);
+    /* exact: underflowing block (D = 0) saturates like te; zero keeps its sign. */
+    float u[32] = {0};
+    u[0] = 0.001f, u[1] = -0.001f, u[2] = -0.0f, u[16] = 2688;
+    o.recipe = "exact";
+    ck_assert_int_eq(nvfp4_quantize(u, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x00);
+    ck_assert_uint_eq(q.row.data[0], 0xF7);
+    ck_assert_uint_eq(q.row.data[1], 0x08);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 Suite *recipes_suite(void);
 Suite *recipes_suite(void)
 {
@@ -402,6 +481,7 @@ Suite *recipes_suite(void)
     tcase_add_test(tc, mx_scales);
     tcase_add_test(tc, dequant_formulas);
     tcase_add_test(tc, registry);
+    tcase_add_test(tc, specials_other_recipes);
     suite_add_tcase(s, tc);
     return s;
 }
