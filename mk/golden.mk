@@ -1,5 +1,16 @@
-# mk/golden.mk - the golden suite (reference/) and SHA-256 for MANIFESTs.
+# mk/golden.mk - the committed golden suite (reference/) and SHA-256.
 #
 # libcrypto (Debian libssl-dev) provides SHA-256 (EVP) for MANIFEST files and
 # meta.json checksums; the lead may move this into the Makefile's PKG_LIBS.
 PKG_LIBS += -lcrypto
+
+.PHONY: golden golden-check
+
+## golden: regenerate the committed golden suite reference/ (byte for byte; see tools/golden-reference.sh)
+golden: $(CLI)
+	bash tools/golden-reference.sh $(CURDIR)/$(CLI) reference
+	@du -sh reference
+
+## golden-check: regenerate reference/ into a temporary folder and compare byte for byte
+golden-check: $(CLI)
+	NVFP4=$(CURDIR)/$(CLI) bash tests/cli/test_reference.sh
