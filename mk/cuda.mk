@@ -1,0 +1,55 @@
+# mk/cuda.mk - the CUDA path (src/cuda/, docs/cuda.md). Included by the
+# Makefile. Builds only where nvcc is found; elsewhere `make cuda` says the
+# CUDA path is skipped and succeeds.
+#
+# Golden-path device code: -fmad=false (no FMA contraction), -prec-div=true
+# and -prec-sqrt=true (IEEE division), -ftz=false (subnormals kept); host code
+# of the .cu files: -ffp-contract=off and -Werror. Targets sm_90 (H100/H200,
+# everything emulated in software) and sm_100a (B200; native cvt opt-in).
+
+NVCC_BIN := $(shell command -v $(NVCC) 2>/dev/null)
+CUDA_ARCHS ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100a,code=sm_100a
+# The native sm_100a cvt path is compiled in (guarded by __CUDA_ARCH__ and the
+# family-specific feature macro) and switched on at run time only
+# (nvfp4-gpu --native, or NVFP4_CUDA_NATIVE_CVT=1). NATIVE_CVT=0 leaves it out.
+NATIVE_CVT ?= 1
+NVCC_FP   := -fmad=false -prec-div=true -prec-sqrt=true -ftz=false
+NVCC_HOST := -Xcompiler -Wall,-Wextra,-Werror,-ffp-contract=off,-fno-fast-math,-fPIC,-fopenmp
+NVCCFLAGS_ALL = -std=c++17 -O3 -g $(CUDA_ARCHS) $(NVCC_FP) $(NVCC_HOST) -Werror all-warnings \
+                $(if $(filter 1,$(NATIVE_CVT)),-DNVFP4_CUDA_NATIVE_CVT=1,) \
+                -Iinclude -Isrc $(NVCCFLAGS)
+
+CUDA_SRC    := $(filter-out src/cuda/nvfp4_gpu_main.cu,$(wildcard src/cuda/*.cu))
+CUDA_OBJ    := $(CUDA_SRC:%.cu=$(BUILD)/obj/%.o)
+CUDA_MAIN_OBJ := $(BUILD)/obj/src/cuda/nvfp4_gpu_main.o
+CUDA_LIB_SO := $(BUILD)/lib/libnvfp4_cuda.so
+CUDA_BIN    := $(BUILD)/bin/nvfp4-gpu
+CUDA_LDLIBS  = $(PKG_LIBS) $(BLAS_LIBS) -lgomp -lm
+
+.PHONY: cuda cuda-selftest-emulated
+
+ifneq ($(NVCC_BIN),)
+## cuda: build build/lib/libnvfp4_cuda.so and build/bin/nvfp4-gpu with nvcc (sm_90 + sm_100a); skipped without nvcc
+cuda: $(CUDA_LIB_SO) $(CUDA_BIN)
+
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu $(wildcard src/cuda/*.cuh src/cuda/*.h src/core/*.h include/nvfp4/*.h src/recipes/recipe.h)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS_ALL) -c $< -o $@
+
+$(CUDA_LIB_SO): $(CUDA_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(NVCC) -shared $(CUDA_ARCHS) -Xlinker -soname=libnvfp4_cuda.so,--no-undefined -o $@ $(CUDA_OBJ) $(LIB_A) $(CUDA_LDLIBS)
+
+$(CUDA_BIN): $(CUDA_MAIN_OBJ) $(CUDA_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(CUDA_ARCHS) -o $@ $(CUDA_MAIN_OBJ) $(CUDA_OBJ) $(LIB_A) $(CUDA_LDLIBS)
+
+## cuda-selftest-emulated: run the GPU self-test's kernel bodies on the CPU (no GPU needed)
+cuda-selftest-emulated: $(CUDA_BIN)
+	$(CUDA_BIN) selftest --emulate
+else
+cuda:
+	@echo "make cuda: nvcc not found (NVCC=$(NVCC)): the CUDA path is skipped"
+
+cuda-selftest-emulated: cuda
+endif

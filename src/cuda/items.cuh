@@ -1,0 +1,429 @@
+/*
+ * items.cuh - the work items of every CUDA kernel, as __host__ __device__
+ * functors: a kernel is a thin grid-stride loop that calls item(i), and the
+ * host-emulation backend (nvfp4_cuda_set_emulation) calls the very same
+ * item(i) in a host loop. So the indexing, layouts, SR block numbering and
+ * per-block math that run on the GPU are also exercised on machines with no
+ * GPU (nvfp4-gpu selftest --emulate), and compared byte for byte with the
+ * CPU library.
+ *
+ * No rounding rule lives here: the per-block chain is src/core/recipe.h, the
+ * codecs src/core/e2m1.h / e4m3.h, the random bits src/core/philox.h, the
+ * RHT src/core/hadamard.h. What is here is addressing: which elements form
+ * a block, where the codes and scale bytes go.
+ *
+ * Golden-path device code is compiled with -fmad=false -prec-div=true
+ * -ftz=false (mk/cuda.mk), so every `*`, `+` and `/` in src/core is one
+ * correctly rounded IEEE operation, as on the host with -ffp-contract=off.
+ */
+#ifndef NVFP4_CUDA_ITEMS_CUH
+#define NVFP4_CUDA_ITEMS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/nvfp4_core.h"
+#include "core/e2m1.h"
+#include "core/e4m3.h"
+#include "core/bf16.h"
+#include "core/philox.h"
+#include "core/recipe.h"
+#include "core/hadamard.h"
+
+#if defined(__CUDACC__)
+#define NVFP4_IT __host__ __device__ __forceinline__
+#else
+#define NVFP4_IT static inline
+#endif
+
+/* Native sm_100a E2M1 conversions (opt-in: make cuda NATIVE_CVT=1). Only
+ * for the family-specific Blackwell targets that have cvt...e2m1x2 and
+ * cvt.rs...e2m1x4 (PTX ISA 8.6+: sm_100a, sm_101a/110a, sm_103a). */
+#if defined(NVFP4_CUDA_NATIVE_CVT) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000 && \
+    (defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL) || \
+     defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__))
+#define NVFP4_CUDA_NATIVE_ACTIVE 1
+#else
+#define NVFP4_CUDA_NATIVE_ACTIVE 0
+#endif
+
+/* ---- the quantize kernel's parameters ------------------------------------- */
+struct nvfp4_cu_qparams {
+    const void *x;            /* original tensor, row-major rows x cols */
+    int bf16;                 /* x holds bf16 bits */
+    size_t rows, cols;        /* original logical shape */
+    int colwise;              /* stored orientation is the transpose */
+    size_t srows, scols;      /* stored logical shape */
+    size_t psrows, pscols;    /* stored padded shape */
+    int bw;                   /* block length along a stored row: 16 or 32 */
+    int tile;                 /* 16: one scale per 16x16 tile; 1 otherwise */
+    int rht, rht_bf16;        /* RHT-16 along the stored rows */
+    uint32_t rht_mask[4];
+    int mode;                 /* NVFP4_CORE_RN or NVFP4_CORE_SR */
+    uint64_t seed, offset;    /* offset already includes the columnwise shift */
+    int vec;                  /* rowwise loads may be 16-byte vectors */
+    int native;               /* use the native cvt where compiled in */
+    nvfp4_core_recipe r;
+    nvfp4_core_global g;
+    uint8_t *data;            /* packed codes / E4M3 bytes */
+    uint8_t *scale;           /* linear [psrows, scale_cols] */
+    size_t scale_cols;
+};
+
+NVFP4_IT float nvfp4_cu_load(const nvfp4_cu_qparams &p, size_t r, size_t c)
+{
+    size_t i = r * p.cols + c;
+    if (p.bf16) return nvfp4_core_bf16_decode(((const uint16_t *)p.x)[i]);
+    return ((const float *)p.x)[i];
+}
+
+/* The 16 values of stored row j, columns 16s..16s+15 (zero outside the
+ * logical tensor: the padding), after the RHT when asked. */
+NVFP4_IT void nvfp4_cu_fetch_seg(const nvfp4_cu_qparams &p, size_t j, size_t s, float v[16])
+{
+    size_t c0 = 16 * s;
+#if defined(__CUDA_ARCH__)
+    if (p.vec && !p.colwise && j < p.srows && c0 + 16 <= p.scols) {
+        size_t i = j * p.cols + c0;
+        if (p.bf16) {
+            const uint4 *q = (const uint4 *)((const uint16_t *)p.x + i);
+            uint4 a = q[0], b = q[1];
+            uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+            for (int k = 0; k < 8; k++) {
+                v[2 * k] = nvfp4_core_bf16_decode((uint16_t)(w[k] & 0xFFFFu));
+                v[2 * k + 1] = nvfp4_core_bf16_decode((uint16_t)(w[k] >> 16));
+            }
+        } else {
+            const float4 *q = (const float4 *)((const float *)p.x + i);
+            for (int k = 0; k < 4; k++) {
+                float4 f = q[k];
+                v[4 * k] = f.x;
+                v[4 * k + 1] = f.y;
+                v[4 * k + 2] = f.z;
+                v[4 * k + 3] = f.w;
+            }
+        }
+    } else
+#endif
+    {
+        for (int k = 0; k < 16; k++) {
+            size_t c = c0 + (size_t)k;
+            if (j >= p.srows || c >= p.scols) v[k] = 0.0f;
+            else v[k] = p.colwise ? nvfp4_cu_load(p, c, j) : nvfp4_cu_load(p, j, c);
+        }
+    }
+    if (p.rht) nvfp4_core_rht_forward_group(v, v, 16u, p.rht_mask, p.rht_bf16);
+}
+
+NVFP4_IT float nvfp4_cu_seg_amax(const nvfp4_cu_qparams &p, const float v[16], float acc)
+{
+    for (int k = 0; k < 16; k++) acc = nvfp4_core_amax_step(acc, v[k], p.r.amax_nan_propagates);
+    return acc;
+}
+
+/* SR bytes of stored segment (j, s): DESIGN.md 3.3. A 16-element block is
+ * its own Philox block; a 32-element block b uses offset for elements 0..15
+ * and offset+1 for 16..31; the segments of a 16x16 tile are numbered as the
+ * 1x16 segments of the stored orientation. */
+NVFP4_IT void nvfp4_cu_seg_rbits(const nvfp4_cu_qparams &p, size_t j, size_t s, uint8_t rb[16])
+{
+    if (p.mode != NVFP4_CORE_SR) return;
+    if (p.bw == 32) nvfp4_core_sr_block_bytes(p.seed, p.offset + (s & 1u), j * (p.pscols / 32) + s / 2, rb);
+    else nvfp4_core_sr_block_bytes(p.seed, p.offset, j * (p.pscols / 16) + s, rb);
+}
+
+#if NVFP4_CUDA_NATIVE_ACTIVE
+/* cvt.rn.satfinite.e2m1x2.f32 d, a, b: a to the high nibble, b to the low. */
+__device__ __forceinline__ uint32_t nvfp4_cu_cvt_rn_x2(float lo, float hi)
+{
+    uint16_t d;
+    asm("{\n\t.reg .b8 t;\n\tcvt.rn.satfinite.e2m1x2.f32 t, %1, %2;\n\tcvt.u16.u8 %0, t;\n\t}"
+        : "=h"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+/* cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits: f in the low nibble. */
+__device__ __forceinline__ uint32_t nvfp4_cu_cvt_rs_x4(float e0, float e1, float e2, float e3, uint32_t rbits)
+{
+    uint16_t d;
+    asm("cvt.rs.satfinite.e2m1x4.f32 %0, {%1, %2, %3, %4}, %5;"
+        : "=h"(d) : "f"(e3), "f"(e2), "f"(e1), "f"(e0), "r"(rbits));
+    return d;
+}
+#endif
+
+/* Encodes one stored segment and writes its codes. */
+NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s, const float v[16],
+                                  const nvfp4_core_block &blk)
+{
+    uint8_t rb[16] = {0};
+    nvfp4_cu_seg_rbits(p, j, s, rb);
+    size_t e0 = j * p.pscols + 16 * s;
+    if (p.r.elem == NVFP4_CORE_ELEM_E4M3) {
+        for (int k = 0; k < 16; k++) p.data[e0 + (size_t)k] = nvfp4_core_encode_elem(&p.r, &blk, v[k], p.mode, 0);
+        return;
+    }
+    uint32_t w[2] = {0, 0};
+#if NVFP4_CUDA_NATIVE_ACTIVE
+    if (p.native && p.mode != NVFP4_CORE_RZ && p.r.enc_rule == NVFP4_CORE_ENC_TE_RECIP &&
+        p.r.special == NVFP4_CORE_SPECIAL_CUDA) {
+        float y[16];
+        for (int k = 0; k < 16; k++) y[k] = nvfp4_core_scaled(&p.r, &blk, v[k]);
+        for (int q = 0; q < 4; q++) {
+            uint32_t n4;
+            if (p.mode == NVFP4_CORE_SR) {
+                uint32_t rw = (uint32_t)rb[4 * q] | ((uint32_t)rb[4 * q + 1] << 8) | ((uint32_t)rb[4 * q + 2] << 16) |
+                              ((uint32_t)rb[4 * q + 3] << 24);
+                n4 = nvfp4_cu_cvt_rs_x4(y[4 * q], y[4 * q + 1], y[4 * q + 2], y[4 * q + 3], rw);
+            } else {
+                n4 = nvfp4_cu_cvt_rn_x2(y[4 * q], y[4 * q + 1]) | (nvfp4_cu_cvt_rn_x2(y[4 * q + 2], y[4 * q + 3]) << 8);
+            }
+            w[q >> 1] |= (n4 & 0xFFFFu) << (16 * (q & 1));
+        }
+    } else
+#endif
+    {
+        for (int k = 0; k < 16; k++) {
+            uint32_t code = nvfp4_core_encode_elem(&p.r, &blk, v[k], p.mode, rb[k]) & 0xFu;
+            w[k >> 3] |= code << (4 * (k & 7));
+        }
+    }
+    uint8_t *dst = p.data + e0 / 2;
+#if defined(__CUDA_ARCH__)
+    *(uint2 *)dst = make_uint2(w[0], w[1]); /* e0 is a multiple of 16: 8-byte aligned */
+#else
+    for (int b = 0; b < 8; b++) dst[b] = (uint8_t)(w[b >> 2] >> (8 * (b & 3)));
+#endif
+}
+
+/* One item = one scale block of the stored orientation. Item order puts
+ * neighbouring threads on neighbouring addresses of x: along the stored row
+ * for rowwise, along the stored rows (= original columns) for columnwise. */
+struct nvfp4_cu_quant_item {
+    nvfp4_cu_qparams p;
+    NVFP4_IT size_t count() const
+    {
+        return (p.psrows / (size_t)p.tile) * (p.pscols / (size_t)p.bw);
+    }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        size_t nb = p.pscols / (size_t)p.bw, nj = p.psrows / (size_t)p.tile;
+        size_t jb, b;
+        if (p.colwise) { jb = t % nj; b = t / nj; }
+        else { jb = t / nb; b = t % nb; }
+        if (p.tile == 1) one_row(jb, b);
+        else tile16(jb, b);
+    }
+    NVFP4_IT void one_row(size_t j, size_t b) const
+    {
+        float v[32];
+        size_t nseg = (size_t)p.bw / 16, s0 = b * nseg;
+        float bamax = 0.0f;
+        for (size_t q = 0; q < nseg; q++) {
+            nvfp4_cu_fetch_seg(p, j, s0 + q, v + 16 * q);
+            bamax = nvfp4_cu_seg_amax(p, v + 16 * q, bamax);
+        }
+        uint8_t sb = nvfp4_core_block_scale(&p.r, &p.g, bamax);
+        nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
+        for (size_t q = 0; q < nseg; q++) nvfp4_cu_encode_seg(p, j, s0 + q, v + 16 * q, blk);
+        p.scale[j * p.scale_cols + b] = sb;
+    }
+    /* 16x16: the tile amax over 16 segments, then each segment again (the
+     * second fetch hits the cache; it keeps 16 floats live, not 256). */
+    NVFP4_IT void tile16(size_t J, size_t b) const
+    {
+        float v[16];
+        float bamax = 0.0f;
+        for (size_t i = 0; i < 16; i++) {
+            nvfp4_cu_fetch_seg(p, 16 * J + i, b, v);
+            bamax = nvfp4_cu_seg_amax(p, v, bamax);
+        }
+        uint8_t sb = nvfp4_core_block_scale(&p.r, &p.g, bamax);
+        nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
+        for (size_t i = 0; i < 16; i++) {
+            nvfp4_cu_fetch_seg(p, 16 * J + i, b, v);
+            nvfp4_cu_encode_seg(p, 16 * J + i, b, v, blk);
+            p.scale[(16 * J + i) * p.scale_cols + b] = sb;
+        }
+    }
+};
+
+/* ---- global amax ------------------------------------------------------------ */
+/* Max |x| kept as the bits of a non-negative float in one uint32: for
+ * non-negative floats (NaN excluded) integer order is float order, so an
+ * atomicMax gives the same result in any order. A NaN, when the recipe
+ * propagates it, enters as the canonical 0x7FC00000, above +Inf. */
+NVFP4_IT uint32_t nvfp4_cu_amax_bits(float a, int nan_propagates)
+{
+    uint32_t u = nvfp4_core_f32_bits(a) & 0x7FFFFFFFu;
+    if (u > 0x7F800000u) return nan_propagates ? 0x7FC00000u : 0u;
+    return u;
+}
+
+NVFP4_IT void nvfp4_cu_amax_publish(uint32_t *out, uint32_t m)
+{
+#if defined(__CUDA_ARCH__)
+    m = __reduce_max_sync(0xFFFFFFFFu, m);
+    if ((threadIdx.x & 31u) == 0) atomicMax(out, m);
+#else
+    if (m > *out) *out = m;
+#endif
+}
+
+/* Item t of T (T a multiple of 32, every thread runs exactly one item) reads
+ * elements t, t+T, ... in 16-byte vectors where aligned. */
+struct nvfp4_cu_amax_item {
+    const void *x;
+    int bf16, nanprop;
+    size_t n, T;
+    uint32_t *out;
+    NVFP4_IT size_t count() const { return T; }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        uint32_t m = 0;
+        size_t per = bf16 ? 8 : 4; /* elements per 16-byte vector */
+        size_t nv = n / per;
+        for (size_t i = t; i < nv; i += T) {
+            for (size_t k = 0; k < per; k++) {
+                float v = bf16 ? nvfp4_core_bf16_decode(((const uint16_t *)x)[i * per + k]) : ((const float *)x)[i * per + k];
+                uint32_t u = nvfp4_cu_amax_bits(v, nanprop);
+                m = u > m ? u : m;
+            }
+        }
+        for (size_t i = nv * per + t; i < n; i += T) {
+            float v = bf16 ? nvfp4_core_bf16_decode(((const uint16_t *)x)[i]) : ((const float *)x)[i];
+            uint32_t u = nvfp4_cu_amax_bits(v, nanprop);
+            m = u > m ? u : m;
+        }
+        nvfp4_cu_amax_publish(out, m);
+    }
+};
+
+/* The amax of a stored orientation after its RHT (the transform changes the
+ * values, so the plain amax of x does not apply): one item per segment. */
+struct nvfp4_cu_rht_amax_item {
+    nvfp4_cu_qparams p;
+    uint32_t *out;
+    size_t padded_count; /* items rounded up to a multiple of 32 */
+    NVFP4_IT size_t count() const { return padded_count; }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        size_t nj = p.psrows, ns = p.pscols / 16;
+        uint32_t m = 0;
+        if (t < nj * ns) {
+            float v[16];
+            nvfp4_cu_fetch_seg(p, t % nj, t / nj, v);
+            for (int k = 0; k < 16; k++) {
+                uint32_t u = nvfp4_cu_amax_bits(v[k], p.r.amax_nan_propagates);
+                m = u > m ? u : m;
+            }
+        }
+        nvfp4_cu_amax_publish(out, m);
+    }
+};
+
+/* ---- dequantize -------------------------------------------------------------- */
+struct nvfp4_cu_dequant_item {
+    const uint8_t *data, *scale;
+    size_t srows, scols, psrows, pscols, scale_cols;
+    int bw;
+    nvfp4_core_recipe r;
+    nvfp4_core_global g;
+    float *out;
+    NVFP4_IT size_t count() const { return psrows * (pscols / 16); }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        size_t ns = pscols / 16, j = t / ns, s = t % ns;
+        if (j >= srows) return;
+        float d = nvfp4_core_dequant_scale(&r, &g, scale[j * scale_cols + (16 * s) / (size_t)bw]);
+        for (size_t k = 0; k < 16; k++) {
+            size_t c = 16 * s + k;
+            if (c >= scols) break;
+            size_t e = j * pscols + c;
+            uint8_t code = r.elem == NVFP4_CORE_ELEM_E4M3 ? data[e] : (uint8_t)((data[e / 2] >> (4 * (e & 1))) & 0xFu);
+            out[j * scols + c] = nvfp4_core_dequant_elem(&r, d, code);
+        }
+    }
+};
+
+/* ---- scale swizzle (cuBLAS 128x4, nvfp4-semantics.md section 6) ---------------- */
+/* Layout formula (TE common/cast/mxfp8/swizzle.cuh gemm_swizzled_scale_idx,
+ * torchao mx_formats/utils.py to_blocked): not a rounding rule, an address. */
+NVFP4_IT size_t nvfp4_cu_swizzle_offset(size_t r, size_t c, size_t cols)
+{
+    size_t n_col_tiles = (cols + 3) / 4;
+    return ((r / 128) * n_col_tiles + c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
+}
+
+/* One item per swizzled byte, padding written as zero. */
+struct nvfp4_cu_swizzle_item {
+    const uint8_t *lin;
+    size_t rows, cols, prows, pcols;
+    uint8_t *swz;
+    NVFP4_IT size_t count() const { return prows * pcols; }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        size_t r = t / pcols, c = t % pcols;
+        swz[nvfp4_cu_swizzle_offset(r, c, cols)] = (r < rows && c < cols) ? lin[r * cols + c] : (uint8_t)0;
+    }
+};
+
+/* ---- comparison ---------------------------------------------------------------- */
+#define NVFP4_CU_CMP_CHUNK 4096u
+
+NVFP4_IT uint32_t nvfp4_cu_cmp_elem(int kind, const void *a, size_t i)
+{
+    if (kind == 1) return (((const uint8_t *)a)[i / 2] >> (4 * (i & 1))) & 0xFu;
+    if (kind == 2) return ((const uint32_t *)a)[i];
+    return ((const uint8_t *)a)[i];
+}
+
+struct nvfp4_cu_cmp_item {
+    int kind;
+    const void *exp, *act;
+    size_t n;
+    uint32_t *counts; /* one per chunk */
+    NVFP4_IT size_t count() const { return (n + NVFP4_CU_CMP_CHUNK - 1) / NVFP4_CU_CMP_CHUNK; }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        uint32_t c = 0;
+        size_t end = (t + 1) * NVFP4_CU_CMP_CHUNK;
+        if (end > n) end = n;
+        for (size_t i = t * NVFP4_CU_CMP_CHUNK; i < end; i++) c += nvfp4_cu_cmp_elem(kind, exp, i) != nvfp4_cu_cmp_elem(kind, act, i);
+        counts[t] = c;
+    }
+};
+
+/* ---- te-order GEMM --------------------------------------------------------------- */
+/* D[m][n] = ((sum_k fl32 of the exact block partials, k in order) * alpha).
+ * A block partial is (dot of 16 E2M1 products) * (sa * sb): the dot is a
+ * multiple of 1/4 below 577 and the E4M3 product has at most 8 significant
+ * bits, so each partial is exact in fp32 whatever the evaluation order. */
+struct nvfp4_cu_gemm_item {
+    const uint8_t *a, *sa, *b, *sb;
+    size_t M, N, Kp, a_scale_cols, b_scale_cols; /* Kp: padded K (a multiple of 16) */
+    float alpha;
+    float *d;
+    NVFP4_IT size_t count() const { return M * N; }
+    NVFP4_IT void operator()(size_t t) const
+    {
+        size_t m = t / N, n = t % N;
+        const uint8_t *pa = a + m * Kp / 2, *pb = b + n * Kp / 2;
+        float acc = 0.0f;
+        for (size_t kb = 0; kb < Kp / 16; kb++) {
+            float dot = 0.0f;
+            for (size_t k = 0; k < 16; k++) {
+                size_t e = kb * 16 + k;
+                float x = nvfp4_core_e2m1_decode((uint8_t)((pa[e / 2] >> (4 * (e & 1))) & 0xFu));
+                float y = nvfp4_core_e2m1_decode((uint8_t)((pb[e / 2] >> (4 * (e & 1))) & 0xFu));
+                float prod = x * y;
+                dot = dot + prod;
+            }
+            float sprod = nvfp4_core_e4m3_decode(sa[m * a_scale_cols + kb]) * nvfp4_core_e4m3_decode(sb[n * b_scale_cols + kb]);
+            float part = dot * sprod;
+            acc = acc + part;
+        }
+        d[t] = acc * alpha;
+    }
+};
+
+#endif /* NVFP4_CUDA_ITEMS_CUH */

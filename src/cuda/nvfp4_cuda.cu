@@ -1,0 +1,598 @@
+/*
+ * nvfp4_cuda.cu - the CUDA path (include/nvfp4/cuda.h): memory, launches,
+ * and the orchestration of quantize / dequantize / amax / swizzle / GEMM /
+ * compare on device pointers. The work items are in items.cuh; the
+ * per-block math in src/core/.
+ *
+ * Two backends run the same items: the GPU (a grid-stride kernel per item
+ * type) and, for machines without a GPU, host emulation (a plain loop).
+ */
+#include <cuda_runtime.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4/cuda.h"
+#include "nvfp4/gemm.h"
+#include "nvfp4/hadamard.h"
+#include "cuda/items.cuh"
+#include "cuda/internal.h"
+extern "C" { /* a C header without its own linkage block */
+#include "recipes/recipe.h"
+}
+
+static bool g_emulate = false;
+static bool g_sync = true; /* launches wait for the kernel (the bench turns it off) */
+
+void nvfp4_cu_set_sync(bool on) { g_sync = on; }
+
+extern "C" void nvfp4_cuda_set_emulation(bool on) { g_emulate = on; }
+extern "C" bool nvfp4_cuda_emulation(void) { return g_emulate; }
+
+/* ---- errors -------------------------------------------------------------- */
+static nvfp4_status cu_fail(nvfp4_error *err, cudaError_t e, const char *what)
+{
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "no CUDA device: %s (%s)", cudaGetErrorString(e), what);
+    if (e == cudaErrorMemoryAllocation)
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "CUDA out of memory (%s)", what);
+    return nvfp4_error_set(err, NVFP4_EIO, "CUDA error in %s: %s", what, cudaGetErrorString(e));
+}
+
+#define CU_TRY(call, what)                                   \
+    do {                                                     \
+        cudaError_t e_ = (call);                             \
+        if (e_ != cudaSuccess) return cu_fail(err, e_, what); \
+    } while (0)
+
+extern "C" int nvfp4_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+static nvfp4_status need_device(nvfp4_error *err)
+{
+    if (g_emulate) return NVFP4_OK;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        (void)cudaGetLastError();
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "no CUDA device: %s",
+                               e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
+    }
+    return NVFP4_OK;
+}
+
+extern "C" nvfp4_status nvfp4_cuda_device_describe(char *buf, size_t n, nvfp4_error *err)
+{
+    if (g_emulate) {
+        snprintf(buf, n, "host emulation (no GPU; kernel bodies run on the CPU)");
+        return NVFP4_OK;
+    }
+    nvfp4_status st = need_device(err);
+    if (st) return st;
+    int dev = 0, drv = 0, rt = 0;
+    cudaDeviceProp prop;
+    CU_TRY(cudaGetDevice(&dev), "cudaGetDevice");
+    CU_TRY(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
+    CU_TRY(cudaDriverGetVersion(&drv), "cudaDriverGetVersion");
+    CU_TRY(cudaRuntimeGetVersion(&rt), "cudaRuntimeGetVersion");
+    snprintf(buf, n, "%s (sm_%d%d, %d SMs, %.0f GiB), CUDA driver %d.%d, runtime %d.%d", prop.name, prop.major,
+             prop.minor, prop.multiProcessorCount, (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0),
+             drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+    return NVFP4_OK;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+extern "C" nvfp4_status nvfp4_cuda_alloc(void **dptr, size_t bytes, nvfp4_error *err)
+{
+    *dptr = NULL;
+    if (bytes == 0) bytes = 1;
+    if (g_emulate) {
+        *dptr = calloc(1, bytes);
+        return *dptr ? NVFP4_OK : nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory (%zu bytes)", bytes);
+    }
+    nvfp4_status st = need_device(err);
+    if (st) return st;
+    CU_TRY(cudaMalloc(dptr, bytes), "cudaMalloc");
+    return NVFP4_OK;
+}
+
+extern "C" void nvfp4_cuda_free(void *dptr)
+{
+    if (!dptr) return;
+    if (g_emulate) free(dptr);
+    else (void)cudaFree(dptr);
+}
+
+static nvfp4_status copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, nvfp4_error *err)
+{
+    if (bytes == 0) return NVFP4_OK;
+    if (g_emulate) {
+        memcpy(dst, src, bytes);
+        return NVFP4_OK;
+    }
+    CU_TRY(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
+    return NVFP4_OK;
+}
+
+extern "C" nvfp4_status nvfp4_cuda_upload(void *dst, const void *src, size_t bytes, nvfp4_error *err)
+{
+    return copy(dst, src, bytes, cudaMemcpyHostToDevice, err);
+}
+
+extern "C" nvfp4_status nvfp4_cuda_download(void *dst, const void *src, size_t bytes, nvfp4_error *err)
+{
+    return copy(dst, src, bytes, cudaMemcpyDeviceToHost, err);
+}
+
+static nvfp4_status dev_memset0(void *p, size_t bytes, nvfp4_error *err)
+{
+    if (g_emulate) {
+        memset(p, 0, bytes);
+        return NVFP4_OK;
+    }
+    CU_TRY(cudaMemset(p, 0, bytes), "cudaMemset");
+    return NVFP4_OK;
+}
+
+/* ---- launching items ------------------------------------------------------------ */
+template <class Item> __global__ void run_items(Item it, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) it(i);
+}
+
+/* Items that end in a warp reduction need every lane of a warp: exactly one
+ * item per thread, n a multiple of 32. */
+template <class Item> __global__ void run_items_exact(Item it, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) it(i);
+}
+
+#define NVFP4_CU_THREADS 256
+
+template <class Item> static nvfp4_status launch(const Item &it, nvfp4_error *err, const char *what)
+{
+    size_t n = it.count();
+    if (n == 0) return NVFP4_OK;
+    if (g_emulate) {
+        for (size_t i = 0; i < n; i++) it(i);
+        return NVFP4_OK;
+    }
+    size_t blocks = (n + NVFP4_CU_THREADS - 1) / NVFP4_CU_THREADS;
+    if (blocks > 65535u * 16u) blocks = 65535u * 16u; /* grid-stride covers the rest */
+    run_items<Item><<<(unsigned)blocks, NVFP4_CU_THREADS>>>(it, n);
+    CU_TRY(cudaGetLastError(), what);
+    if (g_sync) CU_TRY(cudaDeviceSynchronize(), what);
+    return NVFP4_OK;
+}
+
+template <class Item> static nvfp4_status launch_exact(const Item &it, nvfp4_error *err, const char *what)
+{
+    size_t n = it.count();
+    if (n == 0) return NVFP4_OK;
+    if (g_emulate) {
+        for (size_t i = 0; i < n; i++) it(i);
+        return NVFP4_OK;
+    }
+    size_t blocks = (n + NVFP4_CU_THREADS - 1) / NVFP4_CU_THREADS;
+    run_items_exact<Item><<<(unsigned)blocks, NVFP4_CU_THREADS>>>(it, n);
+    CU_TRY(cudaGetLastError(), what);
+    if (g_sync) CU_TRY(cudaDeviceSynchronize(), what);
+    return NVFP4_OK;
+}
+
+/* ---- amax ------------------------------------------------------------------------- */
+/* Threads of the amax pass: enough to fill an H200 several times over; the
+ * result does not depend on it (max is order-free). */
+#define NVFP4_CU_AMAX_THREADS (132u * 2048u)
+
+static nvfp4_status amax_bits(const void *x, bool bf16, size_t n, int nanprop, float *amax, nvfp4_error *err)
+{
+    uint32_t *d = NULL, h = 0;
+    nvfp4_status st = nvfp4_cuda_alloc((void **)&d, sizeof *d, err);
+    if (st) return st;
+    nvfp4_cu_amax_item it;
+    it.x = x;
+    it.bf16 = bf16;
+    it.nanprop = nanprop;
+    it.n = n;
+    it.T = NVFP4_CU_AMAX_THREADS;
+    it.out = d;
+    if (!(st = dev_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "amax kernel")))
+        st = nvfp4_cuda_download(&h, d, sizeof h, err);
+    nvfp4_cuda_free(d);
+    if (!st) *amax = nvfp4_core_f32_from_bits(h);
+    return st;
+}
+
+extern "C" nvfp4_status nvfp4_cuda_amax(const void *x, nvfp4_dtype dtype, size_t n, float *amax, nvfp4_error *err)
+{
+    if (!x || !amax) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_amax: NULL argument");
+    return amax_bits(x, dtype == NVFP4_DTYPE_BF16, n, 0, amax, err);
+}
+
+/* ---- swizzle ------------------------------------------------------------------------ */
+extern "C" nvfp4_status nvfp4_cuda_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz,
+                                                 nvfp4_error *err)
+{
+    nvfp4_cu_swizzle_item it;
+    it.lin = linear;
+    it.rows = rows;
+    it.cols = cols;
+    it.prows = (rows + 127) / 128 * 128;
+    it.pcols = (cols + 3) / 4 * 4;
+    it.swz = swz;
+    return launch(it, err, "swizzle kernel");
+}
+
+/* ---- quantize ---------------------------------------------------------------------- */
+static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+static void qtensor_free(nvfp4_cuda_qtensor *t)
+{
+    nvfp4_cuda_free(t->data);
+    nvfp4_cuda_free(t->scale);
+    nvfp4_cuda_free(t->scale_swizzled);
+    t->data = t->scale = t->scale_swizzled = NULL;
+}
+
+extern "C" void nvfp4_cuda_quantized_free(nvfp4_cuda_quantized *q)
+{
+    if (!q) return;
+    qtensor_free(&q->row);
+    qtensor_free(&q->col);
+    q->has_row = q->has_col = false;
+}
+
+static size_t block_len_of(nvfp4_block b) { return b == NVFP4_BLOCK_1X32 ? 32 : 16; }
+
+/* Resolves options the way nvfp4_quantize does (quant.h) and checks them. */
+static nvfp4_status resolve(const nvfp4_quant_opts *in, nvfp4_cuda_quantized *out, const nvfp4_recipe **rp,
+                            nvfp4_error *err)
+{
+    nvfp4_quant_opts o;
+    if (in) o = *in;
+    else nvfp4_quant_opts_init(&o);
+    const char *name = o.recipe ? o.recipe : "te";
+    const nvfp4_recipe *r = nvfp4_recipe_find(name);
+    if (!r) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%s'", name);
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(r);
+    if (o.block == NVFP4_BLOCK_DEFAULT) o.block = info->default_block;
+    if (o.block != NVFP4_BLOCK_1X16 && o.block != NVFP4_BLOCK_16X16 && o.block != NVFP4_BLOCK_1X32)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown block shape %d", (int)o.block);
+    if (o.rounding != NVFP4_RN && o.rounding != NVFP4_RZ && o.rounding != NVFP4_SR)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown rounding mode %d", (int)o.rounding);
+    if (o.rounding != NVFP4_RN && !info->supports_sr)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' supports round-to-nearest only", name);
+    if (!o.rowwise && !o.columnwise) o.rowwise = true;
+    if (o.rht) {
+        if (!o.columnwise)
+            return nvfp4_error_set(err, NVFP4_EINVAL, "the RHT applies to the columnwise output: ask for columnwise");
+        if (o.block != NVFP4_BLOCK_1X16)
+            return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks (asked: %s)", nvfp4_block_name(o.block));
+        if (o.rht_signs != NVFP4_RHT_SIGNS_TE && o.rht_signs != NVFP4_RHT_SIGNS_SEEDED && o.rht_signs != NVFP4_RHT_SIGNS_NONE)
+            return nvfp4_error_set(err, NVFP4_EINVAL, "unknown RHT sign choice %d", (int)o.rht_signs);
+    }
+    snprintf(out->recipe, sizeof out->recipe, "%s", info->name);
+    o.recipe = out->recipe;
+    out->opts = o;
+    *rp = r;
+    return NVFP4_OK;
+}
+
+/* Shape of one orientation: logical, padded, and its kernel parameters. */
+static nvfp4_status plan(const nvfp4_cuda_quantized *q, const nvfp4_core_recipe *core, size_t rows, size_t cols,
+                         bool colwise, nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t, nvfp4_error *err)
+{
+    const nvfp4_quant_opts *o = &q->opts;
+    size_t bw = block_len_of(o->block);
+    bool tile = o->block == NVFP4_BLOCK_16X16;
+    size_t sr = colwise ? cols : rows, sc = colwise ? rows : cols;
+    size_t psr = tile ? round_up(sr, 16) : sr, psc = round_up(sc, bw);
+    if ((psr != sr || psc != sc) && !o->pad)
+        return nvfp4_error_set(err, NVFP4_ESHAPE,
+                               "%s shape %zu x %zu is not a multiple of the %s block (set the pad option to zero-pad)",
+                               colwise ? "columnwise" : "rowwise", sr, sc, nvfp4_block_name(o->block));
+    size_t elems;
+    if (!nvfp4_mul_size(psr, psc, &elems)) return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor size overflows");
+    memset(p, 0, sizeof *p);
+    p->rows = rows;
+    p->cols = cols;
+    p->colwise = colwise;
+    p->srows = sr;
+    p->scols = sc;
+    p->psrows = psr;
+    p->pscols = psc;
+    p->bw = (int)bw;
+    p->tile = tile ? 16 : 1;
+    p->rht = colwise && o->rht;
+    p->rht_bf16 = !o->rht_fp32;
+    if (p->rht) {
+        if (o->rht_signs == NVFP4_RHT_SIGNS_TE) nvfp4_core_rht_mask_te(p->rht_mask);
+        else if (o->rht_signs == NVFP4_RHT_SIGNS_SEEDED) nvfp4_core_rht_mask_seeded(o->rht_sign_seed, p->rht_mask);
+        else nvfp4_core_rht_mask_none(p->rht_mask);
+    }
+    p->mode = o->rounding == NVFP4_SR ? NVFP4_CORE_SR : (o->rounding == NVFP4_RZ ? NVFP4_CORE_RZ : NVFP4_CORE_RN);
+    p->seed = o->seed;
+    p->offset = o->offset + (colwise ? (bw == 32 ? 2u : 1u) : 0u);
+    p->r = *core;
+    p->scale_cols = psc / bw;
+    memset(t, 0, sizeof *t);
+    t->rows = sr;
+    t->cols = sc;
+    t->prows = psr;
+    t->pcols = psc;
+    t->data_bytes = core->elem == NVFP4_CORE_ELEM_E4M3 ? elems : elems / 2;
+    t->scale_rows = psr;
+    t->scale_cols = p->scale_cols;
+    t->scale_swizzled_bytes = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+    t->rht = p->rht;
+    return NVFP4_OK;
+}
+
+static nvfp4_status quantize_orientation(nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t, float amax, bool has_global,
+                                         nvfp4_error *err)
+{
+    nvfp4_status st;
+    p->g = nvfp4_core_global_from_amax(&p->r, has_global ? amax : 0.0f);
+    t->amax = has_global ? amax : 0.0f;
+    if ((st = nvfp4_cuda_alloc((void **)&t->data, t->data_bytes, err))) return st;
+    if ((st = nvfp4_cuda_alloc((void **)&t->scale, t->scale_rows * t->scale_cols, err))) return st;
+    if ((st = nvfp4_cuda_alloc((void **)&t->scale_swizzled, t->scale_swizzled_bytes, err))) return st;
+    p->data = t->data;
+    p->scale = t->scale;
+    nvfp4_cu_quant_item it;
+    it.p = *p;
+    if ((st = launch(it, err, "quantize kernel"))) return st;
+    return nvfp4_cuda_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, t->scale_swizzled, err);
+}
+
+/* Global amax of the values an orientation quantizes: the input's, or, after
+ * the RHT, the transformed values'. */
+static nvfp4_status orientation_amax(const nvfp4_cu_qparams *p, float *amax, nvfp4_error *err)
+{
+    if (!p->rht) return amax_bits(p->x, p->bf16 != 0, p->rows * p->cols, p->r.amax_nan_propagates, amax, err);
+    uint32_t *d = NULL, h = 0;
+    nvfp4_status st = nvfp4_cuda_alloc((void **)&d, sizeof *d, err);
+    if (st) return st;
+    nvfp4_cu_rht_amax_item it;
+    it.p = *p;
+    it.out = d;
+    it.padded_count = round_up(p->psrows * (p->pscols / 16), 32);
+    if (!(st = dev_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "RHT amax kernel")))
+        st = nvfp4_cuda_download(&h, d, sizeof h, err);
+    nvfp4_cuda_free(d);
+    if (!st) *amax = nvfp4_core_f32_from_bits(h);
+    return st;
+}
+
+static bool native_requested(void)
+{
+    const char *e = getenv("NVFP4_CUDA_NATIVE_CVT");
+    return e && strcmp(e, "1") == 0;
+}
+
+extern "C" nvfp4_status nvfp4_cuda_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                            const nvfp4_quant_opts *opts, nvfp4_cuda_quantized *out, nvfp4_error *err)
+{
+    if (!x || !out) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_quantize: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (dtype != NVFP4_DTYPE_F32 && dtype != NVFP4_DTYPE_BF16)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown dtype %d", (int)dtype);
+    if (rows == 0 || cols == 0) return nvfp4_error_set(err, NVFP4_EINVAL, "empty tensor (%zu x %zu)", rows, cols);
+    nvfp4_status st = need_device(err);
+    if (st) return st;
+    const nvfp4_recipe *r;
+    if ((st = resolve(opts, out, &r, err))) return st;
+    const nvfp4_core_recipe *core = nvfp4_recipe_core(r);
+    bool has_global = nvfp4_recipe_get_info(r)->has_global_amax;
+    nvfp4_cu_qparams pr, pc;
+    if (out->opts.rowwise && (st = plan(out, core, rows, cols, false, &pr, &out->row, err))) return st;
+    if (out->opts.columnwise && (st = plan(out, core, rows, cols, true, &pc, &out->col, err))) return st;
+    bool vec = ((uintptr_t)x % 16 == 0) && (dtype == NVFP4_DTYPE_BF16 ? cols % 8 == 0 : cols % 4 == 0);
+    float amax_x = 0.0f;
+    bool have_amax_x = false;
+    for (int o = 0; o < 2; o++) {
+        bool col = o == 1;
+        if (col ? !out->opts.columnwise : !out->opts.rowwise) continue;
+        nvfp4_cu_qparams *p = col ? &pc : &pr;
+        p->x = x;
+        p->bf16 = dtype == NVFP4_DTYPE_BF16;
+        p->vec = vec;
+        p->native = native_requested();
+        float amax = 0.0f;
+        if (has_global) {
+            if (p->rht) {
+                st = orientation_amax(p, &amax, err);
+            } else if (have_amax_x) {
+                amax = amax_x; /* TE copies the rowwise amax when there is no RHT */
+            } else {
+                st = orientation_amax(p, &amax, err);
+                amax_x = amax;
+                have_amax_x = true;
+            }
+            if (st) break;
+        }
+        nvfp4_cuda_qtensor *t = col ? &out->col : &out->row;
+        if ((st = quantize_orientation(p, t, amax, has_global, err))) break;
+        if (col) out->has_col = true;
+        else out->has_row = true;
+    }
+    if (st) nvfp4_cuda_quantized_free(out);
+    return st;
+}
+
+/* ---- dequantize ---------------------------------------------------------------- */
+extern "C" nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, bool columnwise, float *out, nvfp4_error *err)
+{
+    if (!q || !out) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_dequantize: NULL argument");
+    if (columnwise ? !q->has_col : !q->has_row)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "the quantized tensor has no %s output", columnwise ? "columnwise" : "rowwise");
+    const nvfp4_recipe *r = nvfp4_recipe_find(q->recipe);
+    if (!r) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%s'", q->recipe);
+    const nvfp4_cuda_qtensor *t = columnwise ? &q->col : &q->row;
+    nvfp4_cu_dequant_item it;
+    it.data = t->data;
+    it.scale = t->scale;
+    it.srows = t->rows;
+    it.scols = t->cols;
+    it.psrows = t->prows;
+    it.pscols = t->pcols;
+    it.scale_cols = t->scale_cols;
+    it.bw = (int)block_len_of(q->opts.block);
+    it.r = *nvfp4_recipe_core(r);
+    it.g = nvfp4_core_global_from_amax(&it.r, t->amax);
+    it.out = out;
+    return launch(it, err, "dequantize kernel");
+}
+
+/* ---- GEMM ------------------------------------------------------------------------ */
+extern "C" nvfp4_status nvfp4_cuda_gemm_te(const nvfp4_cuda_quantized *a, bool a_col, const nvfp4_cuda_quantized *b,
+                                           bool b_col, float alpha_in, float *d, nvfp4_error *err)
+{
+    if (!a || !b || !d) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_gemm_te: NULL argument");
+    if ((a_col ? !a->has_col : !a->has_row) || (b_col ? !b->has_col : !b->has_row))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "GEMM operand lacks the asked orientation");
+    const nvfp4_cuda_qtensor *ta = a_col ? &a->col : &a->row, *tb = b_col ? &b->col : &b->row;
+    const nvfp4_recipe *ra = nvfp4_recipe_find(a->recipe), *rb = nvfp4_recipe_find(b->recipe);
+    if (!ra || !rb) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe");
+    const nvfp4_core_recipe *ca = nvfp4_recipe_core(ra), *cb = nvfp4_recipe_core(rb);
+    if (ca->elem != NVFP4_CORE_ELEM_E2M1 || cb->elem != NVFP4_CORE_ELEM_E2M1 || ca->scale_format != NVFP4_CORE_SCALE_E4M3 ||
+        cb->scale_format != NVFP4_CORE_SCALE_E4M3 || block_len_of(a->opts.block) != 16 || block_len_of(b->opts.block) != 16)
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "the CUDA te GEMM takes NVFP4 operands (E2M1, E4M3 scales, 16-blocks)");
+    if (ta->pcols != tb->pcols || ta->cols != tb->cols)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "GEMM K mismatch: %zu vs %zu", ta->cols, tb->cols);
+    nvfp4_cu_gemm_item it;
+    it.a = ta->data;
+    it.sa = ta->scale;
+    it.b = tb->data;
+    it.sb = tb->scale;
+    it.M = ta->rows;
+    it.N = tb->rows;
+    it.Kp = ta->pcols;
+    it.a_scale_cols = ta->scale_cols;
+    it.b_scale_cols = tb->scale_cols;
+    it.alpha = nvfp4_gemm_alpha(alpha_in, ta->amax, tb->amax); /* the CPU library's alpha (src/gemm.c) */
+    it.d = d;
+    return launch(it, err, "gemm kernel");
+}
+
+/* ---- compare ---------------------------------------------------------------------- */
+extern "C" nvfp4_status nvfp4_cuda_compare(nvfp4_cuda_cmp_kind kind, const void *expected, const void *actual, size_t n,
+                                           uint64_t *count, nvfp4_cuda_mismatch *first, size_t max_first, nvfp4_error *err)
+{
+    if (!expected || !actual || !count || (max_first && !first))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_compare: NULL argument");
+    if (kind != NVFP4_CUDA_CMP_U8 && kind != NVFP4_CUDA_CMP_FP4 && kind != NVFP4_CUDA_CMP_F32)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_compare: unknown kind %d", (int)kind);
+    *count = 0;
+    if (n == 0) return NVFP4_OK;
+    nvfp4_cu_cmp_item it;
+    it.kind = (int)kind;
+    it.exp = expected;
+    it.act = actual;
+    it.n = n;
+    size_t nchunks = it.count();
+    uint32_t *dcounts = NULL;
+    nvfp4_status st = nvfp4_cuda_alloc((void **)&dcounts, nchunks * sizeof *dcounts, err);
+    if (st) return st;
+    it.counts = dcounts;
+    uint32_t *hcounts = (uint32_t *)malloc(nchunks * sizeof *hcounts);
+    if (!hcounts) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if (!st) st = launch(it, err, "compare kernel");
+    if (!st) st = nvfp4_cuda_download(hcounts, dcounts, nchunks * sizeof *hcounts, err);
+    nvfp4_cuda_free(dcounts);
+    /* The first mismatches: download only the chunks that hold them and
+     * scan those on the host, in index order (deterministic). */
+    size_t elem_bytes_num = kind == NVFP4_CUDA_CMP_F32 ? 4 : 1, elem_bytes_den = kind == NVFP4_CUDA_CMP_FP4 ? 2 : 1;
+    size_t chunk_bytes = NVFP4_CU_CMP_CHUNK * elem_bytes_num / elem_bytes_den;
+    uint8_t *he = NULL, *ha = NULL;
+    size_t found = 0;
+    if (!st && max_first) {
+        he = (uint8_t *)malloc(chunk_bytes);
+        ha = (uint8_t *)malloc(chunk_bytes);
+        if (!he || !ha) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    for (size_t c = 0; !st && c < nchunks; c++) {
+        *count += hcounts[c];
+        if (hcounts[c] == 0 || found >= max_first) continue;
+        size_t i0 = c * NVFP4_CU_CMP_CHUNK, i1 = i0 + NVFP4_CU_CMP_CHUNK < n ? i0 + NVFP4_CU_CMP_CHUNK : n;
+        size_t off = i0 * elem_bytes_num / elem_bytes_den;
+        size_t bytes = ((i1 - i0) * elem_bytes_num + elem_bytes_den - 1) / elem_bytes_den;
+        if ((st = nvfp4_cuda_download(he, (const uint8_t *)expected + off, bytes, err))) break;
+        if ((st = nvfp4_cuda_download(ha, (const uint8_t *)actual + off, bytes, err))) break;
+        for (size_t i = 0; i < i1 - i0 && found < max_first; i++) {
+            uint32_t e = nvfp4_cu_cmp_elem((int)kind, he, i), a = nvfp4_cu_cmp_elem((int)kind, ha, i);
+            if (e != a) {
+                first[found].index = i0 + i;
+                first[found].expected = e;
+                first[found].actual = a;
+                found++;
+            }
+        }
+    }
+    free(he);
+    free(ha);
+    free(hcounts);
+    return st;
+}
+
+/* ---- internal: prepared quantize for the benchmark (internal.h) ---------------- */
+nvfp4_status nvfp4_cu_quantize_prepare(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                       const nvfp4_quant_opts *opts, bool colwise, nvfp4_cu_prepared *pp,
+                                       nvfp4_error *err)
+{
+    memset(pp, 0, sizeof *pp);
+    nvfp4_status st = need_device(err);
+    if (st) return st;
+    const nvfp4_recipe *r;
+    if ((st = resolve(opts, &pp->q, &r, err))) return st;
+    if ((st = plan(&pp->q, nvfp4_recipe_core(r), rows, cols, colwise, &pp->p, &pp->t, err))) return st;
+    pp->p.x = x;
+    pp->p.bf16 = dtype == NVFP4_DTYPE_BF16;
+    pp->p.vec = ((uintptr_t)x % 16 == 0) && (dtype == NVFP4_DTYPE_BF16 ? cols % 8 == 0 : cols % 4 == 0);
+    pp->p.native = native_requested();
+    float amax = 0.0f;
+    bool has_global = nvfp4_recipe_get_info(r)->has_global_amax;
+    if (has_global && (st = orientation_amax(&pp->p, &amax, err))) return st;
+    pp->p.g = nvfp4_core_global_from_amax(&pp->p.r, has_global ? amax : 0.0f);
+    pp->t.amax = has_global ? amax : 0.0f;
+    nvfp4_cuda_qtensor *t = &pp->t;
+    if ((st = nvfp4_cuda_alloc((void **)&t->data, t->data_bytes, err)) ||
+        (st = nvfp4_cuda_alloc((void **)&t->scale, t->scale_rows * t->scale_cols, err))) {
+        qtensor_free(t);
+        return st;
+    }
+    pp->p.data = t->data;
+    pp->p.scale = t->scale;
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_cu_quantize_launch(const nvfp4_cu_prepared *pp, nvfp4_error *err)
+{
+    nvfp4_cu_quant_item it;
+    it.p = pp->p;
+    return launch(it, err, "quantize kernel");
+}
+
+nvfp4_status nvfp4_cu_amax_launch(const void *x, nvfp4_dtype dtype, size_t n, uint32_t *d_out, nvfp4_error *err)
+{
+    nvfp4_cu_amax_item it;
+    it.x = x;
+    it.bf16 = dtype == NVFP4_DTYPE_BF16;
+    it.nanprop = 0;
+    it.n = n;
+    it.T = NVFP4_CU_AMAX_THREADS;
+    it.out = d_out;
+    return launch_exact(it, err, "amax kernel");
+}
+
+void nvfp4_cu_prepared_free(nvfp4_cu_prepared *pp) { qtensor_free(&pp->t); }
