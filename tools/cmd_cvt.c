@@ -17,6 +17,16 @@
 
 static const char *const CMD = "cvt";
 
+/* cli_parse_f32, refusing a 0x token that is neither an 8-digit bit pattern
+ * nor a hex float with a p exponent ("0x3f80000" would otherwise read as the
+ * integer 66584576, almost surely a mistyped bit pattern). */
+static bool parse_value(const char *s, float *x)
+{
+    const char *h = (*s == '-' || *s == '+') ? s + 1 : s;
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X') && !strpbrk(h, "pP.") && (h != s || strlen(h) != 10)) return false;
+    return cli_parse_f32(s, x);
+}
+
 typedef enum { TO_E2M1, TO_E4M3, TO_UE8M0, TO_BF16, TO_FP16 } target;
 
 typedef struct {
@@ -162,7 +172,7 @@ static int run(int argc, char **argv)
             rc = cli_fail(CMD, "line %llu: empty line (expected one fp32 value)", (unsigned long long)lineno);
             break;
         }
-        if (!cli_parse_f32(t, &x)) {
+        if (!parse_value(t, &x)) {
             rc = cli_fail(CMD, "line %llu: cannot read '%.40s%s' as an fp32 value (decimal, hex float, inf, nan, or 0x + 8 hex digits)",
                           (unsigned long long)lineno, t, strlen(t) > 40 ? "..." : "");
             break;

@@ -15,10 +15,20 @@
 
 static const char *const CMD = "explain";
 
+/* cli_parse_f32, refusing a 0x token that is neither an 8-digit bit pattern
+ * nor a hex float with a p exponent ("0x3f80000" would otherwise read as the
+ * integer 66584576, almost surely a mistyped bit pattern). */
+static bool parse_value(const char *s, float *x)
+{
+    const char *h = (*s == '-' || *s == '+') ? s + 1 : s;
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X') && !strpbrk(h, "pP.") && (h != s || strlen(h) != 10)) return false;
+    return cli_parse_f32(s, x);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: nvfp4 explain VALUE [--format e2m1|e4m3|ue8m0] [--round rn|rz|sr]\n"
+            "usage: nvfp4 explain [--] VALUE [--format e2m1|e4m3|ue8m0] [--round rn|rz|sr]\n"
             "                           [--nosat] [--mode floor|rceil|ceil|even]\n"
             "\n"
             "Explains how VALUE (decimal, C99 hex float, inf, nan, or a 0x-prefixed\n"
@@ -256,23 +266,24 @@ static int run(int argc, char **argv)
         return NVFP4_EXIT_OK;
     }
     const char *value = NULL, *format = "e2m1", *round = NULL, *mode = NULL;
-    bool nosat = false;
+    bool nosat = false, options_done = false;
     for (int i = 1; i < argc; i++) {
         bool missing = false;
         const char *v;
-        if ((v = option_value(argc, argv, &i, "--format", &missing))) format = v;
+        if (options_done || strncmp(argv[i], "--", 2) != 0) { /* "-1.5" and "-inf" are values */
+            if (value) return cli_fail(CMD, "only one VALUE is accepted (got '%s' and '%s')", value, argv[i]);
+            value = argv[i];
+        } else if (strcmp(argv[i], "--") == 0) options_done = true;
+        else if ((v = option_value(argc, argv, &i, "--format", &missing))) format = v;
         else if ((v = option_value(argc, argv, &i, "--round", &missing))) round = v;
         else if ((v = option_value(argc, argv, &i, "--mode", &missing))) mode = v;
         else if (missing) return cli_fail(CMD, "%s needs a value", argv[i]);
         else if (strcmp(argv[i], "--nosat") == 0) nosat = true;
-        else if (strncmp(argv[i], "--", 2) == 0) /* "-1.5" and "-inf" are values, "--x" options */
-            return cli_fail(CMD, "unknown option '%s' (see nvfp4 explain --help)", argv[i]);
-        else if (value) return cli_fail(CMD, "only one VALUE is accepted (got '%s' and '%s')", value, argv[i]);
-        else value = argv[i];
+        else return cli_fail(CMD, "unknown option '%s' (see nvfp4 explain --help)", argv[i]);
     }
     if (!value) return cli_fail(CMD, "missing VALUE (see nvfp4 explain --help)");
     float x;
-    if (!cli_parse_f32(value, &x))
+    if (!parse_value(value, &x))
         return cli_fail(CMD, "cannot read '%s' as an fp32 value (decimal, hex float, inf, nan, or 0x + 8 hex digits)", value);
     bool is_e2m1 = strcmp(format, "e2m1") == 0, is_e4m3 = strcmp(format, "e4m3") == 0,
          is_ue8m0 = strcmp(format, "ue8m0") == 0;
