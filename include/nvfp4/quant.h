@@ -58,14 +58,20 @@ const nvfp4_recipe_info *nvfp4_recipe_get_info(const nvfp4_recipe *r);
 typedef struct {
     const char *recipe;          /* NULL means "te" */
     nvfp4_block block;           /* NVFP4_BLOCK_DEFAULT: the recipe's */
-    nvfp4_rounding rounding;     /* NVFP4_RN or NVFP4_SR */
-    uint64_t seed, offset;       /* SR contract, DESIGN.md 3.3 */
+    nvfp4_rounding rounding;     /* NVFP4_RN, NVFP4_SR (or NVFP4_RZ) on the element cast */
+    uint64_t seed, offset;       /* SR contract, DESIGN.md 3.3: the 16-element segment b of the
+                                    stored orientation (b = row * pcols/16 + col/16) takes
+                                    Philox(ctr = {offset', b}, key = seed) with offset' = offset
+                                    rowwise, offset+1 columnwise; 1x32 blocks use offset and
+                                    offset+1 for their halves (offset+2, +3 columnwise) with
+                                    b = row * pcols/32 + col/32 (docs/semantics.md) */
     bool rowwise, columnwise;    /* both false means rowwise only */
     bool rht;                    /* RHT-16 on the columnwise output */
     nvfp4_rht_signs rht_signs;
     uint64_t rht_sign_seed;
     bool rht_fp32;               /* keep the RHT output in fp32 (default: round to bf16 as TE) */
-    bool pad;                    /* zero-pad rows/cols up to the block (default: error) */
+    bool pad;                    /* zero-pad the block dimension(s) at the end up to a multiple
+                                    of the block (default: NVFP4_ESHAPE) */
 } nvfp4_quant_opts;
 
 /* Defaults: recipe "te", its block, RN, seed = offset = 0, rowwise, no RHT,
