@@ -116,28 +116,34 @@ T512 static inline __m512 te_inv16(const nvfp4_simd_te_consts *k, __m512i sb)
     return _mm512_min_ps(inv, _mm512_set1_ps(FLT_MAX)); /* 1/0 = Inf -> FLT_MAX; no NaN possible */
 }
 
-/* Sign bit (as 8) and the NaN override of nvfp4_core_e2m1_encode. */
-T512 static inline __m512i e2m1_finish16(__m512 y, __m512i mag)
+/* Sign bit (as 8) and the NaN override of nvfp4_core_e2m1_encode: mag is
+ * already 7 for NaN lanes, whose sign is dropped (NaN gives +6, 0x7). */
+T512 static inline __m512i e2m1_finish16(__m512i u, __m512i au, __m512i mag)
 {
-    __m512i u = _mm512_castps_si512(y);
-    __m512i code = _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(u, 28), _mm512_set1_epi32(8)));
-    __mmask16 nan = _mm512_cmp_epi32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)),
-                                          _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE);
-    return _mm512_mask_mov_epi32(code, nan, _mm512_set1_epi32(7));
+    __mmask16 not_nan = _mm512_cmp_epu32_mask(au, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_LE);
+    __m512i sign = _mm512_maskz_srli_epi32(not_nan, u, 28);
+    return _mm512_ternarylogic_epi32(mag, sign, _mm512_set1_epi32(8), 0xF8); /* mag | (sign & 8) */
 }
 
+/* nvfp4_core_e2m1_rn_mag as IEEE narrowing: below 1 (E2M1's subnormal
+ * range, step 0.5) the FPU's RNE of |y| + 2^22 leaves 2|y| rounded in the
+ * low bits; from 1 up, integer RNE of the fp32 pattern to one mantissa bit
+ * gives (exponent, mantissa) of E2M1 directly (a carry moves to the next
+ * binade), minus the bias difference 126 << 1. Saturation (> 5 gives 7,
+ * Inf and NaN too) is a min with 7. Ties go to even codes in both paths,
+ * which are exactly the even E2M1 codes. */
 T512 static inline __m512i e2m1_rn16(__m512 y)
 {
-    __m512 a = abs16(y);
-    __m512i one = _mm512_set1_epi32(1), m = _mm512_setzero_si512();
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.25f), _CMP_GT_OQ), m, one);
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.75f), _CMP_GE_OQ), m, one);
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.25f), _CMP_GT_OQ), m, one);
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.75f), _CMP_GE_OQ), m, one);
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.5f), _CMP_GT_OQ), m, one);
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(3.5f), _CMP_GE_OQ), m, one);
-    m = _mm512_mask_add_epi32(m, _mm512_cmp_ps_mask(a, _mm512_set1_ps(5.0f), _CMP_GT_OQ), m, one);
-    return e2m1_finish16(y, m);
+    __m512i u = _mm512_castps_si512(y);
+    __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+    __m512 sum = _mm512_add_round_ps(_mm512_castsi512_ps(au), _mm512_set1_ps(0x1p22f),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i sub = _mm512_sub_epi32(_mm512_castps_si512(sum), _mm512_set1_epi32(0x4A800000));
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(au, 22), _mm512_set1_epi32(1));
+    __m512i nrm = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(au, _mm512_set1_epi32(0x1FFFFF - 0x3F000000)), lsb), 22);
+    __mmask16 below1 = _mm512_cmp_epu32_mask(au, _mm512_set1_epi32(0x3F800000), _MM_CMPINT_LT);
+    __m512i mag = _mm512_min_epu32(_mm512_mask_blend_epi32(below1, nrm, sub), _mm512_set1_epi32(7));
+    return e2m1_finish16(u, au, mag);
 }
 
 /* r: the 16 random bytes, one per 32-bit lane. */
@@ -156,7 +162,11 @@ T512 static inline __m512i e2m1_sr16(__m512 y, __m512i r)
     down = _mm512_mask_add_epi32(down, ge4, down, two);
     __m512i up = _mm512_srli_epi32(_mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(255)), r), 8);
     __m512i mag = _mm512_mask_mov_epi32(_mm512_add_epi32(down, up), sat, _mm512_set1_epi32(7));
-    return e2m1_finish16(y, mag);
+    __m512i u = _mm512_castps_si512(y);
+    __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+    mag = _mm512_mask_mov_epi32(mag, _mm512_cmp_epu32_mask(au, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE),
+                                _mm512_set1_epi32(7));
+    return e2m1_finish16(u, au, mag);
 }
 
 /* 16 codes (one per lane, element 2j in lane 2j) -> 8 packed bytes. */
@@ -407,58 +417,66 @@ T512 static void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0
     }
 }
 
+/* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
+ * transposed output (8 bytes each) and their 16 scale bytes. */
+T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0)
+{
+    size_t nbr = j->rows / 16;
+    const nvfp4_simd_te_consts *k = &j->k;
+    __m512 v[16];
+    col_load_group(j, g, c0, v);
+    __m512 am = _mm512_setzero_ps();
+    for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+    if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
+    __m512i sb = te_scale16(k, am);
+    __m512 inv = te_inv16(k, sb);
+    __m512i w[4];
+    if (j->sr) {
+        _Alignas(64) uint32_t lo[16], hi[16];
+        for (size_t c = 0; c < 16; c++) {
+            uint64_t b = (c0 + c) * nbr + g;
+            lo[c] = (uint32_t)b;
+            hi[c] = (uint32_t)(b >> 32);
+        }
+        sr_words16(j->sr, _mm512_load_si512(lo), _mm512_load_si512(hi), w);
+    }
+    /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
+     * output bytes, element 2p in the low nibble */
+    __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (int i = 0; i < 16; i++) {
+        __m512 y = _mm512_mul_ps(v[i], inv);
+        __m512i code;
+        if (j->sr) {
+            __m512i r = _mm512_and_si512(_mm512_srlv_epi32(w[i >> 2], _mm512_set1_epi32(8 * (i & 3))),
+                                         _mm512_set1_epi32(255));
+            code = e2m1_sr16(y, r);
+        } else {
+            code = e2m1_rn16(y);
+        }
+        wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_sllv_epi32(code, _mm512_set1_epi32(4 * (i & 7))));
+    }
+    _Alignas(64) uint64_t q[16];
+    _Alignas(16) uint8_t s8[16];
+    _mm512_store_si512(q, _mm512_unpacklo_epi32(wd[0], wd[1]));     /* lanes 0,1 | 4,5 | 8,9 | 12,13 */
+    _mm512_store_si512(q + 8, _mm512_unpackhi_epi32(wd[0], wd[1])); /* lanes 2,3 | 6,7 | 10,11 | 14,15 */
+    _mm_store_si128((__m128i *)s8, _mm512_cvtepi32_epi8(sb));
+    static const uint8_t slot[16] = {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15};
+    for (size_t c = 0; c < 16; c++) {
+        size_t blk = (c0 + c) * nbr + g;
+        memcpy(j->data + 8 * blk, &q[slot[c]], 8);
+        j->scale[blk] = s8[c];
+    }
+}
+
+/* Column strips outermost, so consecutive groups complete the output rows'
+ * cache lines (8 bytes per group) before the strip moves on. */
 T512 static void avx512_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
-    size_t nbr = j->rows / 16, ncol16 = j->cols / 16 * 16;
-    nvfp4_simd_te_consts k = j->k;
-    for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
-            __m512 v[16];
-            col_load_group(j, g, c0, v);
-            __m512 am = _mm512_setzero_ps();
-            for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
-            if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
-            __m512i sb = te_scale16(&k, am);
-            __m512 inv = te_inv16(&k, sb);
-            __m512i w[4];
-            if (j->sr) {
-                _Alignas(64) uint32_t lo[16], hi[16];
-                for (size_t c = 0; c < 16; c++) {
-                    uint64_t b = (c0 + c) * nbr + g;
-                    lo[c] = (uint32_t)b;
-                    hi[c] = (uint32_t)(b >> 32);
-                }
-                sr_words16(j->sr, _mm512_load_si512(lo), _mm512_load_si512(hi), w);
-            }
-            /* codes of rows 2p and 2p+1 packed into one byte per lane, four
-             * bytes per 32-bit word: wlo = bytes 0..3 of each output row's 8 */
-            __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-            for (int i = 0; i < 16; i++) {
-                __m512 y = _mm512_mul_ps(v[i], inv);
-                __m512i code;
-                if (j->sr) {
-                    __m512i r = _mm512_and_si512(_mm512_srlv_epi32(w[i >> 2], _mm512_set1_epi32(8 * (i & 3))),
-                                                 _mm512_set1_epi32(255));
-                    code = e2m1_sr16(y, r);
-                } else {
-                    code = e2m1_rn16(y);
-                }
-                wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_sllv_epi32(code, _mm512_set1_epi32(4 * (i & 7))));
-            }
-            _Alignas(64) uint32_t lo[16], hi[16];
-            _Alignas(16) uint8_t s8[16];
-            _mm512_store_si512(lo, wd[0]);
-            _mm512_store_si512(hi, wd[1]);
-            _mm_store_si128((__m128i *)s8, _mm512_cvtepi32_epi8(sb));
-            for (size_t c = 0; c < 16; c++) {
-                size_t blk = (c0 + c) * nbr + g;
-                uint64_t q = (uint64_t)lo[c] | ((uint64_t)hi[c] << 32);
-                memcpy(j->data + 8 * blk, &q, 8);
-                j->scale[blk] = s8[c];
-            }
-        }
+    size_t ncol16 = j->cols / 16 * 16;
+    for (size_t c0 = 0; c0 < ncol16; c0 += 16)
+        for (size_t g = g0; g < g1; g++) col_tile(j, g, c0);
+    for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
-    }
 }
 
 T512 static float avx512_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
@@ -490,6 +508,7 @@ T512 static void avx512_row_dequant(const uint8_t *data, const uint8_t *scale, s
     _Alignas(64) float table[16];
     for (unsigned c = 0; c < 16; c++) table[c] = nvfp4_core_e2m1_decode((uint8_t)c);
     const __m512 tab = _mm512_load_ps(table);
+    int aligned = ((uintptr_t)out & 63u) == 0;
     for (size_t b0 = 0; b0 < nb; b0 += 16) {
         size_t n = nb - b0 < 16 ? nb - b0 : 16;
         __m512i sb = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
@@ -502,9 +521,13 @@ T512 static void avx512_row_dequant(const uint8_t *data, const uint8_t *scale, s
             __m512i q = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(data + 8 * (b0 + i))));
             __m512i idx = _mm512_or_si512(q, _mm512_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
             __m512 v = _mm512_permutexvar_ps(idx, tab);
-            _mm512_storeu_ps(out + 16 * (b0 + i), _mm512_mul_ps(v, _mm512_set1_ps(ds[i])));
+            __m512 r = _mm512_mul_ps(v, _mm512_set1_ps(ds[i]));
+            /* write-only output: streaming stores skip the read-for-ownership */
+            if (aligned) _mm512_stream_ps(out + 16 * (b0 + i), r);
+            else _mm512_storeu_ps(out + 16 * (b0 + i), r);
         }
     }
+    if (aligned) _mm_sfence();
 }
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {

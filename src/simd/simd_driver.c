@@ -16,6 +16,9 @@
 /* Below this many elements a parallel region costs more than it saves. */
 #define SIMD_PARALLEL_MIN 65536
 #define AMAX_CHUNK 65536
+/* 16-row groups per columnwise work item: 8 groups fill a 64-byte line of
+ * every output row, so no two threads write the same line. */
+#define COL_CHUNK 8
 
 float nvfp4_simd_amax(const void *x, int bf16, size_t n)
 {
@@ -69,9 +72,10 @@ void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, fl
 void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
-    size_t ng = j->rows / 16;
+    size_t ng = j->rows / 16, nchunk = (ng + COL_CHUNK - 1) / COL_CHUNK;
 #pragma omp parallel for schedule(static) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
-    for (size_t g = 0; g < ng; g++) kn->col_quant(j, g, g + 1);
+    for (size_t c = 0; c < nchunk; c++)
+        kn->col_quant(j, c * COL_CHUNK, (c + 1) * COL_CHUNK < ng ? (c + 1) * COL_CHUNK : ng);
 }
 
 float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)

@@ -1,0 +1,360 @@
+/* cmd_bench.c - `nvfp4 bench`: throughput of the fast CPU path against the
+ * memcpy bound measured in the same run (docs/performance.md).
+ *
+ * For each kernel: elements per second, GB/s of traffic (the input read once
+ * and each output written once) and the ratio of that traffic rate to the
+ * memcpy rate (bytes read + bytes written per second of a parallel memcpy of
+ * the input). The same kernels run once more with the scalar variant on one
+ * thread (the straightforward code: src/core/ called per element) on a
+ * quarter of the input, for the speed-up column. Best of --repeat runs after
+ * one untimed warm-up that also faults in every output page. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "core/hadamard.h"
+#include "nvfp4/formats.h"
+#include "nvfp4/quant.h"
+#include "nvfp4/simd.h"
+#include "simd/simd_kernels.h"
+
+#define CMD "bench"
+
+typedef struct {
+    size_t rows, cols, n;
+    float *x;
+    uint16_t *xb;
+    uint8_t *data, *scale, *cdata, *cscale, *swz;
+    float *deq;
+    float amax, rht_amax;
+    nvfp4_simd_sr sr;
+    nvfp4_simd_col_job col, rht;
+    size_t nswz;
+} bench_ctx;
+
+typedef struct {
+    const char *name;
+    double in_bytes_per_elem, out_bytes_per_elem;
+    void (*run)(bench_ctx *c);
+    void (*run_scalar)(bench_ctx *c); /* the library's own scalar code, where it differs */
+} bench_kernel;
+
+/* ---- the kernels -------------------------------------------------------- */
+
+static void k_memcpy(bench_ctx *c)
+{
+    size_t bytes = c->n * sizeof(float);
+    int nt = omp_get_max_threads();
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < nt; t++) {
+        size_t b0 = bytes / (size_t)nt * (size_t)t, b1 = t == nt - 1 ? bytes : bytes / (size_t)nt * (size_t)(t + 1);
+        memcpy((char *)c->deq + b0, (const char *)c->x + b0, b1 - b0);
+    }
+}
+
+static void k_amax(bench_ctx *c) { c->amax = nvfp4_simd_amax(c->x, 0, c->n); }
+static void k_amax_bf16(bench_ctx *c) { (void)nvfp4_simd_amax(c->xb, 1, c->n); }
+
+static void k_rn(bench_ctx *c)
+{
+    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 0, NULL, c->data, c->scale);
+}
+
+static void k_rn_with_amax(bench_ctx *c)
+{
+    float a = nvfp4_simd_amax(c->x, 0, c->n);
+    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, a, 0, NULL, c->data, c->scale);
+}
+
+static void k_rn_bf16(bench_ctx *c)
+{
+    nvfp4_simd_te_rowwise(c->xb, 1, c->rows, c->cols, c->amax, 0, NULL, c->data, c->scale);
+}
+
+static void k_sr(bench_ctx *c)
+{
+    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 0, &c->sr, c->data, c->scale);
+}
+
+static void k_2d(bench_ctx *c)
+{
+    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 1, NULL, c->data, c->scale);
+}
+
+static void k_col(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->col); }
+
+static void k_rht_amax(bench_ctx *c) { c->rht_amax = nvfp4_simd_rht_amax(&c->rht); }
+
+static void k_rht(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->rht); }
+
+static void k_rht_with_amax(bench_ctx *c)
+{
+    float a = nvfp4_simd_rht_amax(&c->rht);
+    nvfp4_simd_te_consts_init(&c->rht.k, a);
+    nvfp4_simd_te_columnwise(&c->rht);
+}
+
+static void k_dequant(bench_ctx *c)
+{
+    nvfp4_simd_te_dequantize(c->data, c->scale, c->rows, c->cols, c->amax, c->deq);
+}
+
+static void k_swizzle(bench_ctx *c) { nvfp4_simd_scale_swizzle(c->scale, c->rows, c->cols / 16, c->swz); }
+static void k_swizzle_lib(bench_ctx *c) { nvfp4_scale_swizzle(c->scale, c->rows, c->cols / 16, c->swz); }
+
+static const double CODES = 0.5 + 1.0 / 16.0; /* packed codes + E4M3 scale per element */
+
+static const bench_kernel kernels[] = {
+    {"amax_f32", 4, 0, k_amax, NULL},
+    {"amax_bf16", 2, 0, k_amax_bf16, NULL},
+    {"quant_1x16_rn", 4, CODES, k_rn, NULL},
+    {"quant_1x16_rn_bf16", 2, CODES, k_rn_bf16, NULL},
+    {"quant_1x16_rn+amax", 4, CODES, k_rn_with_amax, NULL},
+    {"quant_1x16_sr", 4, CODES, k_sr, NULL},
+    {"quant_16x16_rn", 4, CODES, k_2d, NULL},
+    {"quant_colwise_rn", 4, CODES, k_col, NULL},
+    {"rht_amax", 4, 0, k_rht_amax, NULL},
+    {"rht16_quant_colwise", 4, CODES, k_rht, NULL},
+    {"rht16_quant+amax", 4, CODES, k_rht_with_amax, NULL},
+    {"dequant_1x16", CODES, 4, k_dequant, NULL},
+    {"scale_swizzle", 1.0 / 16.0, 1.0 / 16.0, k_swizzle, k_swizzle_lib},
+};
+#define NKERNELS (sizeof kernels / sizeof kernels[0])
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Deterministic inputs with a spread of magnitudes (a sum of uniforms is
+ * close enough to Gaussian for timing). */
+static void fill(bench_ctx *c)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < c->n; i++) {
+        uint64_t h = mix(i * 0x9E3779B97F4A7C15ull + 1);
+        float u = (float)((int32_t)(uint32_t)h) * 0x1p-31f + (float)((int32_t)(uint32_t)(h >> 32)) * 0x1p-31f;
+        float v = u * (float)(1u << (h >> 60));
+        c->x[i] = v;
+        c->xb[i] = nvfp4_bf16_from_f32(v);
+    }
+}
+
+static void *alloc_touched(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+static void col_job(bench_ctx *c, nvfp4_simd_col_job *j, int rht)
+{
+    memset(j, 0, sizeof *j);
+    j->x = c->x;
+    j->rows = c->rows;
+    j->cols = c->cols;
+    j->rht = rht;
+    nvfp4_core_rht_mask_te(j->rht_mask);
+    j->rht_round_bf16 = 1;
+    j->data = c->cdata;
+    j->scale = c->cscale;
+}
+
+static bool setup(bench_ctx *c, size_t n, size_t cols)
+{
+    memset(c, 0, sizeof *c);
+    c->cols = cols;
+    c->rows = n / cols;
+    c->n = c->rows * cols;
+    c->x = alloc_touched(c->n * 4);
+    c->xb = alloc_touched(c->n * 2);
+    c->data = alloc_touched(c->n / 2);
+    c->scale = alloc_touched(c->n / 16);
+    c->cdata = alloc_touched(c->n / 2);
+    c->cscale = alloc_touched(c->n / 16);
+    c->deq = alloc_touched(c->n * 4);
+    c->nswz = nvfp4_swizzled_size(c->rows, cols / 16);
+    c->swz = alloc_touched(c->nswz);
+    if (!c->x || !c->xb || !c->data || !c->scale || !c->cdata || !c->cscale || !c->deq || !c->swz) return false;
+    fill(c);
+    c->sr.seed = 12345;
+    c->sr.offset = 0;
+    c->amax = nvfp4_simd_amax(c->x, 0, c->n);
+    col_job(c, &c->col, 0);
+    nvfp4_simd_te_consts_init(&c->col.k, c->amax);
+    col_job(c, &c->rht, 1);
+    c->rht_amax = nvfp4_simd_rht_amax(&c->rht);
+    nvfp4_simd_te_consts_init(&c->rht.k, c->rht_amax);
+    k_rn(c); /* codes for dequantize and swizzle */
+    return true;
+}
+
+static void teardown(bench_ctx *c)
+{
+    free(c->x);
+    free(c->xb);
+    free(c->data);
+    free(c->scale);
+    free(c->cdata);
+    free(c->cscale);
+    free(c->deq);
+    free(c->swz);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double best_time(void (*fn)(bench_ctx *), bench_ctx *c, int repeat)
+{
+    fn(c); /* warm-up */
+    double best = 1e300;
+    for (int r = 0; r < repeat; r++) {
+        double t0 = now();
+        fn(c);
+        double t = now() - t0;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* ---- command --------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: nvfp4 bench [--size MIB] [--threads T] [--variant V] [--repeat R] [--no-scalar] [--json]\n"
+            "Throughput of the fast CPU path (te recipe) against a memcpy measured in the same run.\n"
+            "  --size MIB     fp32 input size in MiB (default 256; at least 1)\n"
+            "  --threads T    OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+            "  --variant V    scalar, avx2, avx512 or auto (default: NVFP4_SIMD or the best the CPU has)\n"
+            "  --repeat R     timed runs per kernel, the best is reported (default 3)\n"
+            "  --no-scalar    skip the 1-thread scalar baseline (the speedup column)\n"
+            "  --json         one JSON object on stdout instead of the table\n"
+            "Traffic counts the input read once and each output written once; ratio = traffic rate / memcpy rate,\n"
+            "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input.\n");
+}
+
+static int run(int argc, char **argv)
+{
+    size_t mib = 256, threads = 0, repeat = 3;
+    bool json = false, scalar_baseline = true;
+    nvfp4_simd_variant variant = NVFP4_SIMD_AUTO;
+    bool variant_given = false;
+    if (cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return NVFP4_EXIT_OK;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--json") == 0) json = true;
+        else if (strcmp(a, "--no-scalar") == 0) scalar_baseline = false;
+        else if (strcmp(a, "--size") == 0) {
+            if (!v || !cli_parse_size(v, &mib) || mib < 1 || mib > (1u << 20))
+                return cli_fail(CMD, "--size needs a number of MiB from 1 to 1048576");
+            i++;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!v || !cli_parse_size(v, &threads) || threads < 1 || threads > 4096)
+                return cli_fail(CMD, "--threads needs a number from 1 to 4096");
+            i++;
+        } else if (strcmp(a, "--repeat") == 0) {
+            if (!v || !cli_parse_size(v, &repeat) || repeat < 1 || repeat > 1000)
+                return cli_fail(CMD, "--repeat needs a number from 1 to 1000");
+            i++;
+        } else if (strcmp(a, "--variant") == 0) {
+            if (!v || !nvfp4_simd_parse(v, &variant))
+                return cli_fail(CMD, "--variant needs one of scalar, avx2, avx512, auto");
+            variant_given = true;
+            i++;
+        } else {
+            usage(stderr);
+            return cli_fail(CMD, "unknown argument '%s'", a);
+        }
+    }
+    nvfp4_error err;
+    if (variant_given && nvfp4_simd_set(variant, &err) != NVFP4_OK) return cli_fail(CMD, "%s", err.message);
+    if (threads) omp_set_num_threads((int)threads);
+    int nthreads = omp_get_max_threads();
+    nvfp4_simd_variant active = nvfp4_simd_active();
+
+    const size_t cols = 8192;
+    size_t n = mib * (size_t)(1u << 20) / 4 / (cols * 16) * (cols * 16);
+    if (n == 0) n = cols * 16;
+    bench_ctx c;
+    if (!setup(&c, n, cols)) {
+        teardown(&c);
+        return cli_fail(CMD, "out of memory for a %zu MiB benchmark", mib);
+    }
+    double t_memcpy = best_time(k_memcpy, &c, (int)repeat);
+    double memcpy_bw = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
+    double t[NKERNELS], ts[NKERNELS];
+    for (size_t i = 0; i < NKERNELS; i++) t[i] = best_time(kernels[i].run, &c, (int)repeat);
+    size_t sn = 0;
+    if (scalar_baseline) {
+        /* the straightforward code: scalar variant, one thread, a quarter of the input */
+        bench_ctx s;
+        size_t qn = c.n / 4 / (cols * 16) * (cols * 16);
+        if (qn == 0) qn = cols * 16;
+        teardown(&c);
+        memset(&c, 0, sizeof c);
+        if (!setup(&s, qn, cols)) {
+            teardown(&s);
+            return cli_fail(CMD, "out of memory for the scalar baseline");
+        }
+        nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
+        omp_set_num_threads(1);
+        for (size_t i = 0; i < NKERNELS; i++)
+            ts[i] = best_time(kernels[i].run_scalar ? kernels[i].run_scalar : kernels[i].run, &s, 1);
+        sn = s.n;
+        nvfp4_simd_set(active, NULL);
+        omp_set_num_threads(nthreads);
+        teardown(&s);
+    } else {
+        teardown(&c);
+    }
+
+    if (json) {
+        printf("{\"variant\": \"%s\", \"threads\": %d, \"elements\": %zu, \"input_mib\": %.1f, "
+               "\"memcpy_gbps\": %.3f, \"kernels\": [",
+               nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, memcpy_bw * 1e-9);
+        for (size_t i = 0; i < NKERNELS; i++) {
+            double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
+            printf("%s{\"name\": \"%s\", \"seconds\": %.6f, \"gelem_per_s\": %.4f, \"gbps\": %.3f, "
+                   "\"memcpy_ratio\": %.4f",
+                   i ? ", " : "", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9,
+                   bytes / t[i] / memcpy_bw);
+            if (scalar_baseline)
+                printf(", \"scalar_1t_gelem_per_s\": %.4f, \"speedup_vs_scalar_1t\": %.2f", (double)sn / ts[i] * 1e-9,
+                       ((double)n / t[i]) / ((double)sn / ts[i]));
+            printf("}");
+        }
+        printf("]}\n");
+        return NVFP4_EXIT_OK;
+    }
+    printf("nvfp4 bench: variant %s, %d thread%s, %zu x %zu fp32 (%.0f MiB)\n", nvfp4_simd_name(active), nthreads,
+           nthreads == 1 ? "" : "s", n / cols, cols, (double)n * 4.0 / 1048576.0);
+    printf("memcpy: %.2f GB/s (read + write)\n\n", memcpy_bw * 1e-9);
+    printf("%-22s %10s %10s %9s %8s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy%",
+           scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
+    for (size_t i = 0; i < NKERNELS; i++) {
+        double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
+        printf("%-22s %10.2f %10.3f %9.2f %7.1f%%", kernels[i].name, t[i] * 1e3, (double)n / t[i] * 1e-9,
+               bytes / t[i] * 1e-9, 100.0 * bytes / t[i] / memcpy_bw);
+        if (scalar_baseline)
+            printf("   %17.4f %7.1fx", (double)sn / ts[i] * 1e-9, ((double)n / t[i]) / ((double)sn / ts[i]));
+        printf("\n");
+    }
+    return NVFP4_EXIT_OK;
+}
+
+const nvfp4_cli_command nvfp4_cmd_bench = {"bench", "throughput of the fast CPU path against memcpy", run};
