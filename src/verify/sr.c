@@ -168,21 +168,23 @@ static void statistical(const nvfp4_sr_input *in, nvfp4_sr_report *rep, unsigned
     for (size_t s = 0; s + 1 < N; s++)
         if (rep->tested && memcmp(in->codes[s], in->codes[s + 1], n) == 0) rep->identical_pairs++;
 
+    bool dependent = rep->serial_pvalue < a4 || rep->neighbour_pvalue < a4 || rep->identical_pairs;
+    if (dependent)
+        add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
+                  "sr: random bits look dependent: runs across samples z = %.1f (p = %.2g), adjacent elements z = %.1f "
+                  "(p = %.2g), %zu identical consecutive samples",
+                  rep->serial_z, rep->serial_pvalue, rep->neighbour_z, rep->neighbour_pvalue, rep->identical_pairs);
     if (rep->mean_pvalue < a4)
         add_cause(rep, NVFP4_CAUSE_BIASED_SR,
                   "sr: biased: the mean is off its exact expectation by %+.3g scaled units per element (z = %.1f, p = "
                   "%.2g < %.2g); rounds %s too often",
                   rep->bias_per_element, rep->mean_z, rep->mean_pvalue, a4, rep->mean_z > 0 ? "up" : "down");
     else if (rep->rejected)
-        add_cause(rep, NVFP4_CAUSE_BIASED_SR,
+        add_cause(rep, dependent ? NVFP4_CAUSE_SR_DEPENDENT : NVFP4_CAUSE_BIASED_SR,
                   "sr: %zu elements round up with a frequency inconsistent with their exact probability (Holm, "
-                  "family-wise alpha %.2g; %zu too often, %zu too rarely)",
-                  rep->rejected, a4, rep->rejected_high, rep->rejected_low);
-    if (rep->serial_pvalue < a4 || rep->neighbour_pvalue < a4 || rep->identical_pairs)
-        add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
-                  "sr: random bits look dependent: serial z = %.1f (p = %.2g), neighbour z = %.1f (p = %.2g), %zu "
-                  "identical consecutive samples",
-                  rep->serial_z, rep->serial_pvalue, rep->neighbour_z, rep->neighbour_pvalue, rep->identical_pairs);
+                  "family-wise alpha %.2g; %zu too often, %zu too rarely)%s",
+                  rep->rejected, a4, rep->rejected_high, rep->rejected_low,
+                  dependent ? ": consistent with the dependence above" : "");
 }
 
 /* The 32 random bytes of block b in sample s (16-element blocks use 16). */

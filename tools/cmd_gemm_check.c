@@ -1,0 +1,169 @@
+/* cmd_gemm_check.c - `nvfp4 gemm-check`: check a GEMM of unknown
+ * accumulation order (cuBLAS, a custom kernel) against the exact result
+ * within the rigorous fp32 accumulation bound of nvfp4_gemm_error_bound,
+ * and separately report whether it equals the `te` order bit for bit. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_io.h"
+#include "nvfp4/gemm.h"
+#include "verify_cli.h"
+
+static const char usage[] =
+    "usage: nvfp4 gemm-check --a BUNDLE --b BUNDLE --actual D [--a-columnwise] [--b-columnwise] [--alpha F]\n"
+    "                        [--errors N]\n"
+    "\n"
+    "D = alpha * A * B^T, A [M, K] and B [N, K] the (rowwise, or --*-columnwise) outputs of the\n"
+    "two golden bundles. D is the kernel's fp32 result [M, N]: a file holding one F32 tensor, or\n"
+    "a tensor named 'd' (as `nvfp4 gemm` writes it). Every element must lie within the rigorous\n"
+    "bound of fp32 accumulation of the exact 16-element block partials in ANY order (docs/\n"
+    "semantics.md); whether D equals the sequential `te` order bit for bit is reported apart.\n"
+    "\n"
+    "Exit: 0 every element within its bound, 1 some are outside, 2 usage or input error.\n";
+
+enum { OPT_A = 256, OPT_B, OPT_ACTUAL, OPT_ACOL, OPT_BCOL, OPT_ALPHA, OPT_ERRORS };
+static const struct option longopts[] = {{"a", required_argument, NULL, OPT_A},
+                                         {"b", required_argument, NULL, OPT_B},
+                                         {"actual", required_argument, NULL, OPT_ACTUAL},
+                                         {"a-columnwise", no_argument, NULL, OPT_ACOL},
+                                         {"b-columnwise", no_argument, NULL, OPT_BCOL},
+                                         {"alpha", required_argument, NULL, OPT_ALPHA},
+                                         {"errors", required_argument, NULL, OPT_ERRORS},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+
+static const char *CMD = "gemm-check";
+
+static int load(const char *path, nvfp4_quantized *q)
+{
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    int rc = 0;
+    if (nvfp4_bundle_load(path, &s, &err) || nvfp4_bundle_to_quantized(&s, path, q, &err))
+        rc = cli_fail(CMD, "%s", err.message);
+    nvfp4_tset_free(&s);
+    return rc;
+}
+
+static const nvfp4_tensor *find_d(const nvfp4_tensor_set *s)
+{
+    const nvfp4_tensor *t = nvfp4_tset_find(s, "d");
+    if (t) return t;
+    const nvfp4_tensor *only = NULL;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->tensors[i].dtype == NVFP4_T_F32) {
+            if (only) return NULL;
+            only = &s->tensors[i];
+        }
+    return only;
+}
+
+static int check(const nvfp4_quantized *qa, bool acol, const nvfp4_quantized *qb, bool bcol, float alpha,
+                 const char *dpath, size_t nerr)
+{
+    const nvfp4_qtensor *ta = acol ? &qa->col : &qa->row, *tb = bcol ? &qb->col : &qb->row;
+    size_t m = ta->rows, n = tb->rows, mn;
+    if (!nvfp4_mul_size(m, n, &mn)) return cli_fail(CMD, "output shape overflows");
+    nvfp4_tensor_set ds;
+    nvfp4_tset_init(&ds);
+    nvfp4_error err;
+    if (nvfp4_tset_read(dpath, &ds, &err)) return cli_fail(CMD, "%s", err.message);
+    const nvfp4_tensor *d = find_d(&ds);
+    int rc = 0;
+    if (!d) rc = cli_fail(CMD, "%s: holds no tensor 'd' and not exactly one F32 tensor", dpath);
+    else if (d->dtype != NVFP4_T_F32) rc = cli_fail(CMD, "%s: '%s' is %s, not F32", dpath, d->name, nvfp4_tdtype_name(d->dtype));
+    else if (nvfp4_tensor_numel(d) != mn)
+        rc = cli_fail(CMD, "%s: '%s' holds %zu values; D is %zu x %zu", dpath, d->name, nvfp4_tensor_numel(d), m, n);
+    float *te = NULL;
+    double *exact = NULL, *bound = NULL;
+    if (!rc) {
+        te = malloc(mn * sizeof *te);
+        exact = malloc(mn * sizeof *exact);
+        bound = malloc(mn * sizeof *bound);
+        if (!te || !exact || !bound) rc = cli_fail(CMD, "out of memory");
+    }
+    if (!rc && (nvfp4_gemm(qa, acol, qb, bcol, alpha, NVFP4_GEMM_TE, te, &err) ||
+                nvfp4_gemm_error_bound(qa, acol, qb, bcol, alpha, bound, exact, &err)))
+        rc = cli_fail(CMD, "%s", err.message);
+    if (!rc) {
+        const float *act = (const float *)(const void *)d->data;
+        nvfp4_gemm_check_report rep;
+        nvfp4_gemm_check(act, te, exact, bound, mn, &rep);
+        printf("gemm-check: D [%zu x %zu], K = %zu\n", m, n, ta->cols);
+        printf("  within the rigorous any-order fp32 bound: %zu of %zu%s\n", mn - rep.outside_bound, mn,
+               rep.within_bound ? "" : "  <-- outside");
+        if (rep.nan_mismatch) printf("  non-finite where the exact result is finite (or the reverse): %zu\n", rep.nan_mismatch);
+        printf("  worst |D - exact| / bound: %.3g at (%zu, %zu)\n", rep.worst_ratio, rep.worst_index / (n ? n : 1),
+               rep.worst_index % (n ? n : 1));
+        printf("  bit-identical to the te order (sequential fp32 over K): %zu of %zu%s\n", rep.te_equal, mn,
+               rep.equals_te ? " (the kernel reproduces the te order exactly)" : "");
+        size_t shown = 0;
+        for (size_t i = 0; i < mn && shown < nerr; i++) {
+            double diff = fabs((double)act[i] - exact[i]);
+            bool bad = !(diff <= bound[i]) && !(isnan(act[i]) && isnan(exact[i])) && !((double)act[i] == exact[i]);
+            if (!bad) continue;
+            if (!shown) printf("outside the bound:\n");
+            char a[32], t[32];
+            cli_format_f32(a, sizeof a, act[i]);
+            cli_format_f32(t, sizeof t, te[i]);
+            printf("  (%zu, %zu): actual %s exact %.17g bound %.3g te %s\n", i / n, i % n, a, exact[i], bound[i], t);
+            shown++;
+        }
+        printf("verdict: %s\n", rep.within_bound ? "WITHIN BOUND" : "OUTSIDE BOUND");
+        rc = rep.within_bound ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
+    }
+    free(te);
+    free(exact);
+    free(bound);
+    nvfp4_tset_free(&ds);
+    return rc;
+}
+
+static int run(int argc, char **argv)
+{
+    const char *a = NULL, *b = NULL, *d = NULL;
+    bool acol = false, bcol = false;
+    float alpha = 1.0f;
+    size_t nerr = 10;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_A: a = optarg; break;
+        case OPT_B: b = optarg; break;
+        case OPT_ACTUAL: d = optarg; break;
+        case OPT_ACOL: acol = true; break;
+        case OPT_BCOL: bcol = true; break;
+        case OPT_ALPHA:
+            if (!cli_parse_f32(optarg, &alpha)) return cli_fail(CMD, "bad --alpha '%s'", optarg);
+            break;
+        case OPT_ERRORS:
+            if (!cli_parse_size(optarg, &nerr)) return cli_fail(CMD, "bad --errors '%s'", optarg);
+            break;
+        case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
+        default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 gemm-check --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!a || !b || !d) return cli_fail(CMD, "--a BUNDLE, --b BUNDLE and --actual D are required");
+    nvfp4_quantized qa, qb;
+    memset(&qa, 0, sizeof qa);
+    memset(&qb, 0, sizeof qb);
+    int rc = load(a, &qa);
+    if (!rc) rc = load(b, &qb);
+    if (!rc && (acol ? !qa.has_col : !qa.has_row))
+        rc = cli_fail(CMD, "%s lacks the %s output", a, acol ? "columnwise" : "rowwise");
+    if (!rc && (bcol ? !qb.has_col : !qb.has_row))
+        rc = cli_fail(CMD, "%s lacks the %s output", b, bcol ? "columnwise" : "rowwise");
+    if (!rc) rc = check(&qa, acol, &qb, bcol, alpha, d, nerr);
+    nvfp4_quantized_free(&qa);
+    nvfp4_quantized_free(&qb);
+    return rc;
+}
+
+const nvfp4_cli_command nvfp4_cmd_gemm_check = {"gemm-check", "check a GEMM against the rigorous any-order bound", run};

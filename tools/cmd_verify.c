@@ -1,0 +1,302 @@
+/* cmd_verify.c - `nvfp4 verify`: compare a kernel's quantized output with a
+ * golden bundle, explain the differences and name systematic causes
+ * (docs/verify.md). */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_io.h"
+#include "verify_cli.h"
+
+static const char usage[] =
+    "usage: nvfp4 verify --expected BUNDLE --actual FILE [--component data|scale|scale_swizzled|amax|dequant|all]\n"
+    "                    [--errors N] [--json]\n"
+    "\n"
+    "Compares the components present in FILE (a kernel's output: .safetensors, a folder of\n"
+    ".npy or .bin files with meta.json, or one .npy taken as --component, default data)\n"
+    "with the golden BUNDLE, byte for byte. Components use the bundle's names (data, scale,\n"
+    "scale_swizzled, amax, dequant; *_t for the columnwise output); absent ones are listed\n"
+    "and skipped. FILE needs no input tensor. Prints per-component mismatch counts, the first\n"
+    "N mismatches (default 10) decoded with their reason, and one line per systematic cause\n"
+    "found over the whole tensor (docs/verify.md explains each).\n"
+    "\n"
+    "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error.\n";
+
+enum { OPT_EXPECTED = 256, OPT_ACTUAL, OPT_COMPONENT, OPT_ERRORS, OPT_JSON };
+static const struct option longopts[] = {{"expected", required_argument, NULL, OPT_EXPECTED},
+                                         {"actual", required_argument, NULL, OPT_ACTUAL},
+                                         {"component", required_argument, NULL, OPT_COMPONENT},
+                                         {"errors", required_argument, NULL, OPT_ERRORS},
+                                         {"json", no_argument, NULL, OPT_JSON},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+
+static const char *CMD = "verify";
+
+static void fmt_f(char *b, size_t n, float v)
+{
+    if (isnan(v)) snprintf(b, n, "-");
+    else cli_format_f32(b, n, v);
+}
+
+static void print_mismatch(const nvfp4_vmismatch *m, const char *sfx)
+{
+    char in[32], sc[32], ev[32], av[32];
+    fmt_f(in, sizeof in, m->input);
+    fmt_f(sc, sizeof sc, m->scaled);
+    cli_format_f32(ev, sizeof ev, m->expected_value);
+    cli_format_f32(av, sizeof av, m->actual_value);
+    const char *comp = nvfp4_vcomponent_name(m->component);
+    switch (m->component) {
+    case NVFP4_VC_DATA:
+        printf("  %s%s[%zu] row %zu col %zu block %zu: input %s scaled %s expected 0x%X (%s) actual 0x%X (%s): %s\n",
+               comp, sfx, m->index, m->row, m->col, m->block, in, sc, m->expected_code, ev, m->actual_code, av,
+               nvfp4_vreason_name(m->reason));
+        break;
+    case NVFP4_VC_SCALE:
+        printf("  %s%s[%zu] row %zu col %zu block %zu: block amax %s scaled %s expected 0x%02X (%s) actual 0x%02X "
+               "(%s): %s\n",
+               comp, sfx, m->index, m->row, m->col, m->block, in, sc, m->expected_code, ev, m->actual_code, av,
+               nvfp4_vreason_name(m->reason));
+        break;
+    case NVFP4_VC_SCALE_SWIZZLED:
+        printf("  %s%s byte %zu: expected 0x%02X (%s) actual 0x%02X (%s): %s\n", comp, sfx, m->index, m->expected_code,
+               ev, m->actual_code, av, nvfp4_vreason_name(m->reason));
+        break;
+    default:
+        if (m->reason == NVFP4_VR_SIZE)
+            printf("  %s%s: expected %.0f bytes, actual has %.0f: %s\n", comp, sfx, (double)m->expected_value,
+                   (double)m->actual_value, nvfp4_vreason_name(m->reason));
+        else
+            printf("  %s%s[%zu] row %zu col %zu: input %s expected %s (0x%08X) actual %s (0x%08X): %s\n", comp, sfx,
+                   m->index, m->row, m->col, in, ev, m->expected_code, av, m->actual_code,
+                   nvfp4_vreason_name(m->reason));
+    }
+}
+
+static void print_text(const vcli_bundle *b, const nvfp4_vreport *rep, bool colwise, const vcli_view *ev)
+{
+    const char *sfx = colwise ? "_t" : "";
+    printf("%s output (%zu x %zu, recipe %s, %s, block %s):\n", colwise ? "columnwise" : "rowwise", ev->srows,
+           ev->scols, b->info->name, nvfp4_rounding_name(b->opts.rounding), nvfp4_block_name(b->opts.block));
+    for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
+        char name[40];
+        snprintf(name, sizeof name, "%s%s", nvfp4_vcomponent_name((nvfp4_vcomponent)c), sfx);
+        if (!rep->expected_present[c]) continue;
+        if (!rep->actual_present[c]) printf("  %-18s absent in actual: not compared\n", name);
+        else if (!rep->compared[c]) printf("  %-18s not selected\n", name);
+        else if (rep->reason_count[NVFP4_VR_SIZE] && rep->total[c] == 0)
+            printf("  %-18s WRONG SIZE\n", name);
+        else
+            printf("  %-18s %zu of %zu differ%s\n", name, rep->mismatches[c], rep->total[c],
+                   rep->mismatches[c] ? "" : " (match)");
+    }
+    if (rep->n_first) {
+        printf("first %zu mismatches:\n", rep->n_first);
+        for (size_t i = 0; i < rep->n_first; i++) print_mismatch(&rep->first[i], sfx);
+        printf("reasons:");
+        for (unsigned r = 0; r < NVFP4_VR_COUNT; r++)
+            if (rep->reason_count[r]) printf(" %s %zu", nvfp4_vreason_name((nvfp4_vreason)r), rep->reason_count[r]);
+        printf("\n");
+    }
+    for (size_t i = 0; i < rep->n_causes; i++)
+        printf("cause %s: %s\n", nvfp4_cause_name(rep->causes[i].cause), rep->causes[i].line);
+}
+
+static json_t *json_f(float v) { return isfinite(v) ? json_real((double)v) : json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"); }
+
+static json_t *report_json(const vcli_bundle *b, const nvfp4_vreport *rep, bool colwise, const vcli_view *ev)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "orientation", json_string(colwise ? "columnwise" : "rowwise"));
+    json_object_set_new(o, "rows", json_integer((json_int_t)ev->srows));
+    json_object_set_new(o, "cols", json_integer((json_int_t)ev->scols));
+    json_object_set_new(o, "recipe", json_string(b->info->name));
+    json_t *comps = json_object();
+    for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
+        if (!rep->expected_present[c]) continue;
+        json_t *k = json_object();
+        const char *state = !rep->actual_present[c] ? "absent" : !rep->compared[c] ? "skipped"
+                            : rep->mismatches[c]   ? "mismatch"
+                                                   : "match";
+        json_object_set_new(k, "status", json_string(state));
+        json_object_set_new(k, "compared", json_integer((json_int_t)rep->total[c]));
+        json_object_set_new(k, "mismatches", json_integer((json_int_t)rep->mismatches[c]));
+        json_object_set_new(comps, nvfp4_vcomponent_name((nvfp4_vcomponent)c), k);
+    }
+    json_object_set_new(o, "components", comps);
+    json_t *ms = json_array();
+    for (size_t i = 0; i < rep->n_first; i++) {
+        const nvfp4_vmismatch *m = &rep->first[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "component", json_string(nvfp4_vcomponent_name(m->component)));
+        json_object_set_new(j, "index", json_integer((json_int_t)m->index));
+        json_object_set_new(j, "row", json_integer((json_int_t)m->row));
+        json_object_set_new(j, "col", json_integer((json_int_t)m->col));
+        json_object_set_new(j, "block", json_integer((json_int_t)m->block));
+        json_object_set_new(j, "input", json_f(m->input));
+        json_object_set_new(j, "scaled", json_f(m->scaled));
+        json_object_set_new(j, "expected_code", json_integer(m->expected_code));
+        json_object_set_new(j, "actual_code", json_integer(m->actual_code));
+        json_object_set_new(j, "expected_value", json_f(m->expected_value));
+        json_object_set_new(j, "actual_value", json_f(m->actual_value));
+        json_object_set_new(j, "reason", json_string(nvfp4_vreason_name(m->reason)));
+        json_array_append_new(ms, j);
+    }
+    json_object_set_new(o, "first_mismatches", ms);
+    json_t *rc = json_object();
+    for (unsigned r = 0; r < NVFP4_VR_COUNT; r++)
+        if (rep->reason_count[r])
+            json_object_set_new(rc, nvfp4_vreason_name((nvfp4_vreason)r), json_integer((json_int_t)rep->reason_count[r]));
+    json_object_set_new(o, "reasons", rc);
+    json_t *cs = json_array();
+    for (size_t i = 0; i < rep->n_causes; i++) {
+        json_t *j = json_object();
+        json_object_set_new(j, "cause", json_string(nvfp4_cause_name(rep->causes[i].cause)));
+        json_object_set_new(j, "line", json_string(rep->causes[i].line));
+        json_array_append_new(cs, j);
+    }
+    json_object_set_new(o, "causes", cs);
+    json_object_set_new(o, "match", json_boolean(nvfp4_vreport_match(rep)));
+    return o;
+}
+
+/* Verifies one orientation; returns 0 match, 1 mismatch, 2 error; appends JSON. */
+static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act, const char *apath, bool colwise,
+                              const nvfp4_verify_opts *base, nvfp4_vcomponent lone, json_t *jarr, bool *compared_any)
+{
+    vcli_view ev, av, other;
+    memset(&other, 0, sizeof other);
+    int rc = vcli_expected_view(CMD, b, colwise, &ev);
+    if (rc) return rc;
+    if ((rc = vcli_actual_view(CMD, apath, act, colwise, &ev.v, lone, &av))) {
+        vcli_view_free(&ev);
+        return rc;
+    }
+    if (!av.any) {
+        if (!jarr) printf("%s output: absent in actual\n", colwise ? "columnwise" : "rowwise");
+        vcli_view_free(&ev);
+        return 0;
+    }
+    *compared_any = true;
+    nvfp4_verify_opts o = *base;
+    o.expected_name = b->info->name;
+    nvfp4_vreport rep;
+    nvfp4_error err;
+    if (nvfp4_verify(&ev.v, &av.v, &o, &rep, &err)) {
+        vcli_view_free(&ev);
+        return cli_fail(CMD, "%s: %s", b->path, err.message);
+    }
+    /* a mismatch: name a different recipe or orientation if one matches */
+    vcli_variant *var = NULL;
+    size_t nvar = 0;
+    if (!nvfp4_vreport_match(&rep) && b->x && !(colwise && b->opts.rht)) {
+        if (vcli_variants(CMD, b->x, b->rows, b->cols, &b->opts, colwise, false, &var, &nvar) == 0) {
+            nvfp4_vcandidate *cand = calloc(nvar + 1, sizeof *cand);
+            size_t nc = 0;
+            if (cand) {
+                if (vcli_bundle_has(b, !colwise) && vcli_expected_view(CMD, b, !colwise, &other) == 0)
+                    cand[nc++] = (nvfp4_vcandidate){colwise ? "the rowwise output" : "the columnwise output (data_t)",
+                                                    other.v, true};
+                char self[64];
+                snprintf(self, sizeof self, "%s %s %s", b->info->name, nvfp4_rounding_name(b->opts.rounding),
+                         nvfp4_block_name(b->opts.block));
+                for (size_t i = 0; i < nvar; i++)
+                    if (strcmp(var[i].name, self) != 0) cand[nc++] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false};
+                o.candidates = cand;
+                o.n_candidates = nc;
+                nvfp4_vreport_free(&rep);
+                nvfp4_verify(&ev.v, &av.v, &o, &rep, &err);
+                free(cand);
+            }
+        }
+    }
+    if (jarr) json_array_append_new(jarr, report_json(b, &rep, colwise, &ev));
+    else print_text(b, &rep, colwise, &ev);
+    int verdict = nvfp4_vreport_match(&rep) ? 0 : 1;
+    nvfp4_vreport_free(&rep);
+    vcli_variants_free(var, nvar);
+    vcli_view_free(&other);
+    vcli_view_free(&ev);
+    return verdict;
+}
+
+static int run(int argc, char **argv)
+{
+    const char *expected = NULL, *actual = NULL;
+    nvfp4_verify_opts o;
+    nvfp4_verify_opts_init(&o);
+    nvfp4_vcomponent lone = NVFP4_VC_DATA;
+    bool json = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_EXPECTED: expected = optarg; break;
+        case OPT_ACTUAL: actual = optarg; break;
+        case OPT_COMPONENT:
+            if (strcmp(optarg, "all") == 0) o.components = 0;
+            else if (nvfp4_vcomponent_parse(optarg, &lone)) o.components = 1u << lone;
+            else return cli_fail(CMD, "bad --component '%s' (data, scale, scale_swizzled, amax, dequant or all)", optarg);
+            break;
+        case OPT_ERRORS:
+            if (!cli_parse_size(optarg, &o.max_errors) || o.max_errors > 1000000)
+                return cli_fail(CMD, "bad --errors '%s' (0..1000000)", optarg);
+            break;
+        case OPT_JSON: json = true; break;
+        case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
+        default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 verify --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!expected || !actual) return cli_fail(CMD, "--expected BUNDLE and --actual FILE are required");
+    vcli_bundle b;
+    int rc = vcli_bundle_load(CMD, expected, &b);
+    if (rc) {
+        vcli_bundle_free(&b);
+        return rc;
+    }
+    nvfp4_tensor_set act;
+    nvfp4_tset_init(&act);
+    nvfp4_error err;
+    if (nvfp4_tset_read(actual, &act, &err)) {
+        vcli_bundle_free(&b);
+        return cli_fail(CMD, "%s", err.message);
+    }
+    json_t *root = json ? json_object() : NULL, *arr = json ? json_array() : NULL;
+    if (!json) printf("expected %s, actual %s\n", expected, actual);
+    bool any = false;
+    int verdict = 0;
+    for (int colwise = 0; colwise < 2 && verdict != 2; colwise++) {
+        if (!vcli_bundle_has(&b, colwise)) continue;
+        int r = verify_orientation(&b, &act, actual, colwise, &o, lone, arr, &any);
+        if (r > verdict) verdict = r;
+    }
+    if (verdict != 2 && !any) verdict = cli_fail(CMD, "%s holds none of the bundle's components (data, scale, "
+                                                 "scale_swizzled, amax, dequant, *_t)", actual);
+    if (verdict != 2) {
+        if (json) {
+            json_object_set_new(root, "expected", json_string(expected));
+            json_object_set_new(root, "actual", json_string(actual));
+            json_object_set_new(root, "outputs", arr);
+            arr = NULL;
+            json_object_set_new(root, "verdict", json_string(verdict ? "mismatch" : "match"));
+            char *s = json_dumps(root, JSON_INDENT(2));
+            if (s) puts(s);
+            free(s);
+        } else {
+            printf("verdict: %s\n", verdict ? "MISMATCH" : "MATCH");
+        }
+    }
+    json_decref(arr);
+    json_decref(root);
+    nvfp4_tset_free(&act);
+    vcli_bundle_free(&b);
+    return verdict;
+}
+
+const nvfp4_cli_command nvfp4_cmd_verify = {"verify", "compare a kernel's quantized output with a golden bundle", run};

@@ -1,0 +1,254 @@
+/* verify_cli.c - bundles and kernel files as verifier views; recipe variants. */
+#include "verify_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+float *vcli_tensor_f32(const nvfp4_tensor *t)
+{
+    size_t n = nvfp4_tensor_numel(t);
+    float *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x) return NULL;
+    if (t->dtype == NVFP4_T_F32) {
+        memcpy(x, t->data, n * sizeof *x);
+    } else if (t->dtype == NVFP4_T_BF16 || t->dtype == NVFP4_T_U16) {
+        for (size_t i = 0; i < n; i++) {
+            uint16_t b = (uint16_t)(t->data[2 * i] | (t->data[2 * i + 1] << 8));
+            x[i] = nvfp4_bf16_to_f32(b);
+        }
+    } else {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+int vcli_bundle_load(const char *cmd, const char *path, vcli_bundle *b)
+{
+    memset(b, 0, sizeof *b);
+    nvfp4_tset_init(&b->set);
+    b->path = path;
+    nvfp4_error err;
+    if (nvfp4_bundle_load(path, &b->set, &err) || nvfp4_bundle_opts(&b->set, path, &b->opts, &err))
+        return cli_fail(cmd, "%s", err.message);
+    b->info = nvfp4_recipe_get_info(nvfp4_recipe_find(b->opts.recipe));
+    const char *r = nvfp4_tset_meta_get(&b->set, "rows"), *c = nvfp4_tset_meta_get(&b->set, "cols");
+    if (!r || !c || !cli_parse_size(r, &b->rows) || !cli_parse_size(c, &b->cols))
+        return cli_fail(cmd, "%s: bundle metadata lacks rows/cols", path);
+    const nvfp4_tensor *x = nvfp4_tset_find(&b->set, "x");
+    if (x) {
+        b->x = vcli_tensor_f32(x);
+        if (!b->x) return cli_fail(cmd, "%s: input 'x' is %s, not F32 or BF16", path, nvfp4_tdtype_name(x->dtype));
+    }
+    return 0;
+}
+
+void vcli_bundle_free(vcli_bundle *b)
+{
+    nvfp4_tset_free(&b->set);
+    free(b->x);
+    memset(b, 0, sizeof *b);
+}
+
+bool vcli_bundle_has(const vcli_bundle *b, bool colwise) { return colwise ? b->opts.columnwise : b->opts.rowwise; }
+
+void vcli_view_free(vcli_view *v)
+{
+    free(v->x_owned);
+    free(v->swz_owned);
+    memset(v, 0, sizeof *v);
+}
+
+/* x in the stored orientation, zero-padded to prows x pcols. */
+static float *oriented_x(const float *x, size_t rows, size_t cols, bool colwise, size_t prows, size_t pcols)
+{
+    size_t n = prows * pcols;
+    float *o = calloc(n ? n : 1, sizeof *o);
+    if (!o) return NULL;
+    size_t sr = colwise ? cols : rows, sc = colwise ? rows : cols;
+    for (size_t r = 0; r < sr; r++)
+        for (size_t c = 0; c < sc; c++) o[r * pcols + c] = colwise ? x[c * cols + r] : x[r * cols + c];
+    return o;
+}
+
+static void geometry_view(const nvfp4_qtensor *t, const nvfp4_recipe_info *info, nvfp4_block blk, nvfp4_vview *v)
+{
+    memset(v, 0, sizeof *v);
+    v->rows = t->prows;
+    v->cols = t->pcols;
+    v->block_rows = blk == NVFP4_BLOCK_16X16 ? 16 : 1;
+    v->block_cols = blk == NVFP4_BLOCK_1X32 ? 32 : 16;
+    v->e4m3_elements = info->elem == NVFP4_ELEM_E4M3;
+    v->ue8m0_scales = info->scale_format == NVFP4_SCALEFMT_UE8M0;
+    v->dequant_cols = t->cols;
+}
+
+int vcli_view_from_q(const nvfp4_quantized *q, bool colwise, vcli_view *out)
+{
+    memset(out, 0, sizeof *out);
+    const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(q->recipe);
+    geometry_view(t, info, q->opts.block, &out->v);
+    out->srows = t->rows;
+    out->scols = t->cols;
+    out->v.data = t->data;
+    out->v.data_bytes = t->data_bytes;
+    out->v.scale = t->scale;
+    out->v.scale_bytes = t->scale_rows * t->scale_cols;
+    size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+    out->swz_owned = malloc(zn ? zn : 1);
+    if (!out->swz_owned) return NVFP4_EXIT_USAGE;
+    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, out->swz_owned);
+    out->v.scale_swizzled = out->swz_owned;
+    out->v.scale_swizzled_bytes = zn;
+    if (info->has_global_amax) out->v.amax = &t->amax;
+    out->any = true;
+    return 0;
+}
+
+static const nvfp4_tensor *find2(const nvfp4_tensor_set *s, const char *a, const char *b)
+{
+    const nvfp4_tensor *t = nvfp4_tset_find(s, a);
+    return t ? t : (b ? nvfp4_tset_find(s, b) : NULL);
+}
+
+int vcli_expected_view(const char *cmd, const vcli_bundle *b, bool colwise, vcli_view *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *sfx = colwise ? "_t" : "";
+    char n1[40], n2[40];
+    snprintf(n1, sizeof n1, "data%s", sfx);
+    const nvfp4_tensor *d = nvfp4_tset_find(&b->set, n1);
+    snprintf(n1, sizeof n1, "scale%s", sfx);
+    const nvfp4_tensor *sc = nvfp4_tset_find(&b->set, n1);
+    snprintf(n1, sizeof n1, "scale_swizzled%s", sfx);
+    snprintf(n2, sizeof n2, "scale%s_swizzled", sfx);
+    const nvfp4_tensor *sz = find2(&b->set, n1, n2);
+    snprintf(n1, sizeof n1, "amax%s", sfx);
+    const nvfp4_tensor *am = nvfp4_tset_find(&b->set, n1);
+    snprintf(n1, sizeof n1, "dequant%s", sfx);
+    const nvfp4_tensor *dq = nvfp4_tset_find(&b->set, n1);
+    if (!d || !sc || !sz || !dq || (b->info->has_global_amax && !am))
+        return cli_fail(cmd, "%s: the %s output of the bundle is incomplete", b->path, colwise ? "columnwise" : "rowwise");
+    size_t srows = colwise ? b->cols : b->rows, scols = colwise ? b->rows : b->cols;
+    size_t bl = b->opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;
+    nvfp4_qtensor t;
+    memset(&t, 0, sizeof t);
+    t.rows = srows;
+    t.cols = scols;
+    t.prows = b->opts.block == NVFP4_BLOCK_16X16 ? roundup(srows, 16) : srows;
+    t.pcols = roundup(scols, bl);
+    geometry_view(&t, b->info, b->opts.block, &out->v);
+    out->srows = srows;
+    out->scols = scols;
+    out->v.data = d->data;
+    out->v.data_bytes = d->nbytes;
+    out->v.scale = sc->data;
+    out->v.scale_bytes = sc->nbytes;
+    out->v.scale_swizzled = sz->data;
+    out->v.scale_swizzled_bytes = sz->nbytes;
+    out->v.amax = am ? (const float *)(const void *)am->data : NULL;
+    out->v.dequant = (const float *)(const void *)dq->data;
+    out->v.dequant_count = nvfp4_tensor_numel(dq);
+    /* the input in this orientation, unless it is in the Hadamard domain */
+    if (b->x && !(colwise && b->opts.rht)) {
+        out->x_owned = oriented_x(b->x, b->rows, b->cols, colwise, t.prows, t.pcols);
+        if (!out->x_owned) return cli_fail(cmd, "out of memory");
+        out->v.x = out->x_owned;
+    }
+    out->any = true;
+    return 0;
+}
+
+int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set *s, bool colwise,
+                     const nvfp4_vview *geom, nvfp4_vcomponent lone, vcli_view *out)
+{
+    memset(out, 0, sizeof *out);
+    out->v = *geom;
+    out->v.x = NULL;
+    out->v.data = out->v.scale = out->v.scale_swizzled = NULL;
+    out->v.amax = out->v.dequant = NULL;
+    out->v.data_bytes = out->v.scale_bytes = out->v.scale_swizzled_bytes = out->v.dequant_count = 0;
+    const char *sfx = colwise ? "_t" : "";
+    static const char *const base[NVFP4_VC_COUNT] = {"data", "scale", "scale_swizzled", "amax", "dequant"};
+    const nvfp4_tensor *t[NVFP4_VC_COUNT];
+    for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
+        char n1[40], n2[40];
+        snprintf(n1, sizeof n1, "%s%s", base[c], sfx);
+        snprintf(n2, sizeof n2, "scale%s_swizzled", sfx);
+        t[c] = find2(s, n1, c == NVFP4_VC_SCALE_SWIZZLED ? n2 : NULL);
+    }
+    bool none = true;
+    for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) none = none && !t[c];
+    if (none && s->count == 1 && !colwise) t[lone] = &s->tensors[0]; /* a bare kernel output, e.g. one .npy */
+    for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
+        if (!t[c]) continue;
+        bool f32 = c == NVFP4_VC_AMAX || c == NVFP4_VC_DEQUANT;
+        if (f32 && t[c]->dtype != NVFP4_T_F32)
+            return cli_fail(cmd, "%s: component '%s' is %s; it must be F32", fname, t[c]->name,
+                            nvfp4_tdtype_name(t[c]->dtype));
+        if (!f32 && nvfp4_tdtype_size(t[c]->dtype) != 1)
+            return cli_fail(cmd, "%s: component '%s' is %s; codes and scales are bytes (U8)", fname, t[c]->name,
+                            nvfp4_tdtype_name(t[c]->dtype));
+        if (c == NVFP4_VC_AMAX && t[c]->nbytes != 4)
+            return cli_fail(cmd, "%s: component '%s' holds %zu values; amax is one F32", fname, t[c]->name,
+                            nvfp4_tensor_numel(t[c]));
+        out->any = true;
+    }
+    if (t[0]) out->v.data = t[0]->data, out->v.data_bytes = t[0]->nbytes;
+    if (t[1]) out->v.scale = t[1]->data, out->v.scale_bytes = t[1]->nbytes;
+    if (t[2]) out->v.scale_swizzled = t[2]->data, out->v.scale_swizzled_bytes = t[2]->nbytes;
+    if (t[3]) out->v.amax = (const float *)(const void *)t[3]->data;
+    if (t[4]) out->v.dequant = (const float *)(const void *)t[4]->data, out->v.dequant_count = nvfp4_tensor_numel(t[4]);
+    return 0;
+}
+
+int vcli_variants(const char *cmd, const float *x, size_t rows, size_t cols, const nvfp4_quant_opts *base,
+                  bool colwise, bool all_blocks, vcli_variant **out, size_t *n)
+{
+    static const nvfp4_block blocks[3] = {NVFP4_BLOCK_1X16, NVFP4_BLOCK_16X16, NVFP4_BLOCK_1X32};
+    size_t nr = nvfp4_recipe_count(), cap = nr * 2 * 3, k = 0;
+    vcli_variant *v = calloc(cap, sizeof *v);
+    if (!v) return cli_fail(cmd, "out of memory");
+    for (size_t i = 0; i < nr; i++) {
+        const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_at(i));
+        for (int rnd = 0; rnd < 2; rnd++) {
+            if (rnd == 1 && !info->supports_sr) continue;
+            for (int bi = 0; bi < 3; bi++) {
+                nvfp4_quant_opts o = *base;
+                o.recipe = info->name;
+                o.rounding = rnd ? NVFP4_SR : NVFP4_RN;
+                o.rowwise = !colwise;
+                o.columnwise = colwise;
+                if (all_blocks) o.block = blocks[bi];
+                else if (bi > 0) break;
+                nvfp4_error err;
+                if (nvfp4_quantize(x, NVFP4_DTYPE_F32, rows, cols, &o, &v[k].q, &err) != NVFP4_OK) continue;
+                if (vcli_view_from_q(&v[k].q, colwise, &v[k].view)) {
+                    nvfp4_quantized_free(&v[k].q);
+                    continue;
+                }
+                snprintf(v[k].name, sizeof v[k].name, "%s %s %s", info->name, nvfp4_rounding_name(o.rounding),
+                         nvfp4_block_name(v[k].q.opts.block));
+                k++;
+            }
+        }
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+void vcli_variants_free(vcli_variant *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        vcli_view_free(&v[i].view);
+        nvfp4_quantized_free(&v[i].q);
+    }
+    free(v);
+}

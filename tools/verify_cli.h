@@ -1,0 +1,70 @@
+/*
+ * verify_cli.h - what verify, identify, sr-test, gemm-check and
+ * explain-block share: golden bundles and kernel files turned into the
+ * verifier's in-memory views (nvfp4/verify.h), and the re-quantization of
+ * an input with every recipe / rounding / block variant.
+ */
+#ifndef NVFP4_TOOLS_VERIFY_CLI_H
+#define NVFP4_TOOLS_VERIFY_CLI_H
+
+#include "nvfp4/io.h"
+#include "nvfp4/quant.h"
+#include "nvfp4/verify.h"
+
+/* A loaded golden bundle. */
+typedef struct {
+    nvfp4_tensor_set set;
+    const char *path;
+    nvfp4_quant_opts opts;     /* from the metadata */
+    const nvfp4_recipe_info *info;
+    size_t rows, cols;         /* the input's (logical) shape */
+    float *x;                  /* the input widened to fp32 (rows x cols), or NULL */
+} vcli_bundle;
+
+/* Loads and validates BUNDLE (any io format). 0, or prints and returns 2. */
+int vcli_bundle_load(const char *cmd, const char *path, vcli_bundle *b);
+void vcli_bundle_free(vcli_bundle *b);
+bool vcli_bundle_has(const vcli_bundle *b, bool colwise);
+
+/* A view plus the buffers it owns. */
+typedef struct {
+    nvfp4_vview v;
+    float *x_owned;
+    uint8_t *swz_owned;
+    size_t srows, scols;      /* logical shape of the orientation */
+    bool any;                 /* at least one component present */
+    const char *missing[NVFP4_VC_COUNT];
+} vcli_view;
+
+void vcli_view_free(vcli_view *v);
+
+/* The expected view of one orientation of a bundle. */
+int vcli_expected_view(const char *cmd, const vcli_bundle *b, bool colwise, vcli_view *out);
+
+/* The actual view of one orientation from a kernel's tensor set: the
+ * components found under the bundle's names (data, scale, scale_swizzled,
+ * amax, dequant, with "_t" for columnwise; scale_t_swizzled also accepted as
+ * scale_swizzled_t); any 1-byte dtype for codes and scales, F32 for amax and
+ * dequant. A set holding one tensor with another name is taken as `lone`
+ * (default data). Shapes are not checked here: sizes are. */
+int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set *s, bool colwise,
+                     const nvfp4_vview *geom, nvfp4_vcomponent lone, vcli_view *out);
+
+/* The view of one orientation of a quantization result (swizzle computed). */
+int vcli_view_from_q(const nvfp4_quantized *q, bool colwise, vcli_view *out);
+
+/* Every recipe x rounding (x block when all_blocks) variant of x. */
+typedef struct {
+    char name[64];
+    nvfp4_quantized q;
+    vcli_view view;
+} vcli_variant;
+
+int vcli_variants(const char *cmd, const float *x, size_t rows, size_t cols, const nvfp4_quant_opts *base,
+                  bool colwise, bool all_blocks, vcli_variant **out, size_t *n);
+void vcli_variants_free(vcli_variant *v, size_t n);
+
+/* Widens a 2-D F32/BF16 tensor to fp32 (malloc'd). NULL on a bad dtype. */
+float *vcli_tensor_f32(const nvfp4_tensor *t);
+
+#endif /* NVFP4_TOOLS_VERIFY_CLI_H */
