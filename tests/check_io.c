@@ -468,6 +468,113 @@ START_TEST(tset_rejects_duplicates_and_overflow)
 }
 END_TEST
 
+
+/* ---- bundles ------------------------------------------------------------------------ */
+
+/* A 32 x 48 te bundle with both outputs. */
+static void sample_bundle(nvfp4_tensor_set *b, nvfp4_quantized *q)
+{
+    float x[32 * 48];
+    for (int i = 0; i < 32 * 48; i++) x[i] = (float)((i * 37) % 101 - 50) * 0.0625f;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = o.columnwise = true;
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_quantize(x, NVFP4_DTYPE_F32, 32, 48, &o, q, &err) == NVFP4_OK, "%s", err.message);
+    nvfp4_tset_init(b);
+    ck_assert_msg(nvfp4_bundle_build(q, x, NVFP4_DTYPE_F32, 32, 48, b, &err) == NVFP4_OK, "%s", err.message);
+}
+
+START_TEST(bundle_components_and_round_trip)
+{
+    nvfp4_tensor_set b, r;
+    nvfp4_quantized q, q2;
+    sample_bundle(&b, &q);
+    static const char *const names[] = {"x", "data", "scale", "scale_swizzled", "amax", "dequant",
+                                        "data_t", "scale_t", "scale_t_swizzled", "amax_t", "dequant_t"};
+    ck_assert_uint_eq(b.count, 11);
+    for (size_t i = 0; i < 11; i++) ck_assert_ptr_nonnull(nvfp4_tset_find(&b, names[i]));
+    ck_assert_uint_eq(nvfp4_tset_find(&b, "data")->shape[1], 24);
+    ck_assert_uint_eq(nvfp4_tset_find(&b, "scale_t_swizzled")->shape[0], 128);
+    ck_assert_uint_eq(nvfp4_tset_find(&b, "scale_t_swizzled")->shape[1], 4);
+    ck_assert_str_eq(nvfp4_tset_meta_get(&b, "recipe"), "te");
+    ck_assert_str_eq(nvfp4_tset_meta_get(&b, "format_version"), NVFP4_BUNDLE_FORMAT_VERSION);
+    nvfp4_error err;
+    const char *p = path_in("b.safetensors");
+    ck_assert_int_eq(nvfp4_tset_write(p, &b, NVFP4_FMT_SAFETENSORS, &err), NVFP4_OK);
+    nvfp4_tset_init(&r);
+    ck_assert_msg(nvfp4_bundle_load(p, &r, &err) == NVFP4_OK, "%s", err.message);
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(&r, p, &q2, &err), NVFP4_OK);
+    ck_assert_str_eq(q2.opts.recipe, "te");
+    ck_assert_int_eq(memcmp(q2.col.data, q.col.data, q.col.data_bytes), 0);
+    float d[32 * 48];
+    ck_assert_int_eq(nvfp4_dequantize(&q2, true, d, &err), NVFP4_OK);
+    ck_assert_int_eq(memcmp(d, nvfp4_tset_find(&r, "dequant_t")->data, sizeof d), 0);
+    nvfp4_quantized_free(&q2);
+    /* A partial bundle with only data + scale_swizzled + amax: scales are un-swizzled. */
+    nvfp4_tset_remove(&r, "scale");
+    nvfp4_tset_remove(&r, "dequant");
+    nvfp4_tset_remove(&r, "x");
+    ck_assert_int_eq(nvfp4_bundle_validate(&r, p, false, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_bundle_validate(&r, p, true, &err), NVFP4_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "lacks the input 'x'"));
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(&r, p, &q2, &err), NVFP4_OK);
+    ck_assert_int_eq(memcmp(q2.row.scale, q.row.scale, q.row.scale_rows * q.row.scale_cols), 0);
+    nvfp4_quantized_free(&q2);
+    nvfp4_quantized_free(&q);
+    nvfp4_tset_free(&b);
+    nvfp4_tset_free(&r);
+}
+END_TEST
+
+static void expect_bundle_error(nvfp4_tensor_set *b, const char *needle)
+{
+    nvfp4_error err;
+    nvfp4_quantized q;
+    ck_assert_int_eq(nvfp4_bundle_validate(b, "b.safetensors", true, &err), NVFP4_EFORMAT);
+    ck_assert_msg(strstr(err.message, "b.safetensors") != NULL, "no file name: %s", err.message);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "expected '%s' in: %s", needle, err.message);
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(b, "b.safetensors", &q, &err), NVFP4_EFORMAT);
+}
+
+START_TEST(bundle_malformed)
+{
+    nvfp4_tensor_set b;
+    nvfp4_quantized q;
+    sample_bundle(&b, &q);
+    nvfp4_quantized_free(&q);
+    size_t wrong[2] = {32, 23};
+    nvfp4_tset_remove(&b, "data");
+    ck_assert_int_eq(nvfp4_tset_add(&b, "data", NVFP4_T_U8, 2, wrong, NULL, NULL, NULL), NVFP4_OK);
+    expect_bundle_error(&b, "component 'data' is U8 [32, 23], expected U8 [32, 24]");
+    nvfp4_tset_remove(&b, "data");
+    expect_bundle_error(&b, "lacks the component 'data'");
+    struct {
+        const char *key, *value, *needle;
+    } bad[] = {
+        {"format_version", "2", "format_version '2'"},
+        {"recipe", "nope", "unknown recipe 'nope'"},
+        {"block", "3x3", "block '3x3'"},
+        {"rounding", "up", "rounding 'up'"},
+        {"rows", "18446744073709551615", "not a decimal integer"},
+        {"rows", "-3", "not a decimal integer"},
+        {"rows", "1099511627777", "too large"},
+        {"cols", "47", "not a multiple of the 1x16 block and pad is false"},
+        {"rowwise", "yes", "not true/false"},
+        {"seed", "", "not a decimal integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        nvfp4_tensor_set c;
+        sample_bundle(&c, &q);
+        nvfp4_quantized_free(&q);
+        ck_assert_int_eq(nvfp4_tset_meta_set(&c, bad[i].key, bad[i].value, NULL), NVFP4_OK);
+        expect_bundle_error(&c, bad[i].needle);
+        nvfp4_tset_free(&c);
+    }
+    nvfp4_tset_free(&b);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
     Suite *s = suite_create("io");
@@ -486,6 +593,8 @@ static Suite *io_suite(void)
     tcase_add_test(tc, dir_malformed);
     tcase_add_test(tc, failed_writes_leave_no_file);
     tcase_add_test(tc, tset_rejects_duplicates_and_overflow);
+    tcase_add_test(tc, bundle_components_and_round_trip);
+    tcase_add_test(tc, bundle_malformed);
     suite_add_tcase(s, tc);
     return s;
 }

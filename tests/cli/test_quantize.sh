@@ -93,6 +93,7 @@ $NVFP4 gemm --a A.safetensors --b A.safetensors -o D.npy && grep -q "'shape': (3
 # Errors: exit 2, a message naming the file and problem, no file left.
 expect_fail "no such file" $NVFP4 quantize nope.npy -o out.safetensors
 expect_fail "truncated" $NVFP4 quantize x.bin --shape 2x17 --dtype f32 -o out.safetensors
+expect_fail "--shape 4294967296x4294967296 overflows" $NVFP4 quantize x.bin --shape 4294967296x4294967296 --dtype f32 -o out.safetensors
 expect_fail "not a multiple of the block" $NVFP4 quantize x.bin --shape 4x8 --dtype f32 -o out.safetensors
 expect_fail "unknown recipe 'nope'" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 --recipe nope -o out.safetensors
 expect_fail "bad --block" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 --block 2x2 -o out.safetensors
