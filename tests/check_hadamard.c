@@ -382,6 +382,42 @@ START_TEST(xsum_vs_float128)
 }
 END_TEST
 
+/* d = 8, 32, 128 on the binary64 path: inputs crafted so that c_d * sum lies
+ * within 2^-50 (relative) of an fp32 midpoint, where rounding the binary64
+ * product to fp32 would double-round; the round-to-odd step must agree with
+ * the exact accumulator every time, and the naive rounding must be wrong in
+ * some of them (else the test would not be sharp). */
+START_TEST(odd_sizes_near_midpoints)
+{
+    rng_state = 4242;
+    long naive_wrong = 0, fast = 0;
+    for (int rep = 0; rep < 40000; rep++) {
+        unsigned d = 8u << (2 * (rng() % 3));
+        float c = nvfp4_core_rht_scale(d);
+        float f = fbits(((uint32_t)(2 + rng() % 250) << 23) | (uint32_t)(rng() & 0x7FFFFF));
+        __float128 mid = ((__float128)f + (__float128)fbits(bits(f) + 1)) / 2, target = mid / (__float128)c;
+        float x[128] = {0}, y[128];
+        x[0] = (float)target;
+        int e0;
+        (void)nvfp4_core_f32_split(x[0], &e0);
+        __float128 unit = 1; /* the second input keeps bits down to 2^(e0 - 26): the binary64 path's reach */
+        for (int q = 0; q < 26 - e0; q++) unit /= 2;
+        for (int q = 0; q < e0 - 26; q++) unit *= 2;
+        x[1] = (float)((__float128)(long long)((target - (__float128)x[0]) / unit) * unit);
+        uint32_t m[4];
+        nvfp4_core_rht_mask_none(m);
+        fast += nvfp4_core_rht_double_exact(x, d);
+        nvfp4_core_rht_forward_group(x, y, d, m, 0);
+        float e = nvfp4_core_rht_output_exact(x, d, m, 1, 0, c);
+        ck_assert_msg(bits(e) == bits(y[0]), "d=%u: %a vs %a", d, (double)e, (double)y[0]);
+        double v = (double)x[0] + (double)x[1];
+        if (nvfp4_core_rht_double_exact(x, d) && bits((float)(v * (double)c)) != bits(e)) naive_wrong++;
+    }
+    ck_assert(fast > 10000);
+    ck_assert(naive_wrong > 20);
+}
+END_TEST
+
 /* Exact fp32 products (48 bits) summed, against __float128. */
 START_TEST(xsum_products_vs_float128)
 {
@@ -546,6 +582,7 @@ int main(void)
 #ifdef __SIZEOF_FLOAT128__
     tcase_add_test(tc, xsum_vs_float128);
     tcase_add_test(tc, xsum_products_vs_float128);
+    tcase_add_test(tc, odd_sizes_near_midpoints);
 #endif
     tcase_add_test(tc, xsum_adversarial);
     tcase_add_test(tc, xsum_many_terms);

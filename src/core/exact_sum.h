@@ -212,11 +212,19 @@ NVFP4_HD static inline void nvfp4_core_xsum_add_prod_f64_f32(nvfp4_xsum *a, doub
 NVFP4_HD static inline uint64_t nvfp4_core_xsum_bits(const nvfp4_xsum *a, int pos, int n)
 {
     uint64_t r = 0;
-    for (int i = 0; i < n; i++) {
+    int i = 0;
+    while (i < n) {
         int b = pos + i - NVFP4_XSUM_BASE;
-        if (b < 0 || b >= 32 * NVFP4_XSUM_LIMBS) continue;
-        uint64_t bit = ((uint64_t)a->limb[b >> 5] >> (b & 31)) & 1u;
-        r |= bit << i;
+        if (b < 0) { /* below the window: zero bits */
+            i += -b < n - i ? -b : n - i;
+            continue;
+        }
+        int k = b >> 5, off = b & 31;
+        if (k >= NVFP4_XSUM_LIMBS) break;
+        int take = 32 - off < n - i ? 32 - off : n - i;
+        uint64_t chunk = ((uint64_t)a->limb[k] >> off) & ((1ull << take) - 1u);
+        r |= chunk << i;
+        i += take;
     }
     return r;
 }

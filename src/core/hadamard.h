@@ -148,18 +148,36 @@ NVFP4_HD static inline int nvfp4_core_rht_double_exact(const float *x, unsigned 
     return hi + (int)nvfp4_core_log2u(d) - lo <= 53;
 }
 
-/* RN_f32(c * v), once, for an exactly computed double v. For a
- * power-of-two c, c*v is exact in binary64 (no fp32-derived value gets near
- * its limits) and the conversion rounds once; otherwise the product is
- * formed in the exact accumulator. */
+/* RN_f32(c * v), once, for an exactly computed double v (|v| in
+ * [2^-160, 2^136] or 0: a signed sum of at most 128 fp32 values).
+ *
+ * Power-of-two c: c*v is exact in binary64 and the conversion rounds once.
+ * Otherwise: Dekker's product (Veltkamp splitting; exact here because
+ * nothing comes near the binary64 overflow or underflow) gives v*c = hi + lo
+ * exactly; hi is then rounded to odd (if lo != 0: hi toward zero by one ulp
+ * when lo points toward zero, then the last bit set), and rounding the
+ * round-to-odd value to fp32 equals rounding v*c directly, since binary64
+ * keeps 53 >= 24 + 2 bits (Boldo and Melquiond, "Emulation of FMA and
+ * correctly rounded sums: proved algorithms using rounding to odd", IEEE
+ * Trans. Computers 57(4), 2008). CUDA builds must not contract these
+ * products into FMAs (nvcc --fmad=false), like everything in src/core/. */
 NVFP4_HD static inline float nvfp4_core_rht_scale_round(double v, float c, int c_pow2)
 {
-    if (c_pow2) return (float)(v * (double)c);
-    nvfp4_xsum acc;
-    nvfp4_core_xsum_init(&acc);
-    acc.zero_plus = 1;
-    nvfp4_core_xsum_add_prod_f64_f32(&acc, v, c, 0);
-    return nvfp4_core_xsum_round_f32(&acc);
+    double cd = (double)c;
+    double hi = v * cd;
+    if (c_pow2) return (float)hi;
+    const double split = 134217729.0; /* 2^27 + 1 */
+    double t = split * v, vh = t - (t - v), vl = v - vh;
+    double t2 = split * cd, ch = t2 - (t2 - cd), cl = cd - ch;
+    double lo = ((vh * ch - hi) + vh * cl + vl * ch) + vl * cl;
+    if (lo != 0.0) {
+        uint64_t hb;
+        memcpy(&hb, &hi, sizeof hb);
+        if ((lo < 0.0) != (hi < 0.0)) hb -= 1u; /* |v c| < |hi|: toward zero */
+        hb |= 1u;
+        memcpy(&hi, &hb, sizeof hi);
+    }
+    return (float)hi;
 }
 
 /* One output through the exact accumulator:
