@@ -1,3 +1,552 @@
-/* simd_avx2.c - placeholder: AVX2 kernels (in progress) use the scalar ones. */
+/*
+ * simd_avx2.c - AVX2 kernels of the fast CPU path (8 lanes; a 16-element
+ * block is two registers). Same algorithms as simd_avx512.c, which explains
+ * each one against the src/core/ function it matches; differences:
+ *   - AVX2 has no embedded rounding, so the FPU roundings (|y| + 2^22 for
+ *     E2M1 below 1, |v|*2^9 for E4M3 subnormals, binary64 -> fp32) use the
+ *     MXCSR mode, which the whole library requires to be the default
+ *     round-to-nearest-even without FTZ/DAZ (as the scalar code does);
+ *   - E2M1 decode uses an 8-entry magnitude table plus the sign bit;
+ *   - columnwise tiles are 16 rows x 8 columns.
+ * Selected for CPUs with AVX2 and FMA (the kernels use no FMA instruction:
+ * every product is rounded before its sum, as in the scalar reference).
+ */
 #include "simd/simd_kernels.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+
+#include <float.h>
+#include <immintrin.h>
+
+#include "core/bf16.h"
+#include "core/philox.h"
+#include "core/recipe.h"
+
+#define T256 __attribute__((target("avx2,fma")))
+
+/* ---- loads and small helpers ---------------------------------------------- */
+
+T256 static inline __m256 load8(const void *x, int bf16, size_t i)
+{
+    if (bf16) {
+        __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)x + i));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+    return _mm256_loadu_ps((const float *)x + i);
+}
+
+T256 static inline __m256 abs8(__m256 v)
+{
+    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7FFFFFFF)));
+}
+
+/* vmaxps returns its second operand when the first is NaN: NaN loses. */
+T256 static inline __m256 absnn8(__m256 v) { return _mm256_max_ps(abs8(v), _mm256_setzero_ps()); }
+
+/* Lane i = max over the 8 lanes of v[i] (NaN-free inputs). */
+T256 static inline __m256 hmax8x8(const __m256 v[8])
+{
+    __m256 w[4];
+    for (int i = 0; i < 4; i++) {
+        __m256 a = v[2 * i], b = v[2 * i + 1];
+        w[i] = _mm256_max_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+    }
+    __m256 m01 = _mm256_max_ps(_mm256_shuffle_ps(w[0], w[1], 0x88), _mm256_shuffle_ps(w[0], w[1], 0xDD));
+    __m256 m23 = _mm256_max_ps(_mm256_shuffle_ps(w[2], w[3], 0x88), _mm256_shuffle_ps(w[2], w[3], 0xDD));
+    __m256 r = _mm256_max_ps(_mm256_shuffle_ps(m01, m23, 0x88), _mm256_shuffle_ps(m01, m23, 0xDD));
+    /* lane 4u+k of r holds input 2k+u */
+    return _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+T256 static inline float hmax8(__m256 v)
+{
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+    return _mm_cvtss_f32(m);
+}
+
+T256 static inline __m256i blendv_i(__m256i a, __m256i b, __m256i mask)
+{
+    return _mm256_blendv_epi8(a, b, mask);
+}
+
+/* ---- codecs -------------------------------------------------------------- */
+
+/* nvfp4_core_e4m3_encode(v, satfinite) for v >= 0, not NaN. */
+T256 static inline __m256i e4m3_encode8(__m256 v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 20), _mm256_set1_epi32(1));
+    __m256i n = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFFF)), lsb), 20);
+    n = _mm256_sub_epi32(n, _mm256_set1_epi32(960));
+    __m256 r = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(512.0f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i s = _mm256_cvttps_epi32(r);
+    __m256i sub = _mm256_castps_si256(_mm256_cmp_ps(v, _mm256_set1_ps(0x1p-6f), _CMP_LT_OQ));
+    return _mm256_min_epu32(blendv_i(n, s, sub), _mm256_set1_epi32(0x7E));
+}
+
+T256 static inline __m256 e4m3_decode8(__m256i code)
+{
+    __m256 normal = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(code, _mm256_set1_epi32(960)), 20));
+    __m256 sub = _mm256_mul_ps(_mm256_cvtepi32_ps(code), _mm256_set1_ps(0x1p-9f));
+    __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), code);
+    return _mm256_blendv_ps(normal, sub, _mm256_castsi256_ps(is_sub));
+}
+
+T256 static inline __m256i te_scale8(const nvfp4_simd_te_consts *k, __m256 bamax)
+{
+    return e4m3_encode8(_mm256_mul_ps(bamax, _mm256_set1_ps(k->m)));
+}
+
+T256 static inline __m256 te_inv8(const nvfp4_simd_te_consts *k, __m256i sb)
+{
+    __m256 d = _mm256_mul_ps(e4m3_decode8(sb), _mm256_set1_ps(k->s_dec));
+    return _mm256_min_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), d), _mm256_set1_ps(FLT_MAX));
+}
+
+/* mag | sign*8, NaN lanes -> 7 with no sign. */
+T256 static inline __m256i e2m1_finish8(__m256i u, __m256i au, __m256i mag)
+{
+    __m256i nan = _mm256_cmpgt_epi32(au, _mm256_set1_epi32(0x7F800000));
+    __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 28), _mm256_set1_epi32(8));
+    __m256i code = _mm256_or_si256(mag, _mm256_andnot_si256(nan, sign));
+    return blendv_i(code, _mm256_set1_epi32(7), nan);
+}
+
+T256 static inline __m256i e2m1_rn8(__m256 y)
+{
+    __m256i u = _mm256_castps_si256(y);
+    __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+    __m256 sum = _mm256_add_ps(_mm256_castsi256_ps(au), _mm256_set1_ps(0x1p22f));
+    __m256i sub = _mm256_sub_epi32(_mm256_castps_si256(sum), _mm256_set1_epi32(0x4A800000));
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(au, 22), _mm256_set1_epi32(1));
+    __m256i nrm = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(au, _mm256_set1_epi32(0x1FFFFF - 0x3F000000)), lsb), 22);
+    __m256i below1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3F800000), au);
+    __m256i mag = _mm256_min_epu32(blendv_i(nrm, sub, below1), _mm256_set1_epi32(7));
+    return e2m1_finish8(u, au, mag);
+}
+
+T256 static inline __m256i e2m1_sr8(__m256 y, __m256i r)
+{
+    __m256i u = _mm256_castps_si256(y);
+    __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+    __m256 a = _mm256_castsi256_ps(au);
+    __m256 ge2 = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_GE_OQ);
+    __m256 ge4 = _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ);
+    __m256 sat = _mm256_cmp_ps(a, _mm256_set1_ps(6.0f), _CMP_GE_OQ);
+    __m256 mul = _mm256_blendv_ps(_mm256_set1_ps(512.0f), _mm256_set1_ps(256.0f), ge2);
+    mul = _mm256_blendv_ps(mul, _mm256_set1_ps(128.0f), ge4);
+    __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(a, mul));
+    __m256i two = _mm256_set1_epi32(2);
+    __m256i down = _mm256_add_epi32(_mm256_srli_epi32(t, 8),
+                                    _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(ge2), two),
+                                                     _mm256_and_si256(_mm256_castps_si256(ge4), two)));
+    __m256i up = _mm256_srli_epi32(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(255)), r), 8);
+    __m256i mag = blendv_i(_mm256_add_epi32(down, up), _mm256_set1_epi32(7), _mm256_castps_si256(sat));
+    return e2m1_finish8(u, au, mag);
+}
+
+/* Codes of elements 0..7 (a) and 8..15 (b) -> 8 packed bytes. */
+T256 static inline void pack8x2(__m256i a, __m256i b, uint8_t *out)
+{
+    __m256i w = _mm256_packus_epi32(a, b);                   /* a0-3 b0-3 | a4-7 b4-7 */
+    __m256i by = _mm256_packus_epi16(w, w);                  /* low 8 bytes of each half */
+    __m128i e = _mm_unpacklo_epi32(_mm256_castsi256_si128(by), _mm256_extracti128_si256(by, 1)); /* e0..e15 */
+    __m128i p = _mm_maddubs_epi16(e, _mm_set1_epi16(0x1001));  /* e[2j] + 16*e[2j+1] */
+    _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(p, p));
+}
+
+/* ---- Philox4x32-10 over 8 lanes ------------------------------------------- */
+
+T256 static inline __m256i mulhi8(__m256i a, __m256i m)
+{
+    __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(a, m), 32);
+    __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
+    return _mm256_blend_epi32(even, odd, 0xAA);
+}
+
+T256 static inline void philox8(__m256i c0, __m256i c1, __m256i c2, __m256i c3, uint64_t seed, __m256i w[4])
+{
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    const __m256i m0 = _mm256_set1_epi32((int)NVFP4_PHILOX_M0), m1 = _mm256_set1_epi32((int)NVFP4_PHILOX_M1);
+    for (int i = 0; i < 10; i++) {
+        if (i > 0) {
+            k0 += NVFP4_PHILOX_W0;
+            k1 += NVFP4_PHILOX_W1;
+        }
+        __m256i hi0 = mulhi8(c0, m0), lo0 = _mm256_mullo_epi32(c0, m0);
+        __m256i hi1 = mulhi8(c2, m1), lo1 = _mm256_mullo_epi32(c2, m1);
+        __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
+        __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
+        c0 = n0;
+        c1 = lo1;
+        c2 = n2;
+        c3 = lo0;
+    }
+    w[0] = c0;
+    w[1] = c1;
+    w[2] = c2;
+    w[3] = c3;
+}
+
+T256 static inline void sr_words8(const nvfp4_simd_sr *sr, __m256i blo, __m256i bhi, __m256i w[4])
+{
+    philox8(_mm256_set1_epi32((int)(uint32_t)sr->offset), _mm256_set1_epi32((int)(uint32_t)(sr->offset >> 32)), blo,
+            bhi, sr->seed, w);
+}
+
+T256 static inline void sr_words8_seq(const nvfp4_simd_sr *sr, uint64_t block0, __m256i w[4])
+{
+    __m256i base = _mm256_set1_epi32((int)(uint32_t)block0);
+    __m256i lo = _mm256_add_epi32(base, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    /* unsigned lo < base  <=>  a carry out of the low word */
+    __m256i bias = _mm256_set1_epi32((int)0x80000000u);
+    __m256i carry = _mm256_cmpgt_epi32(_mm256_xor_si256(base, bias), _mm256_xor_si256(lo, bias));
+    __m256i hi = _mm256_sub_epi32(_mm256_set1_epi32((int)(uint32_t)(block0 >> 32)), carry);
+    sr_words8(sr, lo, hi, w);
+}
+
+/* 16 bytes per block at buf + 16*b, b < 8. */
+T256 static inline void sr_bytes_aos8(const __m256i w[4], uint8_t buf[128])
+{
+    __m256i a = _mm256_unpacklo_epi32(w[0], w[1]), b = _mm256_unpackhi_epi32(w[0], w[1]);
+    __m256i c = _mm256_unpacklo_epi32(w[2], w[3]), d = _mm256_unpackhi_epi32(w[2], w[3]);
+    __m256i t[4] = {_mm256_unpacklo_epi64(a, c), _mm256_unpackhi_epi64(a, c), _mm256_unpacklo_epi64(b, d),
+                    _mm256_unpackhi_epi64(b, d)};
+    for (int k = 0; k < 4; k++) {
+        _mm_storeu_si128((__m128i *)(buf + 16 * k), _mm256_castsi256_si128(t[k]));
+        _mm_storeu_si128((__m128i *)(buf + 16 * (4 + k)), _mm256_extracti128_si256(t[k], 1));
+    }
+}
+
+/* ---- amax -------------------------------------------------------------- */
+
+T256 static float avx2_amax_f32(const float *x, size_t n)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i)), a0);
+        a1 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i + 8)), a1);
+        a2 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i + 16)), a2);
+        a3 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i + 24)), a3);
+    }
+    for (; i + 8 <= n; i += 8) a0 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i)), a0);
+    float m = hmax8(_mm256_max_ps(_mm256_max_ps(a0, a1), _mm256_max_ps(a2, a3)));
+    for (; i < n; i++) m = nvfp4_core_amax_step(m, x[i], 0);
+    return m;
+}
+
+T256 static float avx2_amax_bf16(const uint16_t *x, size_t n)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        a0 = _mm256_max_ps(abs8(load8(x, 1, i)), a0);
+        a1 = _mm256_max_ps(abs8(load8(x, 1, i + 8)), a1);
+    }
+    for (; i + 8 <= n; i += 8) a0 = _mm256_max_ps(abs8(load8(x, 1, i)), a0);
+    float m = hmax8(_mm256_max_ps(a0, a1));
+    for (; i < n; i++) m = nvfp4_core_amax_step(m, nvfp4_core_bf16_decode(x[i]), 0);
+    return m;
+}
+
+/* ---- rowwise ---------------------------------------------------------------- */
+
+T256 static inline void store_bytes8(__m256i v, size_t n, uint8_t *out)
+{
+    _Alignas(32) uint32_t t[8];
+    _mm256_store_si256((__m256i *)t, v);
+    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)t[i];
+}
+
+T256 static void avx2_row_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, uint8_t *scale)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        __m256 a[8];
+        for (size_t i = 0; i < 8; i++) {
+            size_t e = 16 * (b0 + i);
+            a[i] = i < n ? _mm256_max_ps(absnn8(load8(x, bf16, e)), absnn8(load8(x, bf16, e + 8)))
+                         : _mm256_setzero_ps();
+        }
+        store_bytes8(te_scale8(k, hmax8x8(a)), n, scale + b0);
+    }
+}
+
+T256 static void avx2_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
+                                  uint8_t *scale)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        __m256 a[8];
+        for (size_t i = 0; i < 8; i++) {
+            __m256 m = _mm256_setzero_ps();
+            if (i < n)
+                for (size_t r = 0; r < 16; r++) {
+                    size_t e = r * stride + 16 * (b0 + i);
+                    m = _mm256_max_ps(abs8(load8(x, bf16, e)), m);
+                    m = _mm256_max_ps(abs8(load8(x, bf16, e + 8)), m);
+                }
+            a[i] = m;
+        }
+        store_bytes8(te_scale8(k, hmax8x8(a)), n, scale + b0);
+    }
+}
+
+T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                 const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+{
+    _Alignas(32) uint8_t rb[128];
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        uint8_t s8[8] = {0};
+        memcpy(s8, scale + b0, n);
+        __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
+        _Alignas(32) float inv[8];
+        _mm256_store_ps(inv, te_inv8(k, sb));
+        if (sr) {
+            __m256i w[4];
+            sr_words8_seq(sr, block0 + b0, w);
+            sr_bytes_aos8(w, rb);
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t e = 16 * (b0 + i);
+            __m256 f = _mm256_set1_ps(inv[i]);
+            __m256 y0 = _mm256_mul_ps(load8(x, bf16, e), f), y1 = _mm256_mul_ps(load8(x, bf16, e + 8), f);
+            __m256i c0, c1;
+            if (sr) {
+                c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
+                c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
+            } else {
+                c0 = e2m1_rn8(y0);
+                c1 = e2m1_rn8(y1);
+            }
+            pack8x2(c0, c1, out + 8 * (b0 + i));
+        }
+    }
+}
+
+/* ---- columnwise --------------------------------------------------------------- */
+
+/* As rht_exact_lanes in simd_avx512.c: finite inputs whose biased exponents
+ * (subnormals as 1) differ by at most 25. Returns a lane mask (bit c). */
+T256 static inline int rht_exact_lanes8(const __m256 v[16])
+{
+    __m256i emax = _mm256_setzero_si256(), emin = _mm256_set1_epi32(255);
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF), zero = _mm256_setzero_si256();
+    for (int i = 0; i < 16; i++) {
+        __m256i au = _mm256_and_si256(_mm256_castps_si256(v[i]), absm);
+        __m256i e = _mm256_max_epi32(_mm256_srli_epi32(au, 23), _mm256_set1_epi32(1));
+        __m256i isz = _mm256_cmpeq_epi32(au, zero);
+        emax = _mm256_max_epi32(emax, _mm256_andnot_si256(isz, e));
+        emin = _mm256_min_epi32(emin, _mm256_or_si256(e, _mm256_and_si256(isz, _mm256_set1_epi32(255))));
+    }
+    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(26), _mm256_sub_epi32(emax, emin));
+    return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(finite, close)));
+}
+
+T256 static inline __m256 bf16_round8(__m256 v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    u = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb);
+    return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32((int)0xFFFF0000u)));
+}
+
+T256 static void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m256 v[16])
+{
+    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    if (!j->rht) return;
+    int exact = rht_exact_lanes8(v);
+    __m256d lo[16], hi[16];
+    for (unsigned i = 0; i < 16; i++) {
+        __m256 s = v[i];
+        if ((j->rht_mask[0] >> i) & 1u) s = _mm256_xor_ps(s, _mm256_set1_ps(-0.0f));
+        lo[i] = _mm256_cvtps_pd(_mm256_castps256_ps128(s));
+        hi[i] = _mm256_cvtps_pd(_mm256_extractf128_ps(s, 1));
+    }
+    for (unsigned h = 1; h < 16; h <<= 1)
+        for (unsigned i = 0; i < 16; i += 2 * h)
+            for (unsigned q = i; q < i + h; q++) {
+                __m256d a = lo[q], b = lo[q + h];
+                lo[q] = _mm256_add_pd(a, b);
+                lo[q + h] = _mm256_sub_pd(a, b);
+                a = hi[q];
+                b = hi[q + h];
+                hi[q] = _mm256_add_pd(a, b);
+                hi[q + h] = _mm256_sub_pd(a, b);
+            }
+    const __m256d quarter = _mm256_set1_pd(0.25);
+    for (unsigned i = 0; i < 16; i++) {
+        /* exact zero sums give +0 (nvfp4_core_rht_group) */
+        __m128 fl = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_add_pd(lo[i], _mm256_setzero_pd()), quarter));
+        __m128 fh = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_add_pd(hi[i], _mm256_setzero_pd()), quarter));
+        __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(fl), fh, 1);
+        v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
+    }
+    if (exact != 0xFF) {
+        _Alignas(32) float t[16][8];
+        for (int i = 0; i < 16; i++) _mm256_store_ps(t[i], v[i]);
+        for (unsigned c = 0; c < 8; c++)
+            if (!((exact >> c) & 1)) {
+                float y[16];
+                nvfp4_simd_col_group(j, g, c0 + c, y);
+                for (int i = 0; i < 16; i++) t[i][c] = y[i];
+            }
+        for (int i = 0; i < 16; i++) v[i] = _mm256_load_ps(t[i]);
+    }
+}
+
+/* 16 rows x 8 columns -> 8 blocks of the transposed output. */
+T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, float tile_amax)
+{
+    size_t nbr = j->rows / 16;
+    const nvfp4_simd_te_consts *k = &j->k;
+    __m256 v[16];
+    col_load_group8(j, g, c0, v);
+    __m256 am;
+    if (tile_amax >= 0.0f) {
+        am = _mm256_set1_ps(tile_amax);
+    } else {
+        am = _mm256_setzero_ps();
+        for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
+    }
+    __m256i sb = te_scale8(k, am);
+    __m256 inv = te_inv8(k, sb);
+    __m256i w[4];
+    if (j->sr) {
+        _Alignas(32) uint32_t lo[8], hi[8];
+        for (size_t c = 0; c < 8; c++) {
+            uint64_t b = (c0 + c) * nbr + g;
+            lo[c] = (uint32_t)b;
+            hi[c] = (uint32_t)(b >> 32);
+        }
+        sr_words8(j->sr, _mm256_load_si256((const __m256i *)lo), _mm256_load_si256((const __m256i *)hi), w);
+    }
+    __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+    for (int i = 0; i < 16; i++) {
+        __m256 y = _mm256_mul_ps(v[i], inv);
+        __m256i code;
+        if (j->sr) {
+            __m256i r = _mm256_and_si256(_mm256_srlv_epi32(w[i >> 2], _mm256_set1_epi32(8 * (i & 3))),
+                                         _mm256_set1_epi32(255));
+            code = e2m1_sr8(y, r);
+        } else {
+            code = e2m1_rn8(y);
+        }
+        wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_sllv_epi32(code, _mm256_set1_epi32(4 * (i & 7))));
+    }
+    _Alignas(32) uint32_t lo[8], hi[8], s8[8];
+    _mm256_store_si256((__m256i *)lo, wd[0]);
+    _mm256_store_si256((__m256i *)hi, wd[1]);
+    _mm256_store_si256((__m256i *)s8, sb);
+    for (size_t c = 0; c < 8; c++) {
+        size_t blk = (c0 + c) * nbr + g;
+        uint64_t q = (uint64_t)lo[c] | ((uint64_t)hi[c] << 32);
+        memcpy(j->data + 8 * blk, &q, 8);
+        j->scale[blk] = (uint8_t)s8[c];
+    }
+}
+
+/* The amax of the 16x16 tile at (group g, columns c0..c0+15). */
+T256 static float col_tile_amax16(const nvfp4_simd_col_job *j, size_t g, size_t c0)
+{
+    __m256 m = _mm256_setzero_ps();
+    for (size_t i = 0; i < 16; i++) {
+        size_t e = (16 * g + i) * j->cols + c0;
+        m = _mm256_max_ps(abs8(load8(j->x, j->bf16, e)), m);
+        m = _mm256_max_ps(abs8(load8(j->x, j->bf16, e + 8)), m);
+    }
+    return hmax8(m);
+}
+
+T256 static void avx2_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+{
+    if (j->tile16) { /* cols % 16 == 0 */
+        for (size_t c0 = 0; c0 < j->cols; c0 += 16)
+            for (size_t g = g0; g < g1; g++) {
+                float ta = col_tile_amax16(j, g, c0);
+                col_tile8(j, g, c0, ta);
+                col_tile8(j, g, c0 + 8, ta);
+            }
+        return;
+    }
+    size_t ncol8 = j->cols / 8 * 8;
+    for (size_t c0 = 0; c0 < ncol8; c0 += 8)
+        for (size_t g = g0; g < g1; g++) col_tile8(j, g, c0, -1.0f);
+    for (size_t g = g0; g < g1; g++)
+        for (size_t c = ncol8; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
+}
+
+T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+{
+    size_t ncol8 = j->cols / 8 * 8;
+    __m256 am = _mm256_setzero_ps();
+    float m = 0.0f;
+    for (size_t g = g0; g < g1; g++) {
+        for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
+            __m256 v[16];
+            col_load_group8(j, g, c0, v);
+            for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
+        }
+        for (size_t c = ncol8; c < j->cols; c++) {
+            float y[16];
+            nvfp4_simd_col_group(j, g, c, y);
+            for (int i = 0; i < 16; i++) m = nvfp4_core_amax_step(m, y[i], 0);
+        }
+    }
+    return nvfp4_core_fmaxf(m, hmax8(am));
+}
+
+/* ---- dequantize ------------------------------------------------------------ */
+
+T256 static void avx2_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
+{
+    _Alignas(32) float table[8];
+    for (unsigned c = 0; c < 8; c++) table[c] = nvfp4_core_e2m1_decode((uint8_t)c);
+    const __m256 tab = _mm256_load_ps(table);
+    const __m256i signbit = _mm256_set1_epi32((int)0x80000000u);
+    int aligned = ((uintptr_t)out & 31u) == 0;
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        uint8_t s8[8] = {0};
+        memcpy(s8, scale + b0, n);
+        __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
+        /* nvfp4_core_dequant_scale, DEQ_TE: ((float)s * amax) * fl(1/2688) */
+        __m256 d = _mm256_mul_ps(_mm256_mul_ps(e4m3_decode8(sb), _mm256_set1_ps(amax)),
+                                 _mm256_set1_ps(NVFP4_CORE_INV2688));
+        _Alignas(32) float ds[8];
+        _mm256_store_ps(ds, d);
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *q8 = data + 8 * (b0 + i);
+            __m256 f = _mm256_set1_ps(ds[i]);
+            for (int h = 0; h < 2; h++) {
+                int32_t four;
+                memcpy(&four, q8 + 4 * h, 4);
+                __m256i q = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+                __m256i idx = _mm256_or_si256(q, _mm256_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
+                __m256 v = _mm256_permutevar8x32_ps(tab, idx);                /* magnitude from bits 0..2 */
+                v = _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(idx, 28), signbit)));
+                __m256 r = _mm256_mul_ps(v, f);
+                float *o = out + 16 * (b0 + i) + 8 * h;
+                if (aligned) _mm256_stream_ps(o, r);
+                else _mm256_storeu_ps(o, r);
+            }
+        }
+    }
+    if (aligned) _mm_sfence();
+}
+
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {
+    "avx2",          avx2_amax_f32,  avx2_amax_bf16, avx2_row_scales,  avx2_tile_scales,
+    avx2_row_encode, avx2_col_quant, avx2_rht_amax,  avx2_row_dequant,
+};
+
+#else /* not x86-64 GCC/clang: the dispatcher never selects this table */
+
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0};
+
+#endif
