@@ -50,6 +50,12 @@ static void print_mismatch(const nvfp4_vmismatch *m, const char *sfx)
     cli_format_f32(ev, sizeof ev, m->expected_value);
     cli_format_f32(av, sizeof av, m->actual_value);
     const char *comp = nvfp4_vcomponent_name(m->component);
+    if (m->reason == NVFP4_VR_SIZE) {
+        printf("  %s%s: expected %.0f %s, actual has %.0f: %s\n", comp, sfx, (double)m->expected_value,
+               m->component == NVFP4_VC_DEQUANT ? "bytes (fp32)" : "bytes", (double)m->actual_value,
+               nvfp4_vreason_name(m->reason));
+        return;
+    }
     switch (m->component) {
     case NVFP4_VC_DATA:
         printf("  %s%s[%zu] row %zu col %zu block %zu: input %s scaled %s expected 0x%X (%s) actual 0x%X (%s): %s\n",
@@ -67,11 +73,7 @@ static void print_mismatch(const nvfp4_vmismatch *m, const char *sfx)
                ev, m->actual_code, av, nvfp4_vreason_name(m->reason));
         break;
     default:
-        if (m->reason == NVFP4_VR_SIZE)
-            printf("  %s%s: expected %.0f bytes, actual has %.0f: %s\n", comp, sfx, (double)m->expected_value,
-                   (double)m->actual_value, nvfp4_vreason_name(m->reason));
-        else
-            printf("  %s%s[%zu] row %zu col %zu: input %s expected %s (0x%08X) actual %s (0x%08X): %s\n", comp, sfx,
+        printf("  %s%s[%zu] row %zu col %zu: input %s expected %s (0x%08X) actual %s (0x%08X): %s\n", comp, sfx,
                    m->index, m->row, m->col, in, ev, m->expected_code, av, m->actual_code,
                    nvfp4_vreason_name(m->reason));
     }

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# test_verify.sh - nvfp4 verify: a matching kernel output (exit 0), partial
+# outputs (absent components listed), each byte-level planted bug named by
+# its cause line (exit 1), another recipe named, decoded mismatch records,
+# --component / --errors / --json, padded and golden-suite bundles, and bad
+# input (exit 2). The bugs that need the recipe chain (ties, scale and encode
+# formulas, SR) are planted in tests/check_verify.c.
+set -uo pipefail
+: "${NVFP4:?set NVFP4 to the nvfp4 binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+K="python3 $here/vkernel.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+ok()  { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+# run_v NAME WANT_RC NEEDLE ARGS...: exit code WANT_RC and NEEDLE in stdout
+run_v() {
+    local name=$1 want=$2 needle=$3; shift 3
+    "$NVFP4" verify "$@" >out.txt 2>err.txt; local rc=$?
+    if [ "$rc" -eq "$want" ] && grep -qF -- "$needle" out.txt err.txt; then ok "$name"
+    else bad "$name: rc=$rc (want $want), '$needle' not found"; cat out.txt err.txt; fi
+}
+
+# 40 x 48 fp32 (3 blocks a row; the 128x4 swizzle pads rows and columns).
+# Rows 0-19: every block has amax 12 (global amax 2688 -> S_enc 1, scale 2,
+# factor 0.5), exact E2M1 ties 2*mid, -0.0, -0.1 and 0; rows 20-39 random.
+python3 - <<'PY'
+import random, struct
+random.seed(3)
+mids = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0]
+x = []
+for r in range(40):
+    for c in range(48):
+        k = c % 16
+        if r < 20:
+            v = 12.0 if k == 0 else -0.0 if k == 15 else -0.1 if k == 14 else 0.0 if k == 13 else \
+                2 * random.choice(mids) * random.choice([-1, 1])
+        else:
+            v = (random.random() - 0.5) * 2 ** random.randrange(12)
+        x.append(v)
+x[-1] = 2688.0
+open("x.f32", "wb").write(struct.pack("<%df" % len(x), *x))
+PY
+$NVFP4 quantize x.f32 --shape 40x48 --dtype f32 -o ref.safetensors || bad "quantize te"
+$NVFP4 quantize x.f32 --shape 40x48 --dtype f32 --recipe te-pyref -o pyref.safetensors || bad "quantize te-pyref"
+
+# A kernel that is right: every component, or any subset, in any format.
+$K ref.safetensors good.safetensors
+run_v "matching output" 0 "verdict: MATCH" --expected ref.safetensors --actual good.safetensors
+grep -q "data               0 of 1920 differ (match)" out.txt && ok "data counts" || bad "data counts"
+$K ref.safetensors part.safetensors --keep data,amax
+run_v "partial output" 0 "scale              absent in actual: not compared" --expected ref.safetensors --actual part.safetensors
+$NVFP4 quantize x.f32 --shape 40x48 --dtype f32 -o goodnpy >/dev/null || bad "npy folder"
+run_v "npy folder output" 0 "verdict: MATCH" --expected ref.safetensors --actual goodnpy
+$K ref.safetensors codes.safetensors --keep data
+python3 - <<'PY'
+import json, struct
+# the data alone as one bare .npy of uint8 (a kernel's raw dump)
+b = open("codes.safetensors", "rb").read(); n = struct.unpack("<Q", b[:8])[0]
+h = json.loads(b[8:8 + n]); o = h["data"]["data_offsets"]; d = b[8 + n + o[0]: 8 + n + o[1]]
+hdr = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d, %d), }" % tuple(h["data"]["shape"])
+hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
+open("codes.npy", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + d)
+PY
+run_v "bare .npy of codes" 0 "verdict: MATCH" --expected ref.safetensors --actual codes.npy
+
+# Byte-level planted bugs: each must be named by its cause line.
+$K ref.safetensors sw.safetensors --bug swap-nibbles
+run_v "swapped nibbles" 1 "cause swapped-nibbles:" --expected ref.safetensors --actual sw.safetensors
+$K ref.safetensors nz.safetensors --bug neg-zero
+run_v "-0 written as +0" 1 "cause negative-zero:" --expected ref.safetensors --actual nz.safetensors
+grep -q "reasons: sign-of-zero" out.txt && ok "-0 reason is sign-of-zero" || bad "-0 reason"
+grep -q "expected 0x8 (-0) actual 0x0 (0): sign-of-zero" out.txt && ok "-0 record decoded" || bad "-0 record"
+$K ref.safetensors lin.safetensors --bug linear-scales
+run_v "linear scales for swizzled" 1 "cause linear-for-swizzled:" --expected ref.safetensors --actual lin.safetensors
+$K ref.safetensors pad.safetensors --bug pad-127
+run_v "swizzle padding 127" 1 "cause padding-bytes:" --expected ref.safetensors --actual pad.safetensors
+grep -q "scale_swizzled     392 of 512 differ" out.txt && ok "392 padding bytes counted" || bad "padding count"
+grep -q "most hold 0x7F (127)" out.txt && ok "padding value named" || bad "padding value"
+$K ref.safetensors sp1.safetensors --bug scale-plus-one --keep data,scale
+run_v "one scale byte off" 1 "cause scale-off-by-one:" --expected ref.safetensors --actual sp1.safetensors
+grep -qF "scale[0] row 0 col 0 block 0: block amax 12 scaled 2 expected 0x40 (2) actual 0x41 (2.25): scale-byte" out.txt \
+    && ok "scale record decoded" || bad "scale record"
+
+# Another recipe's output is named (te-pyref writes -0 as +0 and NaN as 0).
+$K pyref.safetensors py.safetensors --keep data,scale
+run_v "different recipe named" 1 "output matches recipe te-pyref rn 1x16 exactly" --expected ref.safetensors --actual py.safetensors
+
+# Values: amax and dequant.
+$K ref.safetensors am.safetensors --bug flip-amax --keep amax
+run_v "amax differs" 1 "amax[0] row 0 col 0: input - expected 2688 (0x45280000) actual 5376 (0x45A80000): value" \
+    --expected ref.safetensors --actual am.safetensors
+$K ref.safetensors dq.safetensors --bug dequant-ulp
+run_v "dequant differs by one ulp" 1 "dequant            1 of 1920 differ" --expected ref.safetensors --actual dq.safetensors
+grep -q "dequant\[1\] row 0 col 1: .*: value" out.txt && ok "dequant reason value" || bad "dequant reason"
+
+# Options.
+run_v "--component data ignores the scales" 0 "verdict: MATCH" --expected ref.safetensors --actual lin.safetensors --component data
+run_v "--errors 2" 1 "first 2 mismatches:" --expected ref.safetensors --actual sw.safetensors --errors 2
+$NVFP4 verify --expected ref.safetensors --actual nz.safetensors --json >j.json; rc=$?
+python3 - <<'PY' && [ $rc -eq 1 ] && ok "--json is valid and complete" || bad "--json (rc=$rc)"
+import json
+j = json.load(open("j.json"))
+o = j["outputs"][0]
+assert j["verdict"] == "mismatch"
+assert o["components"]["data"]["status"] == "mismatch" and o["components"]["scale"]["status"] == "match"
+assert o["causes"][0]["cause"] == "negative-zero"
+m = o["first_mismatches"][0]
+assert m["reason"] == "sign-of-zero" and m["expected_code"] == 8 and m["actual_code"] == 0, m
+PY
+
+# A golden suite with padding and columnwise outputs verifies against itself.
+$NVFP4 golden --suite shapes --recipe te --out g >/dev/null 2>&1 || bad "golden shapes"
+n=0
+for b in g/*.safetensors; do
+    $NVFP4 verify --expected "$b" --actual "$b" >/dev/null 2>&1 || { bad "self-verify $b"; continue; }
+    n=$((n + 1))
+done
+[ $n -gt 3 ] && ok "$n golden shape bundles (padded, columnwise) verify against themselves" || bad "golden self-verify ($n)"
+
+# Bad input: exit 2 with a message.
+$K ref.safetensors tr.safetensors --bug truncate-data --keep data
+run_v "short data is a size mismatch" 1 "data: expected 960 bytes, actual has 936: size" --expected ref.safetensors --actual tr.safetensors
+run_v "missing --actual" 2 "--expected BUNDLE and --actual FILE are required" --expected ref.safetensors
+run_v "not a bundle" 2 "not a golden bundle" --expected good.safetensors --actual good.safetensors
+run_v "unreadable actual" 2 "nope.safetensors" --expected ref.safetensors --actual nope.safetensors
+run_v "bad component" 2 "bad --component 'codes'" --expected ref.safetensors --actual good.safetensors --component codes
+$K ref.safetensors none.safetensors --keep x_nothing
+run_v "no component at all" 2 "holds none of the bundle's components" --expected ref.safetensors --actual none.safetensors
+run_v "--help" 0 "usage: nvfp4 verify" --help
+exit $fail
