@@ -25,6 +25,11 @@ CUDA_MAIN_OBJ := $(BUILD)/obj/src/cuda/nvfp4_gpu_main.o
 CUDA_LIB_SO := $(BUILD)/lib/libnvfp4_cuda.so
 CUDA_BIN    := $(BUILD)/bin/nvfp4-gpu
 CUDA_LDLIBS  = $(PKG_LIBS) $(BLAS_LIBS) -lgomp -lm
+# nvfp4-gpu must run on a bare GPU machine (tools/gpu-check.sh may carry a
+# binary built elsewhere): the CUDA runtime (nvcc's default), libgomp,
+# libstdc++ and libgcc are linked statically; it needs only glibc and the
+# NVIDIA driver (one that supports the toolkit's CUDA version).
+CUDA_BIN_LDLIBS = -Xcompiler -static-libstdc++,-static-libgcc $(shell $(CC) -print-file-name=libgomp.a) -lm -lpthread
 
 .PHONY: cuda cuda-selftest-emulated
 
@@ -42,7 +47,7 @@ $(CUDA_LIB_SO): $(CUDA_OBJ) $(LIB_A)
 
 $(CUDA_BIN): $(CUDA_MAIN_OBJ) $(CUDA_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(CUDA_ARCHS) -o $@ $(CUDA_MAIN_OBJ) $(CUDA_OBJ) $(LIB_A) $(CUDA_LDLIBS)
+	$(NVCC) $(CUDA_ARCHS) -o $@ $(CUDA_MAIN_OBJ) $(CUDA_OBJ) $(LIB_A) $(CUDA_BIN_LDLIBS)
 
 ## cuda-selftest-emulated: run the GPU self-test's kernel bodies on the CPU (no GPU needed)
 cuda-selftest-emulated: $(CUDA_BIN)
