@@ -15,5 +15,6 @@
 #include "nvfp4/verify.h"
 #include "nvfp4/study.h"
 #include "nvfp4/simd.h"
+#include "nvfp4/cuda.h" /* implemented by libnvfp4_cuda.so (make cuda) */
 
 #endif /* NVFP4_H */
