@@ -42,7 +42,8 @@ fuzz: $(FUZZ_BIN)
 	    mkdir -p $(FUZZ_BUILD)/corpus/$$n $(FUZZ_BUILD)/artifacts/$$n; \
 	    cp -n tests/fuzz/corpus/$$n/* $(FUZZ_BUILD)/corpus/$$n/ 2>/dev/null || true; \
 	    echo "== fuzz_$$n for $(FUZZ_SECONDS) s"; \
-	    $(FUZZ_BUILD)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+	    dict=; [ -f tests/fuzz/$$n.dict ] && dict=-dict=tests/fuzz/$$n.dict; \
+	    $(FUZZ_BUILD)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 $$dict \
 	        -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$n/ -print_final_stats=1 \
 	        $(FUZZ_BUILD)/corpus/$$n 2>&1 | tail -n 12; \
 	done

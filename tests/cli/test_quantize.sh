@@ -88,6 +88,19 @@ open('m.bin','wb').write(struct.pack('<%df' % (32*32), *[((i*7)%19-9)*0.3 for i 
 $NVFP4 quantize m.bin --shape 32x32 --dtype f32 --columnwise --rht -o r.safetensors || bad "quantize --rht"
 grep -q '"rht":"true"' r.safetensors && ok "rht recorded" || bad "rht metadata"
 $NVFP4 rht m.bin --shape 32x32 --dtype f32 -o y.npy && $NVFP4 rht y.npy --inverse --fp32 -o z.npy && ok "rht forward/inverse" || bad "rht"
+# One-hot rows: y = row i of diag(s) H16 / 4; with TE's mask 0xD7E8 bit 0 is clear, so
+# e_0 -> +0.25 everywhere, and e_1 (bit 1 clear too) -> +-0.25 in the pattern of H16 row 1.
+python3 -c "
+import struct
+r = [0.0] * 32; r[0] = 1.0; r[16 + 1] = 1.0
+open('e.bin', 'wb').write(struct.pack('<32f', *r))"
+$NVFP4 rht e.bin --shape 1x32 --dtype f32 -o ey.npy || bad "rht one-hot"
+python3 - <<'PY' && ok "rht of one-hot rows" || bad "rht values"
+import struct
+y = struct.unpack("<32f", open("ey.npy", "rb").read()[-128:])
+assert y[:16] == (0.25,) * 16, y[:16]
+assert y[16:] == tuple(0.25 if k % 2 == 0 else -0.25 for k in range(16)), y[16:]
+PY
 $NVFP4 quantize m.bin --shape 32x32 --dtype f32 -o A.safetensors
 $NVFP4 gemm --a A.safetensors --b A.safetensors -o D.npy && grep -q "'shape': (32, 32)" D.npy && ok "gemm 32x32" || bad "gemm"
 # Errors: exit 2, a message naming the file and problem, no file left.
