@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test_identify.sh - nvfp4 identify: each recipe's output (and block shape, and
+# SR with its seed) is identified by name; a corrupted output is not, and the
+# nearest variant is named; bad input exits 2.
+set -uo pipefail
+: "${NVFP4:?set NVFP4 to the nvfp4 binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+K="python3 $here/vkernel.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+ok()  { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+run_i() {
+    local name=$1 want=$2 needle=$3; shift 3
+    "$NVFP4" identify "$@" >out.txt 2>err.txt; local rc=$?
+    if [ "$rc" -eq "$want" ] && grep -qF -- "$needle" out.txt err.txt; then ok "$name"
+    else bad "$name: rc=$rc (want $want), '$needle' not found"; cat out.txt err.txt; fi
+}
+
+# 32 x 64 fp32 that separates the recipes: underflowing blocks (torchao clamps
+# the scale to 2^-6, modelopt replaces 0 by 1, te stores 0 and saturates),
+# blocks of -0 and -1e-9 (te-pyref writes +0), and random blocks.
+python3 - <<'PY'
+import random, struct
+random.seed(9)
+x = []
+for r in range(32):
+    for c in range(64):
+        blk = (r * 4 + c // 16) % 4
+        if blk == 0: v = random.gauss(0, 1) * 1e-6
+        elif blk == 1: v = -0.0 if c % 2 else -1e-9
+        else: v = random.gauss(0, 1) * 2 ** random.randrange(-4, 8)
+        x.append(v)
+x[5] = 1000.0
+open("x.f32", "wb").write(struct.pack("<%df" % len(x), *x))
+PY
+X="--expected-input x.f32 --shape 32x64 --dtype f32"
+for r in torchao modelopt te-pyref; do
+    $NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --recipe $r -o $r.safetensors >/dev/null || bad "quantize $r"
+    $K $r.safetensors k_$r.safetensors --keep data,scale
+    run_i "identifies $r" 0 "identified: the kernel implements $r rn 1x16" $X --actual k_$r.safetensors
+done
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 -o te.safetensors >/dev/null
+$K te.safetensors k_te.safetensors --keep data
+run_i "identifies te from data alone" 0 "identified: the kernel implements te rn 1x16" $X --actual k_te.safetensors
+grep -q "ranked by matching bytes of data:" out.txt && ok "ranks on the data present" || bad "ranked components"
+grep -qE "^  1    te rn 1x16 +100.0000% +1024/1024 " out.txt && ok "rank 1 row" || bad "rank 1 row"
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --block 16x16 -o t2.safetensors >/dev/null
+$K t2.safetensors k_t2.safetensors --keep data,scale
+run_i "identifies the 16x16 block" 0 "identified: the kernel implements te rn 16x16" $X --actual k_t2.safetensors
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --recipe mxfp4-rceil -o mx.safetensors >/dev/null
+$K mx.safetensors k_mx.safetensors --keep data,scale
+run_i "identifies mxfp4-rceil" 0 "identified: the kernel implements mxfp4-rceil rn 1x32" $X --actual k_mx.safetensors
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --round sr --seed 5 --offset 2 -o sr.safetensors >/dev/null
+$K sr.safetensors k_sr.safetensors --keep data,scale
+run_i "identifies SR with its seed" 0 "identified: the kernel implements te sr 1x16" $X --actual k_sr.safetensors --seed 5 --offset 2
+run_i "SR with another seed is not identified" 1 "not identified" $X --actual k_sr.safetensors --seed 6 --offset 2
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --columnwise -o col.safetensors >/dev/null
+$K col.safetensors k_col.safetensors --keep data_t,scale_t
+run_i "identifies a columnwise output" 0 "identified: the kernel implements te rn 1x16" $X --actual k_col.safetensors --columnwise
+$K te.safetensors k_sw.safetensors --keep data,scale --bug swap-nibbles
+run_i "a corrupted output names the nearest" 1 "the nearest is te rn 1x16" $X --actual k_sw.safetensors
+run_i "--top 3 prints 3 rows" 1 "  3    " $X --actual k_sw.safetensors --top 3
+grep -q "^  4    " out.txt && bad "--top 3 printed a 4th row" || ok "--top 3 stops at 3"
+run_i "missing --actual" 2 "--expected-input X and --actual FILE are required" $X
+run_i "no codes in the file" 2 "holds no data, scale or scale_swizzled" $X --actual k_col.safetensors
+run_i "bad --top" 2 "bad --top" $X --actual k_te.safetensors --top 0
+exit $fail

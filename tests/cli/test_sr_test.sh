@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# test_sr_test.sh - nvfp4 sr-test on samples from the reference SR quantizer
+# (must pass: statistically, and bit-exactly with the right seed/offset, also
+# columnwise and for 1x32 blocks), and on broken "kernels" built from them:
+# repeated samples and round-to-nearest (dependent), a max-of-two-samples
+# kernel (biased up), a kernel that changes the scales; bad input exits 2.
+# The statistical tests run at alpha = 0.001: a correct kernel fails with
+# probability at most 0.001, and the data here are fixed, so the test is
+# deterministic.
+set -uo pipefail
+: "${NVFP4:?set NVFP4 to the nvfp4 binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+ok()  { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+run_s() {
+    local name=$1 want=$2 needle=$3; shift 3
+    "$NVFP4" sr-test "$@" >out.txt 2>err.txt; local rc=$?
+    if [ "$rc" -eq "$want" ] && grep -qF -- "$needle" out.txt err.txt; then ok "$name"
+    else bad "$name: rc=$rc (want $want), '$needle' not found"; cat out.txt err.txt; fi
+}
+python3 - <<'PY'
+import random, struct
+random.seed(4)
+x = [random.gauss(0, 1) * 2 ** random.randrange(-3, 6) for _ in range(32 * 64)]
+open("x.f32", "wb").write(struct.pack("<%df" % len(x), *x))
+PY
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 -o x.safetensors >/dev/null || bad "quantize rn"
+S=24
+samples=""
+for k in $(seq 0 $((S - 1))); do
+    $NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --round sr --seed 11 --offset $((100 + k)) -o s$k.safetensors \
+        >/dev/null || bad "quantize sr $k"
+    samples="$samples s$k.safetensors"
+done
+run_s "reference SR passes the statistical tests" 0 "verdict: PASS" --input x.safetensors --samples $samples
+grep -q "2048 elements, $S samples" out.txt && ok "counts elements and samples" || bad "counts"
+run_s "reference SR is bit-exact with its seed and offsets" 0 "bit-exact (seed 11, offset 100 + k*1): 0 of 49152 codes differ" \
+    --input x.safetensors --samples $samples --bitexact --seed 11 --offset 100
+run_s "a wrong offset fails bit-exact mode" 1 "verdict: FAIL" --input x.safetensors --samples $samples --bitexact --seed 11 --offset 101
+run_s "--offset-step" 0 "0 of 8192 codes differ" --input x.safetensors --samples s0.safetensors s2.safetensors s4.safetensors \
+    s6.safetensors --bitexact --seed 11 --offset 100 --offset-step 2
+
+# columnwise (offset + 1) and 1x32 blocks (offsets O and O+1)
+cs=""; bs=""
+for k in 0 1 2 3; do
+    $NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --columnwise --round sr --seed 3 --offset $((4 * k)) -o c$k.safetensors >/dev/null
+    $NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --block 1x32 --round sr --seed 3 --offset $((4 * k)) -o b$k.safetensors >/dev/null
+    cs="$cs c$k.safetensors"; bs="$bs b$k.safetensors"
+done
+run_s "columnwise bit-exact" 0 "0 of 8192 codes differ" --input x.f32 --shape 32x64 --dtype f32 --columnwise --samples $cs \
+    --bitexact --seed 3 --offset 0 --offset-step 4
+run_s "1x32 bit-exact" 0 "0 of 8192 codes differ" --input x.f32 --shape 32x64 --dtype f32 --block 1x32 --samples $bs \
+    --bitexact --seed 3 --offset 0 --offset-step 4
+
+# broken kernels
+run_s "the same bits every call are dependent" 1 "cause sr-dependent:" --input x.safetensors \
+    --samples $(for k in $(seq 1 $S); do echo s3.safetensors; done)
+grep -q "$((S - 1)) identical consecutive samples" out.txt && ok "identical samples counted" || bad "identical count"
+rn=$(for k in $(seq 1 8); do echo x.safetensors; done)
+run_s "round-to-nearest is not SR" 1 "verdict: FAIL" --input x.safetensors --samples $rn
+python3 - "$S" <<'PY'
+# max-of-two: each element takes the larger-magnitude code of samples k and k+1,
+# so it rounds up with probability 1-(1-p)^2 > p: biased away from zero.
+import json, struct, sys
+def rd(p):
+    b = open(p, "rb").read(); n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
+    o = h["data"]["data_offsets"]; return h["data"]["shape"], bytearray(b[8 + n + o[0]: 8 + n + o[1]])
+def wr(p, shape, d):
+    h = json.dumps({"data": {"dtype": "U8", "shape": shape, "data_offsets": [0, len(d)]}}).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    open(p, "wb").write(struct.pack("<Q", len(h)) + h + bytes(d))
+S = int(sys.argv[1])
+for k in range(S - 1):
+    sh, a = rd("s%d.safetensors" % k); _, b = rd("s%d.safetensors" % (k + 1))
+    out = bytearray()
+    for u, v in zip(a, b):
+        lo = u & 15 if (u & 7) >= (v & 7) else v & 15
+        hi = u >> 4 if (u >> 4 & 7) >= (v >> 4 & 7) else v >> 4
+        out.append(lo | hi << 4)
+    wr("m%d.safetensors" % k, sh, out)
+PY
+run_s "a biased kernel is caught" 1 "cause biased-sr: sr: biased" --input x.safetensors \
+    --samples $(for k in $(seq 0 $((S - 2))); do echo m$k.safetensors; done)
+grep -q "rounds up too often" out.txt && ok "bias direction named" || bad "bias direction"
+python3 "$here/vkernel.py" s0.safetensors sc.safetensors --keep data,scale --bug scale-plus-one
+run_s "SR samples with other scales" 1 "block scales differ" --input x.safetensors --samples sc.safetensors s1.safetensors
+run_s "missing --samples" 2 "--input X and --samples FILE... are required" --input x.safetensors
+run_s "bitexact without seed" 2 "--bitexact needs --seed" --input x.safetensors --samples s0.safetensors --bitexact
+run_s "bad alpha" 2 "bad --alpha" --input x.safetensors --samples s0.safetensors --alpha 2
+run_s "recipe without SR" 2 "has no stochastic rounding" --input x.safetensors --samples s0.safetensors --recipe exact
+head -c 4096 x.f32 > half.f32
+run_s "wrong size sample" 2 "the input's shape needs" --input half.f32 --shape 32x32 --dtype f32 --samples s0.safetensors
+exit $fail
