@@ -171,5 +171,25 @@ class BundleWithNumpy(unittest.TestCase):
                     np.testing.assert_array_equal(a.view(np.uint8), want.view(np.uint8), err_msg=e["name"])
 
 
+    @unittest.skipIf(not os.environ.get("NVFP4"), "NVFP4 not set")
+    def test_reads_files_written_by_python(self):
+        from safetensors.numpy import save_file
+        x = ((np.arange(64, dtype=np.float32).reshape(4, 16) - 30) * np.float32(0.37)).astype(np.float32)
+        nv = os.environ["NVFP4"]
+        with tempfile.TemporaryDirectory() as d:
+            j = lambda n: os.path.join(d, n)
+            save_file({"x": x, "other": np.zeros((3,), np.uint8)}, j("py.safetensors"), metadata={"a": "b"})
+            np.save(j("py.npy"), x)
+            np.save(j("pyf.npy"), np.asfortranarray(x))
+            subprocess.run([nv, "quantize", j("py.safetensors"), "-o", j("a.safetensors")], check=True)
+            subprocess.run([nv, "quantize", j("py.npy"), "-o", j("b.safetensors")], check=True)
+            self.assertEqual(open(j("a.safetensors"), "rb").read(), open(j("b.safetensors"), "rb").read())
+            np.testing.assert_array_equal(load_file(j("a.safetensors"))["x"], x)
+            r = subprocess.run([nv, "quantize", j("pyf.npy"), "-o", j("c.safetensors")], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("fortran_order True is not supported", r.stderr)
+            self.assertFalse(os.path.exists(j("c.safetensors")))
+
+
 if __name__ == "__main__":
     unittest.main()
