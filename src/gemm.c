@@ -32,6 +32,11 @@
  * (the fp32 constant 1/7225344 = 1/(6*6*448*448) = 0x34149B93), as TE's
  * compute_nvfp4_per_tensor_scale_kernel (transformer_engine/common/recipe/
  * nvfp4.cu) evaluates it, left to right.
+ *
+ * MXFP4 operands (E2M1 elements, UE8M0 scales, 1x32 blocks) follow the same
+ * orders with 32-element blocks, p_k = (q/4) * 2^(ea-127) * 2^(eb-127)
+ * (exact while the scale product keeps it inside the fp32 range, see
+ * block_partial_mx) and alpha = alpha_in (no global amax).
  */
 #include "nvfp4/gemm.h"
 
@@ -41,6 +46,7 @@
 #include "core/e2m1.h"
 #include "core/e4m3.h"
 #include "core/exact_sum.h"
+#include "core/nvfp4_core.h"
 
 #define GEMM_ALPHA_CONST 0x1.293726p-23f /* fl32(1/7225344) = 0x34149B93 */
 
@@ -56,6 +62,8 @@ typedef struct {
     const nvfp4_qtensor *t;
     size_t rows, k, nb; /* logical rows, padded K, K blocks */
     size_t row_bytes;
+    unsigned bw;        /* 16 (NVFP4) or 32 (MXFP4) */
+    int mx;             /* UE8M0 scales, no global amax */
 } gemm_operand;
 
 static unsigned block_width(nvfp4_block b) { return b == NVFP4_BLOCK_1X32 ? 32u : 16u; }
@@ -65,27 +73,32 @@ static nvfp4_status operand_view(const nvfp4_quantized *q, bool columnwise, cons
 {
     if (!q || !q->recipe) return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: operand %s is missing", name);
     const nvfp4_recipe_info *info = nvfp4_recipe_get_info(q->recipe);
-    if (!info || info->elem != NVFP4_ELEM_E2M1 || info->scale_format != NVFP4_SCALEFMT_E4M3 ||
-        !info->has_global_amax)
+    int nv = info && info->elem == NVFP4_ELEM_E2M1 && info->scale_format == NVFP4_SCALEFMT_E4M3 &&
+             info->has_global_amax;
+    int mx = info && info->elem == NVFP4_ELEM_E2M1 && info->scale_format == NVFP4_SCALEFMT_UE8M0;
+    if (!nv && !mx)
         return nvfp4_error_set(err, NVFP4_EUNSUPPORTED,
-                               "gemm: operand %s uses recipe '%s'; the emulated GEMM takes NVFP4 recipes "
-                               "(E2M1 elements, E4M3 block scales, global amax) only",
+                               "gemm: operand %s uses recipe '%s'; the emulated GEMM takes E2M1 elements with "
+                               "E4M3 (NVFP4) or UE8M0 (MXFP4) block scales",
                                name, info && info->name ? info->name : "?");
     if (columnwise ? !q->has_col : !q->has_row)
         return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: operand %s has no %s output", name,
                                columnwise ? "columnwise" : "rowwise");
     const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
     *bw = block_width(q->opts.block);
-    if (*bw != 16 || t->pcols % 16 != 0 || t->scale_cols != t->pcols / 16 || t->prows < t->rows ||
+    if (*bw != (mx ? 32u : 16u) || t->pcols % *bw != 0 || t->scale_cols != t->pcols / *bw || t->prows < t->rows ||
         t->scale_rows < t->rows || (t->rows > 0 && (!t->data || !t->scale)))
         return nvfp4_error_set(err, NVFP4_EINVAL,
-                               "gemm: operand %s is not a consistent 16-wide NVFP4 tensor ([%zu, %zu] padded "
-                               "[%zu, %zu], %zu scale columns)",
-                               name, t->rows, t->cols, t->prows, t->pcols, t->scale_cols);
+                               "gemm: operand %s is not a consistent %s tensor ([%zu, %zu] padded [%zu, %zu], "
+                               "%zu scale columns)",
+                               name, mx ? "1x32 MXFP4" : "16-wide NVFP4", t->rows, t->cols, t->prows, t->pcols,
+                               t->scale_cols);
     op->t = t;
     op->rows = t->rows;
     op->k = t->pcols;
-    op->nb = t->pcols / 16;
+    op->bw = *bw;
+    op->mx = mx;
+    op->nb = t->pcols / *bw;
     op->row_bytes = t->pcols / 2;
     return NVFP4_OK;
 }
@@ -97,6 +110,9 @@ static nvfp4_status operands(const nvfp4_quantized *a, bool a_col, const nvfp4_q
     nvfp4_status st = operand_view(a, a_col, "A", oa, &bwa, err);
     if (st == NVFP4_OK) st = operand_view(b, b_col, "B", ob, &bwb, err);
     if (st != NVFP4_OK) return st;
+    if (oa->mx != ob->mx)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: A is %s but B is %s: both operands need one format",
+                               oa->mx ? "MXFP4" : "NVFP4", ob->mx ? "MXFP4" : "NVFP4");
     if (oa->t->cols != ob->t->cols || oa->k != ob->k)
         return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: K differs: A is [%zu, %zu], B is [%zu, %zu] (D = A B^T)",
                                oa->rows, oa->t->cols, ob->rows, ob->t->cols);
@@ -107,7 +123,8 @@ static nvfp4_status operands(const nvfp4_quantized *a, bool a_col, const nvfp4_q
 }
 
 /* Row r of an operand as doubled E2M1 values (2*value, an integer in
- * [-12, 12]) and decoded block scales. */
+ * [-12, 12]) and block scales: decoded E4M3 values (NVFP4) or the UE8M0
+ * byte itself as a float (MXFP4). */
 static void decode_row(const gemm_operand *op, size_t r, int8_t *h, float *s)
 {
     const uint8_t *codes = op->t->data + r * op->row_bytes;
@@ -116,7 +133,7 @@ static void decode_row(const gemm_operand *op, size_t r, int8_t *h, float *s)
         h[c] = (int8_t)(2.0f * nvfp4_core_e2m1_decode(nib));
     }
     const uint8_t *sc = op->t->scale + r * op->t->scale_cols;
-    for (size_t k = 0; k < op->nb; k++) s[k] = nvfp4_core_e4m3_decode(sc[k]);
+    for (size_t k = 0; k < op->nb; k++) s[k] = op->mx ? (float)sc[k] : nvfp4_core_e4m3_decode(sc[k]);
 }
 
 /* The exact block partial (see the proof at the top). */
@@ -126,6 +143,28 @@ static float block_partial(const int8_t *ha, const int8_t *hb, float sa, float s
     for (int t = 0; t < 16; t++) q += ha[t] * hb[t];
     float scale = sa * sb;
     return ((float)q * 0.25f) * scale;
+}
+
+/* MXFP4 partial: q/4 * 2^(ea-127) * 2^(eb-127) with |q| <= 32*144 < 2^13.
+ * Exact whenever the weight of q's last bit, 2^(ea+eb-256), is at least
+ * 2^-149 and q * 2^(ea+eb-256) < 2^128; otherwise rounded once to fp32
+ * (this emulation's choice: the hardware's handling of such extreme scale
+ * products is undocumented) and *exact is cleared. A 0xFF (NaN) scale gives
+ * NaN. */
+static float block_partial_mx(const int8_t *ha, const int8_t *hb, float sa, float sb, int *exact)
+{
+    int q = 0;
+    for (int t = 0; t < 32; t++) q += ha[t] * hb[t];
+    int ca = (int)sa, cb = (int)sb;
+    if (ca == 0xFF || cb == 0xFF) return nvfp4_core_f32_from_bits(0x7FFFFFFFu);
+    if (q == 0) return 0.0f;
+    int e = ca + cb - 256;
+    if (e >= -149 && e <= 114) return (float)q * nvfp4_core_exp2i(e);
+    nvfp4_xsum x;
+    nvfp4_core_xsum_init(&x);
+    nvfp4_core_xsum_add_scaled(&x, (uint64_t)(q < 0 ? -q : q), e, q < 0);
+    *exact = 0;
+    return nvfp4_core_xsum_round_f32(&x);
 }
 
 typedef struct {
@@ -162,11 +201,17 @@ static nvfp4_status decode_all(const gemm_operand *op, decoded *d, nvfp4_error *
     return NVFP4_OK;
 }
 
-/* The n = K/16 block partials of output (i, j) from decoded rows. */
-static void row_partials(const gemm_operand *oa, const int8_t *ha, const float *sa, const int8_t *hb,
-                         const float *sb, float *p)
+/* The K/bw block partials of output (i, j) from decoded rows; returns 0
+ * if an MXFP4 partial had to be rounded. */
+static int row_partials(const gemm_operand *oa, const int8_t *ha, const float *sa, const int8_t *hb,
+                        const float *sb, float *p)
 {
-    for (size_t k = 0; k < oa->nb; k++) p[k] = block_partial(ha + 16 * k, hb + 16 * k, sa[k], sb[k]);
+    int exact = 1;
+    if (oa->mx)
+        for (size_t k = 0; k < oa->nb; k++) p[k] = block_partial_mx(ha + 32 * k, hb + 32 * k, sa[k], sb[k], &exact);
+    else
+        for (size_t k = 0; k < oa->nb; k++) p[k] = block_partial(ha + 16 * k, hb + 16 * k, sa[k], sb[k]);
+    return exact;
 }
 
 static float accumulate(const float *p, size_t n, nvfp4_gemm_order order)
@@ -185,7 +230,7 @@ static float accumulate(const float *p, size_t n, nvfp4_gemm_order order)
 
 /* Shared driver: for every output row i (in parallel; rows independent),
  * decode row i of A and call fn for each j with the partials. */
-typedef void (*gemm_row_fn)(const float *p, size_t n, size_t i, size_t j, void *ctx);
+typedef void (*gemm_row_fn)(const float *p, size_t n, int exact, size_t i, size_t j, void *ctx);
 
 static nvfp4_status for_each_output(const gemm_operand *oa, const gemm_operand *ob, gemm_row_fn fn, void *ctx,
                                     nvfp4_error *err)
@@ -206,8 +251,8 @@ static nvfp4_status for_each_output(const gemm_operand *oa, const gemm_operand *
             for (size_t i = 0; i < m; i++) {
                 decode_row(oa, i, da.h, da.s);
                 for (size_t j = 0; j < n; j++) {
-                    row_partials(oa, da.h, da.s, db.h + j * ob->k, db.s + j * ob->nb, p);
-                    fn(p, oa->nb, i, j, ctx);
+                    int exact = row_partials(oa, da.h, da.s, db.h + j * ob->k, db.s + j * ob->nb, p);
+                    fn(p, oa->nb, exact, i, j, ctx);
                 }
             }
         }
@@ -219,6 +264,12 @@ static nvfp4_status for_each_output(const gemm_operand *oa, const gemm_operand *
     return NVFP4_OK;
 }
 
+/* NVFP4: TE's alpha from the two global amaxes; MXFP4 has none: alpha_in. */
+static float gemm_alpha(const gemm_operand *oa, const gemm_operand *ob, float alpha_in)
+{
+    return oa->mx ? alpha_in : nvfp4_gemm_alpha(alpha_in, oa->t->amax, ob->t->amax);
+}
+
 typedef struct {
     float *d;
     size_t n;
@@ -226,9 +277,10 @@ typedef struct {
     nvfp4_gemm_order order;
 } gemm_ctx;
 
-static void gemm_output(const float *p, size_t n, size_t i, size_t j, void *vctx)
+static void gemm_output(const float *p, size_t n, int exact, size_t i, size_t j, void *vctx)
 {
     gemm_ctx *c = vctx;
+    (void)exact;
     c->d[i * c->n + j] = c->alpha * accumulate(p, n, c->order);
 }
 
@@ -241,13 +293,14 @@ nvfp4_status nvfp4_gemm(const nvfp4_quantized *a, bool a_columnwise, const nvfp4
     if (order != NVFP4_GEMM_TE && order != NVFP4_GEMM_EXACT)
         return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: unknown accumulation order %d", (int)order);
     if (!d && oa.rows * ob.rows > 0) return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: null output");
-    gemm_ctx c = {d, ob.rows, nvfp4_gemm_alpha(alpha_in, oa.t->amax, ob.t->amax), order};
+    gemm_ctx c = {d, ob.rows, gemm_alpha(&oa, &ob, alpha_in), order};
     return for_each_output(&oa, &ob, gemm_output, &c, err);
 }
 
 /* ---- the error bound ------------------------------------------------------
  *
- * Notation: p_1..p_n the exact fp32 block partials (n = K/16), S = sum p_k,
+ * Notation: p_1..p_n the exact fp32 block partials (n = K/16, or K/32 for
+ * MXFP4; a rounded MXFP4 partial gives bound +Inf), S = sum p_k,
  * T = sum |p_k| (both exact reals), alpha the fp32 alpha above, u = 2^-24,
  * gamma_m = m u / (1 - m u).
  *
@@ -285,7 +338,7 @@ typedef struct {
 
 static double f64_up(double x) { return x * (1.0 + 0x1p-52); } /* >= the real it rounds, for x >= 0 */
 
-static void bound_output(const float *p, size_t n, size_t i, size_t j, void *vctx)
+static void bound_output(const float *p, size_t n, int partials_exact, size_t i, size_t j, void *vctx)
 {
     bound_ctx *c = vctx;
     nvfp4_xsum s, t, as;
@@ -293,7 +346,7 @@ static void bound_output(const float *p, size_t n, size_t i, size_t j, void *vct
     nvfp4_core_xsum_init(&t);
     nvfp4_core_xsum_init(&as);
     s.zero_plus = t.zero_plus = as.zero_plus = 1;
-    int finite = isfinite(c->alpha);
+    int finite = isfinite(c->alpha) && partials_exact;
     for (size_t k = 0; k < n; k++) {
         if (!isfinite(p[k])) finite = 0;
         nvfp4_core_xsum_add_f32(&s, p[k]);
@@ -328,7 +381,7 @@ nvfp4_status nvfp4_gemm_error_bound(const nvfp4_quantized *a, bool a_columnwise,
     nvfp4_status st = operands(a, a_columnwise, b, b_columnwise, &oa, &ob, err);
     if (st != NVFP4_OK) return st;
     if (!bound && oa.rows * ob.rows > 0) return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: null bound output");
-    bound_ctx c = {bound, exact, ob.rows, nvfp4_gemm_alpha(alpha_in, oa.t->amax, ob.t->amax)};
+    bound_ctx c = {bound, exact, ob.rows, gemm_alpha(&oa, &ob, alpha_in)};
     return for_each_output(&oa, &ob, bound_output, &c, err);
 }
 
@@ -348,7 +401,7 @@ nvfp4_status nvfp4_gemm_partials(const nvfp4_quantized *a, bool a_columnwise, co
     if (ok) {
         decode_row(&oa, i, da.h, da.s);
         decode_row(&ob, j, db.h, db.s);
-        row_partials(&oa, da.h, da.s, db.h, db.s, p);
+        (void)row_partials(&oa, da.h, da.s, db.h, db.s, p);
     }
     decoded_free(&da);
     decoded_free(&db);

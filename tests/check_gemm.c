@@ -31,17 +31,18 @@ static uint64_t rng(void)
 
 /* ---- hand-filled operands --------------------------------------------------- */
 
-/* A rowwise `te` tensor [rows, k] from one code per element and one E4M3
- * byte per 16-block. */
+/* A rowwise tensor [rows, k] from one code per element and one scale byte
+ * per block (16 wide for NVFP4 recipes, 32 for MX ones). */
 static nvfp4_quantized make_q(size_t rows, size_t k, const uint8_t *codes, const uint8_t *scales, float amax,
                               const char *recipe)
 {
+    const size_t bw = strncmp(recipe, "mx", 2) == 0 ? 32 : 16;
     nvfp4_quantized q;
     memset(&q, 0, sizeof q);
     q.recipe = nvfp4_recipe_find(recipe);
     ck_assert_ptr_nonnull(q.recipe);
     nvfp4_quant_opts_init(&q.opts);
-    q.opts.block = NVFP4_BLOCK_1X16;
+    q.opts.block = bw == 32 ? NVFP4_BLOCK_1X32 : NVFP4_BLOCK_1X16;
     q.has_row = true;
     nvfp4_qtensor *t = &q.row;
     t->rows = t->prows = rows;
@@ -49,11 +50,11 @@ static nvfp4_quantized make_q(size_t rows, size_t k, const uint8_t *codes, const
     t->data_bytes = rows * k / 2;
     t->data = calloc(t->data_bytes ? t->data_bytes : 1, 1);
     t->scale_rows = rows;
-    t->scale_cols = k / 16;
-    t->scale = malloc(rows * (k / 16) + 1);
+    t->scale_cols = k / bw;
+    t->scale = malloc(rows * (k / bw) + 1);
     ck_assert(t->data && t->scale);
     for (size_t i = 0; i < rows * k; i++) t->data[i / 2] |= (uint8_t)((codes[i] & 0xFu) << (4 * (i & 1)));
-    memcpy(t->scale, scales, rows * (k / 16));
+    memcpy(t->scale, scales, rows * (k / bw));
     t->amax = amax;
     return q;
 }
@@ -379,6 +380,63 @@ START_TEST(bound_special_cases)
 }
 END_TEST
 
+/* MXFP4: 32-element blocks, UE8M0 scales, alpha = alpha_in. */
+static float reference_mx(const uint8_t *ca, const uint8_t *sa, const uint8_t *cb, const uint8_t *sb, size_t k,
+                          float alpha_in)
+{
+    float acc = 0.0f;
+    for (size_t b = 0; b < k / 32; b++) {
+        float dot = 0.0f;
+        for (size_t t = 0; t < 32; t++) dot += nvfp4_e2m1_to_f32(ca[32 * b + t]) * nvfp4_e2m1_to_f32(cb[32 * b + t]);
+        acc += dot * (nvfp4_ue8m0_to_f32(sa[b]) * nvfp4_ue8m0_to_f32(sb[b]));
+    }
+    return alpha_in * acc;
+}
+
+START_TEST(mxfp4)
+{
+    rng_state = 77;
+    enum { M = 5, N = 4, K = 32 * 12, NB = K / 32 };
+    static uint8_t ca[M * K], cb[N * K], sa[M * NB], sb[N * NB];
+    random_operand(M, K, ca, sa, 110, 140);
+    random_operand(N, K, cb, sb, 100, 150);
+    for (int t = 0; t < 32; t++) ca[t] = cb[t] = 0x7; /* block 0 of (0, 0): 32 x 36 = 1152 */
+    sa[0] = 127;
+    sb[0] = 130;
+    nvfp4_quantized qa = make_q(M, K, ca, sa, 0.0f, "mxfp4-rceil"), qb = make_q(N, K, cb, sb, 0.0f, "mxfp4-floor");
+    float p[NB], d[M * N];
+    double bound[M * N], exact[M * N];
+    size_t n;
+    ck_assert_int_eq(nvfp4_gemm_partials(&qa, false, &qb, false, 0, 0, p, &n, NULL), NVFP4_OK);
+    ck_assert_uint_eq(n, NB);
+    ck_assert_uint_eq(bits(p[0]), bits(9216.0f)); /* 1152 * 2^0 * 2^3 */
+    ck_assert_int_eq(nvfp4_gemm(&qa, false, &qb, false, 0.5f, NVFP4_GEMM_TE, d, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_gemm_error_bound(&qa, false, &qb, false, 0.5f, bound, exact, NULL), NVFP4_OK);
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            float ref = reference_mx(ca + i * K, sa + i * NB, cb + j * K, sb + j * NB, K, 0.5f);
+            ck_assert_uint_eq(bits(d[i * N + j]), bits(ref));
+            ck_assert(isfinite(bound[i * N + j]));
+            ck_assert(fabs((double)d[i * N + j] - exact[i * N + j]) <= bound[i * N + j]);
+        }
+    /* scale product 2^-254: 1152 * 2^-254 underflows fp32: rounded, no guarantee */
+    qa.row.scale[0] = 0;
+    qb.row.scale[0] = 0;
+    qb.row.scale[NB] = 140; /* (0, 1): 2^(0 + 140 - 256) keeps its partial exact */
+    ck_assert_int_eq(nvfp4_gemm_partials(&qa, false, &qb, false, 0, 0, p, NULL, NULL), NVFP4_OK);
+    ck_assert_uint_eq(bits(p[0]), 0u);
+    ck_assert_int_eq(nvfp4_gemm_error_bound(&qa, false, &qb, false, 0.5f, bound, exact, NULL), NVFP4_OK);
+    ck_assert(isinf(bound[0]));
+    ck_assert(isfinite(bound[1]));
+    /* 0xFF scale: NaN */
+    qa.row.scale[0] = 0xFF;
+    ck_assert_int_eq(nvfp4_gemm_partials(&qa, false, &qb, false, 0, 0, p, NULL, NULL), NVFP4_OK);
+    ck_assert(isnan(p[0]));
+    nvfp4_quantized_free(&qa);
+    nvfp4_quantized_free(&qb);
+}
+END_TEST
+
 /* ---- API --------------------------------------------------------------------- */
 
 START_TEST(api_errors)
@@ -397,9 +455,13 @@ START_TEST(api_errors)
     ck_assert_int_eq(nvfp4_gemm(&a, false, NULL, false, 1.0f, NVFP4_GEMM_TE, d, &e), NVFP4_EINVAL);
     ck_assert_int_eq(nvfp4_gemm_partials(&a, false, &a, false, 2, 0, NULL, NULL, &e), NVFP4_EINVAL);
     nvfp4_quantized mx = make_q(2, 32, c, s, 0.0f, "mxfp4-floor");
-    mx.opts.block = NVFP4_BLOCK_1X32;
-    ck_assert_int_eq(nvfp4_gemm(&mx, false, &mx, false, 1.0f, NVFP4_GEMM_TE, d, &e), NVFP4_EUNSUPPORTED);
-    ck_assert(strstr(e.message, "mxfp4-floor") != NULL);
+    ck_assert_int_eq(nvfp4_gemm(&mx, false, &mx, false, 1.0f, NVFP4_GEMM_TE, d, &e), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_gemm(&a, false, &mx, false, 1.0f, NVFP4_GEMM_TE, d, &e), NVFP4_EINVAL);
+    ck_assert(strstr(e.message, "one format") != NULL);
+    nvfp4_quantized mx8 = make_q(2, 32, c, s, 0.0f, "mxfp8");
+    ck_assert_int_eq(nvfp4_gemm(&mx8, false, &mx8, false, 1.0f, NVFP4_GEMM_TE, d, &e), NVFP4_EUNSUPPORTED);
+    ck_assert(strstr(e.message, "mxfp8") != NULL);
+    nvfp4_quantized_free(&mx8);
     /* the columnwise orientation is taken when asked */
     nvfp4_quantized col = make_q(2, 32, c, s, 1.0f, "te");
     col.col = col.row;
@@ -507,6 +569,7 @@ int main(void)
     tcase_add_test(tc, bound_is_tight);
     tcase_add_test(tc, bound_holds_any_order);
     tcase_add_test(tc, bound_special_cases);
+    tcase_add_test(tc, mxfp4);
     tcase_add_test(tc, api_errors);
     tcase_add_test(tc, thread_count_independent);
     tcase_add_test(tc, with_quantizer);
