@@ -19,6 +19,8 @@
 #include "nvfp4/simd.h"
 #include "core/hadamard.h"
 #include "quant_kernels.h"
+#include "recipes/recipe.h"
+#include "simd/simd_hook.h"
 #include "simd/simd_kernels.h"
 
 /* ---- random tensors ------------------------------------------------------ */
@@ -328,6 +330,95 @@ START_TEST(dequantize_and_swizzle)
 }
 END_TEST
 
+/* ---- the hooks src/quant.c calls ------------------------------------------- */
+
+static void check_hook_case(unsigned seed)
+{
+    rng_state = seed * 31337u + 11u;
+    int tile16 = rnd() % 3 == 0, rht = !tile16 && rnd() % 2, bf16 = rnd() % 2, sr = rnd() % 2;
+    size_t rows = 16 * (1 + rnd() % 5), cols = 16 * (1 + rnd() % 24);
+    tensor t;
+    tensor_make(&t, rows, cols, (int)(rnd() % 3));
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = true;
+    o.columnwise = true;
+    o.block = tile16 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+    o.rounding = sr ? NVFP4_SR : NVFP4_RN;
+    o.seed = rnd();
+    o.offset = rnd() % 100;
+    o.rht = rht != 0;
+    o.rht_signs = (nvfp4_rht_signs)(rnd() % 3);
+    o.rht_sign_seed = rnd();
+    nvfp4_quantized ref;
+    reference(&t, bf16, &o, &ref);
+    const nvfp4_core_recipe *core = &nvfp4_recipe_te.core;
+    for (int v = NVFP4_SIMD_AVX2; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!use_variant((nvfp4_simd_variant)v)) continue;
+        /* row kernels through the quant_kernels.h interface (fp32 rows, as quant.c passes them) */
+        nvfp4_qk_ctx c;
+        memset(&c, 0, sizeof c);
+        c.core = core;
+        c.global = nvfp4_core_global_from_amax(core, ref.row.amax);
+        c.mode = sr ? NVFP4_CORE_SR : NVFP4_CORE_RN;
+        c.seed = o.seed;
+        c.offset = o.offset;
+        c.cols = cols;
+        c.block_len = 16;
+        const nvfp4_quant_kernels *k = nvfp4_simd_quant_kernels(&c);
+        ck_assert_ptr_nonnull(k);
+        if (!tile16) {
+            uint8_t *data = malloc(rows * cols / 2), *scale = malloc(rows * cols / 16);
+            float *row = malloc(cols * sizeof(float));
+            for (size_t r = 0; r < rows; r++) {
+                for (size_t i = 0; i < cols; i++)
+                    row[i] = bf16 ? nvfp4_bf16_to_f32(t.xb[r * cols + i]) : t.x[r * cols + i];
+                k->row_scales(&c, row, scale + r * (cols / 16));
+                k->row_encode(&c, row, r, scale + r * (cols / 16), data + r * (cols / 2));
+            }
+            assert_bytes(data, ref.row.data, rows * cols / 2, "hook row codes", (nvfp4_simd_variant)v, rows, cols);
+            assert_bytes(scale, ref.row.scale, rows * cols / 16, "hook row scales", (nvfp4_simd_variant)v, rows, cols);
+            free(data);
+            free(scale);
+            free(row);
+        }
+        nvfp4_qtensor q;
+        memset(&q, 0, sizeof q);
+        nvfp4_status st = NVFP4_EINVAL;
+        const float *known = rht ? NULL : &ref.row.amax;
+        ck_assert_int_eq(nvfp4_simd_quantize_columnwise(core, bf16 ? (const void *)t.xb : (const void *)t.x,
+                                                        bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, rows, cols, &o,
+                                                        known, &q, &st, NULL), 1);
+        ck_assert_int_eq(st, NVFP4_OK);
+        ck_assert_uint_eq(q.rows, ref.col.rows);
+        ck_assert_uint_eq(q.cols, ref.col.cols);
+        ck_assert_uint_eq(q.scale_cols, ref.col.scale_cols);
+        ck_assert(memcmp(&q.amax, &ref.col.amax, 4) == 0);
+        assert_bytes(q.data, ref.col.data, rows * cols / 2, "hook columnwise codes", (nvfp4_simd_variant)v, rows, cols);
+        assert_bytes(q.scale, ref.col.scale, rows * cols / 16, "hook columnwise scales", (nvfp4_simd_variant)v, rows, cols);
+        free(q.data);
+        free(q.scale);
+    }
+    /* not accelerated: another recipe chain, the scalar variant */
+    nvfp4_qk_ctx c2;
+    memset(&c2, 0, sizeof c2);
+    c2.core = &nvfp4_recipe_te_pyref.core;
+    c2.block_len = 16;
+    ck_assert_ptr_null(nvfp4_simd_quant_kernels(&c2));
+    nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
+    c2.core = core;
+    ck_assert_ptr_null(nvfp4_simd_quant_kernels(&c2));
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    nvfp4_quantized_free(&ref);
+    tensor_free(&t);
+}
+
+START_TEST(hooks_match_library)
+{
+    for (unsigned s = 0; s < 40; s++) check_hook_case(s);
+}
+END_TEST
+
 /* ---- thread-count independence ------------------------------------------- */
 
 START_TEST(thread_count_independent)
@@ -401,6 +492,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, columnwise_16x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_rht, 0, 2);
     tcase_add_test(tc, dequantize_and_swizzle);
+    tcase_add_test(tc, hooks_match_library);
     tcase_add_test(tc, thread_count_independent);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,116 @@
+/*
+ * simd_hook.c - the fast CPU path behind src/quant.c: row kernels for
+ * quant_kernels.h's selection hook and the fused columnwise quantizer.
+ */
+#include <stdlib.h>
+
+#include "core/hadamard.h"
+#include "core/recipe.h"
+#include "simd/simd_hook.h"
+#include "simd/simd_kernels.h"
+
+/* The descriptor fields that make a recipe the `te` chain the vector
+ * kernels implement (src/recipes/te.c). */
+static int is_te_chain(const nvfp4_core_recipe *r)
+{
+    return r->elem == NVFP4_CORE_ELEM_E2M1 && r->scale_format == NVFP4_CORE_SCALE_E4M3 &&
+           r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE && r->bscale_rule == NVFP4_CORE_BSCALE_TE_MUL &&
+           r->enc_rule == NVFP4_CORE_ENC_TE_RECIP && r->special == NVFP4_CORE_SPECIAL_CUDA &&
+           r->amax_nan_propagates == 0;
+}
+
+static const nvfp4_simd_kernels *vector_kernels(void)
+{
+    nvfp4_simd_variant v = nvfp4_simd_active();
+    return v == NVFP4_SIMD_SCALAR ? NULL : nvfp4_simd_kernels_for(v);
+}
+
+static void consts_of(const nvfp4_qk_ctx *c, nvfp4_simd_te_consts *k)
+{
+    k->amax = c->global.amax;
+    k->s_enc = c->global.s_enc;
+    k->s_dec = c->global.s_dec;
+    k->m = c->global.s_enc * NVFP4_CORE_INV6; /* as nvfp4_core_block_scale forms it */
+}
+
+static void hook_row_scales(const nvfp4_qk_ctx *c, const float *x, uint8_t *scale)
+{
+    nvfp4_simd_te_consts k;
+    consts_of(c, &k);
+    nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO)->row_scales(&k, x, 0, c->cols / 16, scale);
+}
+
+static void hook_row_encode(const nvfp4_qk_ctx *c, const float *x, size_t row, const uint8_t *scale, uint8_t *out)
+{
+    nvfp4_simd_te_consts k;
+    consts_of(c, &k);
+    nvfp4_simd_sr sr = {c->seed, c->offset};
+    size_t nb = c->cols / 16;
+    nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO)
+        ->row_encode(&k, x, 0, nb, scale, c->mode == NVFP4_CORE_SR ? &sr : NULL, (uint64_t)row * nb, out);
+}
+
+static const nvfp4_quant_kernels hook_kernels = {"simd", hook_row_scales, hook_row_encode};
+
+const nvfp4_quant_kernels *nvfp4_simd_quant_kernels(const nvfp4_qk_ctx *c)
+{
+    if (!vector_kernels() || !is_te_chain(c->core) || c->block_len != 16) return NULL;
+    if (c->mode != NVFP4_CORE_RN && c->mode != NVFP4_CORE_SR) return NULL;
+    return &hook_kernels;
+}
+
+int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
+                                   size_t cols, const nvfp4_quant_opts *o, const float *known_amax,
+                                   nvfp4_qtensor *t, nvfp4_status *st, nvfp4_error *err)
+{
+    int tile16 = o->block == NVFP4_BLOCK_16X16;
+    if (!vector_kernels() || !is_te_chain(core)) return 0;
+    if (o->block != NVFP4_BLOCK_1X16 && !tile16) return 0;
+    if (o->rounding != NVFP4_RN && o->rounding != NVFP4_SR) return 0;
+    if (rows % 16 != 0 || (tile16 && cols % 16 != 0)) return 0; /* padding: the caller's path */
+    if (o->rht && tile16) return 0;
+
+    nvfp4_simd_col_job j = {0};
+    nvfp4_simd_sr sr = {o->seed, o->offset + 1u}; /* columnwise counter base, DESIGN.md 3.3 */
+    j.x = x;
+    j.bf16 = dtype == NVFP4_DTYPE_BF16;
+    j.rows = rows;
+    j.cols = cols;
+    j.sr = o->rounding == NVFP4_SR ? &sr : NULL;
+    j.tile16 = tile16;
+    j.rht = o->rht;
+    if (o->rht) {
+        switch (o->rht_signs) { /* as src/quant_rht.c */
+        case NVFP4_RHT_SIGNS_TE: nvfp4_core_rht_mask_te(j.rht_mask); break;
+        case NVFP4_RHT_SIGNS_SEEDED: nvfp4_core_rht_mask_seeded(o->rht_sign_seed, j.rht_mask); break;
+        default: nvfp4_core_rht_mask_none(j.rht_mask); break;
+        }
+        j.rht_round_bf16 = !o->rht_fp32;
+    }
+    float amax;
+    if (o->rht) amax = nvfp4_simd_rht_amax(&j);
+    else if (known_amax) amax = *known_amax;
+    else amax = nvfp4_simd_amax(x, j.bf16, rows * cols);
+    nvfp4_simd_te_consts_init(&j.k, amax);
+
+    size_t n = rows * cols;
+    t->rows = cols;
+    t->cols = rows;
+    t->prows = cols;
+    t->pcols = rows;
+    t->data_bytes = n / 2;
+    t->scale_rows = cols;
+    t->scale_cols = rows / 16;
+    t->amax = amax;
+    t->data = calloc(n / 2 > 0 ? n / 2 : 1, 1);
+    t->scale = calloc(n / 16 > 0 ? n / 16 : 1, 1);
+    if (!t->data || !t->scale) {
+        *st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", cols, rows);
+        return 1;
+    }
+    j.data = t->data;
+    j.scale = t->scale;
+    nvfp4_simd_te_columnwise(&j);
+    *st = NVFP4_OK;
+    return 1;
+}

@@ -1,0 +1,38 @@
+/*
+ * simd_hook.h - internal: what src/quant.c and src/quant_kernels.c call to
+ * use the fast CPU path. Each entry point returns "not handled" (NULL / 0)
+ * for configurations it does not accelerate or when the active variant is
+ * scalar; the caller then runs its own scalar code. Handled configurations
+ * give byte-identical results (tests/check_simd.c).
+ *
+ * Accelerated: recipes whose core descriptor is the `te` chain (global
+ * TE_ENCODE, block scale TE_MUL, encode TE_RECIP, CUDA specials, fmaxf
+ * amaxes, E2M1 elements), 1x16 and 16x16 blocks, RN and SR, fp32 and bf16
+ * input, with or without RHT-16 on the columnwise output.
+ */
+#ifndef NVFP4_SIMD_HOOK_H
+#define NVFP4_SIMD_HOOK_H
+
+#include "nvfp4/quant.h"
+#include "quant_kernels.h"
+
+/* For nvfp4_quant_kernels_select: the vector row kernels for this context,
+ * or NULL. */
+const nvfp4_quant_kernels *nvfp4_simd_quant_kernels(const nvfp4_qk_ctx *c);
+
+/* Global amax (fmaxf semantics) of n fp32 or bf16 elements, vectorized and
+ * OpenMP-parallel with the active variant (any variant: same value). */
+float nvfp4_simd_amax(const void *x, int bf16, size_t n);
+
+/* The whole columnwise output in one fused pass (transpose, optional
+ * RHT-16, amax after RHT, scales, codes), filling t exactly as
+ * src/quant.c's quantize_stored does (t->data and t->scale calloc'ed; the
+ * caller sets t->rht). o must be resolved (block and recipe filled in).
+ * known_amax: the tensor amax when already computed (ignored with RHT), or
+ * NULL. Returns 1 when handled (status in *st: NVFP4_OK or NVFP4_ENOMEM
+ * with err set), 0 when the caller must do it. */
+int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
+                                   size_t cols, const nvfp4_quant_opts *o, const float *known_amax,
+                                   nvfp4_qtensor *t, nvfp4_status *st, nvfp4_error *err);
+
+#endif /* NVFP4_SIMD_HOOK_H */
