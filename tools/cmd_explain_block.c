@@ -10,6 +10,7 @@
 #include "cli_io.h"
 #include "core/philox.h"
 #include "recipes/recipe.h"
+#include "verify/vchain.h"
 
 static const char usage[] =
     "usage: nvfp4 explain-block --input X --row R --block C [--recipe R] [--tile 1x16|16x16|1x32]\n"
@@ -149,7 +150,12 @@ static int explain(const cli_input *in, const nvfp4_recipe *rec, nvfp4_block til
         }
         printf("  %-4zu %-14s %-14s 0x%-3X %-8s %-14s %-14s", j, f(b3, x), f(b4, y), code, f(b5, val), f(b6, dq),
                isfinite(e) ? f(b1, (float)e) : "-");
-        if (mode == NVFP4_CORE_SR) printf("  %u", rb[j - c0]);
+        if (mode == NVFP4_CORE_SR) printf("  %-5u", rb[j - c0]);
+        if (r->elem == NVFP4_CORE_ELEM_E2M1 && r->enc_rule != NVFP4_CORE_ENC_EXACT) {
+            if (nvfp4_vchain_is_e2m1_tie(y)) printf("  tie: to the even code");
+            else if (fabsf(y) > 6.0f) printf("  saturates to +-6");
+        }
+        if (!ue && (s & 0x7Fu) == 0 && x != 0.0f && isfinite(x)) printf("  (scale underflow)");
         printf("\n");
     }
     printf("block error          max |dequant - x| = %.9g, rms = %.9g, relative rms = %.9g\n", maxerr,
