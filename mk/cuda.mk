@@ -14,7 +14,7 @@ CUDA_ARCHS ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100a,cod
 # (nvfp4-gpu --native, or NVFP4_CUDA_NATIVE_CVT=1). NATIVE_CVT=0 leaves it out.
 NATIVE_CVT ?= 1
 NVCC_FP   := -fmad=false -prec-div=true -prec-sqrt=true -ftz=false
-NVCC_HOST := -Xcompiler -Wall,-Wextra,-Werror,-ffp-contract=off,-fno-fast-math,-fPIC,-fopenmp
+NVCC_HOST := -Xcompiler -Wall,-Wextra,-Wshadow,-Wconversion,-Werror,-ffp-contract=off,-fno-fast-math,-fPIC,-fopenmp
 NVCCFLAGS_ALL = -std=c++17 -O3 -g $(CUDA_ARCHS) $(NVCC_FP) $(NVCC_HOST) -Werror all-warnings \
                 $(if $(filter 1,$(NATIVE_CVT)),-DNVFP4_CUDA_NATIVE_CVT=1,) \
                 -Iinclude -Isrc $(NVCCFLAGS)
