@@ -225,7 +225,7 @@ static int curand_host_usable(void)
 {
     uint32_t w;
     int s = oracle_curand_philox_host(1, 0, 0, &w, 1);
-    if (s != 0) fprintf(stderr, "SKIP curand_host_generator: curandCreateGeneratorHost/curandGenerate failed (status %d)\n", s);
+    if (s != 0) fprintf(stderr, "SKIP curand_host_generator: no usable libcurand host generator (status %d; -1: libcurand not found)\n", s);
     return s == 0;
 }
 

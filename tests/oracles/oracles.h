@@ -39,7 +39,7 @@ float oracle_fp16_to_f32(uint16_t bits);
  * generator, sets the seed, the offset and the ordering (a curandOrdering_t
  * value, 0 = leave the default), generates n 32-bit words with
  * curandGenerate into out. Returns 0 on success, else the curandStatus_t
- * of the first call that failed (e.g. no usable libcurand). */
+ * of the first call that failed, or -1 when no libcurand could be opened. */
 int oracle_curand_philox_host(uint64_t seed, uint64_t offset, int ordering, uint32_t *out, size_t n);
 
 #ifdef __cplusplus
