@@ -387,7 +387,10 @@ extern "C" nvfp4_status nvfp4_cuda_quantize(const void *x, nvfp4_dtype dtype, si
     memset(out, 0, sizeof *out);
     if (dtype != NVFP4_DTYPE_F32 && dtype != NVFP4_DTYPE_BF16)
         return nvfp4_error_set(err, NVFP4_EINVAL, "unknown dtype %d", (int)dtype);
-    if (rows == 0 || cols == 0) return nvfp4_error_set(err, NVFP4_EINVAL, "empty tensor (%zu x %zu)", rows, cols);
+    if (rows == 0 || cols == 0) return nvfp4_error_set(err, NVFP4_ESHAPE, "empty tensor (%zu x %zu)", rows, cols);
+    size_t n;
+    if (!nvfp4_mul_size(rows, cols, &n) || n > SIZE_MAX / 8)
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor of %zu x %zu elements overflows size_t", rows, cols);
     nvfp4_status st = need_device(err);
     if (st) return st;
     const nvfp4_recipe *r;

@@ -100,6 +100,7 @@ static void fill(float *x, size_t rows, size_t cols, int kind, uint64_t seed)
 
 /* ---- cases ------------------------------------------------------------------------ */
 struct scase {
+    const char *group; /* table row; NULL: the recipe */
     const char *recipe;
     nvfp4_block block;
     nvfp4_rounding rnd;
@@ -217,6 +218,24 @@ static std::vector<scase> make_cases(void)
                 c.data_seed = 7000 + k;
                 add(v, c);
             }
+    /* invalid options: both sides must refuse with the same status */
+    for (int i = 0; i < 5; i++, k++) {
+        scase c = {};
+        c.group = "invalid-options";
+        c.recipe = i == 0 ? "no-such-recipe" : (i == 1 ? "mxfp8" : "te");
+        c.block = i == 3 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_DEFAULT;
+        c.rnd = i == 1 ? NVFP4_SR : NVFP4_RN;
+        c.row = true;
+        c.col = i == 3;
+        c.rht = i >= 2;                   /* 2: RHT without columnwise; 3: RHT with 16x16 */
+        c.signs = i == 4 ? (nvfp4_rht_signs)3 : NVFP4_RHT_SIGNS_TE; /* 4: unknown sign choice (3 is inside the enum's value range) */
+        c.col = c.col || i == 4;
+        c.rows = 32;
+        c.cols = 32;
+        c.dtype = NVFP4_DTYPE_F32;
+        c.data_seed = k;
+        add(v, c);
+    }
     return v;
 }
 
@@ -357,6 +376,7 @@ static outcome run_case(const scase &c, bool cpu_only)
         bool expect_ok = c.pad || ((c.cols % 16 == 0) && (c.rows % 16 == 0) && (c.block != NVFP4_BLOCK_1X32 ||
                                                                                   (c.cols % 32 == 0 && c.rows % 32 == 0)));
         if (!c.col && c.block != NVFP4_BLOCK_16X16) expect_ok = c.pad || c.cols % (c.block == NVFP4_BLOCK_1X32 ? 32 : 16) == 0;
+        if (c.group && !strcmp(c.group, "invalid-options")) expect_ok = false;
         out.refused = sc != NVFP4_OK;
         out.ok = (sc == NVFP4_OK) == expect_ok;
         if (!out.ok) snprintf(out.what, sizeof out.what, "cpu status %d (%s)", (int)sc, ec.message);
@@ -580,7 +600,7 @@ static int cmd_selftest(int argc, char **argv)
         blk[c.block] = true;
         outcome o = run_case(c, cpu_only);
         case_label(c, lab, sizeof lab);
-        record(c.recipe, lab, o);
+        record(c.group ? c.group : c.recipe, lab, o);
     }
     const size_t gshapes[][3] = {{16, 32, 64}, {48, 80, 160}, {130, 7, 256}, {1, 1, 16}, {33, 64, 512}, {128, 128, 1024}};
     for (int i = 0; i < 6; i++) {
