@@ -343,6 +343,49 @@ START_TEST(planted_padding_127)
 }
 END_TEST
 
+/* 4 x 32: global amax 1000; row 0 holds NaNs, row 1 block 1 underflows the
+ * E4M3 scale (block amax 1e-6 * 2.688/6 < 2^-10). */
+static void make_special_tensor(float *x)
+{
+    rng_state = 77;
+    for (size_t i = 0; i < 4 * 32; i++) x[i] = urand() * 20.0f - 10.0f;
+    x[0] = 1000.0f;
+    x[3] = NAN;
+    x[17] = -NAN;
+    for (size_t k = 0; k < 16; k++) x[32 + 16 + k] = (k & 1 ? -1e-6f : 1e-6f) * (float)(k + 1) / 16.0f;
+}
+
+START_TEST(planted_nan_and_underflow)
+{
+    float x[4 * 32];
+    make_special_tensor(x);
+    plant_out e, a;
+    nvfp4_vreport rep;
+    verify_plant(PLANT_NAN_ZERO, &e, &a, &rep, x, 4, 32);
+    print_causes(&rep);
+    ck_assert_uint_eq(rep.mismatches[NVFP4_VC_DATA], 2);
+    ck_assert_uint_eq(rep.reason_count[NVFP4_VR_NAN_POLICY], 2);
+    ck_assert(nvfp4_vreport_has_cause(&rep, NVFP4_CAUSE_NAN_POLICY));
+    ck_assert_uint_eq(rep.first[0].expected_code, 0x7);
+    ck_assert(isnan(rep.first[0].input));
+    nvfp4_vreport_free(&rep);
+    plant_free(&e);
+    plant_free(&a);
+    verify_plant(PLANT_UNDERFLOW_ZERO, &e, &a, &rep, x, 4, 32);
+    print_causes(&rep);
+    ck_assert_uint_eq(e.scale[1 * 2 + 1], 0x00); /* the block really underflows */
+    ck_assert_uint_eq(rep.mismatches[NVFP4_VC_DATA], 16);
+    ck_assert_uint_eq(rep.reason_count[NVFP4_VR_SCALE_UNDERFLOW], 16);
+    ck_assert(nvfp4_vreport_has_cause(&rep, NVFP4_CAUSE_UNDERFLOW_ZEROED));
+    ck_assert_uint_eq(rep.first[0].expected_code & 7u, 7u); /* te saturates */
+    ck_assert_uint_eq(rep.first[0].actual_code & 7u, 0u);
+    ck_assert_uint_eq(rep.mismatches[NVFP4_VC_DEQUANT], 0); /* both dequantize to 0 */
+    nvfp4_vreport_free(&rep);
+    plant_free(&e);
+    plant_free(&a);
+}
+END_TEST
+
 START_TEST(partial_actual_and_sizes)
 {
     float x[TR * TC];
@@ -597,6 +640,7 @@ static Suite *suite(void)
     tcase_add_test(tc, planted_negative_zero);
     tcase_add_test(tc, planted_linear_scales);
     tcase_add_test(tc, planted_padding_127);
+    tcase_add_test(tc, planted_nan_and_underflow);
     tcase_add_test(tc, partial_actual_and_sizes);
     tcase_add_test(tc, transposed_and_candidates);
     suite_add_tcase(s, tc);

@@ -29,7 +29,9 @@ typedef enum {
     PLANT_SWAP_NIBBLES,     /* element 2j in the high nibble */
     PLANT_NEGZERO,          /* -0 written as +0 */
     PLANT_LINEAR_SCALES,    /* linear scales in the swizzled slot */
-    PLANT_PAD_127           /* swizzle padding filled with 127 */
+    PLANT_PAD_127,          /* swizzle padding filled with 127 */
+    PLANT_NAN_ZERO,         /* NaN written as code 0 */
+    PLANT_UNDERFLOW_ZERO    /* encode factor 0 when the scale underflows (TE's C++ test reference) */
 } plant_kind;
 
 typedef struct {
@@ -99,6 +101,9 @@ static inline void plant_quantize(const float *x, size_t rows, size_t cols, plan
                 uint8_t code = nvfp4_core_encode_elem(&r, &blk, xb[k], NVFP4_CORE_RN, 0);
                 if (kind == PLANT_TIES_AWAY && nvfp4_vchain_is_e2m1_tie(nvfp4_core_scaled(&r, &blk, xb[k])))
                     code = nvfp4_core_e2m1_encode(nvfp4_core_scaled(&r, &blk, xb[k]), NVFP4_CORE_SR, 128); /* carry at 1/2 */
+                if (kind == PLANT_NAN_ZERO && nvfp4_core_isnan(xb[k])) code = 0;
+                if (kind == PLANT_UNDERFLOW_ZERO && (s & 0x7Fu) == 0)
+                    code = nvfp4_core_e2m1_encode(xb[k] * 0.0f, NVFP4_CORE_RN, 0);
                 o->data[i / 2] |= (uint8_t)(code << (4 * (i & 1)));
                 o->dequant[i] = nvfp4_core_dequant_elem(&r, dscale, code);
             }
