@@ -315,6 +315,9 @@ START_TEST(dequantize_and_swizzle)
             memset(got, 0xA5, rows * cols * sizeof(float));
             nvfp4_simd_te_dequantize(ref.row.data, ref.row.scale, rows, cols, ref.row.amax, got);
             assert_f32_bits(got, want, rows * cols, "dequantize", (nvfp4_simd_variant)v);
+            memset(got, 0xA5, rows * cols * sizeof(float));
+            ck_assert_int_eq(nvfp4_simd_dequantize(&ref, false, got), v != NVFP4_SIMD_SCALAR);
+            if (v != NVFP4_SIMD_SCALAR) assert_f32_bits(got, want, rows * cols, "dequantize hook", (nvfp4_simd_variant)v);
             memset(swz, 0xA5, nswz);
             nvfp4_simd_scale_swizzle(ref.row.scale, rows, sc, swz);
             assert_bytes(swz, swz_ref, nswz, "swizzle", (nvfp4_simd_variant)v, rows, sc);
@@ -419,6 +422,73 @@ START_TEST(hooks_match_library)
 }
 END_TEST
 
+/* ---- MXFP4 1x32 row kernels -------------------------------------------------- */
+
+static void check_mx_case(unsigned seed, int rule)
+{
+    rng_state = seed * 7777u + 5u;
+    int sr = rnd() % 2;
+    size_t rows = 1 + rnd() % 40, cols = 32 * (1 + rnd() % 30);
+    tensor t;
+    tensor_make(&t, rows, cols, (int)(rnd() % 3));
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = rule == NVFP4_SIMD_MX_FLOOR ? "mxfp4-floor" : "mxfp4-rceil";
+    o.rounding = sr ? NVFP4_SR : NVFP4_RN;
+    o.seed = rnd();
+    o.offset = rnd() % 100;
+    nvfp4_quantized ref;
+    reference(&t, 0, &o, &ref);
+    ck_assert_uint_eq(ref.row.scale_cols, cols / 32);
+    nvfp4_qk_ctx c;
+    memset(&c, 0, sizeof c);
+    c.core = &ref.recipe->core;
+    c.global = nvfp4_core_global_from_amax(c.core, 0.0f);
+    c.mode = sr ? NVFP4_CORE_SR : NVFP4_CORE_RN;
+    c.seed = o.seed;
+    c.offset = o.offset;
+    c.cols = cols;
+    c.block_len = 32;
+    uint8_t *data = malloc(rows * cols / 2), *scale = malloc(rows * cols / 32);
+    nvfp4_simd_sr key = {o.seed, o.offset};
+    for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!use_variant((nvfp4_simd_variant)v)) continue;
+        const nvfp4_simd_kernels *k = nvfp4_simd_kernels_for((nvfp4_simd_variant)v);
+        const nvfp4_quant_kernels *hk = nvfp4_simd_quant_kernels(&c);
+        ck_assert(v == NVFP4_SIMD_SCALAR ? hk == NULL : hk != NULL);
+        for (int pass = 0; pass < (hk ? 2 : 1); pass++) {
+            memset(data, 0xA5, rows * cols / 2);
+            memset(scale, 0xA5, rows * cols / 32);
+            for (size_t r = 0; r < rows; r++) {
+                const float *x = t.x + r * cols;
+                uint8_t *s = scale + r * (cols / 32), *d = data + r * (cols / 2);
+                if (pass == 0) {
+                    k->mx_row_scales(rule, x, cols / 32, s);
+                    k->mx_row_encode(rule, x, cols / 32, s, sr ? &key : NULL, (uint64_t)r * (cols / 32), d);
+                } else {
+                    hk->row_scales(&c, x, s);
+                    hk->row_encode(&c, x, r, s, d);
+                }
+            }
+            assert_bytes(scale, ref.row.scale, rows * cols / 32, pass ? "MX hook scales" : "MX scales",
+                         (nvfp4_simd_variant)v, rows, cols);
+            assert_bytes(data, ref.row.data, rows * cols / 2, pass ? "MX hook codes" : "MX codes",
+                         (nvfp4_simd_variant)v, rows, cols);
+        }
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    free(data);
+    free(scale);
+    nvfp4_quantized_free(&ref);
+    tensor_free(&t);
+}
+
+START_TEST(mx_1x32)
+{
+    for (unsigned s = 0; s < 40; s++) check_mx_case(100u * (unsigned)_i + s, _i);
+}
+END_TEST
+
 /* ---- thread-count independence ------------------------------------------- */
 
 START_TEST(thread_count_independent)
@@ -493,6 +563,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, columnwise_rht, 0, 2);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, hooks_match_library);
+    tcase_add_loop_test(tc, mx_1x32, 0, 2);
     tcase_add_test(tc, thread_count_independent);
     suite_add_tcase(s, tc);
     return s;

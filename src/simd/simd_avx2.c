@@ -540,13 +540,114 @@ T256 static void avx2_row_dequant(const uint8_t *data, const uint8_t *scale, siz
     if (aligned) _mm_sfence();
 }
 
+/* ---- MXFP4 1x32 (as simd_avx512.c's mx_* helpers) ----------------------------- */
+
+T256 static inline __m256i test8(__m256i a, int bits) /* -1 where (a & bits) != 0 */
+{
+    __m256i t = _mm256_and_si256(a, _mm256_set1_epi32(bits));
+    return _mm256_xor_si256(_mm256_cmpeq_epi32(t, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+}
+
+T256 static inline __m256i mx_scale8(int rule, __m256 bam)
+{
+    if (rule == NVFP4_SIMD_MX_FLOOR) {
+        __m256i e = _mm256_srli_epi32(_mm256_castps_si256(bam), 23);
+        return _mm256_max_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(2)), _mm256_setzero_si256());
+    }
+    __m256i au = _mm256_castps_si256(_mm256_mul_ps(bam, _mm256_set1_ps(NVFP4_CORE_INV6)));
+    __m256i frac = test8(au, 0x7FFFFF);
+    __m256i b = _mm256_sub_epi32(_mm256_srli_epi32(au, 16), test8(au, 0xFFFF)); /* + 1 where low bits set */
+    __m256i bump = _mm256_and_si256(_mm256_and_si256(test8(b, 0x7F), _mm256_cmpgt_epi32(b, _mm256_set1_epi32(0x40))),
+                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7F80), b));
+    __m256i e2 = _mm256_sub_epi32(_mm256_srli_epi32(b, 7), bump);
+    __m256i e = blendv_i(_mm256_srli_epi32(au, 23), e2, frac);
+    return _mm256_min_epu32(e, _mm256_set1_epi32(0xFE));
+}
+
+T256 static inline __m256 mx_recip8(int rule, __m256i sc)
+{
+    __m256i bits = _mm256_slli_epi32(sc, 23);
+    bits = blendv_i(bits, _mm256_set1_epi32(rule == NVFP4_SIMD_MX_FLOOR ? 0x00800000 : 0x00400000),
+                    _mm256_cmpeq_epi32(sc, _mm256_setzero_si256()));
+    bits = blendv_i(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(sc, _mm256_set1_epi32(0xFF)));
+    return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_castsi256_ps(bits));
+}
+
+T256 static inline __m256i mx_fix_nan8(int rule, __m256 y, __m256i code)
+{
+    if (rule != NVFP4_SIMD_MX_FLOOR) return code;
+    return blendv_i(code, _mm256_set1_epi32(3), _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q)));
+}
+
+T256 static void avx2_mx_row_scales(int rule, const float *x, size_t nb, uint8_t *scale)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        __m256 a[8];
+        int nan = 0;
+        for (size_t i = 0; i < 8; i++) {
+            __m256 m = _mm256_setzero_ps(), un = _mm256_setzero_ps();
+            if (i < n)
+                for (int q = 0; q < 4; q++) {
+                    __m256 v = _mm256_loadu_ps(x + 32 * (b0 + i) + 8 * q);
+                    m = _mm256_max_ps(abs8(v), m);
+                    un = _mm256_or_ps(un, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+                }
+            a[i] = m;
+            if (_mm256_movemask_ps(un)) nan |= 1 << i;
+        }
+        __m256i sc = mx_scale8(rule, hmax8x8(a));
+        _Alignas(32) uint32_t t[8];
+        _mm256_store_si256((__m256i *)t, sc);
+        for (size_t i = 0; i < n; i++)
+            scale[b0 + i] = (rule == NVFP4_SIMD_MX_FLOOR && ((nan >> i) & 1)) ? 0xFF : (uint8_t)t[i];
+    }
+}
+
+T256 static void avx2_mx_row_encode(int rule, const float *x, size_t nb, const uint8_t *scale, const nvfp4_simd_sr *sr,
+                                    uint64_t block0, uint8_t *out)
+{
+    _Alignas(32) uint8_t rb[2][128];
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        uint8_t s8[8] = {0};
+        memcpy(s8, scale + b0, n);
+        _Alignas(32) float rc[8];
+        _mm256_store_ps(rc, mx_recip8(rule, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8))));
+        if (sr)
+            for (unsigned h = 0; h < 2; h++) {
+                nvfp4_simd_sr half = {sr->seed, sr->offset + h};
+                __m256i w[4];
+                sr_words8_seq(&half, block0 + b0, w);
+                sr_bytes_aos8(w, rb[h]);
+            }
+        for (size_t i = 0; i < n; i++) {
+            __m256 f = _mm256_set1_ps(rc[i]);
+            for (unsigned h = 0; h < 2; h++) {
+                const float *xs = x + 32 * (b0 + i) + 16 * h;
+                __m256 y0 = _mm256_mul_ps(_mm256_loadu_ps(xs), f), y1 = _mm256_mul_ps(_mm256_loadu_ps(xs + 8), f);
+                __m256i c0, c1;
+                if (sr) {
+                    c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb[h] + 16 * i))));
+                    c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb[h] + 16 * i + 8))));
+                } else {
+                    c0 = e2m1_rn8(y0);
+                    c1 = e2m1_rn8(y1);
+                }
+                pack8x2(mx_fix_nan8(rule, y0, c0), mx_fix_nan8(rule, y1, c1), out + 16 * (b0 + i) + 8 * h);
+            }
+        }
+    }
+}
+
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {
     "avx2",          avx2_amax_f32,  avx2_amax_bf16, avx2_row_scales,  avx2_tile_scales,
-    avx2_row_encode, avx2_col_quant, avx2_rht_amax,  avx2_row_dequant,
+    avx2_row_encode, avx2_col_quant, avx2_rht_amax,  avx2_row_dequant, avx2_mx_row_scales,
+    avx2_mx_row_encode,
 };
 
 #else /* not x86-64 GCC/clang: the dispatcher never selects this table */
 
-const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0};
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 #endif

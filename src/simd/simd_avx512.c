@@ -530,13 +530,112 @@ T512 static void avx512_row_dequant(const uint8_t *data, const uint8_t *scale, s
     if (aligned) _mm_sfence();
 }
 
+/* ---- MXFP4 1x32 ------------------------------------------------------------ */
+
+/* UE8M0 block scales from 16 block amaxes (not NaN; Inf possible):
+ * FLOOR = nvfp4_core_ue8m0_floor_scale(bamax, 2) (exponent bits, Inf as
+ * 255, minus 2, at least 0); RCEIL = nvfp4_core_ue8m0_cvt(bamax * fl(1/6),
+ * round up), whose bf16 round-up step is reproduced on the bit pattern. */
+T512 static inline __m512i mx_scale16(int rule, __m512 bam)
+{
+    const __m512i one = _mm512_set1_epi32(1);
+    if (rule == NVFP4_SIMD_MX_FLOOR) {
+        __m512i e = _mm512_srli_epi32(_mm512_castps_si512(bam), 23);
+        return _mm512_max_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(2)), _mm512_setzero_si512());
+    }
+    __m512i au = _mm512_castps_si512(_mm512_mul_ps(bam, _mm512_set1_ps(NVFP4_CORE_INV6)));
+    __mmask16 frac = _mm512_test_epi32_mask(au, _mm512_set1_epi32(0x7FFFFF));
+    __m512i b = _mm512_srli_epi32(au, 16);
+    b = _mm512_mask_add_epi32(b, _mm512_test_epi32_mask(au, _mm512_set1_epi32(0xFFFF)), b, one);
+    __mmask16 bump = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x7F)) &
+                     _mm512_cmp_epi32_mask(b, _mm512_set1_epi32(0x40), _MM_CMPINT_NLE) &
+                     _mm512_cmp_epi32_mask(b, _mm512_set1_epi32(0x7F80), _MM_CMPINT_LT);
+    __m512i e2 = _mm512_srli_epi32(b, 7);
+    e2 = _mm512_mask_add_epi32(e2, bump, e2, one);
+    __m512i e = _mm512_mask_blend_epi32(frac, _mm512_srli_epi32(au, 23), e2);
+    return _mm512_min_epu32(e, _mm512_set1_epi32(0xFE));
+}
+
+/* 1 / nvfp4_core_pow2_scale(r, s): a power of two (exact reciprocal, so
+ * x * it equals the reference's x / factor), NaN for 0xFF; code 0 is 2^-127,
+ * raised to 2^-126 by FLOOR's lower clamp. */
+T512 static inline __m512 mx_recip16(int rule, __m512i sc)
+{
+    __m512i bits = _mm512_slli_epi32(sc, 23);
+    bits = _mm512_mask_mov_epi32(bits, _mm512_cmp_epi32_mask(sc, _mm512_setzero_si512(), _MM_CMPINT_EQ),
+                                 _mm512_set1_epi32(rule == NVFP4_SIMD_MX_FLOOR ? 0x00800000 : 0x00400000));
+    bits = _mm512_mask_mov_epi32(bits, _mm512_cmp_epi32_mask(sc, _mm512_set1_epi32(0xFF), _MM_CMPINT_EQ),
+                                 _mm512_set1_epi32(0x7FC00000));
+    return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_castsi512_ps(bits));
+}
+
+/* FLOOR's torchao special: a NaN y gives 0x3 instead of 0x7. */
+T512 static inline __m512i mx_fix_nan(int rule, __m512 y, __m512i code)
+{
+    if (rule != NVFP4_SIMD_MX_FLOOR) return code;
+    return _mm512_mask_mov_epi32(code, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), _mm512_set1_epi32(3));
+}
+
+T512 static void avx512_mx_row_scales(int rule, const float *x, size_t nb, uint8_t *scale)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512 a[16];
+        unsigned nan = 0;
+        for (size_t i = 0; i < 16; i++) {
+            if (i >= n) {
+                a[i] = _mm512_setzero_ps();
+                continue;
+            }
+            __m512 lo = _mm512_loadu_ps(x + 32 * (b0 + i)), hi = _mm512_loadu_ps(x + 32 * (b0 + i) + 16);
+            a[i] = _mm512_max_ps(absnn16(lo), absnn16(hi));
+            if (_mm512_cmp_ps_mask(lo, hi, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(lo, lo, _CMP_UNORD_Q) |
+                _mm512_cmp_ps_mask(hi, hi, _CMP_UNORD_Q))
+                nan |= 1u << i;
+        }
+        __m512i sc = mx_scale16(rule, hmax16x16(a));
+        if (rule == NVFP4_SIMD_MX_FLOOR) /* torch.amax: a NaN element makes the block amax NaN -> 0xFF */
+            sc = _mm512_mask_mov_epi32(sc, (__mmask16)nan, _mm512_set1_epi32(0xFF));
+        store_scales(sc, n, scale + b0);
+    }
+}
+
+T512 static void avx512_mx_row_encode(int rule, const float *x, size_t nb, const uint8_t *scale,
+                                      const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+{
+    _Alignas(64) uint8_t rb[2][256];
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512i sc = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
+        _Alignas(64) float rc[16];
+        _mm512_store_ps(rc, mx_recip16(rule, sc));
+        if (sr)
+            for (unsigned h = 0; h < 2; h++) {
+                nvfp4_simd_sr half = {sr->seed, sr->offset + h};
+                __m512i w[4];
+                sr_words16_seq(&half, block0 + b0, w);
+                sr_bytes_aos16(w, rb[h]);
+            }
+        for (size_t i = 0; i < n; i++) {
+            __m512 f = _mm512_set1_ps(rc[i]);
+            for (unsigned h = 0; h < 2; h++) {
+                __m512 y = _mm512_mul_ps(_mm512_loadu_ps(x + 32 * (b0 + i) + 16 * h), f);
+                __m512i code = sr ? e2m1_sr16(y, _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)(rb[h] + 16 * i))))
+                                  : e2m1_rn16(y);
+                pack16(mx_fix_nan(rule, y, code), out + 16 * (b0 + i) + 8 * h);
+            }
+        }
+    }
+}
+
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {
     "avx512",          avx512_amax_f32,  avx512_amax_bf16, avx512_row_scales,  avx512_tile_scales,
-    avx512_row_encode, avx512_col_quant, avx512_rht_amax,  avx512_row_dequant,
+    avx512_row_encode, avx512_col_quant, avx512_rht_amax,  avx512_row_dequant, avx512_mx_row_scales,
+    avx512_mx_row_encode,
 };
 
 #else /* not x86-64 GCC/clang: the dispatcher never selects this table */
 
-const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0};
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 #endif

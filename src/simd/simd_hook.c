@@ -52,11 +52,44 @@ static void hook_row_encode(const nvfp4_qk_ctx *c, const float *x, size_t row, c
 
 static const nvfp4_quant_kernels hook_kernels = {"simd", hook_row_scales, hook_row_encode};
 
+/* Which MXFP4 rule (NVFP4_SIMD_MX_*) a descriptor is, or -1. */
+static int mx_rule(const nvfp4_core_recipe *r)
+{
+    if (r->elem != NVFP4_CORE_ELEM_E2M1 || r->scale_format != NVFP4_CORE_SCALE_UE8M0 ||
+        r->global_rule != NVFP4_CORE_GLOBAL_NONE || r->enc_rule != NVFP4_CORE_ENC_POW2 || r->emax_elem != 2 ||
+        r->elem_max != 6.0f)
+        return -1;
+    if (r->bscale_rule == NVFP4_CORE_BSCALE_UE8M0_FLOOR && r->special == NVFP4_CORE_SPECIAL_TORCHAO &&
+        r->amax_nan_propagates == 1 && r->pow2_scale_min == 0x1p-126f)
+        return NVFP4_SIMD_MX_FLOOR;
+    if (r->bscale_rule == NVFP4_CORE_BSCALE_UE8M0_RCEIL && r->special == NVFP4_CORE_SPECIAL_CUDA &&
+        r->amax_nan_propagates == 0 && r->pow2_scale_min == 0.0f)
+        return NVFP4_SIMD_MX_RCEIL;
+    return -1;
+}
+
+static void hook_mx_row_scales(const nvfp4_qk_ctx *c, const float *x, uint8_t *scale)
+{
+    nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO)->mx_row_scales(mx_rule(c->core), x, c->cols / 32, scale);
+}
+
+static void hook_mx_row_encode(const nvfp4_qk_ctx *c, const float *x, size_t row, const uint8_t *scale, uint8_t *out)
+{
+    nvfp4_simd_sr sr = {c->seed, c->offset};
+    size_t nb = c->cols / 32;
+    nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO)
+        ->mx_row_encode(mx_rule(c->core), x, nb, scale, c->mode == NVFP4_CORE_SR ? &sr : NULL, (uint64_t)row * nb, out);
+}
+
+static const nvfp4_quant_kernels hook_mx_kernels = {"simd-mx", hook_mx_row_scales, hook_mx_row_encode};
+
 const nvfp4_quant_kernels *nvfp4_simd_quant_kernels(const nvfp4_qk_ctx *c)
 {
-    if (!vector_kernels() || !is_te_chain(c->core) || c->block_len != 16) return NULL;
+    if (!vector_kernels()) return NULL;
     if (c->mode != NVFP4_CORE_RN && c->mode != NVFP4_CORE_SR) return NULL;
-    return &hook_kernels;
+    if (is_te_chain(c->core) && c->block_len == 16) return &hook_kernels;
+    if (mx_rule(c->core) >= 0 && c->block_len == 32) return &hook_mx_kernels;
+    return NULL;
 }
 
 int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
@@ -112,5 +145,15 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
     j.scale = t->scale;
     nvfp4_simd_te_columnwise(&j);
     *st = NVFP4_OK;
+    return 1;
+}
+
+int nvfp4_simd_dequantize(const nvfp4_quantized *q, bool columnwise, float *out)
+{
+    const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
+    if (!vector_kernels() || !q->recipe || !is_te_chain(&q->recipe->core)) return 0;
+    if (q->recipe->core.dequant_rule != NVFP4_CORE_DEQ_TE) return 0;
+    if (t->prows != t->rows || t->pcols != t->cols || t->cols % 16 != 0 || t->scale_cols != t->cols / 16) return 0;
+    nvfp4_simd_te_dequantize(t->data, t->scale, t->rows, t->cols, t->amax, out);
     return 1;
 }

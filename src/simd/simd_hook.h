@@ -8,7 +8,9 @@
  * Accelerated: recipes whose core descriptor is the `te` chain (global
  * TE_ENCODE, block scale TE_MUL, encode TE_RECIP, CUDA specials, fmaxf
  * amaxes, E2M1 elements), 1x16 and 16x16 blocks, RN and SR, fp32 and bf16
- * input, with or without RHT-16 on the columnwise output.
+ * input, with or without RHT-16 on the columnwise output; and the row
+ * kernels of the MXFP4 recipes mxfp4-floor and mxfp4-rceil (1x32, RN and
+ * SR).
  */
 #ifndef NVFP4_SIMD_HOOK_H
 #define NVFP4_SIMD_HOOK_H
@@ -34,5 +36,9 @@ float nvfp4_simd_amax(const void *x, int bf16, size_t n);
 int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
                                    size_t cols, const nvfp4_quant_opts *o, const float *known_amax,
                                    nvfp4_qtensor *t, nvfp4_status *st, nvfp4_error *err);
+
+/* nvfp4_dequantize for a te-chain orientation without padding (1x16 or
+ * 16x16 scales, one byte per 16 elements of a row): 1 when handled. */
+int nvfp4_simd_dequantize(const nvfp4_quantized *q, bool columnwise, float *out);
 
 #endif /* NVFP4_SIMD_HOOK_H */

@@ -78,7 +78,20 @@ typedef struct {
     float (*rht_amax)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
     /* te dequantize of one row of 16*nb elements */
     void (*row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out);
+    /* MXFP4 1x32 (rule NVFP4_SIMD_MX_*): UE8M0 scales of one fp32 row of
+     * 32*nb elements, and its codes (SR: block b takes Philox(offset, block0
+     * + b) for elements 0..15 and Philox(offset + 1, ...) for 16..31) */
+    void (*mx_row_scales)(int rule, const float *x, size_t nb, uint8_t *scale);
+    void (*mx_row_encode)(int rule, const float *x, size_t nb, const uint8_t *scale, const nvfp4_simd_sr *sr,
+                          uint64_t block0, uint8_t *out);
 } nvfp4_simd_kernels;
+
+/* MXFP4 recipes the kernels implement (src/recipes/mxfp4_floor.c and
+ * mxfp4_rceil.c): FLOOR = torchao to_mx (NaN in a block makes its scale
+ * 0xFF and its codes 0x3, decoded scale at least 2^-126); RCEIL = NVIDIA
+ * cvt.rp.satfinite.ue8m0 of bamax * fl(1/6) (NaN elements ignored, NaN code
+ * 0x7). */
+enum { NVFP4_SIMD_MX_FLOOR = 0, NVFP4_SIMD_MX_RCEIL = 1 };
 
 extern const nvfp4_simd_kernels nvfp4_simd_kernels_scalar;
 extern const nvfp4_simd_kernels nvfp4_simd_kernels_avx2;

@@ -173,7 +173,42 @@ static void scalar_row_dequant(const uint8_t *data, const uint8_t *scale, size_t
     }
 }
 
+static const nvfp4_core_recipe *mx(int rule)
+{
+    return rule == NVFP4_SIMD_MX_FLOOR ? &nvfp4_recipe_mxfp4_floor.core : &nvfp4_recipe_mxfp4_rceil.core;
+}
+
+static void scalar_mx_row_scales(int rule, const float *x, size_t nb, uint8_t *scale)
+{
+    const nvfp4_core_recipe *r = mx(rule);
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, 0.0f);
+    for (size_t b = 0; b < nb; b++) {
+        float a = 0.0f;
+        for (size_t i = 0; i < 32; i++) a = nvfp4_core_amax_step(a, x[32 * b + i], r->amax_nan_propagates);
+        scale[b] = nvfp4_core_block_scale(r, &g, a);
+    }
+}
+
+static void scalar_mx_row_encode(int rule, const float *x, size_t nb, const uint8_t *scale, const nvfp4_simd_sr *sr,
+                                 uint64_t block0, uint8_t *out)
+{
+    const nvfp4_core_recipe *r = mx(rule);
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, 0.0f);
+    for (size_t b = 0; b < nb; b++) {
+        nvfp4_core_block blk = nvfp4_core_block_prepare(r, &g, scale[b]);
+        uint8_t rb[32] = {0}, q[32];
+        if (sr) {
+            nvfp4_core_sr_block_bytes(sr->seed, sr->offset, block0 + b, rb);
+            nvfp4_core_sr_block_bytes(sr->seed, sr->offset + 1u, block0 + b, rb + 16);
+        }
+        for (size_t i = 0; i < 32; i++)
+            q[i] = nvfp4_core_encode_elem(r, &blk, x[32 * b + i], sr ? NVFP4_CORE_SR : NVFP4_CORE_RN, rb[i]);
+        for (size_t i = 0; i < 16; i++) out[16 * b + i] = (uint8_t)(q[2 * i] | (q[2 * i + 1] << 4));
+    }
+}
+
 const nvfp4_simd_kernels nvfp4_simd_kernels_scalar = {
-    "scalar",         scalar_amax_f32,  scalar_amax_bf16, scalar_row_scales,  scalar_tile_scales,
-    scalar_row_encode, scalar_col_quant, scalar_rht_amax,  scalar_row_dequant,
+    "scalar",           scalar_amax_f32,      scalar_amax_bf16, scalar_row_scales,  scalar_tile_scales,
+    scalar_row_encode,  scalar_col_quant,     scalar_rht_amax,  scalar_row_dequant, scalar_mx_row_scales,
+    scalar_mx_row_encode,
 };
