@@ -6,6 +6,7 @@
 
 #include "core/hadamard.h"
 #include "core/recipe.h"
+#include "recipes/recipe.h"
 #include "simd/simd_hook.h"
 #include "simd/simd_kernels.h"
 
