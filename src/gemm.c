@@ -129,7 +129,8 @@ static void decode_row(const gemm_operand *op, size_t r, int8_t *h, float *s)
 {
     const uint8_t *codes = op->t->data + r * op->row_bytes;
     for (size_t c = 0; c < op->k; c++) {
-        uint8_t nib = (uint8_t)((codes[c / 2] >> (4 * (c & 1))) & 0xFu);
+        unsigned shift = (c & 1u) ? 4u : 0u;
+        uint8_t nib = (uint8_t)(((unsigned)codes[c / 2] >> shift) & 0xFu);
         h[c] = (int8_t)(2.0f * nvfp4_core_e2m1_decode(nib));
     }
     const uint8_t *sc = op->t->scale + r * op->t->scale_cols;

@@ -59,10 +59,17 @@ static nvfp4_quantized make_q(size_t rows, size_t k, const uint8_t *codes, const
     return q;
 }
 
-static void random_operand(size_t rows, size_t k, uint8_t *codes, uint8_t *scales, uint8_t smin, uint8_t smax)
+/* Random codes, and scale bytes in [smin, smax] for blocks of bw. */
+static void random_operand_bw(size_t rows, size_t k, size_t bw, uint8_t *codes, uint8_t *scales, uint8_t smin,
+                              uint8_t smax)
 {
     for (size_t i = 0; i < rows * k; i++) codes[i] = (uint8_t)(rng() & 0xF);
-    for (size_t i = 0; i < rows * k / 16; i++) scales[i] = (uint8_t)(smin + rng() % (uint64_t)(smax - smin + 1));
+    for (size_t i = 0; i < rows * k / bw; i++) scales[i] = (uint8_t)(smin + rng() % (uint64_t)(smax - smin + 1));
+}
+
+static void random_operand(size_t rows, size_t k, uint8_t *codes, uint8_t *scales, uint8_t smin, uint8_t smax)
+{
+    random_operand_bw(rows, k, 16, codes, scales, smin, smax);
 }
 
 /* The straightforward loop: float dot per block, sequential fp32 sum, alpha
@@ -398,8 +405,8 @@ START_TEST(mxfp4)
     rng_state = 77;
     enum { M = 5, N = 4, K = 32 * 12, NB = K / 32 };
     static uint8_t ca[M * K], cb[N * K], sa[M * NB], sb[N * NB];
-    random_operand(M, K, ca, sa, 110, 140);
-    random_operand(N, K, cb, sb, 100, 150);
+    random_operand_bw(M, K, 32, ca, sa, 110, 140);
+    random_operand_bw(N, K, 32, cb, sb, 100, 150);
     for (int t = 0; t < 32; t++) ca[t] = cb[t] = 0x7; /* block 0 of (0, 0): 32 x 36 = 1152 */
     sa[0] = 127;
     sb[0] = 130;
