@@ -83,6 +83,16 @@ static void k_2d(bench_ctx *c)
     nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 1, NULL, c->data, c->scale);
 }
 
+static void k_mx_floor(bench_ctx *c)
+{
+    nvfp4_simd_mx_rowwise(c->x, c->rows, c->cols, NVFP4_SIMD_MX_FLOOR, NULL, c->data, c->scale);
+}
+
+static void k_mx_rceil(bench_ctx *c)
+{
+    nvfp4_simd_mx_rowwise(c->x, c->rows, c->cols, NVFP4_SIMD_MX_RCEIL, NULL, c->data, c->scale);
+}
+
 static void k_col(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->col); }
 
 static void k_rht_amax(bench_ctx *c) { c->rht_amax = nvfp4_simd_rht_amax(&c->rht); }
@@ -115,6 +125,8 @@ static const bench_kernel kernels[] = {
     {"quant_1x16_sr", 4, CODES, k_sr, NULL},
     {"quant_16x16_rn", 4, CODES, k_2d, NULL},
     {"quant_colwise_rn", 4, CODES, k_col, NULL},
+    {"mxfp4_1x32_floor", 4, 0.5 + 1.0 / 32.0, k_mx_floor, NULL},
+    {"mxfp4_1x32_rceil", 4, 0.5 + 1.0 / 32.0, k_mx_rceil, NULL},
     {"rht_amax", 4, 0, k_rht_amax, NULL},
     {"rht16_quant_colwise", 4, CODES, k_rht, NULL},
     {"rht16_quant+amax", 4, CODES, k_rht_with_amax, NULL},
@@ -233,6 +245,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: nvfp4 bench [--size MIB] [--threads T] [--variant V] [--repeat R] [--no-scalar] [--json]\n"
+            "       nvfp4 bench --variants     (list the SIMD variants this CPU runs, one per line)\n"
             "Throughput of the fast CPU path (te recipe) against a memcpy measured in the same run.\n"
             "  --size MIB     fp32 input size in MiB (default 256; at least 1)\n"
             "  --threads T    OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
@@ -257,6 +270,12 @@ static int run(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--variants") == 0) {
+            /* the variants this CPU runs, one per line (for scripts looping over them) */
+            for (int k = 0; k < NVFP4_SIMD_VARIANTS; k++)
+                if (nvfp4_simd_available((nvfp4_simd_variant)k)) printf("%s\n", nvfp4_simd_name((nvfp4_simd_variant)k));
+            return NVFP4_EXIT_OK;
+        }
         if (strcmp(a, "--json") == 0) json = true;
         else if (strcmp(a, "--no-scalar") == 0) scalar_baseline = false;
         else if (strcmp(a, "--size") == 0) {

@@ -69,6 +69,18 @@ void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, fl
     }
 }
 
+void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, const nvfp4_simd_sr *sr,
+                           uint8_t *data, uint8_t *scale)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t nb = cols / 32;
+#pragma omp parallel for schedule(static) if (rows * cols >= SIMD_PARALLEL_MIN)
+    for (size_t r = 0; r < rows; r++) {
+        kn->mx_row_scales(rule, x + r * cols, nb, scale + r * nb);
+        kn->mx_row_encode(rule, x + r * cols, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
+    }
+}
+
 void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);

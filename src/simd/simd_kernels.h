@@ -118,6 +118,9 @@ float nvfp4_simd_amax(const void *x, int bf16, size_t n);
 void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, float amax, int tile16,
                            const nvfp4_simd_sr *sr, uint8_t *data, uint8_t *scale);
 void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j);
+/* MXFP4 1x32 rowwise quantize (cols % 32 == 0): scale rows*cols/32 bytes. */
+void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, const nvfp4_simd_sr *sr,
+                           uint8_t *data, uint8_t *scale);
 float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j);
 void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
                               float *out);
