@@ -106,6 +106,21 @@ static void k_rht_with_amax(bench_ctx *c)
     nvfp4_simd_te_columnwise(&c->rht);
 }
 
+/* The public API as users call it (allocation included): its speed depends
+ * on whether src/quant.c routes the configuration to the fast path. */
+static void lib_quantize(bench_ctx *c, bool columnwise, bool rht)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.columnwise = columnwise;
+    o.rht = rht;
+    nvfp4_quantized q;
+    if (nvfp4_quantize(c->x, NVFP4_DTYPE_F32, c->rows, c->cols, &o, &q, NULL) == NVFP4_OK) nvfp4_quantized_free(&q);
+}
+
+static void k_lib_row(bench_ctx *c) { lib_quantize(c, false, false); }
+static void k_lib_rowcol_rht(bench_ctx *c) { lib_quantize(c, true, true); }
+
 static void k_dequant(bench_ctx *c)
 {
     nvfp4_simd_te_dequantize(c->data, c->scale, c->rows, c->cols, c->amax, c->deq);
@@ -131,6 +146,8 @@ static const bench_kernel kernels[] = {
     {"rht16_quant_colwise", 4, CODES, k_rht, NULL},
     {"rht16_quant+amax", 4, CODES, k_rht_with_amax, NULL},
     {"dequant_1x16", CODES, 4, k_dequant, NULL},
+    {"lib_quantize_te_row", 4, CODES, k_lib_row, NULL},
+    {"lib_quantize_te_row+col_rht", 4, 2 * CODES, k_lib_rowcol_rht, NULL},
     {"scale_swizzle", 1.0 / 16.0, 1.0 / 16.0, k_swizzle, k_swizzle_lib},
 };
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
@@ -363,11 +380,11 @@ static int run(int argc, char **argv)
     printf("nvfp4 bench: variant %s, %d thread%s, %zu x %zu fp32 (%.0f MiB)\n", nvfp4_simd_name(active), nthreads,
            nthreads == 1 ? "" : "s", n / cols, cols, (double)n * 4.0 / 1048576.0);
     printf("memcpy: %.2f GB/s (read + write)\n\n", memcpy_bw * 1e-9);
-    printf("%-22s %10s %10s %9s %8s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy%",
+    printf("%-28s %10s %10s %9s %8s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy%",
            scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
     for (size_t i = 0; i < NKERNELS; i++) {
         double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
-        printf("%-22s %10.2f %10.3f %9.2f %7.1f%%", kernels[i].name, t[i] * 1e3, (double)n / t[i] * 1e-9,
+        printf("%-28s %10.2f %10.3f %9.2f %7.1f%%", kernels[i].name, t[i] * 1e3, (double)n / t[i] * 1e-9,
                bytes / t[i] * 1e-9, 100.0 * bytes / t[i] / memcpy_bw);
         if (scalar_baseline)
             printf("   %17.4f %7.1fx", (double)sn / ts[i] * 1e-9, ((double)n / t[i]) / ((double)sn / ts[i]));
