@@ -557,6 +557,53 @@ START_TEST(planted_sr_byte_order)
 }
 END_TEST
 
+/* verify (not only sr-test) names the byte order when the golden is SR */
+START_TEST(verify_names_sr_byte_order)
+{
+    size_t rows = 16, cols = 64, n = rows * cols;
+    float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
+    rng_state = 31;
+    for (size_t i = 0; i < n; i++) x[i] = urand() * 8.0f - 4.0f;
+    plant_out e, a;
+    plant_quantize(x, rows, cols, PLANT_NONE, &e);
+    plant_quantize(x, rows, cols, PLANT_NONE, &a);
+    for (size_t i = 0; i < n; i++)
+        y[i] = nvfp4_verify_te_scaled(x[i], e.scale[(i / cols) * (cols / 16) + (i % cols) / 16], e.amax);
+    uint8_t *ce = malloc(n), *ca = malloc(n);
+    plant_sr_sample(y, n, PLANT_SR_CONTRACT, 77, 5, ce);
+    plant_sr_sample(y, n, PLANT_SR_BYTE_ORDER, 77, 5, ca);
+    for (size_t i = 0; i < n / 2; i++) {
+        e.data[i] = nvfp4_pack2(ce[2 * i], ce[2 * i + 1]);
+        a.data[i] = nvfp4_pack2(ca[2 * i], ca[2 * i + 1]);
+    }
+    nvfp4_vview ev = plant_view(&e), av = plant_view(&a);
+    av.dequant = NULL;
+    ev.dequant = NULL;
+    nvfp4_verify_opts o;
+    nvfp4_verify_opts_init(&o);
+    o.sr_scaled = y;
+    o.sr_seed = 77;
+    o.sr_offset = 5;
+    o.sr_block_elems = 16;
+    nvfp4_vreport rep;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_verify(&ev, &av, &o, &rep, &err), NVFP4_OK);
+    print_causes(&rep);
+    ck_assert_uint_gt(rep.mismatches[NVFP4_VC_DATA], 0);
+    ck_assert(nvfp4_vreport_has_cause(&rep, NVFP4_CAUSE_SR_BYTE_ORDER));
+    nvfp4_vreport_free(&rep);
+    /* the right order matches and names nothing */
+    memcpy(a.data, e.data, e.data_bytes);
+    ck_assert_int_eq(nvfp4_verify(&ev, &av, &o, &rep, &err), NVFP4_OK);
+    ck_assert(nvfp4_vreport_match(&rep));
+    ck_assert_uint_eq(rep.n_causes, 0);
+    nvfp4_vreport_free(&rep);
+    plant_free(&e);
+    plant_free(&a);
+    free(x), free(y), free(ce), free(ca);
+}
+END_TEST
+
 START_TEST(planted_sr_biased)
 {
     nvfp4_sr_report rep;
@@ -649,6 +696,7 @@ static Suite *suite(void)
     tcase_add_test(sr, sr_correct_kernels_pass);
     tcase_add_test(sr, planted_sr_byte_order);
     tcase_add_test(sr, planted_sr_biased);
+    tcase_add_test(sr, verify_names_sr_byte_order);
     tcase_add_test(sr, sr_repeated_bits_are_dependent);
     tcase_add_test(sr, sr_antithetic_samples_are_dependent);
     tcase_add_test(sr, sr_probabilities);

@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "cli_io.h"
-#include "recipes/recipe.h"
 #include "verify_cli.h"
 
 static const char usage[] =
@@ -48,23 +47,6 @@ static const struct option longopts[] = {{"input", required_argument, NULL, OPT_
                                          {NULL, 0, NULL, 0}};
 
 static const char *CMD = "sr-test";
-
-/* y[i] for every element of the stored orientation (padded layout). */
-static int scaled_values(const nvfp4_quantized *q, bool colwise, const float *xo, float *y)
-{
-    const nvfp4_core_recipe *r = nvfp4_recipe_core(q->recipe);
-    const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
-    if (r->enc_rule == NVFP4_CORE_ENC_EXACT || r->elem != NVFP4_CORE_ELEM_E2M1)
-        return cli_fail(CMD, "recipe %s has no scaled value to round stochastically", q->opts.recipe);
-    nvfp4_core_global g = nvfp4_core_global_from_amax(r, t->amax);
-    size_t bl = q->opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;
-    for (size_t i = 0; i < t->prows; i++)
-        for (size_t j = 0; j < t->pcols; j++) {
-            nvfp4_core_block b = nvfp4_core_block_prepare(r, &g, t->scale[i * t->scale_cols + j / bl]);
-            y[i * t->pcols + j] = nvfp4_core_scaled(r, &b, xo[i * t->pcols + j]);
-        }
-    return 0;
-}
 
 static int load_sample(const char *path, const nvfp4_quantized *q, bool colwise, const vcli_view *geom, size_t n,
                        uint8_t *codes)
@@ -210,7 +192,9 @@ static int run(int argc, char **argv)
                 if (colwise) xo[k * geom.v.cols + r] = v;
                 else xo[r * geom.v.cols + k] = v;
             }
-        rc = scaled_values(&q, colwise, xo, y);
+        const nvfp4_qtensor *t = colwise ? &q.col : &q.row;
+        rc = vcli_scaled_values(CMD, q.recipe, t->amax, t->scale, t->prows, t->pcols,
+                                q.opts.block == NVFP4_BLOCK_1X32 ? 32 : 16, xo, y);
     }
     for (size_t s = 0; !rc && s < ns; s++) {
         cp[s] = codes + s * n;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "recipes/recipe.h"
 
 static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
@@ -251,4 +252,20 @@ void vcli_variants_free(vcli_variant *v, size_t n)
         nvfp4_quantized_free(&v[i].q);
     }
     free(v);
+}
+
+int vcli_scaled_values(const char *cmd, const nvfp4_recipe *rec, float amax, const uint8_t *scale, size_t rows,
+                       size_t cols, size_t block_len, const float *x, float *y)
+{
+    const nvfp4_core_recipe *r = nvfp4_recipe_core(rec);
+    if (r->enc_rule == NVFP4_CORE_ENC_EXACT || r->elem != NVFP4_CORE_ELEM_E2M1)
+        return cli_fail(cmd, "recipe %s has no scaled value to round stochastically", nvfp4_recipe_get_info(rec)->name);
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, amax);
+    size_t scols = cols / block_len;
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            nvfp4_core_block b = nvfp4_core_block_prepare(r, &g, scale[i * scols + j / block_len]);
+            y[i * cols + j] = nvfp4_core_scaled(r, &b, x[i * cols + j]);
+        }
+    return 0;
 }

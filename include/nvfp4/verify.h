@@ -70,6 +70,7 @@ typedef enum {
     NVFP4_VR_VALUE,          /* amax or dequant value differs (codes and scale agree) */
     NVFP4_VR_FOLLOWS,        /* dequant differs because its code or scale differs */
     NVFP4_VR_SIZE,           /* the component has the wrong size: not compared */
+    NVFP4_VR_SR_BITS,        /* SR golden: the other of the two SR neighbours (different random bits) */
     NVFP4_VR_COUNT
 } nvfp4_vreason;
 
@@ -143,6 +144,12 @@ typedef struct {
     const nvfp4_vcandidate *candidates; /* optional: other recipes' outputs for x */
     size_t n_candidates;
     const char *expected_name;  /* the expected recipe's name, for messages */
+    /* SR goldens (optional): the scaled value of every element of the
+     * expected view (rows*cols) and the Philox contract that produced it, so
+     * that a kernel consuming the random bytes in another order is named. */
+    const float *sr_scaled;
+    uint64_t sr_seed, sr_offset;
+    size_t sr_block_elems;      /* 16 or 32 */
 } nvfp4_verify_opts;
 
 void nvfp4_verify_opts_init(nvfp4_verify_opts *o);

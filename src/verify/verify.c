@@ -36,7 +36,7 @@ bool nvfp4_vcomponent_parse(const char *s, nvfp4_vcomponent *out)
 
 static const char *const reason_names[NVFP4_VR_COUNT] = {
     "rounding", "tie-rule", "scale-byte", "sign-of-zero", "nan-policy", "saturation",
-    "scale-underflow", "near-boundary", "padding", "value", "follows", "size"};
+    "scale-underflow", "near-boundary", "padding", "value", "follows", "size", "sr-bits"};
 
 static const char *const reason_texts[NVFP4_VR_COUNT] = {
     "the code differs and the scaled value is not at or near a rounding boundary",
@@ -50,7 +50,8 @@ static const char *const reason_texts[NVFP4_VR_COUNT] = {
     "a padding byte of the swizzled scale layout (te writes zeros)",
     "the value differs while the codes and scales it derives from agree",
     "follows from a differing code or scale byte of the same element",
-    "the component has the wrong number of bytes and was not compared element by element"};
+    "the component has the wrong number of bytes and was not compared element by element",
+    "SR golden: the code is the other stochastic-rounding neighbour of the scaled value (different random bits)"};
 
 const char *nvfp4_vreason_name(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_COUNT ? reason_names[r] : "?"; }
 const char *nvfp4_vreason_text(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_COUNT ? reason_texts[r] : "?"; }
@@ -233,6 +234,12 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
     if (c->act_scale && e->scale && si < e->scale_bytes && c->act_scale[si] != es) return NVFP4_VR_SCALE_BYTE;
     if (e->e4m3_elements) return NVFP4_VR_ROUNDING;
     if ((ec & 7u) == 0 && (ac & 7u) == 0) return NVFP4_VR_SIGN_OF_ZERO;
+    if (c->o->sr_scaled) {
+        float ys = c->o->sr_scaled[r * e->cols + col];
+        *y_out = ys;
+        uint8_t dn = nvfp4_core_e2m1_encode(ys, NVFP4_CORE_SR, 0), up = nvfp4_core_e2m1_encode(ys, NVFP4_CORE_SR, 255);
+        if ((ac == dn || ac == up) && (ec == dn || ec == up)) return NVFP4_VR_SR_BITS;
+    }
     if (e->scale && !e->ue8m0_scales && (es & 0x7Fu) == 0) return NVFP4_VR_SCALE_UNDERFLOW;
     if (!te_like) return NVFP4_VR_ROUNDING;
     if (!(fabsf(y) <= 6.0f)) return NVFP4_VR_SATURATION;
@@ -597,6 +604,39 @@ static void detect_element_policies(vctx *c, const data_tally *t)
                                 t->underflow_zeroed);
 }
 
+/* An SR golden whose codes differ while the scales agree: infer which random
+ * byte each element consumed (src/verify/sr.c, bit-exact mode, one sample). */
+static void detect_sr_byte_order(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    const nvfp4_verify_opts *o = c->o;
+    if (!o->sr_scaled || e->e4m3_elements || !a->data || a->data_bytes != e->data_bytes) return;
+    if (!c->rep->mismatches[NVFP4_VC_DATA] || c->rep->mismatches[NVFP4_VC_SCALE]) return;
+    size_t n = elem_count(e);
+    uint8_t *codes = malloc(n ? n : 1);
+    if (!codes) return;
+    for (size_t i = 0; i < n; i++) codes[i] = code_at(e, a->data, i);
+    const uint8_t *cp[1] = {codes};
+    nvfp4_sr_input in;
+    memset(&in, 0, sizeof in);
+    in.n = n;
+    in.y = o->sr_scaled;
+    in.samples = 1;
+    in.codes = cp;
+    in.alpha = 0.001;
+    in.bitexact = true;
+    in.seed = o->sr_seed;
+    in.offset = o->sr_offset;
+    in.offset_step = 1;
+    in.block_elems = o->sr_block_elems == 32 ? 32 : 16;
+    nvfp4_sr_report sr;
+    if (nvfp4_sr_test(&in, &sr, NULL) == NVFP4_OK && sr.byte_map_found && sr.bitexact_mismatches)
+        for (size_t i = 0; i < sr.n_causes; i++)
+            if (sr.causes[i].cause == NVFP4_CAUSE_SR_BYTE_ORDER)
+                nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SR_BYTE_ORDER, "%s", sr.causes[i].line);
+    free(codes);
+}
+
 /* Compare the actual view with each candidate (components the actual holds). */
 static bool view_equal_present(const nvfp4_vview *a, const nvfp4_vview *k)
 {
@@ -787,6 +827,7 @@ nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual
         detect_transposed_layout(&c);
         detect_element_policies(&c, &dt);
         detect_encode_factor(&c, &dt);
+        detect_sr_byte_order(&c);
     }
     if (want[NVFP4_VC_SCALE] || want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_layouts(&c);
     if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_padding(&c, &swt);

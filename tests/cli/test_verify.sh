@@ -96,6 +96,14 @@ $K ref.safetensors dq.safetensors --bug dequant-ulp
 run_v "dequant differs by one ulp" 1 "dequant            1 of 1920 differ" --expected ref.safetensors --actual dq.safetensors
 grep -q "dequant\[1\] row 0 col 1: .*: value" out.txt && ok "dequant reason value" || bad "dequant reason"
 
+# An SR golden against a sample with other random bits: every difference is sr-bits.
+$NVFP4 quantize x.f32 --shape 40x48 --dtype f32 --round sr --seed 5 --offset 0 -o sr0.safetensors >/dev/null || bad "sr0"
+$NVFP4 quantize x.f32 --shape 40x48 --dtype f32 --round sr --seed 5 --offset 1 -o sr1.safetensors >/dev/null || bad "sr1"
+$K sr1.safetensors sr1k.safetensors --keep data,scale
+run_v "SR with other bits" 1 ": sr-bits" --expected sr0.safetensors --actual sr1k.safetensors
+grep -qE "^reasons: sr-bits [0-9]+$" out.txt && ok "every SR difference is sr-bits" || bad "sr-bits reasons"
+grep -q "cause sr-byte-order" out.txt && bad "other bits named a byte order" || ok "no byte order claimed for other bits"
+
 # Options.
 run_v "--component data ignores the scales" 0 "verdict: MATCH" --expected ref.safetensors --actual lin.safetensors --component data
 run_v "--errors 2" 1 "first 2 mismatches:" --expected ref.safetensors --actual sw.safetensors --errors 2
