@@ -118,6 +118,15 @@ START_TEST(planted_ties_away)
     /* dequant differences are attributed to the codes */
     ck_assert_uint_eq(rep.mismatches[NVFP4_VC_DEQUANT], rep.mismatches[NVFP4_VC_DATA]);
     ck_assert_uint_eq(rep.reason_count[NVFP4_VR_FOLLOWS], rep.mismatches[NVFP4_VC_DEQUANT]);
+    size_t ties = rep.mismatches[NVFP4_VC_DATA];
+    nvfp4_vreport_free(&rep);
+    /* one unrelated wrong code (a random row) does not hide the tie rule */
+    a.data[30 * TC / 2] ^= 0x01;
+    nvfp4_vview ev = plant_view(&e), av = plant_view(&a);
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_verify(&ev, &av, NULL, &rep, &err), NVFP4_OK);
+    ck_assert_uint_eq(rep.mismatches[NVFP4_VC_DATA], ties + 1);
+    ck_assert(nvfp4_vreport_has_cause(&rep, NVFP4_CAUSE_TIES_AWAY));
     nvfp4_vreport_free(&rep);
     plant_free(&e);
     plant_free(&a);

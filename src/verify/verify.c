@@ -580,24 +580,29 @@ static void detect_encode_factor(vctx *c, const data_tally *t)
                                 t->mism);
 }
 
+/* A policy is named when it explains (nearly) every differing code: at least
+ * 90%, so that one unrelated difference does not hide it. */
+static bool most(size_t part, size_t all) { return part && part * 10 >= all * 9; }
+
 static void detect_element_policies(vctx *c, const data_tally *t)
 {
     if (!t->mism) return;
-    if (t->ties_away && t->ties_away == t->mism)
+    if (most(t->ties_away, t->mism))
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TIES_AWAY,
-                                "data: E2M1 ties rounded away from zero: all %zu differing codes are exact midpoints "
+                                "data: E2M1 ties rounded away from zero: %zu of %zu differing codes are exact midpoints "
                                 "rounded up in magnitude; ties must go to the even code (0, 1, 2, 4 | 0.5, 1.5, 3, 6 are "
                                 "odd)",
-                                t->mism);
-    if (t->negzero && t->negzero == t->mism)
+                                t->ties_away, t->mism);
+    if (most(t->negzero, t->mism))
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_NEGATIVE_ZERO,
                                 "data: -0 written as +0 (%zu codes 0x8 became 0x0): the sign of zero results is kept "
                                 "(-0.0 and negative underflow give 0x8)",
                                 t->negzero);
-    if (t->nan && t->nan == t->mism)
+    if (most(t->nan, t->mism))
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_NAN_POLICY,
-                                "data: only NaN inputs differ (%zu): te writes NaN as 0x7 (+6), satfinite", t->nan);
-    if (t->underflow_zeroed && t->underflow_zeroed == t->mism)
+                                "data: NaN inputs differ (%zu of %zu): te writes NaN as 0x7 (+6), satfinite", t->nan,
+                                t->mism);
+    if (most(t->underflow_zeroed, t->mism))
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_UNDERFLOW_ZEROED,
                                 "data: blocks whose scale underflows to 0 got code 0 (%zu elements); te's encode factor "
                                 "becomes FLT_MAX there and the codes saturate to +-6",
