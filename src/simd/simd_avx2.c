@@ -401,7 +401,8 @@ T256 static void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c
 }
 
 /* 16 rows x 8 columns -> 8 blocks of the transposed output. */
-T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, float tile_amax)
+T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, float tile_amax, nvfp4_simd_col_stage *st,
+                           size_t srow, size_t gslot)
 {
     size_t nbr = j->rows / 16;
     const nvfp4_simd_te_consts *k = &j->k;
@@ -444,10 +445,9 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
     _mm256_store_si256((__m256i *)hi, wd[1]);
     _mm256_store_si256((__m256i *)s8, sb);
     for (size_t c = 0; c < 8; c++) {
-        size_t blk = (c0 + c) * nbr + g;
         uint64_t q = (uint64_t)lo[c] | ((uint64_t)hi[c] << 32);
-        memcpy(j->data + 8 * blk, &q, 8);
-        j->scale[blk] = (uint8_t)s8[c];
+        memcpy(st->data[srow + c] + 8 * gslot, &q, 8);
+        st->scale[srow + c][gslot] = (uint8_t)s8[c];
     }
 }
 
@@ -463,20 +463,30 @@ T256 static float col_tile_amax16(const nvfp4_simd_col_job *j, size_t g, size_t 
     return hmax8(m);
 }
 
+/* Column strips and staging as in simd_avx512.c's avx512_col_quant. */
 T256 static void avx2_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
+    nvfp4_simd_col_stage st;
     if (j->tile16) { /* cols % 16 == 0 */
-        for (size_t c0 = 0; c0 < j->cols; c0 += 16)
-            for (size_t g = g0; g < g1; g++) {
-                float ta = col_tile_amax16(j, g, c0);
-                col_tile8(j, g, c0, ta);
-                col_tile8(j, g, c0 + 8, ta);
-            }
+        for (size_t s0 = 0; s0 < j->cols; s0 += NVFP4_SIMD_STAGE_COLS) {
+            size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < j->cols ? s0 + NVFP4_SIMD_STAGE_COLS : j->cols;
+            for (size_t g = g0; g < g1; g++)
+                for (size_t c0 = s0; c0 < s1; c0 += 16) {
+                    float ta = col_tile_amax16(j, g, c0);
+                    col_tile8(j, g, c0, ta, &st, c0 - s0, g - g0);
+                    col_tile8(j, g, c0 + 8, ta, &st, c0 + 8 - s0, g - g0);
+                }
+            nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
+        }
         return;
     }
     size_t ncol8 = j->cols / 8 * 8;
-    for (size_t c0 = 0; c0 < ncol8; c0 += 8)
-        for (size_t g = g0; g < g1; g++) col_tile8(j, g, c0, -1.0f);
+    for (size_t s0 = 0; s0 < ncol8; s0 += NVFP4_SIMD_STAGE_COLS) {
+        size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol8 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol8;
+        for (size_t g = g0; g < g1; g++)
+            for (size_t c0 = s0; c0 < s1; c0 += 8) col_tile8(j, g, c0, -1.0f, &st, c0 - s0, g - g0);
+        nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
+    }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol8; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
 }

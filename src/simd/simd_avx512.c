@@ -419,7 +419,9 @@ T512 static void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0
 
 /* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
  * transposed output (8 bytes each) and their 16 scale bytes. */
-T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0)
+/* st/slot: where the strip's stage keeps column c0 (row c0 - s0) and group g (g - g0). */
+T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp4_simd_col_stage *st, size_t srow,
+                          size_t gslot)
 {
     size_t nbr = j->rows / 16;
     const nvfp4_simd_te_consts *k = &j->k;
@@ -462,19 +464,25 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0)
     _mm_store_si128((__m128i *)s8, _mm512_cvtepi32_epi8(sb));
     static const uint8_t slot[16] = {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15};
     for (size_t c = 0; c < 16; c++) {
-        size_t blk = (c0 + c) * nbr + g;
-        memcpy(j->data + 8 * blk, &q[slot[c]], 8);
-        j->scale[blk] = s8[c];
+        memcpy(st->data[srow + c] + 8 * gslot, &q[slot[c]], 8);
+        st->scale[srow + c][gslot] = s8[c];
     }
 }
 
-/* Column strips outermost, so consecutive groups complete the output rows'
- * cache lines (8 bytes per group) before the strip moves on. */
+/* Strips of NVFP4_SIMD_STAGE_COLS columns outermost: inside a strip each
+ * group reads 16 rows of 1 KiB contiguously (prefetcher-friendly); the
+ * strip's groups (at most 8, g0 % 8 == 0) fill one 64-byte line of each
+ * output row in the stage, which is then written out whole. */
 T512 static void avx512_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
     size_t ncol16 = j->cols / 16 * 16;
-    for (size_t c0 = 0; c0 < ncol16; c0 += 16)
-        for (size_t g = g0; g < g1; g++) col_tile(j, g, c0);
+    nvfp4_simd_col_stage st;
+    for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
+        size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol16 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol16;
+        for (size_t g = g0; g < g1; g++)
+            for (size_t c0 = s0; c0 < s1; c0 += 16) col_tile(j, g, c0, &st, c0 - s0, g - g0);
+        nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
+    }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
 }

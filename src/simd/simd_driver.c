@@ -10,6 +10,10 @@
  */
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/nvfp4_core.h"
 #include "simd/simd_kernels.h"
 
@@ -79,6 +83,27 @@ void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, c
         kn->mx_row_scales(rule, x + r * cols, nb, scale + r * nb);
         kn->mx_row_encode(rule, x + r * cols, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
     }
+}
+
+void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
+                                size_t g0, size_t g1)
+{
+    size_t nbr = j->rows / 16, len = 8 * (g1 - g0);
+    for (size_t c = s0; c < s1; c++) {
+        uint8_t *dst = j->data + c * (j->rows / 2) + 8 * g0;
+#if defined(__SSE2__)
+        /* whole lines, written once: streaming stores skip the read-for-ownership */
+        if (len == 64 && ((uintptr_t)dst & 15u) == 0) {
+            const __m128i *src = (const __m128i *)st->data[c - s0];
+            for (int q = 0; q < 4; q++) _mm_stream_si128((__m128i *)dst + q, _mm_load_si128(src + q));
+        } else
+#endif
+            memcpy(dst, st->data[c - s0], len);
+        memcpy(j->scale + c * nbr + g0, st->scale[c - s0], g1 - g0);
+    }
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
 }
 
 void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)

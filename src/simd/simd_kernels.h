@@ -72,7 +72,7 @@ typedef struct {
     void (*row_encode)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const uint8_t *scale,
                        const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out);
     /* columnwise (optionally RHT'd) quantize of input row groups [g0, g1)
-     * (a group is 16 rows) */
+     * (a group is 16 rows; g0 % 8 == 0 and g1 - g0 <= 8: one output line) */
     void (*col_quant)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
     /* max |RHT(x)| (as rounded) over row groups [g0, g1) of the job */
     float (*rht_amax)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
@@ -109,6 +109,21 @@ void nvfp4_simd_col_group(const nvfp4_simd_col_job *j, size_t g, size_t c, float
 /* Columnwise quantize of one (group, column) block with the scalar code;
  * tile_amax < 0: the block's own amax. */
 void nvfp4_simd_scalar_col_block(const nvfp4_simd_col_job *j, size_t g, size_t c, float tile_amax);
+
+/* Columnwise staging: a strip of up to NVFP4_SIMD_STAGE_COLS output rows
+ * times up to 8 groups (one 64-byte line of each output row, 8 scale bytes)
+ * is assembled here and then written out line by line: the output rows are
+ * rows/2 bytes apart (a power of two for power-of-two shapes), so writing
+ * 8 bytes at a time into hundreds of them thrashes the cache sets. */
+#define NVFP4_SIMD_STAGE_COLS 256
+typedef struct {
+    _Alignas(64) uint8_t data[NVFP4_SIMD_STAGE_COLS][64];
+    uint8_t scale[NVFP4_SIMD_STAGE_COLS][8];
+} nvfp4_simd_col_stage;
+/* Writes output rows s0..s1-1, groups g0..g1-1 (g0 % 8 == 0, g1 - g0 <= 8)
+ * from the stage to the job's outputs (streaming stores when aligned). */
+void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
+                                size_t g0, size_t g1);
 
 /* ---- whole-tensor drivers (simd_driver.c), OpenMP, active variant ------ */
 
