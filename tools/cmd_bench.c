@@ -243,16 +243,29 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double best_time(void (*fn)(bench_ctx *), bench_ctx *c, int repeat)
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Best wall time of `repeat` runs; *busy = CPU time / (wall time * threads)
+ * of that run: well below 1 means the machine was shared while measuring. */
+static double best_time(void (*fn)(bench_ctx *), bench_ctx *c, int repeat, double *busy)
 {
     fn(c); /* warm-up */
-    double best = 1e300;
+    double best = 1e300, best_busy = 0.0;
     for (int r = 0; r < repeat; r++) {
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         fn(c);
-        double t = now() - t0;
-        if (t < best) best = t;
+        double t = now() - t0, ct = cpu_now() - c0;
+        if (t < best) {
+            best = t;
+            best_busy = ct / (t * (double)omp_get_max_threads());
+        }
     }
+    if (busy) *busy = best_busy;
     return best;
 }
 
@@ -271,7 +284,9 @@ static void usage(FILE *f)
             "  --no-scalar    skip the 1-thread scalar baseline (the speedup column)\n"
             "  --json         one JSON object on stdout instead of the table\n"
             "Traffic counts the input read once and each output written once; ratio = traffic rate / memcpy rate,\n"
-            "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input.\n");
+            "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input.\n"
+            "busy = CPU time / (wall time x threads) of the reported run: well below 100%% means other\n"
+            "processes shared the cores and the figures understate the kernels.\n");
 }
 
 static int run(int argc, char **argv)
@@ -331,10 +346,11 @@ static int run(int argc, char **argv)
         teardown(&c);
         return cli_fail(CMD, "out of memory for a %zu MiB benchmark", mib);
     }
-    double t_memcpy = best_time(k_memcpy, &c, (int)repeat);
+    double memcpy_busy;
+    double t_memcpy = best_time(k_memcpy, &c, (int)repeat, &memcpy_busy);
     double memcpy_bw = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
-    double t[NKERNELS], ts[NKERNELS];
-    for (size_t i = 0; i < NKERNELS; i++) t[i] = best_time(kernels[i].run, &c, (int)repeat);
+    double t[NKERNELS], ts[NKERNELS], busy[NKERNELS];
+    for (size_t i = 0; i < NKERNELS; i++) t[i] = best_time(kernels[i].run, &c, (int)repeat, &busy[i]);
     size_t sn = 0;
     if (scalar_baseline) {
         /* the straightforward code: scalar variant, one thread, a quarter of the input */
@@ -350,7 +366,7 @@ static int run(int argc, char **argv)
         nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
         omp_set_num_threads(1);
         for (size_t i = 0; i < NKERNELS; i++)
-            ts[i] = best_time(kernels[i].run_scalar ? kernels[i].run_scalar : kernels[i].run, &s, 1);
+            ts[i] = best_time(kernels[i].run_scalar ? kernels[i].run_scalar : kernels[i].run, &s, 1, NULL);
         sn = s.n;
         nvfp4_simd_set(active, NULL);
         omp_set_num_threads(nthreads);
@@ -361,14 +377,14 @@ static int run(int argc, char **argv)
 
     if (json) {
         printf("{\"variant\": \"%s\", \"threads\": %d, \"elements\": %zu, \"input_mib\": %.1f, "
-               "\"memcpy_gbps\": %.3f, \"kernels\": [",
-               nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, memcpy_bw * 1e-9);
+               "\"memcpy_gbps\": %.3f, \"memcpy_busy\": %.3f, \"kernels\": [",
+               nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, memcpy_bw * 1e-9, memcpy_busy);
         for (size_t i = 0; i < NKERNELS; i++) {
             double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
             printf("%s{\"name\": \"%s\", \"seconds\": %.6f, \"gelem_per_s\": %.4f, \"gbps\": %.3f, "
-                   "\"memcpy_ratio\": %.4f",
+                   "\"memcpy_ratio\": %.4f, \"busy\": %.3f",
                    i ? ", " : "", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9,
-                   bytes / t[i] / memcpy_bw);
+                   bytes / t[i] / memcpy_bw, busy[i]);
             if (scalar_baseline)
                 printf(", \"scalar_1t_gelem_per_s\": %.4f, \"speedup_vs_scalar_1t\": %.2f", (double)sn / ts[i] * 1e-9,
                        ((double)n / t[i]) / ((double)sn / ts[i]));
@@ -379,13 +395,13 @@ static int run(int argc, char **argv)
     }
     printf("nvfp4 bench: variant %s, %d thread%s, %zu x %zu fp32 (%.0f MiB)\n", nvfp4_simd_name(active), nthreads,
            nthreads == 1 ? "" : "s", n / cols, cols, (double)n * 4.0 / 1048576.0);
-    printf("memcpy: %.2f GB/s (read + write)\n\n", memcpy_bw * 1e-9);
-    printf("%-28s %10s %10s %9s %8s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy%",
+    printf("memcpy: %.2f GB/s (read + write), busy %.0f%%\n\n", memcpy_bw * 1e-9, 100.0 * memcpy_busy);
+    printf("%-28s %10s %10s %9s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy%", "busy",
            scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
     for (size_t i = 0; i < NKERNELS; i++) {
         double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
-        printf("%-28s %10.2f %10.3f %9.2f %7.1f%%", kernels[i].name, t[i] * 1e3, (double)n / t[i] * 1e-9,
-               bytes / t[i] * 1e-9, 100.0 * bytes / t[i] / memcpy_bw);
+        printf("%-28s %10.2f %10.3f %9.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3, (double)n / t[i] * 1e-9,
+               bytes / t[i] * 1e-9, 100.0 * bytes / t[i] / memcpy_bw, 100.0 * busy[i]);
         if (scalar_baseline)
             printf("   %17.4f %7.1fx", (double)sn / ts[i] * 1e-9, ((double)n / t[i]) / ((double)sn / ts[i]));
         printf("\n");
