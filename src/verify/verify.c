@@ -693,7 +693,8 @@ static void detect_candidates(vctx *c)
         for (size_t i = 0; i < c->e->data_bytes; i++) exp_match += c->a->data[i] == c->e->data[i];
     }
     double exp_frac = exp_total ? (double)exp_match / (double)exp_total : 0.0;
-    if (rank[0].fraction > exp_frac && rank[0].data_total)
+    double best = rank[0].data_total ? (double)rank[0].data_match / (double)rank[0].data_total : 0.0;
+    if (best > exp_frac && rank[0].data_total)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_DIFFERENT_RECIPE,
                                 "recipe: nearest other recipe is %s (%.4f%% of data bytes match, %.4f%% for %s)",
                                 rank[0].name, pct(rank[0].data_match, rank[0].data_total), 100.0 * exp_frac,

@@ -137,5 +137,21 @@ run_v "unreadable actual" 2 "nope.safetensors" --expected ref.safetensors --actu
 run_v "bad component" 2 "bad --component 'codes'" --expected ref.safetensors --actual good.safetensors --component codes
 $K ref.safetensors none.safetensors --keep x_nothing
 run_v "no component at all" 2 "holds none of the bundle's components" --expected ref.safetensors --actual none.safetensors
+python3 - <<'PY'
+import struct, json
+def st(path, tensors):
+    h, off, blob = {}, 0, b""
+    for k, (dt, shape, data) in tensors.items():
+        h[k] = {"dtype": dt, "shape": shape, "data_offsets": [off, off + len(data)]}
+        off += len(data); blob += data
+    j = json.dumps(h).encode(); j += b" " * ((8 - len(j) % 8) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(j)) + j + blob)
+st("f32data.safetensors", {"data": ("F32", [40, 24], bytes(40 * 24 * 4))})
+st("amax2.safetensors", {"amax": ("F32", [2], bytes(8))})
+st("dqi32.safetensors", {"dequant": ("I32", [40, 48], bytes(40 * 48 * 4))})
+PY
+run_v "codes must be bytes" 2 "component 'data' is F32; codes and scales are bytes (U8)" --expected ref.safetensors --actual f32data.safetensors
+run_v "amax is one value" 2 "component 'amax' holds 2 values; amax is one F32" --expected ref.safetensors --actual amax2.safetensors
+run_v "dequant must be F32" 2 "component 'dequant' is I32; it must be F32" --expected ref.safetensors --actual dqi32.safetensors
 run_v "--help" 0 "usage: nvfp4 verify" --help
 exit $fail
