@@ -30,6 +30,14 @@
 #include "core/recipe.h"
 #include "core/hadamard.h"
 
+/* Loops over the 16 elements of a segment are unrolled on the device, so
+ * that the segment's arrays live in registers, not local memory. */
+#if defined(__CUDA_ARCH__)
+#define NVFP4_UNROLL _Pragma("unroll")
+#else
+#define NVFP4_UNROLL
+#endif
+
 #if defined(__CUDACC__)
 #define NVFP4_IT __host__ __device__ __forceinline__
 #else
@@ -78,7 +86,7 @@ NVFP4_IT float nvfp4_cu_load(const nvfp4_cu_qparams &p, size_t r, size_t c)
 }
 
 /* The 16 values of stored row j, columns 16s..16s+15 (zero outside the
- * logical tensor: the padding), after the RHT when asked. */
+ * logical tensor: the padding), as stored in x. */
 NVFP4_IT void nvfp4_cu_fetch_seg(const nvfp4_cu_qparams &p, size_t j, size_t s, float v[16])
 {
     size_t c0 = 16 * s;
@@ -89,12 +97,14 @@ NVFP4_IT void nvfp4_cu_fetch_seg(const nvfp4_cu_qparams &p, size_t j, size_t s, 
             const uint4 *q = (const uint4 *)((const uint16_t *)p.x + i);
             uint4 a = q[0], b = q[1];
             uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+            NVFP4_UNROLL
             for (int k = 0; k < 8; k++) {
                 v[2 * k] = nvfp4_core_bf16_decode((uint16_t)(w[k] & 0xFFFFu));
                 v[2 * k + 1] = nvfp4_core_bf16_decode((uint16_t)(w[k] >> 16));
             }
         } else {
             const float4 *q = (const float4 *)((const float *)p.x + i);
+            NVFP4_UNROLL
             for (int k = 0; k < 4; k++) {
                 float4 f = q[k];
                 v[4 * k] = f.x;
@@ -106,17 +116,27 @@ NVFP4_IT void nvfp4_cu_fetch_seg(const nvfp4_cu_qparams &p, size_t j, size_t s, 
     } else
 #endif
     {
+        NVFP4_UNROLL
         for (int k = 0; k < 16; k++) {
             size_t c = c0 + (size_t)k;
             if (j >= p.srows || c >= p.scols) v[k] = 0.0f;
             else v[k] = p.colwise ? nvfp4_cu_load(p, c, j) : nvfp4_cu_load(p, j, c);
         }
     }
-    if (p.rht) nvfp4_core_rht_forward_group(v, v, 16u, p.rht_mask, p.rht_bf16);
+}
+
+/* The segment as quantized: after the RHT when the orientation has one. RHT
+ * is a template parameter so that kernels without it never take the
+ * address of v (which would move it to local memory). */
+template <bool RHT> NVFP4_IT void nvfp4_cu_fetch(const nvfp4_cu_qparams &p, size_t j, size_t s, float v[16])
+{
+    nvfp4_cu_fetch_seg(p, j, s, v);
+    if (RHT) nvfp4_core_rht_forward_group(v, v, 16u, p.rht_mask, p.rht_bf16);
 }
 
 NVFP4_IT float nvfp4_cu_seg_amax(const nvfp4_cu_qparams &p, const float v[16], float acc)
 {
+    NVFP4_UNROLL
     for (int k = 0; k < 16; k++) acc = nvfp4_core_amax_step(acc, v[k], p.r.amax_nan_propagates);
     return acc;
 }
@@ -159,6 +179,7 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
     nvfp4_cu_seg_rbits(p, j, s, rb);
     size_t e0 = j * p.pscols + 16 * s;
     if (p.r.elem == NVFP4_CORE_ELEM_E4M3) {
+        NVFP4_UNROLL
         for (int k = 0; k < 16; k++) p.data[e0 + (size_t)k] = nvfp4_core_encode_elem(&p.r, &blk, v[k], p.mode, 0);
         return;
     }
@@ -167,7 +188,9 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
     if (p.native && p.mode != NVFP4_CORE_RZ && p.r.enc_rule == NVFP4_CORE_ENC_TE_RECIP &&
         p.r.special == NVFP4_CORE_SPECIAL_CUDA) {
         float y[16];
+        NVFP4_UNROLL
         for (int k = 0; k < 16; k++) y[k] = nvfp4_core_scaled(&p.r, &blk, v[k]);
+        NVFP4_UNROLL
         for (int q = 0; q < 4; q++) {
             uint32_t n4;
             if (p.mode == NVFP4_CORE_SR) {
@@ -182,6 +205,7 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
     } else
 #endif
     {
+        NVFP4_UNROLL
         for (int k = 0; k < 16; k++) {
             uint32_t code = nvfp4_core_encode_elem(&p.r, &blk, v[k], p.mode, rb[k]) & 0xFu;
             w[k >> 3] |= code << (4 * (k & 7));
@@ -195,36 +219,39 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
 #endif
 }
 
-/* One item = one scale block of the stored orientation. Item order puts
- * neighbouring threads on neighbouring addresses of x: along the stored row
- * for rowwise, along the stored rows (= original columns) for columnwise. */
-struct nvfp4_cu_quant_item {
+/* One item = one scale block of the stored orientation: BW elements along
+ * a stored row (16 or 32), or a 16x16 tile when TILE. The block shape is a
+ * template parameter (and so is the RHT) so that every loop bound is a
+ * constant and the values stay in registers. Item order puts neighbouring threads on
+ * neighbouring addresses of x: along the stored row for rowwise, along the
+ * stored rows (= original columns) for columnwise. */
+template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
     nvfp4_cu_qparams p;
-    NVFP4_IT size_t count() const
-    {
-        return (p.psrows / (size_t)p.tile) * (p.pscols / (size_t)p.bw);
-    }
+    NVFP4_IT size_t count() const { return (p.psrows / (TILE ? 16u : 1u)) * (p.pscols / (size_t)BW); }
     NVFP4_IT void operator()(size_t t) const
     {
-        size_t nb = p.pscols / (size_t)p.bw, nj = p.psrows / (size_t)p.tile;
+        size_t nb = p.pscols / (size_t)BW, nj = p.psrows / (TILE ? 16u : 1u);
         size_t jb, b;
         if (p.colwise) { jb = t % nj; b = t / nj; }
         else { jb = t / nb; b = t % nb; }
-        if (p.tile == 1) one_row(jb, b);
-        else tile16(jb, b);
+        if (TILE) tile16(jb, b);
+        else one_row(jb, b);
     }
     NVFP4_IT void one_row(size_t j, size_t b) const
     {
-        float v[32];
-        size_t nseg = (size_t)p.bw / 16, s0 = b * nseg;
+        const int nseg = BW / 16;
+        float v[BW];
+        size_t s0 = b * (size_t)nseg;
         float bamax = 0.0f;
-        for (size_t q = 0; q < nseg; q++) {
-            nvfp4_cu_fetch_seg(p, j, s0 + q, v + 16 * q);
+        NVFP4_UNROLL
+        for (int q = 0; q < nseg; q++) {
+            nvfp4_cu_fetch<RHT>(p, j, s0 + (size_t)q, v + 16 * q);
             bamax = nvfp4_cu_seg_amax(p, v + 16 * q, bamax);
         }
         uint8_t sb = nvfp4_core_block_scale(&p.r, &p.g, bamax);
         nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
-        for (size_t q = 0; q < nseg; q++) nvfp4_cu_encode_seg(p, j, s0 + q, v + 16 * q, blk);
+        NVFP4_UNROLL
+        for (int q = 0; q < nseg; q++) nvfp4_cu_encode_seg(p, j, s0 + (size_t)q, v + 16 * q, blk);
         p.scale[j * p.scale_cols + b] = sb;
     }
     /* 16x16: the tile amax over 16 segments, then each segment again (the
@@ -234,13 +261,13 @@ struct nvfp4_cu_quant_item {
         float v[16];
         float bamax = 0.0f;
         for (size_t i = 0; i < 16; i++) {
-            nvfp4_cu_fetch_seg(p, 16 * J + i, b, v);
+            nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
             bamax = nvfp4_cu_seg_amax(p, v, bamax);
         }
         uint8_t sb = nvfp4_core_block_scale(&p.r, &p.g, bamax);
         nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
         for (size_t i = 0; i < 16; i++) {
-            nvfp4_cu_fetch_seg(p, 16 * J + i, b, v);
+            nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
             nvfp4_cu_encode_seg(p, 16 * J + i, b, v, blk);
             p.scale[(16 * J + i) * p.scale_cols + b] = sb;
         }
@@ -274,14 +301,37 @@ NVFP4_IT void nvfp4_cu_amax_publish(uint32_t *out, uint32_t m)
 struct nvfp4_cu_amax_item {
     const void *x;
     int bf16, nanprop;
+    int vec; /* x is 16-byte aligned: the device loads 16-byte vectors */
     size_t n, T;
     uint32_t *out;
     NVFP4_IT size_t count() const { return T; }
+    NVFP4_IT uint32_t max_of(uint32_t m, float v) const
+    {
+        uint32_t u = nvfp4_cu_amax_bits(v, nanprop);
+        return u > m ? u : m;
+    }
     NVFP4_IT void operator()(size_t t) const
     {
         uint32_t m = 0;
         size_t per = bf16 ? 8 : 4; /* elements per 16-byte vector */
         size_t nv = n / per;
+#if defined(__CUDA_ARCH__)
+        if (vec) {
+            for (size_t i = t; i < nv; i += T) {
+                uint4 q = ((const uint4 *)x)[i];
+                uint32_t w[4] = {q.x, q.y, q.z, q.w};
+                NVFP4_UNROLL
+                for (int k = 0; k < 4; k++) {
+                    if (bf16) {
+                        m = max_of(m, nvfp4_core_bf16_decode((uint16_t)(w[k] & 0xFFFFu)));
+                        m = max_of(m, nvfp4_core_bf16_decode((uint16_t)(w[k] >> 16)));
+                    } else {
+                        m = max_of(m, nvfp4_core_f32_from_bits(w[k]));
+                    }
+                }
+            }
+        } else
+#endif
         for (size_t i = t; i < nv; i += T) {
             for (size_t k = 0; k < per; k++) {
                 float v = bf16 ? nvfp4_core_bf16_decode(((const uint16_t *)x)[i * per + k]) : ((const float *)x)[i * per + k];
@@ -311,7 +361,7 @@ struct nvfp4_cu_rht_amax_item {
         uint32_t m = 0;
         if (t < nj * ns) {
             float v[16];
-            nvfp4_cu_fetch_seg(p, t % nj, t / nj, v);
+            nvfp4_cu_fetch<true>(p, t % nj, t / nj, v);
             for (int k = 0; k < 16; k++) {
                 uint32_t u = nvfp4_cu_amax_bits(v[k], p.r.amax_nan_propagates);
                 m = u > m ? u : m;

@@ -143,7 +143,7 @@ static nvfp4_status dev_memset0(void *p, size_t bytes, nvfp4_error *err)
 }
 
 /* ---- launching items ------------------------------------------------------------ */
-template <class Item> __global__ void run_items(Item it, size_t n)
+template <class Item> __global__ void __launch_bounds__(256, 4) run_items(Item it, size_t n)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) it(i);
 }
@@ -189,6 +189,26 @@ template <class Item> static nvfp4_status launch_exact(const Item &it, nvfp4_err
     return NVFP4_OK;
 }
 
+/* The quantize kernel for the block shape and RHT: four instantiations (the
+ * RHT comes with 1x16 blocks only). */
+template <int BW, bool TILE, bool RHT> static nvfp4_status launch_quant_t(const nvfp4_cu_qparams &p, nvfp4_error *err)
+{
+    nvfp4_cu_quant_item<BW, TILE, RHT> it;
+    it.p = p;
+    return launch(it, err, "quantize kernel");
+}
+
+static nvfp4_status launch_quant(const nvfp4_cu_qparams &p, nvfp4_error *err)
+{
+    if (p.rht) {
+        if (p.tile != 1 || p.bw != 16) return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks");
+        return launch_quant_t<16, false, true>(p, err);
+    }
+    if (p.tile == 16) return launch_quant_t<16, true, false>(p, err);
+    if (p.bw == 32) return launch_quant_t<32, false, false>(p, err);
+    return launch_quant_t<16, false, false>(p, err);
+}
+
 /* ---- amax ------------------------------------------------------------------------- */
 /* Threads of the amax pass: enough to fill an H200 several times over; the
  * result does not depend on it (max is order-free). */
@@ -205,6 +225,7 @@ static nvfp4_status amax_bits(const void *x, bool bf16, size_t n, int nanprop, f
     it.nanprop = nanprop;
     it.n = n;
     it.T = NVFP4_CU_AMAX_THREADS;
+    it.vec = (uintptr_t)x % 16 == 0;
     it.out = d;
     if (!(st = dev_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "amax kernel")))
         st = nvfp4_cuda_download(&h, d, sizeof h, err);
@@ -349,9 +370,7 @@ static nvfp4_status quantize_orientation(nvfp4_cu_qparams *p, nvfp4_cuda_qtensor
     if ((st = nvfp4_cuda_alloc((void **)&t->scale_swizzled, t->scale_swizzled_bytes, err))) return st;
     p->data = t->data;
     p->scale = t->scale;
-    nvfp4_cu_quant_item it;
-    it.p = *p;
-    if ((st = launch(it, err, "quantize kernel"))) return st;
+    if ((st = launch_quant(*p, err))) return st;
     return nvfp4_cuda_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, t->scale_swizzled, err);
 }
 
@@ -581,9 +600,7 @@ nvfp4_status nvfp4_cu_quantize_prepare(const void *x, nvfp4_dtype dtype, size_t 
 
 nvfp4_status nvfp4_cu_quantize_launch(const nvfp4_cu_prepared *pp, nvfp4_error *err)
 {
-    nvfp4_cu_quant_item it;
-    it.p = pp->p;
-    return launch(it, err, "quantize kernel");
+    return launch_quant(pp->p, err);
 }
 
 nvfp4_status nvfp4_cu_amax_launch(const void *x, nvfp4_dtype dtype, size_t n, uint32_t *d_out, nvfp4_error *err)
@@ -594,6 +611,7 @@ nvfp4_status nvfp4_cu_amax_launch(const void *x, nvfp4_dtype dtype, size_t n, ui
     it.nanprop = 0;
     it.n = n;
     it.T = NVFP4_CU_AMAX_THREADS;
+    it.vec = (uintptr_t)x % 16 == 0;
     it.out = d_out;
     return launch_exact(it, err, "amax kernel");
 }
