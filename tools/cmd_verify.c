@@ -86,7 +86,8 @@ static void print_text(const vcli_bundle *b, const nvfp4_vreport *rep, bool colw
            ev->scols, b->info->name, nvfp4_rounding_name(b->opts.rounding), nvfp4_block_name(b->opts.block));
     for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
         char name[40];
-        snprintf(name, sizeof name, "%s%s", nvfp4_vcomponent_name((nvfp4_vcomponent)c), sfx);
+        if (c == NVFP4_VC_SCALE_SWIZZLED) snprintf(name, sizeof name, "scale%s_swizzled", sfx); /* bundle name */
+        else snprintf(name, sizeof name, "%s%s", nvfp4_vcomponent_name((nvfp4_vcomponent)c), sfx);
         if (!rep->expected_present[c]) continue;
         if (!rep->actual_present[c]) printf("  %-18s absent in actual: not compared\n", name);
         else if (!rep->compared[c]) printf("  %-18s not selected\n", name);
