@@ -69,8 +69,8 @@ static void print_mismatch(const nvfp4_vmismatch *m, const char *sfx)
                nvfp4_vreason_name(m->reason));
         break;
     case NVFP4_VC_SCALE_SWIZZLED:
-        printf("  %s%s byte %zu: expected 0x%02X (%s) actual 0x%02X (%s): %s\n", comp, sfx, m->index, m->expected_code,
-               ev, m->actual_code, av, nvfp4_vreason_name(m->reason));
+        printf("  scale%s_swizzled byte %zu: expected 0x%02X (%s) actual 0x%02X (%s): %s\n", sfx, m->index,
+               m->expected_code, ev, m->actual_code, av, nvfp4_vreason_name(m->reason));
         break;
     default:
         printf("  %s%s[%zu] row %zu col %zu: input %s expected %s (0x%08X) actual %s (0x%08X): %s\n", comp, sfx,
