@@ -677,17 +677,30 @@ template <class F> static double time_median(F f, int warmup, int repeats)
     return repeats % 2 ? t[(size_t)repeats / 2] : 0.5 * (t[(size_t)repeats / 2 - 1] + t[(size_t)repeats / 2]);
 }
 
+static void print_json(FILE *f, const char *dev, size_t rows, size_t cols, double in_bytes, int repeats, int warmup,
+                       const std::vector<bench_result> &res)
+{
+    fprintf(f, "{\"device\": \"%s\", \"input\": \"bf16 %zu x %zu (%.0f MiB)\", \"repeats\": %d, \"warmup\": %d, \"results\": [\n", dev,
+            rows, cols, in_bytes / 1048576.0, repeats, warmup);
+    for (size_t i = 0; i < res.size(); i++)
+        fprintf(f, "  {\"op\": \"%s\", \"median_ms\": %.4f, \"bytes\": %.0f, \"gb_per_s\": %.1f, \"pct_of_copy\": %.1f}%s\n",
+                res[i].name, res[i].ms, res[i].bytes, res[i].gbs, res[i].pct, i + 1 < res.size() ? "," : "");
+    fprintf(f, "]}\n");
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     bool json = false;
+    const char *json_out = NULL;
     size_t mib = 1024;
     int repeats = 11, warmup = 3;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = true;
+        else if (!strcmp(argv[i], "--json-out") && i + 1 < argc) json_out = argv[++i];
         else if (!strcmp(argv[i], "--mib") && i + 1 < argc) mib = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: nvfp4-gpu bench [--json] [--mib N (input size, default 1024)] [--repeats N]\n"
+            printf("usage: nvfp4-gpu bench [--json] [--json-out FILE] [--mib N (input size, default 1024)] [--repeats N]\n"
                    "  GB/s of quantize (1x16 RN, 1x16 SR, 16x16, columnwise+RHT; amax precomputed), dequantize and\n"
                    "  amax on a bf16 input, against a device-to-device cudaMemcpy of the input in the same run.\n"
                    "  GB/s counts bytes read + bytes written once; copy moves 2x the input.\n");
@@ -796,14 +809,17 @@ static int cmd_bench(int argc, char **argv)
     }
     nvfp4_cuda_free(x);
     nvfp4_cuda_free(y);
-    if (json) {
-        printf("{\"device\": \"%s\", \"input\": \"bf16 %zu x %zu (%.0f MiB)\", \"repeats\": %d, \"warmup\": %d, \"results\": [\n", dev,
-               rows, cols, in_bytes / 1048576.0, repeats, warmup);
-        for (size_t i = 0; i < res.size(); i++)
-            printf("  {\"op\": \"%s\", \"median_ms\": %.4f, \"bytes\": %.0f, \"gb_per_s\": %.1f, \"pct_of_copy\": %.1f}%s\n", res[i].name,
-                   res[i].ms, res[i].bytes, res[i].gbs, res[i].pct, i + 1 < res.size() ? "," : "");
-        printf("]}\n");
-    } else {
+    FILE *jf = NULL;
+    if (json_out && !(jf = fopen(json_out, "w"))) {
+        fprintf(stderr, "nvfp4-gpu bench: cannot write %s\n", json_out);
+        rc = EXIT_USAGE;
+    }
+    if (json) print_json(stdout, dev, rows, cols, in_bytes, repeats, warmup, res);
+    if (jf) {
+        print_json(jf, dev, rows, cols, in_bytes, repeats, warmup, res);
+        fclose(jf);
+    }
+    if (!json) {
         printf("nvfp4-gpu bench on %s\ninput bf16 %zu x %zu (%.0f MiB), median of %d after %d warm-up runs (CUDA events)\n\n", dev, rows,
                cols, in_bytes / 1048576.0, repeats, warmup);
         printf("| operation | median ms | GB/s | %% of copy |\n|---|---:|---:|---:|\n");
