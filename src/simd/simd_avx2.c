@@ -511,6 +511,41 @@ T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g
     return nvfp4_core_fmaxf(m, hmax8(am));
 }
 
+T256 static float avx2_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out)
+{
+    size_t ncol8 = j->cols / 8 * 8;
+    __m256 am = _mm256_setzero_ps();
+    float m = 0.0f;
+    for (size_t g = g0; g < g1; g++) {
+        for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
+            __m256 v[16];
+            col_load_group8(j, g, c0, v);
+            for (size_t i = 0; i < 16; i++) {
+                size_t e = (16 * g + i) * j->cols + c0;
+                am = _mm256_max_ps(abs8(v[i]), am);
+                if (j->rht_round_bf16) { /* the values are bf16 already: keep the high halves */
+                    __m256i hi = _mm256_srli_epi32(_mm256_castps_si256(v[i]), 16);
+                    __m128i p = _mm_packus_epi32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+                    _mm_storeu_si128((__m128i *)((uint16_t *)out + e), p);
+                } else {
+                    _mm256_storeu_ps((float *)out + e, v[i]);
+                }
+            }
+        }
+        for (size_t c = ncol8; c < j->cols; c++) {
+            float y[16];
+            nvfp4_simd_col_group(j, g, c, y);
+            for (size_t i = 0; i < 16; i++) {
+                size_t e = (16 * g + i) * j->cols + c;
+                m = nvfp4_core_amax_step(m, y[i], 0);
+                if (j->rht_round_bf16) ((uint16_t *)out)[e] = nvfp4_core_bf16_encode(y[i]);
+                else ((float *)out)[e] = y[i];
+            }
+        }
+    }
+    return nvfp4_core_fmaxf(m, hmax8(am));
+}
+
 /* ---- dequantize ------------------------------------------------------------ */
 
 T256 static void avx2_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
@@ -652,12 +687,12 @@ T256 static void avx2_mx_row_encode(int rule, const float *x, size_t nb, const u
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {
     "avx2",          avx2_amax_f32,  avx2_amax_bf16, avx2_row_scales,  avx2_tile_scales,
-    avx2_row_encode, avx2_col_quant, avx2_rht_amax,  avx2_row_dequant, avx2_mx_row_scales,
+    avx2_row_encode, avx2_col_quant, avx2_rht_amax,  avx2_rht_apply, avx2_row_dequant, avx2_mx_row_scales,
     avx2_mx_row_encode,
 };
 
 #else /* not x86-64 GCC/clang: the dispatcher never selects this table */
 
-const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 #endif

@@ -509,6 +509,39 @@ T512 static float avx512_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t
     return nvfp4_core_fmaxf(m, _mm512_reduce_max_ps(am));
 }
 
+T512 static float avx512_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out)
+{
+    size_t ncol16 = j->cols / 16 * 16;
+    __m512 am = _mm512_setzero_ps();
+    float m = 0.0f;
+    for (size_t g = g0; g < g1; g++) {
+        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
+            __m512 v[16];
+            col_load_group(j, g, c0, v);
+            for (size_t i = 0; i < 16; i++) {
+                size_t e = (16 * g + i) * j->cols + c0;
+                am = _mm512_max_ps(abs16(v[i]), am);
+                if (j->rht_round_bf16) /* the values are bf16 already: keep the high halves */
+                    _mm256_storeu_si256((__m256i *)((uint16_t *)out + e),
+                                        _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v[i]), 16)));
+                else
+                    _mm512_storeu_ps((float *)out + e, v[i]);
+            }
+        }
+        for (size_t c = ncol16; c < j->cols; c++) {
+            float y[16];
+            nvfp4_simd_col_group(j, g, c, y);
+            for (size_t i = 0; i < 16; i++) {
+                size_t e = (16 * g + i) * j->cols + c;
+                m = nvfp4_core_amax_step(m, y[i], 0);
+                if (j->rht_round_bf16) ((uint16_t *)out)[e] = nvfp4_core_bf16_encode(y[i]);
+                else ((float *)out)[e] = y[i];
+            }
+        }
+    }
+    return nvfp4_core_fmaxf(m, _mm512_reduce_max_ps(am));
+}
+
 /* ---- dequantize -------------------------------------------------------- */
 
 T512 static void avx512_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
@@ -638,12 +671,12 @@ T512 static void avx512_mx_row_encode(int rule, const float *x, size_t nb, const
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {
     "avx512",          avx512_amax_f32,  avx512_amax_bf16, avx512_row_scales,  avx512_tile_scales,
-    avx512_row_encode, avx512_col_quant, avx512_rht_amax,  avx512_row_dequant, avx512_mx_row_scales,
+    avx512_row_encode, avx512_col_quant, avx512_rht_amax,  avx512_rht_apply, avx512_row_dequant, avx512_mx_row_scales,
     avx512_mx_row_encode,
 };
 
 #else /* not x86-64 GCC/clang: the dispatcher never selects this table */
 
-const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 #endif

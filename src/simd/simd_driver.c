@@ -8,6 +8,7 @@
  * Static schedules keep each thread's output contiguous (whole cache lines
  * of the transposed output for the columnwise kernel).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -125,6 +126,35 @@ float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)
         float a = kn->rht_amax(j, g, g + 1);
         if (a > m) m = a;
     }
+    return m;
+}
+
+float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t ng = j->rows / 16, n = j->rows * j->cols;
+    void *tmp = malloc(n * (j->rht_round_bf16 ? 2 : 4) + 1);
+    if (!tmp) { /* no room: transform twice */
+        float a = nvfp4_simd_rht_amax(j);
+        nvfp4_simd_te_consts_init(&j->k, a);
+        nvfp4_simd_te_columnwise(j);
+        return a;
+    }
+    float m = 0.0f;
+#pragma omp parallel for reduction(max : m) schedule(static) if (n >= SIMD_PARALLEL_MIN)
+    for (size_t g = 0; g < ng; g++) {
+        float a = kn->rht_apply(j, g, g + 1, tmp);
+        if (a > m) m = a;
+    }
+    /* quantize the stored transform: same values, so the same bytes */
+    nvfp4_simd_col_job q = *j;
+    q.x = tmp;
+    q.bf16 = j->rht_round_bf16;
+    q.rht = 0;
+    nvfp4_simd_te_consts_init(&q.k, m);
+    nvfp4_simd_te_columnwise(&q);
+    j->k = q.k;
+    free(tmp);
     return m;
 }
 

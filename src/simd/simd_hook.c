@@ -121,11 +121,11 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
         }
         j.rht_round_bf16 = !o->rht_fp32;
     }
-    float amax;
-    if (o->rht) amax = nvfp4_simd_rht_amax(&j);
-    else if (known_amax) amax = *known_amax;
-    else amax = nvfp4_simd_amax(x, j.bf16, rows * cols);
-    nvfp4_simd_te_consts_init(&j.k, amax);
+    float amax = 0.0f;
+    if (!o->rht) {
+        amax = known_amax ? *known_amax : nvfp4_simd_amax(x, j.bf16, rows * cols);
+        nvfp4_simd_te_consts_init(&j.k, amax);
+    }
 
     size_t n = rows * cols;
     t->rows = cols;
@@ -135,7 +135,6 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
     t->data_bytes = n / 2;
     t->scale_rows = cols;
     t->scale_cols = rows / 16;
-    t->amax = amax;
     t->data = calloc(n / 2 > 0 ? n / 2 : 1, 1);
     t->scale = calloc(n / 16 > 0 ? n / 16 : 1, 1);
     if (!t->data || !t->scale) {
@@ -144,7 +143,9 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
     }
     j.data = t->data;
     j.scale = t->scale;
-    nvfp4_simd_te_columnwise(&j);
+    if (o->rht) amax = nvfp4_simd_te_columnwise_rht(&j); /* amax after the transform */
+    else nvfp4_simd_te_columnwise(&j);
+    t->amax = amax;
     *st = NVFP4_OK;
     return 1;
 }

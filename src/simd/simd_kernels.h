@@ -76,6 +76,9 @@ typedef struct {
     void (*col_quant)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
     /* max |RHT(x)| (as rounded) over row groups [g0, g1) of the job */
     float (*rht_amax)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
+    /* the same, also storing RHT(x) of those rows into out (row-major like
+     * x: bf16 bits when j->rht_round_bf16, else fp32) */
+    float (*rht_apply)(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out);
     /* te dequantize of one row of 16*nb elements */
     void (*row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out);
     /* MXFP4 1x32 (rule NVFP4_SIMD_MX_*): UE8M0 scales of one fp32 row of
@@ -137,6 +140,12 @@ void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j);
 void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, const nvfp4_simd_sr *sr,
                            uint8_t *data, uint8_t *scale);
 float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j);
+/* RHT columnwise quantize in two passes over memory but one RHT: the
+ * transform (and its amax) is stored in a temporary (bf16 or fp32) that the
+ * quantize pass reads; j->k is set from the post-RHT amax. Falls back to
+ * computing the transform twice when the temporary cannot be allocated.
+ * Returns the amax. */
+float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j);
 void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
                               float *out);
 /* cuBLAS 128x4 swizzle of a linear [rows, cols] scale matrix (same bytes as

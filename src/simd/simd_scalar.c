@@ -146,6 +146,23 @@ static float scalar_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
     return a;
 }
 
+static float scalar_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out)
+{
+    float a = 0.0f;
+    for (size_t g = g0; g < g1; g++)
+        for (size_t c = 0; c < j->cols; c++) {
+            float v[16];
+            nvfp4_simd_col_group(j, g, c, v);
+            for (size_t i = 0; i < 16; i++) {
+                size_t e = (16 * g + i) * j->cols + c;
+                a = nvfp4_core_amax_step(a, v[i], 0);
+                if (j->rht_round_bf16) ((uint16_t *)out)[e] = nvfp4_core_bf16_encode(v[i]); /* exact: v is bf16 */
+                else ((float *)out)[e] = v[i];
+            }
+        }
+    return a;
+}
+
 static float scalar_amax_f32(const float *x, size_t n)
 {
     float a = 0.0f;
@@ -209,6 +226,6 @@ static void scalar_mx_row_encode(int rule, const float *x, size_t nb, const uint
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_scalar = {
     "scalar",           scalar_amax_f32,      scalar_amax_bf16, scalar_row_scales,  scalar_tile_scales,
-    scalar_row_encode,  scalar_col_quant,     scalar_rht_amax,  scalar_row_dequant, scalar_mx_row_scales,
+    scalar_row_encode,  scalar_col_quant,     scalar_rht_amax,  scalar_rht_apply, scalar_row_dequant, scalar_mx_row_scales,
     scalar_mx_row_encode,
 };
