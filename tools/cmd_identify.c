@@ -2,6 +2,7 @@
  * a kernel implements, by re-quantizing its input with every variant and
  * ranking them by matching bytes (docs/verify.md). */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,18 +12,18 @@
 
 static const char usage[] =
     "usage: nvfp4 identify --expected-input X --actual FILE [--columnwise] [--seed S] [--offset O] [--top N]\n"
-    "                      [--shape RxC --dtype f32|bf16]\n"
+    "                      [--json] [--shape RxC --dtype f32|bf16]\n"
     "\n"
     "Quantizes the input X with every recipe x rounding (rn, and sr with seed S, offset O\n"
     "for the recipes that have it) x block shape (1x16, 16x16, 1x32) and ranks the variants\n"
     "by the fraction of the kernel's data and scale bytes they reproduce. FILE holds the\n"
     "kernel's output (data and/or scale or scale_swizzled; *_t with --columnwise; a single\n"
     ".npy is taken as data). X is an input file as for `nvfp4 quantize` (a bundle works: its\n"
-    "tensor 'x').\n"
+    "tensor 'x'). --json prints the ranking as one JSON object.\n"
     "\n"
     "Exit: 0 a variant reproduces every byte, 1 none does (the nearest is named), 2 error.\n";
 
-enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_COL, OPT_SEED, OPT_OFFSET, OPT_TOP, OPT_SHAPE, OPT_DTYPE };
+enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_COL, OPT_SEED, OPT_OFFSET, OPT_TOP, OPT_SHAPE, OPT_DTYPE, OPT_JSON };
 static const struct option longopts[] = {{"expected-input", required_argument, NULL, OPT_INPUT},
                                          {"actual", required_argument, NULL, OPT_ACTUAL},
                                          {"columnwise", no_argument, NULL, OPT_COL},
@@ -31,13 +32,36 @@ static const struct option longopts[] = {{"expected-input", required_argument, N
                                          {"top", required_argument, NULL, OPT_TOP},
                                          {"shape", required_argument, NULL, OPT_SHAPE},
                                          {"dtype", required_argument, NULL, OPT_DTYPE},
+                                         {"json", no_argument, NULL, OPT_JSON},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
 static const char *CMD = "identify";
 
+static void print_json(const nvfp4_vrank *rank, size_t nvar, size_t top, bool colwise)
+{
+    json_t *o = json_object(), *arr = json_array();
+    json_object_set_new(o, "orientation", json_string(colwise ? "columnwise" : "rowwise"));
+    for (size_t i = 0; i < nvar && i < top; i++) {
+        json_t *j = json_object();
+        json_object_set_new(j, "variant", json_string(rank[i].name));
+        json_object_set_new(j, "fraction", json_real(rank[i].fraction));
+        json_object_set_new(j, "data_match", json_integer((json_int_t)rank[i].data_match));
+        json_object_set_new(j, "data_total", json_integer((json_int_t)rank[i].data_total));
+        json_object_set_new(j, "scale_match", json_integer((json_int_t)rank[i].scale_match));
+        json_object_set_new(j, "scale_total", json_integer((json_int_t)rank[i].scale_total));
+        json_array_append_new(arr, j);
+    }
+    json_object_set_new(o, "ranking", arr);
+    json_object_set_new(o, "identified", rank[0].fraction == 1.0 ? json_string(rank[0].name) : json_null());
+    char *s = json_dumps(o, JSON_INDENT(2));
+    if (s) puts(s);
+    free(s);
+    json_decref(o);
+}
+
 static int identify(const cli_input *in, const nvfp4_tensor_set *act, const char *apath, bool colwise,
-                    const nvfp4_quant_opts *base, size_t top)
+                    const nvfp4_quant_opts *base, size_t top, bool json)
 {
     float *x = NULL;
     size_t n = in->rows * in->cols;
@@ -75,6 +99,14 @@ static int identify(const cli_input *in, const nvfp4_tensor_set *act, const char
     }
     for (size_t i = 0; i < nvar; i++) cand[i] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false};
     nvfp4_identify_rank(&av.v, cand, nvar, rank);
+    if (json) {
+        print_json(rank, nvar, top, colwise);
+        int v = rank[0].fraction == 1.0 ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
+        free(cand);
+        free(rank);
+        vcli_variants_free(var, nvar);
+        return v;
+    }
     printf("%zu variants of %s (%zu x %zu), ranked by matching bytes of %s%s%s:\n", nvar,
            colwise ? "the columnwise output" : "the rowwise output", in->rows, in->cols, av.v.data ? "data" : "",
            av.v.data && (av.v.scale || av.v.scale_swizzled) ? " + " : "",
@@ -108,7 +140,7 @@ static int identify(const cli_input *in, const nvfp4_tensor_set *act, const char
 static int run(int argc, char **argv)
 {
     const char *input = NULL, *actual = NULL, *shape = NULL, *dtype = NULL;
-    bool colwise = false;
+    bool colwise = false, json = false;
     size_t top = 10;
     nvfp4_quant_opts base;
     nvfp4_quant_opts_init(&base);
@@ -131,6 +163,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
+        case OPT_JSON: json = true; break;
         case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
         default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 identify --help", argv[optind - 1]);
         }
@@ -147,7 +180,7 @@ static int run(int argc, char **argv)
     nvfp4_tset_init(&act);
     nvfp4_error err;
     if (nvfp4_tset_read(actual, &act, &err)) rc = cli_fail(CMD, "%s", err.message);
-    else rc = identify(&in, &act, actual, colwise, &base, top);
+    else rc = identify(&in, &act, actual, colwise, &base, top, json);
     nvfp4_tset_free(&act);
     cli_input_free(&in);
     return rc;

@@ -2,6 +2,7 @@
  * test of a stochastic-rounding kernel from N of its outputs for one input
  * (docs/verify.md; the tests are described in src/verify/sr.c). */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 
 static const char usage[] =
     "usage: nvfp4 sr-test --input X --samples FILE... [--alpha A] [--recipe R] [--block B] [--columnwise]\n"
-    "                     [--bitexact --seed S --offset O [--offset-step D]] [--shape RxC --dtype f32|bf16]\n"
+    "                     [--bitexact --seed S --offset O [--offset-step D]] [--json] [--shape RxC --dtype f32|bf16]\n"
     "\n"
     "FILE... are N outputs of an SR kernel for the same input X (each holds 'data', or\n"
     "'data_t' with --columnwise, or is a single .npy of codes; 'scale' if present must equal\n"
@@ -26,11 +27,12 @@ static const char usage[] =
     "--bitexact: the kernel follows the Philox contract (DESIGN.md 3.3); sample k must equal\n"
     "the reference with seed S and offset O + k*D (D default 1; columnwise adds 1, or 2 for\n"
     "1x32 blocks) byte for byte; on mismatch the byte order it used is inferred.\n"
+    "--json prints the statistics and causes as one JSON object.\n"
     "\n"
     "Exit: 0 pass, 1 a test rejects (the cause is named), 2 usage or input error.\n";
 
 enum { OPT_INPUT = 256, OPT_SAMPLES, OPT_ALPHA, OPT_RECIPE, OPT_BLOCK, OPT_COL, OPT_BITEXACT, OPT_SEED, OPT_OFFSET,
-       OPT_STEP, OPT_SHAPE, OPT_DTYPE };
+       OPT_STEP, OPT_SHAPE, OPT_DTYPE, OPT_JSON };
 static const struct option longopts[] = {{"input", required_argument, NULL, OPT_INPUT},
                                          {"samples", required_argument, NULL, OPT_SAMPLES},
                                          {"alpha", required_argument, NULL, OPT_ALPHA},
@@ -43,6 +45,7 @@ static const struct option longopts[] = {{"input", required_argument, NULL, OPT_
                                          {"offset-step", required_argument, NULL, OPT_STEP},
                                          {"shape", required_argument, NULL, OPT_SHAPE},
                                          {"dtype", required_argument, NULL, OPT_DTYPE},
+                                         {"json", no_argument, NULL, OPT_JSON},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -72,6 +75,51 @@ static int load_sample(const char *path, const nvfp4_quantized *q, bool colwise,
         for (size_t i = 0; i < n; i++) codes[i] = nvfp4_unpack(av.v.data, i);
     nvfp4_tset_free(&s);
     return rc;
+}
+
+static int report_json(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
+{
+    json_t *o = json_object();
+#define JI(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+#define JR(k, v) json_object_set_new(o, k, json_real(v))
+    JI("elements", in->n);
+    JI("samples", in->samples);
+    JR("alpha", in->alpha);
+    JI("tested", rep->tested);
+    JI("invalid", rep->invalid);
+    JI("impossible", rep->impossible);
+    JI("binomial_rejected", rep->rejected);
+    JI("binomial_rejected_high", rep->rejected_high);
+    JI("binomial_rejected_low", rep->rejected_low);
+    JR("binomial_min_pvalue", rep->min_pvalue);
+    JR("mean_bias_per_element", rep->bias_per_element);
+    JR("mean_z", rep->mean_z);
+    JR("mean_pvalue", rep->mean_pvalue);
+    JR("runs_z", rep->serial_z);
+    JR("runs_pvalue", rep->serial_pvalue);
+    JR("neighbour_z", rep->neighbour_z);
+    JR("neighbour_pvalue", rep->neighbour_pvalue);
+    JI("identical_consecutive_samples", rep->identical_pairs);
+    if (in->bitexact) {
+        JI("bitexact_mismatches", rep->bitexact_mismatches);
+        JI("bitexact_total", rep->bitexact_total);
+    }
+#undef JI
+#undef JR
+    json_t *cs = json_array();
+    for (size_t i = 0; i < rep->n_causes; i++) {
+        json_t *j = json_object();
+        json_object_set_new(j, "cause", json_string(nvfp4_cause_name(rep->causes[i].cause)));
+        json_object_set_new(j, "line", json_string(rep->causes[i].line));
+        json_array_append_new(cs, j);
+    }
+    json_object_set_new(o, "causes", cs);
+    json_object_set_new(o, "verdict", json_string(rep->pass ? "pass" : "fail"));
+    char *s = json_dumps(o, JSON_INDENT(2));
+    if (s) puts(s);
+    free(s);
+    json_decref(o);
+    return rep->pass ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
 }
 
 static int report(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
@@ -107,7 +155,7 @@ static int run(int argc, char **argv)
     memset(&in, 0, sizeof in);
     in.alpha = 0.001;
     in.offset_step = 1;
-    bool colwise = false, have_seed = false;
+    bool colwise = false, have_seed = false, json = false;
     nvfp4_quant_opts o;
     nvfp4_quant_opts_init(&o);
     int c, rc = 0;
@@ -146,6 +194,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
+        case OPT_JSON: json = true; break;
         case 'h': fputs(usage, stdout); free(samples); return NVFP4_EXIT_OK;
         default: rc = cli_fail(CMD, "unknown option '%s'; see nvfp4 sr-test --help", argv[optind - 1]);
         }
@@ -209,7 +258,7 @@ static int run(int argc, char **argv)
         if (colwise) in.offset += in.block_elems == 32 ? 2 : 1;
         nvfp4_sr_report rep;
         if (nvfp4_sr_test(&in, &rep, &err)) rc = cli_fail(CMD, "%s", err.message);
-        else rc = report(&in, &rep);
+        else rc = json ? report_json(&in, &rep) : report(&in, &rep);
     }
     free(xo);
     free(y);

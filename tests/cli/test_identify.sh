@@ -64,6 +64,14 @@ $K te.safetensors k_sw.safetensors --keep data,scale --bug swap-nibbles
 run_i "a corrupted output names the nearest" 1 "the nearest is te rn 1x16" $X --actual k_sw.safetensors
 run_i "--top 3 prints 3 rows" 1 "  3    " $X --actual k_sw.safetensors --top 3
 grep -q "^  4    " out.txt && bad "--top 3 printed a 4th row" || ok "--top 3 stops at 3"
+$NVFP4 identify $X --actual k_torchao.safetensors --json --top 3 >j.json; rc=$?
+python3 - <<'PY' && [ $rc -eq 0 ] && ok "--json ranking" || bad "--json ranking (rc=$rc)"
+import json
+j = json.load(open("j.json"))
+assert j["identified"] == "torchao rn 1x16", j["identified"]
+assert len(j["ranking"]) == 3 and j["ranking"][0]["fraction"] == 1.0
+assert j["ranking"][0]["data_total"] == 1024 and j["ranking"][0]["scale_total"] == 128
+PY
 run_i "missing --actual" 2 "--expected-input X and --actual FILE are required" $X
 run_i "no codes in the file" 2 "holds no data, scale or scale_swizzled" $X --actual k_col.safetensors
 run_i "bad --top" 2 "bad --top" $X --actual k_te.safetensors --top 0

@@ -87,6 +87,13 @@ run_s "a biased kernel is caught" 1 "cause biased-sr: sr: biased" --input x.safe
     --samples $(for k in $(seq 0 $((S - 2))); do echo m$k.safetensors; done)
 grep -q "rounds up too often" out.txt && ok "bias direction named" || bad "bias direction"
 python3 "$here/vkernel.py" s0.safetensors sc.safetensors --keep data,scale --bug scale-plus-one
+$NVFP4 sr-test --input x.safetensors --samples $(for k in $(seq 0 $((S - 2))); do echo m$k.safetensors; done) --json >j.json; rc=$?
+python3 - <<'PY' && [ $rc -eq 1 ] && ok "--json report of the biased kernel" || bad "--json (rc=$rc)"
+import json
+j = json.load(open("j.json"))
+assert j["verdict"] == "fail" and j["mean_z"] > 5, j
+assert any(c["cause"] == "biased-sr" for c in j["causes"])
+PY
 run_s "SR samples with other scales" 1 "block scales differ" --input x.safetensors --samples sc.safetensors s1.safetensors
 run_s "missing --samples" 2 "--input X and --samples FILE... are required" --input x.safetensors
 run_s "bitexact without seed" 2 "--bitexact needs --seed" --input x.safetensors --samples s0.safetensors --bitexact
