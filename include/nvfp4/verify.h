@@ -197,8 +197,10 @@ typedef struct {
     size_t samples;
     const uint8_t *const *codes; /* codes[s]: n codes, one per byte (unpacked) */
     double alpha;             /* family-wise false-alarm rate of the whole test (default 0.001) */
-    /* --bitexact: block linear index of element i is i / 16 (rows of 16);
-     * sample s used (seed, offset + s * offset_step). */
+    /* bit-exact mode: the elements are the stored orientation row-major
+     * (columns a multiple of block_elems), so element i lies in block
+     * i / block_elems, as the quantizer counts blocks (DESIGN.md 3.3); sample
+     * s used (seed, offset + s * offset_step). */
     bool bitexact;
     uint64_t seed, offset, offset_step;
     size_t block_elems;       /* 16 or 32 (32: offsets offset and offset+1) */
