@@ -183,6 +183,9 @@ const nvfp4_log_row *nvfp4_run_log(const nvfp4_run *r, size_t i);
 const nvfp4_layer_diag *nvfp4_run_diag(const nvfp4_run *r, size_t i, size_t l);
 /* Entropy rate (nats) of the LM task's Markov source, or 0 for regression. */
 double nvfp4_run_entropy_rate(const nvfp4_run *r);
+/* Seconds spent so far in the quantized model's steps and in the FP32
+ * shadow's (forward, backward, update; evaluation excluded). */
+void nvfp4_run_timing(const nvfp4_run *r, double *quantized_s, double *fp32_s);
 /* Mutable config (change a knob before nvfp4_run_advance: a fork). */
 nvfp4_train_cfg *nvfp4_run_cfg(nvfp4_run *r);
 /* Deep copy (checkpoint in memory) and file checkpoint of the whole state. */

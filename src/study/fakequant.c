@@ -216,6 +216,11 @@ static void sr_bytes(const quant_ctx *q, uint64_t block, size_t bsize, uint8_t b
     if (bsize > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_offset + 1u, block, bytes + 16);
 }
 
+/* E2M1 code -> value (a table of the 16 code points, not a rounding rule:
+ * the rounding is nvfp4_core_e2m1_encode). */
+static const float e2m1_values[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
+                                      -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
 /* Quantizes n (<= 32) elements sharing one scale. */
 static void quant_segment(const quant_ctx *q, const float *x, float *y, size_t n, block_scale s, uint64_t block,
                           nvfp4_sq_stats *st)
@@ -223,19 +228,28 @@ static void quant_segment(const quant_ctx *q, const float *x, float *y, size_t n
     uint8_t rb[32] = {0};
     int mode = q->c->rounding == NVFP4_SR ? NVFP4_CORE_SR : NVFP4_CORE_RN;
     if (mode == NVFP4_CORE_SR) sr_bytes(q, block, q->bsize, rb);
-    float pre = q->c->prescale34 ? 0.75f : 1.0f;
-    float post = q->c->prescale34 ? (4.0f / 3.0f) : 1.0f;
-    for (size_t i = 0; i < n; i++) {
-        float xi = x[i]; /* read before y[i] is written: x and y may alias */
-        float v = xi * s.enc;
-        if (pre != 1.0f) v = v * pre;
-        uint8_t code = nvfp4_core_e2m1_encode(v, mode, rb[i]);
-        float d = nvfp4_core_e2m1_decode(code) * s.dec;
-        if (post != 1.0f) d = d * post;
-        y[i] = d;
-        if (nvfp4_core_fabs(v) > NVFP4_E2M1_MAX) st->clips++;
-        if (xi != 0.0f && d == 0.0f) st->zeros++;
+    uint64_t clips = 0, zeros = 0;
+    if (!q->c->prescale34) {
+        for (size_t i = 0; i < n; i++) {
+            float xi = x[i]; /* read before y[i] is written: x and y may alias */
+            float v = xi * s.enc;
+            float d = e2m1_values[nvfp4_core_e2m1_encode(v, mode, rb[i])] * s.dec;
+            y[i] = d;
+            clips += nvfp4_core_fabs(v) > NVFP4_E2M1_MAX;
+            zeros += (xi != 0.0f) & (d == 0.0f);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            float xi = x[i];
+            float v = (xi * s.enc) * 0.75f;
+            float d = (e2m1_values[nvfp4_core_e2m1_encode(v, mode, rb[i])] * s.dec) * (4.0f / 3.0f);
+            y[i] = d;
+            clips += nvfp4_core_fabs(v) > NVFP4_E2M1_MAX;
+            zeros += (xi != 0.0f) & (d == 0.0f);
+        }
     }
+    st->clips += clips;
+    st->zeros += zeros;
 }
 
 static float seg_amax(const float *x, size_t n)

@@ -34,28 +34,39 @@ static float gelu_tanh_grad(float x)
 
 void nvfp4_act_forward(nvfp4_act a, const float *x, float *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i];
-        switch (a) {
-        case NVFP4_ACT_RELU: y[i] = v > 0.0f ? v : 0.0f; break;
-        case NVFP4_ACT_SQRELU: y[i] = v > 0.0f ? v * v : 0.0f; break;
-        case NVFP4_ACT_GELU: y[i] = gelu_tanh(v); break;
-        default: y[i] = v; break;
-        }
+    size_t i;
+    switch (a) {
+    case NVFP4_ACT_RELU:
+        for (i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        break;
+    case NVFP4_ACT_SQRELU:
+        for (i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
+        break;
+    case NVFP4_ACT_GELU:
+        for (i = 0; i < n; i++) y[i] = gelu_tanh(x[i]);
+        break;
+    default:
+        if (y != x) memmove(y, x, n * sizeof *y);
+        break;
     }
 }
 
 void nvfp4_act_backward(nvfp4_act a, const float *x, const float *dy, float *dx, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i], g;
-        switch (a) {
-        case NVFP4_ACT_RELU: g = v > 0.0f ? 1.0f : 0.0f; break;
-        case NVFP4_ACT_SQRELU: g = v > 0.0f ? 2.0f * v : 0.0f; break;
-        case NVFP4_ACT_GELU: g = gelu_tanh_grad(v); break;
-        default: g = 1.0f; break;
-        }
-        dx[i] = dy[i] * g;
+    size_t i;
+    switch (a) {
+    case NVFP4_ACT_RELU:
+        for (i = 0; i < n; i++) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+        break;
+    case NVFP4_ACT_SQRELU:
+        for (i = 0; i < n; i++) dx[i] = x[i] > 0.0f ? dy[i] * (2.0f * x[i]) : 0.0f;
+        break;
+    case NVFP4_ACT_GELU:
+        for (i = 0; i < n; i++) dx[i] = dy[i] * gelu_tanh_grad(x[i]);
+        break;
+    default:
+        if (dx != dy) memmove(dx, dy, n * sizeof *dx);
+        break;
     }
 }
 
@@ -141,6 +152,22 @@ double nvfp4_lr_at(const nvfp4_train_cfg *c, size_t step)
 }
 
 /* ---- quantized linear ------------------------------------------------------- */
+/* Growable per-thread scratch buffers: the GEMM operands of one linear call.
+ * Reused across calls so a training step does not fault in fresh pages. */
+#define N_SCRATCH 6
+static _Thread_local float *scratch_buf[N_SCRATCH];
+static _Thread_local size_t scratch_cap[N_SCRATCH];
+
+static float *scratch(int slot, size_t n)
+{
+    if (n > scratch_cap[slot]) {
+        float *p = realloc(scratch_buf[slot], n * sizeof *p);
+        if (!p) return NULL;
+        scratch_buf[slot] = p;
+        scratch_cap[slot] = n;
+    }
+    return scratch_buf[slot];
+}
 static void transpose(const float *a, size_t rows, size_t cols, float *t)
 {
     for (size_t r = 0; r < rows; r++)
@@ -203,24 +230,17 @@ nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const f
         if (dg) dg->sqnr[NVFP4_GEMM_FPROP] = 300.0;
         return NVFP4_OK;
     }
-    float *qx = malloc(t * in * sizeof *qx), *qw = malloc(out * in * sizeof *qw);
-    if (!qx || !qw) {
-        free(qx);
-        free(qw);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "linear forward: out of memory");
-    }
+    float *qx = scratch(0, t * in), *qw = scratch(1, out * in);
+    if (!qx || !qw) return nvfp4_error_set(err, NVFP4_ENOMEM, "linear forward: out of memory");
     nvfp4_status s = fq_pair(fa, fb, x, w, t, out, in, key, NVFP4_GEMM_FPROP, qx, qw, dg, err);
     if (s == NVFP4_OK) {
         gemm_abt(qx, qw, t, out, in, y);
-        float *ref = dg ? malloc(t * out * sizeof *ref) : NULL;
+        float *ref = dg ? scratch(2, t * out) : NULL;
         if (ref) {
             gemm_abt(x, w, t, out, in, ref);
             dg->sqnr[NVFP4_GEMM_FPROP] = sq_err_db(ref, y, t * out);
         }
-        free(ref);
     }
-    free(qx);
-    free(qw);
     return s;
 }
 
@@ -288,8 +308,7 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
     size_t big = t * in;
     if (t * out > big) big = t * out;
     if (in * out > big) big = in * out;
-    float *b1 = malloc(big * sizeof *b1), *b2 = malloc(big * sizeof *b2), *b3 = malloc(big * sizeof *b3),
-          *b4 = malloc(big * sizeof *b4);
+    float *b1 = scratch(2, big), *b2 = scratch(3, big), *b3 = scratch(4, big), *b4 = scratch(5, big);
     nvfp4_status s = NVFP4_OK;
     if (!b1 || !b2 || !b3 || !b4) {
         s = nvfp4_error_set(err, NVFP4_ENOMEM, "linear backward: out of memory");
@@ -326,10 +345,6 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         wgrad_diag(dw, b3, out * in, dg);
     }
 done:
-    free(b1);
-    free(b2);
-    free(b3);
-    free(b4);
     return s;
 }
 

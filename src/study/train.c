@@ -24,6 +24,15 @@
 #include "study/study_internal.h"
 #include "study/train_internal.h"
 
+#include <time.h>
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 #define MAXLIN 64
 
 /* ---- keyed random numbers ------------------------------------------------ */
@@ -314,7 +323,7 @@ static void model_update(model *m, const nvfp4_train_cfg *tc, size_t step, doubl
 }
 
 /* ---- tasks --------------------------------------------------------------------- */
-#define EVAL_N 1024
+#define EVAL_N 512
 
 struct nvfp4_run {
     nvfp4_train_cfg cfg;
@@ -337,6 +346,7 @@ struct nvfp4_run {
     nvfp4_log_row *logs;
     nvfp4_layer_diag *diags;
     size_t nlogs, caplogs;
+    double q_sec, ref_sec; /* time spent in the quantized model and in the FP32 shadow */
 };
 
 static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
@@ -700,6 +710,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     double losses[2];
     for (int k = 0; k < 2; k++) {
         model *m = k ? &r->ref : &r->q;
+        double t0 = mono_s();
         float *y;
         nvfp4_status s = model_forward(m, &r->cfg, k == 1, step, T, (log && !k) ? dg : NULL, &y, err);
         if (s != NVFP4_OK) return s;
@@ -712,6 +723,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
         free(gy);
         if (s != NVFP4_OK) return s;
         model_update(m, &r->cfg, step, lr);
+        *(k ? &r->ref_sec : &r->q_sec) += mono_s() - t0;
     }
     row.loss = losses[0];
     row.ref_loss = losses[1];
@@ -754,6 +766,11 @@ const nvfp4_layer_diag *nvfp4_run_diag(const nvfp4_run *r, size_t i, size_t l)
     return (i < r->nlogs && l < r->q.nlin) ? &r->diags[i * r->q.nlin + l] : NULL;
 }
 double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->entropy; }
+void nvfp4_run_timing(const nvfp4_run *r, double *quantized_s, double *fp32_s)
+{
+    *quantized_s = r->q_sec;
+    *fp32_s = r->ref_sec;
+}
 nvfp4_train_cfg *nvfp4_run_cfg(nvfp4_run *r) { return &r->cfg; }
 size_t nvfp4_run_param_count(const nvfp4_run *r) { return r->q.np; }
 void nvfp4_run_params(const nvfp4_run *r, float *out) { memcpy(out, r->q.p, r->q.np * sizeof *out); }

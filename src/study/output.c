@@ -1,0 +1,487 @@
+/*
+ * output.c - what a study leaves on disk: per-step CSV (runs.csv,
+ * layers.csv), aggregates over seeds (mean and 95% t confidence interval,
+ * GSL), summary.json (jansson) and PNG plots drawn by gnuplot when it is
+ * installed. Files are written to a temporary name and renamed, so a failed
+ * run leaves no half-written file.
+ */
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "study/study_internal.h"
+#include "study/studies.h"
+
+bool st_mkdir_p(const char *dir, nvfp4_error *err)
+{
+    char buf[4096];
+    if (strlen(dir) >= sizeof buf) {
+        nvfp4_error_set(err, NVFP4_EINVAL, "output folder name too long");
+        return false;
+    }
+    strcpy(buf, dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        nvfp4_error_set(err, NVFP4_EIO, "cannot create folder %s: %s", dir, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+FILE *st_open_tmp(const char *dir, const char *name, char *tmp, size_t tmpn, nvfp4_error *err)
+{
+    if ((size_t)snprintf(tmp, tmpn, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= tmpn) {
+        nvfp4_error_set(err, NVFP4_EINVAL, "path too long");
+        return NULL;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) nvfp4_error_set(err, NVFP4_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    return f;
+}
+
+nvfp4_status st_commit_tmp(FILE *f, const char *tmp, const char *dir, const char *name, nvfp4_error *err)
+{
+    char path[4096];
+    bool ok = !ferror(f);
+    if (fclose(f) != 0) ok = false;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return nvfp4_error_set(err, NVFP4_EIO, "cannot write %s", path);
+    }
+    return NVFP4_OK;
+}
+
+bool st_have_gnuplot(void)
+{
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+void st_mean_ci(const double *x, size_t n, double *mean, double *ci)
+{
+    double m = 0.0, v = 0.0;
+    for (size_t i = 0; i < n; i++) m += x[i];
+    m = n ? m / (double)n : NAN;
+    for (size_t i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
+    *mean = m;
+    if (n < 2) {
+        *ci = NAN;
+        return;
+    }
+    double sd = sqrt(v / (double)(n - 1));
+    *ci = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sd / sqrt((double)n);
+}
+
+/* ---- runs.csv ------------------------------------------------------------ */
+const char *const ST_RUNS_HEADER =
+    "arm,seed,step,tokens,lr,loss,ref_loss,eval_loss,ref_eval_loss,gap_pct,entropy,drift,diverged";
+const char *const ST_LAYERS_HEADER =
+    "arm,seed,step,layer,sqnr_fprop,sqnr_dgrad,sqnr_wgrad,wgrad_cos,wgrad_align,gnr,"
+    "zero_fprop_a,zero_fprop_b,zero_dgrad_a,zero_dgrad_b,zero_wgrad_a,zero_wgrad_b,"
+    "clip_fprop_a,clip_fprop_b,clip_dgrad_a,clip_dgrad_b,clip_wgrad_a,clip_wgrad_b";
+
+void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const st_row *r = &rows[i];
+        double gap = r->ref_eval_loss != 0 ? 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss : NAN;
+        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d\n", arm, (unsigned long long)seed,
+                r->step, (unsigned long long)r->tokens, r->lr, r->loss, r->ref_loss, r->eval_loss, r->ref_eval_loss,
+                gap, r->entropy, r->drift, r->diverged);
+    }
+}
+
+static bool read_line(FILE *f, char *buf, size_t n)
+{
+    if (!fgets(buf, (int)n, f)) return false;
+    buf[strcspn(buf, "\r\n")] = 0;
+    return true;
+}
+
+/* Parses runs.csv into rows (arm names interned in `arms`). */
+nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
+{
+    char path[4096], line[1024];
+    memset(t, 0, sizeof *t);
+    snprintf(path, sizeof path, "%s/runs.csv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return NVFP4_OK; /* no training runs in this study */
+    if (!read_line(f, line, sizeof line) || strcmp(line, ST_RUNS_HEADER) != 0) {
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a study runs.csv (unexpected header)", path);
+    }
+    size_t lineno = 1;
+    while (read_line(f, line, sizeof line)) {
+        lineno++;
+        if (!line[0] || !strcmp(line, ST_RUNS_HEADER)) continue;
+        char *save = NULL, *tok = strtok_r(line, ",", &save);
+        st_row r;
+        memset(&r, 0, sizeof r);
+        if (!tok || strlen(tok) >= sizeof t->arms[0]) goto bad;
+        size_t a;
+        for (a = 0; a < t->narms; a++)
+            if (!strcmp(t->arms[a], tok)) break;
+        if (a == t->narms) {
+            if (t->narms == ST_MAX_ARMS) goto bad;
+            strcpy(t->arms[t->narms++], tok);
+        }
+        double v[12];
+        for (int k = 0; k < 12; k++) {
+            tok = strtok_r(NULL, ",", &save);
+            if (!tok) goto bad;
+            char *end;
+            v[k] = strtod(tok, &end);
+            if (*end) goto bad;
+        }
+        r.arm = a;
+        r.seed = (uint64_t)v[0];
+        r.step = (size_t)v[1];
+        r.tokens = (uint64_t)v[2];
+        r.lr = v[3];
+        r.loss = v[4];
+        r.ref_loss = v[5];
+        r.eval_loss = v[6];
+        r.ref_eval_loss = v[7];
+        r.entropy = v[9];
+        r.drift = v[10];
+        r.diverged = (int)v[11];
+        if (t->n == t->cap) {
+            size_t nc = t->cap ? 2 * t->cap : 1024;
+            st_row *nr = realloc(t->rows, nc * sizeof *nr);
+            if (!nr) {
+                fclose(f);
+                return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+            }
+            t->rows = nr;
+            t->cap = nc;
+        }
+        t->rows[t->n++] = r;
+        continue;
+    bad:
+        fclose(f);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s:%zu: malformed row", path, lineno);
+    }
+    fclose(f);
+    return NVFP4_OK;
+}
+
+/* Final row (largest step) of each (arm, seed). */
+static size_t finals(const st_table *t, size_t arm, const st_row **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const st_row *r = &t->rows[i];
+        if (r->arm != arm) continue;
+        size_t k;
+        for (k = 0; k < n; k++)
+            if (out[k]->seed == r->seed) break;
+        if (k == n) {
+            if (n == max) continue;
+            out[n++] = r;
+        } else if (r->step > out[k]->step) {
+            out[k] = r;
+        }
+    }
+    return n;
+}
+
+void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s)
+{
+    const st_row *f[256];
+    size_t n = finals(t, arm, f, 256);
+    double gap[256], ev[256], rev[256], ex[256];
+    memset(s, 0, sizeof *s);
+    s->seeds = n;
+    for (size_t i = 0; i < n; i++) {
+        gap[i] = 100.0 * (f[i]->eval_loss - f[i]->ref_eval_loss) / f[i]->ref_eval_loss;
+        ev[i] = f[i]->eval_loss;
+        rev[i] = f[i]->ref_eval_loss;
+        ex[i] = f[i]->eval_loss - f[i]->entropy;
+        if (f[i]->diverged) s->diverged++;
+        if (f[i]->step > s->final_step) s->final_step = f[i]->step;
+        s->final_tokens = f[i]->tokens;
+    }
+    st_mean_ci(gap, n, &s->gap_mean, &s->gap_ci);
+    st_mean_ci(ev, n, &s->eval_mean, &s->eval_ci);
+    st_mean_ci(rev, n, &s->ref_eval_mean, &s->ref_eval_ci);
+    st_mean_ci(ex, n, &s->excess_mean, &s->excess_ci);
+}
+
+/* gap_agg.dat: per arm (gnuplot index), step, mean gap %, lo, hi. */
+static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_error *err)
+{
+    char tmp[4096];
+    FILE *f = st_open_tmp(dir, "gap_agg.dat", tmp, sizeof tmp, err);
+    if (!f) return NVFP4_EIO;
+    for (size_t a = 0; a < t->narms; a++) {
+        fprintf(f, "# arm %s\n# step mean_gap_pct lo hi n\n", t->arms[a]);
+        /* steps present for this arm, in increasing order */
+        size_t last = (size_t)-1;
+        for (;;) {
+            size_t next = (size_t)-1;
+            for (size_t i = 0; i < t->n; i++)
+                if (t->rows[i].arm == a && (last == (size_t)-1 || t->rows[i].step > last) && t->rows[i].step < next)
+                    next = t->rows[i].step;
+            if (next == (size_t)-1) break;
+            double g[256];
+            size_t n = 0;
+            for (size_t i = 0; i < t->n && n < 256; i++)
+                if (t->rows[i].arm == a && t->rows[i].step == next && t->rows[i].ref_eval_loss != 0)
+                    g[n++] = 100.0 * (t->rows[i].eval_loss - t->rows[i].ref_eval_loss) / t->rows[i].ref_eval_loss;
+            double m, ci;
+            st_mean_ci(g, n, &m, &ci);
+            if (!isfinite(ci)) ci = 0.0;
+            if (isfinite(m)) fprintf(f, "%zu %.6g %.6g %.6g %zu\n", next, m, m - ci, m + ci, n);
+            last = next;
+        }
+        fprintf(f, "\n\n");
+    }
+    return st_commit_tmp(f, tmp, dir, "gap_agg.dat", err);
+}
+
+/* layers_agg.dat: per arm, per layer: mean SQNR (Fprop, Dgrad, Wgrad), Wgrad
+ * cosine, gnr, over every logged step and seed with a quantized GEMM. */
+static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers, nvfp4_error *err)
+{
+    char path[4096], line[2048], tmp[4096];
+    *nlayers = 0;
+    snprintf(path, sizeof path, "%s/layers.csv", dir);
+    FILE *in = fopen(path, "r");
+    if (!in) return NVFP4_OK;
+    enum { ML = 64 };
+    double (*acc)[ML][6] = calloc(ST_MAX_ARMS, sizeof *acc);
+    if (!acc) {
+        fclose(in);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    read_line(in, line, sizeof line);
+    while (read_line(in, line, sizeof line)) {
+        char *save = NULL, *tok = strtok_r(line, ",", &save);
+        if (!tok) continue;
+        size_t a;
+        for (a = 0; a < t->narms; a++)
+            if (!strcmp(t->arms[a], tok)) break;
+        if (a == t->narms) continue;
+        double v[9];
+        int k;
+        for (k = 0; k < 9; k++) {
+            tok = strtok_r(NULL, ",", &save);
+            if (!tok) break;
+            v[k] = strtod(tok, NULL);
+        }
+        if (k < 9) continue;
+        size_t l = (size_t)v[2];
+        if (l >= ML) continue;
+        if (l + 1 > *nlayers) *nlayers = l + 1;
+        if (v[3] >= 299 && v[5] >= 299) continue; /* an FP32 layer */
+        acc[a][l][0] += v[3];
+        acc[a][l][1] += v[4];
+        acc[a][l][2] += v[5];
+        acc[a][l][3] += v[6];
+        acc[a][l][4] += v[8] > 1e6 ? 1e6 : v[8];
+        acc[a][l][5] += 1;
+    }
+    fclose(in);
+    FILE *f = st_open_tmp(dir, "layers_agg.dat", tmp, sizeof tmp, err);
+    if (!f) {
+        free(acc);
+        return NVFP4_EIO;
+    }
+    for (size_t a = 0; a < t->narms; a++) {
+        fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
+        for (size_t l = 0; l < *nlayers; l++) {
+            double c = acc[a][l][5];
+            if (c > 0)
+                fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, acc[a][l][0] / c, acc[a][l][1] / c, acc[a][l][2] / c,
+                        acc[a][l][3] / c, acc[a][l][4] / c);
+        }
+        fprintf(f, "\n\n");
+    }
+    free(acc);
+    return st_commit_tmp(f, tmp, dir, "layers_agg.dat", err);
+}
+
+/* ---- gnuplot ------------------------------------------------------------------ */
+static nvfp4_status run_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
+{
+    char tmp[4096], cmd[8300];
+    FILE *f = st_open_tmp(dir, name, tmp, sizeof tmp, err);
+    if (!f) return NVFP4_EIO;
+    fputs(script, f);
+    nvfp4_status s = st_commit_tmp(f, tmp, dir, name, err);
+    if (s != NVFP4_OK) return s;
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>/dev/null", dir, name);
+    if (system(cmd) != 0) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
+    return NVFP4_OK;
+}
+
+static void append(char **buf, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#include <stdarg.h>
+static void append(char **buf, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    char *nb = realloc(*buf, *len + (size_t)n + 1);
+    if (!nb) return;
+    *buf = nb;
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    *len += (size_t)n;
+}
+
+static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const char *title,
+                                  nvfp4_error *err)
+{
+    char *s = NULL;
+    size_t len = 0;
+    append(&s, &len,
+           "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
+           "set title '%s: relative eval-loss gap to the FP32 shadow (mean, 95%% CI over seeds)'\n"
+           "set xlabel 'step'\nset ylabel 'gap (%%)'\nset key outside right\nset grid\n"
+           "plot ",
+           title);
+    for (size_t a = 0; a < t->narms; a++)
+        append(&s, &len,
+               "'gap_agg.dat' index %zu using 1:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
+               "'gap_agg.dat' index %zu using 1:2 with lines lw 2 lc %zu title '%s'%s",
+               a, a + 1, a, a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
+    nvfp4_status st = s ? run_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
+    free(s);
+    if (st != NVFP4_OK || !nlayers) return st;
+    s = NULL;
+    len = 0;
+    append(&s, &len,
+           "set terminal pngcairo size 1000,560 noenhanced\nset output 'layers.png'\nset multiplot layout 1,2 title "
+           "'%s: per-layer diagnostics (quantized layers, mean over steps and seeds)'\n"
+           "set xlabel 'linear layer'\nset ylabel 'Wgrad SQNR (dB)'\nset grid\nset key bottom left\nplot ",
+           title);
+    for (size_t a = 0; a < t->narms; a++)
+        append(&s, &len, "'layers_agg.dat' index %zu using 1:4 with linespoints lc %zu title '%s'%s", a, a + 1,
+               t->arms[a], a + 1 < t->narms ? ", " : "\n");
+    append(&s, &len, "set ylabel 'Fprop output SQNR (dB)'\nplot ");
+    for (size_t a = 0; a < t->narms; a++)
+        append(&s, &len, "'layers_agg.dat' index %zu using 1:2 with linespoints lc %zu title '%s'%s", a, a + 1,
+               t->arms[a], a + 1 < t->narms ? ", " : "\n");
+    append(&s, &len, "unset multiplot\n");
+    st = s ? run_gnuplot(dir, "layers.gp", s, err) : NVFP4_ENOMEM;
+    free(s);
+    return st;
+}
+
+nvfp4_status st_aggregate_and_plot(const char *dir, const char *title, bool *skipped, nvfp4_error *err)
+{
+    st_table t;
+    nvfp4_status s = st_read_runs(dir, &t, err);
+    size_t nl = 0;
+    if (s == NVFP4_OK && t.n) s = write_gap_agg(dir, &t, err);
+    if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, err);
+    if (skipped) *skipped = !st_have_gnuplot();
+    if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
+    if (s == NVFP4_OK && st_have_gnuplot()) s = st_s0_plots(dir, err);
+    free(t.rows);
+    return s;
+}
+
+static nvfp4_status read_study_name(const char *dir, char *name, size_t n, nvfp4_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    const char *s = j ? json_string_value(json_object_get(j, "study")) : NULL;
+    if (!s) {
+        json_decref(j);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: missing or not a study summary (%s)", path, je.text);
+    }
+    snprintf(name, n, "%s", s);
+    json_decref(j);
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err)
+{
+    char name[128];
+    nvfp4_status s = read_study_name(dir, name, sizeof name, err);
+    if (s != NVFP4_OK) return s;
+    return st_aggregate_and_plot(dir, name, skipped, err);
+}
+
+/* ---- merge ------------------------------------------------------------------- */
+static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *out, const char *name,
+                               const char *header, nvfp4_error *err)
+{
+    char tmp[4096], path[4096], line[4096];
+    FILE *f = NULL;
+    for (size_t d = 0; d < n; d++) {
+        snprintf(path, sizeof path, "%s/%s", dirs[d], name);
+        FILE *in = fopen(path, "r");
+        if (!in) continue;
+        if (!f) {
+            f = st_open_tmp(out, name, tmp, sizeof tmp, err);
+            if (!f) {
+                fclose(in);
+                return NVFP4_EIO;
+            }
+            if (header) fprintf(f, "%s\n", header);
+        }
+        bool first = true;
+        while (read_line(in, line, sizeof line)) {
+            if (first) {
+                first = false;
+                if (header && strcmp(line, header) != 0) {
+                    fclose(in);
+                    fclose(f);
+                    remove(tmp);
+                    return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header differs from the other shards", path);
+                }
+                if (header) continue;
+                if (d) continue; /* headerless-format files: keep the first header only */
+            }
+            fprintf(f, "%s\n", line);
+        }
+        fclose(in);
+    }
+    return f ? st_commit_tmp(f, tmp, out, name, err) : NVFP4_OK;
+}
+
+nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err)
+{
+    if (!n) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: no input folders");
+    char name[128];
+    nvfp4_status s = read_study_name(dirs[0], name, sizeof name, err);
+    for (size_t i = 1; i < n && s == NVFP4_OK; i++) {
+        char other[128];
+        s = read_study_name(dirs[i], other, sizeof other, err);
+        if (s == NVFP4_OK && strcmp(other, name))
+            s = nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s holds study %s, %s holds %s", dirs[0], name, dirs[i],
+                                other);
+    }
+    if (s != NVFP4_OK) return s;
+    const nvfp4_study *st = nvfp4_study_find(name);
+    if (!st) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: unknown study %s", name);
+    if (!st_mkdir_p(out_dir, err)) return NVFP4_EIO;
+    s = concat_csv(dirs, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
+    if (s == NVFP4_OK) s = concat_csv(dirs, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+    for (size_t k = 0; s == NVFP4_OK && k < st_s0_file_count(); k++)
+        s = concat_csv(dirs, n, out_dir, st_s0_file(k), NULL, err);
+    if (s == NVFP4_OK) s = st_summarize(st, out_dir, NULL, err);
+    return s;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_study.sh - `nvfp4 study`: every study runs (tiny sizes) and writes its
+# CSV / JSON (and PNGs where gnuplot exists); sharded runs merged equal the
+# unsharded run; thread count does not change a byte; bad input exits 2.
+set -u
+NVFP4=${NVFP4:?set NVFP4 to the nvfp4 binary}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+
+"$NVFP4" study list > "$T/list" || die "study list"
+n=$(wc -l < "$T/list")
+[ "$n" -ge 8 ] || die "study list shows $n studies"
+have_gp=0; command -v gnuplot >/dev/null 2>&1 && have_gp=1
+
+for s in $(cut -d' ' -f1 "$T/list"); do
+    steps=4; [ "$s" = s0 ] && steps=3; [ "$s" = s1a ] && steps=50; [ "$s" = s6 ] && steps=40
+    if ! "$NVFP4" study run "$s" --steps $steps --seeds 2 --quiet --out "$T/$s" > "$T/$s.out" 2> "$T/$s.err"; then
+        die "study run $s: $(cat "$T/$s.err")"; continue
+    fi
+    [ -s "$T/$s/summary.json" ] || die "$s: no summary.json"
+    grep -q "\"study\": \"$s\"" "$T/$s/summary.json" || die "$s: summary.json lacks the study name"
+    if [ "$s" = s0 ]; then
+        [ -s "$T/s0/s0_stagnation.csv" ] || die "s0: no s0_stagnation.csv"
+        grep -q '^harmonic,fp16,rn,5130,7.0859375,0,513,' "$T/s0/s0_stagnation.csv" || die "s0: fp16 harmonic constant"
+        grep -q '^harmonic,bf16,rn,650,5.0625,0,65,' "$T/s0/s0_stagnation.csv" || die "s0: bf16 harmonic constant"
+        [ $have_gp = 0 ] || [ -s "$T/s0/s0_harmonic.png" ] || die "s0: no s0_harmonic.png"
+    else
+        [ -s "$T/$s/runs.csv" ] || die "$s: no runs.csv"
+        rows=$(($(wc -l < "$T/$s/runs.csv") - 1))
+        [ "$rows" -ge 4 ] || die "$s: runs.csv has $rows rows"
+        [ $have_gp = 0 ] || [ -s "$T/$s/gap.png" ] || die "$s: no gap.png"
+    fi
+done
+[ $have_gp = 1 ] || grep -q "plots skipped" "$T/s6.out" || die "no 'plots skipped' message without gnuplot"
+
+# shards 0/2 and 1/2, merged, hold exactly the rows of the whole run
+"$NVFP4" study run s3-2d --steps 3 --seeds 2 --quiet --shard 0/2 --out "$T/sh0" >/dev/null 2>&1 || die "shard 0/2"
+"$NVFP4" study run s3-2d --steps 3 --seeds 2 --quiet --shard 1/2 --out "$T/sh1" >/dev/null 2>&1 || die "shard 1/2"
+"$NVFP4" study merge --out "$T/merged" "$T/sh0" "$T/sh1" >/dev/null 2>&1 || die "merge"
+"$NVFP4" study run s3-2d --steps 3 --seeds 2 --quiet --threads 2 --out "$T/whole2" >/dev/null 2>&1 || die "threads 2"
+"$NVFP4" study run s3-2d --steps 3 --seeds 2 --quiet --threads 1 --out "$T/whole1" >/dev/null 2>&1 || die "threads 1"
+cmp -s <(sort "$T/merged/runs.csv") <(sort "$T/whole1/runs.csv") || die "merged shards differ from the whole run"
+cmp -s "$T/whole1/runs.csv" "$T/whole2/runs.csv" || die "runs.csv differs between 1 and 2 threads"
+cmp -s "$T/whole1/layers.csv" "$T/whole2/layers.csv" || die "layers.csv differs between 1 and 2 threads"
+grep -q '"arm": "w-1x16"' "$T/merged/summary.json" || die "merged summary lacks an arm"
+
+# plot redraws from the CSV
+rm -f "$T/whole1/gap.png" "$T/whole1/gap_agg.dat"
+"$NVFP4" study plot "$T/whole1" >/dev/null 2>&1 || die "study plot"
+[ -s "$T/whole1/gap_agg.dat" ] || die "plot did not rebuild gap_agg.dat"
+[ $have_gp = 0 ] || [ -s "$T/whole1/gap.png" ] || die "plot did not redraw gap.png"
+
+# bad input: exit code 2 with a message, no crash
+expect2() { "$NVFP4" "$@" >/dev/null 2>"$T/err"; rc=$?; [ $rc = 2 ] || die "'$*' exited $rc (want 2)"; [ -s "$T/err" ] || die "'$*' printed no message"; }
+expect2 study
+expect2 study run
+expect2 study run no-such-study
+expect2 study run s6 --steps 0
+expect2 study run s6 --shard 2/2
+expect2 study run s6 --seeds x
+expect2 study run s6 --bogus 1
+expect2 study plot "$T/does-not-exist"
+expect2 study merge --out "$T/m2"
+expect2 study merge --out "$T/m3" "$T/sh0" "$T/s6"
+"$NVFP4" study --help >/dev/null || die "study --help"
+exit $fail
