@@ -300,6 +300,56 @@ START_TEST(columnwise_rht)
 }
 END_TEST
 
+/* A group whose binary64 butterfly would round: 1 + 2^-24 + 2^-55 needs 56
+ * bits, so a double sum drops 2^-55 and the fp32 rounding sees a tie (0.25)
+ * instead of a value just above it (0.25 + 2^-25). The exponent spread (55)
+ * must send it to the exact accumulator; the amax (that output) shows it. */
+START_TEST(rht_double_rounding_hazard)
+{
+    size_t rows = 16, cols = 16;
+    tensor t;
+    rng_state = 99;
+    tensor_make(&t, rows, cols, 0);
+    for (size_t i = 0; i < rows * cols; i++) t.x[i] = 0.0f;
+    t.x[0 * cols + 3] = 1.0f;
+    t.x[1 * cols + 3] = ldexpf(1.0f, -24);
+    t.x[2 * cols + 3] = ldexpf(1.0f, -55);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = false;
+    o.columnwise = true;
+    o.rht = true;
+    o.rht_signs = NVFP4_RHT_SIGNS_NONE;
+    o.rht_fp32 = true;
+    nvfp4_quantized ref;
+    reference(&t, 0, &o, &ref);
+    ck_assert_float_eq(ref.col.amax, 0.25f + ldexpf(1.0f, -25));
+    nvfp4_simd_col_job j;
+    memset(&j, 0, sizeof j);
+    j.x = t.x;
+    j.rows = rows;
+    j.cols = cols;
+    j.rht = 1;
+    j.rht_round_bf16 = 0;
+    uint8_t data[128], scale[16];
+    j.data = data;
+    j.scale = scale;
+    for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!use_variant((nvfp4_simd_variant)v)) continue;
+        float a = nvfp4_simd_rht_amax(&j);
+        ck_assert_msg(memcmp(&a, &ref.col.amax, 4) == 0, "variant %s: RHT amax %a, expected %a",
+                      nvfp4_simd_name((nvfp4_simd_variant)v), (double)a, (double)ref.col.amax);
+        a = nvfp4_simd_te_columnwise_rht(&j);
+        ck_assert(memcmp(&a, &ref.col.amax, 4) == 0);
+        assert_bytes(data, ref.col.data, 128, "RHT hazard codes", (nvfp4_simd_variant)v, rows, cols);
+        assert_bytes(scale, ref.col.scale, 16, "RHT hazard scales", (nvfp4_simd_variant)v, rows, cols);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    nvfp4_quantized_free(&ref);
+    tensor_free(&t);
+}
+END_TEST
+
 /* ---- dequantize and swizzle ------------------------------------------------ */
 
 START_TEST(dequantize_and_swizzle)
@@ -569,6 +619,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, columnwise_1x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_16x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_rht, 0, 2);
+    tcase_add_test(tc, rht_double_rounding_hazard);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, hooks_match_library);
     tcase_add_loop_test(tc, mx_1x32, 0, 2);

@@ -330,22 +330,22 @@ T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, i
 
 /* ---- columnwise --------------------------------------------------------------- */
 
-/* As rht_exact_lanes in simd_avx512.c: finite inputs whose biased exponents
- * (subnormals as 1) differ by at most 25. Returns a lane mask (bit c). */
+/* As rht_exact_lanes in simd_avx512.c: finite inputs, nonzero biased
+ * exponents >= 3 and within 25 of each other. Returns a lane mask (bit c). */
 T256 static inline int rht_exact_lanes8(const __m256 v[16])
 {
-    __m256i emax = _mm256_setzero_si256(), emin = _mm256_set1_epi32(255);
+    __m256i mx = _mm256_setzero_si256(), mn = _mm256_set1_epi32(0x7FFFFFFF);
     const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF), zero = _mm256_setzero_si256();
     for (int i = 0; i < 16; i++) {
         __m256i au = _mm256_and_si256(_mm256_castps_si256(v[i]), absm);
-        __m256i e = _mm256_max_epi32(_mm256_srli_epi32(au, 23), _mm256_set1_epi32(1));
-        __m256i isz = _mm256_cmpeq_epi32(au, zero);
-        emax = _mm256_max_epi32(emax, _mm256_andnot_si256(isz, e));
-        emin = _mm256_min_epi32(emin, _mm256_or_si256(e, _mm256_and_si256(isz, _mm256_set1_epi32(255))));
+        mx = _mm256_max_epu32(mx, au);
+        mn = _mm256_min_epu32(mn, _mm256_or_si256(au, _mm256_and_si256(_mm256_cmpeq_epi32(au, zero), absm)));
     }
+    __m256i emax = _mm256_srli_epi32(mx, 23), emin = _mm256_srli_epi32(mn, 23);
     __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
     __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(26), _mm256_sub_epi32(emax, emin));
-    return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(finite, close)));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_and_si256(finite, close), big)));
 }
 
 T256 static inline __m256 bf16_round8(__m256 v)
@@ -363,8 +363,9 @@ T256 static void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c
     int exact = rht_exact_lanes8(v);
     __m256d lo[16], hi[16];
     for (unsigned i = 0; i < 16; i++) {
-        __m256 s = v[i];
-        if ((j->rht_mask[0] >> i) & 1u) s = _mm256_xor_ps(s, _mm256_set1_ps(-0.0f));
+        /* s[i] * x / 4 exactly, -0 -> +0 (see simd_avx512.c) */
+        float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+        __m256 s = _mm256_add_ps(_mm256_mul_ps(v[i], _mm256_set1_ps(w)), _mm256_setzero_ps());
         lo[i] = _mm256_cvtps_pd(_mm256_castps256_ps128(s));
         hi[i] = _mm256_cvtps_pd(_mm256_extractf128_ps(s, 1));
     }
@@ -379,11 +380,8 @@ T256 static void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c
                 hi[q] = _mm256_add_pd(a, b);
                 hi[q + h] = _mm256_sub_pd(a, b);
             }
-    const __m256d quarter = _mm256_set1_pd(0.25);
     for (unsigned i = 0; i < 16; i++) {
-        /* exact zero sums give +0 (nvfp4_core_rht_group) */
-        __m128 fl = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_add_pd(lo[i], _mm256_setzero_pd()), quarter));
-        __m128 fh = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_add_pd(hi[i], _mm256_setzero_pd()), quarter));
+        __m128 fl = _mm256_cvtpd_ps(lo[i]), fh = _mm256_cvtpd_ps(hi[i]); /* one rounding (MXCSR: RNE) */
         __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(fl), fh, 1);
         v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
     }

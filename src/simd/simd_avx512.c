@@ -340,24 +340,28 @@ T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x,
 
 /* ---- columnwise ----------------------------------------------------------- */
 
-/* Exactness of the binary64 butterfly for each lane (column) of a group:
- * finite inputs whose biased exponents (subnormals as 1) differ by at most
- * 25, so all partial sums are multiples of the smallest input's last bit
- * below 2^53 of them (the bound of nvfp4_core_rht_double_exact). */
+/* Lanes (columns) where the fast transform below is exact: all 16 inputs
+ * finite, the nonzero ones with biased exponents E >= 3 (so x/4 is exact in
+ * fp32) and within 25 of each other. Then every partial sum of the
+ * butterfly is an integer multiple of the smallest input's last bit
+ * 2^(Emin-152) (after the 1/4) below 16 * 2^(Emax-128), i.e. below 2^53 such
+ * units: exact in binary64 (the bound of nvfp4_core_rht_double_exact). For
+ * non-negative floats integer order is float order, so the exponents come
+ * from the max and the nonzero min of the bit patterns. */
 T512 static inline __mmask16 rht_exact_lanes(const __m512 v[16])
 {
-    __m512i emax = _mm512_setzero_si512(), emin = _mm512_set1_epi32(255);
+    __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi32(0x7FFFFFFF);
     const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
     for (int i = 0; i < 16; i++) {
         __m512i au = _mm512_and_si512(_mm512_castps_si512(v[i]), absm);
-        __m512i e = _mm512_max_epi32(_mm512_srli_epi32(au, 23), _mm512_set1_epi32(1));
-        __mmask16 nz = _mm512_test_epi32_mask(au, au);
-        emax = _mm512_mask_max_epi32(emax, nz, emax, e);
-        emin = _mm512_mask_min_epi32(emin, nz, emin, e);
+        mx = _mm512_max_epu32(mx, au);
+        mn = _mm512_mask_min_epu32(mn, _mm512_test_epi32_mask(au, au), mn, au);
     }
+    __m512i emax = _mm512_srli_epi32(mx, 23), emin = _mm512_srli_epi32(mn, 23); /* all zero: emin 255 */
     __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
     __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
-    return (__mmask16)(finite & close);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    return (__mmask16)(finite & close & big);
 }
 
 T512 static inline __m512 bf16_round16(__m512 v)
@@ -377,8 +381,11 @@ T512 static void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0
     __mmask16 exact = rht_exact_lanes(v);
     __m512d lo[16], hi[16];
     for (unsigned i = 0; i < 16; i++) {
-        __m512 s = v[i];
-        if ((j->rht_mask[0] >> i) & 1u) s = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(s), _mm512_set1_epi32((int)0x80000000u)));
+        /* s[i] * x / 4, exact on the exact lanes; + 0 turns -0 into +0, so
+         * every exact zero sum of the butterfly is +0 as nvfp4_core_rht_group
+         * makes it (no -0 operand ever appears) */
+        float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+        __m512 s = _mm512_add_ps(_mm512_mul_ps(v[i], _mm512_set1_ps(w)), _mm512_setzero_ps());
         lo[i] = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
         hi[i] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s), 1)));
     }
@@ -393,13 +400,10 @@ T512 static void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0
                 hi[q] = _mm512_add_pd(a, b);
                 hi[q + h] = _mm512_sub_pd(a, b);
             }
-    const __m512d quarter = _mm512_set1_pd(0.25);
     for (unsigned i = 0; i < 16; i++) {
-        /* exact zero sums give +0 (nvfp4_core_rht_group): adding +0 turns -0 into +0 */
-        __m512d l = _mm512_mul_pd(_mm512_add_pd(lo[i], _mm512_setzero_pd()), quarter);
-        __m512d h = _mm512_mul_pd(_mm512_add_pd(hi[i], _mm512_setzero_pd()), quarter);
-        __m256 fl = _mm512_cvt_roundpd_ps(l, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m256 fh = _mm512_cvt_roundpd_ps(h, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        /* the exact sum, rounded once to fp32 */
+        __m256 fl = _mm512_cvt_roundpd_ps(lo[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256 fh = _mm512_cvt_roundpd_ps(hi[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         __m512 f = _mm512_castsi512_ps(
             _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(fl)), _mm256_castps_si256(fh), 1));
         v[i] = j->rht_round_bf16 ? bf16_round16(f) : f;
