@@ -47,9 +47,18 @@ log "using $bin"
 (nvidia-smi 2>&1 || echo "nvidia-smi not available") >"$OUTDIR/nvidia-smi.txt"
 "$bin" info >"$OUTDIR/info.txt" 2>&1
 info_rc=$?
-if [ $info_rc -eq 77 ]; then
-    log "no CUDA device: $(cat "$OUTDIR/info.txt")"
-    exit 77
+if [ $info_rc -ne 0 ]; then
+    # 77: no usable device, which includes a driver too old for the toolkit
+    # the binary was built with (CUDA 13 needs driver >= 580).
+    {
+        echo "## CUDA path on a GPU: $(date -u +%Y-%m-%d): not run"
+        echo
+        echo "- nvfp4-gpu info exit $info_rc: $(cat "$OUTDIR/info.txt")"
+        echo "- nvidia-smi: $(head -n 12 "$OUTDIR/nvidia-smi.txt" | tr '\n' ' ')"
+    } >"$OUTDIR/gpu-check.md"
+    log "no usable CUDA device: $(cat "$OUTDIR/info.txt")"
+    [ $info_rc -eq 77 ] && exit 77
+    exit 2
 fi
 device=$(head -n1 "$OUTDIR/info.txt")
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)

@@ -67,6 +67,9 @@ grep -q "selftest: PASSED ($total cases, all identical" "$tmp/emu.out" || fail "
 rc=$?
 if [ $rc = 77 ]; then
     grep -q "no CUDA device" "$tmp/gpu.out" || fail "exit 77 without the 'no CUDA device' message"
+    NVFP4_GPU="$gpu" bash tools/gpu-check.sh "$tmp/gc0" >/dev/null 2>&1
+    [ $? = 77 ] || fail "gpu-check.sh without a device must exit 77"
+    grep -q ": not run" "$tmp/gc0/gpu-check.md" || fail "gpu-check.sh without a device must say 'not run'"
     echo "test_cuda_build: no CUDA device: GPU selftest skipped (exit 77), emulated selftest passed ($total cases)"
 elif [ $rc != 0 ]; then
     tail -n 30 "$tmp/gpu.out"
