@@ -116,6 +116,31 @@ typedef struct {
 nvfp4_status nvfp4_cuda_compare(nvfp4_cuda_cmp_kind kind, const void *expected, const void *actual, size_t n,
                                 uint64_t *count, nvfp4_cuda_mismatch *first, size_t max_first, nvfp4_error *err);
 
+/* ---- one call: is a kernel's quantized output ours? ----------------------- */
+#define NVFP4_CUDA_CHECK_FIRST 8
+
+typedef struct {
+    uint64_t code_mismatches, scale_mismatches; /* differing elements / scale bytes */
+    bool amax_checked, amax_equal;              /* bit patterns */
+    float amax_expected, amax_actual;
+    size_t n_first_codes, n_first_scales;
+    nvfp4_cuda_mismatch first_codes[NVFP4_CUDA_CHECK_FIRST];  /* by index, ours vs theirs */
+    nvfp4_cuda_mismatch first_scales[NVFP4_CUDA_CHECK_FIRST];
+} nvfp4_cuda_check_report;
+
+/* Quantizes x (device) with opts on the device and compares one orientation
+ * (columnwise or rowwise) with a kernel's output: codes (device, our layout:
+ * packed E2M1 nibbles or E4M3 bytes, padded shape), scales (device, may be
+ * NULL to skip; linear [scale_rows, scale_cols] or, when scales_swizzled, the
+ * cuBLAS 128x4 layout of nvfp4_swizzled_size bytes) and amax (host pointer,
+ * may be NULL to skip). The report says how many differ and lists the first
+ * ones. The status is about the call, not the match: NVFP4_OK with nonzero
+ * counts means the kernel differs. */
+nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                        const nvfp4_quant_opts *opts, bool columnwise, const uint8_t *codes,
+                                        const uint8_t *scales, bool scales_swizzled, const float *amax,
+                                        nvfp4_cuda_check_report *report, nvfp4_error *err);
+
 #ifdef __cplusplus
 }
 #endif

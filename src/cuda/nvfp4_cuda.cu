@@ -617,3 +617,44 @@ nvfp4_status nvfp4_cu_amax_launch(const void *x, nvfp4_dtype dtype, size_t n, ui
 }
 
 void nvfp4_cu_prepared_free(nvfp4_cu_prepared *pp) { qtensor_free(&pp->t); }
+
+/* ---- check a kernel's quantized output --------------------------------------------- */
+extern "C" nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                                   const nvfp4_quant_opts *opts, bool columnwise, const uint8_t *codes,
+                                                   const uint8_t *scales, bool scales_swizzled, const float *amax,
+                                                   nvfp4_cuda_check_report *rep, nvfp4_error *err)
+{
+    if (!codes || !rep) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_check_quantized: NULL argument");
+    memset(rep, 0, sizeof *rep);
+    nvfp4_quant_opts o;
+    if (opts) o = *opts;
+    else nvfp4_quant_opts_init(&o);
+    o.rowwise = !columnwise;
+    o.columnwise = columnwise;
+    nvfp4_cuda_quantized q;
+    nvfp4_status st = nvfp4_cuda_quantize(x, dtype, rows, cols, &o, &q, err);
+    if (st) return st;
+    const nvfp4_cuda_qtensor *t = columnwise ? &q.col : &q.row;
+    const nvfp4_recipe *r = nvfp4_recipe_find(q.recipe);
+    bool e4m3 = nvfp4_recipe_core(r)->elem == NVFP4_CORE_ELEM_E4M3;
+    size_t n = t->prows * t->pcols;
+    st = nvfp4_cuda_compare(e4m3 ? NVFP4_CUDA_CMP_U8 : NVFP4_CUDA_CMP_FP4, t->data, codes, n, &rep->code_mismatches,
+                            rep->first_codes, NVFP4_CUDA_CHECK_FIRST, err);
+    rep->n_first_codes = rep->code_mismatches < NVFP4_CUDA_CHECK_FIRST ? (size_t)rep->code_mismatches : NVFP4_CUDA_CHECK_FIRST;
+    if (!st && scales) {
+        const uint8_t *ours = scales_swizzled ? t->scale_swizzled : t->scale;
+        size_t ns = scales_swizzled ? t->scale_swizzled_bytes : t->scale_rows * t->scale_cols;
+        st = nvfp4_cuda_compare(NVFP4_CUDA_CMP_U8, ours, scales, ns, &rep->scale_mismatches, rep->first_scales,
+                                NVFP4_CUDA_CHECK_FIRST, err);
+        rep->n_first_scales =
+            rep->scale_mismatches < NVFP4_CUDA_CHECK_FIRST ? (size_t)rep->scale_mismatches : NVFP4_CUDA_CHECK_FIRST;
+    }
+    if (!st && amax) {
+        rep->amax_checked = true;
+        rep->amax_expected = t->amax;
+        rep->amax_actual = *amax;
+        rep->amax_equal = nvfp4_core_f32_bits(t->amax) == nvfp4_core_f32_bits(*amax);
+    }
+    nvfp4_cuda_quantized_free(&q);
+    return st;
+}

@@ -496,6 +496,73 @@ static outcome run_compare_case(nvfp4_cuda_cmp_kind kind, size_t n, bool cpu_onl
     return out;
 }
 
+/* nvfp4_cuda_check_quantized against the CPU library's bytes as "their"
+ * kernel: identical bytes must give a clean report; one planted code and one
+ * planted swizzled-scale byte must be found at their indices. */
+static outcome run_check_case(bool plant, bool cpu_only)
+{
+    outcome out = {};
+    const size_t rows = 96, cols = 160;
+    std::vector<float> x(rows * cols);
+    fill(x.data(), rows, cols, C_OUTLIERS, plant ? 31 : 32);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rounding = NVFP4_SR;
+    o.seed = 99;
+    o.offset = 5;
+    o.rowwise = false;
+    o.columnwise = true;
+    o.rht = true;
+    nvfp4_quantized cq;
+    nvfp4_error err = {};
+    if (nvfp4_quantize(x.data(), NVFP4_DTYPE_F32, rows, cols, &o, &cq, &err)) {
+        snprintf(out.what, sizeof out.what, "cpu quantize failed: %s", err.message);
+        return out;
+    }
+    if (cpu_only) {
+        nvfp4_quantized_free(&cq);
+        out.ok = true;
+        return out;
+    }
+    const nvfp4_qtensor *t = &cq.col;
+    size_t nz = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+    std::vector<uint8_t> codes(t->data, t->data + t->data_bytes), swz(nz);
+    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, swz.data());
+    float amax = t->amax;
+    if (plant) {
+        codes[777 / 2] ^= 0x30; /* element 777 (high nibble) */
+        swz[100] ^= 0x01;
+    }
+    void *dx = NULL, *dc = NULL, *ds = NULL;
+    nvfp4_cuda_check_report rep;
+    nvfp4_status st = nvfp4_cuda_alloc(&dx, x.size() * 4, &err);
+    if (!st) st = nvfp4_cuda_alloc(&dc, codes.size(), &err);
+    if (!st) st = nvfp4_cuda_alloc(&ds, swz.size(), &err);
+    if (!st) st = nvfp4_cuda_upload(dx, x.data(), x.size() * 4, &err);
+    if (!st) st = nvfp4_cuda_upload(dc, codes.data(), codes.size(), &err);
+    if (!st) st = nvfp4_cuda_upload(ds, swz.data(), swz.size(), &err);
+    if (!st)
+        st = nvfp4_cuda_check_quantized(dx, NVFP4_DTYPE_F32, rows, cols, &o, true, (const uint8_t *)dc, (const uint8_t *)ds, true,
+                                        &amax, &rep, &err);
+    nvfp4_cuda_free(dx);
+    nvfp4_cuda_free(dc);
+    nvfp4_cuda_free(ds);
+    nvfp4_quantized_free(&cq);
+    if (st) {
+        snprintf(out.what, sizeof out.what, "check_quantized failed: %s", err.message);
+        return out;
+    }
+    if (plant)
+        out.ok = rep.code_mismatches == 1 && rep.first_codes[0].index == 777 && rep.scale_mismatches == 1 &&
+                 rep.first_scales[0].index == 100 && rep.amax_checked && rep.amax_equal;
+    else
+        out.ok = rep.code_mismatches == 0 && rep.scale_mismatches == 0 && rep.amax_checked && rep.amax_equal;
+    if (!out.ok)
+        snprintf(out.what, sizeof out.what, "report: %" PRIu64 " codes, %" PRIu64 " scales differ, amax %s", rep.code_mismatches,
+                 rep.scale_mismatches, rep.amax_equal ? "equal" : "differs");
+    return out;
+}
+
 /* ---- selftest ------------------------------------------------------------------------ */
 struct group_row {
     char name[32];
@@ -613,6 +680,8 @@ static int cmd_selftest(int argc, char **argv)
         snprintf(lab, sizeof lab, "compare kind %d", (int)kinds[i]);
         record("compare-api", lab, run_compare_case(kinds[i], 10001, cpu_only));
     }
+    record("check-api", "check_quantized, identical bytes", run_check_case(false, cpu_only));
+    record("check-api", "check_quantized, one code and one scale planted", run_check_case(true, cpu_only));
     bool coverage = total >= 200 && recipes_seen == nvfp4_recipe_count() && has_sr && has_rz && has_rht && has_pad &&
                     has_non128 && blk[NVFP4_BLOCK_1X16] && blk[NVFP4_BLOCK_16X16] && blk[NVFP4_BLOCK_1X32];
     printf("\n| group | cases | identical | refused by both | differ |\n|---|---:|---:|---:|---:|\n");

@@ -33,7 +33,7 @@ so=$BUILD/lib/libnvfp4_cuda.so
 [ -x "$gpu" ] || fail "$gpu missing"
 [ -f "$so" ] || fail "$so missing"
 for sym in nvfp4_cuda_quantize nvfp4_cuda_compare nvfp4_cuda_dequantize nvfp4_cuda_gemm_te nvfp4_cuda_amax \
-    nvfp4_cuda_scale_swizzle nvfp4_quantize; do
+    nvfp4_cuda_scale_swizzle nvfp4_cuda_check_quantized nvfp4_quantize; do
     nm -D --defined-only "$so" | grep -qw "$sym" || fail "$so does not export $sym"
 done
 
