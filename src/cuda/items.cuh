@@ -55,6 +55,21 @@
 #define NVFP4_CUDA_NATIVE_ACTIVE 0
 #endif
 
+/* t / d and t % d for item indices: 64-bit integer division is a long
+ * software sequence on the GPU, 32-bit is short, and every tensor that fits
+ * in GPU memory has fewer than 2^32 blocks per dimension in practice. */
+NVFP4_IT void nvfp4_cu_divmod(size_t t, size_t d, size_t *q, size_t *r)
+{
+    if (t <= 0xFFFFFFFFu && d <= 0xFFFFFFFFu) {
+        uint32_t t32 = (uint32_t)t, d32 = (uint32_t)d, q32 = t32 / d32;
+        *q = q32;
+        *r = t32 - q32 * d32;
+    } else {
+        *q = t / d;
+        *r = t % d;
+    }
+}
+
 /* ---- the quantize kernel's parameters ------------------------------------- */
 struct nvfp4_cu_qparams {
     const void *x;            /* original tensor, row-major rows x cols */
@@ -232,8 +247,8 @@ template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
     {
         size_t nb = p.pscols / (size_t)BW, nj = p.psrows / (TILE ? 16u : 1u);
         size_t jb, b;
-        if (p.colwise) { jb = t % nj; b = t / nj; }
-        else { jb = t / nb; b = t % nb; }
+        if (p.colwise) nvfp4_cu_divmod(t, nj, &b, &jb);
+        else nvfp4_cu_divmod(t, nb, &jb, &b);
         if (TILE) tile16(jb, b);
         else one_row(jb, b);
     }
@@ -361,7 +376,9 @@ struct nvfp4_cu_rht_amax_item {
         uint32_t m = 0;
         if (t < nj * ns) {
             float v[16];
-            nvfp4_cu_fetch<true>(p, t % nj, t / nj, v);
+            size_t s, j;
+            nvfp4_cu_divmod(t, nj, &s, &j);
+            nvfp4_cu_fetch<true>(p, j, s, v);
             for (int k = 0; k < 16; k++) {
                 uint32_t u = nvfp4_cu_amax_bits(v[k], p.r.amax_nan_propagates);
                 m = u > m ? u : m;
@@ -382,7 +399,8 @@ struct nvfp4_cu_dequant_item {
     NVFP4_IT size_t count() const { return psrows * (pscols / 16); }
     NVFP4_IT void operator()(size_t t) const
     {
-        size_t ns = pscols / 16, j = t / ns, s = t % ns;
+        size_t ns = pscols / 16, j, s;
+        nvfp4_cu_divmod(t, ns, &j, &s);
         if (j >= srows) return;
         float d = nvfp4_core_dequant_scale(&r, &g, scale[j * scale_cols + (16 * s) / (size_t)bw]);
         for (size_t k = 0; k < 16; k++) {
@@ -412,7 +430,8 @@ struct nvfp4_cu_swizzle_item {
     NVFP4_IT size_t count() const { return prows * pcols; }
     NVFP4_IT void operator()(size_t t) const
     {
-        size_t r = t / pcols, c = t % pcols;
+        size_t r, c;
+        nvfp4_cu_divmod(t, pcols, &r, &c);
         swz[nvfp4_cu_swizzle_offset(r, c, cols)] = (r < rows && c < cols) ? lin[r * cols + c] : (uint8_t)0;
     }
 };
@@ -456,7 +475,8 @@ struct nvfp4_cu_gemm_item {
     NVFP4_IT size_t count() const { return M * N; }
     NVFP4_IT void operator()(size_t t) const
     {
-        size_t m = t / N, n = t % N;
+        size_t m, n;
+        nvfp4_cu_divmod(t, N, &m, &n);
         const uint8_t *pa = a + m * Kp / 2, *pb = b + n * Kp / 2;
         float acc = 0.0f;
         for (size_t kb = 0; kb < Kp / 16; kb++) {
