@@ -100,7 +100,10 @@ nvfp4_status nvfp4_cuda_gemm_te(const nvfp4_cuda_quantized *a, bool a_columnwise
 typedef enum {
     NVFP4_CUDA_CMP_U8 = 0,  /* bytes (scales, E4M3 elements); index = byte */
     NVFP4_CUDA_CMP_FP4 = 1, /* packed E2M1 codes; index = element (nibble), n = elements */
-    NVFP4_CUDA_CMP_F32 = 2  /* fp32 bit patterns (amax, dequantized values); -0 != +0, NaN == same NaN bits */
+    NVFP4_CUDA_CMP_F32 = 2, /* fp32 bit patterns (amax, dequantized values); -0 != +0, NaN == same NaN bits */
+    NVFP4_CUDA_CMP_F32_NANEQ = 3 /* fp32 bit patterns, but any NaN equals any NaN: a NaN made by arithmetic
+                                    (NaN * x, 0 * Inf) carries the platform's payload (x86 SSE: the operand's,
+                                    or 0xFFC00000; NVIDIA GPUs: 0x7FFFFFFF), which no rule decides */
 } nvfp4_cuda_cmp_kind;
 
 typedef struct {

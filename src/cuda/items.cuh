@@ -442,8 +442,17 @@ struct nvfp4_cu_swizzle_item {
 NVFP4_IT uint32_t nvfp4_cu_cmp_elem(int kind, const void *a, size_t i)
 {
     if (kind == 1) return (((const uint8_t *)a)[i / 2] >> (4 * (i & 1))) & 0xFu;
-    if (kind == 2) return ((const uint32_t *)a)[i];
+    if (kind == 2 || kind == 3) return ((const uint32_t *)a)[i];
     return ((const uint8_t *)a)[i];
+}
+
+/* Whether two elements differ: bit patterns, except that kind 3
+ * (NVFP4_CUDA_CMP_F32_NANEQ) lets any NaN equal any NaN. */
+NVFP4_IT bool nvfp4_cu_cmp_differ(int kind, uint32_t e, uint32_t a)
+{
+    if (e == a) return false;
+    if (kind == 3 && (e & 0x7FFFFFFFu) > 0x7F800000u && (a & 0x7FFFFFFFu) > 0x7F800000u) return false;
+    return true;
 }
 
 struct nvfp4_cu_cmp_item {
@@ -457,7 +466,8 @@ struct nvfp4_cu_cmp_item {
         uint32_t c = 0;
         size_t end = (t + 1) * NVFP4_CU_CMP_CHUNK;
         if (end > n) end = n;
-        for (size_t i = t * NVFP4_CU_CMP_CHUNK; i < end; i++) c += nvfp4_cu_cmp_elem(kind, exp, i) != nvfp4_cu_cmp_elem(kind, act, i);
+        for (size_t i = t * NVFP4_CU_CMP_CHUNK; i < end; i++)
+            c += nvfp4_cu_cmp_differ(kind, nvfp4_cu_cmp_elem(kind, exp, i), nvfp4_cu_cmp_elem(kind, act, i));
         counts[t] = c;
     }
 };

@@ -513,7 +513,8 @@ extern "C" nvfp4_status nvfp4_cuda_compare(nvfp4_cuda_cmp_kind kind, const void 
 {
     if (!expected || !actual || !count || (max_first && !first))
         return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_compare: NULL argument");
-    if (kind != NVFP4_CUDA_CMP_U8 && kind != NVFP4_CUDA_CMP_FP4 && kind != NVFP4_CUDA_CMP_F32)
+    if (kind != NVFP4_CUDA_CMP_U8 && kind != NVFP4_CUDA_CMP_FP4 && kind != NVFP4_CUDA_CMP_F32 &&
+        kind != NVFP4_CUDA_CMP_F32_NANEQ)
         return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_compare: unknown kind %d", (int)kind);
     *count = 0;
     if (n == 0) return NVFP4_OK;
@@ -534,7 +535,7 @@ extern "C" nvfp4_status nvfp4_cuda_compare(nvfp4_cuda_cmp_kind kind, const void 
     nvfp4_cuda_free(dcounts);
     /* The first mismatches: download only the chunks that hold them and
      * scan those on the host, in index order (deterministic). */
-    size_t elem_bytes_num = kind == NVFP4_CUDA_CMP_F32 ? 4 : 1, elem_bytes_den = kind == NVFP4_CUDA_CMP_FP4 ? 2 : 1;
+    size_t elem_bytes_num = (kind == NVFP4_CUDA_CMP_F32 || kind == NVFP4_CUDA_CMP_F32_NANEQ) ? 4 : 1, elem_bytes_den = kind == NVFP4_CUDA_CMP_FP4 ? 2 : 1;
     size_t chunk_bytes = NVFP4_CU_CMP_CHUNK * elem_bytes_num / elem_bytes_den;
     uint8_t *he = NULL, *ha = NULL;
     size_t found = 0;
@@ -553,7 +554,7 @@ extern "C" nvfp4_status nvfp4_cuda_compare(nvfp4_cuda_cmp_kind kind, const void 
         if ((st = nvfp4_cuda_download(ha, (const uint8_t *)actual + off, bytes, err))) break;
         for (size_t i = 0; i < i1 - i0 && found < max_first; i++) {
             uint32_t e = nvfp4_cu_cmp_elem((int)kind, he, i), a = nvfp4_cu_cmp_elem((int)kind, ha, i);
-            if (e != a) {
+            if (nvfp4_cu_cmp_differ((int)kind, e, a)) {
                 first[found].index = i0 + i;
                 first[found].expected = e;
                 first[found].actual = a;

@@ -356,8 +356,11 @@ static bool cmp_orientation(const nvfp4_quantized *cq, const nvfp4_cuda_quantize
         snprintf(out->what, sizeof out->what, "%s: gpu dequantize failed: %s", o, err.message);
         return false;
     }
+    /* NaN outputs (NaN or 0 * Inf in the dequantization) carry the
+     * platform's NaN payload: any NaN matches any NaN, everything else bit
+     * for bit. */
     snprintf(name, sizeof name, "%s dequantized", o);
-    bool same = cmp_dev(NVFP4_CUDA_CMP_F32, dc.data(), dg, n, n * sizeof(float), name, out);
+    bool same = cmp_dev(NVFP4_CUDA_CMP_F32_NANEQ, dc.data(), dg, n, n * sizeof(float), name, out);
     nvfp4_cuda_free(dg);
     return same;
 }
@@ -445,7 +448,7 @@ static outcome run_gemm_case(size_t M, size_t N, size_t K, uint64_t seed, bool t
     if (!st) st = nvfp4_cuda_quantize(db, NVFP4_DTYPE_F32, N, K, &ob, &gb, &err);
     if (!st) st = nvfp4_cuda_gemm_te(&ga, false, &gb, false, 1.5f, dd, &err);
     if (st) snprintf(out.what, sizeof out.what, "gpu gemm failed: %s", err.message);
-    else out.ok = cmp_dev(NVFP4_CUDA_CMP_F32, dc.data(), dd, M * N, M * N * 4, "gemm output", &out);
+    else out.ok = cmp_dev(NVFP4_CUDA_CMP_F32_NANEQ, dc.data(), dd, M * N, M * N * 4, "gemm output", &out);
     nvfp4_cuda_quantized_free(&ga);
     nvfp4_cuda_quantized_free(&gb);
     nvfp4_cuda_free(da);
@@ -463,15 +466,23 @@ static outcome run_compare_case(nvfp4_cuda_cmp_kind kind, size_t n, bool cpu_onl
         out.ok = true;
         return out;
     }
-    size_t bytes = kind == NVFP4_CUDA_CMP_F32 ? n * 4 : (kind == NVFP4_CUDA_CMP_FP4 ? (n + 1) / 2 : n);
+    bool f32 = kind == NVFP4_CUDA_CMP_F32 || kind == NVFP4_CUDA_CMP_F32_NANEQ;
+    size_t bytes = f32 ? n * 4 : (kind == NVFP4_CUDA_CMP_FP4 ? (n + 1) / 2 : n);
     std::vector<uint8_t> e(bytes), a;
     uint64_t s = n;
     for (auto &v : e) v = (uint8_t)sm64(&s);
     a = e;
     /* plant differences at element indices 3, 4097 (second chunk), n-1 */
     size_t idx[3] = {3, 4097 % n, n - 1};
+    if (f32) {
+        /* element 10: NaN with different payloads on the two sides; equal
+         * only for the NaN-equal kind */
+        const uint32_t n1 = 0x7FC00000u, n2 = 0x7FFFFFFFu;
+        memcpy(&e[40], &n1, 4);
+        memcpy(&a[40], &n2, 4);
+    }
     for (size_t i : idx) {
-        if (kind == NVFP4_CUDA_CMP_F32) a[4 * i + 2] ^= 0x10;
+        if (f32) a[4 * i + 2] ^= 0x10;
         else if (kind == NVFP4_CUDA_CMP_FP4) a[i / 2] ^= (uint8_t)(1u << (4 * (i & 1)));
         else a[i] ^= 0x01;
     }
@@ -490,9 +501,13 @@ static outcome run_compare_case(nvfp4_cuda_cmp_kind kind, size_t n, bool cpu_onl
         snprintf(out.what, sizeof out.what, "compare failed: %s", err.message);
         return out;
     }
-    out.ok = count == 3 && m[0].index == 3 && m[1].index == 4097 % n && m[2].index == n - 1 && m[0].expected != m[0].actual;
+    if (kind == NVFP4_CUDA_CMP_F32)
+        out.ok = count == 4 && m[0].index == 3 && m[1].index == 10 && m[2].index == 4097 % n && m[3].index == n - 1;
+    else
+        out.ok = count == 3 && m[0].index == 3 && m[1].index == 4097 % n && m[2].index == n - 1;
+    out.ok = out.ok && m[0].expected != m[0].actual;
     if (!out.ok)
-        snprintf(out.what, sizeof out.what, "compare found %" PRIu64 " (want 3), first at %" PRIu64, count, count ? m[0].index : 0);
+        snprintf(out.what, sizeof out.what, "compare kind %d found %" PRIu64 ", first at %" PRIu64, (int)kind, count, count ? m[0].index : 0);
     return out;
 }
 
@@ -675,8 +690,8 @@ static int cmd_selftest(int argc, char **argv)
         bool two_d = i % 2 && gshapes[i][1] % 16 == 0;
         record("gemm-te", lab, run_gemm_case(gshapes[i][0], gshapes[i][1], gshapes[i][2], 11 + (uint64_t)i, two_d, cpu_only));
     }
-    const nvfp4_cuda_cmp_kind kinds[3] = {NVFP4_CUDA_CMP_U8, NVFP4_CUDA_CMP_FP4, NVFP4_CUDA_CMP_F32};
-    for (int i = 0; i < 3; i++) {
+    const nvfp4_cuda_cmp_kind kinds[4] = {NVFP4_CUDA_CMP_U8, NVFP4_CUDA_CMP_FP4, NVFP4_CUDA_CMP_F32, NVFP4_CUDA_CMP_F32_NANEQ};
+    for (int i = 0; i < 4; i++) {
         snprintf(lab, sizeof lab, "compare kind %d", (int)kinds[i]);
         record("compare-api", lab, run_compare_case(kinds[i], 10001, cpu_only));
     }
