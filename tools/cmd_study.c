@@ -9,7 +9,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: nvfp4 study list\n"
-          "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 1)] [--quiet]\n"
+          "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 2)] [--quiet]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
           "Runs a built-in study (see `nvfp4 study list`), writing runs.csv, layers.csv, summary.json and PNG\n"
@@ -46,7 +46,7 @@ static int cmd_run(int argc, char **argv)
     if (!s) return cli_fail("study", "unknown study '%s' (nvfp4 study list)", argv[2]);
     nvfp4_study_opts o;
     memset(&o, 0, sizeof o);
-    o.threads = 1; /* small GEMMs: extra threads mostly spin; results never depend on it */
+    o.threads = 2; /* concurrent (arm, seed) jobs; results never depend on it */
     char def[256];
     snprintf(def, sizeof def, "study-out/%s", argv[2]);
     o.out_dir = def;

@@ -69,91 +69,151 @@ static void write_layer_rows(FILE *f, const char *arm, uint64_t seed, const nvfp
     }
 }
 
+/* One (arm, seed) job: its CSV rows and timing, produced in memory so jobs
+ * can run concurrently and still be written in job order. */
+typedef struct {
+    char *runs, *layers; /* CSV text */
+    size_t runs_len, layers_len;
+    json_t *timing;
+    nvfp4_status st;
+    nvfp4_error err;
+} job_out;
+
+static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, base_fn base, const st_arm *arm,
+                    uint64_t seed, size_t steps, job_out *jo)
+{
+    nvfp4_train_cfg c;
+    base(&c, steps);
+    c.seed = seed;
+    double mult = arm->steps_mult > 0 ? arm->steps_mult : 1.0;
+    c.steps = (size_t)llround((double)steps * mult);
+    if (c.log_every == 0) c.log_every = c.steps / 40 ? c.steps / 40 : 1;
+    if (arm->apply) arm->apply(&c);
+    nvfp4_run *r = NULL;
+    double t0 = now_s();
+    jo->st = nvfp4_run_create(&c, &r, &jo->err);
+    if (jo->st == NVFP4_OK) jo->st = nvfp4_run_advance(r, c.steps, &jo->err);
+    double dt = now_s() - t0;
+    if (jo->st != NVFP4_OK) {
+        nvfp4_run_free(r);
+        return;
+    }
+    FILE *fr = open_memstream(&jo->runs, &jo->runs_len), *fl = open_memstream(&jo->layers, &jo->layers_len);
+    size_t div_at = 0;
+    bool div = nvfp4_run_diverged(r, &div_at);
+    size_t n = nvfp4_run_n_logs(r);
+    st_row *rows = calloc(n ? n : 1, sizeof *rows);
+    double H = nvfp4_run_entropy_rate(r);
+    if (!fr || !fl || !rows) {
+        jo->st = nvfp4_error_set(&jo->err, NVFP4_ENOMEM, "out of memory");
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const nvfp4_log_row *lr = nvfp4_run_log(r, i);
+            rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * c.batch, lr->lr, lr->loss, lr->ref_loss,
+                               lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0};
+        }
+        st_write_run_rows(fr, arm->name, seed, rows, n);
+        write_layer_rows(fl, arm->name, seed, r);
+    }
+    free(rows);
+    if (fr) fclose(fr);
+    if (fl) fclose(fl);
+    double qs, rs;
+    nvfp4_run_timing(r, &qs, &rs);
+    size_t done = nvfp4_run_step(r);
+    jo->timing = json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:b}", "arm", arm->name, "seed", (json_int_t)seed, "steps",
+                           (json_int_t)done, "seconds", dt, "ms_per_step_quantized",
+                           done ? 1e3 * qs / (double)done : 0.0, "ms_per_step_fp32",
+                           done ? 1e3 * rs / (double)done : 0.0, "diverged", div);
+    if (log && !o->quiet) {
+        const nvfp4_log_row *last = n ? nvfp4_run_log(r, n - 1) : NULL;
+        char line[512];
+        int k = snprintf(line, sizeof line,
+                         "[%s] %-14s seed %llu: %zu steps in %.1f s (%.2f ms/step quantized, %.2f fp32)%s", s->name,
+                         arm->name, (unsigned long long)seed, done, dt, done ? 1e3 * qs / (double)done : 0.0,
+                         done ? 1e3 * rs / (double)done : 0.0, div ? " DIVERGED" : "");
+        if (last && k > 0 && (size_t)k < sizeof line)
+            snprintf(line + k, sizeof line - (size_t)k, ", eval %.5g vs fp32 %.5g (gap %+.2f%%)", last->eval_loss,
+                     last->ref_eval_loss, 100.0 * (last->eval_loss - last->ref_eval_loss) / last->ref_eval_loss);
+#pragma omp critical(study_log)
+        fprintf(log, "%s\n", line);
+    }
+    nvfp4_run_free(r);
+}
+
+/* Runs the selected (arm, seed) jobs, `threads` at a time (each job single-
+ * threaded inside), and writes their rows in job order: the files do not
+ * depend on the thread count. */
 static nvfp4_status run_training_study(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, base_fn base,
                                        const st_arm *arms, size_t narms, nvfp4_error *err)
 {
     size_t seeds = o->seeds ? o->seeds : s->seeds, steps = o->steps ? o->steps : s->steps;
-    char tr[4096], tl[4096];
-    FILE *fr = st_open_tmp(o->out_dir, "runs.csv", tr, sizeof tr, err);
-    if (!fr) return NVFP4_EIO;
-    FILE *fl = st_open_tmp(o->out_dir, "layers.csv", tl, sizeof tl, err);
-    if (!fl) {
-        fclose(fr);
-        remove(tr);
-        return NVFP4_EIO;
+    size_t njobs = narms * seeds;
+    job_out *jobs = calloc(njobs, sizeof *jobs);
+    size_t *sel = calloc(njobs, sizeof *sel), nsel = 0;
+    if (!jobs || !sel) {
+        free(jobs);
+        free(sel);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
-    fprintf(fr, "%s\n", ST_RUNS_HEADER);
-    fprintf(fl, "%s\n", ST_LAYERS_HEADER);
-    json_t *timing = json_array();
+    for (size_t j = 0; j < njobs; j++)
+        if (job_selected(j, o)) sel[nsel++] = j;
+    int threads = o->threads > 0 ? o->threads : 1;
+    nvfp4_study_set_threads(1); /* one thread inside each job */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (size_t k = 0; k < nsel; k++) {
+        size_t j = sel[k];
+        run_job(s, o, log, base, &arms[j / seeds], (uint64_t)(j % seeds) + 1, steps, &jobs[j]);
+    }
     nvfp4_status st = NVFP4_OK;
-    for (size_t j = 0; j < narms * seeds && st == NVFP4_OK; j++) {
-        if (!job_selected(j, o)) continue;
-        const st_arm *arm = &arms[j / seeds];
-        uint64_t seed = (uint64_t)(j % seeds) + 1;
-        nvfp4_train_cfg c;
-        base(&c, steps);
-        c.seed = seed;
-        double mult = arm->steps_mult > 0 ? arm->steps_mult : 1.0;
-        c.steps = (size_t)llround((double)steps * mult);
-        if (c.log_every == 0) c.log_every = c.steps / 40 ? c.steps / 40 : 1;
-        if (arm->apply) arm->apply(&c);
-        nvfp4_run *r;
-        double t0 = now_s();
-        st = nvfp4_run_create(&c, &r, err);
-        if (st != NVFP4_OK) break;
-        st = nvfp4_run_advance(r, c.steps, err);
-        double dt = now_s() - t0;
-        if (st == NVFP4_OK) {
-            size_t div_at = 0;
-            bool div = nvfp4_run_diverged(r, &div_at);
-            size_t n = nvfp4_run_n_logs(r);
-            st_row *rows = calloc(n ? n : 1, sizeof *rows);
-            double H = nvfp4_run_entropy_rate(r);
-            for (size_t i = 0; rows && i < n; i++) {
-                const nvfp4_log_row *lr = nvfp4_run_log(r, i);
-                rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * c.batch, lr->lr, lr->loss, lr->ref_loss,
-                                   lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0};
-            }
-            if (rows) st_write_run_rows(fr, arm->name, seed, rows, n);
-            free(rows);
-            write_layer_rows(fl, arm->name, seed, r);
-            double qs, rs;
-            nvfp4_run_timing(r, &qs, &rs);
-            size_t done = nvfp4_run_step(r);
-            json_t *tj = json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:b}", "arm", arm->name, "seed", (json_int_t)seed,
-                                   "steps", (json_int_t)done, "seconds", dt, "ms_per_step_quantized",
-                                   done ? 1e3 * qs / (double)done : 0.0, "ms_per_step_fp32",
-                                   done ? 1e3 * rs / (double)done : 0.0, "diverged", div);
-            json_array_append_new(timing, tj);
-            if (log && !o->quiet) {
-                const nvfp4_log_row *last = n ? nvfp4_run_log(r, n - 1) : NULL;
-                fprintf(log, "[%s] %-14s seed %llu: %zu steps in %.1f s (%.2f ms/step quantized, %.2f fp32)%s",
-                        s->name, arm->name, (unsigned long long)seed, done, dt, done ? 1e3 * qs / (double)done : 0.0,
-                        done ? 1e3 * rs / (double)done : 0.0, div ? " DIVERGED" : "");
-                if (last)
-                    fprintf(log, ", eval %.5g vs fp32 %.5g (gap %+.2f%%)\n", last->eval_loss, last->ref_eval_loss,
-                            100.0 * (last->eval_loss - last->ref_eval_loss) / last->ref_eval_loss);
-                else
-                    fputc('\n', log);
-            }
+    for (size_t k = 0; k < nsel && st == NVFP4_OK; k++)
+        if (jobs[sel[k]].st != NVFP4_OK) {
+            *err = jobs[sel[k]].err;
+            st = jobs[sel[k]].st;
         }
-        nvfp4_run_free(r);
+    char tr[4096], tl[4096];
+    FILE *fr = NULL, *fl = NULL;
+    json_t *timing = json_array();
+    if (st == NVFP4_OK) {
+        fr = st_open_tmp(o->out_dir, "runs.csv", tr, sizeof tr, err);
+        fl = fr ? st_open_tmp(o->out_dir, "layers.csv", tl, sizeof tl, err) : NULL;
+        if (!fr || !fl) st = NVFP4_EIO;
     }
-    if (st != NVFP4_OK) {
+    if (st == NVFP4_OK) {
+        fprintf(fr, "%s\n", ST_RUNS_HEADER);
+        fprintf(fl, "%s\n", ST_LAYERS_HEADER);
+        for (size_t k = 0; k < nsel; k++) {
+            job_out *jo = &jobs[sel[k]];
+            if (jo->runs) fwrite(jo->runs, 1, jo->runs_len, fr);
+            if (jo->layers) fwrite(jo->layers, 1, jo->layers_len, fl);
+            if (jo->timing) json_array_append(timing, jo->timing);
+        }
+        st = st_commit_tmp(fr, tr, o->out_dir, "runs.csv", err);
+        fr = NULL;
+        if (st == NVFP4_OK) st = st_commit_tmp(fl, tl, o->out_dir, "layers.csv", err);
+        else fclose(fl);
+        fl = NULL;
+    }
+    if (fr) {
         fclose(fr);
-        fclose(fl);
         remove(tr);
-        remove(tl);
-        json_decref(timing);
-        return st;
     }
-    st = st_commit_tmp(fr, tr, o->out_dir, "runs.csv", err);
-    if (st == NVFP4_OK) st = st_commit_tmp(fl, tl, o->out_dir, "layers.csv", err);
-    else fclose(fl);
+    if (fl) {
+        fclose(fl);
+        remove(tl);
+    }
+    for (size_t j = 0; j < njobs; j++) {
+        free(jobs[j].runs);
+        free(jobs[j].layers);
+        json_decref(jobs[j].timing);
+    }
+    free(jobs);
+    free(sel);
     json_t *extra = json_object();
     json_object_set_new(extra, "timing", timing);
     json_object_set_new(extra, "steps", json_integer((json_int_t)steps));
     json_object_set_new(extra, "seeds", json_integer((json_int_t)seeds));
+    json_object_set_new(extra, "threads", json_integer(threads));
     if (st == NVFP4_OK) st = st_summarize(s, o->out_dir, extra, err);
     else json_decref(extra);
     return st;
@@ -667,10 +727,12 @@ static void s6_findings(const st_table *t, const st_arm_summary *a, json_t *out)
     if (rn && sr) {
         snprintf(buf, sizeof buf, "final excess risk: bf16 RN %.4g, bf16 SR %.4g, fp32 weights %.4g", rn->eval_mean,
                  sr->eval_mean, rn->ref_eval_mean);
-        st_finding(out, "RN-rounded bf16 weight updates stagnate; SR reaches close to fp32",
-                   "Gupta et al. ICML 2015; Croci et al. R. Soc. Open Sci. 2022; research 6.0 (0.51 vs 2.2e-3 vs 1e-3)",
-                   buf, (rn->eval_mean > 10 * sr->eval_mean && sr->eval_mean < 5 * sr->ref_eval_mean) ? "reproduced"
-                                                                                                   : "not reproduced");
+        const char *src = "Gupta et al. ICML 2015; Croci et al. R. Soc. Open Sci. 2022; research 6.0 (0.51 vs 2.2e-3 vs 1e-3)";
+        st_finding(out, "RN-rounded bf16 weight updates stagnate far above fp32 (and above SR)", src, buf,
+                   (rn->eval_mean > 10 * sr->eval_mean && rn->eval_mean > 100 * rn->ref_eval_mean) ? "reproduced"
+                                                                                                  : "not reproduced");
+        st_finding(out, "SR bf16 updates reach close to fp32 (within 5x)", src, buf,
+                   sr->eval_mean < 5 * sr->ref_eval_mean ? "reproduced" : "not reproduced");
     }
     if (ern && esr) {
         snprintf(buf, sizeof buf, "final excess risk: E4M3 RN %.4g, E4M3 SR %.4g", ern->eval_mean, esr->eval_mean);
@@ -689,18 +751,18 @@ static const nvfp4_study studies[] = {
      3, 3000, s1a_run, s1a_findings},
     {"s1b", "MLP teacher-student in NVFP4: RTN vs SR placements and 80% forward/backward switches (Chmiel Sec. 3-5; "
             "NVIDIA 2509.25149 App. D)",
-     2, 1200, s1b_run, s1b_findings},
+     3, 1200, s1b_run, s1b_findings},
     {"s3-format", "tiny LM on Markov text: MXFP4 needs more tokens than NVFP4 to reach the same loss (NVIDIA "
                   "2509.25149 Sec. 5: 1.36x)",
-     2, 800, s3_format_run, s3_format_findings},
-    {"s3-rht", "tiny LM: RHT helps on Wgrad, hurts on Fprop/Dgrad (NVIDIA 2509.25149 App. E.4.1 Fig. 11)", 2, 800,
+     3, 800, s3_format_run, s3_format_findings},
+    {"s3-rht", "tiny LM: RHT helps on Wgrad, hurts on Fprop/Dgrad (NVIDIA 2509.25149 App. E.4.1 Fig. 11)", 3, 800,
      s3_rht_run, s3_rht_findings},
     {"s3-switch", "tiny LM: switching the forward pass to high precision late recovers the gap, backward-only does "
                   "not (NVIDIA 2509.25149 App. D)",
-     2, 800, s3_switch_run, s3_switch_findings},
+     3, 800, s3_switch_run, s3_switch_findings},
     {"s3-2d", "tiny LM: 16x16 weight scales (same bytes in Fprop and Dgrad) beat inconsistent 1x16 (NVIDIA 2509.25149 "
               "App. E.5)",
-     2, 800, s3_2d_run, s3_2d_findings},
+     3, 800, s3_2d_run, s3_2d_findings},
     {"s6", "positive control: bf16/E4M3 weight storage with RN updates stagnates, SR does not (Gupta 2015; Croci 2022)",
      3, 8000, s6_run, s6_findings},
 };
