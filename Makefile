@@ -153,7 +153,7 @@ clean:
 
 ## help: list the targets
 help:
-	@grep -E '^## ' $(MAKEFILE_LIST) | sed -e 's/^## /  /' -e 's/: /\t/' | expand -t 16
+	@grep -hE '^## ' $(MAKEFILE_LIST) | sed -e 's/^## /  /' -e 's/: /\t/' | expand -t 16
 
 -include $(wildcard mk/*.mk)
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

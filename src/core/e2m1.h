@@ -69,15 +69,16 @@ NVFP4_HD static inline float nvfp4_core_e2m1_step(float a)
 
 /* floor(256 * frac) where frac is the position of a inside its E2M1 step:
  * the 8 bits that stochastic rounding compares against. Every operation is
- * exact in fp32: a/step and *256 are power-of-two scalings, floorf of an
- * exactly representable value is exact, and a - lo is exact by Sterbenz
- * (lo >= a/2) or because lo = 0. */
+ * exact in fp32 for a < 6: a - lo is exact by Sterbenz (lo >= a/2) or
+ * because lo = 0, and scaling by 256/step is a power-of-two scaling. */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_frac8(float a)
 {
-    float step = nvfp4_core_e2m1_step(a);
-    float lo = floorf(a / step) * step;
-    float scaled = ((a - lo) / step) * 256.0f;
-    return (uint32_t)floorf(scaled);
+    /* lo = a rounded toward zero onto the grid; 256/step is a power of two,
+     * so multiplying by it is exact and needs no division (which costs a
+     * full-precision divide per element on a GPU). */
+    float lo = nvfp4_core_e2m1_mag_value(nvfp4_core_e2m1_rz_mag(a));
+    float per_step = a >= 4.0f ? 128.0f : (a >= 2.0f ? 256.0f : 512.0f);
+    return (uint32_t)floorf((a - lo) * per_step);
 }
 
 /* Stochastic rounding with 8 random bits r (DESIGN.md 3.1): round away from
