@@ -5,8 +5,10 @@
  * Determinism: a block's bytes depend only on its inputs, the global amax
  * and its block index (the Philox counter), and an amax is an exact,
  * order-free maximum, so the thread count and schedule change nothing.
- * Static schedules keep each thread's output contiguous (whole cache lines
- * of the transposed output for the columnwise kernel).
+ * Dynamic schedules over chunks of a few hundred KiB: on a shared machine a
+ * descheduled thread does not hold the others at the barrier, and on an idle
+ * one the cost is one atomic per chunk. Columnwise chunks are 8 groups, so
+ * each chunk writes whole 64-byte lines of the transposed output.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +27,20 @@
  * every output row, so no two threads write the same line. */
 #define COL_CHUNK 8
 
+/* Rows per dynamic work item: about 64 Ki elements. */
+static size_t rows_per_chunk(size_t cols)
+{
+    size_t r = 65536 / (cols ? cols : 1);
+    return r ? r : 1;
+}
+
 float nvfp4_simd_amax(const void *x, int bf16, size_t n)
 {
     const nvfp4_simd_kernels *k = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t nchunk = (n + AMAX_CHUNK - 1) / AMAX_CHUNK;
     float m = 0.0f;
     /* per-chunk maxima are never NaN, so OpenMP's max reduction is exact */
-#pragma omp parallel for reduction(max : m) schedule(static) if (n >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for reduction(max : m) schedule(dynamic, 1) if (n >= SIMD_PARALLEL_MIN)
     for (size_t c = 0; c < nchunk; c++) {
         size_t i0 = c * AMAX_CHUNK, len = n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK;
         float a = bf16 ? k->amax_bf16((const uint16_t *)x + i0, len) : k->amax_f32((const float *)x + i0, len);
@@ -55,7 +64,7 @@ void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, fl
     int par = rows * cols >= SIMD_PARALLEL_MIN;
     if (tile16) {
         size_t ng = rows / 16;
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(dynamic, 1) if (par)
         for (size_t g = 0; g < ng; g++) {
             uint8_t *s0 = scale + 16 * g * nb;
             kn->tile_scales(&k, row_ptr(x, bf16, 16 * g * cols), bf16, cols, nb, s0);
@@ -66,7 +75,7 @@ void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, fl
         }
         return;
     }
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (par)
     for (size_t r = 0; r < rows; r++) {
         const void *xr = row_ptr(x, bf16, r * cols);
         kn->row_scales(&k, xr, bf16, nb, scale + r * nb);
@@ -79,7 +88,7 @@ void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, c
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t nb = cols / 32;
-#pragma omp parallel for schedule(static) if (rows * cols >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (rows * cols >= SIMD_PARALLEL_MIN)
     for (size_t r = 0; r < rows; r++) {
         kn->mx_row_scales(rule, x + r * cols, nb, scale + r * nb);
         kn->mx_row_encode(rule, x + r * cols, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
@@ -111,7 +120,7 @@ void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t ng = j->rows / 16, nchunk = (ng + COL_CHUNK - 1) / COL_CHUNK;
-#pragma omp parallel for schedule(static) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic, 1) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
     for (size_t c = 0; c < nchunk; c++)
         kn->col_quant(j, c * COL_CHUNK, (c + 1) * COL_CHUNK < ng ? (c + 1) * COL_CHUNK : ng);
 }
@@ -121,7 +130,7 @@ float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t ng = j->rows / 16;
     float m = 0.0f;
-#pragma omp parallel for reduction(max : m) schedule(static) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for reduction(max : m) schedule(dynamic, 1) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
     for (size_t g = 0; g < ng; g++) {
         float a = kn->rht_amax(j, g, g + 1);
         if (a > m) m = a;
@@ -141,7 +150,7 @@ float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j)
         return a;
     }
     float m = 0.0f;
-#pragma omp parallel for reduction(max : m) schedule(static) if (n >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for reduction(max : m) schedule(dynamic, 1) if (n >= SIMD_PARALLEL_MIN)
     for (size_t g = 0; g < ng; g++) {
         float a = kn->rht_apply(j, g, g + 1, tmp);
         if (a > m) m = a;
@@ -163,7 +172,7 @@ void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t 
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t nb = cols / 16;
-#pragma omp parallel for schedule(static) if (rows * cols >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (rows * cols >= SIMD_PARALLEL_MIN)
     for (size_t r = 0; r < rows; r++) kn->row_dequant(data + r * (cols / 2), scale + r * nb, nb, amax, out + r * cols);
 }
 
@@ -174,7 +183,7 @@ void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, u
 {
     size_t prow = (rows + 127) / 128 * 128, nct = (cols + 3) / 4;
     size_t ntr = prow / 128;
-#pragma omp parallel for schedule(static) if (rows * cols >= SIMD_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic, 1) if (rows * cols >= SIMD_PARALLEL_MIN)
     for (size_t t = 0; t < ntr; t++) {
         uint8_t *tile_row = swz + t * nct * 512;
         memset(tile_row, 0, nct * 512);
