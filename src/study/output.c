@@ -224,7 +224,7 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
     FILE *f = st_open_tmp(dir, "gap_agg.dat", tmp, sizeof tmp, err);
     if (!f) return NVFP4_EIO;
     for (size_t a = 0; a < t->narms; a++) {
-        fprintf(f, "# arm %s\n# step mean_gap_pct lo hi n\n", t->arms[a]);
+        fprintf(f, "# arm %s\n# step mean_gap_pct lo hi n mean_eval_loss mean_fp32_eval_loss\n", t->arms[a]);
         /* steps present for this arm, in increasing order */
         size_t last = (size_t)-1;
         for (;;) {
@@ -233,15 +233,20 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
                 if (t->rows[i].arm == a && (last == (size_t)-1 || t->rows[i].step > last) && t->rows[i].step < next)
                     next = t->rows[i].step;
             if (next == (size_t)-1) break;
-            double g[256];
+            double g[256], ev = 0.0, rv = 0.0;
             size_t n = 0;
             for (size_t i = 0; i < t->n && n < 256; i++)
-                if (t->rows[i].arm == a && t->rows[i].step == next && t->rows[i].ref_eval_loss != 0)
+                if (t->rows[i].arm == a && t->rows[i].step == next && t->rows[i].ref_eval_loss != 0) {
                     g[n++] = 100.0 * (t->rows[i].eval_loss - t->rows[i].ref_eval_loss) / t->rows[i].ref_eval_loss;
+                    ev += t->rows[i].eval_loss;
+                    rv += t->rows[i].ref_eval_loss;
+                }
             double m, ci;
             st_mean_ci(g, n, &m, &ci);
             if (!isfinite(ci)) ci = 0.0;
-            if (isfinite(m)) fprintf(f, "%zu %.6g %.6g %.6g %zu\n", next, m, m - ci, m + ci, n);
+            if (isfinite(m))
+                fprintf(f, "%zu %.6g %.6g %.6g %zu %.8g %.8g\n", next, m, m - ci, m + ci, n, ev / (double)n,
+                        rv / (double)n);
             last = next;
         }
         fprintf(f, "\n\n");
@@ -364,6 +369,20 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
                "'gap_agg.dat' index %zu using 1:2 with lines lw 2 lc %zu title '%s'%s",
                a, a + 1, a, a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     nvfp4_status st = s ? run_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
+    free(s);
+    if (st != NVFP4_OK) return st;
+    s = NULL;
+    len = 0;
+    append(&s, &len,
+           "set terminal pngcairo size 900,560 noenhanced\nset output 'loss.png'\n"
+           "set title '%s: eval loss (mean over seeds); black: the FP32 shadow of the first arm'\n"
+           "set xlabel 'step'\nset ylabel 'eval loss'\nset logscale y\nset format y '%%g'\nset key outside right\nset grid\n"
+           "plot 'gap_agg.dat' index 0 using 1:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
+           title);
+    for (size_t a = 0; a < t->narms; a++)
+        append(&s, &len, "'gap_agg.dat' index %zu using 1:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
+               t->arms[a], a + 1 < t->narms ? ", " : "\n");
+    st = s ? run_gnuplot(dir, "loss.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     if (st != NVFP4_OK || !nlayers) return st;
     s = NULL;

@@ -614,10 +614,10 @@ nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err)
                "set terminal pngcairo size 1000,600 noenhanced\nset output 's0_quant.png'\n"
                "set title 'S0: quantizer NMSE (256x1024 tensors, blocks along rows)'\n"
                "set datafile separator ','\nset style data histograms\nset style histogram cluster gap 1\n"
-               "set style fill solid 0.8\nset logscale y\nset ylabel 'NMSE'\nset xtics rotate by -35\nset grid y\n"
-               "plot 's0_quant.csv' u ((strcol(1) eq 'normal') ? $3 : 1/0):xtic(2) every ::0::9 t 'normal', "
-               "'' u ((strcol(1) eq 'laplace') ? $3 : 1/0) every ::10::19 t 'laplace', "
-               "'' u ((strcol(1) eq 'channel-outlier') ? $3 : 1/0) every ::20::29 t 'channel outliers'\n",
+               "set style fill solid 0.8\nset key top left\nset logscale y\nset ylabel 'NMSE'\nset xtics rotate by -35\nset grid y\n"
+               "plot 's0_quant.csv' u ((strcol(1) eq 'normal') ? $3 : 1/0):xtic(2) every ::1::10 t 'normal', "
+               "'' u ((strcol(1) eq 'laplace') ? $3 : 1/0) every ::11::20 t 'laplace', "
+               "'' u ((strcol(1) eq 'channel-outlier') ? $3 : 1/0) every ::21::30 t 'channel outliers'\n",
                err);
     return s;
 }
