@@ -328,6 +328,45 @@ T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, i
     }
 }
 
+T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+{
+    /* 8 blocks (16 registers) at a time, each block loaded once */
+    _Alignas(32) uint8_t rb[128];
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        __m256 v[16], a[8];
+        for (size_t i = 0; i < 8; i++) {
+            size_t e = 16 * (b0 + i);
+            v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
+            v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
+            a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
+        }
+        __m256i sb = te_scale8(k, hmax8x8(a));
+        store_bytes8(sb, n, scale + b0);
+        _Alignas(32) float inv[8];
+        _mm256_store_ps(inv, te_inv8(k, sb));
+        if (sr) {
+            __m256i w[4];
+            sr_words8_seq(sr, block0 + b0, w);
+            sr_bytes_aos8(w, rb);
+        }
+        for (size_t i = 0; i < n; i++) {
+            __m256 f = _mm256_set1_ps(inv[i]);
+            __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
+            __m256i c0, c1;
+            if (sr) {
+                c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
+                c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
+            } else {
+                c0 = e2m1_rn8(y0);
+                c1 = e2m1_rn8(y1);
+            }
+            pack8x2(c0, c1, out + 8 * (b0 + i));
+        }
+    }
+}
+
 /* ---- columnwise --------------------------------------------------------------- */
 
 /* As rht_exact_lanes in simd_avx512.c: finite inputs, nonzero biased
@@ -685,12 +724,12 @@ T256 static void avx2_mx_row_encode(int rule, const float *x, size_t nb, const u
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {
     "avx2",          avx2_amax_f32,  avx2_amax_bf16, avx2_row_scales,  avx2_tile_scales,
-    avx2_row_encode, avx2_col_quant, avx2_rht_amax,  avx2_rht_apply, avx2_row_dequant, avx2_mx_row_scales,
+    avx2_row_encode, avx2_row_fused, avx2_col_quant, avx2_rht_amax,  avx2_rht_apply, avx2_row_dequant, avx2_mx_row_scales,
     avx2_mx_row_encode,
 };
 
 #else /* not x86-64 GCC/clang: the dispatcher never selects this table */
 
-const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 #endif

@@ -338,6 +338,35 @@ T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x,
     }
 }
 
+T512 static void avx512_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                  const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+{
+    _Alignas(64) uint8_t rb[256];
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+        size_t n = nb - b0 < 16 ? nb - b0 : 16;
+        __m512 v[16], a[16];
+        for (size_t i = 0; i < 16; i++) {
+            v[i] = i < n ? load16(x, bf16, 16 * (b0 + i)) : _mm512_setzero_ps();
+            a[i] = absnn16(v[i]);
+        }
+        __m512i sb = te_scale16(k, hmax16x16(a));
+        store_scales(sb, n, scale + b0);
+        _Alignas(64) float inv[16];
+        _mm512_store_ps(inv, te_inv16(k, sb));
+        if (sr) {
+            __m512i w[4];
+            sr_words16_seq(sr, block0 + b0, w);
+            sr_bytes_aos16(w, rb);
+        }
+        for (size_t i = 0; i < n; i++) {
+            __m512 y = _mm512_mul_ps(v[i], _mm512_set1_ps(inv[i]));
+            __m512i code = sr ? e2m1_sr16(y, _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)(rb + 16 * i))))
+                              : e2m1_rn16(y);
+            pack16(code, out + 8 * (b0 + i));
+        }
+    }
+}
+
 /* ---- columnwise ----------------------------------------------------------- */
 
 /* Lanes (columns) where the fast transform below is exact: all 16 inputs
@@ -675,12 +704,12 @@ T512 static void avx512_mx_row_encode(int rule, const float *x, size_t nb, const
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {
     "avx512",          avx512_amax_f32,  avx512_amax_bf16, avx512_row_scales,  avx512_tile_scales,
-    avx512_row_encode, avx512_col_quant, avx512_rht_amax,  avx512_rht_apply, avx512_row_dequant, avx512_mx_row_scales,
+    avx512_row_encode, avx512_row_fused, avx512_col_quant, avx512_rht_amax,  avx512_rht_apply, avx512_row_dequant, avx512_mx_row_scales,
     avx512_mx_row_encode,
 };
 
 #else /* not x86-64 GCC/clang: the dispatcher never selects this table */
 
-const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 #endif

@@ -77,9 +77,8 @@ void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, fl
     }
 #pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (par)
     for (size_t r = 0; r < rows; r++) {
-        const void *xr = row_ptr(x, bf16, r * cols);
-        kn->row_scales(&k, xr, bf16, nb, scale + r * nb);
-        kn->row_encode(&k, xr, bf16, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
+        kn->row_fused(&k, row_ptr(x, bf16, r * cols), bf16, nb, sr, (uint64_t)r * nb, data + r * (cols / 2),
+                      scale + r * nb);
     }
 }
 

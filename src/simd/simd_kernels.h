@@ -71,6 +71,10 @@ typedef struct {
      * block b of the row has linear index block0 + b */
     void (*row_encode)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const uint8_t *scale,
                        const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out);
+    /* row_scales and row_encode in one pass over the row (each block loaded
+     * once): what the drivers use; the split pair serves src/quant.c's hook */
+    void (*row_fused)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const nvfp4_simd_sr *sr,
+                      uint64_t block0, uint8_t *out, uint8_t *scale);
     /* columnwise (optionally RHT'd) quantize of input row groups [g0, g1)
      * (a group is 16 rows; g0 % 8 == 0 and g1 - g0 <= 8: one output line) */
     void (*col_quant)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);

@@ -85,6 +85,13 @@ static void scalar_row_encode(const nvfp4_simd_te_consts *k, const void *x, int 
     }
 }
 
+static void scalar_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const nvfp4_simd_sr *sr,
+                             uint64_t block0, uint8_t *out, uint8_t *scale)
+{
+    scalar_row_scales(k, x, bf16, nb, scale);
+    scalar_row_encode(k, x, bf16, nb, scale, sr, block0, out);
+}
+
 float nvfp4_simd_col_load(const nvfp4_simd_col_job *j, size_t r, size_t c)
 {
     return load_elem(j->x, j->bf16, r * j->cols + c);
@@ -226,6 +233,6 @@ static void scalar_mx_row_encode(int rule, const float *x, size_t nb, const uint
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_scalar = {
     "scalar",           scalar_amax_f32,      scalar_amax_bf16, scalar_row_scales,  scalar_tile_scales,
-    scalar_row_encode,  scalar_col_quant,     scalar_rht_amax,  scalar_rht_apply, scalar_row_dequant, scalar_mx_row_scales,
+    scalar_row_encode,  scalar_row_fused, scalar_col_quant,     scalar_rht_amax,  scalar_rht_apply, scalar_row_dequant, scalar_mx_row_scales,
     scalar_mx_row_encode,
 };
