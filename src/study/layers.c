@@ -332,6 +332,8 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
             gemm_abt(dy, b3, t, in, out, b4);
             dg->sqnr[NVFP4_GEMM_DGRAD] = sq_err_db(b4, dx, t * in);
         }
+    } else if (dg) {
+        dg->sqnr[NVFP4_GEMM_DGRAD] = NAN; /* the first layer computes no dX */
     }
     /* Wgrad: dW[out,in] = dY^T[out,t] X[t,in]; reduction over t. */
     transpose(dy, t, out, b1);

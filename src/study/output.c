@@ -264,7 +264,10 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
     FILE *in = fopen(path, "r");
     if (!in) return NVFP4_OK;
     enum { ML = 64 };
-    double (*acc)[ML][6] = calloc(ST_MAX_ARMS, sizeof *acc);
+    /* per arm and layer: sums and counts of SQNR F/D/W, Wgrad cosine, gnr;
+     * each metric is averaged only over the steps where its GEMM was
+     * quantized (an FP32 GEMM reports 300 dB and is left out) */
+    double (*acc)[ML][10] = calloc(ST_MAX_ARMS, sizeof *acc);
     if (!acc) {
         fclose(in);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
@@ -288,13 +291,16 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         size_t l = (size_t)v[2];
         if (l >= ML) continue;
         if (l + 1 > *nlayers) *nlayers = l + 1;
-        if (v[3] >= 299 && v[5] >= 299) continue; /* an FP32 layer */
-        acc[a][l][0] += v[3];
-        acc[a][l][1] += v[4];
-        acc[a][l][2] += v[5];
-        acc[a][l][3] += v[6];
-        acc[a][l][4] += v[8] > 1e6 ? 1e6 : v[8];
-        acc[a][l][5] += 1;
+        for (int g = 0; g < 3; g++)
+            if (v[3 + g] < 299) {
+                acc[a][l][g] += v[3 + g];
+                acc[a][l][5 + g] += 1;
+            }
+        if (v[5] < 299) {
+            acc[a][l][3] += v[6];
+            acc[a][l][4] += v[8] > 1e6 ? 1e6 : v[8];
+            acc[a][l][8] += 1;
+        }
     }
     fclose(in);
     FILE *f = st_open_tmp(dir, "layers_agg.dat", tmp, sizeof tmp, err);
@@ -305,10 +311,12 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
     for (size_t a = 0; a < t->narms; a++) {
         fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
         for (size_t l = 0; l < *nlayers; l++) {
-            double c = acc[a][l][5];
-            if (c > 0)
-                fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, acc[a][l][0] / c, acc[a][l][1] / c, acc[a][l][2] / c,
-                        acc[a][l][3] / c, acc[a][l][4] / c);
+            double *q = acc[a][l];
+            if (q[5] + q[6] + q[7] == 0) continue; /* an FP32 layer */
+#define AVG(sum, cnt) ((cnt) > 0 ? (sum) / (cnt) : NAN)
+            fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, AVG(q[0], q[5]), AVG(q[1], q[6]), AVG(q[2], q[7]),
+                    AVG(q[3], q[8]), AVG(q[4], q[8]));
+#undef AVG
         }
         fprintf(f, "\n\n");
     }
@@ -390,7 +398,7 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     append(&s, &len,
            "set terminal pngcairo size 1000,560 noenhanced\nset output 'layers.png'\nset multiplot layout 1,2 title "
            "'%s: per-layer diagnostics (quantized layers, mean over steps and seeds)'\n"
-           "set xlabel 'linear layer'\nset ylabel 'Wgrad SQNR (dB)'\nset grid\nset key bottom left\nplot ",
+           "set xlabel 'linear layer'\nset xtics 1\nset ylabel 'Wgrad SQNR (dB)'\nset grid\nset key bottom left\nplot ",
            title);
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len, "'layers_agg.dat' index %zu using 1:4 with linespoints lc %zu title '%s'%s", a, a + 1,
