@@ -4,13 +4,14 @@
 
 #include "cli.h"
 #include "nvfp4/formats.h"
+#include "nvfp4/quant.h"
 
 static const char *const CMD = "table";
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0]\n"
+            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0] | --recipes\n"
             "\n"
             "Prints every code point of the format with its bits and value (all three\n"
             "formats when --format is not given). Values print as the shortest decimal\n"
@@ -18,6 +19,9 @@ static void usage(FILE *f)
             "\n"
             "  --format F   e2m1 (FP4, 16 codes), e4m3 (FP8 block scale, 256 codes) or\n"
             "               ue8m0 (MX power-of-two scale, 256 codes)\n"
+            "  --recipes    list the named recipes: element and scale formats, default\n"
+            "               block, global amax, SR support, and the implementation each\n"
+            "               reproduces\n"
             "  -h, --help   this text\n");
 }
 
@@ -78,6 +82,18 @@ static void table_ue8m0(void)
     }
 }
 
+static void table_recipes(void)
+{
+    printf("%-12s %-5s %-6s %-6s %-5s %-3s  %s\n", "recipe", "elem", "scale", "block", "amax", "sr", "reproduces");
+    for (size_t i = 0; i < nvfp4_recipe_count(); i++) {
+        const nvfp4_recipe_info *r = nvfp4_recipe_get_info(nvfp4_recipe_at(i));
+        printf("%-12s %-5s %-6s %-6s %-5s %-3s  %s\n", r->name, r->elem == NVFP4_ELEM_E2M1 ? "e2m1" : "e4m3",
+               r->scale_format == NVFP4_SCALEFMT_E4M3 ? "e4m3" : "ue8m0", nvfp4_block_name(r->default_block),
+               r->has_global_amax ? "yes" : "no", r->supports_sr ? "yes" : "no", r->provenance);
+        printf("%-12s %s\n", "", r->summary);
+    }
+}
+
 static int run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -89,6 +105,9 @@ static int run(int argc, char **argv)
         if (strcmp(argv[i], "--format") == 0) {
             if (i + 1 >= argc) return cli_fail(CMD, "--format needs a value (e2m1, e4m3 or ue8m0)");
             format = argv[++i];
+        } else if (strcmp(argv[i], "--recipes") == 0) {
+            table_recipes();
+            return NVFP4_EXIT_OK;
         } else if (strncmp(argv[i], "--format=", 9) == 0) {
             format = argv[i] + 9;
         } else {
