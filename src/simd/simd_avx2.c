@@ -134,16 +134,16 @@ T256 static inline __m256i e2m1_sr8(__m256 y, __m256i r)
     __m256 a = _mm256_castsi256_ps(au);
     __m256 ge2 = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_GE_OQ);
     __m256 ge4 = _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ);
-    __m256 sat = _mm256_cmp_ps(a, _mm256_set1_ps(6.0f), _CMP_GE_OQ);
     __m256 mul = _mm256_blendv_ps(_mm256_set1_ps(512.0f), _mm256_set1_ps(256.0f), ge2);
     mul = _mm256_blendv_ps(mul, _mm256_set1_ps(128.0f), ge4);
+    /* saturation, Inf and NaN end at the min with 7 (see simd_avx512.c) */
     __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(a, mul));
     __m256i two = _mm256_set1_epi32(2);
     __m256i down = _mm256_add_epi32(_mm256_srli_epi32(t, 8),
                                     _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(ge2), two),
                                                      _mm256_and_si256(_mm256_castps_si256(ge4), two)));
     __m256i up = _mm256_srli_epi32(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(255)), r), 8);
-    __m256i mag = blendv_i(_mm256_add_epi32(down, up), _mm256_set1_epi32(7), _mm256_castps_si256(sat));
+    __m256i mag = _mm256_min_epu32(_mm256_add_epi32(down, up), _mm256_set1_epi32(7));
     return e2m1_finish8(u, au, mag);
 }
 

@@ -149,23 +149,23 @@ T512 static inline __m512i e2m1_rn16(__m512 y)
 /* r: the 16 random bytes, one per 32-bit lane. */
 T512 static inline __m512i e2m1_sr16(__m512 y, __m512i r)
 {
-    __m512 a = abs16(y);
+    __m512i u = _mm512_castps_si512(y);
+    __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+    __m512 a = _mm512_castsi512_ps(au);
     __mmask16 ge2 = _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.0f), _CMP_GE_OQ);
     __mmask16 ge4 = _mm512_cmp_ps_mask(a, _mm512_set1_ps(4.0f), _CMP_GE_OQ);
-    __mmask16 sat = _mm512_cmp_ps_mask(a, _mm512_set1_ps(6.0f), _CMP_GE_OQ); /* >= 6 and Inf */
     __m512 mul = _mm512_mask_mov_ps(_mm512_set1_ps(512.0f), ge2, _mm512_set1_ps(256.0f));
     mul = _mm512_mask_mov_ps(mul, ge4, _mm512_set1_ps(128.0f));
+    /* |y| >= 6 gives t >= 768, hence down >= 7; Inf, NaN and anything past
+     * 2^31 give the integer indefinite 0x80000000: all end at the min with 7
+     * (saturation, and NaN's magnitude) */
     __m512i t = _mm512_cvtt_roundps_epi32(_mm512_mul_ps(a, mul), _MM_FROUND_NO_EXC);
     __m512i two = _mm512_set1_epi32(2);
     __m512i down = _mm512_srli_epi32(t, 8);
     down = _mm512_mask_add_epi32(down, ge2, down, two);
     down = _mm512_mask_add_epi32(down, ge4, down, two);
     __m512i up = _mm512_srli_epi32(_mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(255)), r), 8);
-    __m512i mag = _mm512_mask_mov_epi32(_mm512_add_epi32(down, up), sat, _mm512_set1_epi32(7));
-    __m512i u = _mm512_castps_si512(y);
-    __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-    mag = _mm512_mask_mov_epi32(mag, _mm512_cmp_epu32_mask(au, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE),
-                                _mm512_set1_epi32(7));
+    __m512i mag = _mm512_min_epu32(_mm512_add_epi32(down, up), _mm512_set1_epi32(7));
     return e2m1_finish16(u, au, mag);
 }
 
@@ -197,8 +197,9 @@ T512 static inline void philox16(__m512i c0, __m512i c1, __m512i c2, __m512i c3,
         }
         __m512i hi0 = mulhi16(c0, m0), lo0 = _mm512_mullo_epi32(c0, m0);
         __m512i hi1 = mulhi16(c2, m1), lo1 = _mm512_mullo_epi32(c2, m1);
-        __m512i n0 = _mm512_xor_si512(_mm512_xor_si512(hi1, c1), _mm512_set1_epi32((int)k0));
-        __m512i n2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3), _mm512_set1_epi32((int)k1));
+        /* 0x96: a ^ b ^ c in one instruction */
+        __m512i n0 = _mm512_ternarylogic_epi32(hi1, c1, _mm512_set1_epi32((int)k0), 0x96);
+        __m512i n2 = _mm512_ternarylogic_epi32(hi0, c3, _mm512_set1_epi32((int)k1), 0x96);
         c0 = n0;
         c1 = lo1;
         c2 = n2;
