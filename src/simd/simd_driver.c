@@ -182,7 +182,8 @@ void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, u
 {
     size_t prow = (rows + 127) / 128 * 128, nct = (cols + 3) / 4;
     size_t ntr = prow / 128;
-#pragma omp parallel for schedule(dynamic, 1) if (rows * cols >= SIMD_PARALLEL_MIN)
+    /* one thread: the scales are 1/16 of the elements, a few MiB at most,
+     * and a parallel region costs more than the copy */
     for (size_t t = 0; t < ntr; t++) {
         uint8_t *tile_row = swz + t * nct * 512;
         memset(tile_row, 0, nct * 512);
