@@ -45,7 +45,9 @@ fuzz: $(FUZZ_BIN)
 	    dict=; [ -f tests/fuzz/$$n.dict ] && dict=-dict=tests/fuzz/$$n.dict; \
 	    $(FUZZ_BUILD)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 $$dict \
 	        -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$n/ -print_final_stats=1 \
-	        $(FUZZ_BUILD)/corpus/$$n 2>&1 | tail -n 12; \
+	        $(FUZZ_BUILD)/corpus/$$n > $(FUZZ_BUILD)/fuzz_$$n.log 2>&1 && rc=0 || rc=$$?; \
+	    tail -n 8 $(FUZZ_BUILD)/fuzz_$$n.log; \
+	    if [ $$rc != 0 ]; then echo "fuzz_$$n FAILED (exit $$rc): see $(FUZZ_BUILD)/fuzz_$$n.log and $(FUZZ_BUILD)/artifacts/$$n/"; exit 1; fi; \
 	done
 
 ## fuzz-merge: minimize the corpus found by `make fuzz` into tests/fuzz/corpus (commit the result)
