@@ -444,7 +444,9 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
     size_t nbr = j->rows / 16;
     const nvfp4_simd_te_consts *k = &j->k;
     __m256 v[16];
-    col_load_group8(j, g, c0, v);
+    if (j->rht) col_load_group8(j, g, c0, v);
+    else /* inline: the plain loads stay in registers */
+        for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     __m256 am;
     if (tile_amax >= 0.0f) {
         am = _mm256_set1_ps(tile_amax);

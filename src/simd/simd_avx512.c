@@ -460,7 +460,9 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     size_t nbr = j->rows / 16;
     const nvfp4_simd_te_consts *k = &j->k;
     __m512 v[16];
-    col_load_group(j, g, c0, v);
+    if (j->rht) col_load_group(j, g, c0, v);
+    else /* inline: the plain loads stay in registers */
+        for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     __m512 am = _mm512_setzero_ps();
     for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
     if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
