@@ -8,9 +8,9 @@
  *
  * Lane-wise re-expression of the `te` chain (src/core/recipe.h) and of the
  * codecs in src/core/ (each helper names the scalar function it matches):
- *   - E2M1 RN by threshold counting: the number of RNE boundaries
- *     (0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5) that |y| passes, strict where the
- *     lower neighbour is the even code (nvfp4_core_e2m1_rn_mag);
+ *   - E2M1 RN as IEEE narrowing (nvfp4_core_e2m1_rn_mag): the FPU's RNE of
+ *     |y| + 2^22 below 1, integer RNE of the fp32 pattern to one mantissa
+ *     bit from 1 up, min with 7 (see e2m1_rn16);
  *   - E2M1 SR: t = trunc(|y| * 2^k) with 2^k = 256/step, so t>>8 is the
  *     round-toward-zero position and t & 255 = floor(256*frac)
  *     (nvfp4_core_e2m1_sr_mag, exact since the scalings are by powers of two);
@@ -19,9 +19,12 @@
  *     (nvfp4_core_e4m3_encode);
  *   - Philox4x32-10 over 16 counters at once (nvfp4_core_philox4x32_10):
  *     mulhi from vpmuludq on even and odd lanes.
- *   - RHT-16: the butterfly in binary64, exact when the group's binades are
- *     within 25 (nvfp4_core_rht_double_exact's bound); other groups fall back
- *     to the scalar exact accumulator.
+ *   - RHT-16: the butterfly in binary64 on s[i]*x/4, exact when the group's
+ *     nonzero inputs have exponents >= 3 within 25 of each other
+ *     (nvfp4_core_rht_double_exact's bound); other groups fall back to the
+ *     scalar exact accumulator (rht_exact_lanes);
+ *   - UE8M0 floor / rceil for MXFP4 (nvfp4_core_ue8m0_floor_scale,
+ *     nvfp4_core_ue8m0_cvt).
  */
 #include "simd/simd_kernels.h"
 
