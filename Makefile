@@ -18,7 +18,8 @@ BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # gsl's own cblas is not linked: OpenBLAS provides the cblas symbols.
-PKG_LIBS    := -lgsl -ljansson
+# libcrypto (Debian libssl-dev): SHA-256 for golden MANIFEST files.
+PKG_LIBS    := -lgsl -ljansson -lcrypto
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
 WARN     := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes

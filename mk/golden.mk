@@ -1,8 +1,7 @@
 # mk/golden.mk - the committed golden suite (reference/) and SHA-256.
 #
-# libcrypto (Debian libssl-dev) provides SHA-256 (EVP) for MANIFEST files and
-# meta.json checksums; the lead may move this into the Makefile's PKG_LIBS.
-PKG_LIBS += -lcrypto
+# SHA-256 (MANIFEST files, meta.json checksums) comes from libcrypto, linked
+# by the main Makefile.
 
 .PHONY: golden golden-check
 
