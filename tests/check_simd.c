@@ -391,6 +391,61 @@ START_TEST(dequantize_and_swizzle)
 }
 END_TEST
 
+/* ---- the element encoders over a sweep of fp32 bit patterns ------------------ */
+
+/* With scale byte 0x38 (1.0) and tensor amax 2688 (S_enc = S_dec = 1) the
+ * encode factor is exactly 1, so row_encode narrows x itself: every variant
+ * must give nvfp4_core_e2m1_encode's code for 2^24 bit patterns spread over
+ * the whole fp32 range (every exponent, NaNs and infinities included) and
+ * for every E2M1 boundary and its neighbours, in RN and in SR. */
+START_TEST(encoder_sweep)
+{
+    size_t n = (size_t)1 << 24, nb = n / 16;
+    float *x = malloc(n * sizeof(float));
+    uint8_t *scale = malloc(nb), *got = malloc(n / 2), *want = malloc(n / 2);
+    for (size_t i = 0; i < n; i++) x[i] = f32_bits((uint32_t)(i * 256u + (i * 7u) % 256u));
+    static const float bounds[] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f,
+                                   2.5f, 3.0f, 3.5f, 4.0f, 5.0f, 6.0f, 8.0f};
+    size_t k = 0;
+    for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++)
+        for (int d = -8; d <= 8; d++)
+            for (int sgn = 0; sgn < 2; sgn++) {
+                uint32_t u;
+                memcpy(&u, &bounds[b], 4);
+                u = (uint32_t)((int64_t)u + d);
+                if (u & 0x80000000u) continue; /* below +0 */
+                x[k++] = f32_bits(u | (sgn ? 0x80000000u : 0u));
+            }
+    memset(scale, 0x38, nb);
+    nvfp4_simd_te_consts kc;
+    nvfp4_simd_te_consts_init(&kc, 2688.0f);
+    ck_assert_float_eq(kc.s_dec, 1.0f);
+    nvfp4_simd_sr key = {0x0123456789ABCDEFull, 42};
+    for (int sr = 0; sr < 2; sr++) {
+        for (size_t b = 0; b < nb; b++) {
+            uint8_t rb[16] = {0};
+            if (sr) nvfp4_sr_block_bytes(key.seed, key.offset, b, rb);
+            for (size_t i = 0; i < 16; i += 2) {
+                uint8_t lo = nvfp4_e2m1_from_f32(x[16 * b + i], sr ? NVFP4_SR : NVFP4_RN, rb[i]);
+                uint8_t hi = nvfp4_e2m1_from_f32(x[16 * b + i + 1], sr ? NVFP4_SR : NVFP4_RN, rb[i + 1]);
+                want[8 * b + i / 2] = (uint8_t)(lo | (hi << 4));
+            }
+        }
+        for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+            if (!nvfp4_simd_available((nvfp4_simd_variant)v)) continue;
+            const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for((nvfp4_simd_variant)v);
+            memset(got, 0xA5, n / 2);
+            kn->row_encode(&kc, x, 0, nb, scale, sr ? &key : NULL, 0, got);
+            assert_bytes(got, want, n / 2, sr ? "SR encoder sweep" : "RN encoder sweep", (nvfp4_simd_variant)v, 1, n);
+        }
+    }
+    free(x);
+    free(scale);
+    free(got);
+    free(want);
+}
+END_TEST
+
 /* ---- the hooks src/quant.c calls ------------------------------------------- */
 
 static void check_hook_case(unsigned seed)
@@ -621,6 +676,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, columnwise_rht, 0, 2);
     tcase_add_test(tc, rht_double_rounding_hazard);
     tcase_add_test(tc, dequantize_and_swizzle);
+    tcase_add_test(tc, encoder_sweep);
     tcase_add_test(tc, hooks_match_library);
     tcase_add_loop_test(tc, mx_1x32, 0, 2);
     tcase_add_test(tc, thread_count_independent);
