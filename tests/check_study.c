@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvfp4.h"
 #include "nvfp4/study.h"
@@ -360,7 +361,9 @@ START_TEST(fork_and_checkpoint_resume_bitwise)
     ck_assert_int_eq(nvfp4_run_create(&c, &r, NULL), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_advance(r, 13, NULL), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_clone(r, &f, NULL), NVFP4_OK);
-    const char *path = "build/check_study_ckpt.bin";
+    char path[512];
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/check_study_ckpt.%ld.bin", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
     nvfp4_error err;
     ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_load(path, &l, &err), NVFP4_OK);
@@ -380,7 +383,7 @@ START_TEST(fork_and_checkpoint_resume_bitwise)
     ck_assert_int_eq(nvfp4_run_advance(g, c.steps, NULL), NVFP4_OK);
     nvfp4_run_params(g, p);
     ck_assert_int_ne(memcmp(p, full, n * sizeof *p), 0);
-    ck_assert_int_eq(nvfp4_run_load("build/no-such-checkpoint", &l, &err), NVFP4_EIO);
+    ck_assert_int_eq(nvfp4_run_load("/nonexistent-dir/no-such-checkpoint", &l, &err), NVFP4_EIO);
     for (int i = 0; i < 3; i++) nvfp4_run_free(all[i]);
     nvfp4_run_free(g);
     free(p);
