@@ -384,6 +384,19 @@ START_TEST(fork_and_checkpoint_resume_bitwise)
     nvfp4_run_params(g, p);
     ck_assert_int_ne(memcmp(p, full, n * sizeof *p), 0);
     ck_assert_int_eq(nvfp4_run_load("/nonexistent-dir/no-such-checkpoint", &l, &err), NVFP4_EIO);
+    /* a file that is not a checkpoint, and a truncated one: EFORMAT, no run */
+    FILE *bad = fopen(path, "wb");
+    ck_assert_ptr_nonnull(bad);
+    fputs("not a checkpoint", bad);
+    fclose(bad);
+    l = (nvfp4_run *)&err;
+    ck_assert_int_eq(nvfp4_run_load(path, &l, &err), NVFP4_EFORMAT);
+    ck_assert_ptr_null(l);
+    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
+    ck_assert_int_eq(truncate(path, 4096), 0);
+    ck_assert_int_eq(nvfp4_run_load(path, &l, &err), NVFP4_EFORMAT);
+    ck_assert_ptr_null(l);
+    remove(path);
     for (int i = 0; i < 3; i++) nvfp4_run_free(all[i]);
     nvfp4_run_free(g);
     free(p);
