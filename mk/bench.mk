@@ -1,11 +1,18 @@
-# mk/bench.mk - `make bench`: the fast CPU path's throughput against memcpy
-# (tools/cmd_bench.c, docs/performance.md). Included by the Makefile.
+# mk/bench.mk - the fast CPU path's targets (tools/cmd_bench.c,
+# docs/performance.md). Included by the Makefile.
 # BENCH_ARGS passes options through, e.g. make bench BENCH_ARGS="--threads 1 --json".
 
 BENCH_ARGS ?=
 
-.PHONY: bench
+.PHONY: bench check-variants
 
 ## bench: run `nvfp4 bench` (te kernels vs memcpy, 256 MiB input; BENCH_ARGS=... for options)
 bench: $(CLI)
 	$(CLI) bench $(BENCH_ARGS)
+
+## check-variants: run the unit and CLI suites once per SIMD variant this CPU has (NVFP4_SIMD=scalar, avx2, avx512)
+check-variants: all $(CHECK_BIN)
+	@fail=0; for v in $$($(CLI) bench --variants); do \
+	    echo "== NVFP4_SIMD=$$v"; \
+	    NVFP4_SIMD=$$v $(MAKE) --no-print-directory check-unit check-cli || fail=1; done; \
+	    test $$fail = 0
