@@ -395,7 +395,8 @@ T256 static inline __m256 bf16_round8(__m256 v)
     return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32((int)0xFFFF0000u)));
 }
 
-T256 static void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m256 v[16])
+T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                                        __m256 v[16])
 {
     for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     if (!j->rht) return;

@@ -407,7 +407,8 @@ T512 static inline __m512 bf16_round16(__m512 v)
 }
 
 /* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked. */
-T512 static void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m512 v[16])
+T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                                       __m512 v[16])
 {
     for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     if (!j->rht) return;
