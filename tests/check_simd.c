@@ -350,6 +350,50 @@ START_TEST(rht_double_rounding_hazard)
 }
 END_TEST
 
+/* Above the 16 MiB temporary limit nvfp4_simd_te_columnwise_rht transforms
+ * twice instead of storing the transform: same bytes. */
+START_TEST(rht_large_two_transforms)
+{
+    size_t rows = 2048, cols = 4352; /* bf16 temporary 17.8 MB */
+    tensor t;
+    rng_state = 2024;
+    tensor_make(&t, rows, cols, 1);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = false;
+    o.columnwise = true;
+    o.rht = true;
+    o.rounding = NVFP4_SR;
+    o.seed = 77;
+    nvfp4_quantized ref;
+    reference(&t, 0, &o, &ref);
+    nvfp4_simd_col_job j;
+    memset(&j, 0, sizeof j);
+    j.x = t.x;
+    j.rows = rows;
+    j.cols = cols;
+    j.rht = 1;
+    j.rht_round_bf16 = 1;
+    nvfp4_core_rht_mask_te(j.rht_mask);
+    nvfp4_simd_sr key = {o.seed, o.offset + 1};
+    j.sr = &key;
+    j.data = malloc(rows * cols / 2);
+    j.scale = malloc(rows * cols / 16);
+    for (int v = NVFP4_SIMD_AVX2; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!use_variant((nvfp4_simd_variant)v)) continue;
+        float a = nvfp4_simd_te_columnwise_rht(&j);
+        ck_assert(memcmp(&a, &ref.col.amax, 4) == 0);
+        assert_bytes(j.data, ref.col.data, rows * cols / 2, "large RHT codes", (nvfp4_simd_variant)v, rows, cols);
+        assert_bytes(j.scale, ref.col.scale, rows * cols / 16, "large RHT scales", (nvfp4_simd_variant)v, rows, cols);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    free(j.data);
+    free(j.scale);
+    nvfp4_quantized_free(&ref);
+    tensor_free(&t);
+}
+END_TEST
+
 /* ---- dequantize and swizzle ------------------------------------------------ */
 
 START_TEST(dequantize_and_swizzle)
@@ -675,6 +719,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, columnwise_16x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_rht, 0, 2);
     tcase_add_test(tc, rht_double_rounding_hazard);
+    tcase_add_test(tc, rht_large_two_transforms);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, encoder_sweep);
     tcase_add_test(tc, hooks_match_library);

@@ -144,11 +144,10 @@ void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j);
 void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, const nvfp4_simd_sr *sr,
                            uint8_t *data, uint8_t *scale);
 float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j);
-/* RHT columnwise quantize in two passes over memory but one RHT: the
- * transform (and its amax) is stored in a temporary (bf16 or fp32) that the
- * quantize pass reads; j->k is set from the post-RHT amax. Falls back to
- * computing the transform twice when the temporary cannot be allocated.
- * Returns the amax. */
+/* RHT columnwise quantize with the post-RHT amax: two passes. Up to 16 MiB
+ * the first stores the transform (bf16 or fp32) for the second; larger
+ * tensors (or a failed allocation) compute the transform in both passes.
+ * j->k is set from the post-RHT amax, which is returned. */
 float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j);
 void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
                               float *out);
