@@ -17,6 +17,7 @@
 
 #include "core/bf16.h"
 #include "quant_kernels.h"
+#include "simd/simd_hook.h"
 #include "quant_rht.h"
 #include "recipes/recipe.h"
 
@@ -172,6 +173,7 @@ static float tensor_amax(const float *b, size_t n, int nanprop)
         for (size_t i = 0; i < n; i++) any_nan |= nvfp4_core_isnan(b[i]);
         if (any_nan) return nvfp4_core_f32_from_bits(0x7FC00000u);
     }
+    if (!nvfp4_quant_kernels_scalar_forced()) return nvfp4_simd_amax(b, 0, n);
     return nvfp4_amax_f32(b, n);
 }
 
@@ -288,7 +290,17 @@ nvfp4_status nvfp4_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_
             return st;
         }
     }
-    if (o.columnwise) {
+    if (o.columnwise && !nvfp4_quant_kernels_scalar_forced() &&
+        nvfp4_simd_quantize_columnwise(&rc->core, x, dtype, rows, cols, &o, have_row_amax ? &row_amax : NULL,
+                                       &out->col, &st, err)) {
+        /* the fused transpose(+RHT)+quantize pass of src/simd handled it */
+        out->has_col = true;
+        out->col.rht = o.rht;
+        if (st) {
+            nvfp4_quantized_free(out);
+            return st;
+        }
+    } else if (o.columnwise) {
         float *b = columnwise_buffer(x, dtype, rows, cols, cpr, cpc);
         if (!b) {
             nvfp4_quantized_free(out);
@@ -321,6 +333,7 @@ nvfp4_status nvfp4_dequantize(const nvfp4_quantized *q, bool columnwise, float *
     if (columnwise ? !q->has_col : !q->has_row)
         return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_dequantize: the %s output was not computed",
                                columnwise ? "columnwise" : "rowwise");
+    if (!nvfp4_quant_kernels_scalar_forced() && nvfp4_simd_dequantize(q, columnwise, out)) return NVFP4_OK;
     const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
     const nvfp4_core_recipe *core = &q->recipe->core;
     nvfp4_core_global g = nvfp4_core_global_from_amax(core, t->amax);

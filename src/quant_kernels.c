@@ -1,12 +1,14 @@
 /* quant_kernels.c - the scalar row kernels (the reference every fast path is
  * tested against) and the kernel selection hook. */
 #include "quant_kernels.h"
+#include "simd/simd_hook.h"
 
 #include "core/philox.h"
 
 static int force_scalar = 0;
 
 void nvfp4_quant_kernels_force_scalar(int on) { force_scalar = on; }
+int nvfp4_quant_kernels_scalar_forced(void) { return force_scalar; }
 
 static void scalar_row_scales(const nvfp4_qk_ctx *c, const float *x, uint8_t *scale)
 {
@@ -52,8 +54,7 @@ const nvfp4_quant_kernels *nvfp4_quant_kernels_scalar(void) { return &scalar_ker
 
 const nvfp4_quant_kernels *nvfp4_quant_kernels_select(const nvfp4_qk_ctx *c)
 {
-    (void)c;
     if (force_scalar) return &scalar_kernels;
-    /* SIMD dispatch goes here (src/simd/). */
-    return &scalar_kernels;
+    const nvfp4_quant_kernels *k = nvfp4_simd_quant_kernels(c);
+    return k ? k : &scalar_kernels;
 }

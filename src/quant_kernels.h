@@ -45,12 +45,14 @@ typedef struct {
 const nvfp4_quant_kernels *nvfp4_quant_kernels_scalar(void);
 
 /* The kernels quant.c uses for a configuration. Today: always the scalar
- * ones. A SIMD dispatcher adds its check here (e.g. recipe te, RN, block 16,
- * CPU feature present -> its kernels) and returns the scalar ones otherwise. */
+ * ones unless the SIMD dispatcher (src/simd/simd_hook.h) has vector
+ * kernels for this configuration and the active CPU variant. */
 const nvfp4_quant_kernels *nvfp4_quant_kernels_select(const nvfp4_qk_ctx *c);
 
 /* Tests: force the scalar kernels whatever select would pick (not thread
  * safe; set it before quantizing). */
 void nvfp4_quant_kernels_force_scalar(int on);
+/* Whether force_scalar is on: quant.c then also skips the fused SIMD paths. */
+int nvfp4_quant_kernels_scalar_forced(void);
 
 #endif /* NVFP4_QUANT_KERNELS_H */
