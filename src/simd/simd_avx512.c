@@ -38,6 +38,9 @@
 #include "core/recipe.h"
 
 #define T512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+/* Full unrolling keeps a tile's 16 vectors in registers (gcc -O2 would
+ * otherwise keep the arrays on the stack). */
+#define SIMD_UNROLL _Pragma("GCC unroll 16")
 
 /* ---- loads ------------------------------------------------------------- */
 
@@ -385,6 +388,7 @@ T512 static inline __mmask16 rht_exact_lanes(const __m512 v[16])
 {
     __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi32(0x7FFFFFFF);
     const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
+    SIMD_UNROLL
     for (int i = 0; i < 16; i++) {
         __m512i au = _mm512_and_si512(_mm512_castps_si512(v[i]), absm);
         mx = _mm512_max_epu32(mx, au);
@@ -406,26 +410,153 @@ T512 static inline __m512 bf16_round16(__m512 v)
     return _mm512_castsi512_ps(_mm512_and_si512(u, _mm512_set1_epi32((int)0xFFFF0000u)));
 }
 
-/* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked. */
-T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                                       __m512 v[16])
+/* The exponent range of a tile's 16 columns (lanes): biased exponents of
+ * the largest |x| and of the smallest nonzero |x| (255 when all are zero).
+ * For non-negative floats integer order is float order. */
+T512 static inline void rht_exp_range(const __m512 v[16], __m512i *emax, __m512i *emin)
 {
-    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-    if (!j->rht) return;
+    __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi32(-1);
+    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+    SIMD_UNROLL
+    for (int i = 0; i < 16; i++) {
+        __m512i au = _mm512_and_si512(_mm512_castps_si512(v[i]), absm);
+        mx = _mm512_max_epu32(mx, au);
+        mn = _mm512_min_epu32(mn, _mm512_sub_epi32(au, one)); /* zero wraps to the maximum */
+    }
+    *emax = _mm512_srli_epi32(mx, 23);
+    *emin = _mm512_srli_epi32(_mm512_add_epi32(mn, one), 23);
+    /* all zero: mn + 1 wrapped to 0; make emin large so the spread is negative */
+    *emin = _mm512_mask_mov_epi32(*emin, _mm512_cmpeq_epi32_mask(mn, _mm512_set1_epi32(-1)), _mm512_set1_epi32(255));
+}
+
+/* Lanes whose nonzero inputs have biased exponents E with 3 <= E, Emax <= 250
+ * and Emax - Emin <= spread: s[i]*x/4 is then exact in fp32 and normal. */
+T512 static inline __mmask16 rht_lanes_within(__m512i emax, __m512i emin, int spread)
+{
+    __mmask16 small = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_LE);
+    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(spread), _MM_CMPINT_LE);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    return (__mmask16)(small & close & big);
+}
+
+/* In-place butterfly v <- v H over 16 vectors (lanes independent). */
+T512 static inline __attribute__((always_inline)) void fwht16_ps(__m512 v[16])
+{
+    SIMD_UNROLL
+    for (unsigned h = 1; h < 16; h <<= 1) {
+        SIMD_UNROLL
+        for (unsigned q = 0; q < 16; q++) {
+            if (q & h) continue; /* q is the lower index of the pair (q, q + h) */
+            {
+                __m512 a = v[q], b = v[q + h];
+                v[q] = _mm512_add_ps(a, b);
+                v[q + h] = _mm512_sub_ps(a, b);
+            }
+        }
+    }
+}
+
+T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, __m512 x)
+{
+    float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+    return _mm512_mul_ps(x, _mm512_set1_ps(w));
+}
+
+/*
+ * RHT-16 in fp32 arithmetic only, exact (src/core/hadamard.h's definition:
+ * the exact 16-term sum times 1/4, rounded once), for lanes accepted by
+ * rht_lanes_within(.., RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
+ * normal: E >= 3), e = the largest unbiased exponent of the u_i, q = 2^(e-19).
+ *
+ *  1. Split u_i = h_i + l_i with h_i = (u_i + C) - C, C = 1.5 * 2^(e+4).
+ *     |u_i| < 2^(e+1), so u_i + C lies in [22, 26] * 2^e, inside the binade
+ *     [16, 32) * 2^e whose ulp is q: fl(u_i + C) = C + (u_i rounded to a
+ *     multiple of q), and subtracting C is exact (Sterbenz). So h_i is u_i
+ *     rounded to a multiple of q, |h_i| <= 2^(e+1), and l_i = u_i - h_i is
+ *     exact: |l_i| <= q/2 and l_i is a multiple of ulp(u_i) (if |u_i| < q/2,
+ *     h_i = 0 and l_i = u_i; otherwise |l_i| / ulp(u_i) <= 2^23).
+ *  2. Every partial sum of the butterfly over the h_i (any subset, any
+ *     signs) is a multiple of q of magnitude <= 16 * 2^(e+1) = 2^24 q:
+ *     representable, so every add/sub is exact. No h_i is -0 (x - x = +0),
+ *     so no partial sum is -0 either.
+ *  3. Every partial sum over the l_i is a multiple of 2^(emin-23) (emin the
+ *     smallest unbiased exponent of the nonzero u_i) of magnitude
+ *     <= 16 * q/2 = 2^(e-16) = 2^(e-emin+7) * 2^(emin-23): exact when
+ *     e - emin + 7 <= 24, i.e. a spread of at most 17 binades.
+ *  4. y_j = fl(H_j + L_j) is then one IEEE addition of the two exact partial
+ *     results: the exact sum rounded once. An exact zero sum gives +0 (H_j is
+ *     never -0). Emax <= 250 keeps C and every partial sum finite (partial
+ *     sums below 2^(e+5) <= 2^128 that are multiples of 2^(e-19) are at most
+ *     FLT_MAX); the final addition overflows to +-Inf only if the exact
+ *     result does.
+ */
+#define RHT_SPLIT_SPREAD 17
+T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_simd_col_job *j, __m512 v[16],
+                                                                    __m512i emax)
+{
+    /* C = 1.5 * 2^(e+4): biased exponent (Emax - 2) + 4 */
+    const __m512 c = _mm512_castsi512_ps(_mm512_or_si512(
+        _mm512_slli_epi32(_mm512_add_epi32(emax, _mm512_set1_epi32(2)), 23), _mm512_set1_epi32(0x00400000)));
+    __m512 lo[16];
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m512 u = rht_quarter(j, i, v[i]);
+        __m512 h = _mm512_sub_ps(_mm512_add_ps(u, c), c);
+        lo[i] = _mm512_sub_ps(u, h);
+        v[i] = h;
+    }
+    fwht16_ps(v);
+    fwht16_ps(lo);
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m512 f = _mm512_add_ps(v[i], lo[i]);
+        v[i] = j->rht_round_bf16 ? bf16_round16(f) : f;
+    }
+}
+
+/*
+ * RHT-16 of bf16-representable inputs (8-bit significands) as one fp32
+ * butterfly, for lanes accepted by rht_lanes_within(.., RHT_BF16_SPREAD):
+ * every u_i = s_i x_i / 4 is exact and a multiple of 2^(emin-7) (emin the
+ * smallest unbiased exponent of the nonzero u_i), every partial sum is
+ * below 16 * 2^(e+1) = 2^(e-emin+12) * 2^(emin-7) (e the largest): exact in
+ * fp32 when e - emin + 12 <= 24, i.e. a spread of at most 12 binades. Each
+ * output is then the exact sum, the final butterfly stage being its single
+ * rounding (there is none). Adding +0 turns -0 inputs into +0, so every exact
+ * zero sum is +0.
+ */
+#define RHT_BF16_SPREAD 12
+T512 static inline __attribute__((always_inline)) void rht16_bf16_exact(const nvfp4_simd_col_job *j, __m512 v[16])
+{
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) v[i] = _mm512_add_ps(rht_quarter(j, i, v[i]), _mm512_setzero_ps());
+    fwht16_ps(v);
+    if (j->rht_round_bf16)
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) v[i] = bf16_round16(v[i]);
+}
+
+/* The binary64 butterfly (exact on rht_exact_lanes) with the scalar exact
+ * accumulator for the other lanes: the path for wide exponent spreads. */
+T512 static __attribute__((noinline)) void rht16_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m512 v[16])
+{
     __mmask16 exact = rht_exact_lanes(v);
     __m512d lo[16], hi[16];
+    SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
         /* s[i] * x / 4, exact on the exact lanes; + 0 turns -0 into +0, so
          * every exact zero sum of the butterfly is +0 as nvfp4_core_rht_group
          * makes it (no -0 operand ever appears) */
-        float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
-        __m512 s = _mm512_add_ps(_mm512_mul_ps(v[i], _mm512_set1_ps(w)), _mm512_setzero_ps());
+        __m512 s = _mm512_add_ps(rht_quarter(j, i, v[i]), _mm512_setzero_ps());
         lo[i] = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
         hi[i] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s), 1)));
     }
-    for (unsigned h = 1; h < 16; h <<= 1)
-        for (unsigned i = 0; i < 16; i += 2 * h)
-            for (unsigned q = i; q < i + h; q++) {
+    SIMD_UNROLL
+    for (unsigned h = 1; h < 16; h <<= 1) {
+        SIMD_UNROLL
+        for (unsigned q = 0; q < 16; q++) {
+            if (q & h) continue; /* q is the lower index of the pair (q, q + h) */
+            {
                 __m512d a = lo[q], b = lo[q + h];
                 lo[q] = _mm512_add_pd(a, b);
                 lo[q + h] = _mm512_sub_pd(a, b);
@@ -434,6 +565,9 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
                 hi[q] = _mm512_add_pd(a, b);
                 hi[q + h] = _mm512_sub_pd(a, b);
             }
+        }
+    }
+    SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
         /* the exact sum, rounded once to fp32 */
         __m256 fl = _mm512_cvt_roundpd_ps(lo[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -455,6 +589,23 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     }
 }
 
+/* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked:
+ * one fp32 butterfly when the input is bf16 and the spread allows it, the
+ * exact hi/lo split otherwise, the binary64 path for wide spreads. All give
+ * nvfp4_core_rht_forward_group's bits. */
+T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                                       __m512 v[16])
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    if (!j->rht) return;
+    __m512i emax, emin;
+    rht_exp_range(v, &emax, &emin);
+    if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+    else if (rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD) == 0xFFFF) rht16_split(j, v, emax);
+    else rht16_wide(j, g, c0, v);
+}
+
 /* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
  * transposed output (8 bytes each) and their 16 scale bytes. */
 /* st/slot: where the strip's stage keeps column c0 (row c0 - s0) and group g (g - g0). */
@@ -466,8 +617,10 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     __m512 v[16];
     if (j->rht) col_load_group(j, g, c0, v);
     else /* inline: the plain loads stay in registers */
+        SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     __m512 am = _mm512_setzero_ps();
+    SIMD_UNROLL
     for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
     if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
     __m512i sb = te_scale16(k, am);
@@ -485,6 +638,7 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */
     __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    SIMD_UNROLL
     for (int i = 0; i < 16; i++) {
         __m512 y = _mm512_mul_ps(v[i], inv);
         __m512i code;
