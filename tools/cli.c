@@ -40,6 +40,12 @@ static bool is_hex_bits(const char *s)
 bool cli_parse_f32(const char *s, float *out)
 {
     if (!s || !*s) return false;
+    /* A 0x token must be an 8-digit bit pattern or a hex float with a point
+     * or a p exponent: "0x3f80000" would otherwise read as the integer
+     * 66584576, almost surely a mistyped bit pattern. */
+    const char *h = (*s == '-' || *s == '+') ? s + 1 : s;
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X') && !strpbrk(h, "pP.") && (h != s || strlen(h) != 10))
+        return false;
     if (is_hex_bits(s)) {
         uint32_t u = (uint32_t)strtoul(s + 2, NULL, 16);
         memcpy(out, &u, sizeof *out);
@@ -54,6 +60,19 @@ bool cli_parse_f32(const char *s, float *out)
     if (end == s || *end != '\0') return false;
     *out = v;
     return true;
+}
+
+const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)

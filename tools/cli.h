@@ -34,9 +34,14 @@ int cli_fail(const char *cmd, const char *fmt, ...)
 /* True if argv holds -h or --help. */
 bool cli_wants_help(int argc, char **argv);
 
+/* argv[*i] is --name VALUE or --name=VALUE: returns VALUE and advances *i
+ * past a separate value; NULL if argv[*i] is another option, or (with
+ * *missing set) if the value is missing. */
+const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing);
+
 /* Strict number parsers: the whole string must be consumed. Floats accept
- * decimal, C99 hex floats, inf/nan, and 0x-prefixed 8-digit fp32 bit
- * patterns. */
+ * decimal, C99 hex floats (with a point or a p exponent), inf/nan, and
+ * 0x-prefixed 8-digit fp32 bit patterns; any other 0x token is refused. */
 bool cli_parse_f32(const char *s, float *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_size(const char *s, size_t *out);

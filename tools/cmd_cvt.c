@@ -17,16 +17,6 @@
 
 static const char *const CMD = "cvt";
 
-/* cli_parse_f32, refusing a 0x token that is neither an 8-digit bit pattern
- * nor a hex float with a p exponent ("0x3f80000" would otherwise read as the
- * integer 66584576, almost surely a mistyped bit pattern). */
-static bool parse_value(const char *s, float *x)
-{
-    const char *h = (*s == '-' || *s == '+') ? s + 1 : s;
-    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X') && !strpbrk(h, "pP.") && (h != s || strlen(h) != 10)) return false;
-    return cli_parse_f32(s, x);
-}
-
 typedef enum { TO_E2M1, TO_E4M3, TO_UE8M0, TO_BF16, TO_FP16 } target;
 
 typedef struct {
@@ -60,19 +50,6 @@ static void usage(FILE *f)
             "A line that is not a value stops the run with its line number; exit 2.\n");
 }
 
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return NULL;
-    if (argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static bool parse_target(const char *s, target *t)
 {
     static const char *const names[] = {"e2m1", "e4m3", "ue8m0", "bf16", "fp16"};
@@ -92,11 +69,11 @@ static int parse_args(int argc, char **argv, cvt_opts *o)
     for (int i = 1; i < argc; i++) {
         bool missing = false;
         const char *v;
-        if ((v = option_value(argc, argv, &i, "--to", &missing))) to = v;
-        else if ((v = option_value(argc, argv, &i, "--round", &missing))) round = v;
-        else if ((v = option_value(argc, argv, &i, "--seed", &missing))) seed = v;
-        else if ((v = option_value(argc, argv, &i, "--offset", &missing))) offset = v;
-        else if ((v = option_value(argc, argv, &i, "--mode", &missing))) mode = v;
+        if ((v = cli_option_value(argc, argv, &i, "--to", &missing))) to = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--round", &missing))) round = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--seed", &missing))) seed = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--offset", &missing))) offset = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--mode", &missing))) mode = v;
         else if (missing) return cli_fail(CMD, "%s needs a value", argv[i]);
         else if (strcmp(argv[i], "--nosat") == 0) nosat = true;
         else return cli_fail(CMD, "unexpected argument '%s' (see nvfp4 cvt --help)", argv[i]);
@@ -172,7 +149,7 @@ static int run(int argc, char **argv)
             rc = cli_fail(CMD, "line %llu: empty line (expected one fp32 value)", (unsigned long long)lineno);
             break;
         }
-        if (!parse_value(t, &x)) {
+        if (!cli_parse_f32(t, &x)) {
             rc = cli_fail(CMD, "line %llu: cannot read '%.40s%s' as an fp32 value (decimal, hex float, inf, nan, or 0x + 8 hex digits)",
                           (unsigned long long)lineno, t, strlen(t) > 40 ? "..." : "");
             break;

@@ -15,16 +15,6 @@
 
 static const char *const CMD = "explain";
 
-/* cli_parse_f32, refusing a 0x token that is neither an 8-digit bit pattern
- * nor a hex float with a p exponent ("0x3f80000" would otherwise read as the
- * integer 66584576, almost surely a mistyped bit pattern). */
-static bool parse_value(const char *s, float *x)
-{
-    const char *h = (*s == '-' || *s == '+') ? s + 1 : s;
-    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X') && !strpbrk(h, "pP.") && (h != s || strlen(h) != 10)) return false;
-    return cli_parse_f32(s, x);
-}
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -245,20 +235,6 @@ static int explain_ue8m0(float x, nvfp4_ue8m0_mode chosen)
 
 /* ---- arguments -------------------------------------------------------- */
 
-/* --name VALUE or --name=VALUE; advances *i past a separate value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return NULL;
-    if (argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static int run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -274,16 +250,16 @@ static int run(int argc, char **argv)
             if (value) return cli_fail(CMD, "only one VALUE is accepted (got '%s' and '%s')", value, argv[i]);
             value = argv[i];
         } else if (strcmp(argv[i], "--") == 0) options_done = true;
-        else if ((v = option_value(argc, argv, &i, "--format", &missing))) format = v;
-        else if ((v = option_value(argc, argv, &i, "--round", &missing))) round = v;
-        else if ((v = option_value(argc, argv, &i, "--mode", &missing))) mode = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--format", &missing))) format = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--round", &missing))) round = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--mode", &missing))) mode = v;
         else if (missing) return cli_fail(CMD, "%s needs a value", argv[i]);
         else if (strcmp(argv[i], "--nosat") == 0) nosat = true;
         else return cli_fail(CMD, "unknown option '%s' (see nvfp4 explain --help)", argv[i]);
     }
     if (!value) return cli_fail(CMD, "missing VALUE (see nvfp4 explain --help)");
     float x;
-    if (!parse_value(value, &x))
+    if (!cli_parse_f32(value, &x))
         return cli_fail(CMD, "cannot read '%s' as an fp32 value (decimal, hex float, inf, nan, or 0x + 8 hex digits)", value);
     bool is_e2m1 = strcmp(format, "e2m1") == 0, is_e4m3 = strcmp(format, "e4m3") == 0,
          is_ue8m0 = strcmp(format, "ue8m0") == 0;
