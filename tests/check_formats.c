@@ -6,6 +6,7 @@
  * every hard case of tests/hardcases.h. The exhaustive 2^32 comparison is
  * tests/long_oracle.c (`make check-long`). */
 #include <check.h>
+#include "support/check_main.h"
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -540,9 +541,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(suite());
 }

@@ -4,6 +4,7 @@
  * and simulated accumulation orders (with its tightness). Operands are
  * filled by hand (codes, scales, amax) and, at the end, by the quantizer. */
 #include <check.h>
+#include "support/check_main.h"
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -581,9 +582,5 @@ int main(void)
     tcase_add_test(tc, thread_count_independent);
     tcase_add_test(tc, with_quantizer);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(s);
 }

@@ -5,6 +5,7 @@
  * the fast binary64 path against the exact path, the public API's errors
  * and thread-count independence. */
 #include <check.h>
+#include "support/check_main.h"
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -589,9 +590,5 @@ int main(void)
     tcase_add_test(tc, api_errors);
     tcase_add_test(tc, in_place_and_threads);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(s);
 }

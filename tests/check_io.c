@@ -4,6 +4,7 @@
  * the file and the problem; overflowing shapes; writers leave no file
  * behind when they fail. */
 #include <check.h>
+#include "support/check_main.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,9 +602,5 @@ static Suite *io_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(io_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(io_suite());
 }

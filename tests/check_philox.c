@@ -3,6 +3,7 @@
  * contract of DESIGN.md 3.3, and, where the CUDA toolkit is installed,
  * agreement with cuRAND's own host Philox generator. */
 #include <check.h>
+#include "support/check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,9 +326,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(suite());
 }

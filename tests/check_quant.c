@@ -3,6 +3,7 @@
  * (DESIGN.md 3.3) at the element and tensor level, thread-count
  * independence, RHT on the columnwise output. */
 #include <check.h>
+#include "support/check_main.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -400,9 +401,5 @@ int main(void)
     TCase *tr = tcase_create("rht");
     tcase_add_test(tr, rht_columnwise);
     suite_add_tcase(s, tr);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(s);
 }

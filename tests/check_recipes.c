@@ -6,6 +6,7 @@
  *   te block scale  s = e4m3(bamax * fl(1/6)),  fl(1/6) = 0x3E2AAAAB
  *   te encode       inv = 1/s (s a power of two here, so exact) */
 #include <check.h>
+#include "support/check_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,9 +489,5 @@ Suite *recipes_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(recipes_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(recipes_suite());
 }

@@ -1,6 +1,7 @@
 /* check_swizzle.c - the cuBLAS/CUTLASS 128x4 scale layout
  * (nvfp4-semantics.md 6): known offsets, padding, round trip. */
 #include <check.h>
+#include "support/check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,9 +79,5 @@ int main(void)
     tcase_add_test(tc, round_trip_and_padding);
     tcase_add_test(tc, torchao_to_blocked_order);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(s);
 }

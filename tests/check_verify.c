@@ -2,6 +2,7 @@
  * mismatch records and reasons, every planted bug of issue 4 named by its
  * cause, recipe ranking, SR statistics and bit-exact mode, the GEMM check. */
 #include <check.h>
+#include "support/check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -716,9 +717,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run(suite());
 }
