@@ -350,6 +350,162 @@ START_TEST(rht_double_rounding_hazard)
 }
 END_TEST
 
+/* RHT-16 tiles whose columns all have the same exponent spread S (largest
+ * over smallest nonzero |x|), for S on both sides of every limit of the
+ * vector paths (simd_avx512.c: 12 for one fp32 butterfly of bf16 inputs, 17
+ * and 33 for the fp32 hi/lo split of fp32 and bf16 inputs, 25 for binary64,
+ * 75 for the binary64 split, beyond: the scalar accumulator). Each column
+ * is c * s[i] * H[i][j0] * (1 + r_i) plus one element of exponent E - S: the
+ * outputs j != j0 cancel down to the small terms, so their roundings
+ * depend on the lowest bits and an inexact partial sum shows (loosening
+ * any of those limits by one fails here). The transform itself (fp32 and
+ * bf16 outputs) must equal nvfp4_core_rht_forward_group's. */
+static float spread_elem(int bf16, int e, int max_frac_bits)
+{
+    float m = 1.0f + (float)(rnd() & 0x3FFFFFu) * 0x1p-23f * ldexpf(1.0f, -(int)(rnd() % (unsigned)max_frac_bits));
+    float v = ldexpf(m, e);
+    return bf16 ? nvfp4_bf16_to_f32(nvfp4_bf16_from_f32(v)) : v;
+}
+
+START_TEST(rht_spread_limits)
+{
+    static const int spreads[] = {0, 5, 11, 12, 13, 16, 17, 18, 24, 25, 26, 32, 33, 34, 50, 74, 75, 76, 90};
+    const size_t rows = 16, cols = 64;
+    float *x = malloc(rows * cols * sizeof(float)), *out = malloc(rows * cols * sizeof(float));
+    uint16_t *xb = malloc(rows * cols * sizeof(uint16_t)), *outb = malloc(rows * cols * sizeof(uint16_t));
+    rng_state = 4242;
+    for (int bf16 = 0; bf16 < 2; bf16++)
+        for (size_t si = 0; si < sizeof spreads / sizeof spreads[0]; si++)
+            for (int trial = 0; trial < 40; trial++) {
+                int sp = spreads[si];
+                uint32_t mask[4];
+                if (trial % 3 == 0) nvfp4_core_rht_mask_te(mask);
+                else if (trial % 3 == 1) nvfp4_core_rht_mask_none(mask);
+                else nvfp4_core_rht_mask_seeded(rnd(), mask);
+                for (size_t c = 0; c < cols; c++) {
+                    unsigned j0 = (unsigned)(rnd() % 16), small = (unsigned)(rnd() % 16);
+                    int e = (int)(rnd() % 200) - 100 + (sp > 60 ? 40 : 0);
+                    for (unsigned i = 0; i < 16; i++) {
+                        int neg = nvfp4_core_hadamard_neg(i, j0) ^ nvfp4_core_rht_sign_neg(mask, i);
+                        float v = i == small ? spread_elem(bf16, e - sp, 1) : spread_elem(bf16, e, 1 + (int)(rnd() % 23));
+                        if (i == small && rnd() % 2) v = -v;
+                        if (i != small && i != j0 % 16 && rnd() % 16 == 0) v = 0.0f; /* zeros do not count */
+                        x[i * cols + c] = neg && i != small ? -v : v;
+                    }
+                    /* the largest magnitude sets E: keep one element at exactly 2^e */
+                    x[((small + 1) % 16) * cols + c] = ldexpf(1.0f, e);
+                }
+                for (size_t i = 0; i < rows * cols; i++) xb[i] = nvfp4_bf16_from_f32(x[i]);
+                nvfp4_simd_col_job j;
+                memset(&j, 0, sizeof j);
+                j.x = bf16 ? (const void *)xb : (const void *)x;
+                j.bf16 = bf16;
+                j.rows = rows;
+                j.cols = cols;
+                j.rht = 1;
+                memcpy(j.rht_mask, mask, sizeof mask);
+                for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+                    if (!nvfp4_simd_available((nvfp4_simd_variant)v)) continue;
+                    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for((nvfp4_simd_variant)v);
+                    for (int rb = 0; rb < 2; rb++) {
+                        j.rht_round_bf16 = rb;
+                        (void)kn->rht_apply(&j, 0, 1, rb ? (void *)outb : (void *)out);
+                        for (size_t c = 0; c < cols; c++) {
+                            float in[16], y[16];
+                            for (unsigned i = 0; i < 16; i++)
+                                in[i] = bf16 ? nvfp4_bf16_to_f32(xb[i * cols + c]) : x[i * cols + c];
+                            nvfp4_core_rht_forward_group(in, y, 16, mask, rb);
+                            for (unsigned i = 0; i < 16; i++) {
+                                float got = rb ? nvfp4_bf16_to_f32(outb[i * cols + c]) : out[i * cols + c];
+                                if (memcmp(&got, &y[i], 4) != 0)
+                                    ck_abort_msg("variant %s, %s input, spread %d, %s output: column %zu output %u is "
+                                                 "%a, reference %a",
+                                                 nvfp4_simd_name((nvfp4_simd_variant)v), bf16 ? "bf16" : "fp32", sp,
+                                                 rb ? "bf16" : "fp32", c, i, (double)got, (double)y[i]);
+                            }
+                        }
+                    }
+                }
+            }
+    free(x);
+    free(out);
+    free(xb);
+    free(outb);
+}
+END_TEST
+
+/* Groups just beyond the limits of the fp32 paths, where those paths
+ * would round a partial sum (found by search against the exact sum; values
+ * are u_i = x_i / 4, signs none): each output must still be the exact sum
+ * rounded once, so these lanes must take a wider path. `bad` is the output
+ * that the too-narrow path gets wrong and `want` its correct value. */
+typedef struct {
+    const char *what;
+    int bf16;
+    float u[16];
+    unsigned bad;
+    float want, naive;
+} rht_edge;
+
+START_TEST(rht_fp32_path_edges)
+{
+    const float a = 1.0f + 0x1p-20f, b = -(1.0f - 0x1p-20f);
+    const float A = 0x1p-13f + 0x1p-20f, B = 0x1.fcp-14f;
+    const rht_edge edges[] = {
+        /* one fp32 butterfly of bf16 inputs, spread 14: an 8-term partial sum rounds */
+        {"bf16 butterfly, spread 14", 1,
+         {0x1.46p-14f, 0x1.eap+0f, 0x1.4p-7f, 0x1.7p-14f, 0x1.ep+0f, 0x1.6ap+0f, 0x1.bap+0f, 0x1.5ap+0f, 0x1.cp+0f,
+          -0x1.1ap-13f, 0x1.6ep+0f, -0x1.78p-14f, 0x1.ep-14f, -0x1.bcp-14f, -0x1.d4p-14f, 0x1.9ep-6f},
+         0, 0.0f, 0.0f},
+        /* fp32 hi/lo split of fp32 inputs, spread 18: the lo sum needs 25 bits */
+        {"fp32 split, spread 18", 0,
+         {0x1p-18f + 0x1p-41f, -(0x1.8p-17f + 0x1p-40f), a, a, a, b, b, b, a, a, a, a, b, b, b, b}, 0,
+         0x1.7ffffep-18f, 0x1.8p-18f},
+        /* the split of bf16 inputs, spread 34 */
+        {"bf16 split, spread 34", 1,
+         {-A, B, -0x1.cap-34f, -A, A, -1.0f, -0x1.dcp-15f, A, -B, 1.0f, -B, -A, B, -A, B, -B}, 12, 0.0f, 0.0f},
+    };
+    uint32_t none[4];
+    nvfp4_core_rht_mask_none(none);
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+        const rht_edge *ed = &edges[k];
+        /* 16 identical columns, so the whole tile has this spread */
+        float x[256], out[256], in[16], y[16];
+        uint16_t xb[256];
+        for (unsigned i = 0; i < 16; i++) {
+            in[i] = 4.0f * ed->u[i];
+            for (unsigned c = 0; c < 16; c++) {
+                x[16 * i + c] = in[i];
+                xb[16 * i + c] = nvfp4_bf16_from_f32(in[i]);
+            }
+            if (ed->bf16) ck_assert(nvfp4_bf16_to_f32(xb[16 * i]) == in[i]);
+        }
+        nvfp4_core_rht_forward_group(in, y, 16, none, 0);
+        if (ed->want != 0.0f) {
+            ck_assert_msg(y[ed->bad] == ed->want, "%s: reference %a", ed->what, (double)y[ed->bad]);
+            ck_assert(ed->naive != ed->want);
+        }
+        nvfp4_simd_col_job j;
+        memset(&j, 0, sizeof j);
+        j.x = ed->bf16 ? (const void *)xb : (const void *)x;
+        j.bf16 = ed->bf16;
+        j.rows = 16;
+        j.cols = 16;
+        j.rht = 1;
+        memcpy(j.rht_mask, none, sizeof none);
+        for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+            if (!nvfp4_simd_available((nvfp4_simd_variant)v)) continue;
+            (void)nvfp4_simd_kernels_for((nvfp4_simd_variant)v)->rht_apply(&j, 0, 1, out);
+            for (unsigned i = 0; i < 16; i++)
+                for (unsigned c = 0; c < 16; c++)
+                    ck_assert_msg(memcmp(&out[16 * i + c], &y[i], 4) == 0, "%s: variant %s, output %u: %a, reference %a",
+                                  ed->what, nvfp4_simd_name((nvfp4_simd_variant)v), i, (double)out[16 * i + c],
+                                  (double)y[i]);
+        }
+    }
+}
+END_TEST
+
 /* Above the 16 MiB temporary limit nvfp4_simd_te_columnwise_rht transforms
  * twice instead of storing the transform: same bytes. */
 START_TEST(rht_large_two_transforms)
@@ -719,6 +875,8 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, columnwise_16x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_rht, 0, 2);
     tcase_add_test(tc, rht_double_rounding_hazard);
+    tcase_add_test(tc, rht_spread_limits);
+    tcase_add_test(tc, rht_fp32_path_edges);
     tcase_add_test(tc, rht_large_two_transforms);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, encoder_sweep);

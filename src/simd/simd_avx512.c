@@ -19,10 +19,13 @@
  *     (nvfp4_core_e4m3_encode);
  *   - Philox4x32-10 over 16 counters at once (nvfp4_core_philox4x32_10):
  *     mulhi from vpmuludq on even and odd lanes.
- *   - RHT-16: the butterfly in binary64 on s[i]*x/4, exact when the group's
- *     nonzero inputs have exponents >= 3 within 25 of each other
- *     (nvfp4_core_rht_double_exact's bound); other groups fall back to the
- *     scalar exact accumulator (rht_exact_lanes);
+ *   - RHT-16: exact butterflies on s[i]*x/4 chosen per 16x16 tile by the
+ *     exponent spread of each column's nonzero inputs (all need biased
+ *     exponents >= 3): one fp32 butterfly for bf16 inputs within 13 binades
+ *     (rht16_bf16_exact), an fp32 hi/lo split within 17 (33 for bf16 inputs,
+ *     rht16_split), binary64 within 25 (rht16_f64), a binary64 split with
+ *     round-to-odd within 75 (rht16_split_f64), the scalar exact
+ *     accumulator for anything else (Inf, NaN, tiny inputs);
  *   - UE8M0 floor / rceil for MXFP4 (nvfp4_core_ue8m0_floor_scale,
  *     nvfp4_core_ue8m0_cvt).
  */
@@ -376,31 +379,6 @@ T512 static void avx512_row_fused(const nvfp4_simd_te_consts *k, const void *x, 
 
 /* ---- columnwise ----------------------------------------------------------- */
 
-/* Lanes (columns) where the fast transform below is exact: all 16 inputs
- * finite, the nonzero ones with biased exponents E >= 3 (so x/4 is exact in
- * fp32) and within 25 of each other. Then every partial sum of the
- * butterfly is an integer multiple of the smallest input's last bit
- * 2^(Emin-152) (after the 1/4) below 16 * 2^(Emax-128), i.e. below 2^53 such
- * units: exact in binary64 (the bound of nvfp4_core_rht_double_exact). For
- * non-negative floats integer order is float order, so the exponents come
- * from the max and the nonzero min of the bit patterns. */
-T512 static inline __mmask16 rht_exact_lanes(const __m512 v[16])
-{
-    __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi32(0x7FFFFFFF);
-    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
-    SIMD_UNROLL
-    for (int i = 0; i < 16; i++) {
-        __m512i au = _mm512_and_si512(_mm512_castps_si512(v[i]), absm);
-        mx = _mm512_max_epu32(mx, au);
-        mn = _mm512_mask_min_epu32(mn, _mm512_test_epi32_mask(au, au), mn, au);
-    }
-    __m512i emax = _mm512_srli_epi32(mx, 23), emin = _mm512_srli_epi32(mn, 23); /* all zero: emin 255 */
-    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
-    return (__mmask16)(finite & close & big);
-}
-
 T512 static inline __m512 bf16_round16(__m512 v)
 {
     /* nvfp4_core_round_bf16 for non-NaN v (Inf passes through unchanged) */
@@ -482,7 +460,10 @@ T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, _
  *  3. Every partial sum over the l_i is a multiple of 2^(emin-23) (emin the
  *     smallest unbiased exponent of the nonzero u_i) of magnitude
  *     <= 16 * q/2 = 2^(e-16) = 2^(e-emin+7) * 2^(emin-23): exact when
- *     e - emin + 7 <= 24, i.e. a spread of at most 17 binades.
+ *     e - emin + 7 <= 24, i.e. a spread of at most 17 binades. For bf16
+ *     inputs (8-bit significands) the unit is 2^(emin-7), so the bound is
+ *     e - emin - 9 <= 24: a spread of at most 33. (Spreads 18 and 34
+ *     can fail: tests/check_simd.c has such groups.)
  *  4. y_j = fl(H_j + L_j) is then one IEEE addition of the two exact partial
  *     results: the exact sum rounded once. An exact zero sum gives +0 (H_j is
  *     never -0). Emax <= 250 keeps C and every partial sum finite (partial
@@ -491,6 +472,7 @@ T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, _
  *     result does.
  */
 #define RHT_SPLIT_SPREAD 17
+#define RHT_SPLIT_SPREAD_BF16 33
 T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_simd_col_job *j, __m512 v[16],
                                                                     __m512i emax)
 {
@@ -518,14 +500,16 @@ T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_s
  * RHT-16 of bf16-representable inputs (8-bit significands) as one fp32
  * butterfly, for lanes accepted by rht_lanes_within(.., RHT_BF16_SPREAD):
  * every u_i = s_i x_i / 4 is exact and a multiple of 2^(emin-7) (emin the
- * smallest unbiased exponent of the nonzero u_i), every partial sum is
- * below 16 * 2^(e+1) = 2^(e-emin+12) * 2^(emin-7) (e the largest): exact in
- * fp32 when e - emin + 12 <= 24, i.e. a spread of at most 12 binades. Each
- * output is then the exact sum, the final butterfly stage being its single
- * rounding (there is none). Adding +0 turns -0 inputs into +0, so every exact
- * zero sum is +0.
+ * smallest unbiased exponent of the nonzero u_i). Before the last stage a
+ * partial sum has at most 8 terms, so it is below 8 * 2^(e+1) =
+ * 2^(e-emin+11) * 2^(emin-7) (e the largest exponent): exact in fp32 when
+ * e - emin + 11 <= 24, i.e. a spread of at most 13 binades. The last stage
+ * adds two exact partial sums: one IEEE addition, the single rounding of
+ * the exact 16-term sum that the definition asks for. (Spread 14 can fail:
+ * tests/check_simd.c has such a group.) Adding +0 turns -0 inputs into +0,
+ * so every exact zero sum is +0.
  */
-#define RHT_BF16_SPREAD 12
+#define RHT_BF16_SPREAD 13
 T512 static inline __attribute__((always_inline)) void rht16_bf16_exact(const nvfp4_simd_col_job *j, __m512 v[16])
 {
     SIMD_UNROLL
@@ -536,46 +520,135 @@ T512 static inline __attribute__((always_inline)) void rht16_bf16_exact(const nv
         for (unsigned i = 0; i < 16; i++) v[i] = bf16_round16(v[i]);
 }
 
-/* The binary64 butterfly (exact on rht_exact_lanes) with the scalar exact
- * accumulator for the other lanes: the path for wide exponent spreads. */
-T512 static __attribute__((noinline)) void rht16_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m512 v[16])
+/* In-place butterfly over 16 vectors of 8 doubles. */
+T512 static inline __attribute__((always_inline)) void fwht16_pd(__m512d v[16])
 {
-    __mmask16 exact = rht_exact_lanes(v);
-    __m512d lo[16], hi[16];
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        /* s[i] * x / 4, exact on the exact lanes; + 0 turns -0 into +0, so
-         * every exact zero sum of the butterfly is +0 as nvfp4_core_rht_group
-         * makes it (no -0 operand ever appears) */
-        __m512 s = _mm512_add_ps(rht_quarter(j, i, v[i]), _mm512_setzero_ps());
-        lo[i] = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
-        hi[i] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s), 1)));
-    }
     SIMD_UNROLL
     for (unsigned h = 1; h < 16; h <<= 1) {
         SIMD_UNROLL
         for (unsigned q = 0; q < 16; q++) {
             if (q & h) continue; /* q is the lower index of the pair (q, q + h) */
-            {
-                __m512d a = lo[q], b = lo[q + h];
-                lo[q] = _mm512_add_pd(a, b);
-                lo[q + h] = _mm512_sub_pd(a, b);
-                a = hi[q];
-                b = hi[q + h];
-                hi[q] = _mm512_add_pd(a, b);
-                hi[q + h] = _mm512_sub_pd(a, b);
-            }
+            __m512d a = v[q], b = v[q + h];
+            v[q] = _mm512_add_pd(a, b);
+            v[q + h] = _mm512_sub_pd(a, b);
+        }
+    }
+}
+
+/* The 16 u_i = s_i x_i / 4 (+0 turns -0 into +0) of 8 lanes (half 0: lanes
+ * 0-7, half 1: lanes 8-15) as binary64. */
+T512 static inline __attribute__((always_inline)) void rht_quarters_pd(const nvfp4_simd_col_job *j, const __m512 v[16],
+                                                                        int half, __m512d u[16])
+{
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m512 s = _mm512_add_ps(rht_quarter(j, i, v[i]), _mm512_setzero_ps());
+        __m256 h = half ? _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s), 1))
+                        : _mm512_castps512_ps256(s);
+        u[i] = _mm512_cvtps_pd(h);
+    }
+}
+
+T512 static inline __m512 join_halves(__m256 lo, __m256 hi)
+{
+    return _mm512_castsi512_ps(
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1));
+}
+
+/* The binary64 butterfly on s_i x_i / 4: exact on the lanes accepted by
+ * rht_lanes_within(.., 25) bar its Emax <= 250 (every partial sum is an
+ * integer multiple of the smallest input's last bit 2^(emin-25) below
+ * 16 * 2^(emax-1), i.e. below 2^53 such units; the bound of
+ * nvfp4_core_rht_double_exact), then rounded once to fp32. */
+T512 static void rht16_f64(const nvfp4_simd_col_job *j, __m512 v[16])
+{
+    __m256 r[2][16];
+    for (int half = 0; half < 2; half++) {
+        __m512d u[16];
+        rht_quarters_pd(j, v, half, u);
+        fwht16_pd(u);
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++)
+            r[half][i] = _mm512_cvt_roundpd_ps(u[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) v[i] = join_halves(r[0][i], r[1][i]);
+}
+
+/*
+ * The hi/lo split of rht16_split in binary64, for spreads up to 75 binades
+ * (lanes with all inputs finite and nonzero biased exponents E >= 3). With
+ * e the largest unbiased exponent of the u_i and Q = 2^(e-48): C = 1.5 *
+ * 2^(e+4) puts every u_i + C in the binade [16, 32) * 2^e of ulp Q, so
+ * H_i = (u_i + C) - C is u_i rounded to a multiple of Q (|H_i| <= 2^(e+1))
+ * and L_i = u_i - H_i is exact with |L_i| <= Q/2. The butterfly over the H_i
+ * stays a multiple of Q below 2^(e+5) = 2^53 Q: exact. Over the L_i: a
+ * multiple of 2^(emin-23) below 16 Q/2 = 2^(e-45) = 2^(e-emin-22) units:
+ * exact for e - emin <= 75. The exact result H + L is then rounded once to
+ * fp32 by rounding it to odd in binary64 (TwoSum gives s + t = H + L
+ * exactly; if t != 0, s moved one ulp toward zero when it lies beyond the
+ * exact value, and its last bit set) and converting: binary64 keeps
+ * 53 >= 24 + 2 bits, so the conversion's rounding equals rounding the exact
+ * sum (Boldo and Melquiond 2008, as in nvfp4_core_rht_scale_round). H_i is
+ * never -0 and u_i never -0, so an exact zero result is +0.
+ */
+#define RHT_SPLIT64_SPREAD 75
+T512 static void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax)
+{
+    __m256 r[2][16];
+    const __m512i one = _mm512_set1_epi64(1), signm = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    for (int half = 0; half < 2; half++) {
+        __m256i eh = half ? _mm512_extracti64x4_epi64(emax, 1) : _mm512_castsi512_si256(emax);
+        /* binary64 biased exponent of 2^(e+4): (Emax - 2 - 127) + 4 + 1023 */
+        __m512i cb = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepu32_epi64(eh), _mm512_set1_epi64(898)), 52);
+        const __m512d c = _mm512_castsi512_pd(_mm512_or_si512(cb, _mm512_set1_epi64(0x0008000000000000ll)));
+        __m512d hi[16], lo[16];
+        rht_quarters_pd(j, v, half, hi);
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) {
+            __m512d h = _mm512_sub_pd(_mm512_add_pd(hi[i], c), c);
+            lo[i] = _mm512_sub_pd(hi[i], h);
+            hi[i] = h;
+        }
+        fwht16_pd(hi);
+        fwht16_pd(lo);
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) {
+            __m512d s = _mm512_add_pd(hi[i], lo[i]), bb = _mm512_sub_pd(s, hi[i]);
+            __m512d t = _mm512_add_pd(_mm512_sub_pd(hi[i], _mm512_sub_pd(s, bb)), _mm512_sub_pd(lo[i], bb));
+            __m512i sbits = _mm512_castpd_si512(s);
+            __mmask8 inexact = _mm512_cmp_pd_mask(t, _mm512_setzero_pd(), _CMP_NEQ_OQ);
+            __mmask8 beyond = inexact & _mm512_test_epi64_mask(_mm512_xor_si512(sbits, _mm512_castpd_si512(t)), signm);
+            sbits = _mm512_mask_sub_epi64(sbits, beyond, sbits, one);
+            sbits = _mm512_mask_or_epi64(sbits, inexact, sbits, one);
+            r[half][i] = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(sbits), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         }
     }
     SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        /* the exact sum, rounded once to fp32 */
-        __m256 fl = _mm512_cvt_roundpd_ps(lo[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m256 fh = _mm512_cvt_roundpd_ps(hi[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m512 f = _mm512_castsi512_ps(
-            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(fl)), _mm256_castps_si256(fh), 1));
-        v[i] = j->rht_round_bf16 ? bf16_round16(f) : f;
+    for (unsigned i = 0; i < 16; i++) v[i] = join_halves(r[0][i], r[1][i]);
+}
+
+/* Tiles with a lane beyond the fp32 split's spread: the plain binary64
+ * butterfly when every lane allows it, else the binary64 split, else (Inf,
+ * NaN, inputs below 2^-124, spreads beyond 75) the scalar exact accumulator
+ * for those lanes. Then RN to bf16 if asked. */
+T512 static __attribute__((noinline)) void rht16_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m512 v[16],
+                                                     __m512i emax, __m512i emin)
+{
+    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __m512i spread = _mm512_sub_epi32(emax, emin);
+    __mmask16 d25 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(25), _MM_CMPINT_LE);
+    __mmask16 d75 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(RHT_SPLIT64_SPREAD), _MM_CMPINT_LE);
+    __mmask16 exact = d75;
+    if (d25 == 0xFFFF) {
+        exact = d25;
+        rht16_f64(j, v);
+    } else {
+        rht16_split_f64(j, v, emax);
     }
+    if (j->rht_round_bf16)
+        for (unsigned i = 0; i < 16; i++) v[i] = bf16_round16(v[i]);
     if (exact != 0xFFFF) {
         _Alignas(64) float t[16][16];
         for (int i = 0; i < 16; i++) _mm512_store_ps(t[i], v[i]);
@@ -602,8 +675,9 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
     if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
-    else if (rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD) == 0xFFFF) rht16_split(j, v, emax);
-    else rht16_wide(j, g, c0, v);
+    else if (rht_lanes_within(emax, emin, j->bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF)
+        rht16_split(j, v, emax);
+    else rht16_wide(j, g, c0, v, emax, emin);
 }
 
 /* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
