@@ -409,12 +409,14 @@ START_TEST(rht_spread_limits)
                     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for((nvfp4_simd_variant)v);
                     for (int rb = 0; rb < 2; rb++) {
                         j.rht_round_bf16 = rb;
-                        (void)kn->rht_apply(&j, 0, 1, rb ? (void *)outb : (void *)out);
+                        float am = kn->rht_apply(&j, 0, 1, rb ? (void *)outb : (void *)out), am2 = kn->rht_amax(&j, 0, 1);
+                        float ref_am = 0.0f;
                         for (size_t c = 0; c < cols; c++) {
                             float in[16], y[16];
                             for (unsigned i = 0; i < 16; i++)
                                 in[i] = bf16 ? nvfp4_bf16_to_f32(xb[i * cols + c]) : x[i * cols + c];
                             nvfp4_core_rht_forward_group(in, y, 16, mask, rb);
+                            for (unsigned i = 0; i < 16; i++) ref_am = fmaxf(ref_am, fabsf(y[i]));
                             for (unsigned i = 0; i < 16; i++) {
                                 float got = rb ? nvfp4_bf16_to_f32(outb[i * cols + c]) : out[i * cols + c];
                                 if (memcmp(&got, &y[i], 4) != 0)
@@ -424,6 +426,9 @@ START_TEST(rht_spread_limits)
                                                  rb ? "bf16" : "fp32", c, i, (double)got, (double)y[i]);
                             }
                         }
+                        ck_assert_msg(memcmp(&am, &ref_am, 4) == 0 && memcmp(&am2, &ref_am, 4) == 0,
+                                      "variant %s, spread %d: RHT amax %a / %a, reference %a",
+                                      nvfp4_simd_name((nvfp4_simd_variant)v), sp, (double)am, (double)am2, (double)ref_am);
                     }
                 }
             }

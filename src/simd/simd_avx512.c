@@ -560,7 +560,7 @@ T512 static inline __m512 join_halves(__m256 lo, __m256 hi)
  * integer multiple of the smallest input's last bit 2^(emin-25) below
  * 16 * 2^(emax-1), i.e. below 2^53 such units; the bound of
  * nvfp4_core_rht_double_exact), then rounded once to fp32. */
-T512 static void rht16_f64(const nvfp4_simd_col_job *j, __m512 v[16])
+T512 static inline __attribute__((always_inline)) void rht16_f64(const nvfp4_simd_col_job *j, __m512 v[16])
 {
     __m256 r[2][16];
     for (int half = 0; half < 2; half++) {
@@ -593,7 +593,7 @@ T512 static void rht16_f64(const nvfp4_simd_col_job *j, __m512 v[16])
  * never -0 and u_i never -0, so an exact zero result is +0.
  */
 #define RHT_SPLIT64_SPREAD 75
-T512 static void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax)
+T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax)
 {
     __m256 r[2][16];
     const __m512i one = _mm512_set1_epi64(1), signm = _mm512_set1_epi64((long long)0x8000000000000000ull);
@@ -628,12 +628,27 @@ T512 static void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m5
     for (unsigned i = 0; i < 16; i++) v[i] = join_halves(r[0][i], r[1][i]);
 }
 
+/* The scalar exact accumulator for the lanes (columns) not in `done`. */
+T512 static __attribute__((noinline)) void rht16_scalar_lanes(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                             __m512 v[16], __mmask16 done)
+{
+    _Alignas(64) float t[16][16];
+    for (int i = 0; i < 16; i++) _mm512_store_ps(t[i], v[i]);
+    for (unsigned c = 0; c < 16; c++)
+        if (!((done >> c) & 1u)) {
+            float y[16];
+            nvfp4_simd_col_group(j, g, c0 + c, y);
+            for (int i = 0; i < 16; i++) t[i][c] = y[i];
+        }
+    for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(t[i]);
+}
+
 /* Tiles with a lane beyond the fp32 split's spread: the plain binary64
  * butterfly when every lane allows it, else the binary64 split, else (Inf,
  * NaN, inputs below 2^-124, spreads beyond 75) the scalar exact accumulator
  * for those lanes. Then RN to bf16 if asked. */
-T512 static __attribute__((noinline)) void rht16_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0, __m512 v[16],
-                                                     __m512i emax, __m512i emin)
+T512 static inline __attribute__((always_inline)) void rht16_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                                   __m512 v[16], __m512i emax, __m512i emin)
 {
     __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
     __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
@@ -647,19 +662,11 @@ T512 static __attribute__((noinline)) void rht16_wide(const nvfp4_simd_col_job *
     } else {
         rht16_split_f64(j, v, emax);
     }
-    if (j->rht_round_bf16)
+    if (j->rht_round_bf16) {
+        SIMD_UNROLL
         for (unsigned i = 0; i < 16; i++) v[i] = bf16_round16(v[i]);
-    if (exact != 0xFFFF) {
-        _Alignas(64) float t[16][16];
-        for (int i = 0; i < 16; i++) _mm512_store_ps(t[i], v[i]);
-        for (unsigned c = 0; c < 16; c++)
-            if (!((exact >> c) & 1u)) {
-                float y[16];
-                nvfp4_simd_col_group(j, g, c0 + c, y);
-                for (int i = 0; i < 16; i++) t[i][c] = y[i];
-            }
-        for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(t[i]);
     }
+    if (exact != 0xFFFF) rht16_scalar_lanes(j, g, c0, v, exact);
 }
 
 /* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked:
@@ -755,17 +762,55 @@ T512 static void avx512_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t
         for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
 }
 
+/* max |RHT(x)| over the 16 columns of a tile, per lane. Rounding (to fp32,
+ * then bf16) is monotonic and symmetric, so the largest rounded |output|
+ * is the rounded largest exact |output|: on the binary64 path the maximum
+ * is taken over the exact sums and rounded once, skipping 32 conversions
+ * and 16 bf16 roundings per tile. */
+T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const nvfp4_simd_col_job *j, size_t g, size_t c0)
+{
+    __m512 v[16];
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    __m512i emax, emin;
+    rht_exp_range(v, &emax, &emin);
+    int fp32_ok = j->bf16 ? rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD_BF16) == 0xFFFF
+                          : rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD) == 0xFFFF;
+    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 d25 = finite & big &
+                    _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
+    if (fp32_ok || d25 != 0xFFFF) {
+        if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+        else if (fp32_ok) rht16_split(j, v, emax);
+        else rht16_wide(j, g, c0, v, emax, emin);
+        __m512 am = _mm512_setzero_ps();
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+        return am;
+    }
+    const __m512i absm = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll);
+    __m256 r[2];
+    for (int half = 0; half < 2; half++) {
+        __m512d u[16];
+        rht_quarters_pd(j, v, half, u);
+        fwht16_pd(u);
+        __m512i m = _mm512_setzero_si512();
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) m = _mm512_max_epu64(m, _mm512_and_si512(_mm512_castpd_si512(u[i]), absm));
+        r[half] = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(m), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    __m512 am = join_halves(r[0], r[1]);
+    return j->rht_round_bf16 ? bf16_round16(am) : am;
+}
+
 T512 static float avx512_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
     size_t ncol16 = j->cols / 16 * 16;
     __m512 am = _mm512_setzero_ps();
     float m = 0.0f;
     for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
-            __m512 v[16];
-            col_load_group(j, g, c0, v);
-            for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
-        }
+        for (size_t c0 = 0; c0 < ncol16; c0 += 16) am = _mm512_max_ps(rht16_tile_amax(j, g, c0), am);
         for (size_t c = ncol16; c < j->cols; c++) {
             float y[16];
             nvfp4_simd_col_group(j, g, c, y);
