@@ -30,7 +30,7 @@ typedef struct {
     float *deq;
     float amax, rht_amax;
     nvfp4_simd_sr sr;
-    nvfp4_simd_col_job col, rht;
+    nvfp4_simd_col_job col, rht, rhtb; /* rhtb: bf16 input, as TE requires for its RHT */
     size_t nswz;
 } bench_ctx;
 
@@ -101,6 +101,10 @@ static void k_rht(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->rht); }
 
 static void k_rht_with_amax(bench_ctx *c) { (void)nvfp4_simd_te_columnwise_rht(&c->rht); }
 
+static void k_rht_bf16(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->rhtb); }
+
+static void k_rht_with_amax_bf16(bench_ctx *c) { (void)nvfp4_simd_te_columnwise_rht(&c->rhtb); }
+
 /* The public API as users call it (allocation included): its speed depends
  * on whether src/quant.c routes the configuration to the fast path. */
 static void lib_quantize(bench_ctx *c, bool columnwise, bool rht)
@@ -140,6 +144,8 @@ static const bench_kernel kernels[] = {
     {"rht_amax", 4, 0, k_rht_amax, NULL},
     {"rht16_quant_colwise", 4, CODES, k_rht, NULL},
     {"rht16_quant+amax", 4, CODES, k_rht_with_amax, NULL},
+    {"rht16_quant_colwise_bf16", 2, CODES, k_rht_bf16, NULL},
+    {"rht16_quant+amax_bf16", 2, CODES, k_rht_with_amax_bf16, NULL},
     {"dequant_1x16", CODES, 4, k_dequant, NULL},
     {"lib_quantize_te_row", 4, CODES, k_lib_row, NULL},
     {"lib_quantize_te_row+col_rht", 4, 2 * CODES, k_lib_rowcol_rht, NULL},
@@ -215,6 +221,10 @@ static bool setup(bench_ctx *c, size_t n, size_t cols)
     col_job(c, &c->rht, 1);
     c->rht_amax = nvfp4_simd_rht_amax(&c->rht);
     nvfp4_simd_te_consts_init(&c->rht.k, c->rht_amax);
+    col_job(c, &c->rhtb, 1);
+    c->rhtb.x = c->xb;
+    c->rhtb.bf16 = 1;
+    nvfp4_simd_te_consts_init(&c->rhtb.k, nvfp4_simd_rht_amax(&c->rhtb));
     k_rn(c); /* codes for dequantize and swizzle */
     return true;
 }
