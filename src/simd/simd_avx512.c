@@ -434,10 +434,19 @@ T512 static inline __attribute__((always_inline)) void fwht16_ps(__m512 v[16])
     }
 }
 
+/* The job with its RHT weights s[i]/4 filled in (a local copy): a
+ * broadcast from memory per row instead of testing the sign mask. */
+T512 static inline const nvfp4_simd_col_job *with_rht_weights(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
+{
+    if (!job->rht) return job;
+    *copy = *job;
+    for (unsigned i = 0; i < 16; i++) copy->rht_w[i] = ((job->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+    return copy;
+}
+
 T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, __m512 x)
 {
-    float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
-    return _mm512_mul_ps(x, _mm512_set1_ps(w));
+    return _mm512_mul_ps(x, _mm512_set1_ps(j->rht_w[i]));
 }
 
 /*
@@ -748,8 +757,10 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
  * group reads 16 rows of 1 KiB contiguously (prefetcher-friendly); the
  * strip's groups (at most 8, g0 % 8 == 0) fill one 64-byte line of each
  * output row in the stage, which is then written out whole. */
-T512 static void avx512_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
 {
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
     size_t ncol16 = j->cols / 16 * 16;
     nvfp4_simd_col_stage st;
     for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
@@ -804,8 +815,10 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     return j->rht_round_bf16 ? bf16_round16(am) : am;
 }
 
-T512 static float avx512_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+T512 static float avx512_rht_amax(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
 {
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
     size_t ncol16 = j->cols / 16 * 16;
     __m512 am = _mm512_setzero_ps();
     float m = 0.0f;
@@ -822,8 +835,10 @@ T512 static float avx512_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t
     return nvfp4_core_fmaxf(m, _mm512_reduce_max_ps(am));
 }
 
-T512 static float avx512_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out)
+T512 static float avx512_rht_apply(const nvfp4_simd_col_job *job, size_t g0, size_t g1, void *out)
 {
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
     size_t ncol16 = j->cols / 16 * 16;
     __m512 am = _mm512_setzero_ps();
     float m = 0.0f;

@@ -52,6 +52,7 @@ typedef struct {
     int rht;                  /* RHT-16 along the original rows first */
     uint32_t rht_mask[4];     /* src/core/hadamard.h sign mask */
     int rht_round_bf16;
+    float rht_w[16];          /* s[i] / 4: set by the vector kernels on their copy of the job */
     uint8_t *data;            /* cols * rows / 2 bytes */
     uint8_t *scale;           /* cols * rows / 16 bytes */
 } nvfp4_simd_col_job;
