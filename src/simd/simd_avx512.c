@@ -766,7 +766,13 @@ T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size
     for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol16 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol16;
         for (size_t g = g0; g < g1; g++)
-            for (size_t c0 = s0; c0 < s1; c0 += 16) col_tile(j, g, c0, &st, c0 - s0, g - g0);
+            for (size_t c0 = s0; c0 < s1; c0 += 16) {
+                if (g + 1 < g1) /* the next group's rows of this tile, into L2 ahead of use */
+                    for (size_t i = 0; i < 16; i++)
+                        _mm_prefetch((const char *)j->x + ((16 * (g + 1) + i) * j->cols + c0) * (j->bf16 ? 2u : 4u),
+                                     _MM_HINT_T1);
+                col_tile(j, g, c0, &st, c0 - s0, g - g0);
+            }
         nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
     }
     for (size_t g = g0; g < g1; g++)
