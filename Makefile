@@ -124,7 +124,7 @@ check-long: all $(LONG_BIN)
 
 ## sanitize: build in build/asan with ASan+UBSan and run the unit and CLI suites
 sanitize:
-	$(MAKE) BUILD=build/asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check-unit check-cli
+	NVFP4_SANITIZE=1 $(MAKE) BUILD=build/asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check-unit check-cli
 
 ## determinism: build the codec digest tool with gcc and clang at -O0 and -O3 and compare
 determinism:
