@@ -596,6 +596,68 @@ START_TEST(dequantize_and_swizzle)
 }
 END_TEST
 
+/* The columnwise tile's RN encoder (avx512: one rounding per magnitude, the
+ * signs packed apart, NaN tiles on the general path) at every E2M1 boundary
+ * and its 8 neighbours each side, both signs: rows 15 and 31 hold +-6, so
+ * with tensor amax 2688 every block scale is 0x38 (1.0) and the encode
+ * factor is exactly 1, i.e. each code must be nvfp4_core_e2m1_encode's of
+ * x itself. One tile also holds a NaN (the block amax ignores it). */
+START_TEST(columnwise_encoder_grid)
+{
+    enum { ROWS = 32, COLS = 256 };
+    static const float bounds[] = {0.0f, 0x1p-149f, 0x1p-126f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f,
+                                   1.5f, 1.75f,      2.0f,      2.5f,  3.0f, 3.5f,  4.0f, 5.0f, 6.0f};
+    float *x = malloc(ROWS * COLS * sizeof(float));
+    size_t k = 0, nvals = 0;
+    float vals[sizeof bounds / sizeof bounds[0] * 17 * 2];
+    for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++)
+        for (int d = -8; d <= 8; d++)
+            for (int sgn = 0; sgn < 2; sgn++) {
+                uint32_t u;
+                memcpy(&u, &bounds[b], 4);
+                u = (uint32_t)((int64_t)u + d);
+                if (u & 0x80000000u) continue; /* below +0 */
+                vals[nvals++] = f32_bits(u | (sgn ? 0x80000000u : 0u));
+            }
+    for (size_t r = 0; r < ROWS; r++)
+        for (size_t c = 0; c < COLS; c++)
+            x[r * COLS + c] = (r % 16 == 15) ? ((c & 1u) ? -6.0f : 6.0f) : vals[k++ % nvals];
+    x[3 * COLS + 21] = f32_bits(0xFFC00001u); /* a NaN in the second tile */
+    nvfp4_simd_col_job j;
+    memset(&j, 0, sizeof j);
+    j.x = x;
+    j.rows = ROWS;
+    j.cols = COLS;
+    j.data = malloc(ROWS * COLS / 2);
+    j.scale = malloc(ROWS * COLS / 16);
+    nvfp4_simd_te_consts_init(&j.k, 2688.0f);
+    for (int tile16 = 0; tile16 < 2; tile16++) {
+        j.tile16 = tile16;
+        for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+            if (!use_variant((nvfp4_simd_variant)v)) continue;
+            memset(j.data, 0xA5, ROWS * COLS / 2);
+            memset(j.scale, 0xA5, ROWS * COLS / 16);
+            nvfp4_simd_te_columnwise(&j);
+            for (size_t i = 0; i < ROWS * COLS / 16; i++)
+                ck_assert_msg(j.scale[i] == 0x38, "variant %s: scale %zu is 0x%02x, not 0x38",
+                              nvfp4_simd_name((nvfp4_simd_variant)v), i, j.scale[i]);
+            for (size_t r = 0; r < ROWS; r++)
+                for (size_t c = 0; c < COLS; c++) {
+                    float xv = x[r * COLS + c];
+                    uint8_t want = nvfp4_e2m1_from_f32(xv, NVFP4_RN, 0);
+                    uint8_t got = (uint8_t)((j.data[(c * ROWS + r) / 2] >> (4 * (r & 1u))) & 0xFu);
+                    ck_assert_msg(got == want, "variant %s tile16 %d: x[%zu][%zu] = %a gives code 0x%x, not 0x%x",
+                                  nvfp4_simd_name((nvfp4_simd_variant)v), tile16, r, c, (double)xv, got, want);
+                }
+        }
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    free(x);
+    free(j.data);
+    free(j.scale);
+}
+END_TEST
+
 /* ---- the element encoders over a sweep of fp32 bit patterns ------------------ */
 
 /* With scale byte 0x38 (1.0) and tensor amax 2688 (S_enc = S_dec = 1) the
@@ -885,6 +947,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rht_large_two_transforms);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, encoder_sweep);
+    tcase_add_test(tc, columnwise_encoder_grid);
     tcase_add_test(tc, hooks_match_library);
     tcase_add_loop_test(tc, mx_1x32, 0, 2);
     tcase_add_test(tc, thread_count_independent);

@@ -8,9 +8,9 @@
  *
  * Lane-wise re-expression of the `te` chain (src/core/recipe.h) and of the
  * codecs in src/core/ (each helper names the scalar function it matches):
- *   - E2M1 RN as IEEE narrowing (nvfp4_core_e2m1_rn_mag): the FPU's RNE of
- *     |y| + 2^22 below 1, integer RNE of the fp32 pattern to one mantissa
- *     bit from 1 up, min with 7 (see e2m1_rn16);
+ *   - E2M1 RN as one IEEE addition (nvfp4_core_e2m1_rn_mag): the FPU's RNE
+ *     of min(|y|, 6) + C with C = 2^22, 2^23 or 2^24 by binade, whose ulp
+ *     is E2M1's step there (see e2m1_rn_mag_onestep16);
  *   - E2M1 SR: t = trunc(|y| * 2^k) with 2^k = 256/step, so t>>8 is the
  *     round-toward-zero position and t & 255 = floor(256*frac)
  *     (nvfp4_core_e2m1_sr_mag, exact since the scalings are by powers of two);
@@ -134,25 +134,41 @@ T512 static inline __m512i e2m1_finish16(__m512i u, __m512i au, __m512i mag)
     return _mm512_ternarylogic_epi32(mag, sign, _mm512_set1_epi32(8), 0xF8); /* mag | (sign & 8) */
 }
 
-/* nvfp4_core_e2m1_rn_mag as IEEE narrowing: below 1 (E2M1's subnormal
- * range, step 0.5) the FPU's RNE of |y| + 2^22 leaves 2|y| rounded in the
- * low bits; from 1 up, integer RNE of the fp32 pattern to one mantissa bit
- * gives (exponent, mantissa) of E2M1 directly (a carry moves to the next
- * binade), minus the bias difference 126 << 1. Saturation (> 5 gives 7,
- * Inf and NaN too) is a min with 7. Ties go to even codes in both paths,
- * which are exactly the even E2M1 codes. */
+/*
+ * E2M1 RN magnitude (nvfp4_core_e2m1_rn_mag) of 16 lanes in one FPU
+ * rounding of a = min(|y|, 6) (vminps gives 6 for NaN: 7, NaN's magnitude; Inf and anything past 6 saturate to 7). E2M1's grid is
+ * step 0.5 below 2, 1 in [2, 4), 2 in [4, 6]; C = 2^22, 2^23, 2^24 by a's
+ * binade (biased exponent <= 127, 128, 129) puts a + C in a binade whose
+ * ulp is that step (a < C, so C <= a + C < 2C), so fl(a + C) = C + a
+ * rounded to the step with ties to even (ties land on even multiples of the
+ * step: exactly the even E2M1 codes), and bits(fl(a + C)) - bits(C) is the
+ * multiple k (0..4, 2..4, 2..3). The code is k, k + 2, k + 4: one
+ * subtraction of X = bits(C) - 0, - 2, - 4. C and X come from 16-entry
+ * tables indexed by the exponent's low 4 bits (127 -> 15, 128 -> 0,
+ * 129 -> 1; max(E, 127) folds every smaller binade, subnormals and zero
+ * included, into the first). Checked against nvfp4_core_e2m1_encode for
+ * all 2^32 fp32 patterns while written; tests/check_simd.c's e2m1_grid
+ * test keeps every threshold and its neighbours covered.
+ */
+T512 static inline __m512i e2m1_rn_mag_onestep16(__m512 y)
+{
+    const __m512i tc = _mm512_setr_epi32(0x4B000000, 0x4B800000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x4A800000);
+    const __m512i tx =
+        _mm512_setr_epi32(0x4B000000 - 2, 0x4B800000 - 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x4A800000);
+    __m512 a = _mm512_min_ps(abs16(y), _mm512_set1_ps(6.0f));
+    __m512i e = _mm512_max_epu32(_mm512_srli_epi32(_mm512_castps_si512(a), 23), _mm512_set1_epi32(127));
+    __m512 sum = _mm512_add_round_ps(a, _mm512_castsi512_ps(_mm512_permutexvar_epi32(e, tc)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_sub_epi32(_mm512_castps_si512(sum), _mm512_permutexvar_epi32(e, tx));
+}
+
+/* nvfp4_core_e2m1_encode(y, RN): the magnitude above, then the sign and
+ * NaN's override. */
 T512 static inline __m512i e2m1_rn16(__m512 y)
 {
     __m512i u = _mm512_castps_si512(y);
     __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-    __m512 sum = _mm512_add_round_ps(_mm512_castsi512_ps(au), _mm512_set1_ps(0x1p22f),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512i sub = _mm512_sub_epi32(_mm512_castps_si512(sum), _mm512_set1_epi32(0x4A800000));
-    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(au, 22), _mm512_set1_epi32(1));
-    __m512i nrm = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(au, _mm512_set1_epi32(0x1FFFFF - 0x3F000000)), lsb), 22);
-    __mmask16 below1 = _mm512_cmp_epu32_mask(au, _mm512_set1_epi32(0x3F800000), _MM_CMPINT_LT);
-    __m512i mag = _mm512_min_epu32(_mm512_mask_blend_epi32(below1, nrm, sub), _mm512_set1_epi32(7));
-    return e2m1_finish16(u, au, mag);
+    return e2m1_finish16(u, au, e2m1_rn_mag_onestep16(y));
 }
 
 /* r: the 16 random bytes, one per 32-bit lane. */
@@ -544,16 +560,22 @@ T512 static inline __attribute__((always_inline)) void fwht16_pd(__m512d v[16])
     }
 }
 
-/* The 16 u_i = s_i x_i / 4 (+0 turns -0 into +0) of 8 lanes (half 0: lanes
- * 0-7, half 1: lanes 8-15) as binary64. */
-T512 static inline __attribute__((always_inline)) void rht_quarters_pd(const nvfp4_simd_col_job *j, const __m512 v[16],
-                                                                        int half, __m512d u[16])
+/* v_i <- u_i = s_i x_i / 4 (+0 turns -0 into +0), in place: computed once
+ * per tile, then split into the two binary64 halves. */
+T512 static inline __attribute__((always_inline)) void rht_quarters16(const nvfp4_simd_col_job *j, __m512 v[16])
+{
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) v[i] = _mm512_add_ps(rht_quarter(j, i, v[i]), _mm512_setzero_ps());
+}
+
+/* The 16 u_i of 8 lanes (half 0: lanes 0-7, half 1: lanes 8-15) as
+ * binary64, from rht_quarters16's output. */
+T512 static inline __attribute__((always_inline)) void rht_quarters_pd(const __m512 s[16], int half, __m512d u[16])
 {
     SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
-        __m512 s = _mm512_add_ps(rht_quarter(j, i, v[i]), _mm512_setzero_ps());
-        __m256 h = half ? _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s), 1))
-                        : _mm512_castps512_ps256(s);
+        __m256 h = half ? _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s[i]), 1))
+                        : _mm512_castps512_ps256(s[i]);
         u[i] = _mm512_cvtps_pd(h);
     }
 }
@@ -572,9 +594,10 @@ T512 static inline __m512 join_halves(__m256 lo, __m256 hi)
 T512 static inline __attribute__((always_inline)) void rht16_f64(const nvfp4_simd_col_job *j, __m512 v[16])
 {
     __m256 r[2][16];
+    rht_quarters16(j, v);
     for (int half = 0; half < 2; half++) {
         __m512d u[16];
-        rht_quarters_pd(j, v, half, u);
+        rht_quarters_pd(v, half, u);
         fwht16_pd(u);
         SIMD_UNROLL
         for (unsigned i = 0; i < 16; i++)
@@ -606,13 +629,14 @@ T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_
 {
     __m256 r[2][16];
     const __m512i one = _mm512_set1_epi64(1), signm = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    rht_quarters16(j, v);
     for (int half = 0; half < 2; half++) {
         __m256i eh = half ? _mm512_extracti64x4_epi64(emax, 1) : _mm512_castsi512_si256(emax);
         /* binary64 biased exponent of 2^(e+4): (Emax - 2 - 127) + 4 + 1023 */
         __m512i cb = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepu32_epi64(eh), _mm512_set1_epi64(898)), 52);
         const __m512d c = _mm512_castsi512_pd(_mm512_or_si512(cb, _mm512_set1_epi64(0x0008000000000000ll)));
         __m512d hi[16], lo[16];
-        rht_quarters_pd(j, v, half, hi);
+        rht_quarters_pd(v, half, hi);
         SIMD_UNROLL
         for (unsigned i = 0; i < 16; i++) {
             __m512d h = _mm512_sub_pd(_mm512_add_pd(hi[i], c), c);
@@ -709,9 +733,18 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     else /* inline: the plain loads stay in registers */
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-    __m512 am = _mm512_setzero_ps();
+    /* amax on the integer patterns (the float order for |v|): a lane above
+     * Inf's pattern holds a NaN, which the float amax below ignores */
+    __m512i ami = _mm512_setzero_si512();
     SIMD_UNROLL
-    for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+    for (int i = 0; i < 16; i++)
+        ami = _mm512_max_epu32(_mm512_and_si512(_mm512_castps_si512(v[i]), _mm512_set1_epi32(0x7FFFFFFF)), ami);
+    int has_nan = _mm512_cmp_epu32_mask(ami, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE) != 0;
+    __m512 am = _mm512_castsi512_ps(ami);
+    if (has_nan) {
+        am = _mm512_setzero_ps();
+        for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+    }
     if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
     __m512i sb = te_scale16(k, am);
     __m512 inv = te_inv16(k, sb);
@@ -728,18 +761,35 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */
     __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-    SIMD_UNROLL
-    for (int i = 0; i < 16; i++) {
-        __m512 y = _mm512_mul_ps(v[i], inv);
-        __m512i code;
-        if (j->sr) {
-            __m512i r = _mm512_and_si512(_mm512_srlv_epi32(w[i >> 2], _mm512_set1_epi32(8 * (i & 3))),
-                                         _mm512_set1_epi32(255));
-            code = e2m1_sr16(y, r);
-        } else {
-            code = e2m1_rn16(y);
+    if (!j->sr && !has_nan) {
+        /* RN without NaN: magnitudes in one rounding; the sign bits (bit 31
+         * of y) go to bit 4(i&7)+3 of a second pair of words, masked in by
+         * one ternary op (A | (B & C)) */
+        __m512i sg[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) {
+            __m512 y = _mm512_mul_ps(v[i], inv);
+            unsigned sh = 4u * (unsigned)(i & 7);
+            wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_slli_epi32(e2m1_rn_mag_onestep16(y), sh));
+            sg[i >> 3] = _mm512_ternarylogic_epi32(sg[i >> 3], _mm512_srli_epi32(_mm512_castps_si512(y), 28 - sh),
+                                                   _mm512_set1_epi32((int)(8u << sh)), 0xF8);
         }
-        wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_sllv_epi32(code, _mm512_set1_epi32(4 * (i & 7))));
+        wd[0] = _mm512_or_si512(wd[0], sg[0]);
+        wd[1] = _mm512_or_si512(wd[1], sg[1]);
+    } else {
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) {
+            __m512 y = _mm512_mul_ps(v[i], inv);
+            __m512i code;
+            if (j->sr) {
+                __m512i r = _mm512_and_si512(_mm512_srlv_epi32(w[i >> 2], _mm512_set1_epi32(8 * (i & 3))),
+                                             _mm512_set1_epi32(255));
+                code = e2m1_sr16(y, r);
+            } else {
+                code = e2m1_rn16(y);
+            }
+            wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_sllv_epi32(code, _mm512_set1_epi32(4 * (i & 7))));
+        }
     }
     _Alignas(64) uint64_t q[16];
     _Alignas(16) uint8_t s8[16];
@@ -808,9 +858,10 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     }
     const __m512i absm = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll);
     __m256 r[2];
+    rht_quarters16(j, v);
     for (int half = 0; half < 2; half++) {
         __m512d u[16];
-        rht_quarters_pd(j, v, half, u);
+        rht_quarters_pd(v, half, u);
         fwht16_pd(u);
         __m512i m = _mm512_setzero_si512();
         SIMD_UNROLL
