@@ -219,8 +219,9 @@ static nvfp4_status quantize_stored(const nvfp4_recipe *rc, const nvfp4_quant_op
     t->scale_cols = pcols / c.block_len;
     t->amax = rc->info.has_global_amax ? amax : 0.0f;
     size_t scale_bytes = t->scale_rows * t->scale_cols;
-    t->data = calloc(t->data_bytes > 0 ? t->data_bytes : 1, 1);
-    t->scale = calloc(scale_bytes > 0 ? scale_bytes : 1, 1);
+    /* every byte is written below (padding elements encode as codes) */
+    t->data = nvfp4_quant_alloc_output(t->data_bytes);
+    t->scale = nvfp4_quant_alloc_output(scale_bytes);
     if (!t->data || !t->scale) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", prows, pcols);
 
     const nvfp4_quant_kernels *k = nvfp4_quant_kernels_select(&c);
@@ -234,6 +235,145 @@ static nvfp4_status quantize_stored(const nvfp4_recipe *rc, const nvfp4_quant_op
         k->row_encode(&c, b + i * pcols, i, srow, t->data + i * row_bytes);
     }
     return NVFP4_OK;
+}
+
+/* The reference path: the stored orientation as an fp32 buffer (transposed,
+ * padded, RHT'd as asked), then the row kernels of quant_kernels.h (the
+ * vector ones where nvfp4_quant_kernels_select has them), plus the fused
+ * columnwise hook for unpadded shapes. Buffers already attached to out are
+ * released by the caller on error. */
+static nvfp4_status quantize_reference(const nvfp4_recipe *rc, const nvfp4_quant_opts *po, const void *x,
+                                       nvfp4_dtype dtype, size_t rows, size_t cols, size_t rpr, size_t rpc,
+                                       size_t cpr, size_t cpc, nvfp4_quantized *out, nvfp4_error *err)
+{
+    const nvfp4_quant_opts o = *po;
+    nvfp4_status st = NVFP4_OK;
+    int nanprop = rc->core.amax_nan_propagates;
+    float row_amax = 0.0f;
+    int have_row_amax = 0;
+
+    if (o.rowwise) {
+        int owned = 0;
+        float *b = rowwise_buffer(x, dtype, rows, cols, rpr, rpc, &owned);
+        if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", rpr, rpc);
+        row_amax = tensor_amax(b, rpr * rpc, nanprop);
+        have_row_amax = 1;
+        st = quantize_stored(rc, &o, b, rows, cols, rpr, rpc, row_amax, o.offset, &out->row, err);
+        if (owned) free(b);
+        out->has_row = true;
+        if (st) return st;
+    }
+    if (o.columnwise && !nvfp4_quant_kernels_scalar_forced() &&
+        nvfp4_simd_quantize_columnwise(&rc->core, x, dtype, rows, cols, &o, have_row_amax ? &row_amax : NULL,
+                                       &out->col, &st, err)) {
+        /* the fused transpose(+RHT)+quantize pass of src/simd handled it */
+        out->has_col = true;
+        out->col.rht = o.rht;
+        return st;
+    }
+    if (o.columnwise) {
+        float *b = columnwise_buffer(x, dtype, rows, cols, cpr, cpc);
+        if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", cpr, cpc);
+        if (o.rht && (st = nvfp4_quant_rht_rows(&o, b, cpr, cpc, err))) {
+            free(b);
+            return st;
+        }
+        /* Without RHT the columnwise amax is the rowwise one (TE copies it);
+         * with RHT it is taken after the transform. */
+        float amax = (have_row_amax && !o.rht) ? row_amax : tensor_amax(b, cpr * cpc, nanprop);
+        uint64_t off = o.offset + (block_len_of(o.block) == 32 ? 2u : 1u);
+        st = quantize_stored(rc, &o, b, cols, rows, cpr, cpc, amax, off, &out->col, err);
+        free(b);
+        out->has_col = true;
+        out->col.rht = o.rht;
+    }
+    return st;
+}
+
+/* x [rows, cols] of esize-byte elements, zero padded (+0 is all-zero bytes
+ * in fp32 and bf16) to [prows, pcols]: every byte written. */
+static void *padded_copy(const void *x, size_t esize, size_t rows, size_t cols, size_t prows, size_t pcols)
+{
+    unsigned char *b = nvfp4_quant_alloc_output(prows * pcols * esize);
+    if (!b) return NULL;
+    const unsigned char *src = x;
+    size_t in_row = cols * esize, out_row = pcols * esize;
+#pragma omp parallel for schedule(static) if (prows * pcols >= PARALLEL_MIN_ELEMS)
+    for (size_t i = 0; i < prows; i++) {
+        unsigned char *dst = b + i * out_row;
+        size_t copied = i < rows ? in_row : 0;
+        if (copied) memcpy(dst, src + i * in_row, copied);
+        memset(dst + copied, 0, out_row - copied);
+    }
+    return b;
+}
+
+/* The fast path for configurations nvfp4_simd_te_handles accepts: the
+ * whole-tensor drivers of src/simd read the caller's fp32 or bf16 input
+ * directly (no fp32 copy), the input amax is taken once for both
+ * orientations, and each orientation is one fused pass. Shapes that need
+ * padding get a zero-padded copy in the input's own dtype and orientation
+ * first, which is what the reference path quantizes too (zeros change no
+ * amax, and the stored orientation's row and block indices, hence the SR
+ * counters, are those of the padded shape). Same bytes as
+ * quantize_reference (tests/check_libpath.c). */
+static nvfp4_status quantize_te_fast(const nvfp4_recipe *rc, const nvfp4_quant_opts *o, const void *x,
+                                     nvfp4_dtype dtype, size_t rows, size_t cols, size_t rpr, size_t rpc,
+                                     size_t cpr, size_t cpc, nvfp4_quantized *out, nvfp4_error *err)
+{
+    nvfp4_status st = NVFP4_OK;
+    int bf16 = dtype == NVFP4_DTYPE_BF16;
+    size_t esize = bf16 ? sizeof(uint16_t) : sizeof(float);
+    /* the columnwise RHT output takes its amax after the transform */
+    int need_amax = o->rowwise || !o->rht;
+    float amax = need_amax ? nvfp4_simd_amax(x, bf16, rows * cols) : 0.0f;
+    void *pad = NULL;
+    size_t pad_rows = 0, pad_cols = 0;
+
+    if (o->rowwise) {
+        const void *src = x;
+        if (rpr != rows || rpc != cols) {
+            if (!(pad = padded_copy(x, esize, rows, cols, rpr, rpc)))
+                return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", rpr, rpc);
+            src = pad;
+            pad_rows = rpr;
+            pad_cols = rpc;
+        }
+        out->has_row = true;
+        if (!nvfp4_simd_quantize_rowwise(&rc->core, src, dtype, rpr, rpc, o, amax, &out->row, &st, err))
+            st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "nvfp4_quantize: internal: the fast rowwise path refused %zu x %zu",
+                                 rpr, rpc);
+        out->row.rows = rows;
+        out->row.cols = cols;
+        if (st) goto done;
+    }
+    if (o->columnwise) {
+        /* stored [cpr, cpc] = the transpose of the input padded to [cpc, cpr] */
+        const void *src = x;
+        if (cpc != rows || cpr != cols) {
+            if (pad_rows != cpc || pad_cols != cpr) {
+                free(pad);
+                pad_rows = pad_cols = 0;
+                if (!(pad = padded_copy(x, esize, rows, cols, cpc, cpr))) {
+                    st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", cpc, cpr);
+                    goto done;
+                }
+            }
+            src = pad;
+        }
+        out->has_col = true;
+        out->col.rht = o->rht;
+        if (!nvfp4_simd_quantize_columnwise(&rc->core, src, dtype, cpc, cpr, o, need_amax ? &amax : NULL, &out->col,
+                                            &st, err))
+            st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "nvfp4_quantize: internal: the fast columnwise path refused %zu x %zu",
+                                 cpr, cpc);
+        out->col.rows = cols;
+        out->col.cols = rows;
+    }
+done:
+    free(pad);
+    if (!st && !rc->info.has_global_amax) out->row.amax = out->col.amax = 0.0f; /* as quantize_stored */
+    return st;
 }
 
 void nvfp4_quantized_free(nvfp4_quantized *q)
@@ -272,59 +412,12 @@ nvfp4_status nvfp4_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_
 
     out->recipe = rc;
     out->opts = o;
-    int nanprop = rc->core.amax_nan_propagates;
-    float row_amax = 0.0f;
-    int have_row_amax = 0;
-
-    if (o.rowwise) {
-        int owned = 0;
-        float *b = rowwise_buffer(x, dtype, rows, cols, rpr, rpc, &owned);
-        if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", rpr, rpc);
-        row_amax = tensor_amax(b, rpr * rpc, nanprop);
-        have_row_amax = 1;
-        st = quantize_stored(rc, &o, b, rows, cols, rpr, rpc, row_amax, o.offset, &out->row, err);
-        if (owned) free(b);
-        out->has_row = true;
-        if (st) {
-            nvfp4_quantized_free(out);
-            return st;
-        }
-    }
-    if (o.columnwise && !nvfp4_quant_kernels_scalar_forced() &&
-        nvfp4_simd_quantize_columnwise(&rc->core, x, dtype, rows, cols, &o, have_row_amax ? &row_amax : NULL,
-                                       &out->col, &st, err)) {
-        /* the fused transpose(+RHT)+quantize pass of src/simd handled it */
-        out->has_col = true;
-        out->col.rht = o.rht;
-        if (st) {
-            nvfp4_quantized_free(out);
-            return st;
-        }
-    } else if (o.columnwise) {
-        float *b = columnwise_buffer(x, dtype, rows, cols, cpr, cpc);
-        if (!b) {
-            nvfp4_quantized_free(out);
-            return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", cpr, cpc);
-        }
-        if (o.rht && (st = nvfp4_quant_rht_rows(&o, b, cpr, cpc, err))) {
-            free(b);
-            nvfp4_quantized_free(out);
-            return st;
-        }
-        /* Without RHT the columnwise amax is the rowwise one (TE copies it);
-         * with RHT it is taken after the transform. */
-        float amax = (have_row_amax && !o.rht) ? row_amax : tensor_amax(b, cpr * cpc, nanprop);
-        uint64_t off = o.offset + (block_len_of(o.block) == 32 ? 2u : 1u);
-        st = quantize_stored(rc, &o, b, cols, rows, cpr, cpc, amax, off, &out->col, err);
-        free(b);
-        out->has_col = true;
-        out->col.rht = o.rht;
-        if (st) {
-            nvfp4_quantized_free(out);
-            return st;
-        }
-    }
-    return NVFP4_OK;
+    if (!nvfp4_quant_kernels_scalar_forced() && nvfp4_simd_te_handles(&rc->core, &o))
+        st = quantize_te_fast(rc, &o, x, dtype, rows, cols, rpr, rpc, cpr, cpc, out, err);
+    else
+        st = quantize_reference(rc, &o, x, dtype, rows, cols, rpr, rpc, cpr, cpc, out, err);
+    if (st) nvfp4_quantized_free(out);
+    return st;
 }
 
 nvfp4_status nvfp4_dequantize(const nvfp4_quantized *q, bool columnwise, float *out, nvfp4_error *err)

@@ -1,6 +1,12 @@
 /* quant_kernels.c - the scalar row kernels (the reference every fast path is
  * tested against) and the kernel selection hook. */
 #include "quant_kernels.h"
+
+#include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "simd/simd_hook.h"
 
 #include "core/philox.h"
@@ -9,6 +15,22 @@ static int force_scalar = 0;
 
 void nvfp4_quant_kernels_force_scalar(int on) { force_scalar = on; }
 int nvfp4_quant_kernels_scalar_forced(void) { return force_scalar; }
+
+void *nvfp4_quant_alloc_output(size_t bytes)
+{
+    if (bytes == 0) bytes = 1;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge && bytes <= SIZE_MAX - huge) {
+        size_t rounded = (bytes + huge - 1) / huge * huge; /* C11 aligned_alloc wants a multiple */
+        void *p = aligned_alloc(huge, rounded);
+        /* advice only: without transparent huge pages the buffer still works */
+        if (p) (void)madvise(p, rounded, MADV_HUGEPAGE);
+        if (p) return p;
+    }
+#endif
+    return malloc(bytes);
+}
 
 static void scalar_row_scales(const nvfp4_qk_ctx *c, const float *x, uint8_t *scale)
 {

@@ -93,16 +93,52 @@ const nvfp4_quant_kernels *nvfp4_simd_quant_kernels(const nvfp4_qk_ctx *c)
     return NULL;
 }
 
+int nvfp4_simd_te_handles(const nvfp4_core_recipe *core, const nvfp4_quant_opts *o)
+{
+    if (!vector_kernels() || !is_te_chain(core)) return 0;
+    if (o->block != NVFP4_BLOCK_1X16 && o->block != NVFP4_BLOCK_16X16) return 0;
+    if (o->rounding != NVFP4_RN && o->rounding != NVFP4_SR) return 0;
+    return !(o->rht && o->block == NVFP4_BLOCK_16X16); /* resolve_opts refuses it anyway */
+}
+
+/* Both outputs of one orientation, or an ENOMEM status (t's buffers are
+ * released by the caller's nvfp4_quantized_free). */
+static nvfp4_status alloc_outputs(nvfp4_qtensor *t, size_t n, nvfp4_error *err)
+{
+    t->data = nvfp4_quant_alloc_output(n / 2);
+    t->scale = nvfp4_quant_alloc_output(n / 16);
+    if (!t->data || !t->scale) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", t->prows, t->pcols);
+    return NVFP4_OK;
+}
+
+int nvfp4_simd_quantize_rowwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
+                                size_t cols, const nvfp4_quant_opts *o, float amax, nvfp4_qtensor *t,
+                                nvfp4_status *st, nvfp4_error *err)
+{
+    int tile16 = o->block == NVFP4_BLOCK_16X16;
+    if (!nvfp4_simd_te_handles(core, o)) return 0;
+    if (cols % 16 != 0 || (tile16 && rows % 16 != 0)) return 0; /* padding: the caller's */
+
+    size_t n = rows * cols;
+    t->rows = t->prows = t->scale_rows = rows;
+    t->cols = t->pcols = cols;
+    t->data_bytes = n / 2;
+    t->scale_cols = cols / 16;
+    t->amax = amax;
+    if ((*st = alloc_outputs(t, n, err)) != NVFP4_OK) return 1;
+    nvfp4_simd_sr sr = {o->seed, o->offset}; /* rowwise counter base, DESIGN.md 3.3 */
+    nvfp4_simd_te_rowwise(x, dtype == NVFP4_DTYPE_BF16, rows, cols, amax, tile16,
+                          o->rounding == NVFP4_SR ? &sr : NULL, t->data, t->scale);
+    return 1;
+}
+
 int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
                                    size_t cols, const nvfp4_quant_opts *o, const float *known_amax,
                                    nvfp4_qtensor *t, nvfp4_status *st, nvfp4_error *err)
 {
     int tile16 = o->block == NVFP4_BLOCK_16X16;
-    if (!vector_kernels() || !is_te_chain(core)) return 0;
-    if (o->block != NVFP4_BLOCK_1X16 && !tile16) return 0;
-    if (o->rounding != NVFP4_RN && o->rounding != NVFP4_SR) return 0;
+    if (!nvfp4_simd_te_handles(core, o)) return 0;
     if (rows % 16 != 0 || (tile16 && cols % 16 != 0)) return 0; /* padding: the caller's path */
-    if (o->rht && tile16) return 0;
 
     nvfp4_simd_col_job j = {0};
     nvfp4_simd_sr sr = {o->seed, o->offset + 1u}; /* columnwise counter base, DESIGN.md 3.3 */
@@ -135,12 +171,7 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
     t->data_bytes = n / 2;
     t->scale_rows = cols;
     t->scale_cols = rows / 16;
-    t->data = calloc(n / 2 > 0 ? n / 2 : 1, 1);
-    t->scale = calloc(n / 16 > 0 ? n / 16 : 1, 1);
-    if (!t->data || !t->scale) {
-        *st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", cols, rows);
-        return 1;
-    }
+    if ((*st = alloc_outputs(t, n, err)) != NVFP4_OK) return 1;
     j.data = t->data;
     j.scale = t->scale;
     if (o->rht) amax = nvfp4_simd_te_columnwise_rht(&j); /* amax after the transform */

@@ -26,10 +26,30 @@ const nvfp4_quant_kernels *nvfp4_simd_quant_kernels(const nvfp4_qk_ctx *c);
  * OpenMP-parallel with the active variant (any variant: same value). */
 float nvfp4_simd_amax(const void *x, int bf16, size_t n);
 
+/* Whether the whole-tensor te drivers below handle this configuration
+ * (resolved options) with the active variant: a `te` chain recipe, 1x16 or
+ * 16x16 blocks, RN or SR, vector kernels active. Then src/quant.c sends
+ * both orientations to nvfp4_simd_quantize_rowwise and
+ * nvfp4_simd_quantize_columnwise, padding the input first when the shape
+ * needs it, and computes the input amax once with nvfp4_simd_amax. */
+int nvfp4_simd_te_handles(const nvfp4_core_recipe *core, const nvfp4_quant_opts *o);
+
+/* The whole rowwise output of [rows, cols] (fp32, or bf16 bits) in one
+ * fused pass per row (scales and codes; 16x16: tile scales, then codes),
+ * filling t as src/quant.c's quantize_stored does for an unpadded shape
+ * (t->data and t->scale from nvfp4_quant_alloc_output, every byte written).
+ * amax: the tensor's global amax. Returns 1 when handled (status in *st:
+ * NVFP4_OK or NVFP4_ENOMEM with err set), 0 when the caller must do it
+ * (not nvfp4_simd_te_handles, cols % 16 != 0, or rows % 16 != 0 with
+ * 16x16 blocks). */
+int nvfp4_simd_quantize_rowwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
+                                size_t cols, const nvfp4_quant_opts *o, float amax, nvfp4_qtensor *t,
+                                nvfp4_status *st, nvfp4_error *err);
+
 /* The whole columnwise output in one fused pass (transpose, optional
  * RHT-16, amax after RHT, scales, codes), filling t exactly as
- * src/quant.c's quantize_stored does (t->data and t->scale calloc'ed; the
- * caller sets t->rht). o must be resolved (block and recipe filled in).
+ * src/quant.c's quantize_stored does (t->data and t->scale from
+ * nvfp4_quant_alloc_output, every byte written; the caller sets t->rht). o must be resolved (block and recipe filled in).
  * known_amax: the tensor amax when already computed (ignored with RHT), or
  * NULL. Returns 1 when handled (status in *st: NVFP4_OK or NVFP4_ENOMEM
  * with err set), 0 when the caller must do it. */

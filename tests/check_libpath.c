@@ -1,0 +1,445 @@
+/* check_libpath.c - nvfp4_quantize's fast path (src/quant.c's
+ * quantize_te_fast: the whole-tensor drivers of src/simd on the caller's
+ * input, no fp32 copy, one input amax for both orientations, padded shapes
+ * through a zero-padded copy) against its reference path (the same call
+ * with nvfp4_quant_kernels_force_scalar on), byte for byte: codes, scales,
+ * amaxes and every shape field of both orientations, for fp32 and bf16
+ * input, 1x16 and 16x16 blocks, RN and SR, RHT on and off (all sign
+ * choices, bf16 and fp32 transform output), shapes that need padding, and
+ * seeded inputs holding NaN, +-Inf, -0, subnormals, exact E2M1 ties and
+ * saturating values. Every vector variant the CPU has is tested; the others
+ * are skipped with a message. Also: which configurations take the fast path
+ * (nvfp4_simd_te_handles), that the thread count changes no byte, and that
+ * a large tensor (huge-page output buffers) matches too. */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4.h"
+#include "quant_kernels.h"
+#include "recipes/recipe.h"
+#include "simd/simd_hook.h"
+#include "support/check_main.h"
+
+/* ---- seeded inputs ------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull); /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float f32_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t bits_f32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* A value of "flavour" k: 0 zeros, 1 subnormals, 2 the E2M1 grid and its
+ * midpoints (exact ties when S_enc = 1), 3 normal values around 2^shift,
+ * 4 huge, 5 any bit pattern (NaN, Inf included when specials allow). */
+static float draw(int k, int specials, int shift)
+{
+    if (specials && rnd() % 32 == 0) {
+        switch (rnd() % 7) {
+        case 0: return NAN;
+        case 1: return -0.0f;
+        case 2: return f32_bits(0x80000001u); /* -smallest subnormal */
+        case 3: return f32_bits(0x7FC00001u | (uint32_t)(rnd() & 0x80000000u));
+        case 4: return INFINITY;
+        case 5: return -INFINITY;
+        default: return f32_bits(0x7F7FFFFFu); /* FLT_MAX */
+        }
+    }
+    float sign = rnd() % 2 ? -1.0f : 1.0f;
+    switch (k) {
+    case 0: return 0.0f;
+    case 1: return sign * f32_bits((uint32_t)(rnd() % 0x800000u));
+    case 2: return (float)((int)(rnd() % 49) - 24) * 0.25f;
+    case 3: return sign * ldexpf(1.0f + (float)(rnd() % 4096) / 4096.0f, shift + (int)(rnd() % 9) - 4);
+    case 4: return sign * ldexpf(1.0f + (float)(rnd() % 256) / 256.0f, 120);
+    default: {
+        float v = f32_bits((uint32_t)rnd());
+        return (specials || isfinite(v)) ? v : 1.0f;
+    }
+    }
+}
+
+typedef struct {
+    size_t rows, cols;
+    float *x;
+    uint16_t *xb; /* the bf16 input: RN of x */
+} tensor;
+
+/* Flavours by 16x16 tile so that both orientations see every kind of
+ * block; specials 0: finite values only. */
+static void tensor_make(tensor *t, size_t rows, size_t cols, int specials)
+{
+    t->rows = rows;
+    t->cols = cols;
+    t->x = malloc(rows * cols * sizeof *t->x);
+    t->xb = malloc(rows * cols * sizeof *t->xb);
+    ck_assert(t->x && t->xb);
+    int shift = (int)(rnd() % 40) - 20;
+    size_t tc = (cols + 15) / 16;
+    int kinds[64];
+    for (size_t i = 0; i < 64; i++) kinds[i] = (int)(rnd() % 8) % 6; /* more normal tiles */
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            float v = draw(kinds[((r / 16) * tc + c / 16) % 64], specials, shift);
+            t->x[r * cols + c] = v;
+        }
+    /* one time in three the tensor amax is exactly 2688: S_enc = 1, so the
+     * grid tiles hit E2M1 ties exactly */
+    if (rnd() % 3 == 0) t->x[rnd() % (rows * cols)] = 2688.0f;
+    for (size_t i = 0; i < rows * cols; i++) t->xb[i] = nvfp4_bf16_from_f32(t->x[i]);
+}
+
+static void tensor_free(tensor *t)
+{
+    free(t->x);
+    free(t->xb);
+}
+
+/* ---- comparing two results ------------------------------------------------ */
+
+static void assert_same_bytes(const uint8_t *fast, const uint8_t *ref, size_t n, const char *what, const char *cfg)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fast[i] != ref[i])
+            ck_abort_msg("%s: %s: byte %zu of %zu is 0x%02x on the fast path, 0x%02x on the reference", cfg, what, i, n,
+                         fast[i], ref[i]);
+}
+
+static void assert_same_qtensor(const nvfp4_qtensor *f, const nvfp4_qtensor *r, const char *which, const char *cfg)
+{
+    ck_assert_msg(f->rows == r->rows && f->cols == r->cols && f->prows == r->prows && f->pcols == r->pcols,
+                  "%s: %s shape %zux%zu (padded %zux%zu), reference %zux%zu (%zux%zu)", cfg, which, f->rows, f->cols,
+                  f->prows, f->pcols, r->rows, r->cols, r->prows, r->pcols);
+    ck_assert_msg(f->data_bytes == r->data_bytes && f->scale_rows == r->scale_rows && f->scale_cols == r->scale_cols,
+                  "%s: %s buffer sizes differ", cfg, which);
+    ck_assert_msg(bits_f32(f->amax) == bits_f32(r->amax), "%s: %s amax %a, reference %a", cfg, which, (double)f->amax,
+                  (double)r->amax);
+    ck_assert_msg(f->rht == r->rht, "%s: %s rht flag", cfg, which);
+    char what[64];
+    snprintf(what, sizeof what, "%s codes", which);
+    assert_same_bytes(f->data, r->data, f->data_bytes, what, cfg);
+    snprintf(what, sizeof what, "%s scales", which);
+    assert_same_bytes(f->scale, r->scale, f->scale_rows * f->scale_cols, what, cfg);
+}
+
+static void describe(char *buf, size_t len, const tensor *t, int bf16, const nvfp4_quant_opts *o)
+{
+    snprintf(buf, len, "%s %zux%zu %s %s %s%s%s%s rht_signs=%s%s seed=%llu offset=%llu variant %s",
+             bf16 ? "bf16" : "fp32", t->rows, t->cols, nvfp4_block_name(o->block), nvfp4_rounding_name(o->rounding),
+             o->rowwise ? "row" : "", o->columnwise ? "+col" : "", o->rht ? "+rht" : "", o->pad ? " pad" : "",
+             nvfp4_rht_signs_name(o->rht_signs), o->rht_fp32 ? " rht_fp32" : "", (unsigned long long)o->seed,
+             (unsigned long long)o->offset, nvfp4_simd_name(nvfp4_simd_active()));
+}
+
+static nvfp4_status quantize(const tensor *t, int bf16, const nvfp4_quant_opts *o, int scalar, nvfp4_quantized *q,
+                             nvfp4_error *err)
+{
+    nvfp4_quant_kernels_force_scalar(scalar);
+    nvfp4_status st = nvfp4_quantize(bf16 ? (const void *)t->xb : (const void *)t->x,
+                                     bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, t->rows, t->cols, o, q, err);
+    nvfp4_quant_kernels_force_scalar(0);
+    return st;
+}
+
+/* The fast path (active variant) against the forced-scalar reference, and
+ * the rowwise dequantization of each against the other. */
+static void compare_paths(const tensor *t, int bf16, const nvfp4_quant_opts *o)
+{
+    char cfg[256];
+    describe(cfg, sizeof cfg, t, bf16, o);
+    nvfp4_quantized ref, fast;
+    nvfp4_error err;
+    nvfp4_status st = quantize(t, bf16, o, 1, &ref, &err);
+    ck_assert_msg(st == NVFP4_OK, "%s: reference failed: %s", cfg, err.message);
+    st = quantize(t, bf16, o, 0, &fast, &err);
+    ck_assert_msg(st == NVFP4_OK, "%s: fast path failed: %s", cfg, err.message);
+    ck_assert_msg(fast.has_row == ref.has_row && fast.has_col == ref.has_col, "%s: orientations differ", cfg);
+    if (ref.has_row) assert_same_qtensor(&fast.row, &ref.row, "rowwise", cfg);
+    if (ref.has_col) assert_same_qtensor(&fast.col, &ref.col, "columnwise", cfg);
+    if (ref.has_row) {
+        size_t n = t->rows * t->cols;
+        float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        ck_assert(a && b);
+        ck_assert_int_eq(nvfp4_dequantize(&fast, false, a, NULL), NVFP4_OK);
+        nvfp4_quant_kernels_force_scalar(1);
+        ck_assert_int_eq(nvfp4_dequantize(&ref, false, b, NULL), NVFP4_OK);
+        nvfp4_quant_kernels_force_scalar(0);
+        for (size_t i = 0; i < n; i++) /* no ck_assert per element: each one writes to Check's pipe */
+            if (bits_f32(a[i]) != bits_f32(b[i]))
+                ck_abort_msg("%s: dequantized element %zu: %a vs %a", cfg, i, (double)a[i], (double)b[i]);
+        free(a);
+        free(b);
+    }
+    nvfp4_quantized_free(&ref);
+    nvfp4_quantized_free(&fast);
+}
+
+static void random_opts(nvfp4_quant_opts *o, int tile16, int sr)
+{
+    nvfp4_quant_opts_init(o);
+    o->recipe = "te";
+    o->block = tile16 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+    o->rounding = sr ? NVFP4_SR : NVFP4_RN;
+    o->seed = rnd();
+    o->offset = rnd() % 4 ? rnd() % 1000 : rnd() >> 1;
+    unsigned orient = (unsigned)(rnd() % 3); /* row, col, both */
+    o->rowwise = orient != 1;
+    o->columnwise = orient != 0;
+    o->rht = !tile16 && o->columnwise && rnd() % 2;
+    o->rht_signs = (nvfp4_rht_signs)(rnd() % 3);
+    o->rht_sign_seed = rnd();
+    o->rht_fp32 = rnd() % 4 == 0;
+}
+
+/* The vector variants this CPU has; 0 when none (then the test says so). */
+static int vector_variants(nvfp4_simd_variant *vs)
+{
+    int n = 0;
+    for (int v = NVFP4_SIMD_AVX2; v < NVFP4_SIMD_VARIANTS; v++)
+        if (nvfp4_simd_available((nvfp4_simd_variant)v)) vs[n++] = (nvfp4_simd_variant)v;
+    if (!n) printf("check_libpath: no vector variant on this CPU: the fast path is not exercised\n");
+    return n;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+/* Random shapes (multiples of 16, or anything with pad), orientations, RHT
+ * choices; _i picks dtype, block and rounding (8 combinations). */
+START_TEST(random_configurations)
+{
+    int bf16 = _i & 1, tile16 = (_i >> 1) & 1, sr = (_i >> 2) & 1;
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    for (unsigned s = 0; s < 24; s++) {
+        rng_state = 0x11B0A7ull * (unsigned)(_i + 1) + s;
+        int pad = s % 2 == 1;
+        size_t rows = pad ? 1 + rnd() % 70 : 16 * (1 + rnd() % 5);
+        size_t cols = pad ? 1 + rnd() % 90 : 16 * (1 + rnd() % 9);
+        tensor t;
+        tensor_make(&t, rows, cols, (int)(s % 3 != 0));
+        nvfp4_quant_opts o;
+        random_opts(&o, tile16, sr);
+        o.pad = pad;
+        for (int v = 0; v < nv; v++) {
+            ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+            compare_paths(&t, bf16, &o);
+        }
+        tensor_free(&t);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* Every orientation and RHT combination on one odd shape per block and
+ * dtype: 37 x 50 pads both dimensions (16x16), only the rows of the
+ * columnwise output (1x16 columnwise pads the input's rows), and the
+ * rowwise blocks. */
+START_TEST(odd_shape_all_orientations)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    static const size_t shapes[][2] = {{37, 50}, {16, 50}, {37, 48}, {1, 1}, {17, 16}};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int bf16 = 0; bf16 < 2; bf16++) {
+            rng_state = (uint64_t)(0xA11CE + 97 * sh + (size_t)bf16);
+            tensor t;
+            tensor_make(&t, shapes[sh][0], shapes[sh][1], 1);
+            for (int cfg = 0; cfg < 16; cfg++) {
+                nvfp4_quant_opts o;
+                nvfp4_quant_opts_init(&o);
+                o.pad = true;
+                o.block = cfg & 1 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+                o.rounding = cfg & 2 ? NVFP4_SR : NVFP4_RN;
+                o.seed = 12345;
+                o.offset = 7;
+                int orient = (cfg >> 2) & 3; /* 0 row, 1 col, 2 both, 3 col+rht (1x16) or both */
+                o.rowwise = orient != 1 && orient != 3;
+                o.columnwise = orient != 0;
+                if (orient == 3) {
+                    o.rowwise = o.block == NVFP4_BLOCK_16X16;
+                    o.rht = o.block == NVFP4_BLOCK_1X16;
+                }
+                for (int v = 0; v < nv; v++) {
+                    ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+                    compare_paths(&t, bf16, &o);
+                    if (o.rht) { /* and with the rowwise output too */
+                        o.rowwise = true;
+                        compare_paths(&t, bf16, &o);
+                        o.rowwise = false;
+                    }
+                }
+            }
+            tensor_free(&t);
+        }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* Directed tensors: all zeros (amax 0), all NaN (NaN ignored: amax 0), an
+ * Inf (amax Inf), FLT_MAX, only subnormals, -0 everywhere, and a row of
+ * every special next to ordinary values. */
+START_TEST(special_tensors)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    const size_t rows = 32, cols = 48;
+    for (int kind = 0; kind < 7; kind++) {
+        rng_state = (uint64_t)(0x5EC1A1 + kind);
+        tensor t;
+        tensor_make(&t, rows, cols, 0);
+        for (size_t i = 0; i < rows * cols; i++) {
+            switch (kind) {
+            case 0: t.x[i] = 0.0f; break;
+            case 1: t.x[i] = NAN; break;
+            case 2: if (i == 77) t.x[i] = -INFINITY; break;
+            case 3: if (i % 100 == 3) t.x[i] = -f32_bits(0x7F7FFFFFu); break;
+            case 4: t.x[i] = f32_bits((uint32_t)(1 + rnd() % 0x7FFFFFu)) * (i % 2 ? -1.0f : 1.0f); break;
+            case 5: t.x[i] = -0.0f; break;
+            default: {
+                static const uint32_t sp[] = {0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x80000000u,
+                                              0x00000001u, 0x807FFFFFu, 0x00800000u, 0x7F7FFFFFu, 0x7FA00000u};
+                if (i / cols == 5 && i % cols < 10) t.x[i] = f32_bits(sp[i % cols]);
+            }
+            }
+            t.xb[i] = nvfp4_bf16_from_f32(t.x[i]);
+        }
+        for (int cfg = 0; cfg < 8; cfg++) {
+            nvfp4_quant_opts o;
+            nvfp4_quant_opts_init(&o);
+            o.block = cfg & 1 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+            o.rounding = cfg & 2 ? NVFP4_SR : NVFP4_RN;
+            o.seed = 99;
+            o.columnwise = true;
+            o.rht = (cfg & 4) && o.block == NVFP4_BLOCK_1X16;
+            for (int v = 0; v < nv; v++) {
+                ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+                compare_paths(&t, 0, &o);
+                compare_paths(&t, 1, &o);
+            }
+        }
+        tensor_free(&t);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* Which configurations the fast path takes: te with 1x16/16x16 and RN/SR
+ * under a vector variant; not te-pyref, RZ, 1x32 blocks, the scalar
+ * variant. */
+START_TEST(routing)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    const nvfp4_core_recipe *te = &nvfp4_recipe_te.core;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.block = NVFP4_BLOCK_1X16;
+    for (int v = 0; v < nv; v++) {
+        ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+        o.rounding = NVFP4_RN;
+        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 1);
+        o.rounding = NVFP4_SR;
+        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 1);
+        o.block = NVFP4_BLOCK_16X16;
+        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 1);
+        o.rounding = NVFP4_RZ;
+        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 0);
+        o.rounding = NVFP4_RN;
+        o.block = NVFP4_BLOCK_1X32;
+        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 0);
+        o.block = NVFP4_BLOCK_1X16;
+        ck_assert_int_eq(nvfp4_simd_te_handles(&nvfp4_recipe_te_pyref.core, &o), 0);
+    }
+    ck_assert_int_eq(nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 0);
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* Errors are the reference path's: an unpadded odd shape is NVFP4_ESHAPE
+ * on both. */
+START_TEST(shape_errors_unchanged)
+{
+    rng_state = 4;
+    tensor t;
+    tensor_make(&t, 20, 40, 0);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.block = NVFP4_BLOCK_16X16;
+    nvfp4_quantized q;
+    ck_assert_int_eq(quantize(&t, 0, &o, 0, &q, NULL), NVFP4_ESHAPE);
+    ck_assert_int_eq(quantize(&t, 0, &o, 1, &q, NULL), NVFP4_ESHAPE);
+    ck_assert(!q.has_row && !q.has_col && q.row.data == NULL);
+    tensor_free(&t);
+}
+END_TEST
+
+/* Larger tensors run the OpenMP drivers in parallel and put the outputs in
+ * 2 MiB-aligned huge-page buffers: 1, 2 and 3 threads give the reference's
+ * bytes (odd shape: the padded copy is parallel too). */
+START_TEST(threads_and_large_buffers)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    int saved = omp_get_max_threads();
+    static const size_t shapes[][2] = {{2048, 2048}, {301, 1000}};
+    for (size_t sh = 0; sh < 2; sh++) {
+        rng_state = 0x7A11ull + (uint64_t)sh;
+        tensor t;
+        tensor_make(&t, shapes[sh][0], shapes[sh][1], 1);
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.pad = true;
+        o.columnwise = true;
+        o.rht = sh == 1;
+        o.rounding = sh == 0 ? NVFP4_RN : NVFP4_SR;
+        o.seed = 5;
+        for (int threads = 1; threads <= 3; threads++) {
+            omp_set_num_threads(threads);
+            ck_assert_int_eq(nvfp4_simd_set(nv ? vs[nv - 1] : NVFP4_SIMD_SCALAR, NULL), NVFP4_OK);
+            compare_paths(&t, (int)sh, &o);
+        }
+        tensor_free(&t);
+    }
+    omp_set_num_threads(saved);
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("libpath");
+    TCase *tc = tcase_create("fast_vs_reference");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, random_configurations, 0, 8);
+    tcase_add_test(tc, odd_shape_all_orientations);
+    tcase_add_test(tc, special_tensors);
+    tcase_add_test(tc, routing);
+    tcase_add_test(tc, shape_errors_unchanged);
+    tcase_add_test(tc, threads_and_large_buffers);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return nvfp4_check_run(suite()); }
