@@ -353,7 +353,8 @@ END_TEST
 /* RHT-16 tiles whose columns all have the same exponent spread S (largest
  * over smallest nonzero |x|), for S on both sides of every limit of the
  * vector paths (simd_avx512.c: 12 for one fp32 butterfly of bf16 inputs, 17
- * and 33 for the fp32 hi/lo split of fp32 and bf16 inputs, 25 for binary64,
+ * and 33 for the hi/lo splits of fp32 and bf16 inputs (integer hi part, or
+ * fp32 for tiles of tiny values), 25 for binary64,
  * 75 for the binary64 split, beyond: the scalar accumulator). Each column
  * is c * s[i] * H[i][j0] * (1 + r_i) plus one element of exponent E - S: the
  * outputs j != j0 cancel down to the small terms, so their roundings
@@ -384,7 +385,10 @@ START_TEST(rht_spread_limits)
                 else nvfp4_core_rht_mask_seeded(rnd(), mask);
                 for (size_t c = 0; c < cols; c++) {
                     unsigned j0 = (unsigned)(rnd() % 16), small = (unsigned)(rnd() % 16);
-                    int e = (int)(rnd() % 200) - 100 + (sp > 60 ? 40 : 0);
+                    /* every 4th trial: tiny columns (largest exponent -124 + S .. -119 + S), which
+                     * the integer split leaves to the plain fp32 split (Emax < 22) */
+                    int e = trial % 4 == 3 ? -124 + sp + (int)(rnd() % 6)
+                                           : (int)(rnd() % 200) - 100 + (sp > 60 ? 40 : 0);
                     for (unsigned i = 0; i < 16; i++) {
                         int neg = nvfp4_core_hadamard_neg(i, j0) ^ nvfp4_core_rht_sign_neg(mask, i);
                         float v = i == small ? spread_elem(bf16, e - sp, 1) : spread_elem(bf16, e, 1 + (int)(rnd() % 23));

@@ -40,7 +40,7 @@
 #include "core/philox.h"
 #include "core/recipe.h"
 
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 /* Full unrolling keeps a tile's 16 vectors in registers (gcc -O2 would
  * otherwise keep the arrays on the stack). */
 #define SIMD_UNROLL _Pragma("GCC unroll 16")
@@ -450,6 +450,21 @@ T512 static inline __attribute__((always_inline)) void fwht16_ps(__m512 v[16])
     }
 }
 
+/* In-place butterfly over 16 vectors of int32 (lanes independent). */
+T512 static inline __attribute__((always_inline)) void fwht16_epi32(__m512i v[16])
+{
+    SIMD_UNROLL
+    for (unsigned h = 1; h < 16; h <<= 1) {
+        SIMD_UNROLL
+        for (unsigned q = 0; q < 16; q++) {
+            if (q & h) continue;
+            __m512i a = v[q], b = v[q + h];
+            v[q] = _mm512_add_epi32(a, b);
+            v[q + h] = _mm512_sub_epi32(a, b);
+        }
+    }
+}
+
 /* The job with its RHT weights s[i]/4 filled in (a local copy): a
  * broadcast from memory per row instead of testing the sign mask. */
 T512 static inline const nvfp4_simd_col_job *with_rht_weights(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
@@ -458,6 +473,28 @@ T512 static inline const nvfp4_simd_col_job *with_rht_weights(const nvfp4_simd_c
     *copy = *job;
     for (unsigned i = 0; i < 16; i++) copy->rht_w[i] = ((job->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
     return copy;
+}
+
+/* The columnwise quantizer's copy of the job: RHT weights (if any) and the
+ * te encode multiplier of every scale byte (nvfp4_simd_te_inv_table). */
+T512 static inline const nvfp4_simd_col_job *prepared_col_job(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
+{
+    *copy = *with_rht_weights(job, copy);
+    nvfp4_simd_te_inv_table(&job->k, copy->inv_tab);
+    return copy;
+}
+
+/* tab[sb] per lane (sb in 0..127): four two-table permutes pick by bits
+ * 0-4, two blends by bit 5, one by bit 6. */
+T512 static inline __m512 inv_lookup16(const float tab[128], __m512i sb)
+{
+    __m512 a = _mm512_permutex2var_ps(_mm512_loadu_ps(tab), sb, _mm512_loadu_ps(tab + 16));
+    __m512 b = _mm512_permutex2var_ps(_mm512_loadu_ps(tab + 32), sb, _mm512_loadu_ps(tab + 48));
+    __m512 c = _mm512_permutex2var_ps(_mm512_loadu_ps(tab + 64), sb, _mm512_loadu_ps(tab + 80));
+    __m512 d = _mm512_permutex2var_ps(_mm512_loadu_ps(tab + 96), sb, _mm512_loadu_ps(tab + 112));
+    __mmask16 b5 = _mm512_test_epi32_mask(sb, _mm512_set1_epi32(32));
+    __mmask16 b6 = _mm512_test_epi32_mask(sb, _mm512_set1_epi32(64));
+    return _mm512_mask_blend_ps(b6, _mm512_mask_blend_ps(b5, a, b), _mm512_mask_blend_ps(b5, c, d));
 }
 
 T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, __m512 x)
@@ -519,6 +556,64 @@ T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_s
         __m512 f = _mm512_add_ps(v[i], lo[i]);
         v[i] = j->rht_round_bf16 ? bf16_round16(f) : f;
     }
+}
+
+/*
+ * The hi/lo split of rht16_split with the hi part in integers, which take
+ * half of its floating-point additions off the FP adders (the bottleneck:
+ * 2 x 64 butterfly add/subs per tile). Same lanes as rht16_split
+ * (rht_lanes_within(.., RHT_SPLIT_SPREAD or _BF16)), plus every lane's
+ * Emax >= 22 or all zero (rht_split_int_ok), so the power-of-two scalings
+ * below are normal. With e the largest unbiased exponent of the x_i:
+ *
+ *  1. s_i = +-x_i * 2^(19-e): exact (a power of two, normal result),
+ *     |s_i| < 2^20. h_i = RNE(s_i) as an int32 (|h_i| <= 2^20) and
+ *     l_i = s_i - h_i, exact (vreduceps: s_i minus its RNE integer).
+ *  2. The butterfly over the h_i in int32: exact (|sums| <= 16 * 2^20 =
+ *     2^24), and the sums convert to fp32 exactly.
+ *  3. The l_i are multiples of ulp(s_min) = 2^(emin-23) * 2^(19-e) with
+ *     |l_i| <= 1/2: every partial sum is below 8 = 2^(e-emin+7) such units,
+ *     exact when e - emin <= 17 (bf16 inputs: units of 2^(emin-7+19-e),
+ *     exact up to a spread of 33), as in rht16_split.
+ *  4. y = fl(H_j + L_j) * 2^(e-21): the addition is the single rounding of
+ *     the exact sum (times 4 * 2^(19-e)); the scaling is exact, since a
+ *     rounded y is at least 2^(emin-1) >= 2^-125 (normal) and an unrounded
+ *     one is a multiple of 2^-149. H_j (from an int) is never -0, so an
+ *     exact zero is +0.
+ */
+T512 static inline __attribute__((always_inline)) void rht16_split_int(const nvfp4_simd_col_job *j, __m512 v[16],
+                                                                        __m512i emax)
+{
+    /* 2^(19-e) has biased exponent 19 - (Emax - 127) + 127 = 273 - Emax;
+     * 2^(e-21): Emax - 21. All-zero lanes (Emax = 0) take Emax = 22. */
+    __m512i ec = _mm512_max_epi32(emax, _mm512_set1_epi32(22));
+    const __m512 up = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(273), ec), 23));
+    const __m512 down = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(ec, _mm512_set1_epi32(21)), 23));
+    __m512i h[16];
+    __m512 lo[16];
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m512i sgn = _mm512_and_si512(_mm512_set1_epi32((int)nvfp4_core_f32_bits(j->rht_w[i])),
+                                       _mm512_set1_epi32((int)0x80000000u));
+        __m512 si = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v[i]), sgn)), up);
+        h[i] = _mm512_cvt_roundps_epi32(si, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        lo[i] = _mm512_reduce_round_ps(si, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_NO_EXC);
+    }
+    fwht16_epi32(h);
+    fwht16_ps(lo);
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m512 f = _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(h[i]), lo[i]), down);
+        v[i] = j->rht_round_bf16 ? bf16_round16(f) : f;
+    }
+}
+
+/* rht16_split_int's extra condition: every lane's Emax >= 22 or 0. */
+T512 static inline int rht_split_int_ok(__m512i emax)
+{
+    /* unsigned: Emax = 0 wraps to the top */
+    return _mm512_cmp_epu32_mask(_mm512_sub_epi32(emax, _mm512_set1_epi32(1)), _mm512_set1_epi32(21),
+                                 _MM_CMPINT_LT) == 0;
 }
 
 /*
@@ -715,8 +810,10 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
     if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
-    else if (rht_lanes_within(emax, emin, j->bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF)
-        rht16_split(j, v, emax);
+    else if (rht_lanes_within(emax, emin, j->bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF) {
+        if (rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
+        else rht16_split(j, v, emax);
+    }
     else rht16_wide(j, g, c0, v, emax, emin);
 }
 
@@ -734,11 +831,16 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     /* amax on the integer patterns (the float order for |v|): a lane above
-     * Inf's pattern holds a NaN, which the float amax below ignores */
-    __m512i ami = _mm512_setzero_si512();
+     * Inf's pattern holds a NaN, which the float amax below ignores. A
+     * tree: this starts the tile's longest dependency chain. */
+    __m512i t[16];
     SIMD_UNROLL
-    for (int i = 0; i < 16; i++)
-        ami = _mm512_max_epu32(_mm512_and_si512(_mm512_castps_si512(v[i]), _mm512_set1_epi32(0x7FFFFFFF)), ami);
+    for (int i = 0; i < 16; i++) t[i] = _mm512_and_si512(_mm512_castps_si512(v[i]), _mm512_set1_epi32(0x7FFFFFFF));
+    SIMD_UNROLL
+    for (int h = 8; h > 0; h >>= 1)
+        SIMD_UNROLL
+        for (int i = 0; i < h; i++) t[i] = _mm512_max_epu32(t[i], t[i + h]);
+    __m512i ami = t[0];
     int has_nan = _mm512_cmp_epu32_mask(ami, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE) != 0;
     __m512 am = _mm512_castsi512_ps(ami);
     if (has_nan) {
@@ -747,7 +849,7 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     }
     if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
     __m512i sb = te_scale16(k, am);
-    __m512 inv = te_inv16(k, sb);
+    __m512 inv = inv_lookup16(j->inv_tab, sb); /* te_inv16 without its division */
     __m512i w[4];
     if (j->sr) {
         _Alignas(64) uint32_t lo[16], hi[16];
@@ -810,16 +912,20 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
 T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
 {
     nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
+    const nvfp4_simd_col_job *j = prepared_col_job(job, &jw);
     size_t ncol16 = j->cols / 16 * 16;
     nvfp4_simd_col_stage st;
     for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol16 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol16;
         for (size_t g = g0; g < g1; g++)
             for (size_t c0 = s0; c0 < s1; c0 += 16) {
-                if (g + 1 < g1) /* the next group's rows of this tile, into L2 ahead of use */
+                /* the rows this tile position needs next, into L2 ahead of use:
+                 * the next group's, or after the strip's last group the
+                 * first group's in the next strip */
+                size_t pg = g + 1 < g1 ? g + 1 : g0, pc = g + 1 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
+                if (pc + 16 <= ncol16)
                     for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * (g + 1) + i) * j->cols + c0) * (j->bf16 ? 2u : 4u),
+                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * (j->bf16 ? 2u : 4u),
                                      _MM_HINT_T1);
                 col_tile(j, g, c0, &st, c0 - s0, g - g0);
             }
@@ -849,6 +955,7 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
                     _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
     if (fp32_ok || d25 != 0xFFFF) {
         if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+        else if (fp32_ok && rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
         else if (fp32_ok) rht16_split(j, v, emax);
         else rht16_wide(j, g, c0, v, emax, emin);
         __m512 am = _mm512_setzero_ps();

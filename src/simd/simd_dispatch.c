@@ -45,8 +45,10 @@ bool nvfp4_simd_available(nvfp4_simd_variant v)
     case NVFP4_SIMD_SCALAR: return true;
     case NVFP4_SIMD_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case NVFP4_SIMD_AVX512:
+        /* DQ for vreduceps (the RHT kernels' integer split); every CPU with
+         * BW and VL has it (Skylake-SP, Ice Lake, Zen 4 and later) */
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl");
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
     }
     return false;
 #else

@@ -34,6 +34,11 @@ typedef struct {
 } nvfp4_simd_te_consts;
 
 void nvfp4_simd_te_consts_init(nvfp4_simd_te_consts *k, float amax);
+/* tab[s] = the te encode multiplier fminf(1/(e4m3(s) * s_dec), FLT_MAX) of
+ * scale byte s (nvfp4_core_block_prepare's), for s = 0..0x7E; tab[0x7F] = 0
+ * (no satfinite scale is 0x7F). A lookup replaces a division on the
+ * columnwise kernels' latency chain. */
+void nvfp4_simd_te_inv_table(const nvfp4_simd_te_consts *k, float tab[128]);
 
 /* Stochastic rounding key of one orientation (DESIGN.md 3.3). */
 typedef struct {
@@ -53,6 +58,7 @@ typedef struct {
     uint32_t rht_mask[4];     /* src/core/hadamard.h sign mask */
     int rht_round_bf16;
     float rht_w[16];          /* s[i] / 4: set by the vector kernels on their copy of the job */
+    float inv_tab[128];       /* te encode multiplier of each scale byte (nvfp4_simd_te_inv_table): likewise */
     uint8_t *data;            /* cols * rows / 2 bytes */
     uint8_t *scale;           /* cols * rows / 16 bytes */
 } nvfp4_simd_col_job;

@@ -33,6 +33,13 @@ static nvfp4_core_global global_of(const nvfp4_simd_te_consts *k)
     return g;
 }
 
+void nvfp4_simd_te_inv_table(const nvfp4_simd_te_consts *k, float tab[128])
+{
+    nvfp4_core_global g = global_of(k);
+    for (unsigned s = 0; s < 0x7F; s++) tab[s] = nvfp4_core_block_prepare(te(), &g, (uint8_t)s).factor;
+    tab[0x7F] = 0.0f;
+}
+
 static float load_elem(const void *x, int bf16, size_t i)
 {
     if (bf16) return nvfp4_core_bf16_decode(((const uint16_t *)x)[i]);

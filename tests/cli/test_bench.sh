@@ -20,7 +20,7 @@ for v in $(cat "$tmp/v"); do
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["variant"] == sys.argv[2], d["variant"]
-assert d["threads"] == 1 and d["elements"] == 262144 and d["memcpy_gbps"] > 0
+assert d["threads"] == 1 and d["elements"] == 262144 and d["memcpy_gbps"] > 0 and d["data"] == "gauss"
 names = [k["name"] for k in d["kernels"]]
 for want in ("amax_f32", "quant_1x16_rn", "quant_1x16_sr", "quant_colwise_rn", "rht16_quant_colwise",
              "mxfp4_1x32_floor", "dequant_1x16", "scale_swizzle"):
@@ -34,8 +34,12 @@ done
 "$NVFP4" bench --size 1 --repeat 1 --threads 1 >"$tmp/table" || fail "table output exited $?"
 grep -q "^memcpy: " "$tmp/table" || fail "no memcpy line"
 grep -q "speedup" "$tmp/table" || fail "no scalar baseline column"
+grep -q "gauss data" "$tmp/table" || fail "table does not name the default data"
+"$NVFP4" bench --size 1 --repeat 1 --threads 1 --no-scalar --data wide --json >"$tmp/wide.json" || fail "--data wide exited $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["data"] == "wide", d["data"]' "$tmp/wide.json" ||
+    fail "--data wide not reported"
 
-for bad in "--size 0" "--size x" "--threads 0" "--repeat 0" "--variant sse9" "--bogus"; do
+for bad in "--size 0" "--size x" "--threads 0" "--repeat 0" "--variant sse9" "--data" "--data normal" "--bogus"; do
     # shellcheck disable=SC2086
     "$NVFP4" bench $bad >/dev/null 2>"$tmp/err"
     rc=$?
