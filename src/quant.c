@@ -1,8 +1,11 @@
 /*
- * quant.c - tensor quantization: option resolution, the stored-orientation
- * buffers (transpose, zero padding, RHT), global and block amaxes, and the
- * row loops that call the kernels of quant_kernels.h, which evaluate the
- * recipe math of src/core/recipe.h. Normative description:
+ * quant.c - tensor quantization: option resolution, then one of two paths.
+ * The reference path builds the stored-orientation buffers (transpose, zero
+ * padding, RHT), takes global and block amaxes and runs the row loops that
+ * call the kernels of quant_kernels.h, which evaluate the recipe math of
+ * src/core/recipe.h. The fast path (te chain with vector kernels active,
+ * docs/performance.md) hands the caller's input to the whole-tensor drivers
+ * of src/simd, which compute the same bytes. Normative description:
  * docs/semantics.md ("Recipes", "Tensor layout", "Stochastic rounding").
  *
  * Determinism: every row of the stored orientation is computed from its own
@@ -249,6 +252,9 @@ static nvfp4_status quantize_reference(const nvfp4_recipe *rc, const nvfp4_quant
     const nvfp4_quant_opts o = *po;
     nvfp4_status st = NVFP4_OK;
     int nanprop = rc->core.amax_nan_propagates;
+    /* MX recipes have no global scale: nothing reads the tensor amax (the
+     * orientations store 0), so its pass over the tensor is skipped */
+    int uses_amax = rc->core.global_rule != NVFP4_CORE_GLOBAL_NONE;
     float row_amax = 0.0f;
     int have_row_amax = 0;
 
@@ -256,7 +262,7 @@ static nvfp4_status quantize_reference(const nvfp4_recipe *rc, const nvfp4_quant
         int owned = 0;
         float *b = rowwise_buffer(x, dtype, rows, cols, rpr, rpc, &owned);
         if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", rpr, rpc);
-        row_amax = tensor_amax(b, rpr * rpc, nanprop);
+        row_amax = uses_amax ? tensor_amax(b, rpr * rpc, nanprop) : 0.0f;
         have_row_amax = 1;
         st = quantize_stored(rc, &o, b, rows, cols, rpr, rpc, row_amax, o.offset, &out->row, err);
         if (owned) free(b);
@@ -280,7 +286,7 @@ static nvfp4_status quantize_reference(const nvfp4_recipe *rc, const nvfp4_quant
         }
         /* Without RHT the columnwise amax is the rowwise one (TE copies it);
          * with RHT it is taken after the transform. */
-        float amax = (have_row_amax && !o.rht) ? row_amax : tensor_amax(b, cpr * cpc, nanprop);
+        float amax = (have_row_amax && !o.rht) ? row_amax : uses_amax ? tensor_amax(b, cpr * cpc, nanprop) : 0.0f;
         uint64_t off = o.offset + (block_len_of(o.block) == 32 ? 2u : 1u);
         st = quantize_stored(rc, &o, b, cols, rows, cpr, cpc, amax, off, &out->col, err);
         free(b);
