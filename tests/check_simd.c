@@ -352,7 +352,8 @@ END_TEST
 
 /* RHT-16 tiles whose columns all have the same exponent spread S (largest
  * over smallest nonzero |x|), for S on both sides of every limit of the
- * vector paths (simd_avx512.c: 12 for one fp32 butterfly of bf16 inputs, 17
+ * vector paths (simd_avx512.c: 19 for the int32 butterfly of bf16 inputs,
+ * 12 for one fp32 butterfly of bf16 inputs, 17
  * and 33 for the hi/lo splits of fp32 and bf16 inputs (integer hi part, or
  * fp32 for tiles of tiny values), 25 for binary64,
  * 75 for the binary64 split, beyond: the scalar accumulator). Each column
@@ -370,7 +371,7 @@ static float spread_elem(int bf16, int e, int max_frac_bits)
 
 START_TEST(rht_spread_limits)
 {
-    static const int spreads[] = {0, 5, 11, 12, 13, 16, 17, 18, 24, 25, 26, 32, 33, 34, 50, 74, 75, 76, 90};
+    static const int spreads[] = {0, 5, 11, 12, 13, 16, 17, 18, 19, 20, 24, 25, 26, 32, 33, 34, 50, 74, 75, 76, 90};
     const size_t rows = 16, cols = 64;
     float *x = malloc(rows * cols * sizeof(float)), *out = malloc(rows * cols * sizeof(float));
     uint16_t *xb = malloc(rows * cols * sizeof(uint16_t)), *outb = malloc(rows * cols * sizeof(uint16_t));
@@ -385,9 +386,9 @@ START_TEST(rht_spread_limits)
                 else nvfp4_core_rht_mask_seeded(rnd(), mask);
                 for (size_t c = 0; c < cols; c++) {
                     unsigned j0 = (unsigned)(rnd() % 16), small = (unsigned)(rnd() % 16);
-                    /* every 4th trial: tiny columns (largest exponent -124 + S .. -119 + S), which
-                     * the integer split leaves to the plain fp32 split (Emax < 22) */
-                    int e = trial % 4 == 3 ? -124 + sp + (int)(rnd() % 6)
+                    /* every 4th trial: tiny columns (smallest exponent -124 .. -112), around the
+                     * limits of the integer paths (fp32: Emax >= 22, bf16: Emin >= 10) */
+                    int e = trial % 4 == 3 ? -124 + sp + (int)(rnd() % 13)
                                            : (int)(rnd() % 200) - 100 + (sp > 60 ? 40 : 0);
                     for (unsigned i = 0; i < 16; i++) {
                         int neg = nvfp4_core_hadamard_neg(i, j0) ^ nvfp4_core_rht_sign_neg(mask, i);
