@@ -2,8 +2,9 @@
  * simd_avx2.c - AVX2 kernels of the fast CPU path (8 lanes; a 16-element
  * block is two registers). Same algorithms as simd_avx512.c, which explains
  * each one against the src/core/ function it matches; differences:
- *   - AVX2 has no embedded rounding, so the FPU roundings (|y| + 2^22 for
- *     E2M1 below 1, |v|*2^9 for E4M3 subnormals, binary64 -> fp32) use the
+ *   - AVX2 has no embedded rounding, so the FPU roundings (min(|y|, 6) + C
+ *     of the one-rounding E2M1 RN magnitude, |v|*2^9 for E4M3 subnormals,
+ *     binary64 -> fp32, fp32 -> int32 in the RHT integer paths) use the
  *     MXCSR mode, which the whole library requires to be the default
  *     round-to-nearest-even without FTZ/DAZ (as the scalar code does);
  *   - E2M1 decode uses an 8-entry magnitude table plus the sign bit;
@@ -114,17 +115,28 @@ T256 static inline __m256i e2m1_finish8(__m256i u, __m256i au, __m256i mag)
     return blendv_i(code, _mm256_set1_epi32(7), nan);
 }
 
+/* E2M1 RN magnitude in one FPU rounding, as simd_avx512.c's
+ * e2m1_rn_mag_onestep16 (which gives the proof): fl(min(|y|, 6) + C) with
+ * C = 2^22, 2^23, 2^24 for biased exponents <= 127, 128, 129 (the ulp of
+ * a + C is E2M1's step there), minus bits(C) - 0, - 2, - 4. The tables are
+ * indexed by the exponent's low 3 bits (127 -> 7, 128 -> 0, 129 -> 1;
+ * max(E, 127) folds the smaller binades into the first). The addition
+ * rounds in the MXCSR mode, the default RNE (see the top of this file). */
+T256 static inline __m256i e2m1_rn_mag8(__m256 y)
+{
+    const __m256i tc = _mm256_setr_epi32(0x4B000000, 0x4B800000, 0, 0, 0, 0, 0, 0x4A800000);
+    const __m256i tx = _mm256_setr_epi32(0x4B000000 - 2, 0x4B800000 - 4, 0, 0, 0, 0, 0, 0x4A800000);
+    __m256 a = _mm256_min_ps(abs8(y), _mm256_set1_ps(6.0f)); /* NaN -> 6 (magnitude 7), Inf -> 6 */
+    __m256i e = _mm256_max_epu32(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(127));
+    __m256 sum = _mm256_add_ps(a, _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tc, e)));
+    return _mm256_sub_epi32(_mm256_castps_si256(sum), _mm256_permutevar8x32_epi32(tx, e));
+}
+
 T256 static inline __m256i e2m1_rn8(__m256 y)
 {
     __m256i u = _mm256_castps_si256(y);
     __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-    __m256 sum = _mm256_add_ps(_mm256_castsi256_ps(au), _mm256_set1_ps(0x1p22f));
-    __m256i sub = _mm256_sub_epi32(_mm256_castps_si256(sum), _mm256_set1_epi32(0x4A800000));
-    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(au, 22), _mm256_set1_epi32(1));
-    __m256i nrm = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(au, _mm256_set1_epi32(0x1FFFFF - 0x3F000000)), lsb), 22);
-    __m256i below1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3F800000), au);
-    __m256i mag = _mm256_min_epu32(blendv_i(nrm, sub, below1), _mm256_set1_epi32(7));
-    return e2m1_finish8(u, au, mag);
+    return e2m1_finish8(u, au, e2m1_rn_mag8(y));
 }
 
 T256 static inline __m256i e2m1_sr8(__m256 y, __m256i r)
