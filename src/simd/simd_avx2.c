@@ -24,6 +24,9 @@
 #include "core/recipe.h"
 
 #define T256 __attribute__((target("avx2,fma")))
+/* Full unrolling keeps a tile's 16 vectors in registers (gcc -O2 would
+ * otherwise keep the arrays on the stack). */
+#define SIMD_UNROLL _Pragma("GCC unroll 16")
 
 /* ---- loads and small helpers ---------------------------------------------- */
 
@@ -381,24 +384,6 @@ T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, in
 
 /* ---- columnwise --------------------------------------------------------------- */
 
-/* As rht_exact_lanes in simd_avx512.c: finite inputs, nonzero biased
- * exponents >= 3 and within 25 of each other. Returns a lane mask (bit c). */
-T256 static inline int rht_exact_lanes8(const __m256 v[16])
-{
-    __m256i mx = _mm256_setzero_si256(), mn = _mm256_set1_epi32(0x7FFFFFFF);
-    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF), zero = _mm256_setzero_si256();
-    for (int i = 0; i < 16; i++) {
-        __m256i au = _mm256_and_si256(_mm256_castps_si256(v[i]), absm);
-        mx = _mm256_max_epu32(mx, au);
-        mn = _mm256_min_epu32(mn, _mm256_or_si256(au, _mm256_and_si256(_mm256_cmpeq_epi32(au, zero), absm)));
-    }
-    __m256i emax = _mm256_srli_epi32(mx, 23), emin = _mm256_srli_epi32(mn, 23);
-    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(26), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
-    return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_and_si256(finite, close), big)));
-}
-
 T256 static inline __m256 bf16_round8(__m256 v)
 {
     __m256i u = _mm256_castps_si256(v);
@@ -407,12 +392,153 @@ T256 static inline __m256 bf16_round8(__m256 v)
     return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32((int)0xFFFF0000u)));
 }
 
-T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                                        __m256 v[16])
+/* RHT-16 on 8 columns (lanes) at a time. The paths, their bounds and their
+ * proofs are simd_avx512.c's (rht16_bf16_int, rht16_split_int, rht16_f64,
+ * rht16_scalar_lanes); see docs/performance.md. Here a tile takes the
+ * int32 butterfly (bf16 input), else the integer-hi split, else the binary64
+ * butterfly with the scalar exact accumulator for lanes beyond it. */
+
+/* As rht_exp_range in simd_avx512.c: biased exponents of the largest |x|
+ * and of the smallest nonzero |x| per lane (emin 255 when all are zero). */
+T256 static inline void rht_exp_range8(const __m256 v[16], __m256i *emax, __m256i *emin)
 {
-    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-    if (!j->rht) return;
-    int exact = rht_exact_lanes8(v);
+    __m256i mx = _mm256_setzero_si256(), mn = _mm256_set1_epi32(-1);
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF), one = _mm256_set1_epi32(1);
+    SIMD_UNROLL
+    for (int i = 0; i < 16; i++) {
+        __m256i au = _mm256_and_si256(_mm256_castps_si256(v[i]), absm);
+        mx = _mm256_max_epu32(mx, au);
+        mn = _mm256_min_epu32(mn, _mm256_sub_epi32(au, one)); /* zero wraps to the maximum */
+    }
+    *emax = _mm256_srli_epi32(mx, 23);
+    *emin = _mm256_srli_epi32(_mm256_add_epi32(mn, one), 23);
+    *emin = blendv_i(*emin, _mm256_set1_epi32(255), _mm256_cmpeq_epi32(mn, _mm256_set1_epi32(-1)));
+}
+
+T256 static inline int lanes8(__m256i m) { return _mm256_movemask_ps(_mm256_castsi256_ps(m)); }
+
+/* Lanes with Emax <= 250, Emin >= 3 and Emax - Emin <= spread (rht_lanes_within). */
+T256 static inline int rht_lanes_within8(__m256i emax, __m256i emin, int spread)
+{
+    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(251), emax);
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(spread + 1), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    return lanes8(_mm256_and_si256(_mm256_and_si256(small, close), big));
+}
+
+/* rht16_split_int's extra condition (rht_split_int_ok): every lane's Emax
+ * is >= 22 or 0 (all zero). */
+#define RHT_SPLIT_SPREAD 17
+#define RHT_SPLIT_SPREAD_BF16 33
+T256 static inline int rht_split_int_ok8(__m256i emax)
+{
+    __m256i low = _mm256_and_si256(_mm256_cmpgt_epi32(emax, _mm256_setzero_si256()),
+                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(22), emax));
+    return lanes8(low) == 0;
+}
+
+/* rht16_bf16_int's lanes (rht_bf16_int_ok): spread <= 19, Emin >= 10,
+ * Emax <= 250 (all-zero lanes: Emin 255, spread negative). */
+#define RHT_BF16_INT_SPREAD 19
+T256 static inline int rht_bf16_int_ok8(__m256i emax, __m256i emin)
+{
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(RHT_BF16_INT_SPREAD + 1), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(9));
+    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(251), emax);
+    return lanes8(_mm256_and_si256(_mm256_and_si256(close, big), finite)) == 0xFF;
+}
+
+/* The sign bit of s[i] (src/core/hadamard.h's mask), to flip x_i's. */
+T256 static inline __m256 rht_sign_flip8(const nvfp4_simd_col_job *j, unsigned i, __m256 x)
+{
+    return _mm256_xor_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32((int)(((j->rht_mask[0] >> i) & 1u) << 31))));
+}
+
+/* In-place butterflies over 16 vectors (lanes independent). */
+T256 static inline __attribute__((always_inline)) void fwht16_ps8(__m256 v[16])
+{
+    SIMD_UNROLL
+    for (unsigned h = 1; h < 16; h <<= 1)
+        SIMD_UNROLL
+        for (unsigned q = 0; q < 16; q++) {
+            if (q & h) continue; /* q is the lower index of the pair (q, q + h) */
+            __m256 a = v[q], b = v[q + h];
+            v[q] = _mm256_add_ps(a, b);
+            v[q + h] = _mm256_sub_ps(a, b);
+        }
+}
+
+T256 static inline __attribute__((always_inline)) void fwht16_epi32x8(__m256i v[16])
+{
+    SIMD_UNROLL
+    for (unsigned h = 1; h < 16; h <<= 1)
+        SIMD_UNROLL
+        for (unsigned q = 0; q < 16; q++) {
+            if (q & h) continue;
+            __m256i a = v[q], b = v[q + h];
+            v[q] = _mm256_add_epi32(a, b);
+            v[q + h] = _mm256_sub_epi32(a, b);
+        }
+}
+
+/* rht16_split_int (simd_avx512.c has the proof): s_i = +-x_i * 2^(19-e),
+ * h_i = RNE(s_i) as int32 (vcvtps2dq in the MXCSR mode, the default RNE),
+ * l_i = s_i - (float)h_i (exact: AVX2 has no vreduceps; |s_i| < 2^20 makes
+ * (float)h_i exact, and s_i - h_i is exact by Sterbenz when h_i != 0, equal
+ * to s_i when h_i = 0), the int32 butterfly over the h_i and the fp32 one
+ * over the l_i, y = fl(H + L) * 2^(e-21). A -0 l_i can only meet an H of
+ * +0, so exact zeros are +0. */
+T256 static inline __attribute__((always_inline)) void rht16_split_int8(const nvfp4_simd_col_job *j, __m256 v[16],
+                                                                         __m256i emax)
+{
+    __m256i ec = _mm256_max_epi32(emax, _mm256_set1_epi32(22));
+    const __m256 up = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(273), ec), 23));
+    const __m256 down = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(ec, _mm256_set1_epi32(21)), 23));
+    __m256i h[16];
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m256 si = _mm256_mul_ps(rht_sign_flip8(j, i, v[i]), up);
+        h[i] = _mm256_cvtps_epi32(si);
+        v[i] = _mm256_sub_ps(si, _mm256_cvtepi32_ps(h[i]));
+    }
+    fwht16_epi32x8(h);
+    fwht16_ps8(v);
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m256 f = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(h[i]), v[i]), down);
+        v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
+    }
+}
+
+/* rht16_bf16_int: s_i = +-x_i * 2^(7-emin) are integers below 2^(spread+8),
+ * so the int32 butterfly is exact; the conversion to fp32 (MXCSR: RNE) is
+ * the single rounding and the scaling by 2^(emin-9) is exact. */
+T256 static inline __attribute__((always_inline)) void rht16_bf16_int8(const nvfp4_simd_col_job *j, __m256 v[16],
+                                                                        __m256i emin)
+{
+    const __m256 up = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(261), emin), 23));
+    const __m256 down = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(emin, _mm256_set1_epi32(9)), 23));
+    __m256i h[16];
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) h[i] = _mm256_cvtps_epi32(_mm256_mul_ps(rht_sign_flip8(j, i, v[i]), up));
+    fwht16_epi32x8(h);
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(h[i]), down);
+        v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
+    }
+}
+
+/* The binary64 butterfly on s_i x_i / 4 (rht16_f64: exact for finite lanes
+ * with nonzero exponents >= 3 within 25 binades), rounded once to fp32;
+ * the scalar exact accumulator (nvfp4_simd_col_group) for the other lanes. */
+T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                               __m256 v[16], __m256i emax, __m256i emin)
+{
+    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(26), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    int exact = lanes8(_mm256_and_si256(_mm256_and_si256(finite, close), big));
     __m256d lo[16], hi[16];
     for (unsigned i = 0; i < 16; i++) {
         /* s[i] * x / 4 exactly, -0 -> +0 (see simd_avx512.c) */
@@ -450,7 +576,37 @@ T256 static inline __attribute__((always_inline)) void col_load_group8(const nvf
     }
 }
 
-/* 16 rows x 8 columns -> 8 blocks of the transposed output. */
+/* The 16 rows of group g, columns c0..c0+7, RHT'd in place when asked: all
+ * paths give nvfp4_core_rht_forward_group's bits. */
+T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                                        __m256 v[16])
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    if (!j->rht) return;
+    __m256i emax, emin;
+    rht_exp_range8(v, &emax, &emin);
+    if (j->bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
+    else if (rht_lanes_within8(emax, emin, j->bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFF &&
+             rht_split_int_ok8(emax))
+        rht16_split_int8(j, v, emax);
+    else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
+}
+
+/* The columnwise quantizer's copy of the job: RHT weights s[i]/4 (if any)
+ * and the te encode multiplier of every scale byte (nvfp4_simd_te_inv_table,
+ * the reference's own values), as simd_avx512.c's prepared_col_job. */
+T256 static inline const nvfp4_simd_col_job *prepared_col_job8(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
+{
+    *copy = *job;
+    if (job->rht)
+        for (unsigned i = 0; i < 16; i++) copy->rht_w[i] = ((job->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+    nvfp4_simd_te_inv_table(&job->k, copy->inv_tab);
+    return copy;
+}
+
+/* 16 rows x 8 columns -> 8 blocks of the transposed output. tile_amax >= 0:
+ * the 16x16 tile's amax (tile16 jobs), else each column's own. */
 T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, float tile_amax, nvfp4_simd_col_stage *st,
                            size_t srow, size_t gslot)
 {
@@ -459,18 +615,31 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
     __m256 v[16];
     if (j->rht) col_load_group8(j, g, c0, v);
     else /* inline: the plain loads stay in registers */
+        SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-    __m256 am;
+    /* amax as a tree on the integer patterns (the float order for |v|): a
+     * lane above Inf's pattern holds a NaN, which the float amax below
+     * ignores */
+    __m256i t[16];
+    SIMD_UNROLL
+    for (int i = 0; i < 16; i++) t[i] = _mm256_and_si256(_mm256_castps_si256(v[i]), _mm256_set1_epi32(0x7FFFFFFF));
+    SIMD_UNROLL
+    for (int h = 8; h > 0; h >>= 1)
+        SIMD_UNROLL
+        for (int i = 0; i < h; i++) t[i] = _mm256_max_epu32(t[i], t[i + h]);
+    int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(t[0], _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1));
+    __m256 am = _mm256_castsi256_ps(t[0]);
     if (tile_amax >= 0.0f) {
         am = _mm256_set1_ps(tile_amax);
-    } else {
+    } else if (has_nan) {
         am = _mm256_setzero_ps();
         for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
     }
     __m256i sb = te_scale8(k, am);
-    __m256 inv = te_inv8(k, sb);
-    __m256i w[4];
+    __m256 inv = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
+    __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     if (j->sr) {
+        __m256i w[4];
         _Alignas(32) uint32_t lo[8], hi[8];
         for (size_t c = 0; c < 8; c++) {
             uint64_t b = (c0 + c) * nbr + g;
@@ -478,27 +647,42 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
             hi[c] = (uint32_t)(b >> 32);
         }
         sr_words8(j->sr, _mm256_load_si256((const __m256i *)lo), _mm256_load_si256((const __m256i *)hi), w);
-    }
-    __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-    for (int i = 0; i < 16; i++) {
-        __m256 y = _mm256_mul_ps(v[i], inv);
-        __m256i code;
-        if (j->sr) {
-            __m256i r = _mm256_and_si256(_mm256_srlv_epi32(w[i >> 2], _mm256_set1_epi32(8 * (i & 3))),
-                                         _mm256_set1_epi32(255));
-            code = e2m1_sr8(y, r);
-        } else {
-            code = e2m1_rn8(y);
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) {
+            __m256 y = _mm256_mul_ps(v[i], inv);
+            __m256i r = _mm256_and_si256(_mm256_srli_epi32(w[i >> 2], 8 * (i & 3)), _mm256_set1_epi32(255));
+            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_sr8(y, r), 4 * (i & 7)));
         }
-        wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_sllv_epi32(code, _mm256_set1_epi32(4 * (i & 7))));
+    } else if (!has_nan) {
+        /* RN without NaN: magnitudes in one rounding; the sign bits (bit 31
+         * of y) go to bit 4(i&7)+3 of a second pair of words */
+        __m256i sg[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) {
+            __m256 y = _mm256_mul_ps(v[i], inv);
+            int sh = 4 * (i & 7);
+            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_rn_mag8(y), sh));
+            sg[i >> 3] = _mm256_or_si256(sg[i >> 3], _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y), 28 - sh),
+                                                                      _mm256_set1_epi32((int)(8u << sh))));
+        }
+        wd[0] = _mm256_or_si256(wd[0], sg[0]);
+        wd[1] = _mm256_or_si256(wd[1], sg[1]);
+    } else {
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) {
+            __m256 y = _mm256_mul_ps(v[i], inv);
+            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_rn8(y), 4 * (i & 7)));
+        }
     }
-    _Alignas(32) uint32_t lo[8], hi[8], s8[8];
-    _mm256_store_si256((__m256i *)lo, wd[0]);
-    _mm256_store_si256((__m256i *)hi, wd[1]);
+    /* column c's 8 bytes: word c of wd[0] (rows 0-7), then of wd[1] */
+    _Alignas(32) uint64_t q[8];
+    _Alignas(32) uint32_t s8[8];
+    _mm256_store_si256((__m256i *)q, _mm256_unpacklo_epi32(wd[0], wd[1]));       /* columns 0, 1 | 4, 5 */
+    _mm256_store_si256((__m256i *)(q + 4), _mm256_unpackhi_epi32(wd[0], wd[1])); /* columns 2, 3 | 6, 7 */
     _mm256_store_si256((__m256i *)s8, sb);
+    static const uint8_t slot[8] = {0, 1, 4, 5, 2, 3, 6, 7};
     for (size_t c = 0; c < 8; c++) {
-        uint64_t q = (uint64_t)lo[c] | ((uint64_t)hi[c] << 32);
-        memcpy(st->data[srow + c] + 8 * gslot, &q, 8);
+        memcpy(st->data[srow + c] + 8 * gslot, &q[slot[c]], 8);
         st->scale[srow + c][gslot] = (uint8_t)s8[c];
     }
 }
@@ -506,37 +690,42 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
 /* The amax of the 16x16 tile at (group g, columns c0..c0+15). */
 T256 static float col_tile_amax16(const nvfp4_simd_col_job *j, size_t g, size_t c0)
 {
-    __m256 m = _mm256_setzero_ps();
+    __m256 m[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    SIMD_UNROLL
     for (size_t i = 0; i < 16; i++) {
         size_t e = (16 * g + i) * j->cols + c0;
-        m = _mm256_max_ps(abs8(load8(j->x, j->bf16, e)), m);
-        m = _mm256_max_ps(abs8(load8(j->x, j->bf16, e + 8)), m);
+        m[i & 1] = _mm256_max_ps(abs8(load8(j->x, j->bf16, e)), m[i & 1]);
+        m[2 + (i & 1)] = _mm256_max_ps(abs8(load8(j->x, j->bf16, e + 8)), m[2 + (i & 1)]);
     }
-    return hmax8(m);
+    return hmax8(_mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3])));
 }
 
-/* Column strips and staging as in simd_avx512.c's avx512_col_quant. */
-T256 static void avx2_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+/* Column strips and staging as in simd_avx512.c's avx512_col_quant, and its
+ * prefetches: per 16 columns (a 64-byte line of fp32), the rows this
+ * position needs two groups later into L2, the next 16 columns' rows into
+ * L1. */
+T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
 {
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = prepared_col_job8(job, &jw);
+    size_t ncol8 = j->cols / 8 * 8, es = j->bf16 ? 2u : 4u;
     nvfp4_simd_col_stage st;
-    if (j->tile16) { /* cols % 16 == 0 */
-        for (size_t s0 = 0; s0 < j->cols; s0 += NVFP4_SIMD_STAGE_COLS) {
-            size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < j->cols ? s0 + NVFP4_SIMD_STAGE_COLS : j->cols;
-            for (size_t g = g0; g < g1; g++)
-                for (size_t c0 = s0; c0 < s1; c0 += 16) {
-                    float ta = col_tile_amax16(j, g, c0);
-                    col_tile8(j, g, c0, ta, &st, c0 - s0, g - g0);
-                    col_tile8(j, g, c0 + 8, ta, &st, c0 + 8 - s0, g - g0);
-                }
-            nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
-        }
-        return;
-    }
-    size_t ncol8 = j->cols / 8 * 8;
     for (size_t s0 = 0; s0 < ncol8; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol8 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol8;
         for (size_t g = g0; g < g1; g++)
-            for (size_t c0 = s0; c0 < s1; c0 += 8) col_tile8(j, g, c0, -1.0f, &st, c0 - s0, g - g0);
+            for (size_t c0 = s0; c0 < s1; c0 += 16) {
+                size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
+                if (pc + 8 <= ncol8)
+                    for (size_t i = 0; i < 16; i++)
+                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
+                if (c0 + 16 < s1)
+                    for (size_t i = 0; i < 16; i++)
+                        _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
+                /* tile16 jobs have cols % 16 == 0 */
+                float ta = j->tile16 ? col_tile_amax16(j, g, c0) : -1.0f;
+                col_tile8(j, g, c0, ta, &st, c0 - s0, g - g0);
+                if (c0 + 8 < s1) col_tile8(j, g, c0 + 8, ta, &st, c0 + 8 - s0, g - g0);
+            }
         nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
     }
     for (size_t g = g0; g < g1; g++)
