@@ -904,6 +904,51 @@ START_TEST(thread_count_independent)
 }
 END_TEST
 
+/* ---- RHT integer-hi split: the hi part must round to nearest ----------- */
+
+/* A spread-17 group (the fp32 split's limit) on which the integer-hi split
+ * (rht16_split_int, both vector variants) is exact only because
+ * h_i = RNE(s_i) keeps |l_i| <= 1/2: with h_i = trunc(s_i) (|l_i| < 1) the
+ * lo sum of output 0 needs 25 bits and the result comes out one ulp low
+ * (0x1.8d00acp-15). AVX2 computes h_i with vcvtps2dq in the MXCSR mode and
+ * l_i = s_i - h_i by hand, so this pins both. Found by search against the
+ * exact sum; 16 identical columns make the whole tile take the split. */
+START_TEST(rht_split_int_nearest)
+{
+    static const float u[16] = {0x1p+0f, -0x1p+0f, 0x1.ea50d8p-17f, 0x1.edc508p-17f, 0x1.e9ea0ep-17f, 0x1.7f5c62p-17f,
+                                0x1.bb3072p-17f, 0x1.e00dc6p-17f, 0x1.aa590ep-17f, 0x1.f994bp-17f, 0x1.f67318p-17f,
+                                0x1.ff2498p-17f, 0x1.7c32bap-17f, 0x1.b423c6p-17f, 0x1.781bcap-17f, 0x1.b17892p-17f};
+    float x[256], out[256], y[16];
+    uint32_t none[4];
+    nvfp4_core_rht_mask_none(none);
+    for (unsigned i = 0; i < 16; i++)
+        for (unsigned c = 0; c < 16; c++) x[16 * i + c] = u[i];
+    nvfp4_core_rht_forward_group(u, y, 16, none, 0);
+    ck_assert_msg(y[0] == 0x1.8d00aep-15f, "reference output 0 is %a", (double)y[0]);
+    float ref_am = 0.0f;
+    for (unsigned i = 0; i < 16; i++) ref_am = fmaxf(ref_am, fabsf(y[i]));
+    nvfp4_simd_col_job j;
+    memset(&j, 0, sizeof j);
+    j.x = x;
+    j.rows = 16;
+    j.cols = 16;
+    j.rht = 1;
+    memcpy(j.rht_mask, none, sizeof none);
+    for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+        if (!nvfp4_simd_available((nvfp4_simd_variant)v)) continue;
+        const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for((nvfp4_simd_variant)v);
+        float am = kn->rht_apply(&j, 0, 1, out), am2 = kn->rht_amax(&j, 0, 1);
+        for (unsigned i = 0; i < 16; i++)
+            for (unsigned c = 0; c < 16; c++)
+                ck_assert_msg(memcmp(&out[16 * i + c], &y[i], 4) == 0, "variant %s, output %u: %a, reference %a",
+                              nvfp4_simd_name((nvfp4_simd_variant)v), i, (double)out[16 * i + c], (double)y[i]);
+        ck_assert_msg(memcmp(&am, &ref_am, 4) == 0 && memcmp(&am2, &ref_am, 4) == 0,
+                      "variant %s: RHT amax %a / %a, reference %a", nvfp4_simd_name((nvfp4_simd_variant)v), (double)am,
+                      (double)am2, (double)ref_am);
+    }
+}
+END_TEST
+
 /* ---- selection API -------------------------------------------------------- */
 
 START_TEST(variant_selection)
@@ -949,6 +994,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rht_double_rounding_hazard);
     tcase_add_test(tc, rht_spread_limits);
     tcase_add_test(tc, rht_fp32_path_edges);
+    tcase_add_test(tc, rht_split_int_nearest);
     tcase_add_test(tc, rht_large_two_transforms);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, encoder_sweep);
