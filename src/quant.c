@@ -270,7 +270,7 @@ static nvfp4_status quantize_reference(const nvfp4_recipe *rc, const nvfp4_quant
         if (st) return st;
     }
     if (o.columnwise && !nvfp4_quant_kernels_scalar_forced() &&
-        nvfp4_simd_quantize_columnwise(&rc->core, x, dtype, rows, cols, &o, have_row_amax ? &row_amax : NULL,
+        nvfp4_simd_quantize_columnwise(&rc->core, x, dtype, rows, cols, &o, have_row_amax && !o.rht ? &row_amax : NULL,
                                        &out->col, &st, err)) {
         /* the fused transpose(+RHT)+quantize pass of src/simd handled it */
         out->has_col = true;
@@ -317,7 +317,8 @@ static void *padded_copy(const void *x, size_t esize, size_t rows, size_t cols, 
 /* The fast path for configurations nvfp4_simd_te_handles accepts: the
  * whole-tensor drivers of src/simd read the caller's fp32 or bf16 input
  * directly (no fp32 copy), the input amax is taken once for both
- * orientations, and each orientation is one fused pass. Shapes that need
+ * orientations (together with the post-RHT amax when that needs a pass of
+ * its own), and each orientation is one fused pass. Shapes that need
  * padding get a zero-padded copy in the input's own dtype and orientation
  * first, which is what the reference path quantizes too (zeros change no
  * amax, and the stored orientation's row and block indices, hence the SR
@@ -330,9 +331,14 @@ static nvfp4_status quantize_te_fast(const nvfp4_recipe *rc, const nvfp4_quant_o
     nvfp4_status st = NVFP4_OK;
     int bf16 = dtype == NVFP4_DTYPE_BF16;
     size_t esize = bf16 ? sizeof(uint16_t) : sizeof(float);
-    /* the columnwise RHT output takes its amax after the transform */
-    int need_amax = o->rowwise || !o->rht;
-    float amax = need_amax ? nvfp4_simd_amax(x, bf16, rows * cols) : 0.0f;
+    /* The columnwise RHT output takes its amax after the transform. With
+     * both outputs on a large unpadded input, one pass gives both amaxes
+     * (the RHT one otherwise costs a pass of its own). */
+    float amax = 0.0f, rht_amax = 0.0f;
+    int have_rht_amax = o->rowwise && o->columnwise && o->rht && cpc == rows && cpr == cols &&
+                        nvfp4_simd_te_amaxes_for_rht(&rc->core, x, dtype, rows, cols, o, &amax, &rht_amax);
+    if (!have_rht_amax && (o->rowwise || !o->rht)) amax = nvfp4_simd_amax(x, bf16, rows * cols);
+    const float *col_amax = !o->rht ? &amax : have_rht_amax ? &rht_amax : NULL;
     void *pad = NULL;
     size_t pad_rows = 0, pad_cols = 0;
 
@@ -369,8 +375,7 @@ static nvfp4_status quantize_te_fast(const nvfp4_recipe *rc, const nvfp4_quant_o
         }
         out->has_col = true;
         out->col.rht = o->rht;
-        if (!nvfp4_simd_quantize_columnwise(&rc->core, src, dtype, cpc, cpr, o, need_amax ? &amax : NULL, &out->col,
-                                            &st, err))
+        if (!nvfp4_simd_quantize_columnwise(&rc->core, src, dtype, cpc, cpr, o, col_amax, &out->col, &st, err))
             st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "nvfp4_quantize: internal: the fast columnwise path refused %zu x %zu",
                                  cpr, cpc);
         out->col.rows = cols;

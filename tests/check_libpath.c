@@ -427,6 +427,53 @@ START_TEST(threads_and_large_buffers)
 }
 END_TEST
 
+/* Rowwise plus RHT columnwise on inputs whose fp32 transform (2048 x 2064,
+ * 16.1 MiB) exceeds the 16 MiB the driver keeps: the fast path then takes
+ * the input amax and the post-RHT amax in one pass
+ * (nvfp4_simd_te_amaxes_for_rht) and quantizes with the transform done
+ * again. fp32 input with SR and bf16 input with RN; the best variant only
+ * (the scalar reference of this size is the slow part). */
+START_TEST(rht_large_both_amaxes_one_pass)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    if (!nv) return;
+    ck_assert_int_eq(nvfp4_simd_set(vs[nv - 1], NULL), NVFP4_OK);
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        rng_state = (uint64_t)(0xB16 + bf16);
+        tensor t;
+        tensor_make(&t, 2048, 2064, bf16);
+        size_t n = t.rows * t.cols, last = n - 1;
+        if (!bf16) /* finite and below 2^100, so that the planted maximum is the amax */
+            for (size_t i = 0; i < n; i++)
+                if (!(fabsf(t.x[i]) < 0x1p100f)) t.x[i] = 1.0f;
+        t.x[last] = -0x1p110f; /* the last element of the last row group */
+        t.xb[last] = nvfp4_bf16_from_f32(t.x[last]);
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.block = NVFP4_BLOCK_1X16; /* resolved, as nvfp4_quantize passes it to the hooks */
+        o.columnwise = true;
+        o.rht = true;
+        o.rht_fp32 = true;
+        o.rounding = bf16 ? NVFP4_RN : NVFP4_SR;
+        o.rht_signs = bf16 ? NVFP4_RHT_SIGNS_TE : NVFP4_RHT_SIGNS_SEEDED;
+        o.rht_sign_seed = 3;
+        o.seed = 11;
+        float in = -1.0f, r = -1.0f;
+        const void *x = bf16 ? (const void *)t.xb : (const void *)t.x;
+        ck_assert_int_eq(nvfp4_simd_te_amaxes_for_rht(&nvfp4_recipe_te.core, x,
+                                                      bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, t.rows, t.cols, &o,
+                                                      &in, &r),
+                         1);
+        ck_assert(bits_f32(in) == bits_f32(nvfp4_simd_amax(x, bf16, t.rows * t.cols)));
+        if (!bf16) ck_assert_float_eq(in, 0x1p110f);
+        compare_paths(&t, bf16, &o); /* also checks r through the columnwise amax and codes */
+        tensor_free(&t);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("libpath");
@@ -438,6 +485,7 @@ static Suite *suite(void)
     tcase_add_test(tc, routing);
     tcase_add_test(tc, shape_errors_unchanged);
     tcase_add_test(tc, threads_and_large_buffers);
+    tcase_add_test(tc, rht_large_both_amaxes_one_pass);
     suite_add_tcase(s, tc);
     return s;
 }

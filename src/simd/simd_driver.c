@@ -139,6 +139,31 @@ float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)
     return m;
 }
 
+float nvfp4_simd_rht_amax_and_input_amax(const nvfp4_simd_col_job *j, float *input_amax)
+{
+    const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
+    size_t ng = j->rows / 16, group = 16 * j->cols;
+    float m = 0.0f, in = 0.0f;
+    /* both maxima are never NaN (as in nvfp4_simd_amax), so the max
+     * reductions are exact */
+#pragma omp parallel for reduction(max : m, in) schedule(dynamic, 1) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
+    for (size_t g = 0; g < ng; g++) {
+        float a = kn->rht_amax(j, g, g + 1);
+        if (a > m) m = a;
+        /* the group's 16 rows are contiguous and still in cache */
+        float b = j->bf16 ? kn->amax_bf16((const uint16_t *)j->x + g * group, group)
+                          : kn->amax_f32((const float *)j->x + g * group, group);
+        if (b > in) in = b;
+    }
+    *input_amax = in;
+    return m;
+}
+
+int nvfp4_simd_rht_transforms_twice(const nvfp4_simd_col_job *j)
+{
+    return j->rows * j->cols * (j->rht_round_bf16 ? 2u : 4u) > RHT_TMP_MAX;
+}
+
 float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
@@ -147,7 +172,7 @@ float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j)
     /* Large tensors transform twice instead: faulting in a fresh temporary
      * costs more than the second transform (8192^2 on 2 threads: 100 ms
      * with a temporary, 74 ms transforming twice); small ones stay in cache. */
-    void *tmp = tmp_bytes <= RHT_TMP_MAX ? malloc(tmp_bytes + 1) : NULL;
+    void *tmp = !nvfp4_simd_rht_transforms_twice(j) ? malloc(tmp_bytes + 1) : NULL;
     if (!tmp) {
         float a = nvfp4_simd_rht_amax(j);
         nvfp4_simd_te_consts_init(&j->k, a);

@@ -3,6 +3,7 @@
  * quant_kernels.h's selection hook and the fused columnwise quantizer.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/hadamard.h"
 #include "core/recipe.h"
@@ -132,6 +133,44 @@ int nvfp4_simd_quantize_rowwise(const nvfp4_core_recipe *core, const void *x, nv
     return 1;
 }
 
+/* The columnwise job of a configuration nvfp4_simd_te_handles accepts (the
+ * key lives in *sr, which must outlive the job; outputs not set). */
+static void col_job_setup(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols, const nvfp4_quant_opts *o,
+                          nvfp4_simd_col_job *j, nvfp4_simd_sr *sr)
+{
+    memset(j, 0, sizeof *j);
+    sr->seed = o->seed;
+    sr->offset = o->offset + 1u; /* columnwise counter base, DESIGN.md 3.3 */
+    j->x = x;
+    j->bf16 = dtype == NVFP4_DTYPE_BF16;
+    j->rows = rows;
+    j->cols = cols;
+    j->sr = o->rounding == NVFP4_SR ? sr : NULL;
+    j->tile16 = o->block == NVFP4_BLOCK_16X16;
+    j->rht = o->rht;
+    if (o->rht) {
+        switch (o->rht_signs) { /* as src/quant_rht.c */
+        case NVFP4_RHT_SIGNS_TE: nvfp4_core_rht_mask_te(j->rht_mask); break;
+        case NVFP4_RHT_SIGNS_SEEDED: nvfp4_core_rht_mask_seeded(o->rht_sign_seed, j->rht_mask); break;
+        default: nvfp4_core_rht_mask_none(j->rht_mask); break;
+        }
+        j->rht_round_bf16 = !o->rht_fp32;
+    }
+}
+
+int nvfp4_simd_te_amaxes_for_rht(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
+                                 size_t cols, const nvfp4_quant_opts *o, float *input_amax, float *rht_amax)
+{
+    if (!nvfp4_simd_te_handles(core, o) || !o->rht || rows % 16 != 0) return 0;
+    nvfp4_simd_col_job j;
+    nvfp4_simd_sr sr;
+    col_job_setup(x, dtype, rows, cols, o, &j, &sr);
+    /* a stored transform (small tensors) is cheaper than a second transform */
+    if (!nvfp4_simd_rht_transforms_twice(&j)) return 0;
+    *rht_amax = nvfp4_simd_rht_amax_and_input_amax(&j, input_amax);
+    return 1;
+}
+
 int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
                                    size_t cols, const nvfp4_quant_opts *o, const float *known_amax,
                                    nvfp4_qtensor *t, nvfp4_status *st, nvfp4_error *err)
@@ -140,25 +179,11 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
     if (!nvfp4_simd_te_handles(core, o)) return 0;
     if (rows % 16 != 0 || (tile16 && cols % 16 != 0)) return 0; /* padding: the caller's path */
 
-    nvfp4_simd_col_job j = {0};
-    nvfp4_simd_sr sr = {o->seed, o->offset + 1u}; /* columnwise counter base, DESIGN.md 3.3 */
-    j.x = x;
-    j.bf16 = dtype == NVFP4_DTYPE_BF16;
-    j.rows = rows;
-    j.cols = cols;
-    j.sr = o->rounding == NVFP4_SR ? &sr : NULL;
-    j.tile16 = tile16;
-    j.rht = o->rht;
-    if (o->rht) {
-        switch (o->rht_signs) { /* as src/quant_rht.c */
-        case NVFP4_RHT_SIGNS_TE: nvfp4_core_rht_mask_te(j.rht_mask); break;
-        case NVFP4_RHT_SIGNS_SEEDED: nvfp4_core_rht_mask_seeded(o->rht_sign_seed, j.rht_mask); break;
-        default: nvfp4_core_rht_mask_none(j.rht_mask); break;
-        }
-        j.rht_round_bf16 = !o->rht_fp32;
-    }
+    nvfp4_simd_col_job j;
+    nvfp4_simd_sr sr;
+    col_job_setup(x, dtype, rows, cols, o, &j, &sr);
     float amax = 0.0f;
-    if (!o->rht) {
+    if (known_amax || !o->rht) {
         amax = known_amax ? *known_amax : nvfp4_simd_amax(x, j.bf16, rows * cols);
         nvfp4_simd_te_consts_init(&j.k, amax);
     }
@@ -174,8 +199,8 @@ int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x,
     if ((*st = alloc_outputs(t, n, err)) != NVFP4_OK) return 1;
     j.data = t->data;
     j.scale = t->scale;
-    if (o->rht) amax = nvfp4_simd_te_columnwise_rht(&j); /* amax after the transform */
-    else nvfp4_simd_te_columnwise(&j);
+    if (o->rht && !known_amax) amax = nvfp4_simd_te_columnwise_rht(&j); /* amax after the transform */
+    else nvfp4_simd_te_columnwise(&j); /* with RHT: transforms as it quantizes */
     t->amax = amax;
     *st = NVFP4_OK;
     return 1;

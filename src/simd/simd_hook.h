@@ -46,12 +46,20 @@ int nvfp4_simd_quantize_rowwise(const nvfp4_core_recipe *core, const void *x, nv
                                 size_t cols, const nvfp4_quant_opts *o, float amax, nvfp4_qtensor *t,
                                 nvfp4_status *st, nvfp4_error *err);
 
+/* Rowwise plus RHT columnwise on an input too large to keep its transform
+ * (nvfp4_simd_rht_transforms_twice): the input amax and the post-RHT amax
+ * in one pass over the input (rows % 16 == 0, no padding). Returns 1 with
+ * both set, or 0 (not handled, or small enough for the stored-transform
+ * path: the caller takes the amaxes separately). */
+int nvfp4_simd_te_amaxes_for_rht(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
+                                 size_t cols, const nvfp4_quant_opts *o, float *input_amax, float *rht_amax);
+
 /* The whole columnwise output in one fused pass (transpose, optional
  * RHT-16, amax after RHT, scales, codes), filling t exactly as
  * src/quant.c's quantize_stored does (t->data and t->scale from
  * nvfp4_quant_alloc_output, every byte written; the caller sets t->rht). o must be resolved (block and recipe filled in).
- * known_amax: the tensor amax when already computed (ignored with RHT), or
- * NULL. Returns 1 when handled (status in *st: NVFP4_OK or NVFP4_ENOMEM
+ * known_amax: the amax of what is quantized when already computed (the
+ * input's; with RHT the post-RHT one), or NULL. Returns 1 when handled (status in *st: NVFP4_OK or NVFP4_ENOMEM
  * with err set), 0 when the caller must do it. */
 int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
                                    size_t cols, const nvfp4_quant_opts *o, const float *known_amax,

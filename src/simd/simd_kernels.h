@@ -151,6 +151,14 @@ void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j);
 void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, const nvfp4_simd_sr *sr,
                            uint8_t *data, uint8_t *scale);
 float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j);
+/* nvfp4_simd_rht_amax, also storing in *input_amax the amax of the job's
+ * input (as nvfp4_simd_amax gives it), taken from each 16-row group right
+ * after its transform, while the group is in cache: one read of the input
+ * from memory for both amaxes. */
+float nvfp4_simd_rht_amax_and_input_amax(const nvfp4_simd_col_job *j, float *input_amax);
+/* Whether nvfp4_simd_te_columnwise_rht transforms twice (the transform is
+ * too large to keep, RHT_TMP_MAX) rather than storing it. */
+int nvfp4_simd_rht_transforms_twice(const nvfp4_simd_col_job *j);
 /* RHT columnwise quantize with the post-RHT amax: two passes. Up to 16 MiB
  * the first stores the transform (bf16 or fp32) for the second; larger
  * tensors (or a failed allocation) compute the transform in both passes.
