@@ -109,13 +109,13 @@ T256 static inline __m256 te_inv8(const nvfp4_simd_te_consts *k, __m256i sb)
     return _mm256_min_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), d), _mm256_set1_ps(FLT_MAX));
 }
 
-/* mag | sign*8, NaN lanes -> 7 with no sign. */
+/* mag | sign*8, NaN lanes with no sign: mag is already 7 for them (both
+ * encoders saturate NaN to 7), so only the sign is masked. */
 T256 static inline __m256i e2m1_finish8(__m256i u, __m256i au, __m256i mag)
 {
     __m256i nan = _mm256_cmpgt_epi32(au, _mm256_set1_epi32(0x7F800000));
     __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 28), _mm256_set1_epi32(8));
-    __m256i code = _mm256_or_si256(mag, _mm256_andnot_si256(nan, sign));
-    return blendv_i(code, _mm256_set1_epi32(7), nan);
+    return _mm256_or_si256(mag, _mm256_andnot_si256(nan, sign));
 }
 
 /* E2M1 RN magnitude in one FPU rounding, as simd_avx512.c's
@@ -271,6 +271,12 @@ T256 static float avx2_amax_bf16(const uint16_t *x, size_t n)
 
 T256 static inline void store_bytes8(__m256i v, size_t n, uint8_t *out)
 {
+    if (n == 8) { /* the low bytes of the 8 lanes (values <= 0x7E) */
+        __m256i w = _mm256_packus_epi32(v, v); /* words 0-3 | 4-7, twice */
+        __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+        _mm_storel_epi64((__m128i *)out, _mm_unpacklo_epi32(b, _mm_srli_si128(b, 8)));
+        return;
+    }
     _Alignas(32) uint32_t t[8];
     _mm256_store_si256((__m256i *)t, v);
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)t[i];
@@ -348,15 +354,27 @@ T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, in
 {
     /* 8 blocks (16 registers) at a time, each block loaded once */
     _Alignas(32) uint8_t rb[128];
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
         size_t n = nb - b0 < 8 ? nb - b0 : 8;
         __m256 v[16], a[8];
+        /* block amaxes on the integer patterns of |v| (the float order); a
+         * lane above Inf's pattern is a NaN, and then the float maxima,
+         * which drop NaN, are taken instead */
+        __m256i mx = _mm256_setzero_si256();
+        SIMD_UNROLL
         for (size_t i = 0; i < 8; i++) {
             size_t e = 16 * (b0 + i);
             v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
             v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
-            a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
+            __m256i m = _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
+                                         _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm));
+            a[i] = _mm256_castsi256_ps(m);
+            mx = _mm256_max_epu32(mx, m);
         }
+        int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
+        if (has_nan)
+            for (size_t i = 0; i < 8; i++) a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
         __m256i sb = te_scale8(k, hmax8x8(a));
         store_bytes8(sb, n, scale + b0);
         _Alignas(32) float inv[8];
@@ -366,13 +384,19 @@ T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, in
             sr_words8_seq(sr, block0 + b0, w);
             sr_bytes_aos8(w, rb);
         }
-        for (size_t i = 0; i < n; i++) {
+        SIMD_UNROLL
+        for (size_t i = 0; i < 8; i++) {
+            if (i >= n) break;
             __m256 f = _mm256_set1_ps(inv[i]);
             __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
             __m256i c0, c1;
             if (sr) {
                 c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
                 c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
+            } else if (!has_nan) { /* no NaN: the sign bit needs no mask */
+                const __m256i eight = _mm256_set1_epi32(8);
+                c0 = _mm256_or_si256(e2m1_rn_mag8(y0), _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y0), 28), eight));
+                c1 = _mm256_or_si256(e2m1_rn_mag8(y1), _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y1), 28), eight));
             } else {
                 c0 = e2m1_rn8(y0);
                 c1 = e2m1_rn8(y1);
