@@ -353,8 +353,8 @@ static nvfp4_status quantize_te_fast(const nvfp4_recipe *rc, const nvfp4_quant_o
         }
         out->has_row = true;
         if (!nvfp4_simd_quantize_rowwise(&rc->core, src, dtype, rpr, rpc, o, amax, &out->row, &st, err))
-            st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "nvfp4_quantize: internal: the fast rowwise path refused %zu x %zu",
-                                 rpr, rpc);
+            st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED,
+                                 "nvfp4_quantize: internal: the fast rowwise path refused %zu x %zu", rpr, rpc);
         out->row.rows = rows;
         out->row.cols = cols;
         if (st) goto done;
@@ -376,8 +376,8 @@ static nvfp4_status quantize_te_fast(const nvfp4_recipe *rc, const nvfp4_quant_o
         out->has_col = true;
         out->col.rht = o->rht;
         if (!nvfp4_simd_quantize_columnwise(&rc->core, src, dtype, cpc, cpr, o, col_amax, &out->col, &st, err))
-            st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "nvfp4_quantize: internal: the fast columnwise path refused %zu x %zu",
-                                 cpr, cpc);
+            st = nvfp4_error_set(err, NVFP4_EUNSUPPORTED,
+                                 "nvfp4_quantize: internal: the fast columnwise path refused %zu x %zu", cpr, cpc);
         out->col.rows = cols;
         out->col.cols = rows;
     }

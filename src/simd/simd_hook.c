@@ -108,7 +108,8 @@ static nvfp4_status alloc_outputs(nvfp4_qtensor *t, size_t n, nvfp4_error *err)
 {
     t->data = nvfp4_quant_alloc_output(n / 2);
     t->scale = nvfp4_quant_alloc_output(n / 16);
-    if (!t->data || !t->scale) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", t->prows, t->pcols);
+    if (!t->data || !t->scale)
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", t->prows, t->pcols);
     return NVFP4_OK;
 }
 

@@ -57,10 +57,11 @@ int nvfp4_simd_te_amaxes_for_rht(const nvfp4_core_recipe *core, const void *x, n
 /* The whole columnwise output in one fused pass (transpose, optional
  * RHT-16, amax after RHT, scales, codes), filling t exactly as
  * src/quant.c's quantize_stored does (t->data and t->scale from
- * nvfp4_quant_alloc_output, every byte written; the caller sets t->rht). o must be resolved (block and recipe filled in).
- * known_amax: the amax of what is quantized when already computed (the
- * input's; with RHT the post-RHT one), or NULL. Returns 1 when handled (status in *st: NVFP4_OK or NVFP4_ENOMEM
- * with err set), 0 when the caller must do it. */
+ * nvfp4_quant_alloc_output, every byte written; the caller sets t->rht).
+ * o must be resolved (block and recipe filled in). known_amax: the amax
+ * of what is quantized when already computed (the input's; with RHT the
+ * post-RHT one), or NULL. Returns 1 when handled (status in *st: NVFP4_OK
+ * or NVFP4_ENOMEM with err set), 0 when the caller must do it. */
 int nvfp4_simd_quantize_columnwise(const nvfp4_core_recipe *core, const void *x, nvfp4_dtype dtype, size_t rows,
                                    size_t cols, const nvfp4_quant_opts *o, const float *known_amax,
                                    nvfp4_qtensor *t, nvfp4_status *st, nvfp4_error *err);
