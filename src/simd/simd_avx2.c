@@ -135,6 +135,12 @@ T256 static inline __m256i e2m1_rn_mag8(__m256 y)
     return _mm256_sub_epi32(_mm256_castps_si256(sum), _mm256_permutevar8x32_epi32(tx, e));
 }
 
+/* The sign bit of y as E2M1's 8 (y not NaN). */
+T256 static inline __m256i sign_code8(__m256 y)
+{
+    return _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y), 28), _mm256_set1_epi32(8));
+}
+
 T256 static inline __m256i e2m1_rn8(__m256 y)
 {
     __m256i u = _mm256_castps_si256(y);
@@ -142,24 +148,29 @@ T256 static inline __m256i e2m1_rn8(__m256 y)
     return e2m1_finish8(u, au, e2m1_rn_mag8(y));
 }
 
+/* E2M1 SR magnitude (nvfp4_core_e2m1_sr_mag; r: one random byte per lane).
+ * a = min(|y|, 6) (NaN -> 6, as in e2m1_rn_mag8), then with 2^k = 256/step
+ * (512, 256, 128 for a's binade <= 127, 128, 129: tables by the exponent's
+ * low 3 bits) t = trunc(a * 2^k) is exact, t >> 8 the round-toward-zero
+ * position within the binade and t & 255 = floor(256 * frac); the code is
+ * that position plus the binade's first code (0, 2, 4) plus one iff
+ * (t & 255) + r >= 256, i.e. ((t + r) >> 8) + first. a = 6 gives t = 768:
+ * 3 + 4 = 7 whatever r, so clamping to 6 is the saturation (and NaN's 7). */
+T256 static inline __m256i e2m1_sr_mag8(__m256 y, __m256i r)
+{
+    const __m256i tm = _mm256_setr_epi32(0x43800000, 0x43000000, 0, 0, 0, 0, 0, 0x44000000); /* 256, 128 | 512 */
+    const __m256i tf = _mm256_setr_epi32(2, 4, 0, 0, 0, 0, 0, 0);
+    __m256 a = _mm256_min_ps(abs8(y), _mm256_set1_ps(6.0f));
+    __m256i e = _mm256_max_epu32(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(127));
+    __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(a, _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tm, e))));
+    return _mm256_add_epi32(_mm256_srli_epi32(_mm256_add_epi32(t, r), 8), _mm256_permutevar8x32_epi32(tf, e));
+}
+
 T256 static inline __m256i e2m1_sr8(__m256 y, __m256i r)
 {
     __m256i u = _mm256_castps_si256(y);
     __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-    __m256 a = _mm256_castsi256_ps(au);
-    __m256 ge2 = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_GE_OQ);
-    __m256 ge4 = _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ);
-    __m256 mul = _mm256_blendv_ps(_mm256_set1_ps(512.0f), _mm256_set1_ps(256.0f), ge2);
-    mul = _mm256_blendv_ps(mul, _mm256_set1_ps(128.0f), ge4);
-    /* saturation, Inf and NaN end at the min with 7 (see simd_avx512.c) */
-    __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(a, mul));
-    __m256i two = _mm256_set1_epi32(2);
-    __m256i down = _mm256_add_epi32(_mm256_srli_epi32(t, 8),
-                                    _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(ge2), two),
-                                                     _mm256_and_si256(_mm256_castps_si256(ge4), two)));
-    __m256i up = _mm256_srli_epi32(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(255)), r), 8);
-    __m256i mag = _mm256_min_epu32(_mm256_add_epi32(down, up), _mm256_set1_epi32(7));
-    return e2m1_finish8(u, au, mag);
+    return e2m1_finish8(u, au, e2m1_sr_mag8(y, r));
 }
 
 /* Codes of elements 0..7 (a) and 8..15 (b) -> 8 packed bytes. */
@@ -316,12 +327,72 @@ T256 static void avx2_tile_scales(const nvfp4_simd_te_consts *k, const void *x, 
     }
 }
 
+/* Codes of n <= 8 blocks held in v[2i], v[2i+1] with encode multipliers
+ * inv[i]: RN or SR (rb: the blocks' random bytes) on blocks without NaN,
+ * whose sign bits need no mask, and the general case. */
+T256 static inline __attribute__((always_inline)) void row_codes8_rn(const __m256 v[16], const float inv[8], size_t n,
+                                                                      uint8_t *out)
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 8; i++) {
+        if (i >= n) break;
+        __m256 f = _mm256_set1_ps(inv[i]);
+        __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
+        pack8x2(_mm256_or_si256(e2m1_rn_mag8(y0), sign_code8(y0)), _mm256_or_si256(e2m1_rn_mag8(y1), sign_code8(y1)),
+                out + 8 * i);
+    }
+}
+
+T256 static inline __attribute__((always_inline)) void row_codes8_sr(const __m256 v[16], const float inv[8],
+                                                                      const uint8_t rb[128], size_t n, uint8_t *out)
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 8; i++) {
+        if (i >= n) break;
+        __m256 f = _mm256_set1_ps(inv[i]);
+        __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
+        __m256i r0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i)));
+        __m256i r1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8)));
+        pack8x2(_mm256_or_si256(e2m1_sr_mag8(y0, r0), sign_code8(y0)),
+                _mm256_or_si256(e2m1_sr_mag8(y1, r1), sign_code8(y1)), out + 8 * i);
+    }
+}
+
+T256 static void row_codes8(const __m256 v[16], const float inv[8], const uint8_t *rb, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        __m256 f = _mm256_set1_ps(inv[i]);
+        __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
+        __m256i c0, c1;
+        if (rb) {
+            c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
+            c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
+        } else {
+            c0 = e2m1_rn8(y0);
+            c1 = e2m1_rn8(y1);
+        }
+        pack8x2(c0, c1, out + 8 * i);
+    }
+}
+
 T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
                                  const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
 {
     _Alignas(32) uint8_t rb[128];
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
         size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        __m256 v[16];
+        __m256i mx = _mm256_setzero_si256(); /* NaN lanes: above Inf's pattern */
+        SIMD_UNROLL
+        for (size_t i = 0; i < 8; i++) {
+            size_t e = 16 * (b0 + i);
+            v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
+            v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
+            mx = _mm256_max_epu32(mx, _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
+                                                       _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm)));
+        }
+        int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
         uint8_t s8[8] = {0};
         memcpy(s8, scale + b0, n);
         __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
@@ -332,20 +403,9 @@ T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, i
             sr_words8_seq(sr, block0 + b0, w);
             sr_bytes_aos8(w, rb);
         }
-        for (size_t i = 0; i < n; i++) {
-            size_t e = 16 * (b0 + i);
-            __m256 f = _mm256_set1_ps(inv[i]);
-            __m256 y0 = _mm256_mul_ps(load8(x, bf16, e), f), y1 = _mm256_mul_ps(load8(x, bf16, e + 8), f);
-            __m256i c0, c1;
-            if (sr) {
-                c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
-                c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
-            } else {
-                c0 = e2m1_rn8(y0);
-                c1 = e2m1_rn8(y1);
-            }
-            pack8x2(c0, c1, out + 8 * (b0 + i));
-        }
+        if (!has_nan && !sr) row_codes8_rn(v, inv, n, out + 8 * b0);
+        else if (!has_nan) row_codes8_sr(v, inv, rb, n, out + 8 * b0);
+        else row_codes8(v, inv, sr ? rb : NULL, n, out + 8 * b0);
     }
 }
 
@@ -384,25 +444,9 @@ T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, in
             sr_words8_seq(sr, block0 + b0, w);
             sr_bytes_aos8(w, rb);
         }
-        SIMD_UNROLL
-        for (size_t i = 0; i < 8; i++) {
-            if (i >= n) break;
-            __m256 f = _mm256_set1_ps(inv[i]);
-            __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
-            __m256i c0, c1;
-            if (sr) {
-                c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
-                c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
-            } else if (!has_nan) { /* no NaN: the sign bit needs no mask */
-                const __m256i eight = _mm256_set1_epi32(8);
-                c0 = _mm256_or_si256(e2m1_rn_mag8(y0), _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y0), 28), eight));
-                c1 = _mm256_or_si256(e2m1_rn_mag8(y1), _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y1), 28), eight));
-            } else {
-                c0 = e2m1_rn8(y0);
-                c1 = e2m1_rn8(y1);
-            }
-            pack8x2(c0, c1, out + 8 * (b0 + i));
-        }
+        if (!has_nan && !sr) row_codes8_rn(v, inv, n, out + 8 * b0);
+        else if (!has_nan) row_codes8_sr(v, inv, rb, n, out + 8 * b0);
+        else row_codes8(v, inv, sr ? rb : NULL, n, out + 8 * b0);
     }
 }
 
@@ -671,12 +715,20 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
             hi[c] = (uint32_t)(b >> 32);
         }
         sr_words8(j->sr, _mm256_load_si256((const __m256i *)lo), _mm256_load_si256((const __m256i *)hi), w);
-        SIMD_UNROLL
-        for (int i = 0; i < 16; i++) {
-            __m256 y = _mm256_mul_ps(v[i], inv);
-            __m256i r = _mm256_and_si256(_mm256_srli_epi32(w[i >> 2], 8 * (i & 3)), _mm256_set1_epi32(255));
-            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_sr8(y, r), 4 * (i & 7)));
-        }
+        if (!has_nan)
+            SIMD_UNROLL
+            for (int i = 0; i < 16; i++) {
+                __m256 y = _mm256_mul_ps(v[i], inv);
+                __m256i r = _mm256_and_si256(_mm256_srli_epi32(w[i >> 2], 8 * (i & 3)), _mm256_set1_epi32(255));
+                __m256i c = _mm256_or_si256(e2m1_sr_mag8(y, r), sign_code8(y));
+                wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(c, 4 * (i & 7)));
+            }
+        else
+            for (int i = 0; i < 16; i++) {
+                __m256 y = _mm256_mul_ps(v[i], inv);
+                __m256i r = _mm256_and_si256(_mm256_srli_epi32(w[i >> 2], 8 * (i & 3)), _mm256_set1_epi32(255));
+                wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_sr8(y, r), 4 * (i & 7)));
+            }
     } else if (!has_nan) {
         /* RN without NaN: magnitudes in one rounding; the sign bits (bit 31
          * of y) go to bit 4(i&7)+3 of a second pair of words */
