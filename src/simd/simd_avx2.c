@@ -817,6 +817,7 @@ T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g
         for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
             __m256 v[16];
             col_load_group8(j, g, c0, v);
+            SIMD_UNROLL
             for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
         }
         for (size_t c = ncol8; c < j->cols; c++) {
@@ -837,6 +838,7 @@ T256 static float avx2_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t 
         for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
             __m256 v[16];
             col_load_group8(j, g, c0, v);
+            SIMD_UNROLL
             for (size_t i = 0; i < 16; i++) {
                 size_t e = (16 * g + i) * j->cols + c0;
                 am = _mm256_max_ps(abs8(v[i]), am);
