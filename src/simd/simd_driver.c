@@ -205,27 +205,3 @@ void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t 
 #pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (rows * cols >= SIMD_PARALLEL_MIN)
     for (size_t r = 0; r < rows; r++) kn->row_dequant(data + r * (cols / 2), scale + r * nb, nb, amax, out + r * cols);
 }
-
-/* nvfp4_scale_swizzle's layout (src/swizzle.c): 128x4 tiles of 512 bytes,
- * row r = 32a + b of a tile at b*16 + a*4, the tile's 4 columns contiguous,
- * so each (row, 4-column group) is one 4-byte copy. */
-void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz)
-{
-    size_t prow = (rows + 127) / 128 * 128, nct = (cols + 3) / 4;
-    size_t ntr = prow / 128;
-    /* one thread: the scales are 1/16 of the elements, a few MiB at most,
-     * and a parallel region costs more than the copy */
-    for (size_t t = 0; t < ntr; t++) {
-        uint8_t *tile_row = swz + t * nct * 512;
-        memset(tile_row, 0, nct * 512);
-        size_t r1 = rows < 128 * t + 128 ? rows : 128 * t + 128;
-        for (size_t r = 128 * t; r < r1; r++) {
-            size_t in_tile = (r % 32) * 16 + ((r % 128) / 32) * 4;
-            const uint8_t *src = linear + r * cols;
-            for (size_t c4 = 0; c4 < nct; c4++) {
-                size_t n = cols - 4 * c4 < 4 ? cols - 4 * c4 : 4;
-                memcpy(tile_row + c4 * 512 + in_tile, src + 4 * c4, n);
-            }
-        }
-    }
-}

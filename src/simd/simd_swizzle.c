@@ -1,0 +1,83 @@
+/*
+ * simd_swizzle.c - the cuBLAS 128x4 block-scale layout (nvfp4_scale_swizzle,
+ * src/swizzle.c) for whole scale matrices: a 4x4 transpose of 4-byte units
+ * per 16 output bytes, bands of 128 rows in parallel.
+ *
+ * Layout (src/swizzle.c): row band t (rows 128t..128t+127) and column group
+ * c4 (columns 4c4..4c4+3) form a 512-byte tile; byte (r, c) of the band
+ * sits at (r % 32) * 16 + ((r % 128) / 32) * 4 + c % 4 of its tile. So the
+ * 16 bytes at offset 16i of tile c4 are the 4 bytes of column group c4 of
+ * rows i, i+32, i+64 and i+96: four 16-byte loads (column groups c4..c4+3
+ * of those rows) and a 4x4 transpose of 32-bit units give 16 bytes for each
+ * of four tiles. Padding (rows past the matrix, columns past cols) is zero,
+ * as TE's swizzle kernel writes it.
+ */
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "simd/simd_kernels.h"
+
+/* Scale bytes below which one thread does the whole matrix. */
+#define SWIZZLE_PARALLEL_MIN ((size_t)1 << 20)
+
+/* Bytes 4*c4 .. 4*c4+3 of row r of the matrix, zero-padded, as 32 bits. */
+static uint32_t group_bytes(const uint8_t *linear, size_t rows, size_t cols, size_t r, size_t c4)
+{
+    uint32_t v = 0;
+    if (r < rows) {
+        size_t n = cols - 4 * c4 < 4 ? cols - 4 * c4 : 4;
+        memcpy(&v, linear + r * cols + 4 * c4, n); /* little-endian byte order, as the layout */
+    }
+    return v;
+}
+
+/* One tile row (16 bytes at offset 16i of tile c4 of band t), any shape. */
+static void tile_row_generic(const uint8_t *linear, size_t rows, size_t cols, size_t t, size_t i, size_t c4,
+                             uint8_t *out)
+{
+    for (size_t q = 0; q < 4; q++) {
+        uint32_t v = group_bytes(linear, rows, cols, 128 * t + 32 * q + i, c4);
+        memcpy(out + 4 * q, &v, 4);
+    }
+}
+
+/* Band t: nct tiles of 512 bytes at band. Rows of a full band with whole
+ * 16-byte column chunks go through the vector transpose; the rest (a
+ * partial last band, the last column groups) byte-exactly through
+ * tile_row_generic. */
+static void swizzle_band(const uint8_t *linear, size_t rows, size_t cols, size_t t, uint8_t *band)
+{
+    size_t nct = (cols + 3) / 4, c4_vec = 0;
+#if defined(__SSE2__)
+    if (128 * t + 128 <= rows) c4_vec = cols / 16 * 4; /* column groups in whole 16-byte chunks */
+#endif
+    for (size_t i = 0; i < 32; i++) {
+        uint8_t *row_out = band + 16 * i;
+#if defined(__SSE2__)
+        const uint8_t *a = linear + (128 * t + i) * cols, *b = a + 32 * cols, *c = b + 32 * cols, *d = c + 32 * cols;
+        for (size_t c4 = 0; c4 < c4_vec; c4 += 4) {
+            __m128i va = _mm_loadu_si128((const __m128i *)(a + 4 * c4));
+            __m128i vb = _mm_loadu_si128((const __m128i *)(b + 4 * c4));
+            __m128i vc = _mm_loadu_si128((const __m128i *)(c + 4 * c4));
+            __m128i vd = _mm_loadu_si128((const __m128i *)(d + 4 * c4));
+            __m128i ab0 = _mm_unpacklo_epi32(va, vb), ab1 = _mm_unpackhi_epi32(va, vb); /* a0 b0 a1 b1 | a2 b2 a3 b3 */
+            __m128i cd0 = _mm_unpacklo_epi32(vc, vd), cd1 = _mm_unpackhi_epi32(vc, vd);
+            _mm_storeu_si128((__m128i *)(row_out + (c4 + 0) * 512), _mm_unpacklo_epi64(ab0, cd0)); /* a0 b0 c0 d0 */
+            _mm_storeu_si128((__m128i *)(row_out + (c4 + 1) * 512), _mm_unpackhi_epi64(ab0, cd0));
+            _mm_storeu_si128((__m128i *)(row_out + (c4 + 2) * 512), _mm_unpacklo_epi64(ab1, cd1));
+            _mm_storeu_si128((__m128i *)(row_out + (c4 + 3) * 512), _mm_unpackhi_epi64(ab1, cd1));
+        }
+#endif
+        for (size_t c4 = c4_vec; c4 < nct; c4++) tile_row_generic(linear, rows, cols, t, i, c4, row_out + c4 * 512);
+    }
+}
+
+void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz)
+{
+    size_t ntr = (rows + 127) / 128, nct = (cols + 3) / 4;
+#pragma omp parallel for schedule(static) if (rows * cols >= SWIZZLE_PARALLEL_MIN)
+    for (size_t t = 0; t < ntr; t++) swizzle_band(linear, rows, cols, t, swz + t * nct * 512);
+}
