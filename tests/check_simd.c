@@ -949,6 +949,47 @@ START_TEST(rht_split_int_nearest)
 }
 END_TEST
 
+/* Rows longer than the AVX2 fused row kernel's chunk of 64 blocks (scales
+ * and multipliers of a chunk first, then its codes): 203 blocks are three
+ * whole chunks and a partial one that ends in a partial group of 8, with
+ * NaN and Inf sprinkled, RN and SR, fp32 and bf16, 1x16 and 16x16. */
+START_TEST(rowwise_long_rows)
+{
+    rng_state = 60601u + (unsigned)_i;
+    for (int bf16 = 0; bf16 < 2; bf16++)
+        for (int tile16 = 0; tile16 < 2; tile16++) {
+            size_t rows = tile16 ? 32 : 5, cols = 16 * 203;
+            tensor t;
+            tensor_make(&t, rows, cols, 2);
+            nvfp4_quant_opts o;
+            nvfp4_quant_opts_init(&o);
+            o.block = tile16 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+            o.rounding = _i ? NVFP4_SR : NVFP4_RN;
+            o.seed = rnd();
+            o.offset = rnd() % 1000;
+            nvfp4_quantized ref;
+            reference(&t, bf16, &o, &ref);
+            const void *x = bf16 ? (const void *)t.xb : (const void *)t.x;
+            uint8_t *data = malloc(rows * cols / 2), *scale = malloc(rows * cols / 16);
+            nvfp4_simd_sr key = {o.seed, o.offset};
+            for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
+                if (!use_variant((nvfp4_simd_variant)v)) continue;
+                memset(data, 0xA5, rows * cols / 2);
+                memset(scale, 0xA5, rows * cols / 16);
+                nvfp4_simd_te_rowwise(x, bf16, rows, cols, ref.row.amax, tile16, _i ? &key : NULL, data, scale);
+                assert_bytes(data, ref.row.data, rows * cols / 2, "long-row codes", (nvfp4_simd_variant)v, rows, cols);
+                assert_bytes(scale, ref.row.scale, rows * cols / 16, "long-row scales", (nvfp4_simd_variant)v, rows,
+                             cols);
+            }
+            nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+            free(data);
+            free(scale);
+            nvfp4_quantized_free(&ref);
+            tensor_free(&t);
+        }
+}
+END_TEST
+
 /* ---- selection API -------------------------------------------------------- */
 
 START_TEST(variant_selection)
@@ -995,6 +1036,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rht_spread_limits);
     tcase_add_test(tc, rht_fp32_path_edges);
     tcase_add_test(tc, rht_split_int_nearest);
+    tcase_add_loop_test(tc, rowwise_long_rows, 0, 2);
     tcase_add_test(tc, rht_large_two_transforms);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, encoder_sweep);
