@@ -409,44 +409,69 @@ T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, i
     }
 }
 
+/* Loads the n <= 8 blocks at x + 16*b0 (zeros past n) into v and returns
+ * whether any lane is NaN (an |x| pattern above Inf's); a[i] (if a) gets
+ * block i's amax with NaN ignored: integer maxima of the |x| patterns (the
+ * float order) when there is no NaN, float maxima otherwise. */
+T256 static inline __attribute__((always_inline)) int row_load8(const void *x, int bf16, size_t b0, size_t n,
+                                                                 __m256 v[16], __m256 *a)
+{
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256i mx = _mm256_setzero_si256();
+    SIMD_UNROLL
+    for (size_t i = 0; i < 8; i++) {
+        size_t e = 16 * (b0 + i);
+        v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
+        v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
+        __m256i m = _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
+                                     _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm));
+        if (a) a[i] = _mm256_castsi256_ps(m);
+        mx = _mm256_max_epu32(mx, m);
+    }
+    int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
+    if (has_nan && a)
+        for (size_t i = 0; i < 8; i++) a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
+    return has_nan;
+}
+
+/* Scales and codes of a row in chunks of ROW_CHUNK blocks: first every
+ * scale byte and encode multiplier of the chunk, then its codes, reloading
+ * the blocks from L1. One pass per 8 blocks would put the whole chain
+ * (loads, amax, scale, division, codes) in one iteration, too long for the
+ * out-of-order window to overlap with the next; split, the iterations of
+ * each phase are independent. */
+#define ROW_CHUNK 64
 T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
                                 const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
 {
-    /* 8 blocks (16 registers) at a time, each block loaded once */
     _Alignas(32) uint8_t rb[128];
-    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        __m256 v[16], a[8];
-        /* block amaxes on the integer patterns of |v| (the float order); a
-         * lane above Inf's pattern is a NaN, and then the float maxima,
-         * which drop NaN, are taken instead */
-        __m256i mx = _mm256_setzero_si256();
-        SIMD_UNROLL
-        for (size_t i = 0; i < 8; i++) {
-            size_t e = 16 * (b0 + i);
-            v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
-            v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
-            __m256i m = _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
-                                         _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm));
-            a[i] = _mm256_castsi256_ps(m);
-            mx = _mm256_max_epu32(mx, m);
+    _Alignas(32) float inv[ROW_CHUNK];
+    int nan[ROW_CHUNK / 8];
+    for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
+        size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
+        for (size_t b0 = c0; b0 < c1; b0 += 8) {
+            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
+            __m256 v[16], a[8];
+            nan[(b0 - c0) / 8] = row_load8(x, bf16, b0, n, v, a);
+            __m256i sb = te_scale8(k, hmax8x8(a));
+            store_bytes8(sb, n, scale + b0);
+            _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
         }
-        int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
-        if (has_nan)
-            for (size_t i = 0; i < 8; i++) a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
-        __m256i sb = te_scale8(k, hmax8x8(a));
-        store_bytes8(sb, n, scale + b0);
-        _Alignas(32) float inv[8];
-        _mm256_store_ps(inv, te_inv8(k, sb));
-        if (sr) {
-            __m256i w[4];
-            sr_words8_seq(sr, block0 + b0, w);
-            sr_bytes_aos8(w, rb);
+        for (size_t b0 = c0; b0 < c1; b0 += 8) {
+            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
+            __m256 v[16];
+            (void)row_load8(x, bf16, b0, n, v, NULL);
+            if (sr) {
+                __m256i w[4];
+                sr_words8_seq(sr, block0 + b0, w);
+                sr_bytes_aos8(w, rb);
+            }
+            const float *iv = inv + (b0 - c0);
+            int has_nan = nan[(b0 - c0) / 8];
+            if (!has_nan && !sr) row_codes8_rn(v, iv, n, out + 8 * b0);
+            else if (!has_nan) row_codes8_sr(v, iv, rb, n, out + 8 * b0);
+            else row_codes8(v, iv, sr ? rb : NULL, n, out + 8 * b0);
         }
-        if (!has_nan && !sr) row_codes8_rn(v, inv, n, out + 8 * b0);
-        else if (!has_nan) row_codes8_sr(v, inv, rb, n, out + 8 * b0);
-        else row_codes8(v, inv, sr ? rb : NULL, n, out + 8 * b0);
     }
 }
 
