@@ -698,21 +698,32 @@ T256 static inline const nvfp4_simd_col_job *prepared_col_job8(const nvfp4_simd_
     return copy;
 }
 
-/* 16 rows x 8 columns -> 8 blocks of the transposed output. tile_amax >= 0:
- * the 16x16 tile's amax (tile16 jobs), else each column's own. */
-T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, float tile_amax, nvfp4_simd_col_stage *st,
-                           size_t srow, size_t gslot)
+/*
+ * Columnwise tiles of 16 rows x 8 columns, in two phases per (group, strip)
+ * as the row kernel (avx2_row_fused): first every tile's amax, scale bytes
+ * and encode multipliers, then every tile's codes. One pass per tile chains
+ * loads, RHT, amax, scale, multiplier and codes in one iteration, longer
+ * than the out-of-order window; split, the iterations of each phase are
+ * independent. The codes phase reloads the input (in L1) or, with RHT, the
+ * transform kept by the first phase.
+ */
+
+/* Phase 1 of a tile: its 16 rows (RHT'd when the job asks; kept in keep[]
+ * if keep), the per-column amax with NaN ignored (returned) and whether a
+ * lane holds NaN (*nan). The amax is a tree on the integer patterns (the
+ * float order for |v|): a lane above Inf's pattern holds a NaN, and then
+ * the float maxima, which drop NaN, are taken instead. */
+T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nvfp4_simd_col_job *j, size_t g,
+                                                                         size_t c0, __m256 *keep, int *nan)
 {
-    size_t nbr = j->rows / 16;
-    const nvfp4_simd_te_consts *k = &j->k;
     __m256 v[16];
     if (j->rht) col_load_group8(j, g, c0, v);
-    else /* inline: the plain loads stay in registers */
+    else
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-    /* amax as a tree on the integer patterns (the float order for |v|): a
-     * lane above Inf's pattern holds a NaN, which the float amax below
-     * ignores */
+    if (keep)
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) keep[i] = v[i];
     __m256i t[16];
     SIMD_UNROLL
     for (int i = 0; i < 16; i++) t[i] = _mm256_and_si256(_mm256_castps_si256(v[i]), _mm256_set1_epi32(0x7FFFFFFF));
@@ -720,16 +731,26 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
     for (int h = 8; h > 0; h >>= 1)
         SIMD_UNROLL
         for (int i = 0; i < h; i++) t[i] = _mm256_max_epu32(t[i], t[i + h]);
-    int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(t[0], _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1));
-    __m256 am = _mm256_castsi256_ps(t[0]);
-    if (tile_amax >= 0.0f) {
-        am = _mm256_set1_ps(tile_amax);
-    } else if (has_nan) {
-        am = _mm256_setzero_ps();
-        for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
-    }
-    __m256i sb = te_scale8(k, am);
-    __m256 inv = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
+    *nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(t[0], _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1));
+    if (!*nan) return _mm256_castsi256_ps(t[0]);
+    __m256 am = _mm256_setzero_ps();
+    for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
+    return am;
+}
+
+/* Phase 2 of a tile: codes of the 8 blocks (columns) from the rows in kept
+ * (or reloaded from the input), the multipliers inv, into the stage. */
+T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                                        const __m256 *kept, __m256 inv, int has_nan,
+                                                                        nvfp4_simd_col_stage *st, size_t srow,
+                                                                        size_t gslot)
+{
+    size_t nbr = j->rows / 16;
+    __m256 v[16];
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) v[i] = kept ? kept[i] : load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
+     * output bytes, element 2p in the low nibble */
     __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     if (j->sr) {
         __m256i w[4];
@@ -769,7 +790,6 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
         wd[0] = _mm256_or_si256(wd[0], sg[0]);
         wd[1] = _mm256_or_si256(wd[1], sg[1]);
     } else {
-        SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
             __m256 y = _mm256_mul_ps(v[i], inv);
             wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_rn8(y), 4 * (i & 7)));
@@ -777,29 +797,14 @@ T256 static void col_tile8(const nvfp4_simd_col_job *j, size_t g, size_t c0, flo
     }
     /* column c's 8 bytes: word c of wd[0] (rows 0-7), then of wd[1] */
     _Alignas(32) uint64_t q[8];
-    _Alignas(32) uint32_t s8[8];
     _mm256_store_si256((__m256i *)q, _mm256_unpacklo_epi32(wd[0], wd[1]));       /* columns 0, 1 | 4, 5 */
     _mm256_store_si256((__m256i *)(q + 4), _mm256_unpackhi_epi32(wd[0], wd[1])); /* columns 2, 3 | 6, 7 */
-    _mm256_store_si256((__m256i *)s8, sb);
     static const uint8_t slot[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-    for (size_t c = 0; c < 8; c++) {
-        memcpy(st->data[srow + c] + 8 * gslot, &q[slot[c]], 8);
-        st->scale[srow + c][gslot] = (uint8_t)s8[c];
-    }
+    for (size_t c = 0; c < 8; c++) memcpy(st->data[srow + c] + 8 * gslot, &q[slot[c]], 8);
 }
 
-/* The amax of the 16x16 tile at (group g, columns c0..c0+15). */
-T256 static float col_tile_amax16(const nvfp4_simd_col_job *j, size_t g, size_t c0)
-{
-    __m256 m[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) {
-        size_t e = (16 * g + i) * j->cols + c0;
-        m[i & 1] = _mm256_max_ps(abs8(load8(j->x, j->bf16, e)), m[i & 1]);
-        m[2 + (i & 1)] = _mm256_max_ps(abs8(load8(j->x, j->bf16, e + 8)), m[2 + (i & 1)]);
-    }
-    return hmax8(_mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3])));
-}
+/* Tiles per (group, strip): NVFP4_SIMD_STAGE_COLS / 8. */
+#define COL_TILES (NVFP4_SIMD_STAGE_COLS / 8)
 
 /* Column strips and staging as in simd_avx512.c's avx512_col_quant, and its
  * prefetches: per 16 columns (a 64-byte line of fp32), the rows this
@@ -811,22 +816,41 @@ T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t
     const nvfp4_simd_col_job *j = prepared_col_job8(job, &jw);
     size_t ncol8 = j->cols / 8 * 8, es = j->bf16 ? 2u : 4u;
     nvfp4_simd_col_stage st;
+    __m256 am[COL_TILES], inv[COL_TILES];
+    int nan[COL_TILES];
+    /* the strip's tiles (RHT'd) as phase 1 loaded them, 16 KiB: a reload
+     * from the input would miss L1, whose sets the 16 rows of a tile share
+     * when the row stride is a multiple of 4 KiB */
+    __m256 kept[16 * COL_TILES];
     for (size_t s0 = 0; s0 < ncol8; s0 += NVFP4_SIMD_STAGE_COLS) {
-        size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol8 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol8;
-        for (size_t g = g0; g < g1; g++)
-            for (size_t c0 = s0; c0 < s1; c0 += 16) {
-                size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
-                if (pc + 8 <= ncol8)
-                    for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
-                if (c0 + 16 < s1)
-                    for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
-                /* tile16 jobs have cols % 16 == 0 */
-                float ta = j->tile16 ? col_tile_amax16(j, g, c0) : -1.0f;
-                col_tile8(j, g, c0, ta, &st, c0 - s0, g - g0);
-                if (c0 + 8 < s1) col_tile8(j, g, c0 + 8, ta, &st, c0 + 8 - s0, g - g0);
+        size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol8 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol8, nt = (s1 - s0) / 8;
+        for (size_t g = g0; g < g1; g++) {
+            for (size_t t = 0; t < nt; t++) {
+                size_t c0 = s0 + 8 * t;
+                if (t % 2 == 0) {
+                    size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1),
+                           pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
+                    if (pc + 8 <= ncol8)
+                        for (size_t i = 0; i < 16; i++)
+                            _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
+                    if (c0 + 16 < s1)
+                        for (size_t i = 0; i < 16; i++)
+                            _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
+                }
+                am[t] = col_tile_amax8(j, g, c0, kept + 16 * t, &nan[t]);
             }
+            if (j->tile16) /* cols % 16 == 0: tiles 2u, 2u+1 share one scale */
+                for (size_t t = 0; t < nt; t += 2) am[t] = am[t + 1] = _mm256_set1_ps(hmax8(_mm256_max_ps(am[t], am[t + 1])));
+            for (size_t t = 0; t < nt; t++) {
+                __m256i sb = te_scale8(&j->k, am[t]);
+                inv[t] = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
+                _Alignas(32) uint32_t s8[8];
+                _mm256_store_si256((__m256i *)s8, sb);
+                for (size_t c = 0; c < 8; c++) st.scale[8 * t + c][g - g0] = (uint8_t)s8[c];
+            }
+            for (size_t t = 0; t < nt; t++)
+                col_tile_codes8(j, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], &st, 8 * t, g - g0);
+        }
         nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
     }
     for (size_t g = g0; g < g1; g++)
