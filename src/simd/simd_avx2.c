@@ -183,6 +183,18 @@ T256 static inline void pack8x2(__m256i a, __m256i b, uint8_t *out)
     _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(p, p));
 }
 
+/* Codes of two blocks (a0: elements 0-7 of the first, a1: 8-15; b0, b1 of
+ * the second) -> their 16 packed bytes. */
+T256 static inline void pack8x4(__m256i a0, __m256i a1, __m256i b0, __m256i b1, uint8_t *out)
+{
+    __m256i by = _mm256_packus_epi16(_mm256_packus_epi32(a0, a1), _mm256_packus_epi32(b0, b1));
+    /* dwords: a0 0-3, a1 0-3, b0 0-3, b1 0-3 | a0 4-7, a1 4-7, b0 4-7, b1 4-7 -> element order */
+    by = _mm256_permutevar8x32_epi32(by, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    __m256i p = _mm256_maddubs_epi16(by, _mm256_set1_epi16(0x1001)); /* e[2j] + 16*e[2j+1] */
+    p = _mm256_packus_epi16(p, p);                                      /* first block | second block */
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
+}
+
 /* ---- Philox4x32-10 over 8 lanes ------------------------------------------- */
 
 T256 static inline __m256i mulhi8(__m256i a, __m256i m)
@@ -327,35 +339,48 @@ T256 static void avx2_tile_scales(const nvfp4_simd_te_consts *k, const void *x, 
     }
 }
 
+/* The packed bytes of the first n <= 8 blocks whose codes are c[2i], c[2i+1]. */
+T256 static inline __attribute__((always_inline)) void row_pack8(const __m256i c[16], size_t n, uint8_t *out)
+{
+    if (n == 8) {
+        SIMD_UNROLL
+        for (size_t i = 0; i < 8; i += 2) pack8x4(c[2 * i], c[2 * i + 1], c[2 * i + 2], c[2 * i + 3], out + 8 * i);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) pack8x2(c[2 * i], c[2 * i + 1], out + 8 * i);
+}
+
 /* Codes of n <= 8 blocks held in v[2i], v[2i+1] with encode multipliers
  * inv[i]: RN or SR (rb: the blocks' random bytes) on blocks without NaN,
  * whose sign bits need no mask, and the general case. */
 T256 static inline __attribute__((always_inline)) void row_codes8_rn(const __m256 v[16], const float inv[8], size_t n,
                                                                       uint8_t *out)
 {
+    __m256i c[16];
     SIMD_UNROLL
     for (size_t i = 0; i < 8; i++) {
-        if (i >= n) break;
         __m256 f = _mm256_set1_ps(inv[i]);
         __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
-        pack8x2(_mm256_or_si256(e2m1_rn_mag8(y0), sign_code8(y0)), _mm256_or_si256(e2m1_rn_mag8(y1), sign_code8(y1)),
-                out + 8 * i);
+        c[2 * i] = _mm256_or_si256(e2m1_rn_mag8(y0), sign_code8(y0));
+        c[2 * i + 1] = _mm256_or_si256(e2m1_rn_mag8(y1), sign_code8(y1));
     }
+    row_pack8(c, n, out);
 }
 
 T256 static inline __attribute__((always_inline)) void row_codes8_sr(const __m256 v[16], const float inv[8],
                                                                       const uint8_t rb[128], size_t n, uint8_t *out)
 {
+    __m256i c[16];
     SIMD_UNROLL
     for (size_t i = 0; i < 8; i++) {
-        if (i >= n) break;
         __m256 f = _mm256_set1_ps(inv[i]);
         __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
         __m256i r0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i)));
         __m256i r1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8)));
-        pack8x2(_mm256_or_si256(e2m1_sr_mag8(y0, r0), sign_code8(y0)),
-                _mm256_or_si256(e2m1_sr_mag8(y1, r1), sign_code8(y1)), out + 8 * i);
+        c[2 * i] = _mm256_or_si256(e2m1_sr_mag8(y0, r0), sign_code8(y0));
+        c[2 * i + 1] = _mm256_or_si256(e2m1_sr_mag8(y1, r1), sign_code8(y1));
     }
+    row_pack8(c, n, out);
 }
 
 T256 static void row_codes8(const __m256 v[16], const float inv[8], const uint8_t *rb, size_t n, uint8_t *out)
