@@ -400,40 +400,6 @@ T256 static void row_codes8(const __m256 v[16], const float inv[8], const uint8_
     }
 }
 
-T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                 const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
-{
-    _Alignas(32) uint8_t rb[128];
-    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        __m256 v[16];
-        __m256i mx = _mm256_setzero_si256(); /* NaN lanes: above Inf's pattern */
-        SIMD_UNROLL
-        for (size_t i = 0; i < 8; i++) {
-            size_t e = 16 * (b0 + i);
-            v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
-            v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
-            mx = _mm256_max_epu32(mx, _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
-                                                       _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm)));
-        }
-        int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
-        uint8_t s8[8] = {0};
-        memcpy(s8, scale + b0, n);
-        __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
-        _Alignas(32) float inv[8];
-        _mm256_store_ps(inv, te_inv8(k, sb));
-        if (sr) {
-            __m256i w[4];
-            sr_words8_seq(sr, block0 + b0, w);
-            sr_bytes_aos8(w, rb);
-        }
-        if (!has_nan && !sr) row_codes8_rn(v, inv, n, out + 8 * b0);
-        else if (!has_nan) row_codes8_sr(v, inv, rb, n, out + 8 * b0);
-        else row_codes8(v, inv, sr ? rb : NULL, n, out + 8 * b0);
-    }
-}
-
 /* Loads the n <= 8 blocks at x + 16*b0 (zeros past n) into v and returns
  * whether any lane is NaN (an |x| pattern above Inf's); a[i] (if a) gets
  * block i's amax with NaN ignored: integer maxima of the |x| patterns (the
@@ -457,6 +423,30 @@ T256 static inline __attribute__((always_inline)) int row_load8(const void *x, i
     if (has_nan && a)
         for (size_t i = 0; i < 8; i++) a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
     return has_nan;
+}
+
+T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                 const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+{
+    _Alignas(32) uint8_t rb[128];
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        size_t n = nb - b0 < 8 ? nb - b0 : 8;
+        __m256 v[16];
+        int has_nan = row_load8(x, bf16, b0, n, v, NULL);
+        uint8_t s8[8] = {0};
+        memcpy(s8, scale + b0, n);
+        __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
+        _Alignas(32) float inv[8];
+        _mm256_store_ps(inv, te_inv8(k, sb));
+        if (sr) {
+            __m256i w[4];
+            sr_words8_seq(sr, block0 + b0, w);
+            sr_bytes_aos8(w, rb);
+        }
+        if (!has_nan && !sr) row_codes8_rn(v, inv, n, out + 8 * b0);
+        else if (!has_nan) row_codes8_sr(v, inv, rb, n, out + 8 * b0);
+        else row_codes8(v, inv, sr ? rb : NULL, n, out + 8 * b0);
+    }
 }
 
 /* Scales and codes of a row in chunks of ROW_CHUNK blocks: first every
