@@ -268,7 +268,7 @@ static nvfp4_status bundle_layout(const nvfp4_tensor_set *s, const char *fname, 
     nvfp4_status st = nvfp4_bundle_opts(s, fname, o, err);
     if (st) return st;
     *info = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe));
-    unsigned long long r, c;
+    unsigned long long r = 0, c = 0; /* set by meta_ull on success; zero keeps gcc -O3 from warning */
     if ((st = meta_ull(s, fname, "rows", &r, err)) || (st = meta_ull(s, fname, "cols", &c, err))) return st;
     if (r == 0 || c == 0 || r > SIZE_MAX || c > SIZE_MAX)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %llu x %llu is empty or too large", fname, r, c);

@@ -44,25 +44,34 @@ static void tile_row_generic(const uint8_t *linear, size_t rows, size_t cols, si
     }
 }
 
-/* Band t: nct tiles of 512 bytes at band. Rows of a full band with whole
- * 16-byte column chunks go through the vector transpose; the rest (a
- * partial last band, the last column groups) byte-exactly through
+#if defined(__SSE2__)
+/* Column groups c4..c4+3 of a row (16 bytes), zeros for a row past the matrix. */
+static inline __m128i chunk16(const uint8_t *row, size_t c4)
+{
+    return row ? _mm_loadu_si128((const __m128i *)(row + 4 * c4)) : _mm_setzero_si128();
+}
+#endif
+
+/* Band t: nct tiles of 512 bytes at band. Whole 16-byte column chunks go
+ * through the vector transpose (rows past the matrix, in a partial last
+ * band, read as zeros); the last column groups byte-exactly through
  * tile_row_generic. */
 static void swizzle_band(const uint8_t *linear, size_t rows, size_t cols, size_t t, uint8_t *band)
 {
     size_t nct = (cols + 3) / 4, c4_vec = 0;
 #if defined(__SSE2__)
-    if (128 * t + 128 <= rows) c4_vec = cols / 16 * 4; /* column groups in whole 16-byte chunks */
+    c4_vec = cols / 16 * 4; /* column groups in whole 16-byte chunks */
 #endif
     for (size_t i = 0; i < 32; i++) {
         uint8_t *row_out = band + 16 * i;
 #if defined(__SSE2__)
-        const uint8_t *a = linear + (128 * t + i) * cols, *b = a + 32 * cols, *c = b + 32 * cols, *d = c + 32 * cols;
+        const uint8_t *p[4]; /* rows i, i+32, i+64, i+96 of the band; NULL past the matrix */
+        for (size_t q = 0; q < 4; q++) {
+            size_t r = 128 * t + 32 * q + i;
+            p[q] = r < rows ? linear + r * cols : NULL;
+        }
         for (size_t c4 = 0; c4 < c4_vec; c4 += 4) {
-            __m128i va = _mm_loadu_si128((const __m128i *)(a + 4 * c4));
-            __m128i vb = _mm_loadu_si128((const __m128i *)(b + 4 * c4));
-            __m128i vc = _mm_loadu_si128((const __m128i *)(c + 4 * c4));
-            __m128i vd = _mm_loadu_si128((const __m128i *)(d + 4 * c4));
+            __m128i va = chunk16(p[0], c4), vb = chunk16(p[1], c4), vc = chunk16(p[2], c4), vd = chunk16(p[3], c4);
             __m128i ab0 = _mm_unpacklo_epi32(va, vb), ab1 = _mm_unpackhi_epi32(va, vb); /* a0 b0 a1 b1 | a2 b2 a3 b3 */
             __m128i cd0 = _mm_unpacklo_epi32(vc, vd), cd1 = _mm_unpackhi_epi32(vc, vd);
             _mm_storeu_si128((__m128i *)(row_out + (c4 + 0) * 512), _mm_unpacklo_epi64(ab0, cd0)); /* a0 b0 c0 d0 */
