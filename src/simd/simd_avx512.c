@@ -172,27 +172,35 @@ T512 static inline __m512i e2m1_rn16(__m512 y)
 }
 
 /* r: the 16 random bytes, one per 32-bit lane. */
+/* E2M1 SR magnitude (nvfp4_core_e2m1_sr_mag; r: one random byte per lane).
+ * a = min(|y|, 6) (vminps gives 6 for NaN: magnitude 7), then with
+ * 2^k = 256/step (512, 256, 128 for a's binade <= 127, 128, 129: 16-entry
+ * tables by the exponent's low 4 bits, as e2m1_rn_mag_onestep16)
+ * t = trunc(a * 2^k) is exact, t >> 8 the round-toward-zero position in
+ * the binade and t & 255 = floor(256 * frac): the code is
+ * ((t + r) >> 8) + the binade's first code (0, 2, 4), one more iff
+ * (t & 255) + r >= 256. a = 6 gives t = 768: 3 + 4 = 7 whatever r, so the
+ * clamp to 6 is the saturation (and NaN's 7). 11 operations instead of 17
+ * (simd_avx2.c's formulation). */
+T512 static inline __m512i e2m1_sr_mag16(__m512 y, __m512i r)
+{
+    const __m512i tm = _mm512_setr_epi32(0x43800000, 0x43000000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x44000000);
+    const __m512i tf = _mm512_setr_epi32(2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512 a = _mm512_min_ps(abs16(y), _mm512_set1_ps(6.0f));
+    __m512i e = _mm512_max_epu32(_mm512_srli_epi32(_mm512_castps_si512(a), 23), _mm512_set1_epi32(127));
+    __m512i t = _mm512_cvtt_roundps_epi32(_mm512_mul_ps(a, _mm512_castsi512_ps(_mm512_permutexvar_epi32(e, tm))),
+                                          _MM_FROUND_NO_EXC);
+    return _mm512_add_epi32(_mm512_srli_epi32(_mm512_add_epi32(t, r), 8), _mm512_permutexvar_epi32(e, tf));
+}
+
+/* nvfp4_core_e2m1_encode(y, SR) with random byte r per lane. */
 T512 static inline __m512i e2m1_sr16(__m512 y, __m512i r)
 {
     __m512i u = _mm512_castps_si512(y);
     __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-    __m512 a = _mm512_castsi512_ps(au);
-    __mmask16 ge2 = _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.0f), _CMP_GE_OQ);
-    __mmask16 ge4 = _mm512_cmp_ps_mask(a, _mm512_set1_ps(4.0f), _CMP_GE_OQ);
-    __m512 mul = _mm512_mask_mov_ps(_mm512_set1_ps(512.0f), ge2, _mm512_set1_ps(256.0f));
-    mul = _mm512_mask_mov_ps(mul, ge4, _mm512_set1_ps(128.0f));
-    /* |y| >= 6 gives t >= 768, hence down >= 7; Inf, NaN and anything past
-     * 2^31 give the integer indefinite 0x80000000: all end at the min with 7
-     * (saturation, and NaN's magnitude) */
-    __m512i t = _mm512_cvtt_roundps_epi32(_mm512_mul_ps(a, mul), _MM_FROUND_NO_EXC);
-    __m512i two = _mm512_set1_epi32(2);
-    __m512i down = _mm512_srli_epi32(t, 8);
-    down = _mm512_mask_add_epi32(down, ge2, down, two);
-    down = _mm512_mask_add_epi32(down, ge4, down, two);
-    __m512i up = _mm512_srli_epi32(_mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(255)), r), 8);
-    __m512i mag = _mm512_min_epu32(_mm512_add_epi32(down, up), _mm512_set1_epi32(7));
-    return e2m1_finish16(u, au, mag);
+    return e2m1_finish16(u, au, e2m1_sr_mag16(y, r));
 }
+
 
 /* 16 codes (one per lane, element 2j in lane 2j) -> 8 packed bytes. */
 T512 static inline void pack16(__m512i code, uint8_t *out)
