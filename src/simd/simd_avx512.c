@@ -580,6 +580,16 @@ T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_s
     }
 }
 
+/* s_i x scale for the integer RHT paths: the sign of weight i applied as a
+ * sign-bit flip (exact), then the power-of-two scaling (exact on their
+ * lanes). */
+T512 static inline __m512 rht_signed_scaled(const nvfp4_simd_col_job *j, unsigned i, __m512 x, __m512 scale)
+{
+    __m512i sgn = _mm512_and_si512(_mm512_set1_epi32((int)nvfp4_core_f32_bits(j->rht_w[i])),
+                                   _mm512_set1_epi32((int)0x80000000u));
+    return _mm512_mul_ps(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sgn)), scale);
+}
+
 /*
  * The hi/lo split of rht16_split with the hi part in integers, which take
  * half of its floating-point additions off the FP adders (the bottleneck:
@@ -615,9 +625,7 @@ T512 static inline __attribute__((always_inline)) void rht16_split_int(const nvf
     __m512 lo[16];
     SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
-        __m512i sgn = _mm512_and_si512(_mm512_set1_epi32((int)nvfp4_core_f32_bits(j->rht_w[i])),
-                                       _mm512_set1_epi32((int)0x80000000u));
-        __m512 si = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v[i]), sgn)), up);
+        __m512 si = rht_signed_scaled(j, i, v[i], up);
         h[i] = _mm512_cvt_roundps_epi32(si, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         lo[i] = _mm512_reduce_round_ps(si, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_NO_EXC);
     }
@@ -652,9 +660,7 @@ T512 static inline __attribute__((always_inline)) void rht16_bf16_int(const nvfp
     __m512i h[16];
     SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
-        __m512i sgn = _mm512_and_si512(_mm512_set1_epi32((int)nvfp4_core_f32_bits(j->rht_w[i])),
-                                       _mm512_set1_epi32((int)0x80000000u));
-        __m512 si = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v[i]), sgn)), up);
+        __m512 si = rht_signed_scaled(j, i, v[i], up);
         h[i] = _mm512_cvt_roundps_epi32(si, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); /* exact */
     }
     fwht16_epi32(h);
