@@ -272,6 +272,40 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The main thread's effective clock in GHz (0 where not measured): a chain
+ * of dependent integer additions runs at one per cycle, so a figure well
+ * below the CPU's clock means the host gave the core to someone else (on
+ * a KVM guest: another tenant on the same physical core), which busy does
+ * not show. */
+static double effective_clock_ghz(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const uint64_t n = 50000000u;
+    uint64_t x = 0;
+    double t0 = now();
+    for (uint64_t i = 0; i < n; i++) __asm__ volatile("add $1, %0" : "+r"(x));
+    return (double)n / (now() - t0) * 1e-9;
+#else
+    return 0.0;
+#endif
+}
+
+/* Median of v[0..n) (n <= NKERNELS), with its extremes. */
+static double median_of(const double *v, size_t n, double *lo, double *hi)
+{
+    double w[NKERNELS];
+    memcpy(w, v, n * sizeof *w);
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
+        for (size_t k = i; k > 0 && w[k - 1] > w[k]; k--) {
+            double tmp = w[k];
+            w[k] = w[k - 1];
+            w[k - 1] = tmp;
+        }
+    *lo = w[0];
+    *hi = w[n - 1];
+    return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+}
+
 /* Best wall time of `repeat` runs; *busy = CPU time / (wall time * threads)
  * of that run: well below 1 means the machine was shared while measuring. */
 static double best_time(void (*fn)(bench_ctx *), bench_ctx *c, int repeat, double *busy)
@@ -308,7 +342,8 @@ static void usage(FILE *f)
             "  --no-scalar    skip the 1-thread scalar baseline (the speedup column)\n"
             "  --json         one JSON object on stdout instead of the table\n"
             "Traffic counts the input read once and each output written once; ratio = traffic rate / memcpy rate,\n"
-            "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input.\n"
+            "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input,\n"
+            "measured again right before each kernel (the memcpy column; the header gives their median).\n"
             "busy = CPU time / (wall time x threads) of the reported run: well below 100%% means other\n"
             "processes shared the cores and the figures understate the kernels.\n");
 }
@@ -376,11 +411,21 @@ static int run(int argc, char **argv)
         teardown(&c);
         return cli_fail(CMD, "out of memory for a %zu MiB benchmark", mib);
     }
-    double memcpy_busy;
-    double t_memcpy = best_time(k_memcpy, &c, (int)repeat, &memcpy_busy);
-    double memcpy_bw = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
-    double t[NKERNELS], ts[NKERNELS], busy[NKERNELS];
-    for (size_t i = 0; i < NKERNELS; i++) t[i] = best_time(kernels[i].run, &c, (int)repeat, &busy[i]);
+    /* The bound is measured again right before each kernel and its ratio
+     * uses that measurement: on a shared machine the memory rate drifts
+     * within a run (seen here: 28 to 43 GB/s), so a pair taken under the
+     * same conditions is the fair comparison. */
+    double memcpy_busy = 0.0, mc[NKERNELS], t[NKERNELS], ts[NKERNELS], busy[NKERNELS];
+    double clock_start = effective_clock_ghz();
+    for (size_t i = 0; i < NKERNELS; i++) {
+        double mb;
+        double t_memcpy = best_time(k_memcpy, &c, (int)repeat, &mb);
+        mc[i] = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
+        if (i == 0) memcpy_busy = mb;
+        t[i] = best_time(kernels[i].run, &c, (int)repeat, &busy[i]);
+    }
+    double mc_min, mc_max, memcpy_bw = median_of(mc, NKERNELS, &mc_min, &mc_max);
+    double clock_end = effective_clock_ghz();
     size_t sn = 0;
     if (scalar_baseline) {
         /* the straightforward code: scalar variant, one thread, a quarter of the input */
@@ -407,15 +452,16 @@ static int run(int argc, char **argv)
 
     if (json) {
         printf("{\"variant\": \"%s\", \"threads\": %d, \"elements\": %zu, \"input_mib\": %.1f, \"data\": \"%s\", "
-               "\"memcpy_gbps\": %.3f, \"memcpy_busy\": %.3f, \"kernels\": [",
+               "\"memcpy_gbps\": %.3f, \"memcpy_gbps_min\": %.3f, \"memcpy_gbps_max\": %.3f, \"memcpy_busy\": %.3f, "
+               "\"clock_ghz_start\": %.3f, \"clock_ghz_end\": %.3f, \"kernels\": [",
                nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, wide ? "wide" : "gauss",
-               memcpy_bw * 1e-9, memcpy_busy);
+               memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, memcpy_busy, clock_start, clock_end);
         for (size_t i = 0; i < NKERNELS; i++) {
             double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
             printf("%s{\"name\": \"%s\", \"seconds\": %.6f, \"gelem_per_s\": %.4f, \"gbps\": %.3f, "
-                   "\"memcpy_ratio\": %.4f, \"busy\": %.3f",
-                   i ? ", " : "", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9,
-                   bytes / t[i] / memcpy_bw, busy[i]);
+                   "\"memcpy_gbps\": %.3f, \"memcpy_ratio\": %.4f, \"busy\": %.3f",
+                   i ? ", " : "", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9,
+                   bytes / t[i] / mc[i], busy[i]);
             if (scalar_baseline)
                 printf(", \"scalar_1t_gelem_per_s\": %.4f, \"speedup_vs_scalar_1t\": %.2f", (double)sn / ts[i] * 1e-9,
                        ((double)n / t[i]) / ((double)sn / ts[i]));
@@ -426,13 +472,20 @@ static int run(int argc, char **argv)
     }
     printf("nvfp4 bench: variant %s, %d thread%s, %zu x %zu fp32 (%.0f MiB), %s data\n", nvfp4_simd_name(active),
            nthreads, nthreads == 1 ? "" : "s", n / cols, cols, (double)n * 4.0 / 1048576.0, wide ? "wide" : "gauss");
-    printf("memcpy: %.2f GB/s (read + write), busy %.0f%%\n\n", memcpy_bw * 1e-9, 100.0 * memcpy_busy);
-    printf("%-28s %10s %10s %9s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy%", "busy",
+    printf("memcpy: %.2f GB/s (read + write; median of the measurements before each kernel, %.2f to %.2f), busy "
+           "%.0f%%\n",
+           memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, 100.0 * memcpy_busy);
+    if (clock_start > 0.0)
+        printf("effective clock of the main thread: %.2f GHz before the kernels, %.2f after (a figure well below\n"
+               "the CPU's clock means the host shared the core: every rate below then understates the kernels)\n\n",
+               clock_start, clock_end);
+    printf("%-28s %10s %10s %9s %8s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy", "memcpy%", "busy",
            scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
     for (size_t i = 0; i < NKERNELS; i++) {
         double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
-        printf("%-28s %10.2f %10.3f %9.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3, (double)n / t[i] * 1e-9,
-               bytes / t[i] * 1e-9, 100.0 * bytes / t[i] / memcpy_bw, 100.0 * busy[i]);
+        printf("%-28s %10.2f %10.3f %9.2f %8.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3,
+               (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9, 100.0 * bytes / t[i] / mc[i],
+               100.0 * busy[i]);
         if (scalar_baseline)
             printf("   %17.4f %7.1fx", (double)sn / ts[i] * 1e-9, ((double)n / t[i]) / ((double)sn / ts[i]));
         printf("\n");

@@ -1059,15 +1059,63 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     return j->rht_round_bf16 ? bf16_round16(am) : am;
 }
 
+/*
+ * An upper bound, per lane, of max |RHT(x)| over a tile's 16 outputs as
+ * rounded, from the plain fp32 butterfly (about 2.4 times cheaper than the
+ * exact paths). With e the largest unbiased exponent of the lane's x_i
+ * (Emax <= 250): u_i = s_i x_i / 4 is exact, or off by at most 2^-150
+ * below 2^-124; each butterfly output went through 4 roundings, so
+ * |y~_j - y_j| <= gamma_4 * sum |u_i| < 2^-21.99 * 16 * 2^(e-1) < 2^(e-18)
+ * (additions in the subnormal range are exact). E' = 2^(max(Emax - 16, 17)
+ * - 127) is at least 4 * 2^(e-18) and 2^-110, and fl(M~ + E') (M~ = max_j
+ * |y~_j|) loses at most (M~ + E') * 2^-24 < 2^(e-20) < E' / 2 to rounding:
+ * it bounds max_j |y_j| from above, and so (rounding to fp32 and bf16 is
+ * monotonic) the rounded maximum. Lanes with Emax > 250 (Inf, NaN, or
+ * too large for the argument) get +Inf.
+ */
+T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax_bound(const nvfp4_simd_col_job *j, size_t g,
+                                                                                size_t c0)
+{
+    __m512 v[16];
+    __m512i mx = _mm512_setzero_si512();
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) {
+        v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+        mx = _mm512_max_epu32(mx, _mm512_and_si512(_mm512_castps_si512(v[i]), _mm512_set1_epi32(0x7FFFFFFF)));
+        v[i] = rht_quarter(j, (unsigned)i, v[i]);
+    }
+    __m512i emax = _mm512_srli_epi32(mx, 23);
+    fwht16_ps(v);
+    __m512 m = _mm512_setzero_ps();
+    SIMD_UNROLL
+    for (int i = 0; i < 16; i++) m = _mm512_max_ps(abs16(v[i]), m);
+    __m512i eb = _mm512_max_epi32(_mm512_sub_epi32(emax, _mm512_set1_epi32(16)), _mm512_set1_epi32(17));
+    __m512 ub = _mm512_add_ps(m, _mm512_castsi512_ps(_mm512_slli_epi32(eb, 23)));
+    return _mm512_mask_mov_ps(ub, _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_GT),
+                              _mm512_set1_ps(INFINITY));
+}
+
+/* The post-RHT amax of row groups [g0, g1): a tile is transformed exactly
+ * (rht16_tile_amax) only if rht16_tile_amax_bound does not put all its
+ * lanes below lb, the largest exact tile maximum so far (a lower bound of
+ * the result): such a tile cannot hold the maximum. After the first few
+ * tiles almost all are skipped. */
 T512 static float avx512_rht_amax(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
 {
     nvfp4_simd_col_job jw;
     const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
     size_t ncol16 = j->cols / 16 * 16;
     __m512 am = _mm512_setzero_ps();
-    float m = 0.0f;
+    float m = 0.0f, lb = 0.0f;
     for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol16; c0 += 16) am = _mm512_max_ps(rht16_tile_amax(j, g, c0), am);
+        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
+            if (lb > 0.0f &&
+                _mm512_cmp_ps_mask(rht16_tile_amax_bound(j, g, c0), _mm512_set1_ps(lb), _CMP_LT_OQ) == 0xFFFF)
+                continue;
+            __m512 t = rht16_tile_amax(j, g, c0);
+            am = _mm512_max_ps(t, am);
+            if (_mm512_cmp_ps_mask(t, t, _CMP_ORD_Q) == 0xFFFF) lb = fmaxf(lb, _mm512_reduce_max_ps(t));
+        }
         for (size_t c = ncol16; c < j->cols; c++) {
             float y[16];
             nvfp4_simd_col_group(j, g, c, y);

@@ -21,12 +21,16 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["variant"] == sys.argv[2], d["variant"]
 assert d["threads"] == 1 and d["elements"] == 262144 and d["memcpy_gbps"] > 0 and d["data"] == "gauss"
+assert d["clock_ghz_start"] >= 0 and d["clock_ghz_end"] >= 0
 names = [k["name"] for k in d["kernels"]]
 for want in ("amax_f32", "quant_1x16_rn", "quant_1x16_sr", "quant_colwise_rn", "rht16_quant_colwise",
              "mxfp4_1x32_floor", "dequant_1x16", "scale_swizzle"):
     assert want in names, want
 for k in d["kernels"]:
     assert k["seconds"] > 0 and k["gelem_per_s"] > 0 and k["gbps"] > 0 and k["memcpy_ratio"] > 0, k
+    # the ratio is against the memcpy measured right before the kernel
+    assert abs(k["memcpy_ratio"] - k["gbps"] / k["memcpy_gbps"]) <= 1e-3 * k["memcpy_ratio"] + 1e-4, k
+    assert d["memcpy_gbps_min"] <= k["memcpy_gbps"] <= d["memcpy_gbps_max"], k
     assert "speedup_vs_scalar_1t" not in k, "--no-scalar must leave out the baseline"
 PY
 done
