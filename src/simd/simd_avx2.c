@@ -871,17 +871,60 @@ T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t
         for (size_t c = ncol8; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
 }
 
+/* simd_avx512.c's rht16_tile_amax_bound (the proof is there and in
+ * docs/performance.md) on 8 lanes: an upper bound, per lane, of the tile's
+ * exact max |RHT(x)| as rounded, from the plain fp32 butterfly on
+ * u_i = s_i x_i / 4 plus E' = 2^(max(Emax - 16, 17) - 127); lanes with
+ * Emax > 250 (Inf, NaN, or too large for the argument) get +Inf. The
+ * butterfly of finite lanes with Emax <= 250 stays below 2^126: no NaN to
+ * drop in m. */
+T256 static inline __attribute__((always_inline)) __m256 rht16_tile_amax_bound8(const nvfp4_simd_col_job *j, size_t g,
+                                                                                 size_t c0)
+{
+    __m256 v[16];
+    __m256i mx = _mm256_setzero_si256();
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+        mx = _mm256_max_epu32(mx, _mm256_and_si256(_mm256_castps_si256(v[i]), _mm256_set1_epi32(0x7FFFFFFF)));
+        v[i] = _mm256_mul_ps(v[i], _mm256_set1_ps(((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f));
+    }
+    __m256i emax = _mm256_srli_epi32(mx, 23);
+    fwht16_ps8(v);
+    __m256 m = _mm256_setzero_ps();
+    SIMD_UNROLL
+    for (int i = 0; i < 16; i++) m = _mm256_max_ps(abs8(v[i]), m);
+    __m256i eb = _mm256_max_epi32(_mm256_sub_epi32(emax, _mm256_set1_epi32(16)), _mm256_set1_epi32(17));
+    __m256 ub = _mm256_add_ps(m, _mm256_castsi256_ps(_mm256_slli_epi32(eb, 23)));
+    __m256i huge = _mm256_cmpgt_epi32(emax, _mm256_set1_epi32(250));
+    __m256 inf = _mm256_castsi256_ps(_mm256_set1_epi32(0x7F800000));
+    return _mm256_blendv_ps(ub, inf, _mm256_castsi256_ps(huge));
+}
+
+/* The post-RHT amax of row groups [g0, g1), as avx512_rht_amax: a tile is
+ * transformed exactly (col_load_group8) only if rht16_tile_amax_bound8
+ * does not put all its lanes below lb, the largest exact tile maximum so
+ * far (a lower bound of the result): such a tile cannot hold the maximum.
+ * A tile's maximum t drops NaN by vmaxps's operand order (as the result
+ * does), so it is always a valid lb. */
 T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
     size_t ncol8 = j->cols / 8 * 8;
     __m256 am = _mm256_setzero_ps();
-    float m = 0.0f;
+    float m = 0.0f, lb = 0.0f;
     for (size_t g = g0; g < g1; g++) {
         for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
+            if (lb > 0.0f &&
+                _mm256_movemask_ps(_mm256_cmp_ps(rht16_tile_amax_bound8(j, g, c0), _mm256_set1_ps(lb), _CMP_LT_OQ)) ==
+                    0xFF)
+                continue;
             __m256 v[16];
             col_load_group8(j, g, c0, v);
+            __m256 t = _mm256_setzero_ps();
             SIMD_UNROLL
-            for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
+            for (int i = 0; i < 16; i++) t = _mm256_max_ps(abs8(v[i]), t);
+            am = _mm256_max_ps(t, am);
+            lb = nvfp4_core_fmaxf(lb, hmax8(t));
         }
         for (size_t c = ncol8; c < j->cols; c++) {
             float y[16];
