@@ -2,7 +2,8 @@
  * check_rht_amax_skip.c - the post-RHT amax pass skips a tile when an upper
  * bound from the plain fp32 butterfly (simd_avx512.c's
  * rht16_tile_amax_bound) is below an exact tile maximum already seen. This
- * test builds the case where that bound's error margin matters: tile A's
+ * test (which runs every variant; simd_avx2.c has the same filter) builds
+ * the case where that bound's error margin matters: tile A's
  * exact maximum L lies strictly between tile B's plain-butterfly maximum
  * and its exact maximum. Without the margin, B is skipped and the amax
  * comes out as L; with it, the amax must be B's exact maximum, bit for bit.
