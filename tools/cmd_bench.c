@@ -330,7 +330,8 @@ static double best_time(void (*fn)(bench_ctx *), bench_ctx *c, int repeat, doubl
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: nvfp4 bench [--size MIB] [--threads T] [--variant V] [--data D] [--repeat R] [--no-scalar] [--json]\n"
+            "usage: nvfp4 bench [--size MIB] [--threads T] [--variant V] [--data D] [--repeat R] [--kernels K,...]\n"
+            "                   [--no-scalar] [--json]\n"
             "       nvfp4 bench --variants     (list the SIMD variants this CPU runs, one per line)\n"
             "Throughput of the fast CPU path (te recipe) against a memcpy measured in the same run.\n"
             "  --size MIB     fp32 input size in MiB (default 256; at least 1)\n"
@@ -339,6 +340,7 @@ static void usage(FILE *f)
             "  --data D       gauss (default: standard normal values) or wide (times 2^0..2^15 per element:\n"
             "                 the RHT kernels' slower wide-spread paths)\n"
             "  --repeat R     timed runs per kernel, the best is reported (default 3)\n"
+            "  --kernels K,.. run only these kernels (names as in the table, comma-separated; default all)\n"
             "  --no-scalar    skip the 1-thread scalar baseline (the speedup column)\n"
             "  --json         one JSON object on stdout instead of the table\n"
             "Traffic counts the input read once and each output written once; ratio = traffic rate / memcpy rate,\n"
@@ -348,6 +350,26 @@ static void usage(FILE *f)
             "processes shared the cores and the figures understate the kernels.\n");
 }
 
+/* Marks the kernels named in a comma-separated list; false (with the
+ * offending name in *bad, at most badlen bytes) for an unknown or empty name. */
+static bool select_kernels(const char *list, bool sel[], char *bad, size_t badlen)
+{
+    for (size_t i = 0; i < NKERNELS; i++) sel[i] = false;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (size_t i = 0; i < NKERNELS && len; i++)
+            if (strlen(kernels[i].name) == len && strncmp(kernels[i].name, p, len) == 0) sel[i] = found = true;
+        if (!found) {
+            snprintf(bad, badlen, "%.*s", (int)len, p);
+            return false;
+        }
+        if (!p[len]) return true;
+        p += len + 1;
+    }
+}
+
 static int run(int argc, char **argv)
 {
     size_t mib = 256, threads = 0, repeat = 3;
@@ -355,6 +377,8 @@ static int run(int argc, char **argv)
     int wide = 0;
     nvfp4_simd_variant variant = NVFP4_SIMD_AUTO;
     bool variant_given = false;
+    bool sel[NKERNELS];
+    for (size_t i = 0; i < NKERNELS; i++) sel[i] = true;
     if (cli_wants_help(argc, argv)) {
         usage(stdout);
         return NVFP4_EXIT_OK;
@@ -370,7 +394,17 @@ static int run(int argc, char **argv)
         }
         if (strcmp(a, "--json") == 0) json = true;
         else if (strcmp(a, "--no-scalar") == 0) scalar_baseline = false;
-        else if (strcmp(a, "--data") == 0) {
+        else if (strcmp(a, "--kernels") == 0) {
+            char bad[64];
+            if (!v) return cli_fail(CMD, "--kernels needs a comma-separated list of kernel names");
+            if (!select_kernels(v, sel, bad, sizeof bad)) {
+                fprintf(stderr, "kernels:");
+                for (size_t k = 0; k < NKERNELS; k++) fprintf(stderr, " %s", kernels[k].name);
+                fprintf(stderr, "\n");
+                return cli_fail(CMD, "--kernels: unknown kernel '%s' (the list above)", bad);
+            }
+            i++;
+        } else if (strcmp(a, "--data") == 0) {
             if (!v || (strcmp(v, "gauss") != 0 && strcmp(v, "wide") != 0))
                 return cli_fail(CMD, "--data needs gauss or wide");
             wide = strcmp(v, "wide") == 0;
@@ -415,16 +449,19 @@ static int run(int argc, char **argv)
      * uses that measurement: on a shared machine the memory rate drifts
      * within a run (seen here: 28 to 43 GB/s), so a pair taken under the
      * same conditions is the fair comparison. */
-    double memcpy_busy = 0.0, mc[NKERNELS], t[NKERNELS], ts[NKERNELS], busy[NKERNELS];
+    double memcpy_busy = 0.0, mc[NKERNELS], t[NKERNELS], ts[NKERNELS], busy[NKERNELS], mcsel[NKERNELS];
+    size_t nsel = 0;
     double clock_start = effective_clock_ghz();
     for (size_t i = 0; i < NKERNELS; i++) {
+        if (!sel[i]) continue;
         double mb;
         double t_memcpy = best_time(k_memcpy, &c, (int)repeat, &mb);
         mc[i] = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
-        if (i == 0) memcpy_busy = mb;
+        if (nsel == 0) memcpy_busy = mb;
+        mcsel[nsel++] = mc[i];
         t[i] = best_time(kernels[i].run, &c, (int)repeat, &busy[i]);
     }
-    double mc_min, mc_max, memcpy_bw = median_of(mc, NKERNELS, &mc_min, &mc_max);
+    double mc_min, mc_max, memcpy_bw = median_of(mcsel, nsel, &mc_min, &mc_max);
     double clock_end = effective_clock_ghz();
     size_t sn = 0;
     if (scalar_baseline) {
@@ -441,7 +478,7 @@ static int run(int argc, char **argv)
         nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
         omp_set_num_threads(1);
         for (size_t i = 0; i < NKERNELS; i++)
-            ts[i] = best_time(kernels[i].run_scalar ? kernels[i].run_scalar : kernels[i].run, &s, 1, NULL);
+            if (sel[i]) ts[i] = best_time(kernels[i].run_scalar ? kernels[i].run_scalar : kernels[i].run, &s, 1, NULL);
         sn = s.n;
         nvfp4_simd_set(active, NULL);
         omp_set_num_threads(nthreads);
@@ -456,16 +493,18 @@ static int run(int argc, char **argv)
                "\"clock_ghz_start\": %.3f, \"clock_ghz_end\": %.3f, \"kernels\": [",
                nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, wide ? "wide" : "gauss",
                memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, memcpy_busy, clock_start, clock_end);
-        for (size_t i = 0; i < NKERNELS; i++) {
+        for (size_t i = 0, first = 1; i < NKERNELS; i++) {
+            if (!sel[i]) continue;
             double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
             printf("%s{\"name\": \"%s\", \"seconds\": %.6f, \"gelem_per_s\": %.4f, \"gbps\": %.3f, "
                    "\"memcpy_gbps\": %.3f, \"memcpy_ratio\": %.4f, \"busy\": %.3f",
-                   i ? ", " : "", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9,
+                   first ? "" : ", ", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9,
                    bytes / t[i] / mc[i], busy[i]);
             if (scalar_baseline)
                 printf(", \"scalar_1t_gelem_per_s\": %.4f, \"speedup_vs_scalar_1t\": %.2f", (double)sn / ts[i] * 1e-9,
                        ((double)n / t[i]) / ((double)sn / ts[i]));
             printf("}");
+            first = 0;
         }
         printf("]}\n");
         return NVFP4_EXIT_OK;
@@ -482,6 +521,7 @@ static int run(int argc, char **argv)
     printf("%-28s %10s %10s %9s %8s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy", "memcpy%", "busy",
            scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
     for (size_t i = 0; i < NKERNELS; i++) {
+        if (!sel[i]) continue;
         double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
         printf("%-28s %10.2f %10.3f %9.2f %8.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3,
                (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9, 100.0 * bytes / t[i] / mc[i],

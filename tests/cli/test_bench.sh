@@ -2,7 +2,8 @@
 # test_bench.sh - `nvfp4 bench` (docs/performance.md): --variants lists what
 # the CPU runs (scalar always first), a small --json run is one valid JSON
 # object with every kernel and positive rates and the memcpy rate, every
-# variant the CPU has can be forced, and bad arguments exit 2 with a message.
+# variant the CPU has can be forced, --kernels picks kernels, and bad arguments
+# exit 2 with a message.
 set -u
 : "${NVFP4:?NVFP4 must point at the nvfp4 binary}"
 fail() { echo "test_bench: FAIL: $*" >&2; exit 1; }
@@ -43,7 +44,12 @@ grep -q "gauss data" "$tmp/table" || fail "table does not name the default data"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["data"] == "wide", d["data"]' "$tmp/wide.json" ||
     fail "--data wide not reported"
 
-for bad in "--size 0" "--size x" "--threads 0" "--repeat 0" "--variant sse9" "--data" "--data normal" "--bogus"; do
+"$NVFP4" bench --size 1 --repeat 1 --threads 1 --no-scalar --kernels quant_1x16_sr,amax_f32 --json >"$tmp/sel.json" ||
+    fail "--kernels exited $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=[k["name"] for k in d["kernels"]]; assert n == ["amax_f32", "quant_1x16_sr"], n' \
+    "$tmp/sel.json" || fail "--kernels must run exactly the named kernels, in table order"
+
+for bad in "--kernels" "--kernels quant_1x16" "--kernels amax_f32," "--size 0" "--size x" "--threads 0" "--repeat 0" "--variant sse9" "--data" "--data normal" "--bogus"; do
     # shellcheck disable=SC2086
     "$NVFP4" bench $bad >/dev/null 2>"$tmp/err"
     rc=$?
