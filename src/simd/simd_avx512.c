@@ -65,22 +65,32 @@ T512 static inline __m512 abs16(__m512 v)
  * the first is NaN, which is fmaxf's "NaN loses" for a non-NaN accumulator. */
 T512 static inline __m512 absnn16(__m512 v) { return _mm512_max_ps(abs16(v), _mm512_setzero_ps()); }
 
-/* Lane i of the result = max over the 16 lanes of v[i] (v[i] NaN-free). */
+/* Maximum of non-negative, NaN-free floats as unsigned integer maxima of
+ * their bit patterns (the same order): vpmaxud issues on twice as many
+ * Zen 4 pipes as vmaxps, which shares its pipe with the shifts and
+ * conversions of the codecs. */
+T512 static inline __m512 maxnn16(__m512 a, __m512 b)
+{
+    return _mm512_castsi512_ps(_mm512_max_epu32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+
+/* Lane i of the result = max over the 16 lanes of v[i] (v[i] >= 0 or +0,
+ * NaN-free). */
 T512 static inline __m512 hmax16x16(const __m512 v[16])
 {
     __m512 w[8], z[4];
     for (int i = 0; i < 8; i++) {
         __m512 a = v[2 * i], b = v[2 * i + 1];
-        w[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+        w[i] = maxnn16(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
     }
     for (int i = 0; i < 4; i++) {
         __m512 a = w[2 * i], b = w[2 * i + 1];
-        z[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
+        z[i] = maxnn16(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
     }
     /* z[i] 128-bit unit u now holds 4 partial maxima of input 4i+u */
-    __m512 m01 = _mm512_max_ps(_mm512_shuffle_ps(z[0], z[1], 0x88), _mm512_shuffle_ps(z[0], z[1], 0xDD));
-    __m512 m23 = _mm512_max_ps(_mm512_shuffle_ps(z[2], z[3], 0x88), _mm512_shuffle_ps(z[2], z[3], 0xDD));
-    __m512 r = _mm512_max_ps(_mm512_shuffle_ps(m01, m23, 0x88), _mm512_shuffle_ps(m01, m23, 0xDD));
+    __m512 m01 = maxnn16(_mm512_shuffle_ps(z[0], z[1], 0x88), _mm512_shuffle_ps(z[0], z[1], 0xDD));
+    __m512 m23 = maxnn16(_mm512_shuffle_ps(z[2], z[3], 0x88), _mm512_shuffle_ps(z[2], z[3], 0xDD));
+    __m512 r = maxnn16(_mm512_shuffle_ps(m01, m23, 0x88), _mm512_shuffle_ps(m01, m23, 0xDD));
     /* lane 4u+k of r holds input 4k+u */
     const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     return _mm512_permutexvar_ps(idx, r);
@@ -201,6 +211,38 @@ T512 static inline __m512i e2m1_sr16(__m512 y, __m512i r)
     return e2m1_finish16(u, au, e2m1_sr_mag16(y, r));
 }
 
+
+/* nvfp4_core_e2m1_encode(y, RN) for y not NaN: the sign bit (as 8) needs
+ * no NaN mask. */
+T512 static inline __m512i e2m1_rn16_nonan(__m512 y)
+{
+    return _mm512_ternarylogic_epi32(e2m1_rn_mag_onestep16(y), _mm512_srli_epi32(_mm512_castps_si512(y), 28),
+                                     _mm512_set1_epi32(8), 0xF8); /* mag | (sign & 8) */
+}
+
+T512 static inline __m512i e2m1_sr16_nonan(__m512 y, __m512i r)
+{
+    return _mm512_ternarylogic_epi32(e2m1_sr_mag16(y, r), _mm512_srli_epi32(_mm512_castps_si512(y), 28),
+                                     _mm512_set1_epi32(8), 0xF8);
+}
+
+/* The codes of 8 blocks (c[b]: one code per lane) -> their 64 packed
+ * bytes, in 10 operations instead of 8 x 3 (shift, or, vpmovqb): two
+ * packing rounds put 4 codes of each block in every 128-bit unit (unit u:
+ * elements 4u..4u+3), vpmaddubsw joins code pairs into bytes (c_even +
+ * 16 c_odd), a third pack leaves 16-bit word (u, b) = bytes 2u, 2u+1 of
+ * block b, and vpermw moves it to word 4b + u. */
+T512 static inline void pack16x8(const __m512i c[8], uint8_t *out)
+{
+    __m512i w01 = _mm512_packus_epi32(c[0], c[1]), w23 = _mm512_packus_epi32(c[2], c[3]);
+    __m512i w45 = _mm512_packus_epi32(c[4], c[5]), w67 = _mm512_packus_epi32(c[6], c[7]);
+    const __m512i nib = _mm512_set1_epi16(0x1001); /* bytes 1, 16 */
+    __m512i m0 = _mm512_maddubs_epi16(_mm512_packus_epi16(w01, w23), nib);
+    __m512i m1 = _mm512_maddubs_epi16(_mm512_packus_epi16(w45, w67), nib);
+    const __m512i idx = _mm512_set_epi16(31, 23, 15, 7, 30, 22, 14, 6, 29, 21, 13, 5, 28, 20, 12, 4, 27, 19, 11, 3,
+                                         26, 18, 10, 2, 25, 17, 9, 1, 24, 16, 8, 0);
+    _mm512_storeu_si512((void *)out, _mm512_permutexvar_epi16(idx, _mm512_packus_epi16(m0, m1)));
+}
 
 /* 16 codes (one per lane, element 2j in lane 2j) -> 8 packed bytes. */
 T512 static inline void pack16(__m512i code, uint8_t *out)
@@ -379,39 +421,101 @@ T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x,
  * out-of-order window to overlap with the next; split, the iterations of
  * each phase are independent (the AVX2 kernel's finding; here +21% per core
  * in cache for 1x16 RN). The columnwise tile did not gain from the same
- * split (tried: 3-10% slower, the tile's 16 vectors stored and reloaded). */
+ * split (tried: 3-10% slower, the tile's 16 vectors stored and reloaded).
+ *
+ * Block amaxes are integer maxima of the |x| patterns (the float order
+ * when no lane is NaN; a group with NaN is redone with vmaxps, which
+ * ignores it). Groups of 8 blocks without NaN take the codes without the
+ * NaN mask and pack16x8: y = x * inv is NaN only for a NaN x, as inv is
+ * positive and finite (1/(e4m3 * s_dec) with s_dec = 1/s_enc and s_enc in
+ * [2688/FLT_MAX, FLT_MAX]: the largest d is 448 * FLT_MAX/2688 < FLT_MAX).
+ * The others, and a row's last blocks, go block by block. */
 #define ROW_CHUNK 128
-T512 static void avx512_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                  const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+T512 static inline __attribute__((always_inline)) __m512i row_code16(__m512 y, const uint8_t *rb, int plain)
+{
+    if (rb) {
+        __m512i r = _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)rb));
+        return plain ? e2m1_sr16_nonan(y, r) : e2m1_sr16(y, r);
+    }
+    return plain ? e2m1_rn16_nonan(y) : e2m1_rn16(y);
+}
+
+/* Phase 1 for blocks b0 .. b0+n-1 (n <= 16): scale bytes, encode
+ * multipliers, and whether a lane is NaN (0 or 1). */
+T512 static inline __attribute__((always_inline)) int row_scales16(const nvfp4_simd_te_consts *k, const void *x,
+                                                                   int bf16, size_t b0, size_t n, uint8_t *scale,
+                                                                   float *inv)
+{
+    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512 a[16];
+    __m512i mx = _mm512_setzero_si512();
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) {
+        __m512i u = i < n ? _mm512_and_si512(_mm512_castps_si512(load16(x, bf16, 16 * (b0 + i))), absm)
+                          : _mm512_setzero_si512();
+        a[i] = _mm512_castsi512_ps(u);
+        mx = _mm512_max_epu32(mx, u);
+    }
+    int special = _mm512_cmp_epu32_mask(mx, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE) != 0;
+    if (special)
+        for (size_t i = 0; i < n; i++) a[i] = absnn16(a[i]);
+    __m512i sb = te_scale16(k, hmax16x16(a));
+    store_scales(sb, n, scale + b0);
+    _mm512_store_ps(inv, te_inv16(k, sb));
+    return special;
+}
+
+/* One instantiation per (input type, rounding): with both constant the
+ * unrolled loops carry no per-block branches and keep their constants in
+ * registers (one generic body re-broadcast two of them per block). */
+T512 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_simd_te_consts *k, const void *x,
+                                                                   const int bf16, size_t nb, const nvfp4_simd_sr *sr,
+                                                                   const int use_sr, uint64_t block0, uint8_t *out,
+                                                                   uint8_t *scale)
 {
     _Alignas(64) uint8_t rb[256];
     _Alignas(64) float inv[ROW_CHUNK];
+    int special[ROW_CHUNK / 16];
     for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
         size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
+        for (size_t b0 = c0; b0 < c1; b0 += 16)
+            special[(b0 - c0) / 16] = row_scales16(k, x, bf16, b0, c1 - b0 < 16 ? c1 - b0 : 16, scale, inv + (b0 - c0));
         for (size_t b0 = c0; b0 < c1; b0 += 16) {
             size_t n = c1 - b0 < 16 ? c1 - b0 : 16;
-            __m512 a[16];
-            SIMD_UNROLL
-            for (size_t i = 0; i < 16; i++) a[i] = i < n ? absnn16(load16(x, bf16, 16 * (b0 + i))) : _mm512_setzero_ps();
-            __m512i sb = te_scale16(k, hmax16x16(a));
-            store_scales(sb, n, scale + b0);
-            _mm512_store_ps(inv + (b0 - c0), te_inv16(k, sb));
-        }
-        for (size_t b0 = c0; b0 < c1; b0 += 16) {
-            size_t n = c1 - b0 < 16 ? c1 - b0 : 16;
-            if (sr) {
+            if (use_sr) {
                 __m512i w[4];
                 sr_words16_seq(sr, block0 + b0, w);
                 sr_bytes_aos16(w, rb);
             }
             const float *iv = inv + (b0 - c0);
-            for (size_t i = 0; i < n; i++) {
+            size_t i = 0;
+            if (!special[(b0 - c0) / 16])
+                for (; i + 8 <= n; i += 8) {
+                    __m512i c[8];
+                    SIMD_UNROLL
+                    for (size_t h = 0; h < 8; h++) {
+                        __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i + h)), _mm512_set1_ps(iv[i + h]));
+                        c[h] = row_code16(y, use_sr ? rb + 16 * (i + h) : NULL, 1);
+                    }
+                    pack16x8(c, out + 8 * (b0 + i));
+                }
+            for (; i < n; i++) {
                 __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i)), _mm512_set1_ps(iv[i]));
-                __m512i code = sr ? e2m1_sr16(y, _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)(rb + 16 * i))))
-                                  : e2m1_rn16(y);
-                pack16(code, out + 8 * (b0 + i));
+                pack16(row_code16(y, use_sr ? rb + 16 * i : NULL, 0), out + 8 * (b0 + i));
             }
         }
+    }
+}
+
+T512 static void avx512_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                  const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+{
+    if (bf16) {
+        if (sr) row_fused_as(k, x, 1, nb, sr, 1, block0, out, scale);
+        else row_fused_as(k, x, 1, nb, NULL, 0, block0, out, scale);
+    } else {
+        if (sr) row_fused_as(k, x, 0, nb, sr, 1, block0, out, scale);
+        else row_fused_as(k, x, 0, nb, NULL, 0, block0, out, scale);
     }
 }
 
@@ -875,17 +979,17 @@ T512 static inline __attribute__((always_inline)) void rht16_wide(const nvfp4_si
  * one fp32 butterfly when the input is bf16 and the spread allows it, the
  * exact hi/lo split otherwise, the binary64 path for wide spreads. All give
  * nvfp4_core_rht_forward_group's bits. */
-T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                                       __m512 v[16])
+T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp4_simd_col_job *j, const int bf16,
+                                                                       size_t g, size_t c0, __m512 v[16])
 {
     SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
     if (!j->rht) return;
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
-    if (j->bf16 && rht_bf16_int_ok(emax, emin)) rht16_bf16_int(j, v, emin);
-    else if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
-    else if (rht_lanes_within(emax, emin, j->bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF) {
+    if (bf16 && rht_bf16_int_ok(emax, emin)) rht16_bf16_int(j, v, emin);
+    else if (bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+    else if (rht_lanes_within(emax, emin, bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF) {
         if (rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
         else rht16_split(j, v, emax);
     }
@@ -895,16 +999,17 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
 /* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
  * transposed output (8 bytes each) and their 16 scale bytes. */
 /* st/slot: where the strip's stage keeps column c0 (row c0 - s0) and group g (g - g0). */
-T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp4_simd_col_stage *st, size_t srow,
-                          size_t gslot)
+T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_simd_col_job *j, const int bf16,
+                                                                 const int rht, const int use_sr, size_t g, size_t c0,
+                                                                 nvfp4_simd_col_stage *st, size_t srow, size_t gslot)
 {
     size_t nbr = j->rows / 16;
     const nvfp4_simd_te_consts *k = &j->k;
     __m512 v[16];
-    if (j->rht) col_load_group(j, g, c0, v);
+    if (rht) col_load_group(j, bf16, g, c0, v);
     else /* inline: the plain loads stay in registers */
         SIMD_UNROLL
-        for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+        for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
     /* amax on the integer patterns (the float order for |v|): a lane above
      * Inf's pattern holds a NaN, which the float amax below ignores. A
      * tree: this starts the tile's longest dependency chain. */
@@ -926,7 +1031,7 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     __m512i sb = te_scale16(k, am);
     __m512 inv = inv_lookup16(j->inv_tab, sb); /* te_inv16 without its division */
     __m512i w[4];
-    if (j->sr) {
+    if (use_sr) {
         _Alignas(64) uint32_t lo[16], hi[16];
         for (size_t c = 0; c < 16; c++) {
             uint64_t b = (c0 + c) * nbr + g;
@@ -938,7 +1043,7 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */
     __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-    if (!j->sr && !has_nan) {
+    if (!use_sr && !has_nan) {
         /* RN without NaN: magnitudes in one rounding; the sign bits (bit 31
          * of y) go to bit 4(i&7)+3 of a second pair of words, masked in by
          * one ternary op (A | (B & C)) */
@@ -958,7 +1063,7 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
         for (int i = 0; i < 16; i++) {
             __m512 y = _mm512_mul_ps(v[i], inv);
             __m512i code;
-            if (j->sr) {
+            if (use_sr) {
                 __m512i r = _mm512_and_si512(_mm512_srlv_epi32(w[i >> 2], _mm512_set1_epi32(8 * (i & 3))),
                                              _mm512_set1_epi32(255));
                 code = e2m1_sr16(y, r);
@@ -984,10 +1089,10 @@ T512 static void col_tile(const nvfp4_simd_col_job *j, size_t g, size_t c0, nvfp
  * group reads 16 rows of 1 KiB contiguously (prefetcher-friendly); the
  * strip's groups (at most 8, g0 % 8 == 0) fill one 64-byte line of each
  * output row in the stage, which is then written out whole. */
-T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
+T512 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_simd_col_job *j, const int bf16,
+                                                                     const int rht, const int use_sr, size_t g0,
+                                                                     size_t g1)
 {
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = prepared_col_job(job, &jw);
     size_t ncol16 = j->cols / 16 * 16, es = j->bf16 ? 2u : 4u;
     nvfp4_simd_col_stage st;
     for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
@@ -1006,12 +1111,39 @@ T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size
                 if (c0 + 16 < s1)
                     for (size_t i = 0; i < 16; i++)
                         _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
-                col_tile(j, g, c0, &st, c0 - s0, g - g0);
+                col_tile_as(j, bf16, rht, use_sr, g, c0, &st, c0 - s0, g - g0);
             }
         nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
+}
+
+typedef void (*col_quant_fn)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
+#define COL_QUANT_FN(name, bf16, rht, sr)                                                                      \
+    T512 static void name(const nvfp4_simd_col_job *j, size_t g0, size_t g1)                                   \
+    {                                                                                                          \
+        col_quant_as(j, bf16, rht, sr, g0, g1);                                                                \
+    }
+COL_QUANT_FN(col_quant_f32_rn, 0, 0, 0)
+COL_QUANT_FN(col_quant_f32_sr, 0, 0, 1)
+COL_QUANT_FN(col_quant_bf16_rn, 1, 0, 0)
+COL_QUANT_FN(col_quant_bf16_sr, 1, 0, 1)
+COL_QUANT_FN(col_quant_f32_rht_rn, 0, 1, 0)
+COL_QUANT_FN(col_quant_f32_rht_sr, 0, 1, 1)
+COL_QUANT_FN(col_quant_bf16_rht_rn, 1, 1, 0)
+COL_QUANT_FN(col_quant_bf16_rht_sr, 1, 1, 1)
+
+/* One instantiation per input type, RHT and rounding (as row_fused_as):
+ * constant flags drop the per-tile branches. */
+T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
+{
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = prepared_col_job(job, &jw);
+    static const col_quant_fn fns[2][2][2] = {
+        {{col_quant_f32_rn, col_quant_f32_sr}, {col_quant_f32_rht_rn, col_quant_f32_rht_sr}},
+        {{col_quant_bf16_rn, col_quant_bf16_sr}, {col_quant_bf16_rht_rn, col_quant_bf16_rht_sr}}};
+    fns[j->bf16 != 0][j->rht != 0][j->sr != NULL](j, g0, g1);
 }
 
 /* max |RHT(x)| over the 16 columns of a tile, per lane. Rounding (to fp32,
@@ -1137,7 +1269,7 @@ T512 static float avx512_rht_apply(const nvfp4_simd_col_job *job, size_t g0, siz
     for (size_t g = g0; g < g1; g++) {
         for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
             __m512 v[16];
-            col_load_group(j, g, c0, v);
+            col_load_group(j, j->bf16, g, c0, v);
             for (size_t i = 0; i < 16; i++) {
                 size_t e = (16 * g + i) * j->cols + c0;
                 am = _mm512_max_ps(abs16(v[i]), am);
