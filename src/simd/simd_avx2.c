@@ -183,18 +183,6 @@ T256 static inline void pack8x2(__m256i a, __m256i b, uint8_t *out)
     _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(p, p));
 }
 
-/* Codes of two blocks (a0: elements 0-7 of the first, a1: 8-15; b0, b1 of
- * the second) -> their 16 packed bytes. */
-T256 static inline void pack8x4(__m256i a0, __m256i a1, __m256i b0, __m256i b1, uint8_t *out)
-{
-    __m256i by = _mm256_packus_epi16(_mm256_packus_epi32(a0, a1), _mm256_packus_epi32(b0, b1));
-    /* dwords: a0 0-3, a1 0-3, b0 0-3, b1 0-3 | a0 4-7, a1 4-7, b0 4-7, b1 4-7 -> element order */
-    by = _mm256_permutevar8x32_epi32(by, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    __m256i p = _mm256_maddubs_epi16(by, _mm256_set1_epi16(0x1001)); /* e[2j] + 16*e[2j+1] */
-    p = _mm256_packus_epi16(p, p);                                      /* first block | second block */
-    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
-}
-
 /* ---- Philox4x32-10 over 8 lanes ------------------------------------------- */
 
 T256 static inline __m256i mulhi8(__m256i a, __m256i m)
@@ -319,68 +307,114 @@ T256 static void avx2_row_scales(const nvfp4_simd_te_consts *k, const void *x, i
     }
 }
 
-T256 static void avx2_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
-                                  uint8_t *scale)
+/* The amax of the 16x16 tile at x + e0 (rows stride apart) per lane pair
+ * (lane maxima, for hmax8x8), as integer maxima of the |x| patterns: the
+ * float order when no lane is NaN (bf16: 16-bit maxima, the pairs folded
+ * and shifted up to fp32 patterns). */
+T256 static inline __attribute__((always_inline)) __m256i tile_amax_bits8(const void *x, const int bf16,
+                                                                          size_t stride, size_t e0)
+{
+    __m256i m0 = _mm256_setzero_si256(), m1 = _mm256_setzero_si256();
+    if (bf16) {
+        const __m256i absm = _mm256_set1_epi16(0x7FFF);
+        SIMD_UNROLL
+        for (size_t r = 0; r < 16; r += 2) {
+            const uint16_t *p = (const uint16_t *)x + r * stride + e0;
+            m0 = _mm256_max_epu16(m0, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)p), absm));
+            m1 = _mm256_max_epu16(m1, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(p + stride)), absm));
+        }
+        m0 = _mm256_max_epu16(m0, m1);
+        return _mm256_slli_epi32(_mm256_max_epu16(m0, _mm256_srli_epi32(m0, 16)), 16);
+    }
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
+    SIMD_UNROLL
+    for (size_t r = 0; r < 16; r++) {
+        const float *p = (const float *)x + r * stride + e0;
+        m0 = _mm256_max_epu32(m0, _mm256_and_si256(_mm256_castps_si256(_mm256_loadu_ps(p)), absm));
+        m1 = _mm256_max_epu32(m1, _mm256_and_si256(_mm256_castps_si256(_mm256_loadu_ps(p + 8)), absm));
+    }
+    return _mm256_max_epu32(m0, m1);
+}
+
+/* Scale bytes of 16x16 tiles: integer maxima (tile_amax_bits8); a group
+ * of 8 tiles with a NaN (a pattern above Inf's) is redone with vmaxps,
+ * which drops NaN by its operand order. */
+T256 static inline __attribute__((always_inline)) void tile_scales_as(const nvfp4_simd_te_consts *k, const void *x,
+                                                                     const int bf16, size_t stride, size_t nb,
+                                                                     uint8_t *scale)
 {
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
         size_t n = nb - b0 < 8 ? nb - b0 : 8;
         __m256 a[8];
+        __m256i mx = _mm256_setzero_si256();
+        SIMD_UNROLL
         for (size_t i = 0; i < 8; i++) {
-            __m256 m = _mm256_setzero_ps();
-            if (i < n)
-                for (size_t r = 0; r < 16; r++) {
-                    size_t e = r * stride + 16 * (b0 + i);
-                    m = _mm256_max_ps(abs8(load8(x, bf16, e)), m);
-                    m = _mm256_max_ps(abs8(load8(x, bf16, e + 8)), m);
-                }
-            a[i] = m;
+            __m256i m = i < n ? tile_amax_bits8(x, bf16, stride, 16 * (b0 + i)) : _mm256_setzero_si256();
+            a[i] = _mm256_castsi256_ps(m);
+            mx = _mm256_max_epu32(mx, m);
         }
+        if (!_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1)))
+            SIMD_UNROLL
+            for (size_t i = 0; i < 8; i++) {
+                __m256 m = _mm256_setzero_ps();
+                if (i < n)
+                    for (size_t r = 0; r < 16; r++) {
+                        size_t e = r * stride + 16 * (b0 + i);
+                        m = _mm256_max_ps(abs8(load8(x, bf16, e)), m);
+                        m = _mm256_max_ps(abs8(load8(x, bf16, e + 8)), m);
+                    }
+                a[i] = m;
+            }
         store_bytes8(te_scale8(k, hmax8x8(a)), n, scale + b0);
     }
 }
 
-/* The packed bytes of the first n <= 8 blocks whose codes are c[2i], c[2i+1]. */
-T256 static inline __attribute__((always_inline)) void row_pack8(const __m256i c[16], size_t n, uint8_t *out)
+T256 static void avx2_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
+                                  uint8_t *scale)
 {
-    if (n == 8) {
-        SIMD_UNROLL
-        for (size_t i = 0; i < 8; i += 2) pack8x4(c[2 * i], c[2 * i + 1], c[2 * i + 2], c[2 * i + 3], out + 8 * i);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) pack8x2(c[2 * i], c[2 * i + 1], out + 8 * i);
+    if (bf16) tile_scales_as(k, x, 1, stride, nb, scale);
+    else tile_scales_as(k, x, 0, stride, nb, scale);
 }
 
-/* Codes of n <= 8 blocks held in v[2i], v[2i+1] with encode multipliers
- * inv[i]: RN or SR (rb: the blocks' random bytes) on blocks without NaN,
- * whose sign bits need no mask, and the general case. */
-T256 static inline __attribute__((always_inline)) void row_codes8_rn(const __m256 v[16], const float inv[8], size_t n,
-                                                                      uint8_t *out)
+/* Magnitude codes of two blocks (a0: elements 0-7 of the first, a1: 8-15;
+ * b0, b1 of the second) and their sign words sa = vpackssdw(ya0, ya1), sb
+ * = vpackssdw(yb0, yb1) of the y patterns the codes came from (NaN-free)
+ * -> their 16 packed bytes. Signed saturation keeps each lane's sign
+ * through the two packs (-0's 0x80000000 included), so a byte below zero
+ * gives E2M1's 8, joined at byte level: per two blocks 3 packs, a compare,
+ * an and and an or instead of 4 x (shift, and, or) on the codes. */
+T256 static inline void pack8x4_signs(__m256i a0, __m256i a1, __m256i b0, __m256i b1, __m256i sa, __m256i sb,
+                                      uint8_t *out)
 {
-    __m256i c[16];
-    SIMD_UNROLL
-    for (size_t i = 0; i < 8; i++) {
-        __m256 f = _mm256_set1_ps(inv[i]);
-        __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
-        c[2 * i] = _mm256_or_si256(e2m1_rn_mag8(y0), sign_code8(y0));
-        c[2 * i + 1] = _mm256_or_si256(e2m1_rn_mag8(y1), sign_code8(y1));
-    }
-    row_pack8(c, n, out);
+    __m256i by = _mm256_packus_epi16(_mm256_packus_epi32(a0, a1), _mm256_packus_epi32(b0, b1));
+    __m256i sg = _mm256_cmpgt_epi8(_mm256_setzero_si256(), _mm256_packs_epi16(sa, sb));
+    by = _mm256_or_si256(by, _mm256_and_si256(sg, _mm256_set1_epi8(8)));
+    by = _mm256_permutevar8x32_epi32(by, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    __m256i p = _mm256_maddubs_epi16(by, _mm256_set1_epi16(0x1001));
+    p = _mm256_packus_epi16(p, p);
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
 }
 
-T256 static inline __attribute__((always_inline)) void row_codes8_sr(const __m256 v[16], const float inv[8],
-                                                                      const uint8_t rb[128], size_t n, uint8_t *out)
+/* E2M1 magnitude of one vector: RN, or SR with the 8 random bytes at r8. */
+T256 static inline __attribute__((always_inline)) __m256i row_mag8(__m256 y, const int use_sr, const uint8_t *r8)
 {
-    __m256i c[16];
-    SIMD_UNROLL
-    for (size_t i = 0; i < 8; i++) {
+    if (use_sr) return e2m1_sr_mag8(y, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)r8)));
+    return e2m1_rn_mag8(y);
+}
+
+/* Codes of n < 8 blocks (a row's last) without NaN held in v[2i],
+ * v[2i+1], with encode multipliers inv[i] and (SR) random bytes rb + 16 i:
+ * their sign bits need no NaN mask. */
+T256 static inline __attribute__((always_inline)) void row_codes8_nonan(const __m256 v[16], const float inv[8],
+                                                                         const int use_sr, const uint8_t *rb,
+                                                                         size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
         __m256 f = _mm256_set1_ps(inv[i]);
         __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
-        __m256i r0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i)));
-        __m256i r1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8)));
-        c[2 * i] = _mm256_or_si256(e2m1_sr_mag8(y0, r0), sign_code8(y0));
-        c[2 * i + 1] = _mm256_or_si256(e2m1_sr_mag8(y1, r1), sign_code8(y1));
+        pack8x2(_mm256_or_si256(row_mag8(y0, use_sr, use_sr ? rb + 16 * i : NULL), sign_code8(y0)),
+                _mm256_or_si256(row_mag8(y1, use_sr, use_sr ? rb + 16 * i + 8 : NULL), sign_code8(y1)), out + 8 * i);
     }
-    row_pack8(c, n, out);
 }
 
 T256 static void row_codes8(const __m256 v[16], const float inv[8], const uint8_t *rb, size_t n, uint8_t *out)
@@ -400,12 +434,100 @@ T256 static void row_codes8(const __m256 v[16], const float inv[8], const uint8_
     }
 }
 
+/* A bf16 block (16 elements at x + e) as two fp32 vectors in "unpack
+ * order": lo holds elements 0-3, 8-11 and hi 4-7, 12-15 (one load and two
+ * unpacks instead of two widening loads and two shifts). */
+T256 static inline void load_bf16_block_u(const void *x, size_t e, __m256 *lo, __m256 *hi)
+{
+    __m256i h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)x + e));
+    *lo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), h));
+    *hi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), h));
+}
+
+/* The 16 random bytes of a block at r as two vectors of one byte per lane
+ * in unpack order (load_bf16_block_u). */
+T256 static inline void rand_block_u(const uint8_t *r, __m256i *r0, __m256i *r1)
+{
+    __m256i w = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)r));
+    *r0 = _mm256_unpacklo_epi16(w, _mm256_setzero_si256());
+    *r1 = _mm256_unpackhi_epi16(w, _mm256_setzero_si256());
+}
+
+/* pack8x4_signs for blocks in unpack order (a0, b0: elements 0-3, 8-11;
+ * a1, b1: 4-7, 12-15): the packs already leave each block's elements in
+ * order within each 128-bit half, so one dword permutation at the end
+ * replaces pack8x4_signs's two. */
+T256 static inline void pack8x4_signs_u(__m256i a0, __m256i a1, __m256i b0, __m256i b1, __m256i sa, __m256i sb,
+                                        uint8_t *out)
+{
+    __m256i by = _mm256_packus_epi16(_mm256_packus_epi32(a0, a1), _mm256_packus_epi32(b0, b1));
+    __m256i sg = _mm256_cmpgt_epi8(_mm256_setzero_si256(), _mm256_packs_epi16(sa, sb));
+    by = _mm256_or_si256(by, _mm256_and_si256(sg, _mm256_set1_epi8(8)));
+    /* bytes: a 0-7, b 0-7 | a 8-15, b 8-15 -> words of e[2j] + 16*e[2j+1] */
+    __m256i p = _mm256_maddubs_epi16(by, _mm256_set1_epi16(0x1001));
+    p = _mm256_packus_epi16(p, p); /* dwords: a lo, b lo, (copy) | a hi, b hi, (copy) */
+    p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(p));
+}
+
+/* Codes of the 8 blocks at x + 16*b0, without NaN, with encode
+ * multipliers inv[i] and (SR) random bytes rb + 16 i: loaded here two
+ * blocks at a time and packed as they are done (computing all 16 code
+ * vectors first, from 16 loaded vectors, spilled them). bf16 blocks are
+ * loaded in unpack order. */
+T256 static inline __attribute__((always_inline)) void row_codes8x8(const void *x, const int bf16, size_t b0,
+                                                                     const float inv[8], const int use_sr,
+                                                                     const uint8_t *rb, uint8_t *out)
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 8; i += 2) {
+        __m256 f0 = _mm256_set1_ps(inv[i]), f1 = _mm256_set1_ps(inv[i + 1]);
+        size_t e = 16 * (b0 + i);
+        __m256 xa0, xa1, xb0, xb1;
+        if (bf16) {
+            load_bf16_block_u(x, e, &xa0, &xa1);
+            load_bf16_block_u(x, e + 16, &xb0, &xb1);
+        } else {
+            xa0 = load8(x, 0, e);
+            xa1 = load8(x, 0, e + 8);
+            xb0 = load8(x, 0, e + 16);
+            xb1 = load8(x, 0, e + 24);
+        }
+        __m256 ya0 = _mm256_mul_ps(xa0, f0), ya1 = _mm256_mul_ps(xa1, f0);
+        __m256 yb0 = _mm256_mul_ps(xb0, f1), yb1 = _mm256_mul_ps(xb1, f1);
+        /* the sign words first: computed last, gcc spilled more */
+        __m256i sa = _mm256_packs_epi32(_mm256_castps_si256(ya0), _mm256_castps_si256(ya1));
+        __m256i sb = _mm256_packs_epi32(_mm256_castps_si256(yb0), _mm256_castps_si256(yb1));
+        __m256i ma0, ma1, mb0, mb1;
+        if (use_sr && !bf16) {
+            const uint8_t *r = rb + 16 * i;
+            ma0 = row_mag8(ya0, 1, r);
+            ma1 = row_mag8(ya1, 1, r + 8);
+            mb0 = row_mag8(yb0, 1, r + 16);
+            mb1 = row_mag8(yb1, 1, r + 24);
+        } else if (use_sr) {
+            __m256i ra0, ra1, rb0, rb1;
+            rand_block_u(rb + 16 * i, &ra0, &ra1);
+            rand_block_u(rb + 16 * i + 16, &rb0, &rb1);
+            ma0 = e2m1_sr_mag8(ya0, ra0);
+            ma1 = e2m1_sr_mag8(ya1, ra1);
+            mb0 = e2m1_sr_mag8(yb0, rb0);
+            mb1 = e2m1_sr_mag8(yb1, rb1);
+        } else {
+            ma0 = e2m1_rn_mag8(ya0);
+            ma1 = e2m1_rn_mag8(ya1);
+            mb0 = e2m1_rn_mag8(yb0);
+            mb1 = e2m1_rn_mag8(yb1);
+        }
+        if (bf16) pack8x4_signs_u(ma0, ma1, mb0, mb1, sa, sb, out + 8 * i);
+        else pack8x4_signs(ma0, ma1, mb0, mb1, sa, sb, out + 8 * i);
+    }
+}
+
 /* Loads the n <= 8 blocks at x + 16*b0 (zeros past n) into v and returns
- * whether any lane is NaN (an |x| pattern above Inf's); a[i] (if a) gets
- * block i's amax with NaN ignored: integer maxima of the |x| patterns (the
- * float order) when there is no NaN, float maxima otherwise. */
-T256 static inline __attribute__((always_inline)) int row_load8(const void *x, int bf16, size_t b0, size_t n,
-                                                                 __m256 v[16], __m256 *a)
+ * whether any lane is NaN (an |x| pattern above Inf's). */
+T256 static inline __attribute__((always_inline)) int row_load8(const void *x, const int bf16, size_t b0, size_t n,
+                                                                 __m256 v[16])
 {
     const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
     __m256i mx = _mm256_setzero_si256();
@@ -414,38 +536,119 @@ T256 static inline __attribute__((always_inline)) int row_load8(const void *x, i
         size_t e = 16 * (b0 + i);
         v[2 * i] = i < n ? load8(x, bf16, e) : _mm256_setzero_ps();
         v[2 * i + 1] = i < n ? load8(x, bf16, e + 8) : _mm256_setzero_ps();
-        __m256i m = _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
-                                     _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm));
-        if (a) a[i] = _mm256_castsi256_ps(m);
+        mx = _mm256_max_epu32(mx, _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(v[2 * i]), absm),
+                                                   _mm256_and_si256(_mm256_castps_si256(v[2 * i + 1]), absm)));
+    }
+    return !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
+}
+
+/* Whether any of the n <= 8 blocks at x + 16*b0 holds a NaN (bf16: on the
+ * 16-bit patterns, 0x7F80 being Inf's). */
+T256 static inline __attribute__((always_inline)) int row_nan8(const void *x, const int bf16, size_t b0, size_t n)
+{
+    if (bf16) {
+        __m256i mx = _mm256_setzero_si256();
+        SIMD_UNROLL
+        for (size_t i = 0; i < 8; i++)
+            if (i < n)
+                mx = _mm256_max_epu16(mx, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)((const uint16_t *)x +
+                                                                                                 16 * (b0 + i))),
+                                                           _mm256_set1_epi16(0x7FFF)));
+        return !_mm256_testz_si256(_mm256_cmpgt_epi16(mx, _mm256_set1_epi16(0x7F80)), _mm256_set1_epi16(-1));
+    }
+    __m256 v[16];
+    return row_load8(x, 0, b0, n, v);
+}
+
+/* a[i] = the amax of block b0 + i (0 past n) with NaN ignored, and whether
+ * any lane is NaN: integer maxima of the |x| patterns (the float order)
+ * when there is no NaN, float maxima of reloaded blocks otherwise (every
+ * loop unrolled: one with a variable index kept the blocks and a[] on the
+ * stack). */
+T256 static inline __attribute__((always_inline)) int row_amax8(const void *x, const int bf16, size_t b0, size_t n,
+                                                                 __m256 a[8])
+{
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256i mx = _mm256_setzero_si256();
+    SIMD_UNROLL
+    for (size_t i = 0; i < 8; i++) {
+        size_t e = 16 * (b0 + i);
+        __m256i m = _mm256_setzero_si256();
+        if (i < n && bf16) { /* pairs of |x| patterns as 16-bit maxima, shifted up to fp32 patterns */
+            __m256i h = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)((const uint16_t *)x + e)),
+                                         _mm256_set1_epi16(0x7FFF));
+            m = _mm256_slli_epi32(_mm256_max_epu16(h, _mm256_srli_epi32(h, 16)), 16);
+        } else if (i < n) {
+            m = _mm256_max_epu32(_mm256_and_si256(_mm256_castps_si256(load8(x, 0, e)), absm),
+                                 _mm256_and_si256(_mm256_castps_si256(load8(x, 0, e + 8)), absm));
+        }
+        a[i] = _mm256_castsi256_ps(m);
         mx = _mm256_max_epu32(mx, m);
     }
     int has_nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), absm);
-    if (has_nan && a)
-        for (size_t i = 0; i < 8; i++) a[i] = _mm256_max_ps(absnn8(v[2 * i]), absnn8(v[2 * i + 1]));
+    if (has_nan)
+        SIMD_UNROLL
+        for (size_t i = 0; i < 8; i++) {
+            size_t e = 16 * (b0 + i);
+            a[i] = i < n ? _mm256_max_ps(absnn8(load8(x, bf16, e)), absnn8(load8(x, bf16, e + 8))) : _mm256_setzero_ps();
+        }
     return has_nan;
+}
+
+/* Blocks per chunk of the two-phase row loops (scales and multipliers, then codes). */
+#define ROW_CHUNK 64
+
+/* Codes of a row whose scale bytes are given (16x16 tiles), in chunks of
+ * ROW_CHUNK blocks: first the chunk's encode multipliers, whose divisions
+ * then overlap (one pass per 8 blocks chained each division to its
+ * codes: 16x16 RN +19% split), then its codes. One instantiation per
+ * (input type, rounding), as simd_avx512.c's row_fused_as. */
+T256 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4_simd_te_consts *k, const void *x,
+                                                                    const int bf16, size_t nb, const uint8_t *scale,
+                                                                    const nvfp4_simd_sr *sr, const int use_sr,
+                                                                    uint64_t block0, uint8_t *out)
+{
+    _Alignas(32) uint8_t rb[128];
+    _Alignas(32) float inv[ROW_CHUNK];
+    for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
+        size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
+        for (size_t b0 = c0; b0 < c1; b0 += 8) {
+            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
+            uint8_t s8[8] = {0};
+            memcpy(s8, scale + b0, n);
+            __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
+            _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
+        }
+        for (size_t b0 = c0; b0 < c1; b0 += 8) {
+            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
+            const float *iv = inv + (b0 - c0);
+            int has_nan = row_nan8(x, bf16, b0, n);
+            if (use_sr) {
+                __m256i w[4];
+                sr_words8_seq(sr, block0 + b0, w);
+                sr_bytes_aos8(w, rb);
+            }
+            if (!has_nan && n == 8) {
+                row_codes8x8(x, bf16, b0, iv, use_sr, rb, out + 8 * b0);
+                continue;
+            }
+            __m256 v[16];
+            (void)row_load8(x, bf16, b0, n, v);
+            if (has_nan) row_codes8(v, iv, use_sr ? rb : NULL, n, out + 8 * b0);
+            else row_codes8_nonan(v, iv, use_sr, rb, n, out + 8 * b0);
+        }
+    }
 }
 
 T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
                                  const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
 {
-    _Alignas(32) uint8_t rb[128];
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        __m256 v[16];
-        int has_nan = row_load8(x, bf16, b0, n, v, NULL);
-        uint8_t s8[8] = {0};
-        memcpy(s8, scale + b0, n);
-        __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
-        _Alignas(32) float inv[8];
-        _mm256_store_ps(inv, te_inv8(k, sb));
-        if (sr) {
-            __m256i w[4];
-            sr_words8_seq(sr, block0 + b0, w);
-            sr_bytes_aos8(w, rb);
-        }
-        if (!has_nan && !sr) row_codes8_rn(v, inv, n, out + 8 * b0);
-        else if (!has_nan) row_codes8_sr(v, inv, rb, n, out + 8 * b0);
-        else row_codes8(v, inv, sr ? rb : NULL, n, out + 8 * b0);
+    if (bf16) {
+        if (sr) row_encode_as(k, x, 1, nb, scale, sr, 1, block0, out);
+        else row_encode_as(k, x, 1, nb, scale, NULL, 0, block0, out);
+    } else {
+        if (sr) row_encode_as(k, x, 0, nb, scale, sr, 1, block0, out);
+        else row_encode_as(k, x, 0, nb, scale, NULL, 0, block0, out);
     }
 }
 
@@ -454,10 +657,14 @@ T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, i
  * the blocks from L1. One pass per 8 blocks would put the whole chain
  * (loads, amax, scale, division, codes) in one iteration, too long for the
  * out-of-order window to overlap with the next; split, the iterations of
- * each phase are independent. */
-#define ROW_CHUNK 64
-T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+ * each phase are independent. One function per (input type, rounding),
+ * as simd_avx512.c's row_fused_as; separate functions (not one dispatcher
+ * with all four inlined) also keep one instantiation's code layout from
+ * moving another's (f32 RN lost 2% when the bf16 code changed). */
+T256 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_simd_te_consts *k, const void *x,
+                                                                   const int bf16, size_t nb, const nvfp4_simd_sr *sr,
+                                                                   const int use_sr, uint64_t block0, uint8_t *out,
+                                                                   uint8_t *scale)
 {
     _Alignas(32) uint8_t rb[128];
     _Alignas(32) float inv[ROW_CHUNK];
@@ -466,27 +673,53 @@ T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, in
         size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
         for (size_t b0 = c0; b0 < c1; b0 += 8) {
             size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            __m256 v[16], a[8];
-            nan[(b0 - c0) / 8] = row_load8(x, bf16, b0, n, v, a);
+            __m256 a[8];
+            nan[(b0 - c0) / 8] = row_amax8(x, bf16, b0, n, a);
             __m256i sb = te_scale8(k, hmax8x8(a));
             store_bytes8(sb, n, scale + b0);
             _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
         }
         for (size_t b0 = c0; b0 < c1; b0 += 8) {
             size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            __m256 v[16];
-            (void)row_load8(x, bf16, b0, n, v, NULL);
-            if (sr) {
+            if (use_sr) {
                 __m256i w[4];
                 sr_words8_seq(sr, block0 + b0, w);
                 sr_bytes_aos8(w, rb);
             }
             const float *iv = inv + (b0 - c0);
             int has_nan = nan[(b0 - c0) / 8];
-            if (!has_nan && !sr) row_codes8_rn(v, iv, n, out + 8 * b0);
-            else if (!has_nan) row_codes8_sr(v, iv, rb, n, out + 8 * b0);
-            else row_codes8(v, iv, sr ? rb : NULL, n, out + 8 * b0);
+            if (!has_nan && n == 8) {
+                row_codes8x8(x, bf16, b0, iv, use_sr, rb, out + 8 * b0);
+                continue;
+            }
+            __m256 v[16];
+            (void)row_load8(x, bf16, b0, n, v);
+            if (has_nan) row_codes8(v, iv, use_sr ? rb : NULL, n, out + 8 * b0);
+            else row_codes8_nonan(v, iv, use_sr, rb, n, out + 8 * b0);
         }
+    }
+}
+
+#define ROW_FUSED_FN(name, bf16, sr)                                                                           \
+    T256 static void name(const nvfp4_simd_te_consts *k, const void *x, size_t nb, const nvfp4_simd_sr *s,      \
+                          uint64_t block0, uint8_t *out, uint8_t *scale)                                        \
+    {                                                                                                          \
+        row_fused_as(k, x, bf16, nb, s, sr, block0, out, scale);                                               \
+    }
+ROW_FUSED_FN(row_fused_f32_rn, 0, 0)
+ROW_FUSED_FN(row_fused_f32_sr, 0, 1)
+ROW_FUSED_FN(row_fused_bf16_rn, 1, 0)
+ROW_FUSED_FN(row_fused_bf16_sr, 1, 1)
+
+T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+{
+    if (bf16) {
+        if (sr) row_fused_bf16_sr(k, x, nb, sr, block0, out, scale);
+        else row_fused_bf16_rn(k, x, nb, NULL, block0, out, scale);
+    } else {
+        if (sr) row_fused_f32_sr(k, x, nb, sr, block0, out, scale);
+        else row_fused_f32_rn(k, x, nb, NULL, block0, out, scale);
     }
 }
 
@@ -686,16 +919,16 @@ T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd
 
 /* The 16 rows of group g, columns c0..c0+7, RHT'd in place when asked: all
  * paths give nvfp4_core_rht_forward_group's bits. */
-T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                                        __m256 v[16])
+T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, const int bf16,
+                                                                        size_t g, size_t c0, __m256 v[16])
 {
     SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
     if (!j->rht) return;
     __m256i emax, emin;
     rht_exp_range8(v, &emax, &emin);
-    if (j->bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
-    else if (rht_lanes_within8(emax, emin, j->bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFF &&
+    if (bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
+    else if (rht_lanes_within8(emax, emin, bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFF &&
              rht_split_int_ok8(emax))
         rht16_split_int8(j, v, emax);
     else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
@@ -723,51 +956,56 @@ T256 static inline const nvfp4_simd_col_job *prepared_col_job8(const nvfp4_simd_
  * transform kept by the first phase.
  */
 
-/* Phase 1 of a tile: its 16 rows (RHT'd when the job asks; kept in keep[]
- * if keep), the per-column amax with NaN ignored (returned) and whether a
+/* Phase 1 of a tile: its 16 rows (RHT'd when the job asks; kept in
+ * keep[]), the per-column amax with NaN ignored (returned) and whether a
  * lane holds NaN (*nan). The amax is a tree on the integer patterns (the
- * float order for |v|): a lane above Inf's pattern holds a NaN, and then
- * the float maxima, which drop NaN, are taken instead. */
-T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nvfp4_simd_col_job *j, size_t g,
-                                                                         size_t c0, __m256 *keep, int *nan)
+ * float order for |v|) in 4 chains: a lane above Inf's pattern holds a NaN,
+ * and then the float maxima, which drop NaN, are taken instead, from keep[]
+ * (a loop over v[] made gcc keep a copy of the whole tile on the stack). */
+T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nvfp4_simd_col_job *j, const int bf16,
+                                                                         const int rht, size_t g, size_t c0,
+                                                                         __m256 *keep, int *nan)
 {
-    __m256 v[16];
-    if (j->rht) col_load_group8(j, g, c0, v);
-    else
+    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256i t[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    if (rht) {
+        __m256 v[16];
+        col_load_group8(j, bf16, g, c0, v);
         SIMD_UNROLL
-        for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-    if (keep)
+        for (int i = 0; i < 16; i++) {
+            keep[i] = v[i];
+            t[i & 3] = _mm256_max_epu32(t[i & 3], _mm256_and_si256(_mm256_castps_si256(v[i]), absm));
+        }
+    } else { /* straight into keep[]: through a v[] gcc made a stack copy */
         SIMD_UNROLL
-        for (int i = 0; i < 16; i++) keep[i] = v[i];
-    __m256i t[16];
-    SIMD_UNROLL
-    for (int i = 0; i < 16; i++) t[i] = _mm256_and_si256(_mm256_castps_si256(v[i]), _mm256_set1_epi32(0x7FFFFFFF));
-    SIMD_UNROLL
-    for (int h = 8; h > 0; h >>= 1)
-        SIMD_UNROLL
-        for (int i = 0; i < h; i++) t[i] = _mm256_max_epu32(t[i], t[i + h]);
+        for (size_t i = 0; i < 16; i++) {
+            __m256 x = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
+            keep[i] = x;
+            t[i & 3] = _mm256_max_epu32(t[i & 3], _mm256_and_si256(_mm256_castps_si256(x), absm));
+        }
+    }
+    t[0] = _mm256_max_epu32(_mm256_max_epu32(t[0], t[1]), _mm256_max_epu32(t[2], t[3]));
     *nan = !_mm256_testz_si256(_mm256_cmpgt_epi32(t[0], _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1));
     if (!*nan) return _mm256_castsi256_ps(t[0]);
     __m256 am = _mm256_setzero_ps();
-    for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(v[i]), am);
+    for (int i = 0; i < 16; i++) am = _mm256_max_ps(abs8(keep[i]), am);
     return am;
 }
 
-/* Phase 2 of a tile: codes of the 8 blocks (columns) from the rows in kept
- * (or reloaded from the input), the multipliers inv, into the stage. */
-T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                                        const __m256 *kept, __m256 inv, int has_nan,
+/* Phase 2 of a tile: codes of the 8 blocks (columns) from the rows in
+ * kept, the multipliers inv, into the stage. */
+T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvfp4_simd_col_job *j, const int use_sr,
+                                                                        size_t g, size_t c0, const __m256 *kept,
+                                                                        __m256 inv, int has_nan,
                                                                         nvfp4_simd_col_stage *st, size_t srow,
                                                                         size_t gslot)
 {
     size_t nbr = j->rows / 16;
-    __m256 v[16];
-    SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = kept ? kept[i] : load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
+    const __m256 *v = kept; /* read in place: a local copy went through the stack */
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */
     __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-    if (j->sr) {
+    if (use_sr) {
         __m256i w[4];
         _Alignas(32) uint32_t lo[8], hi[8];
         for (size_t c = 0; c < 8; c++) {
@@ -827,11 +1065,11 @@ T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvf
  * 256 MiB: columnwise +10%). Its L1 prefetch of the next tile's rows is left out: the
  * 16 rows share L1 sets when the row stride is a multiple of 4 KiB, and
  * without it the kernel ran 3% faster in cache and no slower on 256 MiB. */
-T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
+T256 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_simd_col_job *j, const int bf16,
+                                                                   const int rht, const int use_sr, size_t g0,
+                                                                   size_t g1)
 {
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = prepared_col_job8(job, &jw);
-    size_t ncol8 = j->cols / 8 * 8, es = j->bf16 ? 2u : 4u;
+    size_t ncol8 = j->cols / 8 * 8, es = bf16 ? 2u : 4u;
     nvfp4_simd_col_stage st;
     __m256 am[COL_TILES], inv[COL_TILES];
     int nan[COL_TILES];
@@ -851,7 +1089,7 @@ T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t
                         for (size_t i = 0; i < 16; i++)
                             _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
                 }
-                am[t] = col_tile_amax8(j, g, c0, kept + 16 * t, &nan[t]);
+                am[t] = col_tile_amax8(j, bf16, rht, g, c0, kept + 16 * t, &nan[t]);
             }
             if (j->tile16) /* cols % 16 == 0: tiles 2u, 2u+1 share one scale */
                 for (size_t t = 0; t < nt; t += 2) am[t] = am[t + 1] = _mm256_set1_ps(hmax8(_mm256_max_ps(am[t], am[t + 1])));
@@ -863,12 +1101,40 @@ T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t
                 for (size_t c = 0; c < 8; c++) st.scale[8 * t + c][g - g0] = (uint8_t)s8[c];
             }
             for (size_t t = 0; t < nt; t++)
-                col_tile_codes8(j, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], &st, 8 * t, g - g0);
+                col_tile_codes8(j, use_sr, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], &st, 8 * t, g - g0);
         }
         nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol8; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
+}
+
+/* One function per input type, RHT and rounding, chosen from a table (as
+ * simd_avx512.c's avx512_col_quant): constant flags drop the per-tile
+ * branches, and each instantiation keeps its tiles inlined. */
+typedef void (*col_quant_fn)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
+#define COL_QUANT_FN(name, bf16, rht, sr)                                                                      \
+    T256 static void name(const nvfp4_simd_col_job *j, size_t g0, size_t g1)                                   \
+    {                                                                                                          \
+        col_quant_as(j, bf16, rht, sr, g0, g1);                                                                \
+    }
+COL_QUANT_FN(col_quant_f32_rn, 0, 0, 0)
+COL_QUANT_FN(col_quant_f32_sr, 0, 0, 1)
+COL_QUANT_FN(col_quant_bf16_rn, 1, 0, 0)
+COL_QUANT_FN(col_quant_bf16_sr, 1, 0, 1)
+COL_QUANT_FN(col_quant_f32_rht_rn, 0, 1, 0)
+COL_QUANT_FN(col_quant_f32_rht_sr, 0, 1, 1)
+COL_QUANT_FN(col_quant_bf16_rht_rn, 1, 1, 0)
+COL_QUANT_FN(col_quant_bf16_rht_sr, 1, 1, 1)
+
+T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
+{
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = prepared_col_job8(job, &jw);
+    static const col_quant_fn fns[2][2][2] = {
+        {{col_quant_f32_rn, col_quant_f32_sr}, {col_quant_f32_rht_rn, col_quant_f32_rht_sr}},
+        {{col_quant_bf16_rn, col_quant_bf16_sr}, {col_quant_bf16_rht_rn, col_quant_bf16_rht_sr}}};
+    fns[j->bf16 != 0][j->rht != 0][j->sr != NULL](j, g0, g1);
 }
 
 /* simd_avx512.c's rht16_tile_amax_bound (the proof is there and in
@@ -919,7 +1185,7 @@ T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g
                     0xFF)
                 continue;
             __m256 v[16];
-            col_load_group8(j, g, c0, v);
+            col_load_group8(j, j->bf16, g, c0, v);
             __m256 t = _mm256_setzero_ps();
             SIMD_UNROLL
             for (int i = 0; i < 16; i++) t = _mm256_max_ps(abs8(v[i]), t);
@@ -943,7 +1209,7 @@ T256 static float avx2_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t 
     for (size_t g = g0; g < g1; g++) {
         for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
             __m256 v[16];
-            col_load_group8(j, g, c0, v);
+            col_load_group8(j, j->bf16, g, c0, v);
             SIMD_UNROLL
             for (size_t i = 0; i < 16; i++) {
                 size_t e = (16 * g + i) * j->cols + c0;
