@@ -1003,17 +1003,12 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
 /* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
  * transposed output (8 bytes each) and their 16 scale bytes. */
 /* st/slot: where the strip's stage keeps column c0 (row c0 - s0) and group g (g - g0). */
-T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_simd_col_job *j, const int bf16,
-                                                                 const int rht, const int use_sr, size_t g, size_t c0,
-                                                                 nvfp4_simd_col_stage *st, size_t srow, size_t gslot)
+/* The tile's scale bytes and encode multipliers (per lane: column);
+ * returns whether a lane holds NaN. */
+T512 static inline __attribute__((always_inline)) int col_tile_scale(const nvfp4_simd_col_job *j, const __m512 v[16],
+                                                                    __m512i *sb_out, __m512 *inv_out)
 {
-    size_t nbr = j->rows / 16;
     const nvfp4_simd_te_consts *k = &j->k;
-    __m512 v[16];
-    if (rht) col_load_group(j, bf16, g, c0, v);
-    else /* inline: the plain loads stay in registers */
-        SIMD_UNROLL
-        for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
     /* amax on the integer patterns (the float order for |v|): a lane above
      * Inf's pattern holds a NaN, which the float amax below ignores. A
      * tree: this starts the tile's longest dependency chain. */
@@ -1033,7 +1028,18 @@ T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_s
     }
     if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
     __m512i sb = te_scale16(k, am);
-    __m512 inv = inv_lookup16(j->inv_tab, sb); /* te_inv16 without its division */
+    *sb_out = sb;
+    *inv_out = inv_lookup16(j->inv_tab, sb); /* te_inv16 without its division */
+    return has_nan;
+}
+
+/* The tile's codes and scale bytes into the stage. */
+T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4_simd_col_job *j, const int use_sr,
+                                                                   size_t g, size_t c0, const __m512 v[16],
+                                                                   __m512i sb, __m512 inv, int has_nan,
+                                                                   nvfp4_simd_col_stage *st, size_t srow, size_t gslot)
+{
+    size_t nbr = j->rows / 16;
     __m512i w[4];
     if (use_sr) {
         _Alignas(64) uint32_t lo[16], hi[16];
@@ -1089,10 +1095,30 @@ T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_s
     }
 }
 
-/* Strips of NVFP4_SIMD_STAGE_COLS columns outermost: inside a strip each
- * group reads 16 rows of 1 KiB contiguously (prefetcher-friendly); the
- * strip's groups (at most 8, g0 % 8 == 0) fill one 64-byte line of each
- * output row in the stage, which is then written out whole. */
+/* The rest of a tile once its 16 vectors (RHT'd when asked) are loaded. */
+T512 static inline __attribute__((always_inline)) void col_tile_as_loaded(const nvfp4_simd_col_job *j, const int use_sr,
+                                                                        size_t g, size_t c0, const __m512 v[16],
+                                                                        nvfp4_simd_col_stage *st, size_t srow,
+                                                                        size_t gslot)
+{
+    __m512i sb;
+    __m512 inv;
+    int has_nan = col_tile_scale(j, v, &sb, &inv);
+    col_tile_emit(j, use_sr, g, c0, v, sb, inv, has_nan, st, srow, gslot);
+}
+
+T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_simd_col_job *j, const int bf16,
+                                                                 const int rht, const int use_sr, size_t g, size_t c0,
+                                                                 nvfp4_simd_col_stage *st, size_t srow, size_t gslot)
+{
+    __m512 v[16];
+    if (rht) col_load_group(j, bf16, g, c0, v);
+    else /* inline: the plain loads stay in registers */
+        SIMD_UNROLL
+        for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
+    col_tile_as_loaded(j, use_sr, g, c0, v, st, srow, gslot);
+}
+
 /* nvfp4_simd_col_stage_flush with one 64-byte streaming store per whole
  * aligned line (the shared SSE2 version issues four 16-byte ones):
  * columnwise +5%, RHT + quantize +2% per core on a 4 MiB input. */
@@ -1113,30 +1139,86 @@ T512 static void col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_c
     _mm_sfence();
 }
 
+/* RHT tiles transformed (into an L1 buffer) before any of them is
+ * quantized: the transform and the quantization of one tile form a chain
+ * too long for the out-of-order window to overlap with the next tile's
+ * (the row kernel's finding); split, each phase's tiles are independent.
+ * 8 tiles (8 KiB): RHT + quantize +6% per core on a 4 MiB input (4 tiles
+ * +4%, 16 +5%; also moving the tile scales into the first phase: slower). */
+#define RHT_PHASE_TILES 8
+/* Prefetches for the tile at group g, columns c0..c0+15 of the strip
+ * ending at s1: into L2, the rows this tile position needs two groups
+ * later (for the strip's last two groups: the first two of the next
+ * strip), which leaves time for DRAM; into L1, the next tile's rows,
+ * already in L2 (Zen 4, 256 MiB input: +4% over one group ahead alone;
+ * without prefetches 9% slower). */
+T512 static inline void col_prefetch(const nvfp4_simd_col_job *j, size_t g, size_t g0, size_t g1, size_t c0, size_t s1)
+{
+    size_t ncol16 = j->cols / 16 * 16, es = j->bf16 ? 2u : 4u;
+    size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
+    if (pc + 16 <= ncol16)
+        for (size_t i = 0; i < 16; i++)
+            _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
+    if (c0 + 16 < s1)
+        for (size_t i = 0; i < 16; i++)
+            _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
+}
+
+/* RHT tiles are transformed (into an L1 buffer) before any of them is
+ * quantized: the transform and the quantization of one tile form a chain
+ * too long for the out-of-order window to overlap with the next tile's
+ * (the row kernel's finding); split, each phase's tiles are independent.
+ * 8 tiles (8 KiB): RHT + quantize +6% per core on a 4 MiB input (4 tiles
+ * +4%, 16 +5%; also moving the tile scales into the first phase: slower).
+ * Plain tiles stay in one pass (split, 3-10% slower: their 16 vectors
+ * stored and reloaded cost more than the overlap gains). */
+#define RHT_PHASE_TILES 8
+T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4_simd_col_job *j, const int bf16,
+                                                                      const int use_sr, size_t g0, size_t g1, size_t s0,
+                                                                      size_t s1, nvfp4_simd_col_stage *st)
+{
+    _Alignas(64) float tbuf[RHT_PHASE_TILES][256];
+    for (size_t g = g0; g < g1; g++)
+        for (size_t t0 = s0; t0 < s1; t0 += 16 * RHT_PHASE_TILES) {
+            size_t t1 = t0 + 16 * RHT_PHASE_TILES < s1 ? t0 + 16 * RHT_PHASE_TILES : s1;
+            for (size_t c0 = t0; c0 < t1; c0 += 16) {
+                col_prefetch(j, g, g0, g1, c0, s1);
+                __m512 v[16];
+                col_load_group(j, bf16, g, c0, v);
+                float *tb = tbuf[(c0 - t0) / 16];
+                SIMD_UNROLL
+                for (int i = 0; i < 16; i++) _mm512_store_ps(tb + 16 * i, v[i]);
+            }
+            for (size_t c0 = t0; c0 < t1; c0 += 16) {
+                __m512 v[16];
+                const float *tb = tbuf[(c0 - t0) / 16];
+                SIMD_UNROLL
+                for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(tb + 16 * i);
+                col_tile_as_loaded(j, use_sr, g, c0, v, st, c0 - s0, g - g0);
+            }
+        }
+}
+
+/* Strips of NVFP4_SIMD_STAGE_COLS columns outermost: inside a strip each
+ * group reads 16 rows of 1 KiB contiguously (prefetcher-friendly); the
+ * strip's groups (at most 8, g0 % 8 == 0) fill one 64-byte line of each
+ * output row in the stage, which is then written out whole. */
 T512 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_simd_col_job *j, const int bf16,
                                                                      const int rht, const int use_sr, size_t g0,
                                                                      size_t g1)
 {
-    size_t ncol16 = j->cols / 16 * 16, es = j->bf16 ? 2u : 4u;
+    size_t ncol16 = j->cols / 16 * 16;
     nvfp4_simd_col_stage st;
     for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol16 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol16;
-        for (size_t g = g0; g < g1; g++)
-            for (size_t c0 = s0; c0 < s1; c0 += 16) {
-                /* into L2, the rows this tile position needs two groups later
-                 * (for the strip's last two groups: the first two of the next
-                 * strip), which leaves time for DRAM; into L1, the next tile's
-                 * rows, already in L2 (Zen 4, 256 MiB input: +4% over one group
-                 * ahead alone; without prefetches 9% slower) */
-                size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
-                if (pc + 16 <= ncol16)
-                    for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
-                if (c0 + 16 < s1)
-                    for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
-                col_tile_as(j, bf16, rht, use_sr, g, c0, &st, c0 - s0, g - g0);
-            }
+        if (rht)
+            col_strip_rht(j, bf16, use_sr, g0, g1, s0, s1, &st);
+        else
+            for (size_t g = g0; g < g1; g++)
+                for (size_t c0 = s0; c0 < s1; c0 += 16) {
+                    col_prefetch(j, g, g0, g1, c0, s1);
+                    col_tile_as(j, bf16, 0, use_sr, g, c0, &st, c0 - s0, g - g0);
+                }
         col_stage_flush(j, &st, s0, s1, g0, g1);
     }
     for (size_t g = g0; g < g1; g++)
