@@ -477,20 +477,24 @@ T512 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_
                                                                    const int use_sr, uint64_t block0, uint8_t *out,
                                                                    uint8_t *scale)
 {
-    _Alignas(64) uint8_t rb[256];
+    /* the chunk's SR bytes first: its Philox calls are independent, so
+     * they overlap (inside the codes loop each waited on its own Philox) */
+    _Alignas(64) uint8_t rbs[ROW_CHUNK / 16][256];
     _Alignas(64) float inv[ROW_CHUNK];
     int special[ROW_CHUNK / 16];
     for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
         size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
         for (size_t b0 = c0; b0 < c1; b0 += 16)
             special[(b0 - c0) / 16] = row_scales16(k, x, bf16, b0, c1 - b0 < 16 ? c1 - b0 : 16, scale, inv + (b0 - c0));
-        for (size_t b0 = c0; b0 < c1; b0 += 16) {
-            size_t n = c1 - b0 < 16 ? c1 - b0 : 16;
-            if (use_sr) {
+        if (use_sr)
+            for (size_t b0 = c0; b0 < c1; b0 += 16) {
                 __m512i w[4];
                 sr_words16_seq(sr, block0 + b0, w);
-                sr_bytes_aos16(w, rb);
+                sr_bytes_aos16(w, rbs[(b0 - c0) / 16]);
             }
+        for (size_t b0 = c0; b0 < c1; b0 += 16) {
+            size_t n = c1 - b0 < 16 ? c1 - b0 : 16;
+            const uint8_t *rb = rbs[use_sr ? (b0 - c0) / 16 : 0];
             const float *iv = inv + (b0 - c0);
             size_t i = 0;
             if (!special[(b0 - c0) / 16])
