@@ -146,7 +146,8 @@ T512 static inline __m512i e2m1_finish16(__m512i u, __m512i au, __m512i mag)
 
 /*
  * E2M1 RN magnitude (nvfp4_core_e2m1_rn_mag) of 16 lanes in one FPU
- * rounding of a = min(|y|, 6) (vminps gives 6 for NaN: 7, NaN's magnitude; Inf and anything past 6 saturate to 7). E2M1's grid is
+ * rounding of a = min(|y|, 6) (6 for NaN: 7, NaN's magnitude; Inf and
+ * anything past 6 saturate to 7). E2M1's grid is
  * step 0.5 below 2, 1 in [2, 4), 2 in [4, 6]; C = 2^22, 2^23, 2^24 by a's
  * binade (biased exponent <= 127, 128, 129) puts a + C in a binade whose
  * ulp is that step (a < C, so C <= a + C < 2C), so fl(a + C) = C + a
@@ -165,7 +166,11 @@ T512 static inline __m512i e2m1_rn_mag_onestep16(__m512 y)
     const __m512i tc = _mm512_setr_epi32(0x4B000000, 0x4B800000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x4A800000);
     const __m512i tx =
         _mm512_setr_epi32(0x4B000000 - 2, 0x4B800000 - 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x4A800000);
-    __m512 a = _mm512_min_ps(abs16(y), _mm512_set1_ps(6.0f));
+    /* min(|y|, 6) on the bit patterns: the float order for |y| <= Inf, and
+     * a NaN's pattern is above 6's, so NaN also gives 6 (as vminps with 6
+     * second); vpminud issues on more Zen 4 pipes than vminps */
+    __m512 a = _mm512_castsi512_ps(
+        _mm512_min_epu32(_mm512_castps_si512(abs16(y)), _mm512_set1_epi32(0x40C00000)));
     __m512i e = _mm512_max_epu32(_mm512_srli_epi32(_mm512_castps_si512(a), 23), _mm512_set1_epi32(127));
     __m512 sum = _mm512_add_round_ps(a, _mm512_castsi512_ps(_mm512_permutexvar_epi32(e, tc)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -692,14 +697,18 @@ T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_s
     }
 }
 
+/* A broadcast of v's bit pattern (a vbroadcastss from memory). */
+T512 static inline __m512i _mm512_set1_ps_bits(float v) { return _mm512_castps_si512(_mm512_set1_ps(v)); }
+
 /* s_i x scale for the integer RHT paths: the sign of weight i applied as a
  * sign-bit flip (exact), then the power-of-two scaling (exact on their
  * lanes). */
 T512 static inline __m512 rht_signed_scaled(const nvfp4_simd_col_job *j, unsigned i, __m512 x, __m512 scale)
 {
-    __m512i sgn = _mm512_and_si512(_mm512_set1_epi32((int)nvfp4_core_f32_bits(j->rht_w[i])),
-                                   _mm512_set1_epi32((int)0x80000000u));
-    return _mm512_mul_ps(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sgn)), scale);
+    /* x ^ (w_i & sign bit) in one ternary op (0x78: A ^ (B & C)) */
+    __m512i sx = _mm512_ternarylogic_epi32(_mm512_castps_si512(x), _mm512_set1_ps_bits(j->rht_w[i]),
+                                           _mm512_set1_epi32((int)0x80000000u), 0x78);
+    return _mm512_mul_ps(_mm512_castsi512_ps(sx), scale);
 }
 
 /*
