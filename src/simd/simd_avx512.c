@@ -1,5 +1,9 @@
 /*
- * simd_avx512.c - AVX-512 (F, BW, VL) kernels of the fast CPU path.
+ * simd_avx512.c - AVX-512 kernels of the fast CPU path: F, BW, VL, DQ and
+ * VBMI2, the Ice Lake-class set (Ice Lake, Sapphire Rapids, Zen 4 and
+ * later; simdjson's "icelake" kernel asks for the same, simdjson/simdjson
+ * include/simdjson/icelake/implementation.h). Skylake-SP/Cascade Lake lack
+ * VBMI2 and run the avx2 variant.
  *
  * Compiled for every x86-64 build through function target attributes (no
  * per-file flags) and only called after __builtin_cpu_supports said yes
@@ -40,7 +44,7 @@
 #include "core/philox.h"
 #include "core/recipe.h"
 
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2")))
 /* Full unrolling keeps a tile's 16 vectors in registers (gcc -O2 would
  * otherwise keep the arrays on the stack). */
 #define SIMD_UNROLL _Pragma("GCC unroll 16")
@@ -1067,20 +1071,23 @@ T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4
      * output bytes, element 2p in the low nibble */
     __m512i wd[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     if (!use_sr && !has_nan) {
-        /* RN without NaN: magnitudes in one rounding; the sign bits (bit 31
-         * of y) go to bit 4(i&7)+3 of a second pair of words, masked in by
-         * one ternary op (A | (B & C)) */
+        /* RN without NaN: magnitudes in one rounding, shifted in from the
+         * top by vpshrdd (wd >> 4 | mag << 28: after rows 8h..8h+7 in order,
+         * row 8h+p sits in nibble p); the top 4 bits of y (its sign at bit
+         * 3) shifted in from the bottom by vpshldd (sg << 4 | y >> 28, rows
+         * in reverse order, so row 8h+p also lands in nibble p); one ternary
+         * op keeps the sign bits (A | (B & C)). 2 ops per row instead of 4. */
         __m512i sg[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        __m512 y[16];
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
-            __m512 y = _mm512_mul_ps(v[i], inv);
-            unsigned sh = 4u * (unsigned)(i & 7);
-            wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_slli_epi32(e2m1_rn_mag_onestep16(y), sh));
-            sg[i >> 3] = _mm512_ternarylogic_epi32(sg[i >> 3], _mm512_srli_epi32(_mm512_castps_si512(y), 28 - sh),
-                                                   _mm512_set1_epi32((int)(8u << sh)), 0xF8);
+            y[i] = _mm512_mul_ps(v[i], inv);
+            wd[i >> 3] = _mm512_shrdi_epi32(wd[i >> 3], e2m1_rn_mag_onestep16(y[i]), 4);
         }
-        wd[0] = _mm512_or_si512(wd[0], sg[0]);
-        wd[1] = _mm512_or_si512(wd[1], sg[1]);
+        SIMD_UNROLL
+        for (int i = 15; i >= 0; i--) sg[i >> 3] = _mm512_shldi_epi32(sg[i >> 3], _mm512_castps_si512(y[i]), 4);
+        wd[0] = _mm512_ternarylogic_epi32(wd[0], sg[0], _mm512_set1_epi32((int)0x88888888u), 0xF8);
+        wd[1] = _mm512_ternarylogic_epi32(wd[1], sg[1], _mm512_set1_epi32((int)0x88888888u), 0xF8);
     } else {
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
@@ -1093,7 +1100,7 @@ T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4
             } else {
                 code = e2m1_rn16(y);
             }
-            wd[i >> 3] = _mm512_or_si512(wd[i >> 3], _mm512_sllv_epi32(code, _mm512_set1_epi32(4 * (i & 7))));
+            wd[i >> 3] = _mm512_shrdi_epi32(wd[i >> 3], code, 4); /* as above */
         }
     }
     _Alignas(64) uint64_t q[16];
