@@ -205,7 +205,8 @@ T512 static inline __m512i e2m1_sr_mag16(__m512 y, __m512i r)
 {
     const __m512i tm = _mm512_setr_epi32(0x43800000, 0x43000000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x44000000);
     const __m512i tf = _mm512_setr_epi32(2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 a = _mm512_min_ps(abs16(y), _mm512_set1_ps(6.0f));
+    __m512 a = _mm512_castsi512_ps( /* as in e2m1_rn_mag_onestep16 */
+        _mm512_min_epu32(_mm512_castps_si512(abs16(y)), _mm512_set1_epi32(0x40C00000)));
     __m512i e = _mm512_max_epu32(_mm512_srli_epi32(_mm512_castps_si512(a), 23), _mm512_set1_epi32(127));
     __m512i t = _mm512_cvtt_roundps_epi32(_mm512_mul_ps(a, _mm512_castsi512_ps(_mm512_permutexvar_epi32(e, tm))),
                                           _MM_FROUND_NO_EXC);
