@@ -125,11 +125,21 @@ T256 static inline __m256i e2m1_finish8(__m256i u, __m256i au, __m256i mag)
  * indexed by the exponent's low 3 bits (127 -> 7, 128 -> 0, 129 -> 1;
  * max(E, 127) folds the smaller binades into the first). The addition
  * rounds in the MXCSR mode, the default RNE (see the top of this file). */
+/* min(|y|, 6) as the unsigned minimum of the bit patterns (the float
+ * order for |y|; NaN and Inf patterns are above 6's, so both give 6 as
+ * vminps does): vpminud issues on more pipes than vminps, which shares
+ * the FP adders with the magnitude's addition. */
+T256 static inline __m256 abs_min6_8(__m256 y)
+{
+    __m256i au = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7FFFFFFF));
+    return _mm256_castsi256_ps(_mm256_min_epu32(au, _mm256_set1_epi32(0x40C00000)));
+}
+
 T256 static inline __m256i e2m1_rn_mag8(__m256 y)
 {
     const __m256i tc = _mm256_setr_epi32(0x4B000000, 0x4B800000, 0, 0, 0, 0, 0, 0x4A800000);
     const __m256i tx = _mm256_setr_epi32(0x4B000000 - 2, 0x4B800000 - 4, 0, 0, 0, 0, 0, 0x4A800000);
-    __m256 a = _mm256_min_ps(abs8(y), _mm256_set1_ps(6.0f)); /* NaN -> 6 (magnitude 7), Inf -> 6 */
+    __m256 a = abs_min6_8(y); /* NaN -> 6 (magnitude 7), Inf -> 6 */
     __m256i e = _mm256_max_epu32(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(127));
     __m256 sum = _mm256_add_ps(a, _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tc, e)));
     return _mm256_sub_epi32(_mm256_castps_si256(sum), _mm256_permutevar8x32_epi32(tx, e));
@@ -160,7 +170,7 @@ T256 static inline __m256i e2m1_sr_mag8(__m256 y, __m256i r)
 {
     const __m256i tm = _mm256_setr_epi32(0x43800000, 0x43000000, 0, 0, 0, 0, 0, 0x44000000); /* 256, 128 | 512 */
     const __m256i tf = _mm256_setr_epi32(2, 4, 0, 0, 0, 0, 0, 0);
-    __m256 a = _mm256_min_ps(abs8(y), _mm256_set1_ps(6.0f));
+    __m256 a = abs_min6_8(y);
     __m256i e = _mm256_max_epu32(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(127));
     __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(a, _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tm, e))));
     return _mm256_add_epi32(_mm256_srli_epi32(_mm256_add_epi32(t, r), 8), _mm256_permutevar8x32_epi32(tf, e));
@@ -598,6 +608,20 @@ T256 static inline __attribute__((always_inline)) int row_amax8(const void *x, c
 /* Blocks per chunk of the two-phase row loops (scales and multipliers, then codes). */
 #define ROW_CHUNK 64
 
+/* The random bytes of blocks c0 .. c1-1 of the row (16 per block, block
+ * b's at rb + 16 (b - c0)), all before the chunk's codes: the Philox
+ * calls, long dependency chains, are independent of each other and
+ * overlap when nothing else sits between them (simd_avx512.c's finding). */
+T256 static inline __attribute__((always_inline)) void row_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0,
+                                                                     size_t c0, size_t c1, uint8_t *rb)
+{
+    for (size_t b0 = c0; b0 < c1; b0 += 8) {
+        __m256i w[4];
+        sr_words8_seq(sr, block0 + b0, w);
+        sr_bytes_aos8(w, rb + 16 * (b0 - c0));
+    }
+}
+
 /* Codes of a row whose scale bytes are given (16x16 tiles), in chunks of
  * ROW_CHUNK blocks: first the chunk's encode multipliers, whose divisions
  * then overlap (one pass per 8 blocks chained each division to its
@@ -608,7 +632,7 @@ T256 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4
                                                                     const nvfp4_simd_sr *sr, const int use_sr,
                                                                     uint64_t block0, uint8_t *out)
 {
-    _Alignas(32) uint8_t rb[128];
+    _Alignas(32) uint8_t rb[16 * ROW_CHUNK];
     _Alignas(32) float inv[ROW_CHUNK];
     for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
         size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
@@ -619,23 +643,20 @@ T256 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4
             __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
             _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
         }
+        if (use_sr) row_sr_bytes(sr, block0, c0, c1, rb);
         for (size_t b0 = c0; b0 < c1; b0 += 8) {
             size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
             const float *iv = inv + (b0 - c0);
             int has_nan = row_nan8(x, bf16, b0, n);
-            if (use_sr) {
-                __m256i w[4];
-                sr_words8_seq(sr, block0 + b0, w);
-                sr_bytes_aos8(w, rb);
-            }
+            const uint8_t *r = rb + 16 * (b0 - c0);
             if (!has_nan && n == 8) {
-                row_codes8x8(x, bf16, b0, iv, use_sr, rb, out + 8 * b0);
+                row_codes8x8(x, bf16, b0, iv, use_sr, r, out + 8 * b0);
                 continue;
             }
             __m256 v[16];
             (void)row_load8(x, bf16, b0, n, v);
-            if (has_nan) row_codes8(v, iv, use_sr ? rb : NULL, n, out + 8 * b0);
-            else row_codes8_nonan(v, iv, use_sr, rb, n, out + 8 * b0);
+            if (has_nan) row_codes8(v, iv, use_sr ? r : NULL, n, out + 8 * b0);
+            else row_codes8_nonan(v, iv, use_sr, r, n, out + 8 * b0);
         }
     }
 }
@@ -666,7 +687,7 @@ T256 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_
                                                                    const int use_sr, uint64_t block0, uint8_t *out,
                                                                    uint8_t *scale)
 {
-    _Alignas(32) uint8_t rb[128];
+    _Alignas(32) uint8_t rb[16 * ROW_CHUNK];
     _Alignas(32) float inv[ROW_CHUNK];
     int nan[ROW_CHUNK / 8];
     for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
@@ -679,23 +700,20 @@ T256 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_
             store_bytes8(sb, n, scale + b0);
             _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
         }
+        if (use_sr) row_sr_bytes(sr, block0, c0, c1, rb);
         for (size_t b0 = c0; b0 < c1; b0 += 8) {
             size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            if (use_sr) {
-                __m256i w[4];
-                sr_words8_seq(sr, block0 + b0, w);
-                sr_bytes_aos8(w, rb);
-            }
             const float *iv = inv + (b0 - c0);
             int has_nan = nan[(b0 - c0) / 8];
+            const uint8_t *r = rb + 16 * (b0 - c0);
             if (!has_nan && n == 8) {
-                row_codes8x8(x, bf16, b0, iv, use_sr, rb, out + 8 * b0);
+                row_codes8x8(x, bf16, b0, iv, use_sr, r, out + 8 * b0);
                 continue;
             }
             __m256 v[16];
             (void)row_load8(x, bf16, b0, n, v);
-            if (has_nan) row_codes8(v, iv, use_sr ? rb : NULL, n, out + 8 * b0);
-            else row_codes8_nonan(v, iv, use_sr, rb, n, out + 8 * b0);
+            if (has_nan) row_codes8(v, iv, use_sr ? r : NULL, n, out + 8 * b0);
+            else row_codes8_nonan(v, iv, use_sr, r, n, out + 8 * b0);
         }
     }
 }
@@ -789,10 +807,23 @@ T256 static inline int rht_bf16_int_ok8(__m256i emax, __m256i emin)
     return lanes8(_mm256_and_si256(_mm256_and_si256(close, big), finite)) == 0xFF;
 }
 
-/* The sign bit of s[i] (src/core/hadamard.h's mask), to flip x_i's. */
-T256 static inline __m256 rht_sign_flip8(const nvfp4_simd_col_job *j, unsigned i, __m256 x)
+/* s_i * up for a power of two up, from up4 = 4 up: w_i * up4 with the
+ * weight w_i = s_i / 4 of the prepared job (rht_prepared8), exact, and a
+ * broadcast from memory, where taking bit i of the sign mask cost five
+ * scalar and vector operations per row. x * (s_i up) = (s_i x) * up
+ * bit for bit (products are symmetric in sign, -0 included). */
+T256 static inline __m256 rht_signed8(const nvfp4_simd_col_job *j, unsigned i, __m256 up4)
 {
-    return _mm256_xor_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32((int)(((j->rht_mask[0] >> i) & 1u) << 31))));
+    return _mm256_mul_ps(_mm256_set1_ps(j->rht_w[i]), up4);
+}
+
+/* A copy of the job with the RHT weights w_i = s_i / 4 (src/core/hadamard.h's
+ * sign mask) that rht_signed8 takes. */
+T256 static inline const nvfp4_simd_col_job *rht_prepared8(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
+{
+    *copy = *job;
+    for (unsigned i = 0; i < 16; i++) copy->rht_w[i] = ((job->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+    return copy;
 }
 
 /* In-place butterflies over 16 vectors (lanes independent). */
@@ -833,12 +864,12 @@ T256 static inline __attribute__((always_inline)) void rht16_split_int8(const nv
                                                                          __m256i emax)
 {
     __m256i ec = _mm256_max_epi32(emax, _mm256_set1_epi32(22));
-    const __m256 up = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(273), ec), 23));
+    const __m256 up4 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(275), ec), 23));
     const __m256 down = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(ec, _mm256_set1_epi32(21)), 23));
     __m256i h[16];
     SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
-        __m256 si = _mm256_mul_ps(rht_sign_flip8(j, i, v[i]), up);
+        __m256 si = _mm256_mul_ps(v[i], rht_signed8(j, i, up4));
         h[i] = _mm256_cvtps_epi32(si);
         v[i] = _mm256_sub_ps(si, _mm256_cvtepi32_ps(h[i]));
     }
@@ -857,11 +888,11 @@ T256 static inline __attribute__((always_inline)) void rht16_split_int8(const nv
 T256 static inline __attribute__((always_inline)) void rht16_bf16_int8(const nvfp4_simd_col_job *j, __m256 v[16],
                                                                         __m256i emin)
 {
-    const __m256 up = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(261), emin), 23));
+    const __m256 up4 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(263), emin), 23));
     const __m256 down = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(emin, _mm256_set1_epi32(9)), 23));
     __m256i h[16];
     SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) h[i] = _mm256_cvtps_epi32(_mm256_mul_ps(rht_sign_flip8(j, i, v[i]), up));
+    for (unsigned i = 0; i < 16; i++) h[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], rht_signed8(j, i, up4)));
     fwht16_epi32x8(h);
     SIMD_UNROLL
     for (unsigned i = 0; i < 16; i++) {
@@ -917,14 +948,11 @@ T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd
     }
 }
 
-/* The 16 rows of group g, columns c0..c0+7, RHT'd in place when asked: all
- * paths give nvfp4_core_rht_forward_group's bits. */
-T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, const int bf16,
-                                                                        size_t g, size_t c0, __m256 v[16])
+/* RHT of the 16 rows v of group g, columns c0..c0+7, in place: all paths
+ * give nvfp4_core_rht_forward_group's bits. */
+T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd_col_job *j, const int bf16, size_t g,
+                                                                 size_t c0, __m256 v[16])
 {
-    SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
-    if (!j->rht) return;
     __m256i emax, emin;
     rht_exp_range8(v, &emax, &emin);
     if (bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
@@ -934,14 +962,39 @@ T256 static inline __attribute__((always_inline)) void col_load_group8(const nvf
     else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
 }
 
+T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, const int bf16,
+                                                                        size_t g, size_t c0, __m256 v[16])
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
+    if (j->rht) col_rht8(j, bf16, g, c0, v);
+}
+
+/* The 16 rows of group g, columns c0 .. c0 + 8m - 1 (m <= 4 tiles) as fp32,
+ * tile u's row i in kept[16u + i], for the RHT tiles: row by row, each
+ * row's 8m columns (one 64-byte line when aligned) read together. Tile by
+ * tile, the 16 rows, which share L1 sets when the row stride is a multiple
+ * of 4 KiB, can evict each other's lines before the next tile of the line
+ * reads them (RHT + quantize per core in cache: fp32 +5%, bf16 +11%; the
+ * plain columnwise kernel did not gain and loads its tiles directly). */
+T256 static inline __attribute__((always_inline)) void col_copy_rows8(const nvfp4_simd_col_job *j, const int bf16,
+                                                                       size_t g, size_t c0, size_t m, __m256 *kept)
+{
+    SIMD_UNROLL
+    for (size_t i = 0; i < 16; i++) {
+        size_t e = (16 * g + i) * j->cols + c0;
+        SIMD_UNROLL
+        for (size_t u = 0; u < 4; u++)
+            if (u < m) kept[16 * u + i] = load8(j->x, bf16, e + 8 * u);
+    }
+}
+
 /* The columnwise quantizer's copy of the job: RHT weights s[i]/4 (if any)
  * and the te encode multiplier of every scale byte (nvfp4_simd_te_inv_table,
  * the reference's own values), as simd_avx512.c's prepared_col_job. */
 T256 static inline const nvfp4_simd_col_job *prepared_col_job8(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
 {
-    *copy = *job;
-    if (job->rht)
-        for (unsigned i = 0; i < 16; i++) copy->rht_w[i] = ((job->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
+    (void)rht_prepared8(job, copy);
     nvfp4_simd_te_inv_table(&job->k, copy->inv_tab);
     return copy;
 }
@@ -956,12 +1009,13 @@ T256 static inline const nvfp4_simd_col_job *prepared_col_job8(const nvfp4_simd_
  * transform kept by the first phase.
  */
 
-/* Phase 1 of a tile: its 16 rows (RHT'd when the job asks; kept in
- * keep[]), the per-column amax with NaN ignored (returned) and whether a
- * lane holds NaN (*nan). The amax is a tree on the integer patterns (the
- * float order for |v|) in 4 chains: a lane above Inf's pattern holds a NaN,
- * and then the float maxima, which drop NaN, are taken instead, from keep[]
- * (a loop over v[] made gcc keep a copy of the whole tile on the stack). */
+/* Phase 1 of a tile: its 16 rows loaded into keep[] (RHT: put there by
+ * col_copy_rows8 and transformed in place), the per-column amax with NaN
+ * ignored (returned) and whether a lane holds NaN (*nan). The amax is
+ * integer maxima of the |v| patterns (the float order) in 4 chains: a lane
+ * above Inf's pattern holds a NaN, and then the float maxima, which drop
+ * NaN, are taken instead (every loop unrolled or reading keep[]: a loop
+ * over a local v[] made gcc keep a copy of the whole tile on the stack). */
 T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nvfp4_simd_col_job *j, const int bf16,
                                                                          const int rht, size_t g, size_t c0,
                                                                          __m256 *keep, int *nan)
@@ -970,13 +1024,15 @@ T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nv
     __m256i t[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     if (rht) {
         __m256 v[16];
-        col_load_group8(j, bf16, g, c0, v);
+        SIMD_UNROLL
+        for (int i = 0; i < 16; i++) v[i] = keep[i];
+        col_rht8(j, bf16, g, c0, v);
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
             keep[i] = v[i];
             t[i & 3] = _mm256_max_epu32(t[i & 3], _mm256_and_si256(_mm256_castps_si256(v[i]), absm));
         }
-    } else { /* straight into keep[]: through a v[] gcc made a stack copy */
+    } else { /* straight from the input into keep[] */
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) {
             __m256 x = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
@@ -1089,6 +1145,8 @@ T256 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_
                         for (size_t i = 0; i < 16; i++)
                             _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
                 }
+                if (rht && t % (8 / es) == 0) /* the tiles of one 64-byte line of each row (aligned rows) */
+                    col_copy_rows8(j, bf16, g, c0, nt - t < 8 / es ? nt - t : 8 / es, kept + 16 * t);
                 am[t] = col_tile_amax8(j, bf16, rht, g, c0, kept + 16 * t, &nan[t]);
             }
             if (j->tile16) /* cols % 16 == 0: tiles 2u, 2u+1 share one scale */
@@ -1153,7 +1211,7 @@ T256 static inline __attribute__((always_inline)) __m256 rht16_tile_amax_bound8(
     for (unsigned i = 0; i < 16; i++) {
         v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
         mx = _mm256_max_epu32(mx, _mm256_and_si256(_mm256_castps_si256(v[i]), _mm256_set1_epi32(0x7FFFFFFF)));
-        v[i] = _mm256_mul_ps(v[i], _mm256_set1_ps(((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f));
+        v[i] = _mm256_mul_ps(v[i], _mm256_set1_ps(j->rht_w[i]));
     }
     __m256i emax = _mm256_srli_epi32(mx, 23);
     fwht16_ps8(v);
@@ -1173,8 +1231,10 @@ T256 static inline __attribute__((always_inline)) __m256 rht16_tile_amax_bound8(
  * far (a lower bound of the result): such a tile cannot hold the maximum.
  * A tile's maximum t drops NaN by vmaxps's operand order (as the result
  * does), so it is always a valid lb. */
-T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+T256 static float avx2_rht_amax(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
 {
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = rht_prepared8(job, &jw);
     size_t ncol8 = j->cols / 8 * 8;
     __m256 am = _mm256_setzero_ps();
     float m = 0.0f, lb = 0.0f;
@@ -1201,8 +1261,10 @@ T256 static float avx2_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g
     return nvfp4_core_fmaxf(m, hmax8(am));
 }
 
-T256 static float avx2_rht_apply(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out)
+T256 static float avx2_rht_apply(const nvfp4_simd_col_job *job, size_t g0, size_t g1, void *out)
 {
+    nvfp4_simd_col_job jw;
+    const nvfp4_simd_col_job *j = rht_prepared8(job, &jw);
     size_t ncol8 = j->cols / 8 * 8;
     __m256 am = _mm256_setzero_ps();
     float m = 0.0f;
