@@ -1085,19 +1085,17 @@ T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvf
                 wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_sr8(y, r), 4 * (i & 7)));
             }
     } else if (!has_nan) {
-        /* RN without NaN: magnitudes in one rounding; the sign bits (bit 31
-         * of y) go to bit 4(i&7)+3 of a second pair of words */
-        __m256i sg[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+        /* RN without NaN: magnitudes in one rounding; each row's code
+         * built in the top nibble (mag << 28 | sign bit of y) and shifted in
+         * from the top (wd >> 4 | code): after rows 8h..8h+7 in order, row
+         * 8h+p sits in nibble p. One constant instead of 8 sign masks. */
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
             __m256 y = _mm256_mul_ps(v[i], inv);
-            int sh = 4 * (i & 7);
-            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_rn_mag8(y), sh));
-            sg[i >> 3] = _mm256_or_si256(sg[i >> 3], _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y), 28 - sh),
-                                                                      _mm256_set1_epi32((int)(8u << sh))));
+            __m256i top = _mm256_or_si256(_mm256_slli_epi32(e2m1_rn_mag8(y), 28),
+                                          _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32((int)0x80000000u)));
+            wd[i >> 3] = _mm256_or_si256(_mm256_srli_epi32(wd[i >> 3], 4), top);
         }
-        wd[0] = _mm256_or_si256(wd[0], sg[0]);
-        wd[1] = _mm256_or_si256(wd[1], sg[1]);
     } else {
         for (int i = 0; i < 16; i++) {
             __m256 y = _mm256_mul_ps(v[i], inv);
