@@ -389,24 +389,49 @@ T512 static void avx512_row_scales(const nvfp4_simd_te_consts *k, const void *x,
     }
 }
 
+T512 static inline __attribute__((always_inline)) __m512i row_code16(__m512 y, const uint8_t *rb, int plain)
+{
+    if (rb) {
+        __m512i r = _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)rb));
+        return plain ? e2m1_sr16_nonan(y, r) : e2m1_sr16(y, r);
+    }
+    return plain ? e2m1_rn16_nonan(y) : e2m1_rn16(y);
+}
+
+/* 16x16 tile scale bytes: per block, the integer maximum of the |x|
+ * patterns over the 16 rows (the float order without NaN; a block holding
+ * NaN is redone with vmaxps, which ignores it). */
 T512 static void avx512_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
                                     uint8_t *scale)
 {
+    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
     for (size_t b0 = 0; b0 < nb; b0 += 16) {
         size_t n = nb - b0 < 16 ? nb - b0 : 16;
         __m512 a[16];
         for (size_t i = 0; i < 16; i++) {
-            __m512 m = _mm512_setzero_ps();
+            __m512i m = _mm512_setzero_si512();
             if (i < n)
-                for (size_t r = 0; r < 16; r++) m = _mm512_max_ps(abs16(load16(x, bf16, r * stride + 16 * (b0 + i))), m);
-            a[i] = m;
+                for (size_t r = 0; r < 16; r++)
+                    m = _mm512_max_epu32(
+                        _mm512_and_si512(_mm512_castps_si512(load16(x, bf16, r * stride + 16 * (b0 + i))), absm), m);
+            a[i] = _mm512_castsi512_ps(m);
+            if (_mm512_cmp_epu32_mask(m, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE)) {
+                __m512 f = _mm512_setzero_ps();
+                for (size_t r = 0; r < 16; r++) f = _mm512_max_ps(abs16(load16(x, bf16, r * stride + 16 * (b0 + i))), f);
+                a[i] = f;
+            }
         }
         store_scales(te_scale16(k, hmax16x16(a)), n, scale + b0);
     }
 }
 
-T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                   const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+/* Codes of one row given its scale bytes (the 16x16 path), instantiated
+ * per input type and rounding as row_fused_as; 8 blocks at a time packed
+ * by pack16x8 (NaN-aware codes: the row's NaN are not known here). */
+T512 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4_simd_te_consts *k, const void *x,
+                                                                    const int bf16, size_t nb, const uint8_t *scale,
+                                                                    const nvfp4_simd_sr *sr, const int use_sr,
+                                                                    uint64_t block0, uint8_t *out)
 {
     _Alignas(64) uint8_t rb[256];
     for (size_t b0 = 0; b0 < nb; b0 += 16) {
@@ -414,16 +439,24 @@ T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x,
         __m512i sb = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
         _Alignas(64) float inv[16];
         _mm512_store_ps(inv, te_inv16(k, sb));
-        if (sr) {
+        if (use_sr) {
             __m512i w[4];
             sr_words16_seq(sr, block0 + b0, w);
             sr_bytes_aos16(w, rb);
         }
-        for (size_t i = 0; i < n; i++) {
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            __m512i c[8];
+            SIMD_UNROLL
+            for (size_t h = 0; h < 8; h++) {
+                __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i + h)), _mm512_set1_ps(inv[i + h]));
+                c[h] = row_code16(y, use_sr ? sr_block_bytes(rb, i + h) : NULL, 0);
+            }
+            pack16x8(c, out + 8 * (b0 + i));
+        }
+        for (; i < n; i++) {
             __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i)), _mm512_set1_ps(inv[i]));
-            __m512i code = sr ? e2m1_sr16(y, _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)sr_block_bytes(rb, i))))
-                              : e2m1_rn16(y);
-            pack16(code, out + 8 * (b0 + i));
+            pack16(row_code16(y, use_sr ? sr_block_bytes(rb, i) : NULL, 0), out + 8 * (b0 + i));
         }
     }
 }
@@ -445,14 +478,6 @@ T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x,
  * [2688/FLT_MAX, FLT_MAX]: the largest d is 448 * FLT_MAX/2688 < FLT_MAX).
  * The others, and a row's last blocks, go block by block. */
 #define ROW_CHUNK 128
-T512 static inline __attribute__((always_inline)) __m512i row_code16(__m512 y, const uint8_t *rb, int plain)
-{
-    if (rb) {
-        __m512i r = _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)rb));
-        return plain ? e2m1_sr16_nonan(y, r) : e2m1_sr16(y, r);
-    }
-    return plain ? e2m1_rn16_nonan(y) : e2m1_rn16(y);
-}
 
 /* Phase 1 for blocks b0 .. b0+n-1 (n <= 16): scale bytes, encode
  * multipliers, and whether a lane is NaN (0 or 1). */
@@ -522,6 +547,18 @@ T512 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_
                 pack16(row_code16(y, use_sr ? sr_block_bytes(rb, i) : NULL, 0), out + 8 * (b0 + i));
             }
         }
+    }
+}
+
+T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
+                                   const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+{
+    if (bf16) {
+        if (sr) row_encode_as(k, x, 1, nb, scale, sr, 1, block0, out);
+        else row_encode_as(k, x, 1, nb, scale, NULL, 0, block0, out);
+    } else {
+        if (sr) row_encode_as(k, x, 0, nb, scale, sr, 1, block0, out);
+        else row_encode_as(k, x, 0, nb, scale, NULL, 0, block0, out);
     }
 }
 
