@@ -10,9 +10,13 @@
  * one untimed warm-up that also faults in every output page. */
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "cli.h"
 #include "core/hadamard.h"
@@ -33,7 +37,8 @@ typedef struct {
     nvfp4_simd_sr sr;
     nvfp4_simd_col_job col, rht, rhtb; /* rhtb: bf16 input, as TE requires for its RHT */
     size_t nswz;
-    int wide; /* --data wide */
+    int wide;      /* --data wide */
+    int hugepages; /* buffers advised onto 2 MiB pages (--no-hugepages: not) */
 } bench_ctx;
 
 typedef struct {
@@ -191,12 +196,43 @@ static void fill(bench_ctx *c)
 /* Buffers start on a cache line, as tensor allocators place them (PyTorch's
  * CPU allocator aligns to 64 bytes): malloc's large blocks start 16 bytes
  * into a page, which splits every 64-byte row segment over two lines and
- * costs the columnwise kernels 10-20% (docs/performance.md). */
-static void *alloc_touched(size_t bytes)
+ * costs the columnwise kernels 10-20% (docs/performance.md). With
+ * hugepages, buffers of 2 MiB or more start on a 2 MiB boundary and are
+ * advised onto transparent huge pages (MADV_HUGEPAGE, as
+ * nvfp4_quant_alloc_output does for the library's outputs): the columnwise
+ * kernels read 16 rows 32 KiB apart, one 4 KiB page each, and on 4 KiB
+ * pages lose 5-9% to TLB misses (docs/performance.md). Advice only: the
+ * header reports what the kernel granted. */
+static void *alloc_touched(size_t bytes, int hugepages)
 {
-    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    size_t align = 64;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (hugepages && bytes >= huge) align = huge;
+#else
+    (void)hugepages;
+#endif
+    size_t rounded = (bytes + align - 1) / align * align;
+    void *p = aligned_alloc(align, rounded);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p && align > 64) (void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
     if (p) memset(p, 0, bytes);
     return p;
+}
+
+/* KiB of this process's anonymous memory on transparent huge pages
+ * (/proc/self/smaps_rollup), or -1 where that cannot be read. */
+static long anon_hugepages_kib(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return -1;
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+    fclose(f);
+    return kib;
 }
 
 static void col_job(bench_ctx *c, nvfp4_simd_col_job *j, int rht)
@@ -212,22 +248,23 @@ static void col_job(bench_ctx *c, nvfp4_simd_col_job *j, int rht)
     j->scale = c->cscale;
 }
 
-static bool setup(bench_ctx *c, size_t n, size_t cols, int wide)
+static bool setup(bench_ctx *c, size_t n, size_t cols, int wide, int hugepages)
 {
     memset(c, 0, sizeof *c);
     c->wide = wide;
+    c->hugepages = hugepages;
     c->cols = cols;
     c->rows = n / cols;
     c->n = c->rows * cols;
-    c->x = alloc_touched(c->n * 4);
-    c->xb = alloc_touched(c->n * 2);
-    c->data = alloc_touched(c->n / 2);
-    c->scale = alloc_touched(c->n / 16);
-    c->cdata = alloc_touched(c->n / 2);
-    c->cscale = alloc_touched(c->n / 16);
-    c->deq = alloc_touched(c->n * 4);
+    c->x = alloc_touched(c->n * 4, hugepages);
+    c->xb = alloc_touched(c->n * 2, hugepages);
+    c->data = alloc_touched(c->n / 2, hugepages);
+    c->scale = alloc_touched(c->n / 16, hugepages);
+    c->cdata = alloc_touched(c->n / 2, hugepages);
+    c->cscale = alloc_touched(c->n / 16, hugepages);
+    c->deq = alloc_touched(c->n * 4, hugepages);
     c->nswz = nvfp4_swizzled_size(c->rows, cols / 16);
-    c->swz = alloc_touched(c->nswz);
+    c->swz = alloc_touched(c->nswz, hugepages);
     if (!c->x || !c->xb || !c->data || !c->scale || !c->cdata || !c->cscale || !c->deq || !c->swz) return false;
     fill(c);
     c->sr.seed = 12345;
@@ -331,7 +368,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: nvfp4 bench [--size MIB] [--threads T] [--variant V] [--data D] [--repeat R] [--kernels K,...]\n"
-            "                   [--no-scalar] [--json]\n"
+            "                   [--no-scalar] [--no-hugepages] [--json]\n"
             "       nvfp4 bench --variants     (list the SIMD variants this CPU runs, one per line)\n"
             "Throughput of the fast CPU path (te recipe) against a memcpy measured in the same run.\n"
             "  --size MIB     fp32 input size in MiB (default 256; at least 1)\n"
@@ -342,6 +379,8 @@ static void usage(FILE *f)
             "  --repeat R     timed runs per kernel, the best is reported (default 3)\n"
             "  --kernels K,.. run only these kernels (names as in the table, comma-separated; default all)\n"
             "  --no-scalar    skip the 1-thread scalar baseline (the speedup column)\n"
+            "  --no-hugepages keep the buffers on 4 KiB pages (default: advised onto 2 MiB transparent huge\n"
+            "                 pages, as the library's own outputs are; the header says what was granted)\n"
             "  --json         one JSON object on stdout instead of the table\n"
             "Traffic counts the input read once and each output written once; ratio = traffic rate / memcpy rate,\n"
             "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input,\n"
@@ -374,6 +413,7 @@ static int run(int argc, char **argv)
 {
     size_t mib = 256, threads = 0, repeat = 3;
     bool json = false, scalar_baseline = true;
+    int hugepages = 1;
     int wide = 0;
     nvfp4_simd_variant variant = NVFP4_SIMD_AUTO;
     bool variant_given = false;
@@ -394,6 +434,7 @@ static int run(int argc, char **argv)
         }
         if (strcmp(a, "--json") == 0) json = true;
         else if (strcmp(a, "--no-scalar") == 0) scalar_baseline = false;
+        else if (strcmp(a, "--no-hugepages") == 0) hugepages = 0;
         else if (strcmp(a, "--kernels") == 0) {
             char bad[64];
             if (!v) return cli_fail(CMD, "--kernels needs a comma-separated list of kernel names");
@@ -441,7 +482,7 @@ static int run(int argc, char **argv)
     size_t n = mib * (size_t)(1u << 20) / 4 / (cols * 16) * (cols * 16);
     if (n == 0) n = cols * 16;
     bench_ctx c;
-    if (!setup(&c, n, cols, wide)) {
+    if (!setup(&c, n, cols, wide, hugepages)) {
         teardown(&c);
         return cli_fail(CMD, "out of memory for a %zu MiB benchmark", mib);
     }
@@ -451,6 +492,8 @@ static int run(int argc, char **argv)
      * same conditions is the fair comparison. */
     double memcpy_busy = 0.0, mc[NKERNELS], t[NKERNELS], ts[NKERNELS], busy[NKERNELS], mcsel[NKERNELS];
     size_t nsel = 0;
+    long huge_kib = anon_hugepages_kib(); /* the buffers are all this process's large allocations */
+    double buf_mib = (double)c.n * (4.0 + 2.0 + 4.0 + 2 * CODES) / 1048576.0;
     double clock_start = effective_clock_ghz();
     for (size_t i = 0; i < NKERNELS; i++) {
         if (!sel[i]) continue;
@@ -471,7 +514,7 @@ static int run(int argc, char **argv)
         if (qn == 0) qn = cols * 16;
         teardown(&c);
         memset(&c, 0, sizeof c);
-        if (!setup(&s, qn, cols, wide)) {
+        if (!setup(&s, qn, cols, wide, hugepages)) {
             teardown(&s);
             return cli_fail(CMD, "out of memory for the scalar baseline");
         }
@@ -490,9 +533,11 @@ static int run(int argc, char **argv)
     if (json) {
         printf("{\"variant\": \"%s\", \"threads\": %d, \"elements\": %zu, \"input_mib\": %.1f, \"data\": \"%s\", "
                "\"memcpy_gbps\": %.3f, \"memcpy_gbps_min\": %.3f, \"memcpy_gbps_max\": %.3f, \"memcpy_busy\": %.3f, "
-               "\"clock_ghz_start\": %.3f, \"clock_ghz_end\": %.3f, \"kernels\": [",
+               "\"clock_ghz_start\": %.3f, \"clock_ghz_end\": %.3f, \"hugepages\": %s, \"hugepages_mib\": %.1f, "
+               "\"kernels\": [",
                nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, wide ? "wide" : "gauss",
-               memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, memcpy_busy, clock_start, clock_end);
+               memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, memcpy_busy, clock_start, clock_end,
+               hugepages ? "true" : "false", huge_kib < 0 ? -1.0 : (double)huge_kib / 1024.0);
         for (size_t i = 0, first = 1; i < NKERNELS; i++) {
             if (!sel[i]) continue;
             double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
@@ -514,6 +559,13 @@ static int run(int argc, char **argv)
     printf("memcpy: %.2f GB/s (read + write; median of the measurements before each kernel, %.2f to %.2f), busy "
            "%.0f%%\n",
            memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, 100.0 * memcpy_busy);
+    if (huge_kib < 0)
+        printf("pages: %s (how many were granted is unknown here)\n",
+               hugepages ? "2 MiB transparent huge pages advised" : "4 KiB (--no-hugepages)");
+    else
+        printf("pages: %s; %.0f of the %.0f MiB of buffers are on huge pages\n",
+               hugepages ? "2 MiB transparent huge pages advised" : "4 KiB (--no-hugepages)", (double)huge_kib / 1024.0,
+               buf_mib);
     if (clock_start > 0.0)
         printf("effective clock of the main thread: %.2f GHz before the kernels, %.2f after (a figure well below\n"
                "the CPU's clock means the host shared the core: every rate below then understates the kernels)\n\n",

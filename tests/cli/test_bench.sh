@@ -2,8 +2,9 @@
 # test_bench.sh - `nvfp4 bench` (docs/performance.md): --variants lists what
 # the CPU runs (scalar always first), a small --json run is one valid JSON
 # object with every kernel and positive rates and the memcpy rate, every
-# variant the CPU has can be forced, --kernels picks kernels, and bad arguments
-# exit 2 with a message.
+# variant the CPU has can be forced, --kernels picks kernels, the buffers are
+# advised onto huge pages unless --no-hugepages, and bad arguments exit 2 with a
+# message.
 set -u
 : "${NVFP4:?NVFP4 must point at the nvfp4 binary}"
 fail() { echo "test_bench: FAIL: $*" >&2; exit 1; }
@@ -23,6 +24,7 @@ d = json.load(open(sys.argv[1]))
 assert d["variant"] == sys.argv[2], d["variant"]
 assert d["threads"] == 1 and d["elements"] == 262144 and d["memcpy_gbps"] > 0 and d["data"] == "gauss"
 assert d["clock_ghz_start"] >= 0 and d["clock_ghz_end"] >= 0
+assert d["hugepages"] is True and isinstance(d["hugepages_mib"], float), (d["hugepages"], d["hugepages_mib"])
 names = [k["name"] for k in d["kernels"]]
 for want in ("amax_f32", "quant_1x16_rn", "quant_1x16_sr", "quant_colwise_rn", "rht16_quant_colwise",
              "mxfp4_1x32_floor", "dequant_1x16", "scale_swizzle"):
@@ -38,6 +40,15 @@ done
 
 "$NVFP4" bench --size 1 --repeat 1 --threads 1 >"$tmp/table" || fail "table output exited $?"
 grep -q "^memcpy: " "$tmp/table" || fail "no memcpy line"
+grep -q "^pages: 2 MiB transparent huge pages advised" "$tmp/table" || fail "no pages line (huge pages by default)"
+"$NVFP4" bench --size 1 --repeat 1 --threads 1 --no-scalar --no-hugepages --kernels amax_f32 --json >"$tmp/nohp.json" ||
+    fail "--no-hugepages exited $?"
+# (with transparent_hugepage=always the kernel may still grant huge pages, so only the request is checked)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["hugepages"] is False, d' \
+    "$tmp/nohp.json" || fail "--no-hugepages must report hugepages false"
+"$NVFP4" bench --size 1 --repeat 1 --threads 1 --no-scalar --no-hugepages --kernels amax_f32 >"$tmp/nohp" ||
+    fail "--no-hugepages table exited $?"
+grep -q "^pages: 4 KiB (--no-hugepages)" "$tmp/nohp" || fail "--no-hugepages table must say 4 KiB pages"
 grep -q "speedup" "$tmp/table" || fail "no scalar baseline column"
 grep -q "gauss data" "$tmp/table" || fail "table does not name the default data"
 "$NVFP4" bench --size 1 --repeat 1 --threads 1 --no-scalar --data wide --json >"$tmp/wide.json" || fail "--data wide exited $?"
