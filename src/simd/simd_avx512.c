@@ -398,6 +398,30 @@ T512 static inline __attribute__((always_inline)) __m512i row_code16(__m512 y, c
     return plain ? e2m1_rn16_nonan(y) : e2m1_rn16(y);
 }
 
+/* Codes of blocks b0 .. b0+n-1 (n <= 16) with encode multipliers iv[] and
+ * (SR) their random bytes in rb: 8 blocks at a time packed by pack16x8,
+ * the rest one by one. plain: no NaN among them (the codes skip the NaN
+ * mask). */
+T512 static inline __attribute__((always_inline)) void row_codes16(const void *x, const int bf16, size_t b0, size_t n,
+                                                                  const float *iv, const uint8_t *rb, const int use_sr,
+                                                                  const int plain, uint8_t *out)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512i c[8];
+        SIMD_UNROLL
+        for (size_t h = 0; h < 8; h++) {
+            __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i + h)), _mm512_set1_ps(iv[i + h]));
+            c[h] = row_code16(y, use_sr ? sr_block_bytes(rb, i + h) : NULL, plain);
+        }
+        pack16x8(c, out + 8 * (b0 + i));
+    }
+    for (; i < n; i++) {
+        __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i)), _mm512_set1_ps(iv[i]));
+        pack16(row_code16(y, use_sr ? sr_block_bytes(rb, i) : NULL, plain), out + 8 * (b0 + i));
+    }
+}
+
 /* 16x16 tile scale bytes: per block, the integer maximum of the |x|
  * patterns over the 16 rows (the float order without NaN; a block holding
  * NaN is redone with vmaxps, which ignores it). */
@@ -444,20 +468,7 @@ T512 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4
             sr_words16_seq(sr, block0 + b0, w);
             sr_bytes_aos16(w, rb);
         }
-        size_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            __m512i c[8];
-            SIMD_UNROLL
-            for (size_t h = 0; h < 8; h++) {
-                __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i + h)), _mm512_set1_ps(inv[i + h]));
-                c[h] = row_code16(y, use_sr ? sr_block_bytes(rb, i + h) : NULL, 0);
-            }
-            pack16x8(c, out + 8 * (b0 + i));
-        }
-        for (; i < n; i++) {
-            __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i)), _mm512_set1_ps(inv[i]));
-            pack16(row_code16(y, use_sr ? sr_block_bytes(rb, i) : NULL, 0), out + 8 * (b0 + i));
-        }
+        row_codes16(x, bf16, b0, n, inv, rb, use_sr, 0, out);
     }
 }
 
@@ -472,11 +483,11 @@ T512 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4
  *
  * Block amaxes are integer maxima of the |x| patterns (the float order
  * when no lane is NaN; a group with NaN is redone with vmaxps, which
- * ignores it). Groups of 8 blocks without NaN take the codes without the
- * NaN mask and pack16x8: y = x * inv is NaN only for a NaN x, as inv is
- * positive and finite (1/(e4m3 * s_dec) with s_dec = 1/s_enc and s_enc in
- * [2688/FLT_MAX, FLT_MAX]: the largest d is 448 * FLT_MAX/2688 < FLT_MAX).
- * The others, and a row's last blocks, go block by block. */
+ * ignores it). Groups of 16 blocks without NaN take the codes without the
+ * NaN mask (row_codes16's plain): y = x * inv is NaN only for a NaN x, as
+ * inv is positive and finite (1/(e4m3 * s_dec) with s_dec = 1/s_enc and
+ * s_enc in [2688/FLT_MAX, FLT_MAX]: the largest d is 448 * FLT_MAX/2688 <
+ * FLT_MAX). */
 #define ROW_CHUNK 128
 
 /* Phase 1 for blocks b0 .. b0+n-1 (n <= 16): scale bytes, encode
@@ -531,21 +542,8 @@ T512 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_
             size_t n = c1 - b0 < 16 ? c1 - b0 : 16;
             const uint8_t *rb = rbs[use_sr ? (b0 - c0) / 16 : 0];
             const float *iv = inv + (b0 - c0);
-            size_t i = 0;
-            if (!special[(b0 - c0) / 16])
-                for (; i + 8 <= n; i += 8) {
-                    __m512i c[8];
-                    SIMD_UNROLL
-                    for (size_t h = 0; h < 8; h++) {
-                        __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i + h)), _mm512_set1_ps(iv[i + h]));
-                        c[h] = row_code16(y, use_sr ? sr_block_bytes(rb, i + h) : NULL, 1);
-                    }
-                    pack16x8(c, out + 8 * (b0 + i));
-                }
-            for (; i < n; i++) {
-                __m512 y = _mm512_mul_ps(load16(x, bf16, 16 * (b0 + i)), _mm512_set1_ps(iv[i]));
-                pack16(row_code16(y, use_sr ? sr_block_bytes(rb, i) : NULL, 0), out + 8 * (b0 + i));
-            }
+            if (special[(b0 - c0) / 16]) row_codes16(x, bf16, b0, n, iv, rb, use_sr, 0, out);
+            else row_codes16(x, bf16, b0, n, iv, rb, use_sr, 1, out);
         }
     }
 }
