@@ -622,6 +622,31 @@ T256 static inline __attribute__((always_inline)) void row_sr_bytes(const nvfp4_
     }
 }
 
+/* Codes of blocks c0 .. c1-1 of a row chunk (encode multipliers inv[],
+ * SR bytes rb[] from c0 on): 8 blocks at a time, NaN-free full groups by
+ * row_codes8x8. nan: whether each 8-block group holds NaN (phase 1 knew),
+ * or NULL to test each group here. Shared by row_encode_as and
+ * row_fused_as. */
+T256 static inline __attribute__((always_inline)) void row_chunk_codes(const void *x, const int bf16, size_t c0,
+                                                                      size_t c1, const float *inv, const uint8_t *rb,
+                                                                      const int use_sr, const int *nan, uint8_t *out)
+{
+    for (size_t b0 = c0; b0 < c1; b0 += 8) {
+        size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
+        const float *iv = inv + (b0 - c0);
+        int has_nan = nan ? nan[(b0 - c0) / 8] : row_nan8(x, bf16, b0, n);
+        const uint8_t *r = rb + 16 * (b0 - c0);
+        if (!has_nan && n == 8) {
+            row_codes8x8(x, bf16, b0, iv, use_sr, r, out + 8 * b0);
+            continue;
+        }
+        __m256 v[16];
+        (void)row_load8(x, bf16, b0, n, v);
+        if (has_nan) row_codes8(v, iv, use_sr ? r : NULL, n, out + 8 * b0);
+        else row_codes8_nonan(v, iv, use_sr, r, n, out + 8 * b0);
+    }
+}
+
 /* Codes of a row whose scale bytes are given (16x16 tiles), in chunks of
  * ROW_CHUNK blocks: first the chunk's encode multipliers, whose divisions
  * then overlap (one pass per 8 blocks chained each division to its
@@ -644,20 +669,7 @@ T256 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4
             _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
         }
         if (use_sr) row_sr_bytes(sr, block0, c0, c1, rb);
-        for (size_t b0 = c0; b0 < c1; b0 += 8) {
-            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            const float *iv = inv + (b0 - c0);
-            int has_nan = row_nan8(x, bf16, b0, n);
-            const uint8_t *r = rb + 16 * (b0 - c0);
-            if (!has_nan && n == 8) {
-                row_codes8x8(x, bf16, b0, iv, use_sr, r, out + 8 * b0);
-                continue;
-            }
-            __m256 v[16];
-            (void)row_load8(x, bf16, b0, n, v);
-            if (has_nan) row_codes8(v, iv, use_sr ? r : NULL, n, out + 8 * b0);
-            else row_codes8_nonan(v, iv, use_sr, r, n, out + 8 * b0);
-        }
+        row_chunk_codes(x, bf16, c0, c1, inv, rb, use_sr, NULL, out);
     }
 }
 
@@ -701,20 +713,7 @@ T256 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_
             _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
         }
         if (use_sr) row_sr_bytes(sr, block0, c0, c1, rb);
-        for (size_t b0 = c0; b0 < c1; b0 += 8) {
-            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            const float *iv = inv + (b0 - c0);
-            int has_nan = nan[(b0 - c0) / 8];
-            const uint8_t *r = rb + 16 * (b0 - c0);
-            if (!has_nan && n == 8) {
-                row_codes8x8(x, bf16, b0, iv, use_sr, r, out + 8 * b0);
-                continue;
-            }
-            __m256 v[16];
-            (void)row_load8(x, bf16, b0, n, v);
-            if (has_nan) row_codes8(v, iv, use_sr ? r : NULL, n, out + 8 * b0);
-            else row_codes8_nonan(v, iv, use_sr, r, n, out + 8 * b0);
-        }
+        row_chunk_codes(x, bf16, c0, c1, inv, rb, use_sr, nan, out);
     }
 }
 
