@@ -23,7 +23,7 @@ typedef enum {
     NVFP4_SIMD_AUTO = -1,  /* the best the CPU supports */
     NVFP4_SIMD_SCALAR = 0,
     NVFP4_SIMD_AVX2 = 1,   /* AVX2 + FMA CPUs (the kernels use no FMA instruction) */
-    NVFP4_SIMD_AVX512 = 2  /* AVX-512 F, BW, VL, DQ, VBMI2 (Ice Lake, Zen 4 and later) */
+    NVFP4_SIMD_AVX512 = 2  /* AVX-512 F, BW, VL, DQ, VBMI, VBMI2 (Ice Lake, Zen 4 and later) */
 } nvfp4_simd_variant;
 
 #define NVFP4_SIMD_VARIANTS 3

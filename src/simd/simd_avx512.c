@@ -1,9 +1,9 @@
 /*
- * simd_avx512.c - AVX-512 kernels of the fast CPU path: F, BW, VL, DQ and
- * VBMI2, the Ice Lake-class set (Ice Lake, Sapphire Rapids, Zen 4 and
+ * simd_avx512.c - AVX-512 kernels of the fast CPU path: F, BW, VL, DQ, VBMI
+ * and VBMI2, the Ice Lake-class set (Ice Lake, Sapphire Rapids, Zen 4 and
  * later; simdjson's "icelake" kernel asks for the same, simdjson/simdjson
  * include/simdjson/icelake/implementation.h). Skylake-SP/Cascade Lake lack
- * VBMI2 and run the avx2 variant.
+ * VBMI and VBMI2 and run the avx2 variant.
  *
  * Compiled for every x86-64 build through function target attributes (no
  * per-file flags) and only called after __builtin_cpu_supports said yes
@@ -44,7 +44,7 @@
 #include "core/philox.h"
 #include "core/recipe.h"
 
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2")))
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vbmi2")))
 /* Full unrolling keeps a tile's 16 vectors in registers (gcc -O2 would
  * otherwise keep the arrays on the stack). */
 #define SIMD_UNROLL _Pragma("GCC unroll 16")
@@ -1053,6 +1053,16 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     else rht16_wide(j, g, c0, v, emax, emin);
 }
 
+/* A strip's quantized tiles in tile order: each tile's 16 blocks (8 bytes
+ * each) as two vector stores and its 16 scale bytes as one, instead of 32
+ * scattered stores into the output rows' stage (a quarter of the plain
+ * columnwise kernel's time in cache); col_tiles_flush transposes a column
+ * of tiles into whole output lines. 18 KiB, as the stage it replaces. */
+typedef struct {
+    _Alignas(64) uint64_t q[NVFP4_SIMD_STAGE_COLS / 16][8][16]; /* [column tile][group slot][qword] */
+    _Alignas(64) uint8_t scale[NVFP4_SIMD_STAGE_COLS / 16][8][16];
+} col_tiles;
+
 /* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
  * transposed output (8 bytes each) and their 16 scale bytes. */
 /* st/slot: where the strip's stage keeps column c0 (row c0 - s0) and group g (g - g0). */
@@ -1090,7 +1100,7 @@ T512 static inline __attribute__((always_inline)) int col_tile_scale(const nvfp4
 T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4_simd_col_job *j, const int use_sr,
                                                                    size_t g, size_t c0, const __m512 v[16],
                                                                    __m512i sb, __m512 inv, int has_nan,
-                                                                   nvfp4_simd_col_stage *st, size_t srow, size_t gslot)
+                                                                   col_tiles *tb, size_t ct, size_t gslot)
 {
     size_t nbr = j->rows / 16;
     __m512i w[4];
@@ -1139,60 +1149,114 @@ T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4
             wd[i >> 3] = _mm512_shrdi_epi32(wd[i >> 3], code, 4); /* as above */
         }
     }
-    _Alignas(64) uint64_t q[16];
-    _Alignas(16) uint8_t s8[16];
-    _mm512_store_si512(q, _mm512_unpacklo_epi32(wd[0], wd[1]));     /* lanes 0,1 | 4,5 | 8,9 | 12,13 */
-    _mm512_store_si512(q + 8, _mm512_unpackhi_epi32(wd[0], wd[1])); /* lanes 2,3 | 6,7 | 10,11 | 14,15 */
-    _mm_store_si128((__m128i *)s8, _mm512_cvtepi32_epi8(sb));
-    static const uint8_t slot[16] = {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15};
-    for (size_t c = 0; c < 16; c++) {
-        memcpy(st->data[srow + c] + 8 * gslot, &q[slot[c]], 8);
-        st->scale[srow + c][gslot] = s8[c];
-    }
+    /* qword k of the unpacks: column 4(k/2) + (k%2) (lo) or + 2 (hi);
+     * col_tiles_flush transposes them into the output rows */
+    uint64_t *q = tb->q[ct][gslot];
+    _mm512_store_si512(q, _mm512_unpacklo_epi32(wd[0], wd[1]));
+    _mm512_store_si512(q + 8, _mm512_unpackhi_epi32(wd[0], wd[1]));
+    _mm_store_si128((__m128i *)tb->scale[ct][gslot], _mm512_cvtepi32_epi8(sb));
 }
 
 /* The rest of a tile once its 16 vectors (RHT'd when asked) are loaded. */
 T512 static inline __attribute__((always_inline)) void col_tile_as_loaded(const nvfp4_simd_col_job *j, const int use_sr,
                                                                         size_t g, size_t c0, const __m512 v[16],
-                                                                        nvfp4_simd_col_stage *st, size_t srow,
-                                                                        size_t gslot)
+                                                                        col_tiles *tb, size_t ct, size_t gslot)
 {
     __m512i sb;
     __m512 inv;
     int has_nan = col_tile_scale(j, v, &sb, &inv);
-    col_tile_emit(j, use_sr, g, c0, v, sb, inv, has_nan, st, srow, gslot);
+    col_tile_emit(j, use_sr, g, c0, v, sb, inv, has_nan, tb, ct, gslot);
 }
 
 T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_simd_col_job *j, const int bf16,
                                                                  const int rht, const int use_sr, size_t g, size_t c0,
-                                                                 nvfp4_simd_col_stage *st, size_t srow, size_t gslot)
+                                                                 col_tiles *tb, size_t ct, size_t gslot)
 {
     __m512 v[16];
     if (rht) col_load_group(j, bf16, g, c0, v);
     else /* inline: the plain loads stay in registers */
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
-    col_tile_as_loaded(j, use_sr, g, c0, v, st, srow, gslot);
+    col_tile_as_loaded(j, use_sr, g, c0, v, tb, ct, gslot);
 }
 
-/* nvfp4_simd_col_stage_flush with one 64-byte streaming store per whole
- * aligned line (the shared SSE2 version issues four 16-byte ones):
- * columnwise +5%, RHT + quantize +2% per core on a 4 MiB input. */
-T512 static void col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
-                                 size_t g0, size_t g1)
+/* The 8x8 transpose of 64-bit words: out[k] = {r[0][k], ..., r[7][k]}. */
+T512 static inline __attribute__((always_inline)) void transpose8x8_epi64(const __m512i r[8], __m512i out[8])
 {
-    size_t nbr = j->rows / 16, len = 8 * (g1 - g0);
-    int lines = len == 64 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;
-    if (!lines) {
+    __m512i t[8], u[8];
+    SIMD_UNROLL
+    for (int p = 0; p < 4; p++) {
+        t[2 * p] = _mm512_unpacklo_epi64(r[2 * p], r[2 * p + 1]);     /* words 0,2,4,6 of rows 2p, 2p+1 */
+        t[2 * p + 1] = _mm512_unpackhi_epi64(r[2 * p], r[2 * p + 1]); /* words 1,3,5,7 */
+    }
+    SIMD_UNROLL
+    for (int p = 0; p < 2; p++)
+        SIMD_UNROLL
+        for (int o = 0; o < 2; o++) {
+            /* 128-bit lanes 0,2 (words 0,4 or 1,5) and 1,3 (words 2,6 or 3,7) of rows 4p..4p+3 */
+            u[4 * p + o] = _mm512_shuffle_i64x2(t[4 * p + o], t[4 * p + 2 + o], 0x88);
+            u[4 * p + 2 + o] = _mm512_shuffle_i64x2(t[4 * p + o], t[4 * p + 2 + o], 0xDD);
+        }
+    SIMD_UNROLL
+    for (int m = 0; m < 4; m++) {
+        /* u[m] holds words w, w+4 (w = 0, 1, 2, 3 for m = 0, 1, 2, 3) */
+        int w = m;
+        out[w] = _mm512_shuffle_i64x2(u[m], u[4 + m], 0x88);
+        out[w + 4] = _mm512_shuffle_i64x2(u[m], u[4 + m], 0xDD);
+    }
+}
+
+/* Output rows s0..s1-1 (columns of the input), groups g0..g1-1, from the
+ * strip's tiles: per column of tiles, two 8x8 transposes of 64-bit words
+ * make its 16 output lines and one two-table byte permute its scale bytes.
+ * Whole aligned 64-byte lines go out as streaming stores; other strips
+ * (fewer than 8 groups, unaligned rows) through the stage and
+ * nvfp4_simd_col_stage_flush. */
+T512 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *tb, size_t s0, size_t s1, size_t g0,
+                                 size_t g1, nvfp4_simd_col_stage *st)
+{
+    size_t nbr = j->rows / 16;
+    int lines = g1 - g0 == 8 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;
+    /* byte 8c + t of the result: tile t's scale byte of column c (c < 8; the
+     * second permute takes columns 8..15): tables tb->scale[ct][0..3] and [4..7] */
+    _Alignas(64) uint8_t perm[2][64];
+    for (int h = 0; h < 2; h++)
+        for (int c = 0; c < 8; c++)
+            for (int t = 0; t < 8; t++) perm[h][8 * c + t] = (uint8_t)(16 * t + 8 * h + c);
+    for (size_t c0 = s0; c0 < s1; c0 += 16) {
+        size_t ct = (c0 - s0) / 16;
+        __m512i r[8], lines_lo[8], lines_hi[8];
+        SIMD_UNROLL
+        for (int t = 0; t < 8; t++) r[t] = _mm512_load_si512(tb->q[ct][t]);
+        transpose8x8_epi64(r, lines_lo);
+        SIMD_UNROLL
+        for (int t = 0; t < 8; t++) r[t] = _mm512_load_si512(tb->q[ct][t] + 8);
+        transpose8x8_epi64(r, lines_hi);
+        __m512i s_lo = _mm512_load_si512(tb->scale[ct][0]), s_hi = _mm512_load_si512(tb->scale[ct][4]);
+        _Alignas(64) uint8_t sc[2][64];
+        SIMD_UNROLL
+        for (int h = 0; h < 2; h++)
+            _mm512_store_si512(sc[h], _mm512_permutex2var_epi8(s_lo, _mm512_load_si512(perm[h]), s_hi));
+        SIMD_UNROLL
+        for (int k = 0; k < 8; k++) {
+            size_t c = c0 + 4 * (size_t)(k / 2) + (size_t)(k % 2); /* qword k of the low unpack */
+            __m512i l[2] = {lines_lo[k], lines_hi[k]};
+            SIMD_UNROLL
+            for (size_t h = 0; h < 2; h++) {
+                size_t cc = c + 2 * h, cl = cc - c0;
+                if (lines)
+                    _mm512_stream_si512((void *)(j->data + cc * (j->rows / 2) + 8 * g0), l[h]);
+                else
+                    _mm512_store_si512((void *)st->data[cc - s0], l[h]);
+                /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
+                memcpy(lines ? j->scale + cc * nbr + g0 : st->scale[cc - s0], &sc[cl / 8][8 * (cl % 8)], 8);
+            }
+        }
+    }
+    if (lines)
+        _mm_sfence();
+    else
         nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
-        return;
-    }
-    for (size_t c = s0; c < s1; c++) {
-        uint8_t *dst = j->data + c * (j->rows / 2) + 8 * g0;
-        _mm512_stream_si512((void *)dst, _mm512_load_si512((const void *)st->data[c - s0]));
-        memcpy(j->scale + c * nbr + g0, st->scale[c - s0], 8);
-    }
-    _mm_sfence();
 }
 
 /* RHT tiles transformed (into an L1 buffer) before any of them is
@@ -1235,7 +1299,7 @@ T512 static inline __attribute__((always_inline)) void col_prefetch(const nvfp4_
 #define RHT_PHASE_TILES 8
 T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4_simd_col_job *j, const int bf16,
                                                                       const int use_sr, size_t g0, size_t g1, size_t s0,
-                                                                      size_t s1, nvfp4_simd_col_stage *st)
+                                                                      size_t s1, col_tiles *tb)
 {
     _Alignas(64) float tbuf[RHT_PHASE_TILES][256];
     for (size_t g = g0; g < g1; g++)
@@ -1245,16 +1309,16 @@ T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4
                 col_prefetch(j, g, g0, g1, c0, s1);
                 __m512 v[16];
                 col_load_group(j, bf16, g, c0, v);
-                float *tb = tbuf[(c0 - t0) / 16];
+                float *buf = tbuf[(c0 - t0) / 16];
                 SIMD_UNROLL
-                for (int i = 0; i < 16; i++) _mm512_store_ps(tb + 16 * i, v[i]);
+                for (int i = 0; i < 16; i++) _mm512_store_ps(buf + 16 * i, v[i]);
             }
             for (size_t c0 = t0; c0 < t1; c0 += 16) {
                 __m512 v[16];
-                const float *tb = tbuf[(c0 - t0) / 16];
+                const float *buf = tbuf[(c0 - t0) / 16];
                 SIMD_UNROLL
-                for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(tb + 16 * i);
-                col_tile_as_loaded(j, use_sr, g, c0, v, st, c0 - s0, g - g0);
+                for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(buf + 16 * i);
+                col_tile_as_loaded(j, use_sr, g, c0, v, tb, (c0 - s0) / 16, g - g0);
             }
         }
 }
@@ -1268,18 +1332,19 @@ T512 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_
                                                                      size_t g1)
 {
     size_t ncol16 = j->cols / 16 * 16;
+    col_tiles tb;
     nvfp4_simd_col_stage st;
     for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol16 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol16;
         if (rht)
-            col_strip_rht(j, bf16, use_sr, g0, g1, s0, s1, &st);
+            col_strip_rht(j, bf16, use_sr, g0, g1, s0, s1, &tb);
         else
             for (size_t g = g0; g < g1; g++)
                 for (size_t c0 = s0; c0 < s1; c0 += 16) {
                     col_prefetch(j, g, g0, g1, c0, s1);
-                    col_tile_as(j, bf16, 0, use_sr, g, c0, &st, c0 - s0, g - g0);
+                    col_tile_as(j, bf16, 0, use_sr, g, c0, &tb, (c0 - s0) / 16, g - g0);
                 }
-        col_stage_flush(j, &st, s0, s1, g0, g1);
+        col_tiles_flush(j, &tb, s0, s1, g0, g1, &st);
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);

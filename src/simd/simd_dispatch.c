@@ -47,12 +47,13 @@ bool nvfp4_simd_available(nvfp4_simd_variant v)
     case NVFP4_SIMD_AVX512:
         /* DQ for vreduceps (the RHT kernels' integer split), VBMI2 for the
          * concatenating shifts that pack the columnwise codes (2 ops per
-         * row instead of 4: columnwise +6%, RHT + quantize +4% on Zen 4):
-         * Ice Lake, Sapphire Rapids, Zen 4 and later. Skylake-SP and
-         * Cascade Lake (no VBMI2) get avx2. */
+         * row instead of 4: columnwise +6%, RHT + quantize +4% on Zen 4),
+         * VBMI for the byte permute that transposes the columnwise scale
+         * bytes (every VBMI2 CPU has it): Ice Lake, Sapphire Rapids,
+         * Zen 4 and later. Skylake-SP and Cascade Lake get avx2. */
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx512vbmi2");
+               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
     }
     return false;
 #else
