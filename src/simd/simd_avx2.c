@@ -1051,9 +1051,7 @@ T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nv
  * kept, the multipliers inv, into the stage. */
 T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvfp4_simd_col_job *j, const int use_sr,
                                                                         size_t g, size_t c0, const __m256 *kept,
-                                                                        __m256 inv, int has_nan,
-                                                                        nvfp4_simd_col_stage *st, size_t srow,
-                                                                        size_t gslot)
+                                                                        __m256 inv, int has_nan, uint64_t q[8])
 {
     size_t nbr = j->rows / 16;
     const __m256 *v = kept; /* read in place: a local copy went through the stack */
@@ -1101,16 +1099,100 @@ T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvf
             wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_rn8(y), 4 * (i & 7)));
         }
     }
-    /* column c's 8 bytes: word c of wd[0] (rows 0-7), then of wd[1] */
-    _Alignas(32) uint64_t q[8];
+    /* column c's 8 bytes: word c of wd[0] (rows 0-7), then of wd[1];
+     * col_tiles_flush transposes them into the output rows */
     _mm256_store_si256((__m256i *)q, _mm256_unpacklo_epi32(wd[0], wd[1]));       /* columns 0, 1 | 4, 5 */
     _mm256_store_si256((__m256i *)(q + 4), _mm256_unpackhi_epi32(wd[0], wd[1])); /* columns 2, 3 | 6, 7 */
-    static const uint8_t slot[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-    for (size_t c = 0; c < 8; c++) memcpy(st->data[srow + c] + 8 * gslot, &q[slot[c]], 8);
 }
 
 /* Tiles per (group, strip): NVFP4_SIMD_STAGE_COLS / 8. */
 #define COL_TILES (NVFP4_SIMD_STAGE_COLS / 8)
+
+/* A strip's quantized tiles in tile order (as simd_avx512.c's col_tiles):
+ * each tile's 8 blocks as two vector stores and its 8 scale bytes as one
+ * store, instead of 16 scattered stores into the output rows' stage;
+ * col_tiles_flush transposes a column of tiles into whole output lines. */
+typedef struct {
+    _Alignas(32) uint64_t q[COL_TILES][8][8]; /* [tile][group slot][qword] */
+    _Alignas(32) uint8_t scale[COL_TILES][8][8];
+} col_tiles;
+
+/* 4x4 transpose of 64-bit words: out[k] = {r[0][k], ..., r[3][k]}. */
+T256 static inline __attribute__((always_inline)) void transpose4x4_epi64(const __m256i r[4], __m256i out[4])
+{
+    __m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]); /* words 0,2 / 1,3 */
+    __m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
+    out[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    out[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    out[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    out[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+/* 8x8 transpose of bytes: row t of in (8 bytes at in + 8t) -> column t of
+ * out (byte 8c + t of out = byte c of row t). */
+T256 static inline __attribute__((always_inline)) void transpose8x8_bytes(const uint8_t in[64], uint8_t out[64])
+{
+    __m128i r[8], t[4], u[4];
+    SIMD_UNROLL
+    for (int i = 0; i < 8; i++) r[i] = _mm_loadl_epi64((const __m128i *)(in + 8 * i));
+    SIMD_UNROLL
+    for (int i = 0; i < 4; i++) t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]); /* rows 2i, 2i+1 interleaved */
+    u[0] = _mm_unpacklo_epi16(t[0], t[1]); /* columns 0-3 of rows 0-3 */
+    u[1] = _mm_unpackhi_epi16(t[0], t[1]); /* columns 4-7 of rows 0-3 */
+    u[2] = _mm_unpacklo_epi16(t[2], t[3]);
+    u[3] = _mm_unpackhi_epi16(t[2], t[3]);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi32(u[0], u[2]));      /* columns 0, 1 */
+    _mm_storeu_si128((__m128i *)(out + 16), _mm_unpackhi_epi32(u[0], u[2])); /* columns 2, 3 */
+    _mm_storeu_si128((__m128i *)(out + 32), _mm_unpacklo_epi32(u[1], u[3])); /* columns 4, 5 */
+    _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi32(u[1], u[3])); /* columns 6, 7 */
+}
+
+/* Output rows s0..s1-1, groups g0..g1-1, from the strip's tiles: per tile
+ * column, four 4x4 transposes of 64-bit words make its 8 output lines and
+ * an 8x8 byte transpose its scale bytes. Whole aligned 64-byte lines go
+ * out as streaming stores; other strips (fewer than 8 groups, unaligned
+ * rows) through the stage and nvfp4_simd_col_stage_flush. */
+T256 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *tb, size_t s0, size_t s1, size_t g0,
+                                 size_t g1, nvfp4_simd_col_stage *st)
+{
+    size_t nbr = j->rows / 16;
+    int lines = g1 - g0 == 8 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;
+    for (size_t c0 = s0; c0 < s1; c0 += 8) {
+        size_t t = (c0 - s0) / 8;
+        __m256i half[2][2][4]; /* [unpack lo/hi][groups 0-3 / 4-7][qword k] */
+        SIMD_UNROLL
+        for (int u = 0; u < 2; u++)
+            SIMD_UNROLL
+            for (int h = 0; h < 2; h++) {
+                __m256i r[4];
+                SIMD_UNROLL
+                for (int i = 0; i < 4; i++) r[i] = _mm256_load_si256((const __m256i *)(tb->q[t][4 * h + i] + 4 * u));
+                transpose4x4_epi64(r, half[u][h]);
+            }
+        _Alignas(16) uint8_t sc[64];
+        transpose8x8_bytes(tb->scale[t][0], sc);
+        SIMD_UNROLL
+        for (int u = 0; u < 2; u++)
+            SIMD_UNROLL
+            for (int k = 0; k < 4; k++) {
+                size_t cl = 4 * (size_t)(k / 2) + (size_t)(k % 2) + 2 * (size_t)u, c = c0 + cl; /* qword k of unpack u */
+                if (lines) {
+                    __m256i *dst = (__m256i *)(j->data + c * (j->rows / 2) + 8 * g0);
+                    _mm256_stream_si256(dst, half[u][0][k]);
+                    _mm256_stream_si256(dst + 1, half[u][1][k]);
+                } else {
+                    _mm256_store_si256((__m256i *)st->data[c - s0], half[u][0][k]);
+                    _mm256_store_si256((__m256i *)st->data[c - s0] + 1, half[u][1][k]);
+                }
+                /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
+                memcpy(lines ? j->scale + c * nbr + g0 : st->scale[c - s0], sc + 8 * cl, 8);
+            }
+    }
+    if (lines)
+        _mm_sfence();
+    else
+        nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
+}
 
 /* Column strips and staging as in simd_avx512.c's avx512_col_quant, and its
  * L2 prefetch: per 64-byte line of the input rows (16 fp32 or 32 bf16
@@ -1124,6 +1206,7 @@ T256 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_
 {
     size_t ncol8 = j->cols / 8 * 8, es = bf16 ? 2u : 4u;
     nvfp4_simd_col_stage st;
+    col_tiles tb;
     __m256 am[COL_TILES], inv[COL_TILES];
     int nan[COL_TILES];
     /* the strip's tiles (RHT'd) as phase 1 loaded them, 16 KiB: a reload
@@ -1151,14 +1234,15 @@ T256 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_
             for (size_t t = 0; t < nt; t++) {
                 __m256i sb = te_scale8(&j->k, am[t]);
                 inv[t] = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
-                _Alignas(32) uint32_t s8[8];
-                _mm256_store_si256((__m256i *)s8, sb);
-                for (size_t c = 0; c < 8; c++) st.scale[8 * t + c][g - g0] = (uint8_t)s8[c];
+                /* the 8 scale bytes (each < 256) packed: lane 0's words 0-3, lane 1's */
+                __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(sb, sb), _mm256_setzero_si256());
+                _mm_storel_epi64((__m128i *)tb.scale[t][g - g0],
+                                 _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1)));
             }
             for (size_t t = 0; t < nt; t++)
-                col_tile_codes8(j, use_sr, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], &st, 8 * t, g - g0);
+                col_tile_codes8(j, use_sr, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], tb.q[t][g - g0]);
         }
-        nvfp4_simd_col_stage_flush(j, &st, s0, s1, g0, g1);
+        col_tiles_flush(j, &tb, s0, s1, g0, g1, &st);
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncol8; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
