@@ -51,6 +51,7 @@ T256 static inline __m256 absnn8(__m256 v) { return _mm256_max_ps(abs8(v), _mm25
 T256 static inline __m256 hmax8x8(const __m256 v[8])
 {
     __m256 w[4];
+    SIMD_UNROLL /* w[] (and the caller's v[]) in registers: not unrolled, GCC 12 kept both in memory */
     for (int i = 0; i < 4; i++) {
         __m256 a = v[2 * i], b = v[2 * i + 1];
         w[i] = _mm256_max_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
@@ -308,6 +309,7 @@ T256 static void avx2_row_scales(const nvfp4_simd_te_consts *k, const void *x, i
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
         size_t n = nb - b0 < 8 ? nb - b0 : 8;
         __m256 a[8];
+        SIMD_UNROLL
         for (size_t i = 0; i < 8; i++) {
             size_t e = 16 * (b0 + i);
             a[i] = i < n ? _mm256_max_ps(absnn8(load8(x, bf16, e)), absnn8(load8(x, bf16, e + 8)))
@@ -1464,6 +1466,7 @@ T256 static void avx2_mx_row_scales(int rule, const float *x, size_t nb, uint8_t
         size_t n = nb - b0 < 8 ? nb - b0 : 8;
         __m256 a[8];
         int nan = 0;
+        SIMD_UNROLL
         for (size_t i = 0; i < 8; i++) {
             __m256 m = _mm256_setzero_ps(), un = _mm256_setzero_ps();
             if (i < n)

@@ -83,10 +83,12 @@ T512 static inline __m512 maxnn16(__m512 a, __m512 b)
 T512 static inline __m512 hmax16x16(const __m512 v[16])
 {
     __m512 w[8], z[4];
+    SIMD_UNROLL
     for (int i = 0; i < 8; i++) {
         __m512 a = v[2 * i], b = v[2 * i + 1];
         w[i] = maxnn16(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
     }
+    SIMD_UNROLL
     for (int i = 0; i < 4; i++) {
         __m512 a = w[2 * i], b = w[2 * i + 1];
         z[i] = maxnn16(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
@@ -384,6 +386,7 @@ T512 static void avx512_row_scales(const nvfp4_simd_te_consts *k, const void *x,
     for (size_t b0 = 0; b0 < nb; b0 += 16) {
         size_t n = nb - b0 < 16 ? nb - b0 : 16;
         __m512 a[16];
+        SIMD_UNROLL /* a[] in registers (not unrolled, GCC keeps it and hmax16x16 in memory) */
         for (size_t i = 0; i < 16; i++) a[i] = i < n ? absnn16(load16(x, bf16, 16 * (b0 + i))) : _mm512_setzero_ps();
         store_scales(te_scale16(k, hmax16x16(a)), n, scale + b0);
     }
@@ -432,6 +435,7 @@ T512 static void avx512_tile_scales(const nvfp4_simd_te_consts *k, const void *x
     for (size_t b0 = 0; b0 < nb; b0 += 16) {
         size_t n = nb - b0 < 16 ? nb - b0 : 16;
         __m512 a[16];
+        SIMD_UNROLL /* a[] in registers, as in avx512_row_scales */
         for (size_t i = 0; i < 16; i++) {
             __m512i m = _mm512_setzero_si512();
             if (i < n)
@@ -508,7 +512,8 @@ T512 static inline __attribute__((always_inline)) int row_scales16(const nvfp4_s
     }
     int special = _mm512_cmp_epu32_mask(mx, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE) != 0;
     if (special)
-        for (size_t i = 0; i < n; i++) a[i] = absnn16(a[i]);
+        SIMD_UNROLL
+        for (size_t i = 0; i < 16; i++) a[i] = absnn16(a[i]); /* the zeros past n stay +0 */
     __m512i sb = te_scale16(k, hmax16x16(a));
     store_scales(sb, n, scale + b0);
     _mm512_store_ps(inv, te_inv16(k, sb));
@@ -1606,6 +1611,7 @@ T512 static void avx512_mx_row_scales(int rule, const float *x, size_t nb, uint8
         size_t n = nb - b0 < 16 ? nb - b0 : 16;
         __m512 a[16];
         unsigned nan = 0;
+        SIMD_UNROLL /* a[] in registers, as in avx512_row_scales */
         for (size_t i = 0; i < 16; i++) {
             if (i >= n) {
                 a[i] = _mm512_setzero_ps();
