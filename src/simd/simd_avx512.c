@@ -1068,13 +1068,21 @@ typedef struct {
     _Alignas(64) uint8_t scale[NVFP4_SIMD_STAGE_COLS / 16][8][16];
 } col_tiles;
 
-/* One 16x16 tile: rows of group g, columns c0..c0+15 -> 16 blocks of the
- * transposed output (8 bytes each) and their 16 scale bytes. */
-/* st/slot: where the strip's stage keeps column c0 (row c0 - s0) and group g (g - g0). */
+/* Where a tile's 16 rows lie in memory (row i at element e0 + i * stride
+ * of p, fp32 or bf16), for the rare NaN redo: reloading them, rather than
+ * looping over the caller's v[], keeps v[] out of memory (GCC 12 stored
+ * every tile's 16 vectors to the stack for that loop). */
+typedef struct {
+    const void *p;
+    size_t e0, stride;
+    int bf16;
+} col_tile_rows;
+
 /* The tile's scale bytes and encode multipliers (per lane: column);
  * returns whether a lane holds NaN. */
 T512 static inline __attribute__((always_inline)) int col_tile_scale(const nvfp4_simd_col_job *j, const __m512 v[16],
-                                                                    __m512i *sb_out, __m512 *inv_out)
+                                                                    col_tile_rows rows, __m512i *sb_out,
+                                                                    __m512 *inv_out)
 {
     const nvfp4_simd_te_consts *k = &j->k;
     /* amax on the integer patterns (the float order for |v|): a lane above
@@ -1092,7 +1100,8 @@ T512 static inline __attribute__((always_inline)) int col_tile_scale(const nvfp4
     __m512 am = _mm512_castsi512_ps(ami);
     if (has_nan) {
         am = _mm512_setzero_ps();
-        for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
+        for (size_t i = 0; i < 16; i++)
+            am = _mm512_max_ps(abs16(load16(rows.p, rows.bf16, rows.e0 + i * rows.stride)), am);
     }
     if (j->tile16) am = _mm512_set1_ps(_mm512_reduce_max_ps(am));
     __m512i sb = te_scale16(k, am);
@@ -1165,11 +1174,12 @@ T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4
 /* The rest of a tile once its 16 vectors (RHT'd when asked) are loaded. */
 T512 static inline __attribute__((always_inline)) void col_tile_as_loaded(const nvfp4_simd_col_job *j, const int use_sr,
                                                                         size_t g, size_t c0, const __m512 v[16],
-                                                                        col_tiles *tb, size_t ct, size_t gslot)
+                                                                        col_tile_rows rows, col_tiles *tb, size_t ct,
+                                                                        size_t gslot)
 {
     __m512i sb;
     __m512 inv;
-    int has_nan = col_tile_scale(j, v, &sb, &inv);
+    int has_nan = col_tile_scale(j, v, rows, &sb, &inv);
     col_tile_emit(j, use_sr, g, c0, v, sb, inv, has_nan, tb, ct, gslot);
 }
 
@@ -1182,7 +1192,8 @@ T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_s
     else /* inline: the plain loads stay in registers */
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
-    col_tile_as_loaded(j, use_sr, g, c0, v, tb, ct, gslot);
+    col_tile_rows rows = {j->x, 16 * g * j->cols + c0, j->cols, bf16};
+    col_tile_as_loaded(j, use_sr, g, c0, v, rows, tb, ct, gslot);
 }
 
 /* The 8x8 transpose of 64-bit words: out[k] = {r[0][k], ..., r[7][k]}. */
@@ -1319,11 +1330,12 @@ T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4
                 for (int i = 0; i < 16; i++) _mm512_store_ps(buf + 16 * i, v[i]);
             }
             /* the rows straight from the buffer (__m512 may alias float): a
-             * local copy of them, which the NaN redo's loop keeps in memory,
-             * cost 16 more stores per tile (+1-3% without it) */
-            for (size_t c0 = t0; c0 < t1; c0 += 16)
-                col_tile_as_loaded(j, use_sr, g, c0, (const __m512 *)tbuf[(c0 - t0) / 16], tb, (c0 - s0) / 16,
-                                   g - g0);
+             * local copy cost 16 more stores per tile (+1-3% without it) */
+            for (size_t c0 = t0; c0 < t1; c0 += 16) {
+                const float *buf = tbuf[(c0 - t0) / 16];
+                col_tile_rows rows = {buf, 0, 16, 0};
+                col_tile_as_loaded(j, use_sr, g, c0, (const __m512 *)buf, rows, tb, (c0 - s0) / 16, g - g0);
+            }
         }
 }
 
