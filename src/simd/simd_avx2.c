@@ -1158,7 +1158,7 @@ T256 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *t
                                  size_t g1, nvfp4_simd_col_stage *st)
 {
     size_t nbr = j->rows / 16;
-    int lines = g1 - g0 == 8 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;
+    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
     for (size_t c0 = s0; c0 < s1; c0 += 8) {
         size_t t = (c0 - s0) / 8;
         __m256i half[2][2][4]; /* [unpack lo/hi][groups 0-3 / 4-7][qword k] */

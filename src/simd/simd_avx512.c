@@ -1214,11 +1214,9 @@ T512 static inline __attribute__((always_inline)) void transpose8x8_epi64(const 
             u[4 * p + 2 + o] = _mm512_shuffle_i64x2(t[4 * p + o], t[4 * p + 2 + o], 0xDD);
         }
     SIMD_UNROLL
-    for (int m = 0; m < 4; m++) {
-        /* u[m] holds words w, w+4 (w = 0, 1, 2, 3 for m = 0, 1, 2, 3) */
-        int w = m;
-        out[w] = _mm512_shuffle_i64x2(u[m], u[4 + m], 0x88);
-        out[w + 4] = _mm512_shuffle_i64x2(u[m], u[4 + m], 0xDD);
+    for (int m = 0; m < 4; m++) { /* u[m], u[4 + m]: words m and m + 4 of rows 0-3, 4-7 */
+        out[m] = _mm512_shuffle_i64x2(u[m], u[4 + m], 0x88);
+        out[m + 4] = _mm512_shuffle_i64x2(u[m], u[4 + m], 0xDD);
     }
 }
 
@@ -1232,7 +1230,7 @@ T512 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *t
                                  size_t g1, nvfp4_simd_col_stage *st)
 {
     size_t nbr = j->rows / 16;
-    int lines = g1 - g0 == 8 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;
+    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
     /* byte 8c + t of the result: tile t's scale byte of column c (c < 8; the
      * second permute takes columns 8..15): tables tb->scale[ct][0..3] and [4..7] */
     _Alignas(64) uint8_t perm[2][64];

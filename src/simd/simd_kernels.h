@@ -138,6 +138,13 @@ typedef struct {
  * from the stage to the job's outputs (streaming stores when aligned). */
 void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
                                 size_t g0, size_t g1);
+/* Whether groups g0..g1-1 fill whole 64-byte-aligned lines of every output
+ * row, which the columnwise kernels then write straight from registers with
+ * streaming stores (otherwise through the stage). */
+static inline int nvfp4_simd_col_whole_lines(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
+{
+    return g1 - g0 == 8 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;
+}
 
 /* ---- whole-tensor drivers (simd_driver.c), OpenMP, active variant ------ */
 
