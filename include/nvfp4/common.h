@@ -9,9 +9,27 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* Every public header wraps its declarations in NVFP4_BEGIN_DECLS /
+ * NVFP4_END_DECLS: C linkage for C++ callers and default visibility. The
+ * library is built with -fvisibility=hidden, so what is declared between
+ * these two markers in an installed header is exactly what libnvfp4.so
+ * exports; internal functions stay hidden without any marking. */
 #ifdef __cplusplus
-extern "C" {
+#define NVFP4_EXTERN_C_BEGIN extern "C" {
+#define NVFP4_EXTERN_C_END }
+#else
+#define NVFP4_EXTERN_C_BEGIN
+#define NVFP4_EXTERN_C_END
 #endif
+#if defined(__GNUC__)
+#define NVFP4_BEGIN_DECLS NVFP4_EXTERN_C_BEGIN _Pragma("GCC visibility push(default)")
+#define NVFP4_END_DECLS _Pragma("GCC visibility pop") NVFP4_EXTERN_C_END
+#else
+#define NVFP4_BEGIN_DECLS NVFP4_EXTERN_C_BEGIN
+#define NVFP4_END_DECLS NVFP4_EXTERN_C_END
+#endif
+
+NVFP4_BEGIN_DECLS
 
 #define NVFP4_VERSION_MAJOR 0
 #define NVFP4_VERSION_MINOR 1
@@ -52,7 +70,5 @@ nvfp4_status nvfp4_error_set(nvfp4_error *err, nvfp4_status s, const char *fmt, 
  * the product does not fit in size_t. */
 bool nvfp4_mul_size(size_t a, size_t b, size_t *out);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_COMMON_H */

@@ -11,9 +11,7 @@
 #include "nvfp4/common.h"
 #include "nvfp4/quant.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 #define NVFP4_RHT_TE_MASK 0xD7E8u /* bit i set: sign of input index i is -1 */
 
@@ -37,7 +35,5 @@ nvfp4_status nvfp4_rht_forward(const nvfp4_rht_config *c, const float *x, size_t
 nvfp4_status nvfp4_rht_inverse(const nvfp4_rht_config *c, const float *x, size_t rows, size_t cols,
                                float *out, nvfp4_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_HADAMARD_H */

@@ -13,9 +13,7 @@
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 typedef enum { NVFP4_DTYPE_F32 = 0, NVFP4_DTYPE_BF16 = 1 } nvfp4_dtype;
 
@@ -138,7 +136,5 @@ const char *nvfp4_block_name(nvfp4_block b);            /* "1x16", "16x16", "1x3
 bool nvfp4_block_parse(const char *s, nvfp4_block *out);
 const char *nvfp4_rht_signs_name(nvfp4_rht_signs s);    /* "te", "seeded", "none" */
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_QUANT_H */
