@@ -33,7 +33,7 @@ LDLIBS_ALL = $(PKG_LIBS) $(BLAS_LIBS) -fopenmp -lm $(SAN) $(LDFLAGS)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 HAVE_CUDA := $(if $(and $(CUDA_HOME),$(wildcard $(CUDA_HOME)/include/cuda_fp4.h)),1,)
 
-LIB_SRC   := $(wildcard src/*.c src/recipes/*.c src/io/*.c src/verify/*.c src/study/*.c src/simd/*.c)
+LIB_SRC   := $(wildcard src/*.c src/quant/*.c src/recipes/*.c src/io/*.c src/verify/*.c src/study/*.c src/simd/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC   := $(wildcard tools/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
