@@ -16,8 +16,7 @@ void nvfp4_rht_config_init(nvfp4_rht_config *c)
     c->keep_fp32 = false;
 }
 
-/* Validates a configuration and produces its 128-bit sign mask. */
-static nvfp4_status rht_config_mask(const nvfp4_rht_config *c, uint32_t mask[4], nvfp4_error *err)
+nvfp4_status nvfp4_rht_sign_mask(const nvfp4_rht_config *c, uint32_t mask[4], nvfp4_error *err)
 {
     if (!c) return nvfp4_error_set(err, NVFP4_EINVAL, "rht: no configuration given");
     if (!nvfp4_core_rht_size_ok(c->size))
@@ -40,7 +39,7 @@ static nvfp4_status rht_config_mask(const nvfp4_rht_config *c, uint32_t mask[4],
 nvfp4_status nvfp4_rht_signs_fill(const nvfp4_rht_config *c, float *signs, nvfp4_error *err)
 {
     uint32_t mask[4];
-    nvfp4_status st = rht_config_mask(c, mask, err);
+    nvfp4_status st = nvfp4_rht_sign_mask(c, mask, err);
     if (st != NVFP4_OK) return st;
     if (!signs) return nvfp4_error_set(err, NVFP4_EINVAL, "rht: no output buffer for the signs");
     for (unsigned i = 0; i < c->size; i++) signs[i] = nvfp4_core_rht_sign_neg(mask, i) ? -1.0f : 1.0f;
@@ -51,7 +50,7 @@ static nvfp4_status rht_apply(const nvfp4_rht_config *c, const float *x, size_t 
                               int forward, nvfp4_error *err)
 {
     uint32_t mask[4];
-    nvfp4_status st = rht_config_mask(c, mask, err);
+    nvfp4_status st = nvfp4_rht_sign_mask(c, mask, err);
     if (st != NVFP4_OK) return st;
     size_t n;
     if (!nvfp4_mul_size(rows, cols, &n))

@@ -1,15 +1,15 @@
-/* check_libpath.c - nvfp4_quantize's fast path (src/quant.c's
- * quantize_te_fast: the whole-tensor drivers of src/simd on the caller's
+/* check_libpath.c - nvfp4_quantize's fast path (src/quant/fast.c: the
+ * whole-tensor drivers of src/simd on the caller's
  * input, no fp32 copy, one input amax for both orientations, padded shapes
  * through a zero-padded copy) against its reference path (the same call
- * with nvfp4_quant_kernels_force_scalar on), byte for byte: codes, scales,
+ * with the scalar SIMD variant active), byte for byte: codes, scales,
  * amaxes and every shape field of both orientations, for fp32 and bf16
  * input, 1x16 and 16x16 blocks, RN and SR, RHT on and off (all sign
  * choices, bf16 and fp32 transform output), shapes that need padding, and
  * seeded inputs holding NaN, +-Inf, -0, subnormals, exact E2M1 ties and
  * saturating values. Every vector variant the CPU has is tested; the others
  * are skipped with a message. Also: which configurations take the fast path
- * (nvfp4_simd_te_handles), that the thread count changes no byte, and that
+ * (nvfp4_quant_fast_handles), the MXFP4 recipes, nvfp4_quantize_into, that the thread count changes no byte, and that
  * a large tensor (huge-page output buffers) matches too. */
 #include <check.h>
 #include <math.h>
@@ -19,9 +19,8 @@
 #include <string.h>
 
 #include "nvfp4.h"
-#include "quant_kernels.h"
-#include "recipes/recipe.h"
-#include "simd/simd_hook.h"
+#include "quant/quant_internal.h"
+#include "simd/simd_kernels.h"
 #include "support/check_main.h"
 
 /* ---- seeded inputs ------------------------------------------------------- */
@@ -155,10 +154,11 @@ static void describe(char *buf, size_t len, const tensor *t, int bf16, const nvf
 static nvfp4_status quantize(const tensor *t, int bf16, const nvfp4_quant_opts *o, int scalar, nvfp4_quantized *q,
                              nvfp4_error *err)
 {
-    nvfp4_quant_kernels_force_scalar(scalar);
+    nvfp4_simd_variant active = nvfp4_simd_active();
+    if (scalar) nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
     nvfp4_status st = nvfp4_quantize(bf16 ? (const void *)t->xb : (const void *)t->x,
                                      bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, t->rows, t->cols, o, q, err);
-    nvfp4_quant_kernels_force_scalar(0);
+    nvfp4_simd_set(active, NULL);
     return st;
 }
 
@@ -182,9 +182,10 @@ static void compare_paths(const tensor *t, int bf16, const nvfp4_quant_opts *o)
         float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
         ck_assert(a && b);
         ck_assert_int_eq(nvfp4_dequantize(&fast, false, a, NULL), NVFP4_OK);
-        nvfp4_quant_kernels_force_scalar(1);
+        nvfp4_simd_variant active = nvfp4_simd_active();
+        nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
         ck_assert_int_eq(nvfp4_dequantize(&ref, false, b, NULL), NVFP4_OK);
-        nvfp4_quant_kernels_force_scalar(0);
+        nvfp4_simd_set(active, NULL);
         for (size_t i = 0; i < n; i++) /* no ck_assert per element: each one writes to Check's pipe */
             if (bits_f32(a[i]) != bits_f32(b[i]))
                 ck_abort_msg("%s: dequantized element %zu: %a vs %a", cfg, i, (double)a[i], (double)b[i]);
@@ -344,36 +345,134 @@ START_TEST(special_tensors)
 }
 END_TEST
 
-/* Which configurations the fast path takes: te with 1x16/16x16 and RN/SR
- * under a vector variant; not te-pyref, RZ, 1x32 blocks, the scalar
- * variant. */
+/* Whether the fast path takes a configuration (a plan of 32 x 64). */
+static bool fast_takes(const char *recipe, nvfp4_block block, nvfp4_rounding rounding)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = recipe;
+    o.block = block;
+    o.rounding = rounding;
+    nvfp4_quant_plan p;
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_quant_plan_init(&p, &o, NVFP4_DTYPE_F32, 32, 64, &err) == NVFP4_OK, "%s", err.message);
+    return nvfp4_quant_fast_handles(&p);
+}
+
+/* Which configurations the fast path takes: te with 1x16/16x16 and the two
+ * MXFP4 chains with 1x32, RN/SR, under a vector variant; not te-pyref,
+ * torchao, RZ, te with 1x32 blocks, the scalar variant. */
 START_TEST(routing)
 {
     nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
     int nv = vector_variants(vs);
-    const nvfp4_core_recipe *te = &nvfp4_recipe_te.core;
-    nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
-    o.block = NVFP4_BLOCK_1X16;
     for (int v = 0; v < nv; v++) {
         ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
-        o.rounding = NVFP4_RN;
-        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 1);
-        o.rounding = NVFP4_SR;
-        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 1);
-        o.block = NVFP4_BLOCK_16X16;
-        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 1);
-        o.rounding = NVFP4_RZ;
-        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 0);
-        o.rounding = NVFP4_RN;
-        o.block = NVFP4_BLOCK_1X32;
-        ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 0);
-        o.block = NVFP4_BLOCK_1X16;
-        ck_assert_int_eq(nvfp4_simd_te_handles(&nvfp4_recipe_te_pyref.core, &o), 0);
+        ck_assert(fast_takes("te", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(fast_takes("te", NVFP4_BLOCK_1X16, NVFP4_SR));
+        ck_assert(fast_takes("te", NVFP4_BLOCK_16X16, NVFP4_SR));
+        ck_assert(!fast_takes("te", NVFP4_BLOCK_16X16, NVFP4_RZ));
+        ck_assert(!fast_takes("te", NVFP4_BLOCK_1X32, NVFP4_RN));
+        ck_assert(!fast_takes("te-pyref", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(!fast_takes("torchao", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(fast_takes("mxfp4-floor", NVFP4_BLOCK_1X32, NVFP4_SR));
+        ck_assert(fast_takes("mxfp4-rceil", NVFP4_BLOCK_1X32, NVFP4_RN));
+        ck_assert(!fast_takes("mxfp4-rceil", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(!fast_takes("mxfp8", NVFP4_BLOCK_1X32, NVFP4_RN));
     }
     ck_assert_int_eq(nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_simd_te_handles(te, &o), 0);
+    ck_assert(!fast_takes("te", NVFP4_BLOCK_1X16, NVFP4_RN));
+    ck_assert(!fast_takes("mxfp4-floor", NVFP4_BLOCK_1X32, NVFP4_RN));
     nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* The MXFP4 recipes on the fast path (1x32 row kernels on the stored
+ * orientation) against the reference: random shapes with and without
+ * padding, RN and SR, rowwise, columnwise and both. */
+START_TEST(mx_configurations)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    for (unsigned s = 0; s < 24; s++) {
+        rng_state = 0x3A32ull * (unsigned)(_i + 1) + s;
+        int pad = s % 2 == 1;
+        size_t rows = pad ? 1 + rnd() % 70 : 1 + rnd() % 40;
+        size_t cols = pad ? 1 + rnd() % 90 : 32 * (1 + rnd() % 5);
+        if (!pad) rows = 32 * (1 + rows % 3); /* the columnwise blocks run along the rows */
+        tensor t;
+        tensor_make(&t, rows, cols, (int)(s % 3 != 0));
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.recipe = _i ? "mxfp4-rceil" : "mxfp4-floor";
+        o.rounding = s % 4 < 2 ? NVFP4_SR : NVFP4_RN;
+        o.seed = rnd();
+        o.offset = rnd() % 1000;
+        unsigned orient = (unsigned)(rnd() % 3);
+        o.rowwise = orient != 1;
+        o.columnwise = orient != 0;
+        o.pad = pad;
+        for (int v = 0; v < nv; v++) {
+            ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+            compare_paths(&t, (int)(s % 5 == 0), &o);
+        }
+        tensor_free(&t);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* nvfp4_quantize_into writes nvfp4_quantize's bytes into the caller's
+ * buffers (every byte: they start as 0xA5), reports them as borrowed, and
+ * nvfp4_quantized_free leaves them alone; a missing buffer is refused. */
+START_TEST(quantize_into_caller_buffers)
+{
+    rng_state = 0x1A70ull + (unsigned)_i;
+    size_t rows = _i ? 37 : 64, cols = _i ? 50 : 96;
+    tensor t;
+    tensor_make(&t, rows, cols, 1);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.columnwise = true;
+    o.rht = _i == 0;
+    o.pad = _i != 0;
+    o.rounding = NVFP4_SR;
+    o.seed = 99;
+    nvfp4_quant_plan p;
+    ck_assert_int_eq(nvfp4_quant_plan_init(&p, &o, NVFP4_DTYPE_F32, rows, cols, NULL), NVFP4_OK);
+    ck_assert(p.has_row && p.has_col);
+    nvfp4_quant_buffers b;
+    b.row_data = malloc(p.row.data_bytes);
+    b.row_scale = malloc(p.row.scale_rows * p.row.scale_cols);
+    b.col_data = malloc(p.col.data_bytes);
+    b.col_scale = malloc(p.col.scale_rows * p.col.scale_cols);
+    for (int round = 0; round < 2; round++) { /* the second reuses the buffers */
+        memset(b.row_data, 0xA5, p.row.data_bytes);
+        memset(b.row_scale, 0xA5, p.row.scale_rows * p.row.scale_cols);
+        memset(b.col_data, 0xA5, p.col.data_bytes);
+        memset(b.col_scale, 0xA5, p.col.scale_rows * p.col.scale_cols);
+        nvfp4_quantized got, want;
+        ck_assert_int_eq(nvfp4_quantize_into(&p, t.x, &b, &got, NULL), NVFP4_OK);
+        ck_assert(got.borrowed && got.row.data == b.row_data && got.col.scale == b.col_scale);
+        ck_assert_int_eq(nvfp4_quantize(t.x, NVFP4_DTYPE_F32, rows, cols, &o, &want, NULL), NVFP4_OK);
+        assert_same_qtensor(&got.row, &want.row, "rowwise", "quantize_into");
+        assert_same_qtensor(&got.col, &want.col, "columnwise", "quantize_into");
+        nvfp4_quantized_free(&got);
+        ck_assert(got.row.data == NULL);
+        nvfp4_quantized_free(&want);
+    }
+    nvfp4_quantized q;
+    uint8_t *keep = b.col_scale;
+    b.col_scale = NULL;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_quantize_into(&p, t.x, &b, &q, &err), NVFP4_EINVAL);
+    ck_assert(strstr(err.message, "missing") != NULL);
+    b.col_scale = keep;
+    free(b.row_data);
+    free(b.row_scale);
+    free(b.col_data);
+    free(b.col_scale);
+    tensor_free(&t);
 }
 END_TEST
 
@@ -430,7 +529,7 @@ END_TEST
 /* Rowwise plus RHT columnwise on inputs whose fp32 transform (2048 x 2064,
  * 16.1 MiB) exceeds the 16 MiB the driver keeps: the fast path then takes
  * the input amax and the post-RHT amax in one pass
- * (nvfp4_simd_te_amaxes_for_rht) and quantizes with the transform done
+ * (src/quant/fast.c te_amaxes) and quantizes with the transform done
  * again. fp32 input with SR and bf16 input with RN; the best variant only
  * (the scalar reference of this size is the slow part). */
 START_TEST(rht_large_both_amaxes_one_pass)
@@ -451,7 +550,7 @@ START_TEST(rht_large_both_amaxes_one_pass)
         t.xb[last] = nvfp4_bf16_from_f32(t.x[last]);
         nvfp4_quant_opts o;
         nvfp4_quant_opts_init(&o);
-        o.block = NVFP4_BLOCK_1X16; /* resolved, as nvfp4_quantize passes it to the hooks */
+        o.block = NVFP4_BLOCK_1X16;
         o.columnwise = true;
         o.rht = true;
         o.rht_fp32 = true;
@@ -461,10 +560,23 @@ START_TEST(rht_large_both_amaxes_one_pass)
         o.seed = 11;
         float in = -1.0f, r = -1.0f;
         const void *x = bf16 ? (const void *)t.xb : (const void *)t.x;
-        ck_assert_int_eq(nvfp4_simd_te_amaxes_for_rht(&nvfp4_recipe_te.core, x,
-                                                      bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, t.rows, t.cols, &o,
-                                                      &in, &r),
-                         1);
+        /* the driver fast.c uses for this shape: too large to keep, one pass for both amaxes */
+        nvfp4_simd_col_job j;
+        memset(&j, 0, sizeof j);
+        j.x = x;
+        j.bf16 = bf16;
+        j.rows = t.rows;
+        j.cols = t.cols;
+        j.rht = 1;
+        j.rht_round_bf16 = 0;
+        nvfp4_rht_config rc;
+        nvfp4_rht_config_init(&rc);
+        rc.signs = o.rht_signs;
+        rc.sign_seed = o.rht_sign_seed;
+        ck_assert_int_eq(nvfp4_rht_sign_mask(&rc, j.rht_mask, NULL), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_simd_rht_transforms_twice(&j), 1);
+        r = nvfp4_simd_rht_amax_and_input_amax(&j, &in);
+        ck_assert(bits_f32(r) == bits_f32(nvfp4_simd_rht_amax(&j)));
         ck_assert(bits_f32(in) == bits_f32(nvfp4_simd_amax(x, bf16, t.rows * t.cols)));
         if (!bf16) ck_assert_float_eq(in, 0x1p110f);
         compare_paths(&t, bf16, &o); /* also checks r through the columnwise amax and codes */
@@ -483,6 +595,8 @@ static Suite *suite(void)
     tcase_add_test(tc, odd_shape_all_orientations);
     tcase_add_test(tc, special_tensors);
     tcase_add_test(tc, routing);
+    tcase_add_loop_test(tc, mx_configurations, 0, 2);
+    tcase_add_loop_test(tc, quantize_into_caller_buffers, 0, 2);
     tcase_add_test(tc, shape_errors_unchanged);
     tcase_add_test(tc, threads_and_large_buffers);
     tcase_add_test(tc, rht_large_both_amaxes_one_pass);

@@ -18,9 +18,8 @@
 #include "nvfp4/quant.h"
 #include "nvfp4/simd.h"
 #include "core/hadamard.h"
-#include "quant_kernels.h"
+#include "quant/quant_internal.h"
 #include "recipes/recipe.h"
-#include "simd/simd_hook.h"
 #include "simd/simd_kernels.h"
 
 /* ---- random tensors ------------------------------------------------------ */
@@ -143,14 +142,16 @@ static void assert_f32_bits(const float *a, const float *b, size_t n, const char
     }
 }
 
-/* The library reference with its scalar kernels. */
+/* The library's scalar reference path (the scalar variant is active, so
+ * the fast path declines every plan). */
 static void reference(const tensor *t, int bf16, const nvfp4_quant_opts *o, nvfp4_quantized *q)
 {
     nvfp4_error err;
-    nvfp4_quant_kernels_force_scalar(1);
+    nvfp4_simd_variant active = nvfp4_simd_active();
+    nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
     nvfp4_status st = nvfp4_quantize(bf16 ? (const void *)t->xb : (const void *)t->x,
                                      bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, t->rows, t->cols, o, q, &err);
-    nvfp4_quant_kernels_force_scalar(0);
+    nvfp4_simd_set(active, NULL);
     ck_assert_msg(st == NVFP4_OK, "reference quantize failed: %s", err.message);
 }
 
@@ -248,7 +249,7 @@ static void check_columnwise_case(unsigned seed, int bf16, int tile16, int sr, i
     j.tile16 = tile16;
     j.rht = rht;
     j.rht_round_bf16 = !o.rht_fp32;
-    switch (o.rht_signs) { /* as src/quant_rht.c derives the mask */
+    switch (o.rht_signs) { /* as nvfp4_rht_sign_mask derives the mask */
     case NVFP4_RHT_SIGNS_TE: nvfp4_core_rht_mask_te(j.rht_mask); break;
     case NVFP4_RHT_SIGNS_SEEDED: nvfp4_core_rht_mask_seeded(o.rht_sign_seed, j.rht_mask); break;
     default: nvfp4_core_rht_mask_none(j.rht_mask); break;
@@ -588,8 +589,8 @@ START_TEST(dequantize_and_swizzle)
             nvfp4_simd_te_dequantize(ref.row.data, ref.row.scale, rows, cols, ref.row.amax, got);
             assert_f32_bits(got, want, rows * cols, "dequantize", (nvfp4_simd_variant)v);
             memset(got, 0xA5, rows * cols * sizeof(float));
-            ck_assert_int_eq(nvfp4_simd_dequantize(&ref, false, got), v != NVFP4_SIMD_SCALAR);
-            if (v != NVFP4_SIMD_SCALAR) assert_f32_bits(got, want, rows * cols, "dequantize hook", (nvfp4_simd_variant)v);
+            ck_assert_int_eq(nvfp4_quant_fast_dequantize(&ref, false, got), v != NVFP4_SIMD_SCALAR);
+            if (v != NVFP4_SIMD_SCALAR) assert_f32_bits(got, want, rows * cols, "dequantize fast path", (nvfp4_simd_variant)v);
             memset(swz, 0xA5, nswz);
             nvfp4_simd_scale_swizzle(ref.row.scale, rows, sc, swz);
             assert_bytes(swz, swz_ref, nswz, "swizzle", (nvfp4_simd_variant)v, rows, sc);
@@ -722,7 +723,18 @@ START_TEST(encoder_sweep)
 }
 END_TEST
 
-/* ---- the hooks src/quant.c calls ------------------------------------------- */
+/* ---- the library's fast path (src/quant/fast.c) per variant ---------------- */
+
+static void assert_same_orientation(const nvfp4_qtensor *q, const nvfp4_qtensor *r, const char *what,
+                                    nvfp4_simd_variant v)
+{
+    ck_assert_uint_eq(q->rows, r->rows);
+    ck_assert_uint_eq(q->cols, r->cols);
+    ck_assert_uint_eq(q->scale_cols, r->scale_cols);
+    ck_assert_msg(memcmp(&q->amax, &r->amax, 4) == 0, "%s amax, variant %s", what, nvfp4_simd_name(v));
+    assert_bytes(q->data, r->data, r->data_bytes, what, v, r->rows, r->cols);
+    assert_bytes(q->scale, r->scale, r->scale_rows * r->scale_cols, what, v, r->rows, r->cols);
+}
 
 static void check_hook_case(unsigned seed)
 {
@@ -744,62 +756,28 @@ static void check_hook_case(unsigned seed)
     o.rht_sign_seed = rnd();
     nvfp4_quantized ref;
     reference(&t, bf16, &o, &ref);
-    const nvfp4_core_recipe *core = &nvfp4_recipe_te.core;
+    nvfp4_quant_plan plan;
+    ck_assert_int_eq(nvfp4_quant_plan_init(&plan, &o, bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, rows, cols, NULL),
+                     NVFP4_OK);
     for (int v = NVFP4_SIMD_AVX2; v < NVFP4_SIMD_VARIANTS; v++) {
         if (!use_variant((nvfp4_simd_variant)v)) continue;
-        /* row kernels through the quant_kernels.h interface (fp32 rows, as quant.c passes them) */
-        nvfp4_qk_ctx c;
-        memset(&c, 0, sizeof c);
-        c.core = core;
-        c.global = nvfp4_core_global_from_amax(core, ref.row.amax);
-        c.mode = sr ? NVFP4_CORE_SR : NVFP4_CORE_RN;
-        c.seed = o.seed;
-        c.offset = o.offset;
-        c.cols = cols;
-        c.block_len = 16;
-        const nvfp4_quant_kernels *k = nvfp4_simd_quant_kernels(&c);
-        ck_assert_ptr_nonnull(k);
-        if (!tile16) {
-            uint8_t *data = malloc(rows * cols / 2), *scale = malloc(rows * cols / 16);
-            float *row = malloc(cols * sizeof(float));
-            for (size_t r = 0; r < rows; r++) {
-                for (size_t i = 0; i < cols; i++)
-                    row[i] = bf16 ? nvfp4_bf16_to_f32(t.xb[r * cols + i]) : t.x[r * cols + i];
-                k->row_scales(&c, row, scale + r * (cols / 16));
-                k->row_encode(&c, row, r, scale + r * (cols / 16), data + r * (cols / 2));
-            }
-            assert_bytes(data, ref.row.data, rows * cols / 2, "hook row codes", (nvfp4_simd_variant)v, rows, cols);
-            assert_bytes(scale, ref.row.scale, rows * cols / 16, "hook row scales", (nvfp4_simd_variant)v, rows, cols);
-            free(data);
-            free(scale);
-            free(row);
-        }
-        nvfp4_qtensor q;
-        memset(&q, 0, sizeof q);
-        nvfp4_status st = NVFP4_EINVAL;
-        const float *known = rht ? NULL : &ref.row.amax;
-        ck_assert_int_eq(nvfp4_simd_quantize_columnwise(core, bf16 ? (const void *)t.xb : (const void *)t.x,
-                                                        bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, rows, cols, &o,
-                                                        known, &q, &st, NULL), 1);
-        ck_assert_int_eq(st, NVFP4_OK);
-        ck_assert_uint_eq(q.rows, ref.col.rows);
-        ck_assert_uint_eq(q.cols, ref.col.cols);
-        ck_assert_uint_eq(q.scale_cols, ref.col.scale_cols);
-        ck_assert(memcmp(&q.amax, &ref.col.amax, 4) == 0);
-        assert_bytes(q.data, ref.col.data, rows * cols / 2, "hook columnwise codes", (nvfp4_simd_variant)v, rows, cols);
-        assert_bytes(q.scale, ref.col.scale, rows * cols / 16, "hook columnwise scales", (nvfp4_simd_variant)v, rows, cols);
-        free(q.data);
-        free(q.scale);
+        ck_assert(nvfp4_quant_fast_handles(&plan));
+        nvfp4_quantized q;
+        ck_assert_int_eq(nvfp4_quantize(bf16 ? (const void *)t.xb : (const void *)t.x,
+                                        bf16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, rows, cols, &o, &q, NULL),
+                         NVFP4_OK);
+        assert_same_orientation(&q.row, &ref.row, "fast path rowwise", (nvfp4_simd_variant)v);
+        assert_same_orientation(&q.col, &ref.col, "fast path columnwise", (nvfp4_simd_variant)v);
+        nvfp4_quantized_free(&q);
     }
-    /* not accelerated: another recipe chain, the scalar variant */
-    nvfp4_qk_ctx c2;
-    memset(&c2, 0, sizeof c2);
-    c2.core = &nvfp4_recipe_te_pyref.core;
-    c2.block_len = 16;
-    ck_assert_ptr_null(nvfp4_simd_quant_kernels(&c2));
+    /* not accelerated: another recipe chain; any recipe with the scalar variant */
+    nvfp4_quant_plan other;
+    o.recipe = "te-pyref";
+    o.rht = false;
+    ck_assert_int_eq(nvfp4_quant_plan_init(&other, &o, NVFP4_DTYPE_F32, rows, cols, NULL), NVFP4_OK);
+    ck_assert(!nvfp4_quant_fast_handles(&other));
     nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
-    c2.core = core;
-    ck_assert_ptr_null(nvfp4_simd_quant_kernels(&c2));
+    ck_assert(!nvfp4_quant_fast_handles(&plan));
     nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
     nvfp4_quantized_free(&ref);
     tensor_free(&t);
@@ -829,41 +807,21 @@ static void check_mx_case(unsigned seed, int rule)
     nvfp4_quantized ref;
     reference(&t, 0, &o, &ref);
     ck_assert_uint_eq(ref.row.scale_cols, cols / 32);
-    nvfp4_qk_ctx c;
-    memset(&c, 0, sizeof c);
-    c.core = &ref.recipe->core;
-    c.global = nvfp4_core_global_from_amax(c.core, 0.0f);
-    c.mode = sr ? NVFP4_CORE_SR : NVFP4_CORE_RN;
-    c.seed = o.seed;
-    c.offset = o.offset;
-    c.cols = cols;
-    c.block_len = 32;
     uint8_t *data = malloc(rows * cols / 2), *scale = malloc(rows * cols / 32);
     nvfp4_simd_sr key = {o.seed, o.offset};
     for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
         if (!use_variant((nvfp4_simd_variant)v)) continue;
         const nvfp4_simd_kernels *k = nvfp4_simd_kernels_for((nvfp4_simd_variant)v);
-        const nvfp4_quant_kernels *hk = nvfp4_simd_quant_kernels(&c);
-        ck_assert(v == NVFP4_SIMD_SCALAR ? hk == NULL : hk != NULL);
-        for (int pass = 0; pass < (hk ? 2 : 1); pass++) {
-            memset(data, 0xA5, rows * cols / 2);
-            memset(scale, 0xA5, rows * cols / 32);
-            for (size_t r = 0; r < rows; r++) {
-                const float *x = t.x + r * cols;
-                uint8_t *s = scale + r * (cols / 32), *d = data + r * (cols / 2);
-                if (pass == 0) {
-                    k->mx_row_scales(rule, x, cols / 32, s);
-                    k->mx_row_encode(rule, x, cols / 32, s, sr ? &key : NULL, (uint64_t)r * (cols / 32), d);
-                } else {
-                    hk->row_scales(&c, x, s);
-                    hk->row_encode(&c, x, r, s, d);
-                }
-            }
-            assert_bytes(scale, ref.row.scale, rows * cols / 32, pass ? "MX hook scales" : "MX scales",
-                         (nvfp4_simd_variant)v, rows, cols);
-            assert_bytes(data, ref.row.data, rows * cols / 2, pass ? "MX hook codes" : "MX codes",
-                         (nvfp4_simd_variant)v, rows, cols);
+        memset(data, 0xA5, rows * cols / 2);
+        memset(scale, 0xA5, rows * cols / 32);
+        for (size_t r = 0; r < rows; r++) {
+            const float *x = t.x + r * cols;
+            uint8_t *s = scale + r * (cols / 32), *d = data + r * (cols / 2);
+            k->mx_row_scales(rule, x, cols / 32, s);
+            k->mx_row_encode(rule, x, cols / 32, s, sr ? &key : NULL, (uint64_t)r * (cols / 32), d);
         }
+        assert_bytes(scale, ref.row.scale, rows * cols / 32, "MX scales", (nvfp4_simd_variant)v, rows, cols);
+        assert_bytes(data, ref.row.data, rows * cols / 2, "MX codes", (nvfp4_simd_variant)v, rows, cols);
     }
     nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
     free(data);

@@ -9,11 +9,16 @@
 #define NVFP4_HADAMARD_H
 
 #include "nvfp4/common.h"
-#include "nvfp4/quant.h"
 
 NVFP4_BEGIN_DECLS
 
 #define NVFP4_RHT_TE_MASK 0xD7E8u /* bit i set: sign of input index i is -1 */
+
+typedef enum {
+    NVFP4_RHT_SIGNS_TE = 0,     /* TransformerEngine's fixed mask 0xD7E8 */
+    NVFP4_RHT_SIGNS_SEEDED = 1, /* random signs drawn from Philox(rht_sign_seed) */
+    NVFP4_RHT_SIGNS_NONE = 2    /* plain H/sqrt(d) */
+} nvfp4_rht_signs;
 
 typedef struct {
     unsigned size;           /* d: 4, 8, 16 (default), 32, 64, 128 */
@@ -23,6 +28,12 @@ typedef struct {
 } nvfp4_rht_config;
 
 void nvfp4_rht_config_init(nvfp4_rht_config *c); /* d = 16, TE signs, bf16 */
+
+/* The sign mask of a configuration (bit i of the 128-bit mask set: the
+ * sign of input index i is -1), after checking it: the one place where a
+ * sign choice becomes signs (the quantizer's plan and the CUDA path use
+ * it too). */
+nvfp4_status nvfp4_rht_sign_mask(const nvfp4_rht_config *c, uint32_t mask[4], nvfp4_error *err);
 
 /* The d signs (+1 / -1) of a configuration. */
 nvfp4_status nvfp4_rht_signs_fill(const nvfp4_rht_config *c, float *signs, nvfp4_error *err);

@@ -12,6 +12,7 @@
 
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
+#include "nvfp4/hadamard.h"
 
 NVFP4_BEGIN_DECLS
 
@@ -26,12 +27,6 @@ typedef enum {
 
 typedef enum { NVFP4_ELEM_E2M1 = 0, NVFP4_ELEM_E4M3 = 1 } nvfp4_elem;
 typedef enum { NVFP4_SCALEFMT_E4M3 = 0, NVFP4_SCALEFMT_UE8M0 = 1 } nvfp4_scale_format;
-
-typedef enum {
-    NVFP4_RHT_SIGNS_TE = 0,     /* TransformerEngine's fixed mask 0xD7E8 */
-    NVFP4_RHT_SIGNS_SEEDED = 1, /* random signs drawn from Philox(rht_sign_seed) */
-    NVFP4_RHT_SIGNS_NONE = 2    /* plain H/sqrt(d) */
-} nvfp4_rht_signs;
 
 /* ---- recipes ----------------------------------------------------------- */
 typedef struct nvfp4_recipe nvfp4_recipe; /* defined in src/recipes/recipe.h */
@@ -98,7 +93,53 @@ typedef struct {
     nvfp4_quant_opts opts;   /* as resolved: block filled in, recipe name set */
     nvfp4_qtensor row, col;
     bool has_row, has_col;
+    bool borrowed;           /* data and scale buffers belong to the caller (nvfp4_quantize_into):
+                                nvfp4_quantized_free leaves them alone */
 } nvfp4_quantized;
+
+/* ---- the plan ---------------------------------------------------------- */
+/* Everything a quantization decides before it reads an element, computed
+ * once from (options, dtype, shape) by nvfp4_quant_plan_init and taken by
+ * every path: the scalar reference, the fast CPU kernels, the CUDA kernels,
+ * the bundle writer and the verifier. */
+
+/* One stored orientation (rowwise: rows x cols as given; columnwise: the
+ * transpose), with the sizes of its two output buffers. */
+typedef struct {
+    size_t rows, cols;         /* logical stored shape */
+    size_t prows, pcols;       /* padded stored shape (== rows, cols unless opts.pad) */
+    size_t block_len;          /* elements per scale along a stored row: 16 or 32 */
+    bool tile16;               /* 16x16 blocks: one scale per 16x16 tile */
+    size_t data_bytes;         /* E2M1: prows*pcols/2; E4M3 elements: prows*pcols */
+    size_t scale_rows, scale_cols; /* linear scale matrix: prows x pcols/block_len bytes */
+    uint64_t sr_offset;        /* Philox counter base: offset rowwise, offset+1 (+2 for 1x32) columnwise */
+} nvfp4_quant_layout;
+
+typedef struct {
+    const nvfp4_recipe *recipe;
+    nvfp4_quant_opts opts;     /* resolved: recipe name, block filled in; rowwise or columnwise set */
+    nvfp4_dtype dtype;
+    size_t rows, cols;         /* the input, row-major */
+    bool has_row, has_col;
+    nvfp4_quant_layout row, col; /* valid where has_row / has_col */
+    uint32_t rht_mask[4];      /* the RHT sign mask (bit i: sign of input i is -1) when opts.rht */
+} nvfp4_quant_plan;
+
+/* Resolves and checks opts (NULL: defaults) for a [rows, cols] input of
+ * dtype. Errors: unknown recipe, block, rounding or sign choice, SR with a
+ * recipe that has none, RHT without a columnwise output or with other than
+ * 1x16 blocks, an empty tensor, dimensions not a multiple of the block
+ * without opts.pad (NVFP4_ESHAPE), sizes that overflow (NVFP4_ENOMEM). */
+nvfp4_status nvfp4_quant_plan_init(nvfp4_quant_plan *plan, const nvfp4_quant_opts *opts, nvfp4_dtype dtype,
+                                   size_t rows, size_t cols, nvfp4_error *err);
+
+/* Caller-provided outputs of a plan: row_* where plan->has_row, col_* where
+ * plan->has_col, each of the layout's data_bytes / scale_rows*scale_cols
+ * bytes (others may be NULL). Every byte is written. */
+typedef struct {
+    uint8_t *row_data, *row_scale;
+    uint8_t *col_data, *col_scale;
+} nvfp4_quant_buffers;
 
 /* Quantizes x (row-major rows x cols, fp32 or bf16 bits). On success the
  * caller owns `out` and frees it with nvfp4_quantized_free. Errors: unknown
@@ -108,6 +149,15 @@ typedef struct {
 nvfp4_status nvfp4_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
                             const nvfp4_quant_opts *opts, nvfp4_quantized *out, nvfp4_error *err);
 void nvfp4_quantized_free(nvfp4_quantized *q);
+
+/* nvfp4_quantize into the caller's buffers: no allocation and no page
+ * faults on the outputs when they are reused, for shapes that need no
+ * padding on the fast CPU path (padded shapes and the reference path take a
+ * temporary copy). x must match the plan's dtype and shape. On success out
+ * describes the result with out->borrowed set (its data and scale pointers
+ * are the caller's); the same bytes as nvfp4_quantize. */
+nvfp4_status nvfp4_quantize_into(const nvfp4_quant_plan *plan, const void *x, const nvfp4_quant_buffers *bufs,
+                                 nvfp4_quantized *out, nvfp4_error *err);
 
 /* Dequantizes one orientation into out[rows*cols] (logical shape, padding
  * dropped): fp4(q) * (((float)s * amax) * fl(1/2688)) for `te` (each

@@ -67,6 +67,10 @@ NVFP4_HD static inline float nvfp4_core_fmaxf(float a, float b)
     return a > b ? a : b;
 }
 
+/* v rounded up to a multiple of m (m > 0); a result below v means size_t
+ * overflowed, which callers that take untrusted sizes check. */
+NVFP4_HD static inline size_t nvfp4_core_roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
+
 /* 2^e for e in [-149, 127], exactly, built from bits. */
 NVFP4_HD static inline float nvfp4_core_exp2i(int e)
 {

@@ -1,6 +1,6 @@
 /*
  * recipe.h - the per-block math of every quantization recipe, shared
- * verbatim by the CPU tensor loops (src/quant.c) and the CUDA kernels.
+ * verbatim by the CPU tensor loops (src/quant/) and the CUDA kernels.
  *
  * A recipe is a small POD descriptor (nvfp4_core_recipe) naming one rule for
  * each step of the chain
@@ -91,6 +91,42 @@ typedef struct {
     float scale_lo;          /* lower clamp of the block scale before the cast (0: none) */
     float pow2_scale_min;    /* UE8M0 elements: the decoded scale is at least this (torchao: 2^-126; 0: none) */
 } nvfp4_core_recipe;
+
+/* The chains the fast CPU kernels (src/simd/) re-express lane-wise. A
+ * recipe descriptor (src/recipes/) takes the fast path exactly when it
+ * equals one of these (nvfp4_core_recipe_equal), so a recipe that changes a
+ * rule leaves the fast path by itself instead of running kernels that
+ * implement the old rule. */
+#define NVFP4_CORE_CHAIN_TE                                                                                     \
+    {.elem = NVFP4_CORE_ELEM_E2M1, .scale_format = NVFP4_CORE_SCALE_E4M3, .global_rule = NVFP4_CORE_GLOBAL_TE_ENCODE, \
+     .bscale_rule = NVFP4_CORE_BSCALE_TE_MUL, .enc_rule = NVFP4_CORE_ENC_TE_RECIP, .special = NVFP4_CORE_SPECIAL_CUDA, \
+     .dequant_rule = NVFP4_CORE_DEQ_TE, .amax_nan_propagates = 0, .block_len = 16, .emax_elem = 2,              \
+     .elem_max = 6.0f, .scale_lo = 0.0f, .pow2_scale_min = 0.0f}
+/* torchao to_mx FLOOR: a NaN in a block makes its scale 0xFF and its codes
+ * 0x3; the decoded scale is at least 2^-126. */
+#define NVFP4_CORE_CHAIN_MXFP4_FLOOR                                                                            \
+    {.elem = NVFP4_CORE_ELEM_E2M1, .scale_format = NVFP4_CORE_SCALE_UE8M0, .global_rule = NVFP4_CORE_GLOBAL_NONE,  \
+     .bscale_rule = NVFP4_CORE_BSCALE_UE8M0_FLOOR, .enc_rule = NVFP4_CORE_ENC_POW2,                             \
+     .special = NVFP4_CORE_SPECIAL_TORCHAO, .dequant_rule = NVFP4_CORE_DEQ_POW2, .amax_nan_propagates = 1,      \
+     .block_len = 32, .emax_elem = 2, .elem_max = 6.0f, .scale_lo = 0.0f, .pow2_scale_min = 0x1p-126f}
+/* NVIDIA cvt.rp.satfinite.ue8m0 of bamax * fl(1/6); NaN elements ignored. */
+#define NVFP4_CORE_CHAIN_MXFP4_RCEIL                                                                            \
+    {.elem = NVFP4_CORE_ELEM_E2M1, .scale_format = NVFP4_CORE_SCALE_UE8M0, .global_rule = NVFP4_CORE_GLOBAL_NONE,  \
+     .bscale_rule = NVFP4_CORE_BSCALE_UE8M0_RCEIL, .enc_rule = NVFP4_CORE_ENC_POW2,                             \
+     .special = NVFP4_CORE_SPECIAL_CUDA, .dequant_rule = NVFP4_CORE_DEQ_POW2, .amax_nan_propagates = 0,         \
+     .block_len = 32, .emax_elem = 2, .elem_max = 6.0f, .scale_lo = 0.0f, .pow2_scale_min = 0.0f}
+
+/* Whether two descriptors name the same rules (floats compared by bits). */
+NVFP4_HD static inline int nvfp4_core_recipe_equal(const nvfp4_core_recipe *a, const nvfp4_core_recipe *b)
+{
+    return a->elem == b->elem && a->scale_format == b->scale_format && a->global_rule == b->global_rule &&
+           a->bscale_rule == b->bscale_rule && a->enc_rule == b->enc_rule && a->special == b->special &&
+           a->dequant_rule == b->dequant_rule && a->amax_nan_propagates == b->amax_nan_propagates &&
+           a->block_len == b->block_len && a->emax_elem == b->emax_elem &&
+           nvfp4_core_f32_bits(a->elem_max) == nvfp4_core_f32_bits(b->elem_max) &&
+           nvfp4_core_f32_bits(a->scale_lo) == nvfp4_core_f32_bits(b->scale_lo) &&
+           nvfp4_core_f32_bits(a->pow2_scale_min) == nvfp4_core_f32_bits(b->pow2_scale_min);
+}
 
 /* What each block needs from the tensor: derived once from the global amax. */
 typedef struct {

@@ -255,7 +255,6 @@ extern "C" nvfp4_status nvfp4_cuda_scale_swizzle(const uint8_t *linear, size_t r
 }
 
 /* ---- quantize ---------------------------------------------------------------------- */
-static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
 static void qtensor_free(nvfp4_cuda_qtensor *t)
 {
@@ -273,90 +272,55 @@ extern "C" void nvfp4_cuda_quantized_free(nvfp4_cuda_quantized *q)
     q->has_row = q->has_col = false;
 }
 
-static size_t block_len_of(nvfp4_block b) { return b == NVFP4_BLOCK_1X32 ? 32 : 16; }
+/* Elements per scale along a stored row, from the tensor's own layout. */
+static size_t block_len_of(const nvfp4_cuda_qtensor *t) { return t->pcols / t->scale_cols; }
 
-/* Resolves options the way nvfp4_quantize does (quant.h) and checks them. */
-static nvfp4_status resolve(const nvfp4_quant_opts *in, nvfp4_cuda_quantized *out, const nvfp4_recipe **rp,
-                            nvfp4_error *err)
+/* The plan of the CPU library (nvfp4_quant_plan_init: options, shapes,
+ * counters, RHT mask decided in one place), recorded in out. */
+static nvfp4_status make_plan(const nvfp4_quant_opts *opts, nvfp4_dtype dtype, size_t rows, size_t cols,
+                              nvfp4_cuda_quantized *out, nvfp4_quant_plan *qp, nvfp4_error *err)
 {
-    nvfp4_quant_opts o;
-    if (in) o = *in;
-    else nvfp4_quant_opts_init(&o);
-    const char *name = o.recipe ? o.recipe : "te";
-    const nvfp4_recipe *r = nvfp4_recipe_find(name);
-    if (!r) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%s'", name);
-    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(r);
-    if (o.block == NVFP4_BLOCK_DEFAULT) o.block = info->default_block;
-    if (o.block != NVFP4_BLOCK_1X16 && o.block != NVFP4_BLOCK_16X16 && o.block != NVFP4_BLOCK_1X32)
-        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown block shape %d", (int)o.block);
-    if (o.rounding != NVFP4_RN && o.rounding != NVFP4_RZ && o.rounding != NVFP4_SR)
-        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown rounding mode %d", (int)o.rounding);
-    if (o.rounding != NVFP4_RN && !info->supports_sr)
-        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' supports round-to-nearest only", name);
-    if (!o.rowwise && !o.columnwise) o.rowwise = true;
-    if (o.rht) {
-        if (!o.columnwise)
-            return nvfp4_error_set(err, NVFP4_EINVAL, "the RHT applies to the columnwise output: ask for columnwise");
-        if (o.block != NVFP4_BLOCK_1X16)
-            return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks (asked: %s)", nvfp4_block_name(o.block));
-        if (o.rht_signs != NVFP4_RHT_SIGNS_TE && o.rht_signs != NVFP4_RHT_SIGNS_SEEDED && o.rht_signs != NVFP4_RHT_SIGNS_NONE)
-            return nvfp4_error_set(err, NVFP4_EINVAL, "unknown RHT sign choice %d", (int)o.rht_signs);
-    }
-    snprintf(out->recipe, sizeof out->recipe, "%s", info->name);
-    o.recipe = out->recipe;
-    out->opts = o;
-    *rp = r;
+    nvfp4_status st = nvfp4_quant_plan_init(qp, opts, dtype, rows, cols, err);
+    if (st) return st;
+    snprintf(out->recipe, sizeof out->recipe, "%s", qp->opts.recipe);
+    out->opts = qp->opts;
+    out->opts.recipe = out->recipe;
     return NVFP4_OK;
 }
 
-/* Shape of one orientation: logical, padded, and its kernel parameters. */
-static nvfp4_status plan(const nvfp4_cuda_quantized *q, const nvfp4_core_recipe *core, size_t rows, size_t cols,
-                         bool colwise, nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t, nvfp4_error *err)
+/* Kernel parameters and tensor shape of one orientation of the plan. */
+static void params_from_plan(const nvfp4_quant_plan *qp, bool colwise, nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t)
 {
-    const nvfp4_quant_opts *o = &q->opts;
-    size_t bw = block_len_of(o->block);
-    bool tile = o->block == NVFP4_BLOCK_16X16;
-    size_t sr = colwise ? cols : rows, sc = colwise ? rows : cols;
-    size_t psr = tile ? round_up(sr, 16) : sr, psc = round_up(sc, bw);
-    if ((psr != sr || psc != sc) && !o->pad)
-        return nvfp4_error_set(err, NVFP4_ESHAPE,
-                               "%s shape %zu x %zu is not a multiple of the %s block (set the pad option to zero-pad)",
-                               colwise ? "columnwise" : "rowwise", sr, sc, nvfp4_block_name(o->block));
-    size_t elems;
-    if (!nvfp4_mul_size(psr, psc, &elems)) return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor size overflows");
+    const nvfp4_quant_layout *l = colwise ? &qp->col : &qp->row;
+    const nvfp4_quant_opts *o = &qp->opts;
     memset(p, 0, sizeof *p);
-    p->rows = rows;
-    p->cols = cols;
+    p->rows = qp->rows;
+    p->cols = qp->cols;
     p->colwise = colwise;
-    p->srows = sr;
-    p->scols = sc;
-    p->psrows = psr;
-    p->pscols = psc;
-    p->bw = (int)bw;
-    p->tile = tile ? 16 : 1;
+    p->srows = l->rows;
+    p->scols = l->cols;
+    p->psrows = l->prows;
+    p->pscols = l->pcols;
+    p->bw = (int)l->block_len;
+    p->tile = l->tile16 ? 16 : 1;
     p->rht = colwise && o->rht;
     p->rht_bf16 = !o->rht_fp32;
-    if (p->rht) {
-        if (o->rht_signs == NVFP4_RHT_SIGNS_TE) nvfp4_core_rht_mask_te(p->rht_mask);
-        else if (o->rht_signs == NVFP4_RHT_SIGNS_SEEDED) nvfp4_core_rht_mask_seeded(o->rht_sign_seed, p->rht_mask);
-        else nvfp4_core_rht_mask_none(p->rht_mask);
-    }
+    if (p->rht) memcpy(p->rht_mask, qp->rht_mask, sizeof p->rht_mask);
     p->mode = o->rounding == NVFP4_SR ? NVFP4_CORE_SR : (o->rounding == NVFP4_RZ ? NVFP4_CORE_RZ : NVFP4_CORE_RN);
     p->seed = o->seed;
-    p->offset = o->offset + (colwise ? (bw == 32 ? 2u : 1u) : 0u);
-    p->r = *core;
-    p->scale_cols = psc / bw;
+    p->offset = l->sr_offset;
+    p->r = qp->recipe->core;
+    p->scale_cols = l->scale_cols;
     memset(t, 0, sizeof *t);
-    t->rows = sr;
-    t->cols = sc;
-    t->prows = psr;
-    t->pcols = psc;
-    t->data_bytes = core->elem == NVFP4_CORE_ELEM_E4M3 ? elems : elems / 2;
-    t->scale_rows = psr;
-    t->scale_cols = p->scale_cols;
+    t->rows = l->rows;
+    t->cols = l->cols;
+    t->prows = l->prows;
+    t->pcols = l->pcols;
+    t->data_bytes = l->data_bytes;
+    t->scale_rows = l->scale_rows;
+    t->scale_cols = l->scale_cols;
     t->scale_swizzled_bytes = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
     t->rht = p->rht;
-    return NVFP4_OK;
 }
 
 static nvfp4_status quantize_orientation(nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t, float amax, bool has_global,
@@ -385,7 +349,7 @@ static nvfp4_status orientation_amax(const nvfp4_cu_qparams *p, float *amax, nvf
     nvfp4_cu_rht_amax_item it;
     it.p = *p;
     it.out = d;
-    it.padded_count = round_up(p->psrows * (p->pscols / 16), 32);
+    it.padded_count = nvfp4_core_roundup(p->psrows * (p->pscols / 16), 32);
     if (!(st = dev_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "RHT amax kernel")))
         st = nvfp4_cuda_download(&h, d, sizeof h, err);
     nvfp4_cuda_free(d);
@@ -404,21 +368,14 @@ extern "C" nvfp4_status nvfp4_cuda_quantize(const void *x, nvfp4_dtype dtype, si
 {
     if (!x || !out) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_quantize: NULL argument");
     memset(out, 0, sizeof *out);
-    if (dtype != NVFP4_DTYPE_F32 && dtype != NVFP4_DTYPE_BF16)
-        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown dtype %d", (int)dtype);
-    if (rows == 0 || cols == 0) return nvfp4_error_set(err, NVFP4_ESHAPE, "empty tensor (%zu x %zu)", rows, cols);
-    size_t n;
-    if (!nvfp4_mul_size(rows, cols, &n) || n > SIZE_MAX / 8)
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor of %zu x %zu elements overflows size_t", rows, cols);
-    nvfp4_status st = need_device(err);
+    nvfp4_quant_plan qp;
+    nvfp4_status st = make_plan(opts, dtype, rows, cols, out, &qp, err);
     if (st) return st;
-    const nvfp4_recipe *r;
-    if ((st = resolve(opts, out, &r, err))) return st;
-    const nvfp4_core_recipe *core = nvfp4_recipe_core(r);
-    bool has_global = nvfp4_recipe_get_info(r)->has_global_amax;
+    if ((st = need_device(err))) return st;
+    bool has_global = qp.recipe->info.has_global_amax;
     nvfp4_cu_qparams pr, pc;
-    if (out->opts.rowwise && (st = plan(out, core, rows, cols, false, &pr, &out->row, err))) return st;
-    if (out->opts.columnwise && (st = plan(out, core, rows, cols, true, &pc, &out->col, err))) return st;
+    if (qp.has_row) params_from_plan(&qp, false, &pr, &out->row);
+    if (qp.has_col) params_from_plan(&qp, true, &pc, &out->col);
     bool vec = ((uintptr_t)x % 16 == 0) && (dtype == NVFP4_DTYPE_BF16 ? cols % 8 == 0 : cols % 4 == 0);
     float amax_x = 0.0f;
     bool have_amax_x = false;
@@ -469,7 +426,7 @@ extern "C" nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, boo
     it.psrows = t->prows;
     it.pscols = t->pcols;
     it.scale_cols = t->scale_cols;
-    it.bw = (int)block_len_of(q->opts.block);
+    it.bw = (int)block_len_of(t);
     it.r = *nvfp4_recipe_core(r);
     it.g = nvfp4_core_global_from_amax(&it.r, t->amax);
     it.out = out;
@@ -488,7 +445,7 @@ extern "C" nvfp4_status nvfp4_cuda_gemm_te(const nvfp4_cuda_quantized *a, bool a
     if (!ra || !rb) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe");
     const nvfp4_core_recipe *ca = nvfp4_recipe_core(ra), *cb = nvfp4_recipe_core(rb);
     if (ca->elem != NVFP4_CORE_ELEM_E2M1 || cb->elem != NVFP4_CORE_ELEM_E2M1 || ca->scale_format != NVFP4_CORE_SCALE_E4M3 ||
-        cb->scale_format != NVFP4_CORE_SCALE_E4M3 || block_len_of(a->opts.block) != 16 || block_len_of(b->opts.block) != 16)
+        cb->scale_format != NVFP4_CORE_SCALE_E4M3 || block_len_of(ta) != 16 || block_len_of(tb) != 16)
         return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "the CUDA te GEMM takes NVFP4 operands (E2M1, E4M3 scales, 16-blocks)");
     if (ta->pcols != tb->pcols || ta->cols != tb->cols)
         return nvfp4_error_set(err, NVFP4_EINVAL, "GEMM K mismatch: %zu vs %zu", ta->cols, tb->cols);
@@ -574,11 +531,17 @@ nvfp4_status nvfp4_cu_quantize_prepare(const void *x, nvfp4_dtype dtype, size_t 
                                        nvfp4_error *err)
 {
     memset(pp, 0, sizeof *pp);
-    nvfp4_status st = need_device(err);
+    nvfp4_quant_opts o;
+    if (opts) o = *opts;
+    else nvfp4_quant_opts_init(&o);
+    o.rowwise = !colwise; /* the one orientation prepared */
+    o.columnwise = colwise;
+    nvfp4_quant_plan qp;
+    nvfp4_status st = make_plan(&o, dtype, rows, cols, &pp->q, &qp, err);
     if (st) return st;
-    const nvfp4_recipe *r;
-    if ((st = resolve(opts, &pp->q, &r, err))) return st;
-    if ((st = plan(&pp->q, nvfp4_recipe_core(r), rows, cols, colwise, &pp->p, &pp->t, err))) return st;
+    if ((st = need_device(err))) return st;
+    const nvfp4_recipe *r = qp.recipe;
+    params_from_plan(&qp, colwise, &pp->p, &pp->t);
     pp->p.x = x;
     pp->p.bf16 = dtype == NVFP4_DTYPE_BF16;
     pp->p.vec = ((uintptr_t)x % 16 == 0) && (dtype == NVFP4_DTYPE_BF16 ? cols % 8 == 0 : cols % 4 == 0);

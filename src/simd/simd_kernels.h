@@ -2,9 +2,10 @@
  * simd_kernels.h - internal: the vectorized kernels of the fast CPU path and
  * the table through which one variant (scalar, avx2, avx512) is chosen.
  *
- * Every kernel reproduces, byte for byte, what the scalar reference
- * (src/quant.c and src/quant_kernels.c over src/core/) computes for the same
- * configuration. The vector code re-expresses the `te` recipe's chain
+ * Kernels on plain arrays: this folder knows no quantizer type (options,
+ * plans, results); src/quant/fast.c calls the drivers below. Every kernel
+ * reproduces, byte for byte, what the scalar reference (src/quant/reference.c
+ * over src/core/) computes for the same configuration. The vector code re-expresses the `te` recipe's chain
  * (src/core/recipe.h: TE_ENCODE, BSCALE_TE_MUL, ENC_TE_RECIP, SPECIAL_CUDA,
  * DEQ_TE) lane-wise with the same fp32 operations in the same order; the
  * scalar variant (simd_scalar.c) calls src/core/ directly and is also the
@@ -79,7 +80,7 @@ typedef struct {
     void (*row_encode)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const uint8_t *scale,
                        const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out);
     /* row_scales and row_encode in one pass over the row (each block loaded
-     * once): what the drivers use; the split pair serves src/quant.c's hook */
+     * once): what the drivers use; the split pair is the tests' view */
     void (*row_fused)(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const nvfp4_simd_sr *sr,
                       uint64_t block0, uint8_t *out, uint8_t *scale);
     /* columnwise (optionally RHT'd) quantize of input row groups [g0, g1)

@@ -9,10 +9,15 @@
 #include "core/hadamard.h"
 #include "core/philox.h"
 #include "core/recipe.h"
-#include "recipes/recipe.h"
 #include "simd/simd_kernels.h"
 
-static const nvfp4_core_recipe *te(void) { return &nvfp4_recipe_te.core; }
+/* The chains the kernels implement (src/core/recipe.h); the quantizer sends
+ * a recipe here only when its descriptor equals one of them. */
+static const nvfp4_core_recipe te_chain = NVFP4_CORE_CHAIN_TE;
+static const nvfp4_core_recipe mx_floor_chain = NVFP4_CORE_CHAIN_MXFP4_FLOOR;
+static const nvfp4_core_recipe mx_rceil_chain = NVFP4_CORE_CHAIN_MXFP4_RCEIL;
+
+static const nvfp4_core_recipe *te(void) { return &te_chain; }
 
 void nvfp4_simd_te_consts_init(nvfp4_simd_te_consts *k, float amax)
 {
@@ -206,7 +211,7 @@ static void scalar_row_dequant(const uint8_t *data, const uint8_t *scale, size_t
 
 static const nvfp4_core_recipe *mx(int rule)
 {
-    return rule == NVFP4_SIMD_MX_FLOOR ? &nvfp4_recipe_mxfp4_floor.core : &nvfp4_recipe_mxfp4_rceil.core;
+    return rule == NVFP4_SIMD_MX_FLOOR ? &mx_floor_chain : &mx_rceil_chain;
 }
 
 static void scalar_mx_row_scales(int rule, const float *x, size_t nb, uint8_t *scale)

@@ -9,11 +9,11 @@
 
 #include <string.h>
 
-static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
+#include "core/nvfp4_core.h"
 
 size_t nvfp4_swizzled_size(size_t rows, size_t cols)
 {
-    size_t r = roundup(rows, 128), c = roundup(cols, 4), n;
+    size_t r = nvfp4_core_roundup(rows, 128), c = nvfp4_core_roundup(cols, 4), n;
     if (r < rows || c < cols || !nvfp4_mul_size(r, c, &n)) return 0;
     return n;
 }

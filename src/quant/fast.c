@@ -1,0 +1,219 @@
+/*
+ * fast.c - the fast CPU path: plans whose recipe is one of the chains the
+ * vector kernels implement (src/core/recipe.h: NVFP4_CORE_CHAIN_TE with 1x16
+ * or 16x16 blocks, the two MXFP4 chains with 1x32 blocks; RN or SR) go to the
+ * plain-array drivers of src/simd/ when a vector variant is active. Same
+ * bytes as the reference path (tests/check_libpath.c compares them for every
+ * configuration this file accepts); this file decides which driver runs and
+ * with which counters and amaxes, and computes nothing itself.
+ *
+ * te: the drivers read the caller's fp32 or bf16 input directly (no fp32
+ * copy), the input amax is taken once for both orientations (together with
+ * the post-RHT amax when that needs a pass of its own), and each orientation
+ * is one fused pass. Shapes that need padding get a zero-padded copy in the
+ * input's own dtype and orientation first, which is what the reference path
+ * quantizes too (zeros change no amax, and the stored orientation's row and
+ * block indices, hence the SR counters, are those of the padded shape).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/recipe.h"
+#include "quant/quant_internal.h"
+#include "simd/simd_kernels.h"
+
+static const nvfp4_core_recipe te_chain = NVFP4_CORE_CHAIN_TE;
+static const nvfp4_core_recipe mx_floor_chain = NVFP4_CORE_CHAIN_MXFP4_FLOOR;
+static const nvfp4_core_recipe mx_rceil_chain = NVFP4_CORE_CHAIN_MXFP4_RCEIL;
+
+static int is_te_chain(const nvfp4_core_recipe *r) { return nvfp4_core_recipe_equal(r, &te_chain); }
+
+/* Which MXFP4 rule (NVFP4_SIMD_MX_*) a descriptor is, or -1. */
+static int mx_rule(const nvfp4_core_recipe *r)
+{
+    if (nvfp4_core_recipe_equal(r, &mx_floor_chain)) return NVFP4_SIMD_MX_FLOOR;
+    if (nvfp4_core_recipe_equal(r, &mx_rceil_chain)) return NVFP4_SIMD_MX_RCEIL;
+    return -1;
+}
+
+static bool handles_te(const nvfp4_quant_plan *p)
+{
+    return is_te_chain(&p->recipe->core) && (p->opts.block == NVFP4_BLOCK_1X16 || p->opts.block == NVFP4_BLOCK_16X16);
+}
+
+static bool handles_mx(const nvfp4_quant_plan *p)
+{
+    return mx_rule(&p->recipe->core) >= 0 && p->opts.block == NVFP4_BLOCK_1X32;
+}
+
+bool nvfp4_quant_fast_handles(const nvfp4_quant_plan *p)
+{
+    if (nvfp4_simd_active() == NVFP4_SIMD_SCALAR) return false;
+    if (p->opts.rounding != NVFP4_RN && p->opts.rounding != NVFP4_SR) return false;
+    return handles_te(p) || handles_mx(p);
+}
+
+/* ---- te ----------------------------------------------------------------- */
+
+/* x [rows, cols] of esize-byte elements, zero padded (+0 is all-zero bytes
+ * in fp32 and bf16) to [prows, pcols]: every byte written. */
+static void *padded_copy(const void *x, size_t esize, size_t rows, size_t cols, size_t prows, size_t pcols)
+{
+    unsigned char *b = nvfp4_quant_alloc_output(prows * pcols * esize);
+    if (!b) return NULL;
+    const unsigned char *src = x;
+    size_t in_row = cols * esize, out_row = pcols * esize;
+#pragma omp parallel for schedule(static) if (prows * pcols >= NVFP4_QUANT_PARALLEL_MIN)
+    for (size_t i = 0; i < prows; i++) {
+        unsigned char *dst = b + i * out_row;
+        size_t copied = i < rows ? in_row : 0;
+        if (copied) memcpy(dst, src + i * in_row, copied);
+        memset(dst + copied, 0, out_row - copied);
+    }
+    return b;
+}
+
+/* The input as the drivers read it for one orientation: x itself, or a
+ * padded copy of shape [in_rows, in_cols] (the stored orientation's padded
+ * shape, untransposed), kept in *pad for the other orientation when its
+ * shape is the same. */
+typedef struct {
+    void *buf;
+    size_t rows, cols;
+} pad_cache;
+
+static const void *input_for(const nvfp4_quant_plan *p, const void *x, size_t in_rows, size_t in_cols, pad_cache *pad,
+                             nvfp4_error *err, nvfp4_status *st)
+{
+    if (in_rows == p->rows && in_cols == p->cols) return x;
+    if (pad->buf && pad->rows == in_rows && pad->cols == in_cols) return pad->buf;
+    free(pad->buf);
+    size_t esize = p->dtype == NVFP4_DTYPE_BF16 ? sizeof(uint16_t) : sizeof(float);
+    pad->buf = padded_copy(x, esize, p->rows, p->cols, in_rows, in_cols);
+    pad->rows = in_rows;
+    pad->cols = in_cols;
+    if (!pad->buf) *st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", in_rows, in_cols);
+    return pad->buf;
+}
+
+/* The columnwise job over an input of [rows, cols] (rows % 16 == 0): the key
+ * lives in *sr, which must outlive the job. */
+static void col_job_setup(const nvfp4_quant_plan *p, const void *x, size_t rows, size_t cols, nvfp4_simd_col_job *j,
+                          nvfp4_simd_sr *sr)
+{
+    memset(j, 0, sizeof *j);
+    sr->seed = p->opts.seed;
+    sr->offset = p->col.sr_offset;
+    j->x = x;
+    j->bf16 = p->dtype == NVFP4_DTYPE_BF16;
+    j->rows = rows;
+    j->cols = cols;
+    j->sr = p->opts.rounding == NVFP4_SR ? sr : NULL;
+    j->tile16 = p->col.tile16;
+    j->rht = p->opts.rht;
+    if (p->opts.rht) {
+        memcpy(j->rht_mask, p->rht_mask, sizeof j->rht_mask);
+        j->rht_round_bf16 = !p->opts.rht_fp32;
+    }
+}
+
+/* The input amax, and with RHT on a tensor too large to keep its transform
+ * the post-RHT amax from the same pass over the input (*have_rht set). */
+static float te_amaxes(const nvfp4_quant_plan *p, const void *x, float *rht_amax, int *have_rht)
+{
+    int bf16 = p->dtype == NVFP4_DTYPE_BF16;
+    *have_rht = 0;
+    if (p->has_row && p->has_col && p->opts.rht && p->col.pcols == p->rows && p->col.prows == p->cols) {
+        nvfp4_simd_col_job j;
+        nvfp4_simd_sr sr;
+        col_job_setup(p, x, p->rows, p->cols, &j, &sr);
+        if (nvfp4_simd_rht_transforms_twice(&j)) {
+            float input_amax = 0.0f;
+            *rht_amax = nvfp4_simd_rht_amax_and_input_amax(&j, &input_amax);
+            *have_rht = 1;
+            return input_amax;
+        }
+    }
+    return (p->has_row || !p->opts.rht) ? nvfp4_simd_amax(x, bf16, p->rows * p->cols) : 0.0f;
+}
+
+static nvfp4_status te_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
+{
+    nvfp4_status st = NVFP4_OK;
+    int bf16 = p->dtype == NVFP4_DTYPE_BF16;
+    float rht_amax = 0.0f;
+    int have_rht_amax;
+    float amax = te_amaxes(p, x, &rht_amax, &have_rht_amax);
+    pad_cache pad = {NULL, 0, 0};
+
+    if (p->has_row) {
+        const nvfp4_quant_layout *l = &p->row;
+        const void *src = input_for(p, x, l->prows, l->pcols, &pad, err, &st);
+        if (!src) goto done;
+        nvfp4_simd_sr sr = {p->opts.seed, l->sr_offset};
+        nvfp4_simd_te_rowwise(src, bf16, l->prows, l->pcols, amax, l->tile16, p->opts.rounding == NVFP4_SR ? &sr : NULL,
+                              out->row.data, out->row.scale);
+        out->row.amax = amax;
+    }
+    if (p->has_col) {
+        /* stored [prows, pcols] = the transpose of the input padded to [pcols, prows] */
+        const nvfp4_quant_layout *l = &p->col;
+        const void *src = input_for(p, x, l->pcols, l->prows, &pad, err, &st);
+        if (!src) goto done;
+        nvfp4_simd_col_job j;
+        nvfp4_simd_sr sr;
+        col_job_setup(p, src, l->pcols, l->prows, &j, &sr);
+        j.data = out->col.data;
+        j.scale = out->col.scale;
+        if (!p->opts.rht || have_rht_amax) {
+            float a = p->opts.rht ? rht_amax : amax;
+            nvfp4_simd_te_consts_init(&j.k, a);
+            nvfp4_simd_te_columnwise(&j); /* with RHT: transforms as it quantizes */
+            out->col.amax = a;
+        } else {
+            out->col.amax = nvfp4_simd_te_columnwise_rht(&j); /* amax after the transform */
+        }
+    }
+done:
+    free(pad.buf);
+    return st;
+}
+
+/* ---- MXFP4 -------------------------------------------------------------- */
+
+static nvfp4_status mx_orientation(const nvfp4_quant_plan *p, const void *x, bool columnwise, nvfp4_qtensor *t,
+                                   nvfp4_error *err)
+{
+    const nvfp4_quant_layout *l = columnwise ? &p->col : &p->row;
+    int owned;
+    float *b = nvfp4_quant_stored_f32(p, x, columnwise, &owned);
+    if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", l->prows, l->pcols);
+    nvfp4_simd_sr sr = {p->opts.seed, l->sr_offset};
+    nvfp4_simd_mx_rowwise(b, l->prows, l->pcols, mx_rule(&p->recipe->core), p->opts.rounding == NVFP4_SR ? &sr : NULL,
+                          t->data, t->scale);
+    if (owned) free(b);
+    t->amax = 0.0f;
+    return NVFP4_OK;
+}
+
+static nvfp4_status mx_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
+{
+    nvfp4_status st = NVFP4_OK;
+    if (p->has_row) st = mx_orientation(p, x, false, &out->row, err);
+    if (!st && p->has_col) st = mx_orientation(p, x, true, &out->col, err);
+    return st;
+}
+
+nvfp4_status nvfp4_quant_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
+{
+    return handles_te(p) ? te_fast(p, x, out, err) : mx_fast(p, x, out, err);
+}
+
+int nvfp4_quant_fast_dequantize(const nvfp4_quantized *q, bool columnwise, float *out)
+{
+    const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
+    if (nvfp4_simd_active() == NVFP4_SIMD_SCALAR || !is_te_chain(&q->recipe->core)) return 0;
+    if (t->prows != t->rows || t->pcols != t->cols || t->cols % 16 != 0 || t->scale_cols != t->cols / 16) return 0;
+    nvfp4_simd_te_dequantize(t->data, t->scale, t->rows, t->cols, t->amax, out);
+    return 1;
+}
