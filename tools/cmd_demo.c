@@ -5,18 +5,18 @@
  *
  * The codes, the block scale and the dequantized values come from the public
  * tensor API (nvfp4_quantize / nvfp4_dequantize); the intermediate values
- * shown (S_enc, the encode factor, the scaled value y) come from the same
- * shared recipe math in src/core/recipe.h, so the demo cannot drift from the
- * library. To grow it: add steps (RHT, GEMM, golden files) as new functions
- * called from run(). */
+ * shown (S_enc, the encode factor, the scaled value y, the random bytes)
+ * come from nvfp4_trace (nvfp4/trace.h), which evaluates the quantizer's own
+ * per-block functions, so the demo cannot drift from the library. To grow
+ * it: add steps (RHT, GEMM, golden files) as new functions called from
+ * run(). */
 #include <math.h>
 #include <string.h>
 
 #include "cli.h"
 #include "nvfp4/formats.h"
-#include "nvfp4/philox.h"
 #include "nvfp4/quant.h"
-#include "recipes/recipe.h"
+#include "nvfp4/trace.h"
 
 static const char *const CMD = "demo";
 
@@ -120,19 +120,17 @@ static int parse_args(int argc, char **argv, demo_opts *o)
     return NVFP4_EXIT_OK;
 }
 
-static void print_steps(const nvfp4_core_recipe *core, const nvfp4_quantized *q, const nvfp4_core_global *g,
-                        const nvfp4_core_block *b)
+static void print_steps(const nvfp4_quantized *q, const nvfp4_trace_block *t)
 {
     char s1[48], s2[48], s3[48];
-    float dscale = nvfp4_core_dequant_scale(core, g, q->row.scale[0]);
     printf("step 1  global amax    amax  = max |x| = %s   (the tensor is this one block)\n", f32s(s1, sizeof s1, q->row.amax));
     printf("step 2  global scale   S_enc = fminf(2688/amax, FLT_MAX) = %s,  S_dec = 1/S_enc = %s\n",
-           f32s(s1, sizeof s1, g->s_enc), f32s(s2, sizeof s2, g->s_dec));
+           f32s(s1, sizeof s1, t->s_enc), f32s(s2, sizeof s2, t->s_dec));
     printf("step 3  block scale    s     = e4m3_rn_satfinite(block_amax * (S_enc * fl(1/6))) = 0x%02X = %s\n",
            q->row.scale[0], f32s(s1, sizeof s1, nvfp4_e4m3_to_f32(q->row.scale[0])));
-    printf("step 4  encode factor  inv   = fminf(1/(s * S_dec), FLT_MAX) = %s\n", f32s(s1, sizeof s1, b->factor));
+    printf("step 4  encode factor  inv   = fminf(1/(s * S_dec), FLT_MAX) = %s\n", f32s(s1, sizeof s1, t->factor));
     printf("step 5  elements       y = x * inv,  code = e2m1(y),  dequant = fp4(code) * ((s * amax) * fl(1/2688))\n");
-    printf("                       dequant scale (s * amax) * fl(1/2688) = %s\n", f32s(s3, sizeof s3, dscale));
+    printf("                       dequant scale (s * amax) * fl(1/2688) = %s\n", f32s(s3, sizeof s3, t->dequant_scale));
 }
 
 static int run(int argc, char **argv)
@@ -160,26 +158,26 @@ static int run(int argc, char **argv)
         nvfp4_quantized_free(&q);
         return cli_fail(CMD, "dequantization failed: %s", err.message);
     }
-    const nvfp4_core_recipe *core = nvfp4_recipe_core(q.recipe);
-    nvfp4_core_global g = nvfp4_core_global_from_amax(core, q.row.amax);
-    nvfp4_core_block b = nvfp4_core_block_prepare(core, &g, q.row.scale[0]);
-    uint8_t rbits[16];
-    nvfp4_sr_block_bytes(o.seed, o.offset, 0, rbits);
+    nvfp4_trace_block t;
+    if (nvfp4_trace(demo_block, NVFP4_DTYPE_F32, 1, DEMO_N, &qo, 0, 0, &t, &err) != NVFP4_OK) {
+        nvfp4_quantized_free(&q);
+        return cli_fail(CMD, "trace failed: %s", err.message);
+    }
 
     printf("nvfp4 demo: one 16-value block through recipe `te` (%s), rounding %s",
            nvfp4_recipe_get_info(q.recipe)->provenance, nvfp4_rounding_name(o.round));
     if (o.round == NVFP4_SR) printf(", seed %llu, offset %llu", (unsigned long long)o.seed, (unsigned long long)o.offset);
     printf("\n\n");
-    print_steps(core, &q, &g, &b);
+    print_steps(&q, &t);
     printf("\n  i           x           y  code       fp4     dequant       error  note\n");
     double sq = 0.0, maxerr = 0.0;
     for (int i = 0; i < DEMO_N; i++) {
         float x = demo_block[i];
-        float y = nvfp4_core_scaled(core, &b, x);
+        float y = t.elem[i].scaled;
         uint8_t c = nvfp4_unpack(q.row.data, (size_t)i);
         float e = deq[i] - x;
         char xs[48], ys[48], fs[48], ds[48], es[48], note[96];
-        element_note(note, sizeof note, x, y, c, &o, rbits[i], q.row.amax);
+        element_note(note, sizeof note, x, y, c, &o, t.elem[i].rbits, q.row.amax);
         printf("%3d %11s %11s   0x%X %9s %11s %11s  %s\n", i, f32s(xs, sizeof xs, x), f32s(ys, sizeof ys, y), c,
                f32s(fs, sizeof fs, nvfp4_e2m1_to_f32(c)), f32s(ds, sizeof ds, deq[i]), f32s(es, sizeof es, e), note);
         sq += (double)e * (double)e;

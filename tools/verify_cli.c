@@ -6,9 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "recipes/recipe.h"
-
-static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
+#include "nvfp4/trace.h"
 
 float *vcli_tensor_f32(const nvfp4_tensor *t)
 {
@@ -136,14 +134,19 @@ int vcli_expected_view(const char *cmd, const vcli_bundle *b, bool colwise, vcli
     const nvfp4_tensor *dq = nvfp4_tset_find(&b->set, n1);
     if (!d || !sc || !sz || !dq || (b->info->has_global_amax && !am))
         return cli_fail(cmd, "%s: the %s output of the bundle is incomplete", b->path, colwise ? "columnwise" : "rowwise");
-    size_t srows = colwise ? b->cols : b->rows, scols = colwise ? b->rows : b->cols;
-    size_t bl = b->opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;
+    /* the stored and padded shapes as the quantizer planned them */
+    nvfp4_quant_plan plan;
+    nvfp4_error err;
+    if (nvfp4_quant_plan_init(&plan, &b->opts, NVFP4_DTYPE_F32, b->rows, b->cols, &err) != NVFP4_OK)
+        return cli_fail(cmd, "%s: %s", b->path, err.message);
+    const nvfp4_quant_layout *l = colwise ? &plan.col : &plan.row;
+    size_t srows = l->rows, scols = l->cols;
     nvfp4_qtensor t;
     memset(&t, 0, sizeof t);
     t.rows = srows;
     t.cols = scols;
-    t.prows = b->opts.block == NVFP4_BLOCK_16X16 ? roundup(srows, 16) : srows;
-    t.pcols = roundup(scols, bl);
+    t.prows = l->prows;
+    t.pcols = l->pcols;
     geometry_view(&t, b->info, b->opts.block, &out->v);
     out->srows = srows;
     out->scols = scols;
@@ -257,15 +260,8 @@ void vcli_variants_free(vcli_variant *v, size_t n)
 int vcli_scaled_values(const char *cmd, const nvfp4_recipe *rec, float amax, const uint8_t *scale, size_t rows,
                        size_t cols, size_t block_len, const float *x, float *y)
 {
-    const nvfp4_core_recipe *r = nvfp4_recipe_core(rec);
-    if (r->enc_rule == NVFP4_CORE_ENC_EXACT || r->elem != NVFP4_CORE_ELEM_E2M1)
-        return cli_fail(cmd, "recipe %s has no scaled value to round stochastically", nvfp4_recipe_get_info(rec)->name);
-    nvfp4_core_global g = nvfp4_core_global_from_amax(r, amax);
-    size_t scols = cols / block_len;
-    for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++) {
-            nvfp4_core_block b = nvfp4_core_block_prepare(r, &g, scale[i * scols + j / block_len]);
-            y[i * cols + j] = nvfp4_core_scaled(r, &b, x[i * cols + j]);
-        }
+    nvfp4_error err;
+    if (nvfp4_trace_scaled(rec, amax, scale, rows, cols, block_len, x, y, &err) != NVFP4_OK)
+        return cli_fail(cmd, "%s", err.message);
     return 0;
 }

@@ -66,9 +66,9 @@ void vcli_variants_free(vcli_variant *v, size_t n);
 
 /* The scaled value y = x * encode factor (or x / divisor) of every element
  * of a rows x cols orientation (row-major, padded) under recipe `rec`, from
- * its linear scales [rows, cols/block_len] and its amax, with the core
- * functions. 0, or prints and returns 2 for a recipe without a scaled value
- * (exact, E4M3 elements). */
+ * its linear scales [rows, cols/block_len] and its amax, through
+ * nvfp4_trace_scaled. 0, or prints and returns 2 for a recipe without a
+ * scaled value (exact, E4M3 elements). */
 int vcli_scaled_values(const char *cmd, const nvfp4_recipe *rec, float amax, const uint8_t *scale, size_t rows,
                        size_t cols, size_t block_len, const float *x, float *y);
 

@@ -8,6 +8,7 @@
 #define NVFP4_VERIFY_VCHAIN_H
 
 #include "core/recipe.h"
+#include "nvfp4/trace.h"
 #include "recipes/recipe.h"
 
 /* TransformerEngine's default (non-fast-math) path, nvfp4-semantics.md 0:
@@ -49,16 +50,9 @@ static inline float nvfp4_vchain_factor_senc_over_s(uint8_t s, float amax)
     return nvfp4_core_fminf(s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_FLT_MAX);
 }
 
-/* E2M1 midpoints (exact ties) are the averages of adjacent grid values. */
-static inline int nvfp4_vchain_is_e2m1_tie(float y)
-{
-    float a = nvfp4_core_fabs(y);
-    for (uint32_t k = 0; k < 7u; k++) {
-        float mid = (nvfp4_core_e2m1_mag_value(k) + nvfp4_core_e2m1_mag_value(k + 1u)) * 0.5f;
-        if (a == mid) return 1;
-    }
-    return 0;
-}
+/* E2M1 midpoints (exact ties): the trace's test, so that explain-block and
+ * the verifier name the same elements ties. */
+static inline int nvfp4_vchain_is_e2m1_tie(float y) { return nvfp4_trace_e2m1_is_tie(y); }
 
 /* Distance of |y| to the nearest E2M1 midpoint in units of its ulp
  * (so 0 means an exact tie); large when far from every boundary. */
