@@ -7,7 +7,11 @@
  * the input). The same kernels run once more with the scalar variant on one
  * thread (the straightforward code: src/core/ called per element) on a
  * quarter of the input, for the speed-up column. Best of --repeat runs after
- * one untimed warm-up that also faults in every output page. */
+ * one untimed warm-up that also faults in every output page.
+ *
+ * What each kernel is lives in the library (nvfp4/bench.h); this file owns
+ * the buffers (alignment, huge pages), the inputs, the timing, the memcpy
+ * bound, the public-API rows and the report. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -19,11 +23,10 @@
 #endif
 
 #include "cli.h"
-#include "core/hadamard.h"
+#include "nvfp4/bench.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/quant.h"
 #include "nvfp4/simd.h"
-#include "simd/simd_kernels.h"
 
 #define CMD "bench"
 
@@ -33,22 +36,25 @@ typedef struct {
     uint16_t *xb;
     uint8_t *data, *scale, *cdata, *cscale, *swz;
     float *deq;
-    float amax, rht_amax;
-    nvfp4_simd_sr sr;
-    nvfp4_simd_col_job col, rht, rhtb; /* rhtb: bf16 input, as TE requires for its RHT */
     size_t nswz;
-    int wide;      /* --data wide */
-    int hugepages; /* buffers advised onto 2 MiB pages (--no-hugepages: not) */
+    int wide;         /* --data wide */
+    int hugepages;    /* buffers advised onto 2 MiB pages (--no-hugepages: not) */
+    nvfp4_bench *lib; /* the library's kernels on these buffers */
 } bench_ctx;
 
+/* A row of the table: a library kernel (nvfp4/bench.h) or a public call
+ * timed here. */
 typedef struct {
     const char *name;
     double in_bytes_per_elem, out_bytes_per_elem;
-    void (*run)(bench_ctx *c);
+    size_t lib;                       /* the library kernel's index, when call is NULL */
+    void (*call)(bench_ctx *c);       /* a public call */
     void (*run_scalar)(bench_ctx *c); /* the library's own scalar code, where it differs */
 } bench_kernel;
 
-/* ---- the kernels -------------------------------------------------------- */
+#define MAX_KERNELS 64
+
+/* ---- what is timed here --------------------------------------------------- */
 
 static void k_memcpy(bench_ctx *c)
 {
@@ -61,59 +67,8 @@ static void k_memcpy(bench_ctx *c)
     }
 }
 
-static void k_amax(bench_ctx *c) { c->amax = nvfp4_simd_amax(c->x, 0, c->n); }
-static void k_amax_bf16(bench_ctx *c) { (void)nvfp4_simd_amax(c->xb, 1, c->n); }
-
-static void k_rn(bench_ctx *c)
-{
-    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 0, NULL, c->data, c->scale);
-}
-
-static void k_rn_with_amax(bench_ctx *c)
-{
-    float a = nvfp4_simd_amax(c->x, 0, c->n);
-    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, a, 0, NULL, c->data, c->scale);
-}
-
-static void k_rn_bf16(bench_ctx *c)
-{
-    nvfp4_simd_te_rowwise(c->xb, 1, c->rows, c->cols, c->amax, 0, NULL, c->data, c->scale);
-}
-
-static void k_sr(bench_ctx *c)
-{
-    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 0, &c->sr, c->data, c->scale);
-}
-
-static void k_2d(bench_ctx *c)
-{
-    nvfp4_simd_te_rowwise(c->x, 0, c->rows, c->cols, c->amax, 1, NULL, c->data, c->scale);
-}
-
-static void k_mx_floor(bench_ctx *c)
-{
-    nvfp4_simd_mx_rowwise(c->x, c->rows, c->cols, NVFP4_SIMD_MX_FLOOR, NULL, c->data, c->scale);
-}
-
-static void k_mx_rceil(bench_ctx *c)
-{
-    nvfp4_simd_mx_rowwise(c->x, c->rows, c->cols, NVFP4_SIMD_MX_RCEIL, NULL, c->data, c->scale);
-}
-
-static void k_col(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->col); }
-
-static void k_rht_amax(bench_ctx *c) { c->rht_amax = nvfp4_simd_rht_amax(&c->rht); }
-
-static void k_rht(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->rht); }
-
-static void k_rht_with_amax(bench_ctx *c) { (void)nvfp4_simd_te_columnwise_rht(&c->rht); }
-
-static void k_rht_bf16(bench_ctx *c) { nvfp4_simd_te_columnwise(&c->rhtb); }
-
-static void k_rht_with_amax_bf16(bench_ctx *c) { (void)nvfp4_simd_te_columnwise_rht(&c->rhtb); }
-
 /* The public API as users call it (allocation included): its speed depends
- * on whether src/quant.c routes the configuration to the fast path. */
+ * on whether the quantizer routes the configuration to the fast path. */
 static void lib_quantize(bench_ctx *c, bool columnwise, bool rht)
 {
     nvfp4_quant_opts o;
@@ -126,39 +81,70 @@ static void lib_quantize(bench_ctx *c, bool columnwise, bool rht)
 
 static void k_lib_row(bench_ctx *c) { lib_quantize(c, false, false); }
 static void k_lib_rowcol_rht(bench_ctx *c) { lib_quantize(c, true, true); }
-
-static void k_dequant(bench_ctx *c)
-{
-    nvfp4_simd_te_dequantize(c->data, c->scale, c->rows, c->cols, c->amax, c->deq);
-}
-
-static void k_swizzle(bench_ctx *c) { nvfp4_simd_scale_swizzle(c->scale, c->rows, c->cols / 16, c->swz); }
 static void k_swizzle_lib(bench_ctx *c) { nvfp4_scale_swizzle(c->scale, c->rows, c->cols / 16, c->swz); }
 
 static const double CODES = 0.5 + 1.0 / 16.0; /* packed codes + E4M3 scale per element */
 
-static const bench_kernel kernels[] = {
-    {"amax_f32", 4, 0, k_amax, NULL},
-    {"amax_bf16", 2, 0, k_amax_bf16, NULL},
-    {"quant_1x16_rn", 4, CODES, k_rn, NULL},
-    {"quant_1x16_rn_bf16", 2, CODES, k_rn_bf16, NULL},
-    {"quant_1x16_rn+amax", 4, CODES, k_rn_with_amax, NULL},
-    {"quant_1x16_sr", 4, CODES, k_sr, NULL},
-    {"quant_16x16_rn", 4, CODES, k_2d, NULL},
-    {"quant_colwise_rn", 4, CODES, k_col, NULL},
-    {"mxfp4_1x32_floor", 4, 0.5 + 1.0 / 32.0, k_mx_floor, NULL},
-    {"mxfp4_1x32_rceil", 4, 0.5 + 1.0 / 32.0, k_mx_rceil, NULL},
-    {"rht_amax", 4, 0, k_rht_amax, NULL},
-    {"rht16_quant_colwise", 4, CODES, k_rht, NULL},
-    {"rht16_quant+amax", 4, CODES, k_rht_with_amax, NULL},
-    {"rht16_quant_colwise_bf16", 2, CODES, k_rht_bf16, NULL},
-    {"rht16_quant+amax_bf16", 2, CODES, k_rht_with_amax_bf16, NULL},
-    {"dequant_1x16", CODES, 4, k_dequant, NULL},
-    {"lib_quantize_te_row", 4, CODES, k_lib_row, NULL},
-    {"lib_quantize_te_row+col_rht", 4, 2 * CODES, k_lib_rowcol_rht, NULL},
-    {"scale_swizzle", 1.0 / 16.0, 1.0 / 16.0, k_swizzle, k_swizzle_lib},
+/* The public calls, each placed before the library kernel named `before`
+ * (at the end when there is none), and the library kernels whose baseline
+ * is the library's plain code rather than the same kernel on the scalar
+ * variant. */
+static const struct {
+    bench_kernel row;
+    const char *before;
+} public_rows[] = {
+    {{"lib_quantize_te_row", 4, CODES, 0, k_lib_row, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te_row+col_rht", 4, 2 * CODES, 0, k_lib_rowcol_rht, NULL}, "scale_swizzle"},
 };
-#define NKERNELS (sizeof kernels / sizeof kernels[0])
+static const struct {
+    const char *name;
+    void (*run_scalar)(bench_ctx *c);
+} baselines[] = {{"scale_swizzle", k_swizzle_lib}};
+#define NPUBLIC (sizeof public_rows / sizeof public_rows[0])
+
+static bool names_a_kernel(const char *name)
+{
+    for (size_t k = 0; k < nvfp4_bench_kernel_count(); k++)
+        if (strcmp(nvfp4_bench_kernel_name(k), name) == 0) return true;
+    return false;
+}
+
+/* Appends the public rows that go before library kernel `before` (NULL: at
+ * the end, those whose kernel the library does not have). */
+static void add_public_rows(const char *before, bench_kernel *t, size_t *n)
+{
+    for (size_t p = 0; p < NPUBLIC; p++) {
+        const char *want = public_rows[p].before;
+        bool here = before ? strcmp(before, want) == 0 : !names_a_kernel(want);
+        if (here && *n < MAX_KERNELS) t[(*n)++] = public_rows[p].row;
+    }
+}
+
+/* The table in display order: the library's kernels with the public calls
+ * among them. */
+static size_t build_table(bench_kernel *t)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < nvfp4_bench_kernel_count() && n < MAX_KERNELS; k++) {
+        const char *name = nvfp4_bench_kernel_name(k);
+        add_public_rows(name, t, &n);
+        bench_kernel row = {name, nvfp4_bench_kernel_in_bytes(k), nvfp4_bench_kernel_out_bytes(k), k, NULL, NULL};
+        for (size_t i = 0; i < sizeof baselines / sizeof baselines[0]; i++)
+            if (strcmp(name, baselines[i].name) == 0) row.run_scalar = baselines[i].run_scalar;
+        if (n < MAX_KERNELS) t[n++] = row;
+    }
+    add_public_rows(NULL, t, &n);
+    return n;
+}
+
+static const bench_kernel memcpy_row = {"memcpy", 4, 4, 0, k_memcpy, NULL};
+
+static void run_kernel(bench_ctx *c, const bench_kernel *k, bool baseline)
+{
+    if (baseline && k->run_scalar) k->run_scalar(c);
+    else if (k->call) k->call(c);
+    else nvfp4_bench_run(c->lib, k->lib);
+}
 
 /* ---- setup ----------------------------------------------------------------- */
 
@@ -235,19 +221,6 @@ static long anon_hugepages_kib(void)
     return kib;
 }
 
-static void col_job(bench_ctx *c, nvfp4_simd_col_job *j, int rht)
-{
-    memset(j, 0, sizeof *j);
-    j->x = c->x;
-    j->rows = c->rows;
-    j->cols = c->cols;
-    j->rht = rht;
-    nvfp4_core_rht_mask_te(j->rht_mask);
-    j->rht_round_bf16 = 1;
-    j->data = c->cdata;
-    j->scale = c->cscale;
-}
-
 static bool setup(bench_ctx *c, size_t n, size_t cols, int wide, int hugepages)
 {
     memset(c, 0, sizeof *c);
@@ -267,24 +240,14 @@ static bool setup(bench_ctx *c, size_t n, size_t cols, int wide, int hugepages)
     c->swz = alloc_touched(c->nswz, hugepages);
     if (!c->x || !c->xb || !c->data || !c->scale || !c->cdata || !c->cscale || !c->deq || !c->swz) return false;
     fill(c);
-    c->sr.seed = 12345;
-    c->sr.offset = 0;
-    c->amax = nvfp4_simd_amax(c->x, 0, c->n);
-    col_job(c, &c->col, 0);
-    nvfp4_simd_te_consts_init(&c->col.k, c->amax);
-    col_job(c, &c->rht, 1);
-    c->rht_amax = nvfp4_simd_rht_amax(&c->rht);
-    nvfp4_simd_te_consts_init(&c->rht.k, c->rht_amax);
-    col_job(c, &c->rhtb, 1);
-    c->rhtb.x = c->xb;
-    c->rhtb.bf16 = 1;
-    nvfp4_simd_te_consts_init(&c->rhtb.k, nvfp4_simd_rht_amax(&c->rhtb));
-    k_rn(c); /* codes for dequantize and swizzle */
-    return true;
+    nvfp4_bench_buffers b = {c->rows, c->cols, c->x, c->xb, c->deq, c->data, c->scale, c->cdata, c->cscale, c->swz};
+    c->lib = nvfp4_bench_prepare(&b, NULL);
+    return c->lib != NULL;
 }
 
 static void teardown(bench_ctx *c)
 {
+    nvfp4_bench_free(c->lib);
     free(c->x);
     free(c->xb);
     free(c->data);
@@ -327,10 +290,10 @@ static double effective_clock_ghz(void)
 #endif
 }
 
-/* Median of v[0..n) (n <= NKERNELS), with its extremes. */
+/* Median of v[0..n) (n <= MAX_KERNELS), with its extremes. */
 static double median_of(const double *v, size_t n, double *lo, double *hi)
 {
-    double w[NKERNELS];
+    double w[MAX_KERNELS] = {0};
     memcpy(w, v, n * sizeof *w);
     for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
         for (size_t k = i; k > 0 && w[k - 1] > w[k]; k--) {
@@ -345,13 +308,13 @@ static double median_of(const double *v, size_t n, double *lo, double *hi)
 
 /* Best wall time of `repeat` runs; *busy = CPU time / (wall time * threads)
  * of that run: well below 1 means the machine was shared while measuring. */
-static double best_time(void (*fn)(bench_ctx *), bench_ctx *c, int repeat, double *busy)
+static double best_time(const bench_kernel *k, bool baseline, bench_ctx *c, int repeat, double *busy)
 {
-    fn(c); /* warm-up */
+    run_kernel(c, k, baseline); /* warm-up */
     double best = 1e300, best_busy = 0.0;
     for (int r = 0; r < repeat; r++) {
         double t0 = now(), c0 = cpu_now();
-        fn(c);
+        run_kernel(c, k, baseline);
         double t = now() - t0, ct = cpu_now() - c0;
         if (t < best) {
             best = t;
@@ -391,14 +354,15 @@ static void usage(FILE *f)
 
 /* Marks the kernels named in a comma-separated list; false (with the
  * offending name in *bad, at most badlen bytes) for an unknown or empty name. */
-static bool select_kernels(const char *list, bool sel[], char *bad, size_t badlen)
+static bool select_kernels(const bench_kernel *kernels, size_t nk, const char *list, bool sel[], char *bad,
+                           size_t badlen)
 {
-    for (size_t i = 0; i < NKERNELS; i++) sel[i] = false;
+    for (size_t i = 0; i < nk; i++) sel[i] = false;
     const char *p = list;
     for (;;) {
         size_t len = strcspn(p, ",");
         bool found = false;
-        for (size_t i = 0; i < NKERNELS && len; i++)
+        for (size_t i = 0; i < nk && len; i++)
             if (strlen(kernels[i].name) == len && strncmp(kernels[i].name, p, len) == 0) sel[i] = found = true;
         if (!found) {
             snprintf(bad, badlen, "%.*s", (int)len, p);
@@ -417,8 +381,10 @@ static int run(int argc, char **argv)
     int wide = 0;
     nvfp4_simd_variant variant = NVFP4_SIMD_AUTO;
     bool variant_given = false;
-    bool sel[NKERNELS];
-    for (size_t i = 0; i < NKERNELS; i++) sel[i] = true;
+    bench_kernel kernels[MAX_KERNELS];
+    const size_t nk = build_table(kernels);
+    bool sel[MAX_KERNELS];
+    for (size_t i = 0; i < nk; i++) sel[i] = true;
     if (cli_wants_help(argc, argv)) {
         usage(stdout);
         return NVFP4_EXIT_OK;
@@ -438,9 +404,9 @@ static int run(int argc, char **argv)
         else if (strcmp(a, "--kernels") == 0) {
             char bad[64];
             if (!v) return cli_fail(CMD, "--kernels needs a comma-separated list of kernel names");
-            if (!select_kernels(v, sel, bad, sizeof bad)) {
+            if (!select_kernels(kernels, nk, v, sel, bad, sizeof bad)) {
                 fprintf(stderr, "kernels:");
-                for (size_t k = 0; k < NKERNELS; k++) fprintf(stderr, " %s", kernels[k].name);
+                for (size_t k = 0; k < nk; k++) fprintf(stderr, " %s", kernels[k].name);
                 fprintf(stderr, "\n");
                 return cli_fail(CMD, "--kernels: unknown kernel '%s' (the list above)", bad);
             }
@@ -490,19 +456,20 @@ static int run(int argc, char **argv)
      * uses that measurement: on a shared machine the memory rate drifts
      * within a run (seen here: 28 to 43 GB/s), so a pair taken under the
      * same conditions is the fair comparison. */
-    double memcpy_busy = 0.0, mc[NKERNELS], t[NKERNELS], ts[NKERNELS], busy[NKERNELS], mcsel[NKERNELS];
+    double memcpy_busy = 0.0, mc[MAX_KERNELS], t[MAX_KERNELS], ts[MAX_KERNELS], busy[MAX_KERNELS],
+           mcsel[MAX_KERNELS];
     size_t nsel = 0;
     long huge_kib = anon_hugepages_kib(); /* the buffers are all this process's large allocations */
     double buf_mib = (double)c.n * (4.0 + 2.0 + 4.0 + 2 * CODES) / 1048576.0;
     double clock_start = effective_clock_ghz();
-    for (size_t i = 0; i < NKERNELS; i++) {
+    for (size_t i = 0; i < nk; i++) {
         if (!sel[i]) continue;
         double mb;
-        double t_memcpy = best_time(k_memcpy, &c, (int)repeat, &mb);
+        double t_memcpy = best_time(&memcpy_row, false, &c, (int)repeat, &mb);
         mc[i] = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
         if (nsel == 0) memcpy_busy = mb;
         mcsel[nsel++] = mc[i];
-        t[i] = best_time(kernels[i].run, &c, (int)repeat, &busy[i]);
+        t[i] = best_time(&kernels[i], false, &c, (int)repeat, &busy[i]);
     }
     double mc_min, mc_max, memcpy_bw = median_of(mcsel, nsel, &mc_min, &mc_max);
     double clock_end = effective_clock_ghz();
@@ -520,8 +487,8 @@ static int run(int argc, char **argv)
         }
         nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
         omp_set_num_threads(1);
-        for (size_t i = 0; i < NKERNELS; i++)
-            if (sel[i]) ts[i] = best_time(kernels[i].run_scalar ? kernels[i].run_scalar : kernels[i].run, &s, 1, NULL);
+        for (size_t i = 0; i < nk; i++)
+            if (sel[i]) ts[i] = best_time(&kernels[i], true, &s, 1, NULL);
         sn = s.n;
         nvfp4_simd_set(active, NULL);
         omp_set_num_threads(nthreads);
@@ -538,7 +505,7 @@ static int run(int argc, char **argv)
                nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, wide ? "wide" : "gauss",
                memcpy_bw * 1e-9, mc_min * 1e-9, mc_max * 1e-9, memcpy_busy, clock_start, clock_end,
                hugepages ? "true" : "false", huge_kib < 0 ? -1.0 : (double)huge_kib / 1024.0);
-        for (size_t i = 0, first = 1; i < NKERNELS; i++) {
+        for (size_t i = 0, first = 1; i < nk; i++) {
             if (!sel[i]) continue;
             double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
             printf("%s{\"name\": \"%s\", \"seconds\": %.6f, \"gelem_per_s\": %.4f, \"gbps\": %.3f, "
@@ -572,7 +539,7 @@ static int run(int argc, char **argv)
                clock_start, clock_end);
     printf("%-28s %10s %10s %9s %8s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy", "memcpy%", "busy",
            scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
-    for (size_t i = 0; i < NKERNELS; i++) {
+    for (size_t i = 0; i < nk; i++) {
         if (!sel[i]) continue;
         double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
         printf("%-28s %10.2f %10.3f %9.2f %8.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3,
