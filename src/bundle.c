@@ -9,13 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/nvfp4_core.h"
 #include "nvfp4/io.h"
 
 #define BUNDLE_FORMAT "nvfp4kit-golden-bundle"
-
-static size_t roundup(size_t a, size_t m) { return (a + m - 1) / m * m; }
-
-static size_t block_len(nvfp4_block b) { return b == NVFP4_BLOCK_1X32 ? 32 : 16; }
 
 /* ---- metadata ----------------------------------------------------------------- */
 
@@ -79,7 +76,7 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
     size_t ssh[2] = {t->scale_rows, t->scale_cols};
     snprintf(name, sizeof name, "scale%s", sfx);
     if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, ssh, t->scale, NULL, err))) return st;
-    size_t zsh[2] = {roundup(t->scale_rows, 128), roundup(t->scale_cols, 4)};
+    size_t zsh[2] = {nvfp4_core_roundup(t->scale_rows, 128), nvfp4_core_roundup(t->scale_cols, 4)};
     nvfp4_tensor *z;
     snprintf(name, sizeof name, "scale%s_swizzled", sfx);
     if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, zsh, NULL, &z, err))) return st;
@@ -196,26 +193,19 @@ typedef struct {
     size_t rows, cols, prows, pcols, row_bytes, scale_rows, scale_cols, zrows, zcols;
 } geometry;
 
-static nvfp4_status geometry_of(const nvfp4_quant_opts *o, bool e4m3, size_t srows, size_t scols, const char *fname,
-                                geometry *g, nvfp4_error *err)
+/* One orientation's geometry from the quantizer's plan of it, plus the
+ * swizzled scale matrix's shape (padded to 128 rows and 4 columns). */
+static void geometry_of(const nvfp4_quant_layout *l, geometry *g)
 {
-    size_t bl = block_len(o->block);
-    bool two_d = o->block == NVFP4_BLOCK_16X16;
-    g->rows = srows;
-    g->cols = scols;
-    g->prows = two_d ? roundup(srows, 16) : srows;
-    g->pcols = roundup(scols, bl);
-    if (g->prows < srows || g->pcols < scols || srows > ((size_t)1 << 40) || scols > ((size_t)1 << 40))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is too large", fname, srows, scols);
-    if (!o->pad && (g->prows != srows || g->pcols != scols))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is not a multiple of the %s block "
-                               "and pad is false", fname, srows, scols, nvfp4_block_name(o->block));
-    g->row_bytes = e4m3 ? g->pcols : g->pcols / 2;
-    g->scale_rows = g->prows;
-    g->scale_cols = g->pcols / bl;
-    g->zrows = roundup(g->scale_rows, 128);
-    g->zcols = roundup(g->scale_cols, 4);
-    return NVFP4_OK;
+    g->rows = l->rows;
+    g->cols = l->cols;
+    g->prows = l->prows;
+    g->pcols = l->pcols;
+    g->row_bytes = l->data_bytes / l->prows;
+    g->scale_rows = l->scale_rows;
+    g->scale_cols = l->scale_cols;
+    g->zrows = nvfp4_core_roundup(g->scale_rows, 128);
+    g->zcols = nvfp4_core_roundup(g->scale_cols, 4);
 }
 
 static nvfp4_status check_component(const nvfp4_tensor_set *s, const char *fname, const char *name,
@@ -274,9 +264,19 @@ static nvfp4_status bundle_layout(const nvfp4_tensor_set *s, const char *fname, 
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %llu x %llu is empty or too large", fname, r, c);
     *rows = (size_t)r;
     *cols = (size_t)c;
-    bool e4m3 = (*info)->elem == NVFP4_ELEM_E4M3;
-    if (o->rowwise && (st = geometry_of(o, e4m3, *rows, *cols, fname, gr, err))) return st;
-    if (o->columnwise && (st = geometry_of(o, e4m3, *cols, *rows, fname, gc, err))) return st;
+    if (*rows > ((size_t)1 << 40) || *cols > ((size_t)1 << 40))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is too large", fname, *rows, *cols);
+    /* the shapes the quantizer plans for these options: the bundle's must be those */
+    nvfp4_quant_plan plan;
+    nvfp4_error perr;
+    if ((st = nvfp4_quant_plan_init(&plan, o, NVFP4_DTYPE_F32, *rows, *cols, &perr))) {
+        if (st == NVFP4_ESHAPE)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is not a multiple of the %s block "
+                                   "and pad is false", fname, *rows, *cols, nvfp4_block_name(plan.opts.block));
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle options: %s", fname, perr.message);
+    }
+    if (o->rowwise) geometry_of(&plan.row, gr);
+    if (o->columnwise) geometry_of(&plan.col, gc);
     return NVFP4_OK;
 }
 

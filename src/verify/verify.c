@@ -114,12 +114,9 @@ void nvfp4_vreport_free(nvfp4_vreport *rep)
 
 /* ---- layout helpers ------------------------------------------------------- */
 
-static size_t roundup(size_t v, size_t m) { return (v + m - 1) / m * m; }
-
-/* cuBLAS 128x4 layout (nvfp4-semantics.md 6), from the quantizer. */
+/* cuBLAS 128x4 layout (nvfp4-semantics.md 6), from the quantizer
+ * (nvfp4_swizzled_size gives its size, 0 on overflow). */
 static size_t swz_offset(size_t r, size_t c, size_t cols) { return nvfp4_swizzle_offset(r, c, cols); }
-
-static size_t swz_size(size_t rows, size_t cols) { return roundup(rows, 128) * roundup(cols, 4); }
 
 static size_t elem_count(const nvfp4_vview *v) { return v->rows * v->cols; }
 
@@ -374,7 +371,7 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
     /* Which bytes are padding: those no (r, c) of the logical matrix maps to. */
     uint8_t *is_data = calloc(n ? n : 1, 1);
     if (!is_data) return;
-    if (swz_size(e->rows, scols) == n)
+    if (nvfp4_swizzled_size(e->rows, scols) == n)
         for (size_t r = 0; r < e->rows; r++)
             for (size_t k = 0; k < scols; k++) is_data[swz_offset(r, k, scols)] = 1;
     c->rep->total[NVFP4_VC_SCALE_SWIZZLED] = n;
@@ -759,9 +756,9 @@ static nvfp4_status check_expected(const nvfp4_vview *e, nvfp4_error *err)
     if (e->scale && e->scale_bytes != e->rows * nvfp4_vview_scale_cols(e))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale has %zu bytes, its shape needs %zu",
                                e->scale_bytes, e->rows * nvfp4_vview_scale_cols(e));
-    if (e->scale_swizzled && e->scale_swizzled_bytes != swz_size(e->rows, nvfp4_vview_scale_cols(e)))
+    if (e->scale_swizzled && e->scale_swizzled_bytes != nvfp4_swizzled_size(e->rows, nvfp4_vview_scale_cols(e)))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale_swizzled has %zu bytes, its shape needs %zu",
-                               e->scale_swizzled_bytes, swz_size(e->rows, nvfp4_vview_scale_cols(e)));
+                               e->scale_swizzled_bytes, nvfp4_swizzled_size(e->rows, nvfp4_vview_scale_cols(e)));
     if (e->dequant && (dq_cols(e) > e->cols || e->dequant_count % dq_cols(e) || e->dequant_count / dq_cols(e) > e->rows))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected dequant has %zu values, its shape needs %zu",
                                e->dequant_count, n);
@@ -779,7 +776,7 @@ static void actual_linear_scales(vctx *c)
         return;
     }
     size_t scols = nvfp4_vview_scale_cols(e);
-    if (!a->scale_swizzled || a->scale_swizzled_bytes != swz_size(e->rows, scols)) return;
+    if (!a->scale_swizzled || a->scale_swizzled_bytes != nvfp4_swizzled_size(e->rows, scols)) return;
     c->unswizzled = malloc(e->scale_bytes ? e->scale_bytes : 1);
     if (!c->unswizzled) return;
     for (size_t r = 0; r < e->rows; r++)
