@@ -25,9 +25,7 @@
 #include "nvfp4/formats.h"
 #include "nvfp4/quant.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 /* Status returned when no CUDA device is present (and emulation is off):
  * NVFP4_EUNSUPPORTED, with a message that starts with "no CUDA device". */
@@ -144,7 +142,5 @@ nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dtype, size_t
                                         const uint8_t *scales, bool scales_swizzled, const float *amax,
                                         nvfp4_cuda_check_report *report, nvfp4_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_CUDA_H */

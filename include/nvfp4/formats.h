@@ -11,9 +11,7 @@
 
 #include "nvfp4/common.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 typedef enum {
     NVFP4_RN = 0, /* round to nearest, ties to even */
@@ -66,7 +64,5 @@ bool nvfp4_rounding_parse(const char *s, nvfp4_rounding *out);
 const char *nvfp4_ue8m0_mode_name(nvfp4_ue8m0_mode m);
 bool nvfp4_ue8m0_mode_parse(const char *s, nvfp4_ue8m0_mode *out);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_FORMATS_H */

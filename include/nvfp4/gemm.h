@@ -9,9 +9,7 @@
 #include "nvfp4/common.h"
 #include "nvfp4/quant.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 typedef enum {
     NVFP4_GEMM_TE = 0,   /* exact block partials, sequential fp32 sum over k, then alpha (bit-reproducible) */
@@ -52,7 +50,5 @@ nvfp4_status nvfp4_gemm_error_bound(const nvfp4_quantized *a, bool a_columnwise,
 nvfp4_status nvfp4_gemm_partials(const nvfp4_quantized *a, bool a_columnwise, const nvfp4_quantized *b,
                                  bool b_columnwise, size_t i, size_t j, float *p, size_t *n, nvfp4_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_GEMM_H */

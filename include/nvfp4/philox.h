@@ -8,9 +8,7 @@
 
 #include "nvfp4/common.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 /* One Philox4x32-10 block: out = Philox(ctr, key). */
 void nvfp4_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
@@ -41,7 +39,5 @@ void nvfp4_philox_skipahead_sequence(nvfp4_philox_stream *st, uint64_t n);
  * offset+1 (offset+2 for 32-element blocks). */
 void nvfp4_sr_block_bytes(uint64_t seed, uint64_t offset, uint64_t block, uint8_t bytes[16]);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_PHILOX_H */

@@ -15,9 +15,7 @@
 
 #include "nvfp4/common.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 typedef enum {
     NVFP4_SIMD_AUTO = -1,  /* the best the CPU supports */
@@ -39,7 +37,5 @@ nvfp4_status nvfp4_simd_set(nvfp4_simd_variant v, nvfp4_error *err);
 const char *nvfp4_simd_name(nvfp4_simd_variant v);
 bool nvfp4_simd_parse(const char *s, nvfp4_simd_variant *out);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_SIMD_H */

@@ -17,9 +17,7 @@
 #include "nvfp4/formats.h"
 #include "nvfp4/quant.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 /* ---- one GEMM operand's quantization ------------------------------------ */
 typedef enum {
@@ -255,7 +253,5 @@ nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err);
  * summary). */
 nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_STUDY_H */

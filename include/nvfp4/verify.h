@@ -15,9 +15,7 @@
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 /* ---- components ---------------------------------------------------------- */
 typedef enum {
@@ -249,7 +247,5 @@ typedef struct {
 void nvfp4_gemm_check(const float *actual, const float *te, const double *exact, const double *bound, size_t n,
                       nvfp4_gemm_check_report *rep);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_VERIFY_H */
