@@ -1198,10 +1198,10 @@ T256 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *t
 
 /* Column strips and staging as in simd_avx512.c's avx512_col_quant, and its
  * L2 prefetch: per 64-byte line of the input rows (16 fp32 or 32 bf16
- * columns), the rows this position needs two groups later (one core,
- * 256 MiB: columnwise +10%). Its L1 prefetch of the next tile's rows is left out: the
- * 16 rows share L1 sets when the row stride is a multiple of 4 KiB, and
- * without it the kernel ran 3% faster in cache and no slower on 256 MiB. */
+ * columns), the rows this position needs two groups later. Its L1
+ * prefetch of the next tile's rows is left out: the 16 rows share L1 sets
+ * when the row stride is a multiple of 4 KiB, and the kernel was faster
+ * without it (docs/performance.md, "Measured design choices"). */
 T256 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_simd_col_job *j, const int bf16,
                                                                    const int rht, const int use_sr, size_t g0,
                                                                    size_t g1)

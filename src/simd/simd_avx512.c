@@ -268,8 +268,8 @@ T512 static inline void pack16(__m512i code, uint8_t *out)
 /* hi and lo 32 bits of a x m lane-wise: the even lanes' 64-bit products
  * (vpmuludq), the odd lanes' (their dwords swapped into even position),
  * and the halves interleaved by two masked dword swaps. No vpmulld, and
- * one multiply fewer per product pair than mulhi plus mullo (Philox on
- * Zen 4: about 12% faster). */
+ * one multiply fewer per product pair than mulhi plus mullo
+ * (docs/performance.md, "Measured design choices"). */
 T512 static inline void mulhilo16(__m512i a, __m512i m, __m512i *hi, __m512i *lo)
 {
     __m512i even = _mm512_mul_epu32(a, m), odd = _mm512_mul_epu32(_mm512_shuffle_epi32(a, _MM_PERM_CDAB), m);
@@ -481,9 +481,9 @@ T512 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4
  * the blocks from L1. Done 16 blocks at a time in one pass, each iteration
  * chains loads, amax, scale, division and codes, too long for the
  * out-of-order window to overlap with the next; split, the iterations of
- * each phase are independent (the AVX2 kernel's finding; here +21% per core
- * in cache for 1x16 RN). The columnwise tile did not gain from the same
- * split (tried: 3-10% slower, the tile's 16 vectors stored and reloaded).
+ * each phase are independent (the AVX2 kernel's finding). The columnwise
+ * tile did not gain from the same split: its 16 vectors were stored and
+ * reloaded (docs/performance.md, "Measured design choices").
  *
  * Block amaxes are integer maxima of the |x| patterns (the float order
  * when no lane is NaN; a group with NaN is redone with vmaxps, which
@@ -1284,11 +1284,11 @@ T512 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *t
  * ending at s1: into L2, the rows this tile position needs two groups
  * later (for the strip's last two groups: the first two of the next
  * strip), which leaves time for DRAM; into L1, the next tile's rows,
- * already in L2 (Zen 4, 256 MiB input: +4% over one group ahead alone;
- * without prefetches 9% slower). always_inline: as a plain static helper
- * GCC 12 at -O1 and above deleted every call to it (a void function whose
- * only statements are __builtin_prefetch counts as free of side effects),
- * which went unnoticed in cache and cost 15-20% on 256 MiB. */
+ * already in L2. always_inline: as a plain static helper GCC 12 at -O1
+ * and above deleted every call to it (a void function whose only
+ * statements are __builtin_prefetch counts as free of side effects), which
+ * goes unnoticed in cache and shows only on inputs larger than the caches
+ * (docs/performance.md, "Measured design choices"). */
 T512 static inline __attribute__((always_inline)) void col_prefetch(const nvfp4_simd_col_job *j, size_t g, size_t g0,
                                                                      size_t g1, size_t c0, size_t s1)
 {
@@ -1306,10 +1306,9 @@ T512 static inline __attribute__((always_inline)) void col_prefetch(const nvfp4_
  * quantized: the transform and the quantization of one tile form a chain
  * too long for the out-of-order window to overlap with the next tile's
  * (the row kernel's finding); split, each phase's tiles are independent.
- * 8 tiles (8 KiB): RHT + quantize +6% per core on a 4 MiB input (4 tiles
- * +4%, 16 +5%; also moving the tile scales into the first phase: slower).
- * Plain tiles stay in one pass (split, 3-10% slower: their 16 vectors
- * stored and reloaded cost more than the overlap gains). */
+ * 8 tiles (8 KiB) per phase was the best of 4, 8 and 16. Plain tiles stay
+ * in one pass: their 16 vectors stored and reloaded cost more than the
+ * overlap gains (docs/performance.md, "Measured design choices"). */
 #define RHT_PHASE_TILES 8
 T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4_simd_col_job *j, const int bf16,
                                                                       const int use_sr, size_t g0, size_t g1, size_t s0,

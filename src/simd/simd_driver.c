@@ -170,8 +170,8 @@ float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j)
     size_t ng = j->rows / 16, n = j->rows * j->cols;
     size_t tmp_bytes = n * (j->rht_round_bf16 ? 2 : 4);
     /* Large tensors transform twice instead: faulting in a fresh temporary
-     * costs more than the second transform (8192^2 on 2 threads: 100 ms
-     * with a temporary, 74 ms transforming twice); small ones stay in cache. */
+     * costs more than the second transform (docs/performance.md, "Measured
+     * design choices"); small ones stay in cache. */
     void *tmp = !nvfp4_simd_rht_transforms_twice(j) ? malloc(tmp_bytes + 1) : NULL;
     if (!tmp) {
         float a = nvfp4_simd_rht_amax(j);
