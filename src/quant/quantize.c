@@ -7,27 +7,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "quant/quant_internal.h"
-
-void *nvfp4_quant_alloc_output(size_t bytes)
-{
-    if (bytes == 0) bytes = 1;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const size_t huge = (size_t)2 << 20;
-    if (bytes >= huge && bytes <= SIZE_MAX - huge) {
-        size_t rounded = (bytes + huge - 1) / huge * huge; /* C11 aligned_alloc wants a multiple */
-        void *p = aligned_alloc(huge, rounded);
-        /* advice only: without transparent huge pages the buffer still works */
-        if (p) (void)madvise(p, rounded, MADV_HUGEPAGE);
-        if (p) return p;
-    }
-#endif
-    return malloc(bytes);
-}
 
 /* One orientation's result as the plan lays it out, on the given buffers. */
 static void describe(const nvfp4_quant_layout *l, bool rht, uint8_t *data, uint8_t *scale, nvfp4_qtensor *t)
