@@ -4,6 +4,17 @@
 # subcommand (tools/cmd_NAME.c) or Check suite (tests/check_NAME.c) needs no
 # edit here.  Golden-path code is compiled with -ffp-contract=off and never
 # with -ffast-math; FTZ/DAZ are never enabled.
+#
+# Two libraries, each static and shared: libnvfp4 (codecs, quantizer, RHT,
+# GEMM, files, verifier, SIMD kernels; links GSL, jansson, libcrypto, no
+# BLAS) and libnvfp4_study (src/study/, the error-accumulation laboratory,
+# on top of libnvfp4; links OpenBLAS). Everything is compiled with
+# -fvisibility=hidden: a shared library exports exactly what its installed
+# headers declare between NVFP4_BEGIN_DECLS and NVFP4_END_DECLS
+# (include/nvfp4/common.h), and mk/exports.map keeps any other global name
+# local. tests/cli/test_install.sh checks both against an install. The CLI
+# and the tests link the static libraries, so they may call internal
+# functions too.
 
 CC       ?= cc
 OPT      ?= -O2
@@ -24,17 +35,22 @@ CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 WARN     := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes
 FPFLAGS  := -ffp-contract=off -fno-fast-math -fno-unsafe-math-optimizations
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(FPFLAGS) -fopenmp -fPIC \
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(FPFLAGS) -fopenmp -fPIC -fvisibility=hidden \
              -Iinclude -Isrc -I$(BUILD)/gen $(BLAS_CFLAGS) $(PKG_CFLAGS) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) $(BLAS_LIBS) -fopenmp -lm $(SAN) $(LDFLAGS)
+# libnvfp4 links no BLAS; libnvfp4_study, the CLI and the tests add OpenBLAS
+# (before GSL, so that its cblas, not GSL's own, serves the study GEMMs).
+LIB_LDLIBS = $(PKG_LIBS) -fopenmp -lm $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(BLAS_LIBS) $(PKG_LIBS) -fopenmp -lm $(SAN) $(LDFLAGS)
 
 # CUDA toolkit (optional): headers give the independent oracles in tests
 # (cuda_fp4.hpp, cuda_fp8.hpp, cuRAND's host generator); nvcc builds the GPU path.
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 HAVE_CUDA := $(if $(and $(CUDA_HOME),$(wildcard $(CUDA_HOME)/include/cuda_fp4.h)),1,)
 
-LIB_SRC   := $(wildcard src/*.c src/quant/*.c src/recipes/*.c src/io/*.c src/verify/*.c src/study/*.c src/simd/*.c)
+LIB_SRC   := $(wildcard src/*.c src/quant/*.c src/recipes/*.c src/io/*.c src/verify/*.c src/simd/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+STUDY_SRC := $(wildcard src/study/*.c src/study/*/*.c)
+STUDY_OBJ := $(STUDY_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC   := $(wildcard tools/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_CMDS  := $(sort $(patsubst tools/cmd_%.c,%,$(wildcard tools/cmd_*.c)))
@@ -52,15 +68,21 @@ comma := ,
 ORACLE_LIBS := $(if $(HAVE_CUDA),-L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 -lcurand -lstdc++,)
 ORACLE_DEF := $(if $(HAVE_CUDA),-DNVFP4_HAVE_CUDA_ORACLES=1,)
 
-LIB_A  := $(BUILD)/lib/libnvfp4.a
-LIB_SO := $(BUILD)/lib/libnvfp4.so
-CLI    := $(BUILD)/bin/nvfp4
+LIB_A    := $(BUILD)/lib/libnvfp4.a
+LIB_SO   := $(BUILD)/lib/libnvfp4.so
+STUDY_A  := $(BUILD)/lib/libnvfp4_study.a
+STUDY_SO := $(BUILD)/lib/libnvfp4_study.so
+CUDA_LIB_SO := $(BUILD)/lib/libnvfp4_cuda.so
+CLI      := $(BUILD)/bin/nvfp4
+# soname major version of every shared library (libnvfp4.so.0, libnvfp4_study.so.0, libnvfp4_cuda.so.0)
+SO_MAJOR := 0
+VERSION  := $(shell sed -n 's/.*NVFP4_VERSION_STRING "\(.*\)"/\1/p' include/nvfp4/common.h)
 
 .PHONY: all check check-long check-unit check-cli check-py sanitize install uninstall help clean \
         determinism
 
-## all: build the static and shared libraries and the nvfp4 command
-all: $(LIB_A) $(LIB_SO) $(CLI)
+## all: build libnvfp4 and libnvfp4_study (static and shared) and the nvfp4 command
+all: $(LIB_A) $(LIB_SO) $(STUDY_A) $(STUDY_SO) $(CLI)
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/gen/cli_commands.h
 	@mkdir -p $(dir $@)
@@ -75,9 +97,28 @@ $(LIB_A): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJ)
+# The shared libraries are built under their link names with the versioned
+# soname; the soname links next to them let programs and libraries linked in
+# the build tree load them from there.
+$(LIB_SO): $(LIB_OBJ) mk/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libnvfp4.so.0 -o $@ $^ $(LDLIBS_ALL)
+	$(CC) -shared -Wl,-soname,libnvfp4.so.$(SO_MAJOR),--no-undefined,--version-script=mk/exports.map -o $@ \
+	    $(LIB_OBJ) $(LIB_LDLIBS)
+	ln -sf libnvfp4.so $@.$(SO_MAJOR)
+
+$(STUDY_A): $(STUDY_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# libnvfp4_study.so needs libnvfp4.so.0: found next to it ($ORIGIN), in the
+# build tree and where both are installed.
+$(STUDY_SO): $(STUDY_OBJ) $(LIB_SO) mk/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libnvfp4_study.so.$(SO_MAJOR),--no-undefined,--version-script=mk/exports.map \
+	    -Wl,-rpath,'$$ORIGIN' -o $@ \
+	    $(STUDY_OBJ) $(LIB_SO) $(LDLIBS_ALL)
+	ln -sf libnvfp4_study.so $@.$(SO_MAJOR)
 
 # The dispatch table of the CLI, generated from the tools/cmd_*.c file names.
 $(BUILD)/gen/cli_commands.h: $(wildcard tools/cmd_*.c) Makefile
@@ -87,13 +128,13 @@ $(BUILD)/gen/cli_commands.h: $(wildcard tools/cmd_*.c) Makefile
 	   printf '#define NVFP4_CLI_COMMANDS'; \
 	   for c in $(CLI_CMDS); do printf ' &nvfp4_cmd_%s,' $$c; done; echo; } > $@.tmp && mv $@.tmp $@
 
-$(CLI): $(CLI_OBJ) $(LIB_A)
+$(CLI): $(CLI_OBJ) $(STUDY_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_ALL)
+	$(CC) -o $@ $(CLI_OBJ) $(STUDY_A) $(LIB_A) $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/%.c $(LIB_A) $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ)
+$(BUILD)/tests/%: tests/%.c $(STUDY_A) $(LIB_A) $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(ORACLE_DEF) -Itests -o $@ $< $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ) $(LIB_A) \
+	$(CC) $(CFLAGS_ALL) $(ORACLE_DEF) -Itests -o $@ $< $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ) $(STUDY_A) $(LIB_A) \
 	    $(CHECK_LIBS) $(ORACLE_LIBS) $(LDLIBS_ALL)
 
 ## check: build everything and run the unit suites, CLI tests and Python checks
@@ -105,8 +146,8 @@ check-unit: all $(CHECK_BIN)
 	    echo "== $$t"; NVFP4_BIN=$(CURDIR)/$(CLI) $$t || fail=1; done; \
 	    test $$fail = 0
 
-## check-cli: run the command-line tests (tests/cli/test_*.sh) against build/bin/nvfp4
-check-cli: $(CLI)
+## check-cli: run the command-line tests (tests/cli/test_*.sh, incl. the install test) against build/bin/nvfp4
+check-cli: all
 	@pass=0; fail=0; for t in $(CLI_TESTS); do \
 	    if NVFP4=$(CURDIR)/$(CLI) bash $$t; then pass=$$((pass+1)); echo "PASS $$t"; \
 	    else fail=$$((fail+1)); echo "FAIL $$t"; fi; done; \
@@ -130,23 +171,43 @@ sanitize:
 determinism:
 	@bash tests/determinism.sh
 
-## install: install headers, libnvfp4.a/.so, nvfp4.pc and nvfp4 under $(DESTDIR)$(PREFIX)
+## install: headers, libnvfp4 + libnvfp4_study (.a, .so), libnvfp4_cuda.so if built, .pc files, nvfp4 into $(DESTDIR)$(PREFIX)
+# nvfp4/cuda.h and nvfp4-cuda.pc go with libnvfp4_cuda.so, so an install
+# never holds a header whose library it lacks.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/nvfp4 $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/nvfp4.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/nvfp4/*.h $(DESTDIR)$(PREFIX)/include/nvfp4/
-	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libnvfp4.so.0
-	ln -sf libnvfp4.so.0 $(DESTDIR)$(PREFIX)/lib/libnvfp4.so
+	install -m 644 $(filter-out include/nvfp4/cuda.h,$(wildcard include/nvfp4/*.h)) $(DESTDIR)$(PREFIX)/include/nvfp4/
+	install -m 644 $(LIB_A) $(STUDY_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libnvfp4.so.$(SO_MAJOR)
+	ln -sf libnvfp4.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libnvfp4.so
+	install -m 755 $(STUDY_SO) $(DESTDIR)$(PREFIX)/lib/libnvfp4_study.so.$(SO_MAJOR)
+	ln -sf libnvfp4_study.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libnvfp4_study.so
+	$(PC_SUBST) nvfp4.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvfp4.pc
+	$(PC_SUBST) nvfp4-study.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvfp4-study.pc
+	@if [ -f $(CUDA_LIB_SO) ]; then \
+	    echo "install: $(CUDA_LIB_SO), nvfp4/cuda.h, nvfp4-cuda.pc"; \
+	    install -m 644 include/nvfp4/cuda.h $(DESTDIR)$(PREFIX)/include/nvfp4/ && \
+	    install -m 755 $(CUDA_LIB_SO) $(DESTDIR)$(PREFIX)/lib/libnvfp4_cuda.so.$(SO_MAJOR) && \
+	    ln -sf libnvfp4_cuda.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libnvfp4_cuda.so && \
+	    $(PC_SUBST) nvfp4-cuda.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvfp4-cuda.pc; \
+	else echo "install: $(CUDA_LIB_SO) not built (make cuda): the CUDA library is not installed"; fi
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/.*NVFP4_VERSION_STRING "\(.*\)"/\1/p' include/nvfp4/common.h)|g' \
-	    nvfp4.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvfp4.pc
+	@# a real install (no DESTDIR) by root: refresh the loader's cache, so that
+	@# programs find the new libraries under $(PREFIX)/lib (Debian's default
+	@# /usr/local/lib is in /etc/ld.so.conf.d) right away
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then ldconfig; fi
+
+PC_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 ## uninstall: remove what install put under $(DESTDIR)$(PREFIX)
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/nvfp4 $(DESTDIR)$(PREFIX)/include/nvfp4.h
-	rm -f $(DESTDIR)$(PREFIX)/lib/libnvfp4.a $(DESTDIR)$(PREFIX)/lib/libnvfp4.so $(DESTDIR)$(PREFIX)/lib/libnvfp4.so.0
-	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvfp4.pc $(DESTDIR)$(PREFIX)/bin/nvfp4
+	rm -f $(foreach l,libnvfp4 libnvfp4_study,$(DESTDIR)$(PREFIX)/lib/$(l).a) \
+	    $(foreach l,libnvfp4 libnvfp4_study libnvfp4_cuda,\
+	        $(DESTDIR)$(PREFIX)/lib/$(l).so $(DESTDIR)$(PREFIX)/lib/$(l).so.$(SO_MAJOR))
+	rm -f $(foreach p,nvfp4 nvfp4-study nvfp4-cuda,$(DESTDIR)$(PREFIX)/lib/pkgconfig/$(p).pc)
+	rm -f $(DESTDIR)$(PREFIX)/bin/nvfp4
 
 ## clean: remove build/
 clean:

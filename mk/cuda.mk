@@ -14,7 +14,10 @@ CUDA_ARCHS ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100a,cod
 # (nvfp4-gpu --native, or NVFP4_CUDA_NATIVE_CVT=1). NATIVE_CVT=0 leaves it out.
 NATIVE_CVT ?= 1
 NVCC_FP   := -fmad=false -prec-div=true -prec-sqrt=true -ftz=false
-NVCC_HOST := -Xcompiler -Wall,-Wextra,-Wshadow,-Wconversion,-Werror,-ffp-contract=off,-fno-fast-math,-fPIC,-fopenmp
+# -fvisibility=hidden as for the C library: libnvfp4_cuda.so exports what
+# nvfp4/cuda.h declares (NVFP4_BEGIN_DECLS) and the public API of the CPU
+# library linked into it, nothing internal.
+NVCC_HOST := -Xcompiler -Wall,-Wextra,-Wshadow,-Wconversion,-Werror,-ffp-contract=off,-fno-fast-math,-fPIC,-fopenmp,-fvisibility=hidden
 NVCCFLAGS_ALL = -std=c++17 -O3 -g $(CUDA_ARCHS) $(NVCC_FP) $(NVCC_HOST) -Werror all-warnings \
                 $(if $(filter 1,$(NATIVE_CVT)),-DNVFP4_CUDA_NATIVE_CVT=1,) \
                 -Iinclude -Isrc $(NVCCFLAGS)
@@ -22,9 +25,8 @@ NVCCFLAGS_ALL = -std=c++17 -O3 -g $(CUDA_ARCHS) $(NVCC_FP) $(NVCC_HOST) -Werror 
 CUDA_SRC    := $(filter-out src/cuda/nvfp4_gpu_main.cu,$(wildcard src/cuda/*.cu))
 CUDA_OBJ    := $(CUDA_SRC:%.cu=$(BUILD)/obj/%.o)
 CUDA_MAIN_OBJ := $(BUILD)/obj/src/cuda/nvfp4_gpu_main.o
-CUDA_LIB_SO := $(BUILD)/lib/libnvfp4_cuda.so
 CUDA_BIN    := $(BUILD)/bin/nvfp4-gpu
-CUDA_LDLIBS  = $(PKG_LIBS) $(BLAS_LIBS) -lgomp -lm
+CUDA_LDLIBS  = $(PKG_LIBS) -lgomp -lm
 # nvfp4-gpu must run on a bare GPU machine (tools/gpu-check.sh may carry a
 # binary built elsewhere): the CUDA runtime (nvcc's default), libgomp,
 # libstdc++ and libgcc are linked statically; it needs only glibc and the
@@ -41,9 +43,17 @@ $(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu $(wildcard src/cuda/*.cuh src/cuda/*.h 
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS_ALL) -c $< -o $@
 
-$(CUDA_LIB_SO): $(CUDA_OBJ) $(LIB_A)
+# libnvfp4_cuda.so (CUDA_LIB_SO, defined in the Makefile for `make install`)
+# carries the whole CPU library (its objects, not the archive, so that it
+# exports all of libnvfp4's public API rather than whatever the CUDA code
+# happens to pull in) and the CUDA runtime (nvcc's default, static): a
+# program needs -lnvfp4_cuda alone (nvfp4-cuda.pc). Soname
+# libnvfp4_cuda.so.$(SO_MAJOR), with the soname link next to it as for libnvfp4.
+$(CUDA_LIB_SO): $(CUDA_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(NVCC) -shared $(CUDA_ARCHS) -Xlinker -soname=libnvfp4_cuda.so,--no-undefined -o $@ $(CUDA_OBJ) $(LIB_A) $(CUDA_LDLIBS)
+	$(NVCC) -shared $(CUDA_ARCHS) -Xlinker -soname=libnvfp4_cuda.so.$(SO_MAJOR),--no-undefined -o $@ \
+	    $(CUDA_OBJ) $(LIB_OBJ) $(CUDA_LDLIBS)
+	ln -sf libnvfp4_cuda.so $@.$(SO_MAJOR)
 
 $(CUDA_BIN): $(CUDA_MAIN_OBJ) $(CUDA_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
