@@ -3,7 +3,8 @@
  * module's public header except the CUDA path's.
  *
  *   libnvfp4        (pkg-config nvfp4)        common, formats, philox, quant,
- *                                             hadamard, gemm, io, verify, simd
+ *                                             trace, hadamard, gemm, io, verify,
+ *                                             simd, bench
  *   libnvfp4_study  (pkg-config nvfp4-study)  study.h: the error-accumulation
  *                                             laboratory (links OpenBLAS)
  *
@@ -25,6 +26,7 @@
 #include "nvfp4/gemm.h"
 #include "nvfp4/verify.h"
 #include "nvfp4/simd.h"
+#include "nvfp4/bench.h"
 #include "nvfp4/study.h" /* implemented by libnvfp4_study */
 
 #endif /* NVFP4_H */
