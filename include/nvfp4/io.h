@@ -15,12 +15,12 @@
 #ifndef NVFP4_IO_H
 #define NVFP4_IO_H
 
+#include <stdio.h>
+
 #include "nvfp4/common.h"
 #include "nvfp4/quant.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+NVFP4_BEGIN_DECLS
 
 /* Element types, named as safetensors names them. */
 typedef enum {
@@ -126,6 +126,17 @@ nvfp4_status nvfp4_file_read_all(const char *path, size_t max, uint8_t **buf, si
 /* Writes bytes to path through a temporary file in the same folder. */
 nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t len, nvfp4_error *err);
 
+/* ---- atomic file writing ------------------------------------------------ */
+/* The one atomic writer of the toolkit (bundles, study outputs, training
+ * checkpoints): `write` streams the contents into f, a temporary file
+ * "<dir>/.<base>.tmp-XXXXXX" beside path (mode 0666 & ~umask), which is
+ * renamed onto path only when write returned NVFP4_OK, the stream saw no
+ * error and it closed cleanly. On any failure the temporary file is removed
+ * and path is left as it was, so no half-written file remains; err then
+ * names path (or holds the status and message write set itself). */
+typedef nvfp4_status (*nvfp4_file_writer)(FILE *f, void *ctx, nvfp4_error *err);
+nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err);
+
 /* SHA-256 of a buffer as 64 lowercase hex digits plus NUL. */
 void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);
 nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err);
@@ -157,7 +168,5 @@ nvfp4_status nvfp4_bundle_opts(const nvfp4_tensor_set *s, const char *fname, nvf
 /* Reads and validates a bundle (any format). */
 nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
 
-#ifdef __cplusplus
-}
-#endif
+NVFP4_END_DECLS
 #endif /* NVFP4_IO_H */

@@ -219,7 +219,7 @@ char *io_temp_name(const char *path)
     return t;
 }
 
-nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t len, nvfp4_error *err)
+nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err)
 {
     char *tmp = io_temp_name(path);
     if (!tmp) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
@@ -235,18 +235,39 @@ nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t l
     umask(um);
     (void)fchmod(fd, 0666 & ~um);
     FILE *f = fdopen(fd, "wb");
-    bool ok = f != NULL;
-    if (ok && len) ok = fwrite(buf, 1, len, f) == len;
-    if (f) ok = (fclose(f) == 0) && ok;
-    else close(fd);
-    if (ok && rename(tmp, path) != 0) ok = false;
     nvfp4_status st = NVFP4_OK;
-    if (!ok) {
-        st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
-        unlink(tmp);
+    bool ok = f != NULL;
+    if (ok) {
+        st = write(f, ctx, err);
+        ok = st == NVFP4_OK && !ferror(f);
+        ok = (fclose(f) == 0) && ok;
+    } else {
+        close(fd);
     }
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok && st == NVFP4_OK) st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
+    if (!ok) unlink(tmp);
     free(tmp);
     return st;
+}
+
+typedef struct {
+    const void *buf;
+    size_t len;
+} io_bytes;
+
+static nvfp4_status write_bytes(FILE *f, void *ctx, nvfp4_error *err)
+{
+    const io_bytes *b = ctx;
+    (void)err; /* a short write shows as a stream error, reported by the caller */
+    if (b->len) (void)fwrite(b->buf, 1, b->len, f);
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t len, nvfp4_error *err)
+{
+    io_bytes b = {buf, len};
+    return nvfp4_file_write_atomic_with(path, write_bytes, &b, err);
 }
 
 void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65])

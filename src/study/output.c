@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvfp4/io.h"
 #include "study/study_internal.h"
 #include "study/studies.h"
 
@@ -38,28 +39,41 @@ bool st_mkdir_p(const char *dir, nvfp4_error *err)
     return true;
 }
 
-FILE *st_open_tmp(const char *dir, const char *name, char *tmp, size_t tmpn, nvfp4_error *err)
+/* Study files are composed in memory and handed to the library's atomic
+ * writer whole: a failed or interrupted run leaves no half-written file. */
+FILE *st_file_open(st_file *sf, nvfp4_error *err)
 {
-    if ((size_t)snprintf(tmp, tmpn, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= tmpn) {
-        nvfp4_error_set(err, NVFP4_EINVAL, "path too long");
-        return NULL;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) nvfp4_error_set(err, NVFP4_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    return f;
+    sf->buf = NULL;
+    sf->len = 0;
+    sf->f = open_memstream(&sf->buf, &sf->len);
+    if (!sf->f) nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    return sf->f;
 }
 
-nvfp4_status st_commit_tmp(FILE *f, const char *tmp, const char *dir, const char *name, nvfp4_error *err)
+void st_file_discard(st_file *sf)
+{
+    if (sf->f) fclose(sf->f);
+    free(sf->buf);
+    sf->f = NULL;
+    sf->buf = NULL;
+}
+
+nvfp4_status st_file_commit(st_file *sf, const char *dir, const char *name, nvfp4_error *err)
 {
     char path[4096];
-    bool ok = !ferror(f);
-    if (fclose(f) != 0) ok = false;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return nvfp4_error_set(err, NVFP4_EIO, "cannot write %s", path);
-    }
-    return NVFP4_OK;
+    bool ok = !ferror(sf->f);
+    ok = (fclose(sf->f) == 0) && ok;
+    sf->f = NULL;
+    nvfp4_status st;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        st = nvfp4_error_set(err, NVFP4_EINVAL, "%s/%s: path too long", dir, name);
+    else if (!ok)
+        st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+    else
+        st = nvfp4_file_write_atomic(path, sf->buf, sf->len, err);
+    free(sf->buf);
+    sf->buf = NULL;
+    return st;
 }
 
 bool st_have_gnuplot(void)
@@ -220,9 +234,9 @@ void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s)
 /* gap_agg.dat: per arm (gnuplot index), step, mean gap %, lo, hi. */
 static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_error *err)
 {
-    char tmp[4096];
-    FILE *f = st_open_tmp(dir, "gap_agg.dat", tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     for (size_t a = 0; a < t->narms; a++) {
         fprintf(f, "# arm %s\n# step mean_gap_pct lo hi n mean_eval_loss mean_fp32_eval_loss\n", t->arms[a]);
         /* steps present for this arm, in increasing order */
@@ -251,14 +265,15 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
         }
         fprintf(f, "\n\n");
     }
-    return st_commit_tmp(f, tmp, dir, "gap_agg.dat", err);
+    return st_file_commit(&sf, dir, "gap_agg.dat", err);
 }
 
 /* layers_agg.dat: per arm, per layer: mean SQNR (Fprop, Dgrad, Wgrad), Wgrad
  * cosine, gnr, over every logged step and seed with a quantized GEMM. */
 static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers, nvfp4_error *err)
 {
-    char path[4096], line[2048], tmp[4096];
+    st_file sf;
+    char path[4096], line[2048];
     *nlayers = 0;
     snprintf(path, sizeof path, "%s/layers.csv", dir);
     FILE *in = fopen(path, "r");
@@ -303,10 +318,10 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         }
     }
     fclose(in);
-    FILE *f = st_open_tmp(dir, "layers_agg.dat", tmp, sizeof tmp, err);
+    FILE *f = st_file_open(&sf, err);
     if (!f) {
         free(acc);
-        return NVFP4_EIO;
+        return NVFP4_ENOMEM;
     }
     for (size_t a = 0; a < t->narms; a++) {
         fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
@@ -321,17 +336,18 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         fprintf(f, "\n\n");
     }
     free(acc);
-    return st_commit_tmp(f, tmp, dir, "layers_agg.dat", err);
+    return st_file_commit(&sf, dir, "layers_agg.dat", err);
 }
 
 /* ---- gnuplot ------------------------------------------------------------------ */
 static nvfp4_status run_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
-    char tmp[4096], cmd[8300];
-    FILE *f = st_open_tmp(dir, name, tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    st_file sf;
+    char cmd[8300];
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     fputs(script, f);
-    nvfp4_status s = st_commit_tmp(f, tmp, dir, name, err);
+    nvfp4_status s = st_file_commit(&sf, dir, name, err);
     if (s != NVFP4_OK) return s;
     snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>/dev/null", dir, name);
     if (system(cmd) != 0) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
@@ -455,17 +471,18 @@ nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err)
 static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *out, const char *name,
                                const char *header, nvfp4_error *err)
 {
-    char tmp[4096], path[4096], line[4096];
+    st_file sf;
+    char path[4096], line[4096];
     FILE *f = NULL;
     for (size_t d = 0; d < n; d++) {
         snprintf(path, sizeof path, "%s/%s", dirs[d], name);
         FILE *in = fopen(path, "r");
         if (!in) continue;
         if (!f) {
-            f = st_open_tmp(out, name, tmp, sizeof tmp, err);
+            f = st_file_open(&sf, err);
             if (!f) {
                 fclose(in);
-                return NVFP4_EIO;
+                return NVFP4_ENOMEM;
             }
             if (header) fprintf(f, "%s\n", header);
         }
@@ -475,8 +492,7 @@ static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *ou
                 first = false;
                 if (header && strcmp(line, header) != 0) {
                     fclose(in);
-                    fclose(f);
-                    remove(tmp);
+                    st_file_discard(&sf);
                     return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header differs from the other shards", path);
                 }
                 if (header) continue;
@@ -486,7 +502,7 @@ static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *ou
         }
         fclose(in);
     }
-    return f ? st_commit_tmp(f, tmp, out, name, err) : NVFP4_OK;
+    return f ? st_file_commit(&sf, out, name, err) : NVFP4_OK;
 }
 
 nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err)

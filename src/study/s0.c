@@ -36,9 +36,9 @@ static float harmonic_sr_run(nvfp4_lp_format f, uint64_t seed, size_t terms)
 
 static nvfp4_status s0_stagnation(const char *dir, size_t runs, FILE *log, nvfp4_error *err)
 {
-    char tmp[4096];
-    FILE *f = st_open_tmp(dir, "s0_stagnation.csv", tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     fprintf(f, "experiment,format,rounding,n,value,value_std,frozen_at,exact\n");
     for (int fm = 0; fm < 4; fm++) {
         size_t at;
@@ -77,11 +77,11 @@ static nvfp4_status s0_stagnation(const char *dir, size_t runs, FILE *log, nvfp4
         fprintf(f, "repeat_add,%s,rn,%zu,%.9g,0,0,%.9g\n", nvfp4_lp_name(ra[i].f), ra[i].n, rn, exact);
         fprintf(f, "repeat_add,%s,sr,%zu,%.9g,%.6g,0,%.9g\n", nvfp4_lp_name(ra[i].f), ra[i].n, m, sd, exact);
     }
-    nvfp4_status st = st_commit_tmp(f, tmp, dir, "s0_stagnation.csv", err);
+    nvfp4_status st = st_file_commit(&sf, dir, "s0_stagnation.csv", err);
     if (st != NVFP4_OK) return st;
     /* curves for the plot: n, then RN and one SR run per format, exact */
-    f = st_open_tmp(dir, "s0_harmonic.dat", tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     fprintf(f, "# n fp16_rn fp16_sr bf16_rn bf16_sr e4m3_rn e4m3_sr e5m2_rn e5m2_sr exact\n");
     float s[8] = {0};
     double ex = 0;
@@ -100,7 +100,7 @@ static nvfp4_status s0_stagnation(const char *dir, size_t runs, FILE *log, nvfp4
             fprintf(f, " %.9g\n", ex);
         }
     }
-    return st_commit_tmp(f, tmp, dir, "s0_harmonic.dat", err);
+    return st_file_commit(&sf, dir, "s0_harmonic.dat", err);
 }
 
 /* ---- (b) growth: recursive sums in a low-precision accumulator ------------------ */
@@ -129,15 +129,14 @@ static int cmp_d(const void *a, const void *b)
 
 static nvfp4_status s0_growth(const char *dir, size_t reps, nvfp4_error *err)
 {
-    char tmp[4096];
-    FILE *f = st_open_tmp(dir, "s0_growth.csv", tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     fprintf(f, "data,format,rounding,chunk,n,median_rel_err\n");
     const size_t nmax = (size_t)1 << 15;
     float *x = malloc(nmax * sizeof *x);
     if (!x) {
-        fclose(f);
-        remove(tmp);
+        st_file_discard(&sf);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
     static const char *const data[] = {"uniform", "mu1", "mu0"};
@@ -167,7 +166,7 @@ static nvfp4_status s0_growth(const char *dir, size_t reps, nvfp4_error *err)
                                 ch ? 64 : 0, n, e[reps / 2]);
                     }
     free(x);
-    return st_commit_tmp(f, tmp, dir, "s0_growth.csv", err);
+    return st_file_commit(&sf, dir, "s0_growth.csv", err);
 }
 
 /* ---- (c) quantizer statistics -------------------------------------------------------- */
@@ -204,9 +203,9 @@ static const qconf qconfs[] = {
 
 static nvfp4_status s0_quant(const char *dir, nvfp4_error *err)
 {
-    char tmp[4096];
-    FILE *f = st_open_tmp(dir, "s0_quant.csv", tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     fprintf(f, "data,config,nmse,sqnr_db,zero_pct,clip_pct,shrink\n");
     float *x = malloc((size_t)QR * QK * sizeof *x), *h = malloc((size_t)QR * QK * sizeof *h),
           *q = malloc((size_t)QR * QK * sizeof *q);
@@ -240,11 +239,10 @@ static nvfp4_status s0_quant(const char *dir, nvfp4_error *err)
     free(h);
     free(q);
     if (st != NVFP4_OK) {
-        fclose(f);
-        remove(tmp);
+        st_file_discard(&sf);
         return st;
     }
-    return st_commit_tmp(f, tmp, dir, "s0_quant.csv", err);
+    return st_file_commit(&sf, dir, "s0_quant.csv", err);
 }
 
 /* ---- (d) SR averaging and (f) scale-rounding bias: GEMM level ------------------------------ */
@@ -299,7 +297,7 @@ static nvfp4_status s0_gemm_studies(const char *dir, size_t draws, nvfp4_error *
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *qa = malloc(n * sizeof *qa),
           *qb = malloc(n * sizeof *qb), *c = malloc(GM * GM * sizeof *c), *ref = malloc(GM * GM * sizeof *ref);
     double *acc = malloc(GM * GM * sizeof *acc), *mean = malloc(GM * GM * sizeof *mean);
-    char tmp[4096];
+    st_file sf;
     nvfp4_status st = NVFP4_OK;
     FILE *f = NULL;
     if (!a || !b || !qa || !qb || !c || !ref || !acc || !mean) {
@@ -307,9 +305,9 @@ static nvfp4_status s0_gemm_studies(const char *dir, size_t draws, nvfp4_error *
         goto done;
     }
     /* (d) SR averaging */
-    f = st_open_tmp(dir, "s0_sravg.csv", tmp, sizeof tmp, err);
+    f = st_file_open(&sf, err);
     if (!f) {
-        st = NVFP4_EIO;
+        st = NVFP4_ENOMEM;
         goto done;
     }
     fprintf(f, "config,T,rel_err,alignment\n");
@@ -333,17 +331,16 @@ static nvfp4_status s0_gemm_studies(const char *dir, size_t draws, nvfp4_error *
             }
         }
     }
-    if (st == NVFP4_OK) st = st_commit_tmp(f, tmp, dir, "s0_sravg.csv", err);
+    if (st == NVFP4_OK) st = st_file_commit(&sf, dir, "s0_sravg.csv", err);
     else {
-        fclose(f);
-        remove(tmp);
+        st_file_discard(&sf);
     }
     f = NULL;
     if (st != NVFP4_OK) goto done;
     /* (f) scale-rounding bias: alignment <E[C_q], C>/<C, C> over `draws` SR draws */
-    f = st_open_tmp(dir, "s0_scalebias.csv", tmp, sizeof tmp, err);
+    f = st_file_open(&sf, err);
     if (!f) {
-        st = NVFP4_EIO;
+        st = NVFP4_ENOMEM;
         goto done;
     }
     fprintf(f, "data,config,alignment,rel_err_of_mean\n");
@@ -367,10 +364,9 @@ static nvfp4_status s0_gemm_studies(const char *dir, size_t draws, nvfp4_error *
             fprintf(f, "%s,%s,%.6f,%.6g\n", o ? "channel-outlier" : "normal", bias_cfg[ci], al, re);
         }
     }
-    if (st == NVFP4_OK) st = st_commit_tmp(f, tmp, dir, "s0_scalebias.csv", err);
+    if (st == NVFP4_OK) st = st_file_commit(&sf, dir, "s0_scalebias.csv", err);
     else {
-        fclose(f);
-        remove(tmp);
+        st_file_discard(&sf);
     }
 done:
     free(a);
@@ -550,11 +546,12 @@ void st_s0_findings(const char *dir, json_t *out)
 /* ---- plots ---------------------------------------------------------------------------------------- */
 static nvfp4_status gp(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
-    char tmp[4096], cmd[8300];
-    FILE *f = st_open_tmp(dir, name, tmp, sizeof tmp, err);
-    if (!f) return NVFP4_EIO;
+    st_file sf;
+    char cmd[8300];
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
     fputs(script, f);
-    nvfp4_status s = st_commit_tmp(f, tmp, dir, name, err);
+    nvfp4_status s = st_file_commit(&sf, dir, name, err);
     if (s != NVFP4_OK) return s;
     snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>/dev/null", dir, name);
     if (system(cmd) != 0) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);

@@ -171,13 +171,14 @@ static nvfp4_status run_training_study(const nvfp4_study *s, const nvfp4_study_o
             *err = jobs[sel[k]].err;
             st = jobs[sel[k]].st;
         }
-    char tr[4096], tl[4096];
+    st_file sfr;
+    st_file sfl;
     FILE *fr = NULL, *fl = NULL;
     json_t *timing = json_array();
     if (st == NVFP4_OK) {
-        fr = st_open_tmp(o->out_dir, "runs.csv", tr, sizeof tr, err);
-        fl = fr ? st_open_tmp(o->out_dir, "layers.csv", tl, sizeof tl, err) : NULL;
-        if (!fr || !fl) st = NVFP4_EIO;
+        fr = st_file_open(&sfr, err);
+        fl = fr ? st_file_open(&sfl, err) : NULL;
+        if (!fr || !fl) st = NVFP4_ENOMEM;
     }
     if (st == NVFP4_OK) {
         fprintf(fr, "%s\n", ST_RUNS_HEADER);
@@ -188,20 +189,14 @@ static nvfp4_status run_training_study(const nvfp4_study *s, const nvfp4_study_o
             if (jo->layers) fwrite(jo->layers, 1, jo->layers_len, fl);
             if (jo->timing) json_array_append(timing, jo->timing);
         }
-        st = st_commit_tmp(fr, tr, o->out_dir, "runs.csv", err);
+        st = st_file_commit(&sfr, o->out_dir, "runs.csv", err);
         fr = NULL;
-        if (st == NVFP4_OK) st = st_commit_tmp(fl, tl, o->out_dir, "layers.csv", err);
-        else fclose(fl);
+        if (st == NVFP4_OK) st = st_file_commit(&sfl, o->out_dir, "layers.csv", err);
+        else st_file_discard(&sfl);
         fl = NULL;
     }
-    if (fr) {
-        fclose(fr);
-        remove(tr);
-    }
-    if (fl) {
-        fclose(fl);
-        remove(tl);
-    }
+    if (fr) st_file_discard(&sfr);
+    if (fl) st_file_discard(&sfl);
     for (size_t j = 0; j < njobs; j++) {
         free(jobs[j].runs);
         free(jobs[j].layers);
@@ -542,9 +537,9 @@ static nvfp4_status s1a_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
         const char *name;
         double k, bias;
     } arms[] = {{"k=0.5", 0.5, 0}, {"k=1", 1.0, 0}, {"k=2", 2.0, 0}, {"bias", 0.0, 0.01}};
-    char tr[4096];
-    FILE *f = st_open_tmp(o->out_dir, "runs.csv", tr, sizeof tr, err);
-    if (!f) return NVFP4_EIO;
+    st_file sfr;
+    FILE *f = st_file_open(&sfr, err);
+    if (!f) return NVFP4_ENOMEM;
     fprintf(f, "%s\n", ST_RUNS_HEADER);
     double *ref = malloc(nl * sizeof *ref), *lo = malloc(nl * sizeof *lo);
     st_row *rows = calloc(nl, sizeof *rows);
@@ -552,8 +547,7 @@ static nvfp4_status s1a_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
         free(ref);
         free(lo);
         free(rows);
-        fclose(f);
-        remove(tr);
+        st_file_discard(&sfr);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
     for (size_t j = 0; j < 4 * seeds; j++) {
@@ -571,7 +565,7 @@ static nvfp4_status s1a_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
     free(ref);
     free(lo);
     free(rows);
-    nvfp4_status st = st_commit_tmp(f, tr, o->out_dir, "runs.csv", err);
+    nvfp4_status st = st_file_commit(&sfr, o->out_dir, "runs.csv", err);
     if (st == NVFP4_OK) st = st_summarize(s, o->out_dir, NULL, err);
     return st;
 }
@@ -682,9 +676,9 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
         bool sr;
     } arms[] = {{"bf16-rn", W_BF16, false}, {"bf16-sr", W_BF16, true}, {"e4m3-rn", W_E4M3, false},
                 {"e4m3-sr", W_E4M3, true}};
-    char tr[4096];
-    FILE *f = st_open_tmp(o->out_dir, "runs.csv", tr, sizeof tr, err);
-    if (!f) return NVFP4_EIO;
+    st_file sfr;
+    FILE *f = st_file_open(&sfr, err);
+    if (!f) return NVFP4_ENOMEM;
     fprintf(f, "%s\n", ST_RUNS_HEADER);
     double *ref = malloc(nl * sizeof *ref), *lo = malloc(nl * sizeof *lo);
     st_row *rows = calloc(nl, sizeof *rows);
@@ -692,8 +686,7 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
         free(ref);
         free(lo);
         free(rows);
-        fclose(f);
-        remove(tr);
+        st_file_discard(&sfr);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
     /* one job per seed: the FP32 reference and the 4 arms in lockstep */
@@ -721,7 +714,7 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
     free(ref);
     free(lo);
     free(rows);
-    nvfp4_status st = st_commit_tmp(f, tr, o->out_dir, "runs.csv", err);
+    nvfp4_status st = st_file_commit(&sfr, o->out_dir, "runs.csv", err);
     if (st == NVFP4_OK) st = st_summarize(s, o->out_dir, NULL, err);
     return st;
 }
@@ -827,16 +820,16 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
     if (extra) json_object_update(root, extra);
     json_decref(extra);
     free(t.rows);
-    char tmp[4096];
-    FILE *f = st_open_tmp(dir, "summary.json", tmp, sizeof tmp, err);
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
     if (!f) {
         json_decref(root);
-        return NVFP4_EIO;
+        return NVFP4_ENOMEM;
     }
     json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
     fputc('\n', f);
     json_decref(root);
-    st = st_commit_tmp(f, tmp, dir, "summary.json", err);
+    st = st_file_commit(&sf, dir, "summary.json", err);
     if (st != NVFP4_OK) return st;
     bool skipped;
     return st_aggregate_and_plot(dir, s->name, &skipped, err);

@@ -19,8 +19,17 @@ void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, doubl
 
 /* Output helpers (output.c). */
 bool st_mkdir_p(const char *dir, nvfp4_error *err);
-FILE *st_open_tmp(const char *dir, const char *name, char *tmp, size_t tmpn, nvfp4_error *err);
-nvfp4_status st_commit_tmp(FILE *f, const char *tmp, const char *dir, const char *name, nvfp4_error *err);
+/* A study file composed in memory (st_file_open gives its stream), then
+ * written to dir/name by nvfp4_file_write_atomic (st_file_commit) or
+ * dropped (st_file_discard); either one closes the stream. */
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t len;
+} st_file;
+FILE *st_file_open(st_file *sf, nvfp4_error *err);
+nvfp4_status st_file_commit(st_file *sf, const char *dir, const char *name, nvfp4_error *err);
+void st_file_discard(st_file *sf);
 bool st_have_gnuplot(void);
 /* mean and half-width of the 95% t confidence interval */
 void st_mean_ci(const double *x, size_t n, double *mean, double *ci);

@@ -19,6 +19,7 @@
 #include <omp.h>
 #endif
 
+#include "nvfp4/io.h"
 #include "nvfp4/philox.h"
 #include "nvfp4/study.h"
 #include "study/study_internal.h"
@@ -844,23 +845,23 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
 
 static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '1'};
 
-nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *err)
+static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return nvfp4_error_set(err, NVFP4_EINVAL, "checkpoint path too long");
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return nvfp4_error_set(err, NVFP4_EIO, "cannot write %s", tmp);
+    const nvfp4_run *r = ctx;
     blob b[16];
     size_t n = state_blobs((nvfp4_run *)r, b);
-    bool ok = fwrite(CKPT_MAGIC, 1, 8, f) == 8 && fwrite(&r->cfg, sizeof r->cfg, 1, f) == 1;
-    for (size_t i = 0; i < n && ok; i++) ok = fwrite(b[i].p, 1, b[i].n, f) == b[i].n;
-    if (fclose(f) != 0) ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return nvfp4_error_set(err, NVFP4_EIO, "cannot write checkpoint %s", path);
-    }
+    (void)err;
+    /* A short write sets the stream's error flag: the atomic writer then
+     * reports it, naming the file, and keeps the old checkpoint. */
+    if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return NVFP4_OK;
+    for (size_t i = 0; i < n; i++)
+        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) break;
     return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *err)
+{
+    return nvfp4_file_write_atomic_with(path, write_checkpoint, (void *)r, err);
 }
 
 nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
