@@ -2,8 +2,10 @@
  * output.c - what a study leaves on disk: per-step CSV (runs.csv,
  * layers.csv), aggregates over seeds (mean and 95% t confidence interval,
  * GSL), summary.json (jansson) and PNG plots drawn by gnuplot when it is
- * installed. Files are written to a temporary name and renamed, so a failed
- * run leaves no half-written file.
+ * installed, and the merge of shard folders. Files go through the library's
+ * atomic writer (st_file), so a failed run leaves no half-written file. It
+ * names no study: what a study adds (its plots, its own files) comes from
+ * its descriptor (studies.h).
  */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -340,7 +342,7 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
 }
 
 /* ---- gnuplot ------------------------------------------------------------------ */
-static nvfp4_status run_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
+nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
     st_file sf;
     char cmd[8300];
@@ -392,7 +394,7 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
                "'gap_agg.dat' index %zu using 1:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
                "'gap_agg.dat' index %zu using 1:2 with lines lw 2 lc %zu title '%s'%s",
                a, a + 1, a, a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
-    nvfp4_status st = s ? run_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
+    nvfp4_status st = s ? st_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     if (st != NVFP4_OK) return st;
     s = NULL;
@@ -406,7 +408,7 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len, "'gap_agg.dat' index %zu using 1:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");
-    st = s ? run_gnuplot(dir, "loss.gp", s, err) : NVFP4_ENOMEM;
+    st = s ? st_gnuplot(dir, "loss.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     if (st != NVFP4_OK || !nlayers) return st;
     s = NULL;
@@ -424,12 +426,13 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
         append(&s, &len, "'layers_agg.dat' index %zu using 1:2 with linespoints lc %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "unset multiplot\n");
-    st = s ? run_gnuplot(dir, "layers.gp", s, err) : NVFP4_ENOMEM;
+    st = s ? st_gnuplot(dir, "layers.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     return st;
 }
 
-nvfp4_status st_aggregate_and_plot(const char *dir, const char *title, bool *skipped, nvfp4_error *err)
+nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *study, const char *title, bool *skipped,
+                                   nvfp4_error *err)
 {
     st_table t;
     nvfp4_status s = st_read_runs(dir, &t, err);
@@ -438,7 +441,7 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const char *title, bool *ski
     if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, err);
     if (skipped) *skipped = !st_have_gnuplot();
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
-    if (s == NVFP4_OK && st_have_gnuplot()) s = st_s0_plots(dir, err);
+    if (s == NVFP4_OK && study && study->plots && st_have_gnuplot()) s = study->plots(dir, err);
     free(t.rows);
     return s;
 }
@@ -464,7 +467,7 @@ nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err)
     char name[128];
     nvfp4_status s = read_study_name(dir, name, sizeof name, err);
     if (s != NVFP4_OK) return s;
-    return st_aggregate_and_plot(dir, name, skipped, err);
+    return st_aggregate_and_plot(dir, nvfp4_study_find(name), name, skipped, err);
 }
 
 /* ---- merge ------------------------------------------------------------------- */
@@ -523,8 +526,8 @@ nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *ou
     if (!st_mkdir_p(out_dir, err)) return NVFP4_EIO;
     s = concat_csv(dirs, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
     if (s == NVFP4_OK) s = concat_csv(dirs, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
-    for (size_t k = 0; s == NVFP4_OK && k < st_s0_file_count(); k++)
-        s = concat_csv(dirs, n, out_dir, st_s0_file(k), NULL, err);
+    for (const char *const *f = st->files; s == NVFP4_OK && f && *f; f++)
+        s = concat_csv(dirs, n, out_dir, *f, NULL, err);
     if (s == NVFP4_OK) s = st_summarize(st, out_dir, NULL, err);
     return s;
 }

@@ -16,10 +16,9 @@
 #include "study/studies.h"
 #include "study/study_internal.h"
 
-static const char *const s0_files[] = {"s0_stagnation.csv", "s0_harmonic.dat", "s0_growth.csv",
-                                       "s0_quant.csv",      "s0_sravg.csv",    "s0_scalebias.csv"};
-size_t st_s0_file_count(void) { return sizeof s0_files / sizeof *s0_files; }
-const char *st_s0_file(size_t i) { return s0_files[i]; }
+/* S0's files: no runs.csv; a merge concatenates these. */
+static const char *const s0_files[] = {"s0_stagnation.csv", "s0_harmonic.dat", "s0_growth.csv", "s0_quant.csv",
+                                       "s0_sravg.csv",      "s0_scalebias.csv", NULL};
 
 /* A sequential Philox stream of 32-bit words for the long S0 loops. */
 typedef struct {
@@ -380,7 +379,7 @@ done:
     return st;
 }
 
-nvfp4_status st_s0_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
+static nvfp4_status s0_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
 {
     /* S0 is one job: only shard 0 runs it. --steps scales the repetition counts. */
     if (o->shard_n > 1 && o->shard_i != 0) return st_summarize(s, o->out_dir, NULL, err);
@@ -432,8 +431,11 @@ static const csv_fields *find_row(const csv_fields *r, size_t n, const char *a, 
     return NULL;
 }
 
-void st_s0_findings(const char *dir, json_t *out)
+/* S0 writes no runs.csv: its findings come from its own files. */
+static void s0_findings(const st_table *runs, const st_arm_summary *arms, const char *dir, json_t *out)
 {
+    (void)runs;
+    (void)arms;
     csv_fields *r = calloc(512, sizeof *r);
     if (!r) return;
     char buf[512];
@@ -544,20 +546,6 @@ void st_s0_findings(const char *dir, json_t *out)
 }
 
 /* ---- plots ---------------------------------------------------------------------------------------- */
-static nvfp4_status gp(const char *dir, const char *name, const char *script, nvfp4_error *err)
-{
-    st_file sf;
-    char cmd[8300];
-    FILE *f = st_file_open(&sf, err);
-    if (!f) return NVFP4_ENOMEM;
-    fputs(script, f);
-    nvfp4_status s = st_file_commit(&sf, dir, name, err);
-    if (s != NVFP4_OK) return s;
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>/dev/null", dir, name);
-    if (system(cmd) != 0) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
-    return NVFP4_OK;
-}
-
 static bool exists(const char *dir, const char *name)
 {
     char p[4096];
@@ -567,11 +555,11 @@ static bool exists(const char *dir, const char *name)
     return f != NULL;
 }
 
-nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err)
+static nvfp4_status s0_plots(const char *dir, nvfp4_error *err)
 {
     nvfp4_status s = NVFP4_OK;
     if (exists(dir, "s0_harmonic.dat"))
-        s = gp(dir, "s0_harmonic.gp",
+        s = st_gnuplot(dir, "s0_harmonic.gp",
                "set terminal pngcairo size 900,560 noenhanced\nset output 's0_harmonic.png'\n"
                "set title 'S0: harmonic series, recursive sum rounded each step (RN solid, SR dashed)'\n"
                "set logscale x\nset xlabel 'terms n'\nset ylabel 'sum'\nset key top left\nset grid\n"
@@ -582,7 +570,7 @@ nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err)
                "'' u 1:8 w l lc 4 t 'e5m2 RN', '' u 1:9 w l dt 2 lc 4 t 'e5m2 SR'\n",
                err);
     if (s == NVFP4_OK && exists(dir, "s0_growth.csv"))
-        s = gp(dir, "s0_growth.gp",
+        s = st_gnuplot(dir, "s0_growth.gp",
                "set terminal pngcairo size 900,560 noenhanced\nset output 's0_growth.png'\n"
                "set title 'S0: bf16 recursive sum of (1 + N(0,1)): median relative error'\n"
                "set datafile separator ','\nset logscale xy\nset xlabel 'n'\nset ylabel 'relative error'\n"
@@ -596,7 +584,7 @@ nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err)
                "'' u 5:(f('mu0','bf16','sr','0')) w lp dt 2 t 'SR, zero mean'\n",
                err);
     if (s == NVFP4_OK && exists(dir, "s0_sravg.csv"))
-        s = gp(dir, "s0_sravg.gp",
+        s = st_gnuplot(dir, "s0_sravg.gp",
                "set terminal pngcairo size 900,560 noenhanced\nset output 's0_sravg.png'\n"
                "set title 'S0: error of the mean of T quantized GEMMs (64x64, K=1024)'\n"
                "set datafile separator ','\nset logscale xy\nset xlabel 'T'\nset ylabel 'relative error'\nset grid\n"
@@ -607,7 +595,7 @@ nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err)
                "'' u 2:(f('mxfp4/sr')) w lp t 'MXFP4 SR', 0.13/sqrt(x) dt 3 t '1/sqrt(T)'\n",
                err);
     if (s == NVFP4_OK && exists(dir, "s0_quant.csv"))
-        s = gp(dir, "s0_quant.gp",
+        s = st_gnuplot(dir, "s0_quant.gp",
                "set terminal pngcairo size 1000,600 noenhanced\nset output 's0_quant.png'\n"
                "set title 'S0: quantizer NMSE (256x1024 tensors, blocks along rows)'\n"
                "set datafile separator ','\nset style data histograms\nset style histogram cluster gap 1\n"
@@ -618,3 +606,16 @@ nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err)
                err);
     return s;
 }
+
+const nvfp4_study st_study_s0 = {
+    .name = "s0",
+    .claim = "arithmetic: RN stagnates (fp16 harmonic sum stops at 7.0859375), SR does not; NVFP4 < MXFP4 in NMSE; "
+             "SR averages out like 1/sqrt(T); RN-E4M3 scales bias NVFP4 SR (Higham; Connolly-Higham-Mary 2021; "
+             "research 6.0)",
+    .seeds = 1,
+    .steps = 0,
+    .run = s0_run,
+    .findings = s0_findings,
+    .plots = s0_plots,
+    .files = s0_files,
+};

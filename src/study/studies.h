@@ -1,5 +1,14 @@
-/* studies.h - the study registry and the output tables shared by
- * studies.c, s0.c and output.c (not public). */
+/* studies.h - what a built-in study is, and what the study files
+ * (src/study/s*.c, one study each), the registry, the training-study runner,
+ * the summarizer and the output code share (not public).
+ *
+ * A study is one file src/study/<stem>.c with <stem> matching s[0-9]* that
+ * defines `const nvfp4_study st_study_<stem>`; mk/study.mk lists those files
+ * into build/gen/study_list.h, so the registry (registry.c) and the generic
+ * output code (output.c, summary.c) name no study. Everything a study adds
+ * beyond runs.csv / layers.csv (findings from its own files, its plots, the
+ * files a merge concatenates) it declares in its descriptor.
+ */
 #ifndef NVFP4_STUDIES_H
 #define NVFP4_STUDIES_H
 
@@ -35,30 +44,64 @@ struct nvfp4_study {
     const char *claim;    /* one line, with the citation */
     size_t seeds, steps;  /* defaults */
     nvfp4_status (*run)(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err);
-    /* study-specific findings from the per-arm summaries (may be NULL) */
-    void (*findings)(const st_table *t, const st_arm_summary *a, json_t *out);
+    /* findings from the per-arm summaries of runs.csv (t->narms may be 0)
+     * and from the study's own files in dir (may be NULL) */
+    void (*findings)(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out);
+    /* PNGs from the study's own files in dir, run when gnuplot exists (may be NULL) */
+    nvfp4_status (*plots)(const char *dir, nvfp4_error *err);
+    /* the study's own output files (NULL-terminated; may be NULL): a merge
+     * concatenates them as they are, keeping the first shard's header */
+    const char *const *files;
 };
 
+/* ---- runs.csv / layers.csv (output.c) ------------------------------------------ */
 extern const char *const ST_RUNS_HEADER;
 extern const char *const ST_LAYERS_HEADER;
 
 void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n);
 nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err);
 void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s);
-nvfp4_status st_aggregate_and_plot(const char *dir, const char *title, bool *skipped, nvfp4_error *err);
+/* aggregates and plots of a study output folder (s: its study, may be NULL) */
+nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *s, const char *title, bool *skipped,
+                                   nvfp4_error *err);
+/* writes script as dir/name and runs gnuplot on it in dir */
+nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err);
+
+/* ---- summary.json and findings (summary.c) ---------------------------------------- */
 /* summary.json from the CSVs in dir (+ plots); extra: study-run facts (may be NULL, stolen) */
 nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, nvfp4_error *err);
-
-/* S0 (s0.c) */
-nvfp4_status st_s0_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err);
-nvfp4_status st_s0_plots(const char *dir, nvfp4_error *err);
-size_t st_s0_file_count(void);
-const char *st_s0_file(size_t i);
-/* fills the S0 findings from its CSVs (called by st_summarize) */
-void st_s0_findings(const char *dir, json_t *out);
-
 /* one finding: claim, citation, measured text, verdict "reproduced" /
  * "not reproduced" / "inconclusive" */
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict);
+ssize_t st_arm_index(const st_table *t, const char *name);
+/* the summary of the named arm, NULL when absent or without seeds */
+const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name);
+/* Paired difference over seeds of the final eval-loss gaps of two arms (in %
+ * of the FP32 shadow): mean and 95% CI of gap(a) - gap(b). */
+bool st_paired_gap_diff(const st_table *t, const char *a, const char *b, double *mean, double *ci);
+/* A finding that arm `worse` has the larger gap, from the paired difference. */
+void st_finding_paired(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
+                       const char *better);
+
+/* ---- training studies (runner.c) --------------------------------------------------- */
+/* One arm: a config change against the study's base config. */
+typedef struct {
+    const char *name;
+    void (*apply)(nvfp4_train_cfg *c);
+    double steps_mult; /* 0 means 1 */
+} st_arm;
+
+typedef void (*st_base_fn)(nvfp4_train_cfg *c, size_t steps);
+
+/* Whether job j belongs to this shard (--shard i/n). */
+bool st_job_selected(size_t j, const nvfp4_study_opts *o);
+/* Runs every (arm, seed) job of this shard with the FP32 shadow, writes
+ * runs.csv and layers.csv (the same bytes at any thread count) and the
+ * summary. */
+nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, st_base_fn base,
+                             const st_arm *arms, size_t narms, nvfp4_error *err);
+
+/* The tiny LM on the order-2 Markov source that every S3 study trains (tinylm.c). */
+void st_tinylm_base(nvfp4_train_cfg *c, size_t steps);
 
 #endif

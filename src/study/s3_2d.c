@@ -1,0 +1,41 @@
+/*
+ * s3_2d.c - study S3-2d, the tiny LM (tinylm.c) with 16x16 weight scales
+ * (the same bytes in Fprop and Dgrad) against 1x16 weights quantized along
+ * different axes in the two GEMMs (NVIDIA arXiv 2509.25149 App. E.5).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/studies.h"
+#include "study/study_internal.h"
+
+static void a_w1d(nvfp4_train_cfg *c)
+{
+    c->recipe.q[NVFP4_GEMM_FPROP][1].block = NVFP4_BLOCK_1X16;
+    c->recipe.q[NVFP4_GEMM_DGRAD][1].block = NVFP4_BLOCK_1X16;
+}
+static const st_arm s3_2d_arms[] = {{"w-16x16", NULL, 0}, {"w-1x16", a_w1d, 0}};
+static nvfp4_status s3_2d_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
+{
+    return st_run_training(s, o, log, st_tinylm_base, s3_2d_arms, 2, err);
+}
+static void s3_2d_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
+{
+    (void)a;
+    (void)dir;
+    st_finding_paired(t, out,
+                      "16x16 (consistent) weights beat 1x16 weights quantized along different axes in Fprop and Dgrad",
+                      "NVIDIA arXiv 2509.25149 App. E.5 Fig. 14 (1.2B)", "w-1x16", "w-16x16");
+}
+
+const nvfp4_study st_study_s3_2d = {
+    .name = "s3-2d",
+    .claim = "tiny LM: 16x16 weight scales (same bytes in Fprop and Dgrad) beat inconsistent 1x16 (NVIDIA 2509.25149 "
+             "App. E.5)",
+    .seeds = 3,
+    .steps = 800,
+    .run = s3_2d_run,
+    .findings = s3_2d_findings,
+};

@@ -1,0 +1,47 @@
+/*
+ * s3_switch.c - study S3-switch, the tiny LM (tinylm.c) switched to high
+ * precision at 80% of training in the forward pass, the backward pass or both
+ * (NVIDIA arXiv 2509.25149 App. D Fig. 7).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/studies.h"
+#include "study/study_internal.h"
+
+static void a_sw_fwd(nvfp4_train_cfg *c) { c->switch_fwd_step = c->steps * 8 / 10; }
+static void a_sw_bwd(nvfp4_train_cfg *c) { c->switch_bwd_step = c->steps * 8 / 10; }
+static void a_sw_both(nvfp4_train_cfg *c)
+{
+    a_sw_fwd(c);
+    a_sw_bwd(c);
+}
+static const st_arm s3_switch_arms[] = {
+    {"no-switch", NULL, 0}, {"fwd@80%", a_sw_fwd, 0}, {"bwd@80%", a_sw_bwd, 0}, {"both@80%", a_sw_both, 0},
+};
+static nvfp4_status s3_switch_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
+{
+    return st_run_training(s, o, log, st_tinylm_base, s3_switch_arms,
+                           sizeof s3_switch_arms / sizeof *s3_switch_arms, err);
+}
+static void s3_switch_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
+{
+    (void)a;
+    (void)dir;
+    const char *src = "NVIDIA arXiv 2509.25149 App. D Fig. 7 (12B: fwd-only 1.5% -> 0.5%, bwd-only no gain)";
+    st_finding_paired(t, out, "a late forward switch recovers part of the gap", src, "no-switch", "fwd@80%");
+    st_finding_paired(t, out, "switching both recovers the gap", src, "no-switch", "both@80%");
+    st_finding_paired(t, out, "a forward switch beats a backward-only switch", src, "bwd@80%", "fwd@80%");
+}
+
+const nvfp4_study st_study_s3_switch = {
+    .name = "s3-switch",
+    .claim = "tiny LM: switching the forward pass to high precision late recovers the gap, backward-only does "
+             "not (NVIDIA 2509.25149 App. D)",
+    .seeds = 3,
+    .steps = 800,
+    .run = s3_switch_run,
+    .findings = s3_switch_findings,
+};

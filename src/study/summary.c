@@ -1,0 +1,136 @@
+/*
+ * summary.c - summary.json of a study output folder: per-arm statistics over
+ * seeds of runs.csv (final gap to the FP32 shadow, eval and excess loss, 95%
+ * t intervals) and the study's findings, each a published claim, what was
+ * measured and a verdict; plus the helpers the studies' findings share.
+ * Names no study: findings come from each study's descriptor.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/studies.h"
+#include "study/study_internal.h"
+
+void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "claim", json_string(claim));
+    json_object_set_new(o, "source", json_string(source));
+    json_object_set_new(o, "measured", json_string(measured));
+    json_object_set_new(o, "verdict", json_string(verdict));
+    json_array_append_new(arr, o);
+}
+
+ssize_t st_arm_index(const st_table *t, const char *name)
+{
+    for (size_t a = 0; a < t->narms; a++)
+        if (!strcmp(t->arms[a], name)) return (ssize_t)a;
+    return -1;
+}
+
+const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name)
+{
+    ssize_t i = st_arm_index(t, name);
+    return i < 0 || !a[i].seeds ? NULL : &a[i];
+}
+
+static const char *verdict_ci(double diff, double ci)
+{
+    if (!isfinite(ci)) return diff > 0 ? "reproduced (single seed: no CI)" : "not reproduced (single seed)";
+    if (diff - ci > 0) return "reproduced";
+    if (diff + ci < 0) return "not reproduced (opposite sign)";
+    return "inconclusive (within the seed CI)";
+}
+
+bool st_paired_gap_diff(const st_table *t, const char *a, const char *b, double *mean, double *ci)
+{
+    ssize_t ia = st_arm_index(t, a), ib = st_arm_index(t, b);
+    if (ia < 0 || ib < 0) return false;
+    double d[256];
+    size_t n = 0;
+    for (uint64_t seed = 1; seed <= 256; seed++) {
+        const st_row *ra = NULL, *rb = NULL;
+        for (size_t i = 0; i < t->n; i++) {
+            const st_row *r = &t->rows[i];
+            if (r->seed != seed) continue;
+            if ((ssize_t)r->arm == ia && (!ra || r->step > ra->step)) ra = r;
+            if ((ssize_t)r->arm == ib && (!rb || r->step > rb->step)) rb = r;
+        }
+        if (ra && rb)
+            d[n++] = 100.0 * (ra->eval_loss - ra->ref_eval_loss) / ra->ref_eval_loss -
+                     100.0 * (rb->eval_loss - rb->ref_eval_loss) / rb->ref_eval_loss;
+    }
+    if (!n) return false;
+    st_mean_ci(d, n, mean, ci);
+    return true;
+}
+
+void st_finding_paired(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
+                       const char *better)
+{
+    double m, ci;
+    char buf[256];
+    if (!st_paired_gap_diff(t, worse, better, &m, &ci)) return;
+    snprintf(buf, sizeof buf, "gap(%s) - gap(%s) = %+.3f %% +- %.3f (95%% CI over seeds, paired)", worse, better, m,
+             ci);
+    st_finding(out, claim, source, buf, verdict_ci(m, ci));
+}
+
+nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, nvfp4_error *err)
+{
+    st_table t;
+    nvfp4_status st = st_read_runs(dir, &t, err);
+    if (st != NVFP4_OK) {
+        json_decref(extra);
+        return st;
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "study", json_string(s->name));
+    json_object_set_new(root, "claim", json_string(s->claim));
+    json_object_set_new(root, "tool_version", json_string(nvfp4_version()));
+    st_arm_summary sums[ST_MAX_ARMS];
+    json_t *arms = json_array();
+    for (size_t a = 0; a < t.narms; a++) {
+        st_arm_stats(&t, a, &sums[a]);
+        const st_arm_summary *m = &sums[a];
+        json_t *o = json_object();
+        json_object_set_new(o, "arm", json_string(t.arms[a]));
+        json_object_set_new(o, "seeds", json_integer((json_int_t)m->seeds));
+        json_object_set_new(o, "diverged", json_integer((json_int_t)m->diverged));
+        json_object_set_new(o, "final_step", json_integer((json_int_t)m->final_step));
+        json_object_set_new(o, "final_tokens", json_integer((json_int_t)m->final_tokens));
+#define NUM(k, v) json_object_set_new(o, k, isfinite(v) ? json_real(v) : json_null())
+        NUM("gap_pct_mean", m->gap_mean);
+        NUM("gap_pct_ci95", m->gap_ci);
+        NUM("eval_loss_mean", m->eval_mean);
+        NUM("eval_loss_ci95", m->eval_ci);
+        NUM("fp32_eval_loss_mean", m->ref_eval_mean);
+        NUM("excess_loss_mean", m->excess_mean);
+        NUM("excess_loss_ci95", m->excess_ci);
+#undef NUM
+        json_array_append_new(arms, o);
+    }
+    json_object_set_new(root, "arms", arms);
+    json_t *fnd = json_array();
+    /* a study with files of its own has findings without training runs */
+    if (s->findings && (t.narms || s->files)) s->findings(&t, sums, dir, fnd);
+    json_object_set_new(root, "findings", fnd);
+    if (extra) json_object_update(root, extra);
+    json_decref(extra);
+    free(t.rows);
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) {
+        json_decref(root);
+        return NVFP4_ENOMEM;
+    }
+    json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+    fputc('\n', f);
+    json_decref(root);
+    st = st_file_commit(&sf, dir, "summary.json", err);
+    if (st != NVFP4_OK) return st;
+    bool skipped;
+    return st_aggregate_and_plot(dir, s, s->name, &skipped, err);
+}
