@@ -104,6 +104,26 @@ END_TEST
 
 START_TEST(torchao_main_blocks)
 {
+    /* g = 1, 1/g = 1. A: (2688/6)/1 = 448 -> 0x7E; y = x * fl(1/448) (as te):
+     * 6.0000005 -> 7, -3.0000002 -> D, 1.25 (the product rounds back; tie -> 2).
+     * G: 11.25/6 = 1.875 -> 0x3F; y = x * fl(1/1.875), rounded up as te's
+     *    reciprocal: 6 -> 7, 1.2500001 -> 3, 2.5000002 -> 5, 5.0000005 -> 7, -1.2500001 -> B.
+     * B: 12/6 = 2 -> 0x40, y = x/2: the te codes.
+     * C, D, F: clamped to 2^-6, whose reciprocal 64 is exact: as torchao-0.13-0.16. */
+    static const expect_main e = {
+        {0x7E, 0x40, 0x08, 0x08, 0x08, 0x3F},
+        {0xD7, 0x02, 0, 0, 0, 0, 0, 0,
+         0xF7, 0x56, 0x34, 0x12, 0x80, 0x80, 0x42, 0x64,
+         0x80, 0, 0, 0, 0, 0, 0, 0,
+         0x80, 0x80, 0x91, 0, 0, 0, 0, 0,
+         0x11, 0x08, 0, 0, 0, 0, 0, 0,
+         0x37, 0x75, 0x0B, 0, 0, 0, 0, 0}};
+    run_main("torchao", &e);
+}
+END_TEST
+
+START_TEST(torchao_0_13_0_16_main_blocks)
+{
     /* g = 1. A: (2688/6)/1 = 448 -> 0x7E; y = x/448 exactly: 6, -3, 1.25 (tie -> 2).
      * G: 11.25/6 = 1.875 -> 0x3F; y = x/1.875 exactly: the ties go to 2, 4, 6.
      * B: 12/6 = 2 -> 0x40, y = x/2: the te codes.
@@ -118,7 +138,7 @@ START_TEST(torchao_main_blocks)
          0x80, 0x80, 0x91, 0, 0, 0, 0, 0,
          0x11, 0x08, 0, 0, 0, 0, 0, 0,
          0x27, 0x64, 0x0A, 0, 0, 0, 0, 0}};
-    run_main("torchao", &e);
+    run_main("torchao-0.13-0.16", &e);
 }
 END_TEST
 
@@ -211,10 +231,31 @@ START_TEST(nan_elements)
     ck_assert_uint_eq(q.row.data[1], 0x88);
     ck_assert_uint_eq(q.row.data[8], 0x07);
     nvfp4_quantized_free(&q);
-    /* mxfp4-floor (torchao to_mx): NaN block amax -> scale 0xFF -> all NaN -> 0x3. */
+    /* mxfp4-floor (torchao to_mx): NaN block amax -> scale 0xFF, fp32 scale
+     * +Inf: NaN/Inf = NaN -> 3, 12/Inf = +0 -> 0, -3/Inf = -0 -> 8, -0 -> 8,
+     * 2688/Inf -> 0. Dequantization: get_fp_scale(0xFF) = NaN. */
     quant_nan("mxfp4-floor", NVFP4_BLOCK_DEFAULT, &q);
     ck_assert_uint_eq(q.row.scale[0], 0xFF);
+    ck_assert_uint_eq(q.row.data[0], 0x03);
+    ck_assert_uint_eq(q.row.data[1], 0x88);
+    for (int j = 2; j < 16; j++) ck_assert_uint_eq(q.row.data[j], 0x00);
+    float d[32];
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, d, NULL), NVFP4_OK);
+    for (int j = 0; j < 32; j++) ck_assert(isnan(d[j]));
+    nvfp4_quantized_free(&q);
+    /* an Inf in a NaN block: Inf/Inf = NaN -> 3; a finite block next to it is
+     * unaffected: bamax 5 -> exponent 2 - 2 -> 2^0 (0x7F), 5 -> tie -> 4 (6). */
+    float x[64] = {0};
+    x[0] = NAN, x[1] = INFINITY, x[2] = -7, x[32] = 5;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = "mxfp4-floor";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 64, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0xFF);
+    ck_assert_uint_eq(q.row.scale[1], 0x7F);
     ck_assert_uint_eq(q.row.data[0], 0x33);
+    ck_assert_uint_eq(q.row.data[1], 0x08);
+    ck_assert_uint_eq(q.row.data[16], 0x06);
     nvfp4_quantized_free(&q);
 }
 END_TEST
@@ -329,16 +370,18 @@ START_TEST(mx_scales)
     ck_assert_uint_eq(q.row.scale[0], 0x81);
     ck_assert_uint_eq(q.row.data[0], 0x7E);
     nvfp4_quantized_free(&q);
-    /* floor with a subnormal amax 2^-127: exponent bits 0 -> scale 0x00; torchao
+    /* floor with a subnormal amax 2^-127: exponent bits 0 -> scale 0x00; to_mx
      * clamps the fp32 scale to 2^-126, so y = 0.5 -> code 1 (not 2), and x[1]
-     * = -2^-128 -> -0.25 -> 8. */
+     * = -2^-128 -> -0.25 -> 8. to_dtype multiplies by pow(2, 0 - 127) = 2^-127,
+     * so the round trip gives 0.5 * 2^-127 = 2^-128 (half of x[0]) and -0. */
     o.recipe = "mxfp4-floor";
     x[0] = ldexpf(1, -127), x[1] = -ldexpf(1, -128);
     ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
     ck_assert_uint_eq(q.row.scale[0], 0x00);
     ck_assert_uint_eq(q.row.data[0], 0x81);
     ck_assert_int_eq(nvfp4_dequantize(&q, false, d, NULL), NVFP4_OK);
-    ck_assert_float_eq(d[0], ldexpf(1, -127));
+    ck_assert_uint_eq(bits(d[0]), bits(ldexpf(1, -128)));
+    ck_assert_uint_eq(bits(d[1]), 0x80000000u);
     nvfp4_quantized_free(&q);
 }
 END_TEST
@@ -361,27 +404,80 @@ START_TEST(dequant_formulas)
         ck_assert_float_eq(d[16], 12.0f);
         ck_assert_float_eq(d[21], 3.0f);
         ck_assert_float_eq(d[0], 2688.0f);
+        /* B[11] = -0.5 -> y = -0.25 -> 0x8 in every recipe here; modelopt's
+         * decode table has +0 at index 8, the others give -0. */
+        ck_assert_uint_eq(q.row.data[13] >> 4, 0x8u);
+        ck_assert_uint_eq(bits(d[27]), i == 2 ? 0u : 0x80000000u);
         nvfp4_quantized_free(&q);
     }
 }
 END_TEST
 
+START_TEST(torchao_tiny_global_scale)
+{
+    /* amax = 2688 * 2^-130 -> g = 2^-130 (subnormal, exact); 1/g = +Inf
+     * (1/g is finite only for g > 2^-128).
+     * Block 0 {2688*2^-130, -1e-40, 0...}: (bamax/6)/g = 448 -> 0x7E.
+     * Block 1 {2^-149, 0...}: 2^-149/6 = 0 -> clamp 2^-6 (0x08).
+     * torchao: factor = Inf/s = Inf: nonzero x -> +-Inf -> +-6 (7 / F), and
+     * 0 * Inf = NaN -> 0x3 (torchao on x86 gives 0xB: that NaN is 0xFFC00000).
+     * torchao-0.13-0.16: y = x / (g*s): 2688*2^-130 / (448*2^-130) = 6 -> 7,
+     * -1e-40 / (448*2^-130) -> -0.0003 -> 8, zeros 0; block 1: 2^-149/2^-136 -> 0. */
+    float x[32] = {0};
+    x[0] = ldexpf(2688, -130), x[1] = -1e-40f, x[16] = ldexpf(1, -149);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    nvfp4_quantized q;
+    o.recipe = "torchao";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    ck_assert_uint_eq(q.row.scale[1], 0x08);
+    ck_assert_uint_eq(q.row.data[0], 0xF7);
+    for (int j = 1; j < 8; j++) ck_assert_uint_eq(q.row.data[j], 0x33);
+    ck_assert_uint_eq(q.row.data[8], 0x37);
+    for (int j = 9; j < 16; j++) ck_assert_uint_eq(q.row.data[j], 0x33);
+    nvfp4_quantized_free(&q);
+    o.recipe = "torchao-0.13-0.16";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    ck_assert_uint_eq(q.row.scale[1], 0x08);
+    ck_assert_uint_eq(q.row.data[0], 0x87);
+    for (int j = 1; j < 16; j++) ck_assert_uint_eq(q.row.data[j], 0x00);
+    nvfp4_quantized_free(&q);
+    /* amax = 2688 * 2^-127: g = 2^-127, 1/g = 2^127 finite; block 1 (scale
+     * 2^-6): 2^127 / 2^-6 overflows to Inf, so its nonzero element becomes 6
+     * and its zeros NaN (0x3); block 0 (scale 448): 2^127/448 is finite,
+     * 2688*2^-127 * (2^127/448) = 6.0000005 -> 7, zeros +0. */
+    x[0] = ldexpf(2688, -127);
+    o.recipe = "torchao";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    ck_assert_uint_eq(q.row.scale[1], 0x08);
+    ck_assert_uint_eq(q.row.data[0], 0x87);
+    ck_assert_uint_eq(q.row.data[1], 0x00);
+    ck_assert_uint_eq(q.row.data[8], 0x37);
+    ck_assert_uint_eq(q.row.data[9], 0x33);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 START_TEST(registry)
 {
-    static const char *names[] = {"te", "te-pyref", "torchao", "modelopt", "exact", "mxfp4-floor", "mxfp4-rceil", "mxfp8"};
-    ck_assert_uint_eq(nvfp4_recipe_count(), 8);
-    for (size_t i = 0; i < 8; i++) {
+    static const char *names[] = {"te",    "te-pyref",    "torchao",     "torchao-0.13-0.16", "modelopt",
+                                  "exact", "mxfp4-floor", "mxfp4-rceil", "mxfp8"};
+    ck_assert_uint_eq(nvfp4_recipe_count(), 9);
+    for (size_t i = 0; i < 9; i++) {
         const nvfp4_recipe *r = nvfp4_recipe_find(names[i]);
         ck_assert_ptr_nonnull(r);
         ck_assert_ptr_eq(r, nvfp4_recipe_at(i));
         const nvfp4_recipe_info *in = nvfp4_recipe_get_info(r);
         ck_assert_str_eq(in->name, names[i]);
         ck_assert(strlen(in->provenance) > 10);
-        ck_assert_int_eq(in->default_block, i < 5 ? NVFP4_BLOCK_1X16 : NVFP4_BLOCK_1X32);
-        ck_assert_int_eq(in->has_global_amax, i < 5);
+        ck_assert_int_eq(in->default_block, i < 6 ? NVFP4_BLOCK_1X16 : NVFP4_BLOCK_1X32);
+        ck_assert_int_eq(in->has_global_amax, i < 6);
     }
     ck_assert_ptr_null(nvfp4_recipe_find("nope"));
-    ck_assert_ptr_null(nvfp4_recipe_at(8));
+    ck_assert_ptr_null(nvfp4_recipe_at(9));
     ck_assert_ptr_eq(nvfp4_recipe_find(NULL), nvfp4_recipe_find("te"));
 }
 END_TEST
@@ -473,6 +569,8 @@ Suite *recipes_suite(void)
     tcase_add_test(tc, te_main_blocks);
     tcase_add_test(tc, te_pyref_main_blocks);
     tcase_add_test(tc, torchao_main_blocks);
+    tcase_add_test(tc, torchao_0_13_0_16_main_blocks);
+    tcase_add_test(tc, torchao_tiny_global_scale);
     tcase_add_test(tc, modelopt_main_blocks);
     tcase_add_test(tc, exact_main_blocks);
     tcase_add_test(tc, nan_elements);

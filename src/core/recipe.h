@@ -56,9 +56,12 @@ enum {
 /* Encode rule: how an element is brought onto the element grid. */
 enum {
     NVFP4_CORE_ENC_TE_RECIP = 0,  /* y = x * fminf(1/((float)s*S_dec), FLT_MAX) */
-    NVFP4_CORE_ENC_DIV_TOTAL = 1, /* y = x / (g * (float)s) */
+    NVFP4_CORE_ENC_DIV_TOTAL = 1, /* y = x / (g * (float)s) (torchao 0.13-0.16) */
     NVFP4_CORE_ENC_EXACT = 2,     /* nearest code to the real x/D, D = dequant scale, by comparison */
-    NVFP4_CORE_ENC_POW2 = 3       /* y = x / 2^(e-127) (exact power-of-two scaling) */
+    NVFP4_CORE_ENC_POW2 = 3,      /* y = x / 2^(e-127) (exact power-of-two scaling; 0xFF: NaN) */
+    NVFP4_CORE_ENC_RECIP_DIV = 4, /* y = x * ((1/g) / (float)s) (torchao >= 0.17; no clamp of 1/g) */
+    NVFP4_CORE_ENC_POW2_FP32 = 5  /* y = x / max(sf, pow2_scale_min), sf = the fp32 with exponent field e and
+                                     mantissa 0 (e = 0: +0, e = 0xFF: +Inf), torchao to_mx */
 };
 
 /* Special-value policy of the final E2M1 cast (applied to y). */
@@ -66,14 +69,15 @@ enum {
     NVFP4_CORE_SPECIAL_CUDA = 0,     /* cuda_fp4.hpp: sign kept (-0 -> 0x8), NaN -> 0x7 */
     NVFP4_CORE_SPECIAL_PYREF = 1,    /* TE Python reference: +-0 -> 0x0, NaN -> 0x0 */
     NVFP4_CORE_SPECIAL_TORCHAO = 2,  /* torchao _f32_to_floatx_unpacked: NaN -> 0x3 (canonical +NaN) */
-    NVFP4_CORE_SPECIAL_MODELOPT = 3  /* modelopt _cast_fp4: sign from y < 0 (-0 -> 0x0), NaN -> 0x7 */
+    NVFP4_CORE_SPECIAL_MODELOPT = 3  /* modelopt _cast_fp4: sign from y < 0 (-0 -> 0x0), NaN -> 0x7;
+                                        its decode table (e2m1_values) gives +0 for code 0x8 */
 };
 
 /* Dequantization rule. */
 enum {
     NVFP4_CORE_DEQ_TE = 0,        /* v * (((float)s * amax) * fl(1/2688)) */
     NVFP4_CORE_DEQ_GLOBAL_MUL = 1,/* v * (g * (float)s) */
-    NVFP4_CORE_DEQ_POW2 = 2       /* v * 2^(e-127) (with the recipe's lower clamp) */
+    NVFP4_CORE_DEQ_POW2 = 2       /* v * 2^(e-127); 0x00 is 2^-127, 0xFF NaN (no clamp: torchao to_dtype) */
 };
 
 typedef struct {
@@ -89,7 +93,7 @@ typedef struct {
     uint8_t emax_elem;       /* floor(log2(max element)): 2 for E2M1, 8 for E4M3 (UE8M0 floor) */
     float elem_max;          /* 6 or 448 */
     float scale_lo;          /* lower clamp of the block scale before the cast (0: none) */
-    float pow2_scale_min;    /* UE8M0 elements: the decoded scale is at least this (torchao: 2^-126; 0: none) */
+    float pow2_scale_min;    /* ENC_POW2_FP32: the encode divisor is at least this (torchao: 2^-126; 0: none) */
 } nvfp4_core_recipe;
 
 /* The chains the fast CPU kernels (src/simd/) re-express lane-wise. A
@@ -102,11 +106,12 @@ typedef struct {
      .bscale_rule = NVFP4_CORE_BSCALE_TE_MUL, .enc_rule = NVFP4_CORE_ENC_TE_RECIP, .special = NVFP4_CORE_SPECIAL_CUDA, \
      .dequant_rule = NVFP4_CORE_DEQ_TE, .amax_nan_propagates = 0, .block_len = 16, .emax_elem = 2,              \
      .elem_max = 6.0f, .scale_lo = 0.0f, .pow2_scale_min = 0.0f}
-/* torchao to_mx FLOOR: a NaN in a block makes its scale 0xFF and its codes
- * 0x3; the decoded scale is at least 2^-126. */
+/* torchao to_mx FLOOR: a NaN in a block makes its scale 0xFF, whose encode
+ * divisor is +Inf (finite elements give +-0, NaN and Inf elements 0x3); the
+ * encode divisor is at least 2^-126; dequantization uses 2^(e-127). */
 #define NVFP4_CORE_CHAIN_MXFP4_FLOOR                                                                            \
     {.elem = NVFP4_CORE_ELEM_E2M1, .scale_format = NVFP4_CORE_SCALE_UE8M0, .global_rule = NVFP4_CORE_GLOBAL_NONE,  \
-     .bscale_rule = NVFP4_CORE_BSCALE_UE8M0_FLOOR, .enc_rule = NVFP4_CORE_ENC_POW2,                             \
+     .bscale_rule = NVFP4_CORE_BSCALE_UE8M0_FLOOR, .enc_rule = NVFP4_CORE_ENC_POW2_FP32,                        \
      .special = NVFP4_CORE_SPECIAL_TORCHAO, .dequant_rule = NVFP4_CORE_DEQ_POW2, .amax_nan_propagates = 1,      \
      .block_len = 32, .emax_elem = 2, .elem_max = 6.0f, .scale_lo = 0.0f, .pow2_scale_min = 0x1p-126f}
 /* NVIDIA cvt.rp.satfinite.ue8m0 of bamax * fl(1/6); NaN elements ignored. */
@@ -237,12 +242,15 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
     return 0;
 }
 
-/* Decoded UE8M0 block scale with the recipe's lower clamp (torchao clamps
- * the fp32 scale to the smallest normal). NaN for 0xFF. */
+/* The power-of-two divisor of a UE8M0 block's element encode. ENC_POW2:
+ * 2^(e-127), NaN for 0xFF. ENC_POW2_FP32 (torchao to_mx): the fp32 whose
+ * exponent field is e (e << 23: +0 for 0x00, +Inf for 0xFF), raised to
+ * pow2_scale_min (torchao clamps it to the smallest normal, 2^-126). */
 NVFP4_HD static inline float nvfp4_core_pow2_scale(const nvfp4_core_recipe *r, uint8_t e)
 {
-    float s = nvfp4_core_ue8m0_decode(e);
-    if (e != 0xFFu && s < r->pow2_scale_min) s = r->pow2_scale_min;
+    if (r->enc_rule != NVFP4_CORE_ENC_POW2_FP32) return nvfp4_core_ue8m0_decode(e);
+    float s = nvfp4_core_f32_from_bits((uint32_t)e << 23);
+    if (s < r->pow2_scale_min) s = r->pow2_scale_min;
     return s;
 }
 
@@ -257,7 +265,7 @@ NVFP4_HD static inline float nvfp4_core_dequant_scale(const nvfp4_core_recipe *r
     case NVFP4_CORE_DEQ_GLOBAL_MUL:
         return g->g * nvfp4_core_e4m3_decode(s);
     case NVFP4_CORE_DEQ_POW2:
-        return nvfp4_core_pow2_scale(r, s);
+        return nvfp4_core_ue8m0_decode(s);
     }
     return 0.0f;
 }
@@ -275,10 +283,17 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
     case NVFP4_CORE_ENC_DIV_TOTAL:
         b.factor = g->g * nvfp4_core_e4m3_decode(s);
         break;
+    case NVFP4_CORE_ENC_RECIP_DIV: {
+        /* torchao: reciprocal_scale = (1.0 / per_tensor_scale) / fp8_scale;
+         * g <= 2^-128 gives 1/g = +Inf (nonzero x -> +-6, zero x -> NaN). */
+        float inv_g = 1.0f / g->g;
+        b.factor = inv_g / nvfp4_core_e4m3_decode(s);
+        break;
+    }
     case NVFP4_CORE_ENC_EXACT:
         b.factor = nvfp4_core_dequant_scale(r, g, s);
         break;
-    default: /* NVFP4_CORE_ENC_POW2 */
+    default: /* NVFP4_CORE_ENC_POW2, NVFP4_CORE_ENC_POW2_FP32 */
         b.factor = nvfp4_core_pow2_scale(r, s);
         break;
     }
@@ -290,7 +305,7 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
 /* The value that is cast to the element format. */
 NVFP4_HD static inline float nvfp4_core_scaled(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x)
 {
-    if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP) return x * b->factor;
+    if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP || r->enc_rule == NVFP4_CORE_ENC_RECIP_DIV) return x * b->factor;
     return x / b->factor;
 }
 
@@ -345,10 +360,12 @@ NVFP4_HD static inline uint8_t nvfp4_core_encode_elem(const nvfp4_core_recipe *r
     return nvfp4_core_e2m1_cast(r, y, mode, rbits);
 }
 
-/* Element code -> its value in the element format (before scaling). */
+/* Element code -> its value in the element format (before scaling), as the
+ * recipe's decoder has it: modelopt's table holds +0 for code 0x8. */
 NVFP4_HD static inline float nvfp4_core_elem_value(const nvfp4_core_recipe *r, uint8_t code)
 {
     if (r->elem == NVFP4_CORE_ELEM_E4M3) return nvfp4_core_e4m3_decode(code);
+    if (r->special == NVFP4_CORE_SPECIAL_MODELOPT && code == 0x8u) return 0.0f;
     return nvfp4_core_e2m1_decode(code);
 }
 

@@ -1,8 +1,11 @@
 /*
  * modelopt.c - recipe `modelopt`: NVIDIA Model Optimizer's NVFP4QTensor,
- * NVIDIA/Model-Optimizer modelopt/torch/quantization/qtensor/nvfp4_tensor.py
+ * nvidia-modelopt 0.47.0, NVIDIA/Model-Optimizer
+ * modelopt/torch/quantization/qtensor/nvfp4_tensor.py
  * (get_weights_scaling_factor_2, get_weights_scaling_factor,
- * _cast_per_block_scale_to_fp8, quantize, _cast_fp4, dequantize).
+ * _cast_per_block_scale_to_fp8, quantize, _cast_fp4, dequantize; its decode
+ * table e2m1_values is unchanged since commit
+ * 4c611e47a4d7dcc1a2ad0fd5fee8ffff7b3b2c05).
  *
  *   g     = amax / 2688                              (weights_scaling_factor_2 = amax/(6*448))
  *   v     = block_amax / (6 * g)                     (6*g rounds first, then one division)
@@ -11,10 +14,11 @@
  *   y     = x / ((float)s * g)
  *   q     = _cast_fp4(y): RNE by searchsorted on the E2M1 midpoints with a
  *           bump at 0.75/1.75/3.5; sign from y < 0, so -0.0 -> 0x0; NaN -> 0x7
- *   deq   = fp4(q) * ((float)s * g)
+ *   deq   = e2m1_values[q] * ((float)s * g)    (the table holds +0 at index 8: code 0x8 -> +0.0)
  * Differences from `te`: divisions, zero scales replaced by 1, lower clamp
  * 2^-9 (a nonzero block never stores scale 0, so no +-6 underflow codes),
- * -0.0 -> 0x0, reduce_amax propagates NaN (amax NaN -> scales 0x7F), amax 0
+ * -0.0 -> 0x0 (a negative y that rounds to zero still gives 0x8, which
+ * dequantizes to +0.0), reduce_amax propagates NaN (amax NaN -> scales 0x7F), amax 0
  * gives g = 0 and NaN scales (no guard in the source).
  */
 #include "recipes/recipe.h"
@@ -22,7 +26,7 @@
 const nvfp4_recipe nvfp4_recipe_modelopt = {
     .info = {.name = "modelopt",
              .summary = "NVIDIA Model Optimizer NVFP4QTensor (divisions, zero scale -> 1, clamp [2^-9, 448])",
-             .provenance = "NVIDIA/Model-Optimizer modelopt/torch/quantization/qtensor/nvfp4_tensor.py",
+             .provenance = "nvidia-modelopt 0.47.0, NVIDIA/Model-Optimizer modelopt/torch/quantization/qtensor/nvfp4_tensor.py",
              .elem = NVFP4_ELEM_E2M1,
              .scale_format = NVFP4_SCALEFMT_E4M3,
              .default_block = NVFP4_BLOCK_1X16,

@@ -21,6 +21,7 @@ const nvfp4_core_recipe *nvfp4_recipe_core(const nvfp4_recipe *r);
 extern const nvfp4_recipe nvfp4_recipe_te;
 extern const nvfp4_recipe nvfp4_recipe_te_pyref;
 extern const nvfp4_recipe nvfp4_recipe_torchao;
+extern const nvfp4_recipe nvfp4_recipe_torchao_0_13_0_16;
 extern const nvfp4_recipe nvfp4_recipe_modelopt;
 extern const nvfp4_recipe nvfp4_recipe_exact;
 extern const nvfp4_recipe nvfp4_recipe_mxfp4_floor;

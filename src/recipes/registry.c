@@ -4,8 +4,9 @@
 #include "recipes/recipe.h"
 
 static const nvfp4_recipe *const all_recipes[] = {
-    &nvfp4_recipe_te,          &nvfp4_recipe_te_pyref,    &nvfp4_recipe_torchao, &nvfp4_recipe_modelopt,
-    &nvfp4_recipe_exact,       &nvfp4_recipe_mxfp4_floor, &nvfp4_recipe_mxfp4_rceil, &nvfp4_recipe_mxfp8,
+    &nvfp4_recipe_te,          &nvfp4_recipe_te_pyref,    &nvfp4_recipe_torchao,     &nvfp4_recipe_torchao_0_13_0_16,
+    &nvfp4_recipe_modelopt,    &nvfp4_recipe_exact,       &nvfp4_recipe_mxfp4_floor, &nvfp4_recipe_mxfp4_rceil,
+    &nvfp4_recipe_mxfp8,
 };
 
 size_t nvfp4_recipe_count(void) { return sizeof all_recipes / sizeof all_recipes[0]; }

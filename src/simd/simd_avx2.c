@@ -1450,7 +1450,8 @@ T256 static inline __m256 mx_recip8(int rule, __m256i sc)
     __m256i bits = _mm256_slli_epi32(sc, 23);
     bits = blendv_i(bits, _mm256_set1_epi32(rule == NVFP4_SIMD_MX_FLOOR ? 0x00800000 : 0x00400000),
                     _mm256_cmpeq_epi32(sc, _mm256_setzero_si256()));
-    bits = blendv_i(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(sc, _mm256_set1_epi32(0xFF)));
+    if (rule != NVFP4_SIMD_MX_FLOOR) /* FLOOR keeps 0xFF << 23 = +Inf: its reciprocal +0 zeroes the block */
+        bits = blendv_i(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(sc, _mm256_set1_epi32(0xFF)));
     return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_castsi256_ps(bits));
 }
 

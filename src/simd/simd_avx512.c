@@ -1594,15 +1594,18 @@ T512 static inline __m512i mx_scale16(int rule, __m512 bam)
 }
 
 /* 1 / nvfp4_core_pow2_scale(r, s): a power of two (exact reciprocal, so
- * x * it equals the reference's x / factor), NaN for 0xFF; code 0 is 2^-127,
- * raised to 2^-126 by FLOOR's lower clamp. */
+ * x * it equals the reference's x / factor); code 0 is 2^-127, raised to
+ * 2^-126 by FLOOR's lower clamp; 0xFF is NaN for RCEIL and +Inf for FLOOR
+ * (torchao's fp32 scale, whose reciprocal +0 gives x * 0 = x / Inf: +-0 for
+ * finite x, NaN for NaN and Inf). */
 T512 static inline __m512 mx_recip16(int rule, __m512i sc)
 {
     __m512i bits = _mm512_slli_epi32(sc, 23);
     bits = _mm512_mask_mov_epi32(bits, _mm512_cmp_epi32_mask(sc, _mm512_setzero_si512(), _MM_CMPINT_EQ),
                                  _mm512_set1_epi32(rule == NVFP4_SIMD_MX_FLOOR ? 0x00800000 : 0x00400000));
-    bits = _mm512_mask_mov_epi32(bits, _mm512_cmp_epi32_mask(sc, _mm512_set1_epi32(0xFF), _MM_CMPINT_EQ),
-                                 _mm512_set1_epi32(0x7FC00000));
+    if (rule != NVFP4_SIMD_MX_FLOOR)
+        bits = _mm512_mask_mov_epi32(bits, _mm512_cmp_epi32_mask(sc, _mm512_set1_epi32(0xFF), _MM_CMPINT_EQ),
+                                     _mm512_set1_epi32(0x7FC00000));
     return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_castsi512_ps(bits));
 }
 

@@ -69,6 +69,8 @@ def dequant(recipe, codes, scale, amax, block_len, rows, cols):
         v = e4m3(codes)[:rows, :cols]
     else:
         v = e2m1(codes)[:rows, :cols]
+        if recipe == "modelopt":  # its decode table (e2m1_values) has +0 at index 8
+            v = np.where(codes[:rows, :cols] == 8, np.float32(0), v).astype(np.float32)
     if recipe in ("te", "te-pyref", "exact"):
         # fp4(q) * (((float)s * amax) * fl(1/2688))
         d = (e4m3(sc) * np.float32(amax)).astype(np.float32) * INV2688
@@ -77,9 +79,7 @@ def dequant(recipe, codes, scale, amax, block_len, rows, cols):
         g = np.float32(amax) / np.float32(2688.0)
         d = (g * e4m3(sc)).astype(np.float32)
     else:
-        d = ue8m0(sc)
-        if recipe == "mxfp4-floor":  # torchao clamps the decoded scale to 2^-126
-            d = np.maximum(d, np.float32(2.0 ** -126))
+        d = ue8m0(sc)  # 2^(e-127), also for mxfp4-floor (torchao to_dtype: 0x00 is 2^-127)
     return (v * d.astype(np.float32)).astype(np.float32)
 
 
