@@ -150,10 +150,11 @@ nvfp4_status nvfp4_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_
                             const nvfp4_quant_opts *opts, nvfp4_quantized *out, nvfp4_error *err);
 void nvfp4_quantized_free(nvfp4_quantized *q);
 
-/* nvfp4_quantize into the caller's buffers: no allocation and no page
- * faults on the outputs when they are reused, for shapes that need no
- * padding on the fast CPU path (padded shapes and the reference path take a
- * temporary copy). x must match the plan's dtype and shape. On success out
+/* nvfp4_quantize into the caller's buffers: no output allocation, and no
+ * page faults on the outputs when they are reused. Temporaries remain where
+ * the computation needs them: a padded copy for shapes that need padding,
+ * the fp32 stored copy of the reference path and of MXFP4, the transform of
+ * an RHT output of at most 16 MiB. x must match the plan's dtype and shape. On success out
  * describes the result with out->borrowed set (its data and scale pointers
  * are the caller's); the same bytes as nvfp4_quantize. */
 nvfp4_status nvfp4_quantize_into(const nvfp4_quant_plan *plan, const void *x, const nvfp4_quant_buffers *bufs,
