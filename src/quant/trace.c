@@ -53,6 +53,8 @@ static const char *encode_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_ENC_TE_RECIP: return "x * inv, inv = fminf(1/(s*S_dec), FLT_MAX)";
     case NVFP4_CORE_ENC_DIV_TOTAL: return "x / (g*s)";
     case NVFP4_CORE_ENC_EXACT: return "nearest code to the real x/D (exact comparison)";
+    case NVFP4_CORE_ENC_RECIP_DIV: return "x * ((1/g)/s)";
+    case NVFP4_CORE_ENC_POW2_FP32: return "x / max(fp32 bits e << 23, 2^-126)";
     default: return "x / 2^e";
     }
 }

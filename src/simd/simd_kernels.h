@@ -103,7 +103,8 @@ typedef struct {
 
 /* MXFP4 recipes the kernels implement (src/recipes/mxfp4_floor.c and
  * mxfp4_rceil.c): FLOOR = torchao to_mx (NaN in a block makes its scale
- * 0xFF and its codes 0x3, decoded scale at least 2^-126); RCEIL = NVIDIA
+ * 0xFF, an fp32 scale of +Inf: finite elements become +-0, NaN and Inf
+ * 0x3; the encode divisor is at least 2^-126); RCEIL = NVIDIA
  * cvt.rp.satfinite.ue8m0 of bamax * fl(1/6) (NaN elements ignored, NaN code
  * 0x7). */
 enum { NVFP4_SIMD_MX_FLOOR = 0, NVFP4_SIMD_MX_RCEIL = 1 };
