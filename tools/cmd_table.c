@@ -82,15 +82,27 @@ static void table_ue8m0(void)
     }
 }
 
+/* The name column is as wide as the longest recipe name (at least 12). */
+static int recipe_name_width(void)
+{
+    size_t w = 12;
+    for (size_t i = 0; i < nvfp4_recipe_count(); i++) {
+        size_t n = strlen(nvfp4_recipe_get_info(nvfp4_recipe_at(i))->name);
+        if (n > w) w = n;
+    }
+    return (int)w;
+}
+
 static void table_recipes(void)
 {
-    printf("%-12s %-5s %-6s %-6s %-5s %-3s  %s\n", "recipe", "elem", "scale", "block", "amax", "sr", "reproduces");
+    int w = recipe_name_width();
+    printf("%-*s %-5s %-6s %-6s %-5s %-3s  %s\n", w, "recipe", "elem", "scale", "block", "amax", "sr", "reproduces");
     for (size_t i = 0; i < nvfp4_recipe_count(); i++) {
         const nvfp4_recipe_info *r = nvfp4_recipe_get_info(nvfp4_recipe_at(i));
-        printf("%-12s %-5s %-6s %-6s %-5s %-3s  %s\n", r->name, r->elem == NVFP4_ELEM_E2M1 ? "e2m1" : "e4m3",
+        printf("%-*s %-5s %-6s %-6s %-5s %-3s  %s\n", w, r->name, r->elem == NVFP4_ELEM_E2M1 ? "e2m1" : "e4m3",
                r->scale_format == NVFP4_SCALEFMT_E4M3 ? "e4m3" : "ue8m0", nvfp4_block_name(r->default_block),
                r->has_global_amax ? "yes" : "no", r->supports_sr ? "yes" : "no", r->provenance);
-        printf("%-12s %s\n", "", r->summary);
+        printf("%-*s %s\n", w, "", r->summary);
     }
 }
 

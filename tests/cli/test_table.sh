@@ -47,9 +47,9 @@ err=$("$NVFP4" table extra 2>&1 >/dev/null); rc=$?
 grep -q "unexpected argument 'extra'" <<<"$err" || fail "extra argument message: $err"
 
 out=$("$NVFP4" table --recipes) || fail "table --recipes failed"
-for r in te te-pyref torchao modelopt exact mxfp4-floor mxfp4-rceil mxfp8; do
+for r in te te-pyref torchao torchao-0.13-0.16 modelopt exact mxfp4-floor mxfp4-rceil mxfp8; do
     grep -q "^$r " <<<"$out" || fail "table --recipes does not list $r"
 done
-grep -q '^mxfp8        e4m3  ue8m0  1x32   no    no' <<<"$out" || fail "mxfp8 row: $(grep '^mxfp8' <<<"$out")"
+grep -qE '^mxfp8 +e4m3  ue8m0  1x32   no    no' <<<"$out" || fail "mxfp8 row: $(grep '^mxfp8' <<<"$out")"
 
 [ $fails = 0 ]
