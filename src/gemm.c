@@ -1,6 +1,6 @@
 /*
  * gemm.c - emulated NVFP4 block-scaled GEMM D = alpha * A * B^T and the
- * rigorous error bound for fp32 accumulation in any order (DESIGN.md 3.5,
+ * rigorous error bound for fp32 accumulation in any order (docs/semantics.md, "Emulated GEMM",
  * docs/semantics.md "Emulated GEMM and its error bound").
  *
  * Operands are K-major: A is [M, K], B is [N, K], each one orientation of an

@@ -3,7 +3,7 @@
  * scalar encoders (docs/semantics.md, "Scalar codecs").
  *
  * Stochastic rounding takes the random byte of input line i (counting value
- * lines from 0) from the SR contract of DESIGN.md 3.3 as if the lines were
+ * lines from 0) from the SR contract of docs/semantics.md as if the lines were
  * the elements of one row: byte i%16 of nvfp4_sr_block_bytes(seed, offset,
  * block = i/16), i.e. byte i%4 (little-endian) of word (i%16)/4 of
  * curand_init(seed, i/16, 4*offset) + curand4(). */
@@ -42,7 +42,7 @@ static void usage(FILE *f)
             "  --round R    e2m1: rn (default), rz or sr; the other formats are rn only\n"
             "  --seed S     sr: Philox seed (default 0)\n"
             "  --offset O   sr: Philox offset (default 0); value line i (from 0) uses byte\n"
-            "               i%%16 of the SR block bytes of block i/16 (DESIGN.md 3.3)\n"
+            "               i%%16 of the SR block bytes of block i/16 (docs/semantics.md: SR bit contract)\n"
             "  --nosat      e4m3: overflow gives NaN (0x7F|sign) instead of +-448\n"
             "  --mode M     ue8m0: floor (default), rceil, ceil or even\n"
             "  -h, --help   this text\n"
@@ -96,7 +96,7 @@ static int parse_args(int argc, char **argv, cvt_opts *o)
     return NVFP4_EXIT_OK;
 }
 
-/* The SR byte of value number i (DESIGN.md 3.3), cached per 16-value block. */
+/* The SR byte of value number i (docs/semantics.md, "The SR bit contract"), cached per 16-value block. */
 static uint8_t sr_byte(const cvt_opts *o, uint64_t i)
 {
     static uint8_t bytes[16];

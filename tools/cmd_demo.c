@@ -1,6 +1,6 @@
 /* cmd_demo.c - `nvfp4 demo`: the main job on built-in defaults. Quantizes a
  * built-in 16-element block (with a tie, an outlier and a negative zero) with
- * the default recipe `te` (TransformerEngine's NVFP4 kernels, DESIGN.md 3.2)
+ * the default recipe `te` (TransformerEngine's NVFP4 kernels, docs/semantics.md, "Recipes")
  * and explains every step and every element.
  *
  * The codes, the block scale and the dequantized values come from the public
@@ -44,7 +44,7 @@ static void usage(FILE *f)
             "the scaled value, the E2M1 code, its decoded value, the dequantized value\n"
             "and the error.\n"
             "\n"
-            "  --round R    rn (default) or sr (stochastic rounding, DESIGN.md 3.3 bits)\n"
+            "  --round R    rn (default) or sr (stochastic rounding, the SR contract's bits, docs/semantics.md)\n"
             "  --seed S     sr: Philox seed (default 0)\n"
             "  --offset O   sr: Philox offset (default 0)\n"
             "  -h, --help   this text\n");

@@ -20,7 +20,7 @@ static const char usage[] =
     "(default te): the global amax and scale, the block amax, the block scale before and after\n"
     "its rounding to E4M3 (UE8M0 for MX recipes), the encode factor, and for every element its\n"
     "scaled value, code, decoded and dequantized value and error; then the block's error.\n"
-    "--round sr uses the block's Philox bytes of the SR contract (DESIGN.md 3.3).\n"
+    "--round sr uses the block's Philox bytes of the SR contract (docs/semantics.md: SR bit contract).\n"
     "\n"
     "Exit: 0, or 2 usage or input error.\n";
 

@@ -1,5 +1,5 @@
 /* cmd_gemm.c - `nvfp4 gemm`: the emulated block-scaled GEMM D = alpha A B^T of
- * two bundles in the `te` accumulation order (DESIGN.md 3.5). */
+ * two bundles in the `te` accumulation order (docs/semantics.md, "Emulated GEMM"). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

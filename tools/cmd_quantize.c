@@ -26,7 +26,7 @@ static const char usage[] =
     "  --rowwise, --columnwise   outputs to compute (default: rowwise only)\n"
     "  --block B                 block shape (default: the recipe's)\n"
     "  --round rn|sr             rounding of the elements (default rn)\n"
-    "  --seed S --offset O       Philox seed and offset for sr (DESIGN.md 3.3)\n"
+    "  --seed S --offset O       Philox seed and offset for sr (docs/semantics.md: SR bit contract)\n"
     "  --rht                     random Hadamard transform on the columnwise output\n"
     "  --rht-signs te|seed:N|none  RHT sign vector (default te: 0xD7E8)\n"
     "  --rht-fp32                keep the RHT output in fp32 (default: round to bf16)\n"

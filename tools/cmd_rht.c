@@ -1,5 +1,5 @@
 /* cmd_rht.c - `nvfp4 rht`: the random Hadamard transform of a tensor along
- * its rows (DESIGN.md 3.4), as applied to the columnwise operand. */
+ * its rows (docs/semantics.md, "Random Hadamard transform"), as applied to the columnwise operand. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

@@ -24,7 +24,7 @@ static const char usage[] =
     "  2. unbiasedness of the mean (value-weighted z test);\n"
     "  3. independence across samples (runs test per element, conditional on its count);\n"
     "  4. independence of adjacent elements within a sample (hypergeometric, conditional).\n"
-    "--bitexact: the kernel follows the Philox contract (DESIGN.md 3.3); sample k must equal\n"
+    "--bitexact: the kernel follows the Philox contract (docs/semantics.md: SR bit contract); sample k must equal\n"
     "the reference with seed S and offset O + k*D (D default 1; columnwise adds 1, or 2 for\n"
     "1x32 blocks) byte for byte; on mismatch the byte order it used is inferred.\n"
     "--json prints the statistics and causes as one JSON object.\n"

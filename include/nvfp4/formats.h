@@ -1,7 +1,7 @@
 /*
  * nvfp4/formats.h - scalar codecs: FP4 E2M1, FP8 E4M3, UE8M0, BF16, FP16.
  *
- * Semantics (docs/semantics.md, DESIGN.md 3.1) follow NVIDIA's host
+ * Semantics (docs/semantics.md, "Scalar codecs") follow NVIDIA's host
  * conversion code in cuda_fp4.hpp / cuda_fp8.hpp / cuda_bf16.hpp /
  * cuda_fp16.hpp (CUDA 13.0). The arithmetic lives in src/core/ and is shared
  * with the CUDA path.

@@ -1,7 +1,7 @@
 /*
  * nvfp4/gemm.h - emulated block-scaled GEMM D = alpha * A * B^T from two
  * quantized K-major operands (A: [M, K] rowwise, B: [N, K] rowwise), as the
- * tensor cores take them (DESIGN.md 3.5).
+ * tensor cores take them (docs/semantics.md, "Emulated GEMM").
  */
 #ifndef NVFP4_GEMM_H
 #define NVFP4_GEMM_H

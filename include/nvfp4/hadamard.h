@@ -3,7 +3,7 @@
  * recipe: y = x_block @ (diag(s) * H_d / sqrt(d)), d a power of two from 4 to
  * 128 (16 in TE), applied to groups of d consecutive elements along a row.
  * Each output is the exact d-term sum rounded once to fp32, then (by
- * default) to bf16 (DESIGN.md 3.4).
+ * default) to bf16 (docs/semantics.md, "Random Hadamard transform").
  */
 #ifndef NVFP4_HADAMARD_H
 #define NVFP4_HADAMARD_H

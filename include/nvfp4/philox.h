@@ -1,7 +1,7 @@
 /*
  * nvfp4/philox.h - Philox4x32-10 exactly as cuRAND, a stream with the
  * semantics of curand_init / curand / curand4, and the stochastic-rounding
- * bit contract of DESIGN.md 3.3.
+ * bit contract of docs/semantics.md.
  */
 #ifndef NVFP4_PHILOX_H
 #define NVFP4_PHILOX_H
@@ -31,7 +31,7 @@ void nvfp4_philox_next4(nvfp4_philox_stream *st, uint32_t out[4]);
 void nvfp4_philox_skipahead(nvfp4_philox_stream *st, uint64_t n);
 void nvfp4_philox_skipahead_sequence(nvfp4_philox_stream *st, uint64_t n);
 
-/* DESIGN.md 3.3: the 16 random bytes (bytes[i] for element i) of the
+/* docs/semantics.md, "The SR bit contract": the 16 random bytes (bytes[i] for element i) of the
  * 16-element block with linear index `block` in the stored orientation,
  * for a tensor quantized with (seed, offset). Equals curand_init(seed, block,
  * 4*offset) followed by curand4(); element 4w+k takes bits 8k..8k+7 of word w.

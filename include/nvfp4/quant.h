@@ -5,7 +5,7 @@
  * RN or stochastic rounding, optional random Hadamard transform on the
  * columnwise output, the cuBLAS 128x4 swizzled scale layout.
  *
- * Normative description: docs/semantics.md. Contract: DESIGN.md 3.2-3.4.
+ * Normative description: docs/semantics.md. Contract: docs/semantics.md.
  */
 #ifndef NVFP4_QUANT_H
 #define NVFP4_QUANT_H
@@ -52,7 +52,7 @@ typedef struct {
     const char *recipe;          /* NULL means "te" */
     nvfp4_block block;           /* NVFP4_BLOCK_DEFAULT: the recipe's */
     nvfp4_rounding rounding;     /* NVFP4_RN, NVFP4_SR (or NVFP4_RZ) on the element cast */
-    uint64_t seed, offset;       /* SR contract, DESIGN.md 3.3: the 16-element segment b of the
+    uint64_t seed, offset;       /* SR contract, docs/semantics.md, "The SR bit contract": the 16-element segment b of the
                                     stored orientation (b = row * pcols/16 + col/16) takes
                                     Philox(ctr = {offset', b}, key = seed) with offset' = offset
                                     rowwise, offset+1 columnwise; 1x32 blocks use offset and
@@ -175,7 +175,7 @@ float nvfp4_amax_bf16(const uint16_t *x, size_t n);
 /* Size in bytes of the swizzled layout of a [rows, cols] scale matrix:
  * roundup(rows,128) * roundup(cols,4). 0 on overflow. */
 size_t nvfp4_swizzled_size(size_t rows, size_t cols);
-/* Byte offset of scale (r, c) in the swizzled layout (nvfp4-semantics.md 6). */
+/* Byte offset of scale (r, c) in the swizzled layout (docs/semantics.md, "Tensor layout"). */
 size_t nvfp4_swizzle_offset(size_t r, size_t c, size_t cols);
 /* linear[rows*cols] -> swz[nvfp4_swizzled_size(rows, cols)], padding zeroed. */
 void nvfp4_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz);

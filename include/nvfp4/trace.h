@@ -37,7 +37,7 @@ typedef struct {
     float x;           /* the input (0 for padding), widened to fp32 */
     float scaled;      /* y, the value cast to the element format; for the `exact` recipe
                           x / D, shown only: its code compares x with D * boundary */
-    uint8_t rbits;     /* SR: the element's random byte of the contract (DESIGN.md 3.3); 0 under RN */
+    uint8_t rbits;     /* SR: the element's random byte of the contract (docs/semantics.md, "The SR bit contract"); 0 under RN */
     uint8_t code;      /* E2M1 nibble (sign in bit 3) or E4M3 byte */
     float value;       /* the code's value in the element format */
     float dequant;     /* value * D */

@@ -1,5 +1,5 @@
 /*
- * nvfp4/verify.h - the kernel verifier (DESIGN.md 1 and 5, docs/verify.md):
+ * nvfp4/verify.h - the kernel verifier (docs/verify.md):
  * exact comparison of a kernel's quantized output with a golden one,
  * per-component mismatch counts, the first N mismatches decoded and
  * explained, one-line detection of systematic causes over the whole tensor,
@@ -182,7 +182,7 @@ void nvfp4_identify_rank(const nvfp4_vview *actual, const nvfp4_vcandidate *cand
 
 /* ---- te chain variants (systematic-cause detection) ------------------------------ */
 /* The scaled value x * inv_b of the te recipe for a block with scale byte s
- * under global amax `amax` (nvfp4-semantics.md 0). */
+ * under global amax `amax` (docs/semantics.md, "Recipes"). */
 float nvfp4_verify_te_scaled(float x, uint8_t scale_byte, float amax);
 
 /* ---- stochastic rounding ------------------------------------------------------- */
@@ -197,7 +197,7 @@ typedef struct {
     double alpha;             /* family-wise false-alarm rate of the whole test (default 0.001) */
     /* bit-exact mode: the elements are the stored orientation row-major
      * (columns a multiple of block_elems), so element i lies in block
-     * i / block_elems, as the quantizer counts blocks (DESIGN.md 3.3); sample
+     * i / block_elems, as the quantizer counts blocks (docs/semantics.md, "The SR bit contract"); sample
      * s used (seed, offset + s * offset_step). */
     bool bitexact;
     uint64_t seed, offset, offset_step;

@@ -9,7 +9,7 @@
  * (0x7). The RN boundaries below are that routine's RNE boundaries written
  * as comparisons (ties go to the even codes 0, 2, 4, 6).
  * Code layout: s ee m, exponent bias 1; element 2j is the low nibble of
- * byte j when packed (DESIGN.md 3.1).
+ * byte j when packed (docs/semantics.md, "Scalar codecs").
  */
 #ifndef NVFP4_CORE_E2M1_H
 #define NVFP4_CORE_E2M1_H
@@ -81,12 +81,12 @@ NVFP4_HD static inline uint32_t nvfp4_core_e2m1_frac8(float a)
     return (uint32_t)floorf((a - lo) * per_step);
 }
 
-/* Stochastic rounding with 8 random bits r (DESIGN.md 3.1): round away from
+/* Stochastic rounding with 8 random bits r (docs/semantics.md, "Scalar codecs"): round away from
  * zero iff floor(256*frac) + r >= 256; saturate at 6. This is the carry rule
  * of PTX cvt.rs (LLVM NVPTX docs) in exact integer form; it differs from
  * TransformerEngine's fmaf software fallback
  * (transformer_engine/common/util/ptx.cuh, stochastic_round_fp4_e2m1) only for
- * |y| < 0.25 just below multiples of 2^-9 (nvfp4-semantics.md 5.1). */
+ * |y| < 0.25 just below multiples of 2^-9 (docs/semantics.md, "E2M1 (FP4)"). */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_sr_mag(float a, uint8_t r)
 {
     if (!(a < NVFP4_E2M1_MAX)) return 7; /* >= 6 and +Inf saturate */

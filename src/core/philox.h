@@ -1,7 +1,7 @@
 /*
  * philox.h - Philox4x32-10 exactly as cuRAND (curand_philox4x32_x.h, CUDA
  * 13.0) and Random123, and the stochastic-rounding bit contract of
- * DESIGN.md 3.3. Shared verbatim by the C library and the CUDA kernels.
+ * docs/semantics.md, "The SR bit contract". Shared verbatim by the C library and the CUDA kernels.
  */
 #ifndef NVFP4_CORE_PHILOX_H
 #define NVFP4_CORE_PHILOX_H
@@ -45,7 +45,7 @@ NVFP4_HD static inline void nvfp4_core_philox4x32_10(const uint32_t ctr[4], cons
     out[3] = c[3];
 }
 
-/* DESIGN.md 3.3: the 16 random bytes for the 16-element block with linear
+/* docs/semantics.md, "The SR bit contract": the 16 random bytes for the 16-element block with linear
  * index `block` (in the stored orientation) of a tensor quantized with
  * (seed, offset). Equals curand_init(seed, block, 4*offset) then curand4():
  * ctr = {lo(offset), hi(offset), lo(block), hi(block)}, key = {lo(seed),

@@ -156,7 +156,7 @@ NVFP4_IT float nvfp4_cu_seg_amax(const nvfp4_cu_qparams &p, const float v[16], f
     return acc;
 }
 
-/* SR bytes of stored segment (j, s): DESIGN.md 3.3. A 16-element block is
+/* SR bytes of stored segment (j, s): docs/semantics.md, "The SR bit contract". A 16-element block is
  * its own Philox block; a 32-element block b uses offset for elements 0..15
  * and offset+1 for 16..31; the segments of a 16x16 tile are numbered as the
  * 1x16 segments of the stored orientation. */
@@ -413,7 +413,7 @@ struct nvfp4_cu_dequant_item {
     }
 };
 
-/* ---- scale swizzle (cuBLAS 128x4, nvfp4-semantics.md section 6) ---------------- */
+/* ---- scale swizzle (cuBLAS 128x4, docs/semantics.md, "Tensor layout") ---------------- */
 /* Layout formula (TE common/cast/mxfp8/swizzle.cuh gemm_swizzled_scale_idx,
  * torchao mx_formats/utils.py to_blocked): not a rounding rule, an address. */
 NVFP4_IT size_t nvfp4_cu_swizzle_offset(size_t r, size_t c, size_t cols)

@@ -137,7 +137,7 @@ static nvfp4_status layout_of(const nvfp4_quant_plan *p, size_t srows, size_t sc
     l->data_bytes = p->recipe->core.elem == NVFP4_CORE_ELEM_E4M3 ? n : n / 2;
     l->scale_rows = l->prows;
     l->scale_cols = l->pcols / l->block_len;
-    /* DESIGN.md 3.3: columnwise takes the next counter (the next two for
+    /* docs/semantics.md, "The SR bit contract": columnwise takes the next counter (the next two for
      * 32-element blocks, whose halves use two) */
     l->sr_offset = o->offset + (columnwise ? (l->block_len == 32 ? 2u : 1u) : 0u);
     return NVFP4_OK;

@@ -110,7 +110,7 @@ static void tile_scales(const stored_ctx *c, const float *b, uint8_t *scale)
     }
 }
 
-/* Codes of stored row `row`, whose index keys the SR bits (DESIGN.md 3.3:
+/* Codes of stored row `row`, whose index keys the SR bits (docs/semantics.md, "The SR bit contract":
  * block b of the row is segment row*nb + b; a 32-element block takes its
  * second 16 bytes from the next counter). E2M1 packs element 2j into the
  * low nibble of out[j]. */

@@ -1,5 +1,5 @@
 /* swizzle.c - the cuBLAS/CUTLASS 128x4 block-scale layout
- * (nvfp4-semantics.md 6; TE common/cast/mxfp8/swizzle.cuh
+ * (docs/semantics.md, "Tensor layout"; TE common/cast/mxfp8/swizzle.cuh
  * gemm_swizzled_scale_idx, torchao mx_formats/utils.py to_blocked, CUTLASS
  * sm100_blockscaled_layout.hpp SfKMajorAtom). The scale matrix is padded to
  * multiples of 128 rows and 4 columns; each 128x4 tile is 512 contiguous

@@ -4,7 +4,7 @@
  * transformer_engine/common/cast/nvfp4/core_nvfp4.cuh
  * (compute_global_encode_scaling_factor_FP4, compute_decoding_scaling_factor),
  * quantize_transpose_nvfp4.cuh, specialized/quantize_transpose_nvfp4_tuned_1D.cuh,
- * dequantize_nvfp4.cuh; nvfp4-semantics.md section 0.
+ * dequantize_nvfp4.cuh; docs/semantics.md, "Recipes".
  *
  *   S_enc = fminf(2688/amax, FLT_MAX), 1 if amax == 0 or S_enc == 0; S_dec = 1/S_enc
  *   s     = e4m3_rn_satfinite(block_amax * (S_enc * fl(1/6)))     (no lower clamp: s may be 0)

@@ -41,7 +41,7 @@ void nvfp4_simd_te_consts_init(nvfp4_simd_te_consts *k, float amax);
  * columnwise kernels' latency chain. */
 void nvfp4_simd_te_inv_table(const nvfp4_simd_te_consts *k, float tab[128]);
 
-/* Stochastic rounding key of one orientation (DESIGN.md 3.3). */
+/* Stochastic rounding key of one orientation (docs/semantics.md, "The SR bit contract"). */
 typedef struct {
     uint64_t seed, offset;
 } nvfp4_simd_sr;

@@ -4,7 +4,7 @@
  * Statistical mode (a kernel with its own random numbers): from N outputs
  * of the same input,
  *   1. every element's round-up count k_i ~ Binomial(N, p_i), p_i the exact
- *      probability of the 8-bit SR contract (DESIGN.md 3.1): two-sided exact
+ *      probability of the 8-bit SR contract (docs/semantics.md, "Scalar codecs"): two-sided exact
  *      binomial tests through GSL, corrected with Holm's step-down procedure;
  *   2. unbiasedness of the mean: Z = sum_i step_i (k_i - N p_i) /
  *      sqrt(sum_i step_i^2 N p_i (1 - p_i)), standard normal under H0;
@@ -15,7 +15,7 @@
  * four tests (alpha/4 each; Holm inside test 1), so a correct kernel fails
  * with probability at most alpha (up to the normal approximation of 2-4).
  *
- * Bit-exact mode: the kernel follows our Philox contract (DESIGN.md 3.3);
+ * Bit-exact mode: the kernel follows our Philox contract (docs/semantics.md, "The SR bit contract");
  * every code must equal the reference, and on mismatch the byte->element
  * mapping the kernel actually used is inferred from the data.
  */

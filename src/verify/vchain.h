@@ -2,7 +2,7 @@
  * vchain.h - the te recipe chain as the verifier needs it, and the known
  * wrong variants of it that kernels implement by mistake. Everything is
  * composed from src/core/recipe.h and the scalar codecs; no rounding rule
- * is written here (DESIGN.md 3.1). Internal to src/verify and the tests.
+ * is written here (docs/semantics.md, "Scalar codecs"). Internal to src/verify and the tests.
  */
 #ifndef NVFP4_VERIFY_VCHAIN_H
 #define NVFP4_VERIFY_VCHAIN_H
@@ -11,7 +11,7 @@
 #include "nvfp4/trace.h"
 #include "recipes/recipe.h"
 
-/* TransformerEngine's default (non-fast-math) path, nvfp4-semantics.md 0:
+/* TransformerEngine's default (non-fast-math) path, docs/semantics.md, "Recipes":
  * the registry's own descriptor (src/recipes/te.c). */
 static inline nvfp4_core_recipe nvfp4_vchain_te(void)
 {
@@ -35,7 +35,7 @@ static inline uint8_t nvfp4_vchain_te_block_scale(float bamax, float amax)
     return nvfp4_core_block_scale(&r, &g, bamax);
 }
 
-/* Wrong variant: (bamax / 6) * S_enc rounds twice (nvfp4-semantics.md 0). */
+/* Wrong variant: (bamax / 6) * S_enc rounds twice (docs/semantics.md, "Recipes"). */
 static inline uint8_t nvfp4_vchain_scale_div6_then_senc(float bamax, float amax)
 {
     float s_enc = nvfp4_core_te_global_encode(amax);

@@ -114,7 +114,7 @@ void nvfp4_vreport_free(nvfp4_vreport *rep)
 
 /* ---- layout helpers ------------------------------------------------------- */
 
-/* cuBLAS 128x4 layout (nvfp4-semantics.md 6), from the quantizer
+/* cuBLAS 128x4 layout (docs/semantics.md, "Tensor layout"), from the quantizer
  * (nvfp4_swizzled_size gives its size, 0 on overflow). */
 static size_t swz_offset(size_t r, size_t c, size_t cols) { return nvfp4_swizzle_offset(r, c, cols); }
 
