@@ -220,6 +220,76 @@ START_TEST(fakequant_equals_te_recipe)
 }
 END_TEST
 
+/* An operand handed in transposed (Wgrad's dY and X, Dgrad's W) gives the
+ * bytes and counts of the operand itself, on every path: the library's
+ * rowwise and columnwise outputs (SR counters included), its columnwise
+ * RHT-16, the RHT of other sizes and policies, and the core path's scale
+ * rules. Shapes with a short last block and a partial 16x16 tile row. */
+START_TEST(fakequant_transposed_input_same_bytes)
+{
+    static const char *const cfgs[] = {
+        "nvfp4/1x16/rn",          "nvfp4/1x16/sr",          "nvfp4/16x16/rn",        "nvfp4/16x16/sr",
+        "nvfp4/1x16/sr/rht16",    "nvfp4/1x16/rn/rht16-perstep", "nvfp4/1x16/sr/rht16-fp32", "nvfp4/1x16/rn/rht32",
+        "nvfp4/1x16/e4m3-up/sr",  "nvfp4/1x16/sr/pre34",    "nvfp4/1x16/fp32-scale/rn", "nvfp4/1x32/sr",
+        "mxfp4/sr",               "mxfp4/rn/rht32",         "mxfp4/ue8m0-floor/sr",  "mxfp4/1x16/rn",
+        "bf16",                   "fp32"};
+    static const size_t shapes[][2] = {{40, 64}, {48, 96}, {24, 80}};
+    for (size_t sh = 0; sh < 3; sh++) {
+        size_t R = shapes[sh][0], K = shapes[sh][1];
+        float *x = malloc(R * K * sizeof *x), *xt = malloc(R * K * sizeof *xt), *a = malloc(R * K * sizeof *a),
+              *b = malloc(R * K * sizeof *b);
+        for (size_t i = 0; i < R * K; i++) x[i] = (float)(rnd(9000 + i) * (i % 11 == 0 ? 30 : 1));
+        for (size_t r = 0; r < R; r++)
+            for (size_t k = 0; k < K; k++) xt[k * R + r] = x[r * K + k];
+        for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
+            nvfp4_sq_cfg c;
+            ck_assert(nvfp4_sq_cfg_parse(cfgs[i], &c));
+            if (c.rht && K % c.rht) continue;
+            nvfp4_sq_key key = {7, 5, 2, 1, 0};
+            nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
+            nvfp4_error err;
+            ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, &key, a, &sa, &err), NVFP4_OK);
+            ck_assert_int_eq(st_fakequant_t(&c, xt, K, R, &key, b, &sb, &err), NVFP4_OK);
+            ck_assert_msg(memcmp(a, b, R * K * sizeof *a) == 0, "%s %zux%zu: bytes differ", cfgs[i], R, K);
+            ck_assert_msg(sa.n == sb.n && sa.zeros == sb.zeros && sa.clips == sb.clips,
+                          "%s %zux%zu: counts differ", cfgs[i], R, K);
+        }
+        free(x);
+        free(xt);
+        free(a);
+        free(b);
+    }
+}
+END_TEST
+
+/* The zero and clip counts by their definitions (docs/studies.md): on RN
+ * 1x16 NVFP4 (the library path) a clip is an element whose scaled value
+ * exceeds 6, so it decodes to the block's +-6 * scale; a zero, a nonzero
+ * input that dequantizes to 0. */
+START_TEST(fakequant_counts)
+{
+    enum { R = 16, K = 64 };
+    float x[R * K], q[R * K];
+    for (int i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(12000 + i)) * (i % 7 == 0 ? 1e-3 : 1));
+    nvfp4_sq_cfg c;
+    nvfp4_sq_cfg_nvfp4(&c);
+    nvfp4_sq_stats st = {0, 0, 0};
+    ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, NULL, q, &st, NULL), NVFP4_OK);
+    uint64_t zeros = 0, sixes = 0;
+    for (int i = 0; i < R * K; i++) zeros += x[i] != 0.0f && q[i] == 0.0f;
+    for (int b = 0; b < R * K / 16; b++) {
+        float m = 0.0f;
+        for (int i = 0; i < 16; i++) m = fmaxf(m, fabsf(q[b * 16 + i]));
+        for (int i = 0; i < 16; i++) sixes += m > 0.0f && fabsf(q[b * 16 + i]) == m;
+    }
+    ck_assert_uint_eq(st.n, R * K);
+    ck_assert_uint_eq(st.zeros, zeros);
+    ck_assert_uint_gt(st.zeros, 0);
+    ck_assert_uint_le(st.clips, sixes); /* clipped elements decode to the block's largest value */
+    ck_assert_uint_gt(st.clips, 0);
+}
+END_TEST
+
 /* RHT on both Wgrad operands cancels in the product: Q-free (fp32 format
  * with RHT in fp32) the GEMM equals the plain one to fp32 rounding. */
 START_TEST(rht_cancels_in_wgrad)
@@ -451,6 +521,8 @@ static Suite *suite(void)
     tcase_add_test(t, loss_grads);
     tcase_add_test(t, linear_grads);
     tcase_add_test(t, fakequant_equals_te_recipe);
+    tcase_add_test(t, fakequant_transposed_input_same_bytes);
+    tcase_add_test(t, fakequant_counts);
     tcase_add_test(t, rht_cancels_in_wgrad);
     tcase_add_test(t, cfg_parse_roundtrip);
     tcase_add_test(t, deterministic_across_threads);

@@ -4,16 +4,21 @@
  * with every scale rule the studies compare, RN or SR elements, an optional
  * randomized Hadamard transform along the reduction axis; bf16 and fp32.
  *
- * The element and scale roundings are the shared ones of src/core/ (E2M1,
- * E4M3, UE8M0, BF16); this file only composes them. The `te` chain for
- * NVFP4 with E4M3 scales is DESIGN.md 3.2 (TransformerEngine's kernel path):
- *   S_enc = fminf(2688/amax, FLT_MAX) (1 when amax or S_enc is 0)
- *   s_b   = e4m3_rn_sat(block_amax * (S_enc * fl(1/6)))
- *   q     = e2m1(x * fminf(1/(s_b * S_dec), FLT_MAX))
- *   y     = fp4(q) * ((s_b * amax) * fl(1/2688))
- * SR bits: the Philox contract of DESIGN.md 3.3 (nvfp4_sr_block_bytes) with a
- * seed derived from (seed, layer, GEMM, operand) and offset 4*step, so the
- * bits never depend on the thread count or the order of evaluation.
+ * No rounding rule is written here. Where the library's quantizer supports
+ * a configuration, the operand goes through it (nvfp4_quantize then
+ * nvfp4_dequantize, and so through the fast kernels where they apply):
+ *   e4m3 scales, 1x16 or 16x16 blocks       recipe te (RHT-16 on 1x16: its columnwise RHT)
+ *   ue8m0-ceil scales, 1x32 blocks           recipe mxfp4-rceil
+ *   ue8m0-floor scales, 1x32 blocks          recipe mxfp4-floor
+ * Everything else (the e4m3-up and fp32-scale rules, other blocks, the 3/4
+ * pre-scale) composes the scalar rules of src/core/ (recipe.h, and
+ * scale_variants.h for the scale rules no recipe uses); other RHT sizes and
+ * sign policies go through the public nvfp4_rht_forward first.
+ *
+ * SR bits: the Philox contract of DESIGN.md 3.3 with a seed derived from
+ * (seed, layer, GEMM, operand) and the counter base 4*step for the
+ * operand's own (stored) orientation, so the bits never depend on the
+ * thread count, the order of evaluation or which path quantized it.
  */
 #include <float.h>
 #include <math.h>
@@ -21,14 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvfp4/hadamard.h"
 #include "nvfp4/philox.h"
+#include "nvfp4/quant.h"
 #include "nvfp4/study.h"
 
 #include "core/bf16.h"
 #include "core/e2m1.h"
-#include "core/e4m3.h"
 #include "core/hadamard.h"
-#include "core/ue8m0.h"
+#include "core/recipe.h"
+#include "core/scale_variants.h"
 #include "study/study_internal.h"
 
 void nvfp4_sq_cfg_fp32(nvfp4_sq_cfg *c)
@@ -143,125 +150,253 @@ uint64_t sq_derive(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t t
     return (uint64_t)o[0] | ((uint64_t)o[1] << 32);
 }
 
-/* ---- scales ------------------------------------------------------------- */
-typedef struct {
-    float enc; /* multiply x by this before E2M1 */
-    float dec; /* multiply the E2M1 value by this */
-} block_scale;
 
-/* Next E4M3 code up for a positive code (448 stays 448). */
-static uint8_t e4m3_next_up(uint8_t code) { return code < 0x7Eu ? (uint8_t)(code + 1u) : code; }
+/* ---- per-thread scratch ---------------------------------------------------- */
+/* Reused across calls, so a training step does not fault in fresh pages. */
+enum { FQ_SLOT_T = 0, FQ_SLOT_SRC = 1, FQ_SLOTS = 2 };
+static _Thread_local float *fq_buf[FQ_SLOTS];
+static _Thread_local size_t fq_cap[FQ_SLOTS];
 
-static block_scale nvfp4_e4m3_scale(float bamax, float amax, bool round_up)
+static float *fq_scratch(int slot, size_t n, nvfp4_error *err)
 {
-    float s_enc = nvfp4_core_fminf(2688.0f / amax, FLT_MAX);
-    if (amax == 0.0f || s_enc == 0.0f) s_enc = 1.0f;
-    float s_dec = 1.0f / s_enc;
-    float v = bamax * (s_enc * (1.0f / 6.0f));
-    uint8_t code = nvfp4_core_e4m3_encode(v, 1);
-    if (round_up && nvfp4_core_e4m3_decode(code) < v) code = e4m3_next_up(code);
-    float sb = nvfp4_core_e4m3_decode(code);
-    block_scale s;
-    s.enc = nvfp4_core_fminf(1.0f / (sb * s_dec), FLT_MAX);
-    s.dec = (sb * amax) * (1.0f / 2688.0f);
-    return s;
-}
-
-static block_scale pow2_scale(uint8_t code)
-{
-    block_scale s;
-    s.dec = nvfp4_core_ue8m0_decode(code);
-    s.enc = 1.0f / s.dec; /* exact: a power of two (2^127 at most) */
-    return s;
-}
-
-static block_scale compute_scale(nvfp4_sq_scale rule, float bamax, float amax)
-{
-    block_scale s = {1.0f, 1.0f};
-    switch (rule) {
-    case NVFP4_SS_E4M3: return nvfp4_e4m3_scale(bamax, amax, false);
-    case NVFP4_SS_E4M3_UP: return nvfp4_e4m3_scale(bamax, amax, true);
-    case NVFP4_SS_FP32:
-        if (bamax > 0.0f) {
-            s.dec = bamax / 6.0f;
-            s.enc = 6.0f / bamax;
+    if (n > fq_cap[slot]) {
+        float *p = realloc(fq_buf[slot], n * sizeof *p);
+        if (!p) {
+            nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: out of memory");
+            return NULL;
         }
-        return s;
-    case NVFP4_SS_UE8M0_FLOOR: {
-        /* OCP MX v1.0: shared exponent floor(log2 amax) - emax(E2M1) = -2. */
-        if (!(bamax > 0.0f)) return pow2_scale(127);
-        uint8_t e = nvfp4_core_ue8m0_cvt(bamax, 0);
-        return pow2_scale(e >= 2u ? (uint8_t)(e - 2u) : 0u);
+        fq_buf[slot] = p;
+        fq_cap[slot] = n;
     }
-    case NVFP4_SS_UE8M0_CEIL:
-    case NVFP4_SS_DEFAULT:
-        if (!(bamax > 0.0f)) return pow2_scale(127);
-        return pow2_scale(nvfp4_core_ue8m0_cvt(bamax * (1.0f / 6.0f), 1));
+    return fq_buf[slot];
+}
+
+/* t[c][r] = a[r][c], in 16x16 tiles so that both sides stay in cache lines
+ * (a plain double loop strides through t a whole column at a time). */
+static void fq_transpose(const float *a, size_t rows, size_t cols, float *t)
+{
+    for (size_t r0 = 0; r0 < rows; r0 += 16)
+        for (size_t c0 = 0; c0 < cols; c0 += 16) {
+            size_t r1 = r0 + 16 < rows ? r0 + 16 : rows, c1 = c0 + 16 < cols ? c0 + 16 : cols;
+            for (size_t r = r0; r < r1; r++)
+                for (size_t c = c0; c < c1; c++) t[c * rows + r] = a[r * cols + c];
+        }
+}
+
+/* ---- what keys the random bits ------------------------------------------------ */
+static uint64_t fq_sr_seed(const nvfp4_sq_key *key)
+{
+    return sq_derive(key ? key->seed : 0, key ? key->layer : 0, key ? key->gemm : 0, key ? key->operand : 0,
+                     0x53525354u);
+}
+
+static uint64_t fq_sr_base(const nvfp4_sq_key *key) { return 4u * (key ? key->step : 0); }
+
+/* The sign vector of an RHT policy. Both Wgrad operands must share the
+ * signs (H^T H = I), so the operand is never part of the key. */
+static void fq_rht_config(unsigned d, nvfp4_sq_rht_signs policy, bool keep_fp32, const nvfp4_sq_key *key,
+                          nvfp4_rht_config *rc)
+{
+    uint64_t seed = key ? key->seed : 0;
+    nvfp4_rht_config_init(rc);
+    rc->size = d;
+    rc->keep_fp32 = keep_fp32;
+    if (policy == NVFP4_SQ_RHT_NOSIGN) {
+        rc->signs = NVFP4_RHT_SIGNS_NONE;
+    } else if (policy == NVFP4_SQ_RHT_FIXED && d == 16) {
+        rc->signs = NVFP4_RHT_SIGNS_TE;
+    } else if (policy == NVFP4_SQ_RHT_FIXED) {
+        rc->signs = NVFP4_RHT_SIGNS_SEEDED;
+        rc->sign_seed = sq_derive(seed, 0, 0, 0, 0x52485446u);
+    } else {
+        rc->signs = NVFP4_RHT_SIGNS_SEEDED;
+        rc->sign_seed = sq_derive(seed, key ? key->layer : 0, key ? (uint32_t)key->step : 0, key ? key->gemm : 0,
+                                  0x52485400u);
     }
+}
+
+/* ---- which path quantizes a configuration ------------------------------------------ */
+typedef struct {
+    const char *recipe;      /* the library recipe that implements it, or NULL: the core path */
+    nvfp4_core_recipe chain; /* the core rules of its scale rule (core path, clip counts) */
+    nvfp4_sq_scale rule;
+    nvfp4_block block;
+    size_t block_len;        /* 16 or 32 */
+    bool lib_rht;            /* the library's columnwise RHT-16 does the transform too */
+} fq_route;
+
+static fq_route fq_route_of(const nvfp4_sq_cfg *c)
+{
+    static const nvfp4_core_recipe te = NVFP4_CORE_CHAIN_TE, rceil = NVFP4_CORE_CHAIN_MXFP4_RCEIL,
+                                   floor_ = NVFP4_CORE_CHAIN_MXFP4_FLOOR;
+    fq_route r;
+    memset(&r, 0, sizeof r);
+    r.rule = sq_scale_resolved(c);
+    r.block = sq_block_resolved(c);
+    r.block_len = r.block == NVFP4_BLOCK_1X32 ? 32 : 16;
+    r.chain = r.rule == NVFP4_SS_UE8M0_FLOOR ? floor_ : (r.rule == NVFP4_SS_UE8M0_CEIL ? rceil : te);
+    if (c->format != NVFP4_SQ_NVFP4 && c->format != NVFP4_SQ_MXFP4) return r;
+    if (!c->prescale34) {
+        if (r.rule == NVFP4_SS_E4M3 && r.block != NVFP4_BLOCK_1X32) r.recipe = "te";
+        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.block == NVFP4_BLOCK_1X32) r.recipe = "mxfp4-rceil";
+        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.block == NVFP4_BLOCK_1X32) r.recipe = "mxfp4-floor";
+    }
+    r.lib_rht = r.recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.block == NVFP4_BLOCK_1X16;
+    return r;
+}
+
+/* ---- zero and clip counts ------------------------------------------------------------- */
+/* src: what the quantizer saw (rows x k, after any RHT); out: its
+ * dequantized result; t: the stored quantization, in the same orientation.
+ * A block's scaled values come back from its stored scale byte through the
+ * core rules of the route's chain. */
+static void fq_count_library(const fq_route *rt, const nvfp4_qtensor *t, const float *src, const float *out,
+                             size_t rows, size_t k, nvfp4_sq_stats *st)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(&rt->chain, t->amax);
+    uint64_t zeros = 0, clips = 0;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j0 = 0; j0 < k; j0 += rt->block_len) {
+            nvfp4_core_block b = nvfp4_core_block_prepare(&rt->chain, &g, t->scale[r * t->scale_cols + j0 / rt->block_len]);
+            size_t j1 = j0 + rt->block_len < k ? j0 + rt->block_len : k;
+            for (size_t j = j0; j < j1; j++) {
+                float xi = src[r * k + j];
+                clips += nvfp4_core_fabs(nvfp4_core_scaled(&rt->chain, &b, xi)) > NVFP4_E2M1_MAX;
+                zeros += (xi != 0.0f) & (out[r * k + j] == 0.0f);
+            }
+        }
+    st->zeros += zeros;
+    st->clips += clips;
+}
+
+/* ---- the library path ---------------------------------------------------------------- */
+/* Quantizes and dequantizes through nvfp4_quantize: the operand is x
+ * ([xr x xc]) itself, or with columnwise its transpose, the library's
+ * columnwise output (with RHT-16 when rt->lib_rht and c->rht). out gets the
+ * operand; q keeps the quantization (for the counts; the caller frees it). */
+static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const float *x, size_t xr, size_t xc,
+                               bool columnwise, const nvfp4_sq_key *key, float *out, nvfp4_quantized *q,
+                               nvfp4_error *err)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = rt->recipe;
+    o.block = rt->block;
+    o.rounding = c->rounding;
+    o.pad = true; /* a short last block is its own block, as on the core path */
+    o.seed = fq_sr_seed(key);
+    o.offset = fq_sr_base(key);
+    if (columnwise) {
+        /* The library counts the columnwise counters from offset+1 (offset+2
+         * for 1x32 blocks, docs/semantics.md); the operand's own base stays
+         * 4*step, whichever orientation it was handed in. */
+        o.offset -= rt->block_len == 32 ? 2u : 1u;
+        o.rowwise = false;
+        o.columnwise = true;
+        if (c->rht && rt->lib_rht) {
+            nvfp4_rht_config rc;
+            fq_rht_config(c->rht, c->rht_signs, c->rht_fp32, key, &rc);
+            o.rht = true;
+            o.rht_signs = rc.signs;
+            o.rht_sign_seed = rc.sign_seed;
+            o.rht_fp32 = c->rht_fp32;
+        }
+    }
+    nvfp4_status s = nvfp4_quantize(x, NVFP4_DTYPE_F32, xr, xc, &o, q, err);
+    if (s == NVFP4_OK) s = nvfp4_dequantize(q, columnwise, out, err);
     return s;
 }
 
-/* ---- one row segment ------------------------------------------------------ */
-typedef struct {
-    const nvfp4_sq_cfg *c;
-    nvfp4_sq_scale rule;
-    float amax;
-    uint64_t sr_seed, sr_offset;
-    size_t bsize;
-} quant_ctx;
-
-static void sr_bytes(const quant_ctx *q, uint64_t block, size_t bsize, uint8_t bytes[32])
+/* The library quantizes the operand [rows x k] given as xt = its transpose
+ * ([k x rows]); with stats, the quantizer's input is rebuilt in the
+ * operand's orientation (and transformed like the library did) to count. */
+static nvfp4_status fq_library_t(const fq_route *rt, const nvfp4_sq_cfg *c, const float *xt, size_t k, size_t rows,
+                                 const nvfp4_sq_key *key, float *out, nvfp4_sq_stats *st, nvfp4_error *err)
 {
-    nvfp4_sr_block_bytes(q->sr_seed, q->sr_offset, block, bytes);
-    if (bsize > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_offset + 1u, block, bytes + 16);
+    nvfp4_quantized q;
+    memset(&q, 0, sizeof q);
+    nvfp4_status s = fq_library(rt, c, xt, k, rows, true, key, out, &q, err);
+    if (s == NVFP4_OK && st) {
+        float *src = fq_scratch(FQ_SLOT_SRC, rows * k, err);
+        if (!src) s = NVFP4_ENOMEM;
+        if (s == NVFP4_OK) fq_transpose(xt, k, rows, src);
+        if (s == NVFP4_OK && c->rht) {
+            nvfp4_rht_config rc;
+            fq_rht_config(c->rht, c->rht_signs, c->rht_fp32, key, &rc);
+            s = nvfp4_rht_forward(&rc, src, rows, k, src, err);
+        }
+        if (s == NVFP4_OK) fq_count_library(rt, &q.col, src, out, rows, k, st);
+    }
+    if (s == NVFP4_OK || q.has_row || q.has_col) nvfp4_quantized_free(&q);
+    return s;
 }
 
-/* E2M1 code -> value (a table of the 16 code points, not a rounding rule:
- * the rounding is nvfp4_core_e2m1_encode). */
-static const float e2m1_values[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
-                                      -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+/* ---- the core path ---------------------------------------------------------------------- */
+typedef struct {
+    nvfp4_core_block b; /* b.factor: what nvfp4_core_scaled applies */
+    float dscale;       /* what the element value is multiplied by */
+} fq_scale;
 
-/* Quantizes n (<= 32) elements sharing one scale. */
-static void quant_segment(const quant_ctx *q, const float *x, float *y, size_t n, block_scale s, uint64_t block,
-                          nvfp4_sq_stats *st)
+static fq_scale fq_block_scale(const fq_route *rt, const nvfp4_core_global *g, float bamax)
+{
+    fq_scale s;
+    uint8_t byte;
+    if (rt->rule == NVFP4_SS_FP32) {
+        /* the TE chain's nvfp4_core_scaled multiplies by the factor */
+        s.b.scale = 0;
+        nvfp4_core_f32_block_scale(bamax, &s.b.factor, &s.dscale);
+        return s;
+    }
+    if (rt->rule == NVFP4_SS_E4M3_UP) byte = nvfp4_core_te_block_scale_up(g, bamax);
+    else byte = nvfp4_core_block_scale(&rt->chain, g, bamax);
+    s.b = nvfp4_core_block_prepare(&rt->chain, g, byte);
+    s.dscale = nvfp4_core_dequant_scale(&rt->chain, g, byte);
+    return s;
+}
+
+typedef struct {
+    const fq_route *rt;
+    nvfp4_core_global g;
+    int mode;      /* NVFP4_CORE_RN or NVFP4_CORE_SR */
+    bool pre34;    /* Tseng: x 3/4 before the cast, x 4/3 after */
+    uint64_t sr_seed, sr_base;
+} fq_core_ctx;
+
+/* Quantizes n (<= 32) elements sharing one scale; block: the SR counter's block index. */
+static void fq_core_segment(const fq_core_ctx *q, const float *x, float *y, size_t n, const fq_scale *s,
+                            uint64_t block, nvfp4_sq_stats *st)
 {
     uint8_t rb[32] = {0};
-    int mode = q->c->rounding == NVFP4_SR ? NVFP4_CORE_SR : NVFP4_CORE_RN;
-    if (mode == NVFP4_CORE_SR) sr_bytes(q, block, q->bsize, rb);
+    if (q->mode == NVFP4_CORE_SR) {
+        nvfp4_sr_block_bytes(q->sr_seed, q->sr_base, block, rb);
+        if (q->rt->block_len > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_base + 1u, block, rb + 16);
+    }
+    const nvfp4_core_recipe *r = &q->rt->chain;
     uint64_t clips = 0, zeros = 0;
-    if (!q->c->prescale34) {
-        for (size_t i = 0; i < n; i++) {
-            float xi = x[i]; /* read before y[i] is written: x and y may alias */
-            float v = xi * s.enc;
-            float d = e2m1_values[nvfp4_core_e2m1_encode(v, mode, rb[i])] * s.dec;
-            y[i] = d;
-            clips += nvfp4_core_fabs(v) > NVFP4_E2M1_MAX;
-            zeros += (xi != 0.0f) & (d == 0.0f);
-        }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            float xi = x[i];
-            float v = (xi * s.enc) * 0.75f;
-            float d = (e2m1_values[nvfp4_core_e2m1_encode(v, mode, rb[i])] * s.dec) * (4.0f / 3.0f);
-            y[i] = d;
-            clips += nvfp4_core_fabs(v) > NVFP4_E2M1_MAX;
-            zeros += (xi != 0.0f) & (d == 0.0f);
-        }
+    for (size_t i = 0; i < n; i++) {
+        float xi = x[i]; /* read before y[i] is written: x and y may alias */
+        float v = nvfp4_core_scaled(r, &s->b, xi);
+        if (q->pre34) v *= 0.75f;
+        float d = nvfp4_core_dequant_elem(r, s->dscale, nvfp4_core_e2m1_cast(r, v, q->mode, rb[i]));
+        if (q->pre34) d *= 4.0f / 3.0f;
+        y[i] = d;
+        clips += nvfp4_core_fabs(v) > NVFP4_E2M1_MAX;
+        zeros += (xi != 0.0f) & (d == 0.0f);
     }
     st->clips += clips;
     st->zeros += zeros;
 }
 
-static float seg_amax(const float *x, size_t n)
+static float fq_seg_amax(const fq_core_ctx *q, const float *x, size_t n, float m)
 {
-    float m = 0.0f;
-    for (size_t i = 0; i < n; i++) m = nvfp4_core_fmaxf(m, nvfp4_core_fabs(x[i]));
+    for (size_t i = 0; i < n; i++) m = nvfp4_core_amax_step(m, x[i], q->rt->chain.amax_nan_propagates);
     return m;
 }
 
-static void quant_rows_1d(const quant_ctx *q, const float *x, size_t rows, size_t k, float *out, nvfp4_sq_stats *st)
+static void fq_core_rows_1d(const fq_core_ctx *q, const float *x, size_t rows, size_t k, float *out,
+                            nvfp4_sq_stats *st)
 {
-    size_t b = q->bsize, nb = (k + b - 1) / b;
+    size_t b = q->rt->block_len, nb = (k + b - 1) / b;
     uint64_t zeros = 0, clips = 0;
 #pragma omp parallel for reduction(+ : zeros, clips) schedule(static)
     for (size_t r = 0; r < rows; r++) {
@@ -269,8 +404,8 @@ static void quant_rows_1d(const quant_ctx *q, const float *x, size_t rows, size_
         for (size_t j = 0; j < nb; j++) {
             size_t c0 = j * b, n = (c0 + b <= k) ? b : k - c0;
             const float *xs = x + r * k + c0;
-            block_scale s = compute_scale(q->rule, seg_amax(xs, n), q->amax);
-            quant_segment(q, xs, out + r * k + c0, n, s, (uint64_t)(r * nb + j), &ls);
+            fq_scale s = fq_block_scale(q->rt, &q->g, fq_seg_amax(q, xs, n, 0.0f));
+            fq_core_segment(q, xs, out + r * k + c0, n, &s, (uint64_t)(r * nb + j), &ls);
         }
         zeros += ls.zeros;
         clips += ls.clips;
@@ -281,7 +416,8 @@ static void quant_rows_1d(const quant_ctx *q, const float *x, size_t rows, size_
 
 /* 16x16 tiles: one scale per tile from the tile amax; SR bits per 1x16 row
  * segment (block index r*nb + j as in the 1D case). */
-static void quant_rows_2d(const quant_ctx *q, const float *x, size_t rows, size_t k, float *out, nvfp4_sq_stats *st)
+static void fq_core_rows_2d(const fq_core_ctx *q, const float *x, size_t rows, size_t k, float *out,
+                            nvfp4_sq_stats *st)
 {
     size_t nb = (k + 15) / 16, nt = (rows + 15) / 16;
     uint64_t zeros = 0, clips = 0;
@@ -292,10 +428,10 @@ static void quant_rows_2d(const quant_ctx *q, const float *x, size_t rows, size_
         for (size_t j = 0; j < nb; j++) {
             size_t c0 = j * 16, n = (c0 + 16 <= k) ? 16 : k - c0;
             float m = 0.0f;
-            for (size_t r = r0; r < r1; r++) m = nvfp4_core_fmaxf(m, seg_amax(x + r * k + c0, n));
-            block_scale s = compute_scale(q->rule, m, q->amax);
+            for (size_t r = r0; r < r1; r++) m = fq_seg_amax(q, x + r * k + c0, n, m);
+            fq_scale s = fq_block_scale(q->rt, &q->g, m);
             for (size_t r = r0; r < r1; r++)
-                quant_segment(q, x + r * k + c0, out + r * k + c0, n, s, (uint64_t)(r * nb + j), &ls);
+                fq_core_segment(q, x + r * k + c0, out + r * k + c0, n, &s, (uint64_t)(r * nb + j), &ls);
         }
         zeros += ls.zeros;
         clips += ls.clips;
@@ -304,81 +440,104 @@ static void quant_rows_2d(const quant_ctx *q, const float *x, size_t rows, size_
     st->clips += clips;
 }
 
-static float tensor_amax(const float *x, size_t n)
+static void fq_core(const fq_route *rt, const nvfp4_sq_cfg *c, const float *x, size_t rows, size_t k,
+                    const nvfp4_sq_key *key, float *out, nvfp4_sq_stats *st)
 {
-    float m = 0.0f;
-#pragma omp parallel for reduction(max : m) schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        float a = nvfp4_core_fabs(x[i]);
-        if (a > m) m = a; /* max is order-independent: the same at any thread count */
-    }
-    return m;
+    fq_core_ctx q;
+    q.rt = rt;
+    q.mode = c->rounding == NVFP4_SR ? NVFP4_CORE_SR : NVFP4_CORE_RN;
+    q.pre34 = c->prescale34;
+    q.sr_seed = fq_sr_seed(key);
+    q.sr_base = fq_sr_base(key);
+    /* only the E4M3 rules read the tensor amax (through S_enc) */
+    bool uses_amax = rt->rule == NVFP4_SS_E4M3 || rt->rule == NVFP4_SS_E4M3_UP;
+    q.g = nvfp4_core_global_from_amax(&rt->chain, uses_amax ? nvfp4_amax_f32(x, rows * k) : 0.0f);
+    if (rt->block == NVFP4_BLOCK_16X16) fq_core_rows_2d(&q, x, rows, k, out, st);
+    else fq_core_rows_1d(&q, x, rows, k, out, st);
 }
 
+/* The transform runs in whole groups along the reduction axis. */
+static nvfp4_status fq_rht_check(const nvfp4_sq_cfg *c, size_t k, nvfp4_error *err)
+{
+    if (!c->rht) return NVFP4_OK;
+    if (!nvfp4_core_rht_size_ok(c->rht))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "RHT size %u is not a power of two in 4..128", c->rht);
+    if (k % c->rht)
+        return nvfp4_error_set(err, NVFP4_ESHAPE, "RHT size %u does not divide the reduction length %zu", c->rht, k);
+    return NVFP4_OK;
+}
+
+/* ---- the operand -------------------------------------------------------------------------- */
 nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t rows, size_t k,
                                 const nvfp4_sq_key *key, float *out, nvfp4_sq_stats *stats, nvfp4_error *err)
 {
-    nvfp4_sq_stats local = {0, 0, 0};
-    nvfp4_sq_stats *st = stats ? stats : &local;
     size_t n;
     if (!nvfp4_mul_size(rows, k, &n)) return nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: %zu x %zu overflows", rows, k);
-    st->n += n;
-    if (c->format == NVFP4_SQ_FP32) {
-        if (out != x) memcpy(out, x, n * sizeof *out);
+    if (stats) stats->n += n;
+    if (c->format == NVFP4_SQ_FP32 || n == 0) {
+        if (out != x && n) memcpy(out, x, n * sizeof *out);
         return NVFP4_OK;
+    }
+    nvfp4_status s = fq_rht_check(c, k, err);
+    if (s != NVFP4_OK) return s;
+    fq_route rt = fq_route_of(c);
+    if (rt.lib_rht) {
+        /* the library's RHT-16 runs on its columnwise output: hand it x^T */
+        float *xt = fq_scratch(FQ_SLOT_T, n, err);
+        if (!xt) return NVFP4_ENOMEM;
+        fq_transpose(x, rows, k, xt);
+        return fq_library_t(&rt, c, xt, k, rows, key, out, stats, err);
     }
     const float *src = x;
     if (c->rht) {
-        memcpy(out, x, n * sizeof *out);
-        nvfp4_status s = nvfp4_sq_rht_rows(out, rows, k, c->rht, c->rht_signs, key, err);
+        float *h = fq_scratch(FQ_SLOT_SRC, n, err);
+        if (!h) return NVFP4_ENOMEM;
+        nvfp4_rht_config rc;
+        fq_rht_config(c->rht, c->rht_signs, c->rht_fp32, key, &rc);
+        s = nvfp4_rht_forward(&rc, x, rows, k, h, err);
         if (s != NVFP4_OK) return s;
-        if (!c->rht_fp32)
-            for (size_t i = 0; i < n; i++) out[i] = nvfp4_core_round_bf16(out[i]);
-        src = out; /* quantized in place below: each segment is read before written */
+        src = h;
     }
     if (c->format == NVFP4_SQ_BF16) {
         for (size_t i = 0; i < n; i++) out[i] = nvfp4_core_round_bf16(src[i]);
         return NVFP4_OK;
     }
-    quant_ctx q;
-    q.c = c;
-    q.rule = sq_scale_resolved(c);
-    nvfp4_block blk = sq_block_resolved(c);
-    q.bsize = blk == NVFP4_BLOCK_1X32 ? 32 : 16;
-    q.amax = (q.rule == NVFP4_SS_E4M3 || q.rule == NVFP4_SS_E4M3_UP) ? tensor_amax(src, n) : 0.0f;
-    uint64_t seed = key ? key->seed : 0, step = key ? key->step : 0;
-    q.sr_seed = sq_derive(seed, key ? key->layer : 0, key ? key->gemm : 0, key ? key->operand : 0, 0x53525354u);
-    q.sr_offset = 4u * step;
-    if (blk == NVFP4_BLOCK_16X16) quant_rows_2d(&q, src, rows, k, out, st);
-    else quant_rows_1d(&q, src, rows, k, out, st);
-    return NVFP4_OK;
+    nvfp4_sq_stats local = {0, 0, 0};
+    nvfp4_sq_stats *st = stats ? stats : &local;
+    if (!rt.recipe) {
+        fq_core(&rt, c, src, rows, k, key, out, st);
+        return NVFP4_OK;
+    }
+    nvfp4_quantized q;
+    memset(&q, 0, sizeof q);
+    s = fq_library(&rt, c, src, rows, k, false, key, out, &q, err);
+    if (s == NVFP4_OK && stats) fq_count_library(&rt, &q.row, src, out, rows, k, stats);
+    if (s == NVFP4_OK || q.has_row || q.has_col) nvfp4_quantized_free(&q);
+    return s;
 }
 
-/* ---- randomized Hadamard transform ----------------------------------------- */
-/* The sign mask of a policy. Both Wgrad operands must share the signs
- * (H^T H = I), so the operand is never part of the key. */
-static void rht_mask(unsigned d, nvfp4_sq_rht_signs policy, const nvfp4_sq_key *key, uint32_t mask[4])
+nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, size_t rows, const nvfp4_sq_key *key,
+                            float *out, nvfp4_sq_stats *stats, nvfp4_error *err)
 {
-    uint64_t seed = key ? key->seed : 0;
-    if (policy == NVFP4_SQ_RHT_NOSIGN) nvfp4_core_rht_mask_none(mask);
-    else if (policy == NVFP4_SQ_RHT_FIXED && d == 16) nvfp4_core_rht_mask_te(mask);
-    else if (policy == NVFP4_SQ_RHT_FIXED) nvfp4_core_rht_mask_seeded(sq_derive(seed, 0, 0, 0, 0x52485446u), mask);
-    else
-        nvfp4_core_rht_mask_seeded(
-            sq_derive(seed, key ? key->layer : 0, key ? (uint32_t)key->step : 0, key ? key->gemm : 0, 0x52485400u),
-            mask);
+    size_t n;
+    if (!nvfp4_mul_size(rows, k, &n)) return nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: %zu x %zu overflows", rows, k);
+    fq_route rt = fq_route_of(c);
+    if (n && rt.recipe && (!c->rht || rt.lib_rht)) {
+        nvfp4_status s = fq_rht_check(c, k, err);
+        if (s != NVFP4_OK) return s;
+        if (stats) stats->n += n;
+        return fq_library_t(&rt, c, xt, k, rows, key, out, stats, err);
+    }
+    float *x = fq_scratch(FQ_SLOT_T, n, err);
+    if (!x && n) return NVFP4_ENOMEM;
+    if (n) fq_transpose(xt, k, rows, x);
+    return nvfp4_sq_fakequant(c, x, rows, k, key, out, stats, err);
 }
 
 nvfp4_status nvfp4_sq_rht_rows(float *x, size_t rows, size_t k, unsigned d, nvfp4_sq_rht_signs signs,
                                const nvfp4_sq_key *key, nvfp4_error *err)
 {
-    if (!nvfp4_core_rht_size_ok(d))
-        return nvfp4_error_set(err, NVFP4_EINVAL, "RHT size %u is not a power of two in 4..128", d);
-    if (k % d) return nvfp4_error_set(err, NVFP4_ESHAPE, "RHT size %u does not divide the reduction length %zu", d, k);
-    uint32_t mask[4];
-    rht_mask(d, signs, key, mask);
-    size_t groups = rows * (k / d);
-#pragma omp parallel for schedule(static)
-    for (size_t g = 0; g < groups; g++) nvfp4_core_rht_group(x + g * d, x + g * d, d, mask, 1, 0);
-    return NVFP4_OK;
+    nvfp4_rht_config rc;
+    fq_rht_config(d, signs, true, key, &rc);
+    return nvfp4_rht_forward(&rc, x, rows, k, x, err);
 }

@@ -203,19 +203,32 @@ static double sq_err_db(const float *ref, const float *x, size_t n)
     return 10.0 * log10(num / den);
 }
 
+static void put_stats(lin_diag *dg, uint32_t gemm, int operand, const nvfp4_sq_stats *st)
+{
+    dg->zero[gemm][operand] = st->n ? (double)st->zeros / (double)st->n : 0.0;
+    dg->clip[gemm][operand] = st->n ? (double)st->clips / (double)st->n : 0.0;
+}
+
+/* Both operands of one GEMM, A [m x k] and B [n x k]; with transposed, they
+ * are handed in as A^T [k x m] and B^T [k x n] (Wgrad's dY and X). The zero
+ * and clip counts are taken only on diagnostic steps (dg). */
 static nvfp4_status fq_pair(const nvfp4_sq_cfg *ca, const nvfp4_sq_cfg *cb, const float *a, const float *b, size_t m,
-                            size_t n, size_t k, const nvfp4_sq_key *key, uint32_t gemm, float *qa, float *qb,
-                            lin_diag *dg, nvfp4_error *err)
+                            size_t n, size_t k, bool transposed, const nvfp4_sq_key *key, uint32_t gemm, float *qa,
+                            float *qb, lin_diag *dg, nvfp4_error *err)
 {
     nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
     nvfp4_sq_key ka = key_for(key, gemm, 0), kb = key_for(key, gemm, 1);
-    nvfp4_status s = nvfp4_sq_fakequant(ca, a, m, k, &ka, qa, &sa, err);
-    if (s == NVFP4_OK) s = nvfp4_sq_fakequant(cb, b, n, k, &kb, qb, &sb, err);
+    nvfp4_status s;
+    if (transposed) {
+        s = st_fakequant_t(ca, a, k, m, &ka, qa, dg ? &sa : NULL, err);
+        if (s == NVFP4_OK) s = st_fakequant_t(cb, b, k, n, &kb, qb, dg ? &sb : NULL, err);
+    } else {
+        s = nvfp4_sq_fakequant(ca, a, m, k, &ka, qa, dg ? &sa : NULL, err);
+        if (s == NVFP4_OK) s = nvfp4_sq_fakequant(cb, b, n, k, &kb, qb, dg ? &sb : NULL, err);
+    }
     if (dg) {
-        dg->zero[gemm][0] = sa.n ? (double)sa.zeros / (double)sa.n : 0.0;
-        dg->clip[gemm][0] = sa.n ? (double)sa.clips / (double)sa.n : 0.0;
-        dg->zero[gemm][1] = sb.n ? (double)sb.zeros / (double)sb.n : 0.0;
-        dg->clip[gemm][1] = sb.n ? (double)sb.clips / (double)sb.n : 0.0;
+        put_stats(dg, gemm, 0, &sa);
+        put_stats(dg, gemm, 1, &sb);
     }
     return s;
 }
@@ -232,7 +245,7 @@ nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const f
     }
     float *qx = scratch(0, t * in), *qw = scratch(1, out * in);
     if (!qx || !qw) return nvfp4_error_set(err, NVFP4_ENOMEM, "linear forward: out of memory");
-    nvfp4_status s = fq_pair(fa, fb, x, w, t, out, in, key, NVFP4_GEMM_FPROP, qx, qw, dg, err);
+    nvfp4_status s = fq_pair(fa, fb, x, w, t, out, in, false, key, NVFP4_GEMM_FPROP, qx, qw, dg, err);
     if (s == NVFP4_OK) {
         gemm_abt(qx, qw, t, out, in, y);
         float *ref = dg ? scratch(2, t * out) : NULL;
@@ -271,17 +284,13 @@ static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, siz
     if (sq_block_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
         cb->rounding == NVFP4_RN && !cb->rht) {
         nvfp4_sq_key kf = key_for(key, NVFP4_GEMM_FPROP, 1);
-        s = nvfp4_sq_fakequant(cb, w, out, in, &kf, tmp, &sb, err);
+        s = nvfp4_sq_fakequant(cb, w, out, in, &kf, tmp, dg ? &sb : NULL, err);
         transpose(tmp, out, in, wt);
     } else {
         nvfp4_sq_key kb = key_for(key, NVFP4_GEMM_DGRAD, 1);
-        transpose(w, out, in, tmp);
-        s = nvfp4_sq_fakequant(cb, tmp, in, out, &kb, wt, &sb, err);
+        s = st_fakequant_t(cb, w, out, in, &kb, wt, dg ? &sb : NULL, err);
     }
-    if (dg) {
-        dg->zero[NVFP4_GEMM_DGRAD][1] = sb.n ? (double)sb.zeros / (double)sb.n : 0.0;
-        dg->clip[NVFP4_GEMM_DGRAD][1] = sb.n ? (double)sb.clips / (double)sb.n : 0.0;
-    }
+    if (dg) put_stats(dg, NVFP4_GEMM_DGRAD, 1, &sb);
     return s;
 }
 
@@ -319,13 +328,10 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         const nvfp4_sq_cfg *ca = &q[NVFP4_GEMM_DGRAD][0];
         nvfp4_sq_stats sa = {0, 0, 0};
         nvfp4_sq_key ka = key_for(key, NVFP4_GEMM_DGRAD, 0);
-        s = nvfp4_sq_fakequant(ca, dy, t, out, &ka, b1, &sa, err);
+        s = nvfp4_sq_fakequant(ca, dy, t, out, &ka, b1, dg ? &sa : NULL, err);
         if (s == NVFP4_OK) s = dgrad_weight(q, w, in, out, key, b2, b3, dg, err);
         if (s != NVFP4_OK) goto done;
-        if (dg) {
-            dg->zero[NVFP4_GEMM_DGRAD][0] = sa.n ? (double)sa.zeros / (double)sa.n : 0.0;
-            dg->clip[NVFP4_GEMM_DGRAD][0] = sa.n ? (double)sa.clips / (double)sa.n : 0.0;
-        }
+        if (dg) put_stats(dg, NVFP4_GEMM_DGRAD, 0, &sa);
         gemm_abt(b1, b2, t, in, out, dx);
         if (dg) {
             transpose(w, out, in, b3);
@@ -335,14 +341,15 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
     } else if (dg) {
         dg->sqnr[NVFP4_GEMM_DGRAD] = NAN; /* the first layer computes no dX */
     }
-    /* Wgrad: dW[out,in] = dY^T[out,t] X[t,in]; reduction over t. */
-    transpose(dy, t, out, b1);
-    transpose(x, t, in, b2);
-    s = fq_pair(&q[NVFP4_GEMM_WGRAD][0], &q[NVFP4_GEMM_WGRAD][1], b1, b2, out, in, t, key, NVFP4_GEMM_WGRAD, b3, b4,
-                dg, err);
+    /* Wgrad: dW[out,in] = dY^T[out,t] X[t,in]; reduction over t. The
+     * operands dY^T and X^T are quantized from dY and X as they are. */
+    s = fq_pair(&q[NVFP4_GEMM_WGRAD][0], &q[NVFP4_GEMM_WGRAD][1], dy, x, out, in, t, true, key, NVFP4_GEMM_WGRAD, b3,
+                b4, dg, err);
     if (s != NVFP4_OK) goto done;
     gemm_abt(b3, b4, out, in, t, dw);
     if (dg) {
+        transpose(dy, t, out, b1);
+        transpose(x, t, in, b2);
         gemm_abt(b1, b2, out, in, t, b3);
         wgrad_diag(dw, b3, out * in, dg);
     }

@@ -11,6 +11,12 @@ nvfp4_sq_scale sq_scale_resolved(const nvfp4_sq_cfg *c);
 const char *sq_block_name(nvfp4_block b);
 uint64_t sq_derive(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t tag);
 
+/* nvfp4_sq_fakequant of an operand [rows x k] handed in as its transpose
+ * xt ([k x rows], e.g. dY for Wgrad's dY^T): the same bytes, without a
+ * transposed copy where the library's columnwise output serves. */
+nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, size_t rows, const nvfp4_sq_key *key,
+                            float *out, nvfp4_sq_stats *stats, nvfp4_error *err);
+
 /* Standard normal and uniform draws keyed by (seed, stream, index). */
 double st_normal(uint64_t seed, uint64_t stream, uint64_t index);
 double st_uniform(uint64_t seed, uint64_t stream, uint64_t index);
