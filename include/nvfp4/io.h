@@ -1,5 +1,5 @@
 /*
- * nvfp4/io.h - the files users exchange (DESIGN.md 4, docs/file-formats.md):
+ * nvfp4/io.h - the files users exchange (docs/file-formats.md):
  * a generic in-memory tensor set (named tensors with a dtype and a shape,
  * plus string metadata), read and written as one .safetensors file, a folder
  * of .npy files plus meta.json, or a folder of raw little-endian .bin files

@@ -5,8 +5,8 @@
  * its own and quantized along that GEMM's reduction dimension; and the
  * built-in studies (S0, S1, S3, S6) that reproduce published results.
  *
- * User documentation: docs/studies.md. Design: DESIGN.md 7 and
- * research/error-accumulation.md 6.1.
+ * User documentation: docs/studies.md. Library: libnvfp4_study
+ * (pkg-config nvfp4-study), on top of libnvfp4.
  */
 #ifndef NVFP4_STUDY_H
 #define NVFP4_STUDY_H
@@ -28,7 +28,7 @@ typedef enum {
 } nvfp4_sq_format;
 
 typedef enum {
-    NVFP4_SS_E4M3 = 0,        /* TE: e4m3_rn_sat(block_amax * S_enc / 6) (DESIGN.md 3.2) */
+    NVFP4_SS_E4M3 = 0,        /* TE: e4m3_rn_sat(block_amax * S_enc / 6) (docs/semantics.md, "Recipes") */
     NVFP4_SS_E4M3_UP = 1,     /* the same, rounded up to the next E4M3 value (no SR clip) */
     NVFP4_SS_FP32 = 2,        /* exact fp32 block_amax / 6 (no scale rounding at all) */
     NVFP4_SS_UE8M0_FLOOR = 3, /* OCP MX: 2^(floor(log2 block_amax) - 2); can clip */
@@ -84,8 +84,8 @@ bool nvfp4_sq_cfg_parse(const char *s, nvfp4_sq_cfg *c);
  * block (k not a multiple of the block) is its own block. With c->rht the
  * rows are first transformed in groups of d (k % d == 0 required) and the
  * output stays in the Hadamard domain. out may not alias x. stats may be
- * NULL. The NVFP4 E4M3 scale rule is TE's (DESIGN.md 3.2); SR bits follow
- * the Philox contract of DESIGN.md 3.3 with a seed derived from the key. */
+ * NULL. The NVFP4 E4M3 scale rule is TE's (docs/semantics.md, "Recipes"); SR bits follow
+ * the Philox contract of docs/semantics.md with a seed derived from the key. */
 nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t rows, size_t k,
                                 const nvfp4_sq_key *key, float *out, nvfp4_sq_stats *stats,
                                 nvfp4_error *err);

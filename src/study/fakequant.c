@@ -1,6 +1,6 @@
 /*
  * fakequant.c - quantize-then-dequantize of one GEMM operand for the
- * training simulator (research/error-accumulation.md 6.1): NVFP4 and MXFP4
+ * training simulator (docs/studies.md): NVFP4 and MXFP4
  * with every scale rule the studies compare, RN or SR elements, an optional
  * randomized Hadamard transform along the reduction axis; bf16 and fp32.
  *
@@ -15,7 +15,7 @@
  * scale_variants.h for the scale rules no recipe uses); other RHT sizes and
  * sign policies go through the public nvfp4_rht_forward first.
  *
- * SR bits: the Philox contract of DESIGN.md 3.3 with a seed derived from
+ * SR bits: the Philox contract of docs/semantics.md with a seed derived from
  * (seed, layer, GEMM, operand) and the counter base 4*step for the
  * operand's own (stored) orientation, so the bits never depend on the
  * thread count, the order of evaluation or which path quantized it.

@@ -3,7 +3,7 @@
  * trains the arm's config (the study's base config changed by the arm) next
  * to its FP32 shadow, and runs.csv / layers.csv collect the logged rows in
  * job order, so the files are the same at any thread count and for any
- * sharding (DESIGN.md 7). It knows no study: the study files pass their
+ * sharding (docs/studies.md). It knows no study: the study files pass their
  * base config and arms in.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
- * s0.c - study S0, pure arithmetic (research/error-accumulation.md 4.2 and
- * 6 S0): (a) stagnation of the harmonic series and of 1 + n*delta, RN vs SR,
+ * s0.c - study S0, pure arithmetic (docs/studies.md, "S0: arithmetic"):
+ * (a) stagnation of the harmonic series and of 1 + n*delta, RN vs SR,
  * in fp16 / bf16 / E4M3 / E5M2; (b) n*u versus sqrt(n)*u growth of recursive
  * sums, plain and chunked; (c) quantizer statistics of NVFP4 / MXFP4 configs
  * on normal, Laplace and channel-outlier data; (d) SR averaging of GEMMs;

@@ -2,7 +2,7 @@
  * train.c - one training run of the simulator: a quantized model and its
  * FP32 shadow (same init, same data, same step) trained side by side, so the
  * relative loss gap and the weight drift are paired by construction
- * (research/error-accumulation.md 7: paired differences cut the variance).
+ * (paired differences cut the variance: docs/studies.md, "Studies and results").
  *
  * Tasks: teacher-student regression (MSE) and next-token prediction on an
  * order-2 Markov source with a computable entropy rate (CE). Every random

@@ -31,7 +31,7 @@ check bf16 '1\n0x3f808000\n0x3f818000\n0x7f7f8000\nnan\n-2\n' '0x3F80\n0x3F80\n0
 check fp16 '1\n65504\n65520\n0x33000000\n5.9604645e-08\nnan\n-0.0\n' '0x3C00\n0x7BFF\n0x7C00\n0x0000\n0x0001\n0x7FFF\n0x8000\n' --to fp16
 
 # SR: value line i takes byte i%16 of the SR block bytes of block i/16
-# (DESIGN.md 3.3). With seed 0, offset 0, block 0 the bytes are the
+# (docs/semantics.md, SR bit contract). With seed 0, offset 0, block 0 the bytes are the
 # Random123 zero-key KAT 6627e8d5 e169c58d bc57ac4c 9b00dbd8 read
 # little-endian: d5 e8 27 66 8d c5 69 e1 4c ac 57 bc d8 db 00 9b.
 # y = 1.25 is 0.5 of the way from 1 to 1.5: floor(256*0.5) = 128, so it
