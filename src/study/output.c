@@ -2,7 +2,7 @@
  * output.c - what a study leaves on disk: per-step CSV (runs.csv,
  * layers.csv), aggregates over seeds (mean and 95% t confidence interval,
  * GSL), summary.json (jansson) and PNG plots drawn by gnuplot when it is
- * installed, and the merge of shard folders. Files go through the library's
+ * installed. Files go through the library's
  * atomic writer (st_file), so a failed run leaves no half-written file. It
  * names no study: what a study adds (its plots, its own files) comes from
  * its descriptor (studies.h).
@@ -117,7 +117,7 @@ void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *ro
     }
 }
 
-static bool read_line(FILE *f, char *buf, size_t n)
+bool st_read_line(FILE *f, char *buf, size_t n)
 {
     if (!fgets(buf, (int)n, f)) return false;
     buf[strcspn(buf, "\r\n")] = 0;
@@ -132,12 +132,12 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
     snprintf(path, sizeof path, "%s/runs.csv", dir);
     FILE *f = fopen(path, "r");
     if (!f) return NVFP4_OK; /* no training runs in this study */
-    if (!read_line(f, line, sizeof line) || strcmp(line, ST_RUNS_HEADER) != 0) {
+    if (!st_read_line(f, line, sizeof line) || strcmp(line, ST_RUNS_HEADER) != 0) {
         fclose(f);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a study runs.csv (unexpected header)", path);
     }
     size_t lineno = 1;
-    while (read_line(f, line, sizeof line)) {
+    while (st_read_line(f, line, sizeof line)) {
         lineno++;
         if (!line[0] || !strcmp(line, ST_RUNS_HEADER)) continue;
         char *save = NULL, *tok = strtok_r(line, ",", &save);
@@ -289,8 +289,8 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         fclose(in);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
-    read_line(in, line, sizeof line);
-    while (read_line(in, line, sizeof line)) {
+    st_read_line(in, line, sizeof line);
+    while (st_read_line(in, line, sizeof line)) {
         char *save = NULL, *tok = strtok_r(line, ",", &save);
         if (!tok) continue;
         size_t a;
@@ -443,91 +443,5 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *study, co
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
     if (s == NVFP4_OK && study && study->plots && st_have_gnuplot()) s = study->plots(dir, err);
     free(t.rows);
-    return s;
-}
-
-static nvfp4_status read_study_name(const char *dir, char *name, size_t n, nvfp4_error *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    const char *s = j ? json_string_value(json_object_get(j, "study")) : NULL;
-    if (!s) {
-        json_decref(j);
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: missing or not a study summary (%s)", path, je.text);
-    }
-    snprintf(name, n, "%s", s);
-    json_decref(j);
-    return NVFP4_OK;
-}
-
-nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err)
-{
-    char name[128];
-    nvfp4_status s = read_study_name(dir, name, sizeof name, err);
-    if (s != NVFP4_OK) return s;
-    return st_aggregate_and_plot(dir, nvfp4_study_find(name), name, skipped, err);
-}
-
-/* ---- merge ------------------------------------------------------------------- */
-static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *out, const char *name,
-                               const char *header, nvfp4_error *err)
-{
-    st_file sf;
-    char path[4096], line[4096];
-    FILE *f = NULL;
-    for (size_t d = 0; d < n; d++) {
-        snprintf(path, sizeof path, "%s/%s", dirs[d], name);
-        FILE *in = fopen(path, "r");
-        if (!in) continue;
-        if (!f) {
-            f = st_file_open(&sf, err);
-            if (!f) {
-                fclose(in);
-                return NVFP4_ENOMEM;
-            }
-            if (header) fprintf(f, "%s\n", header);
-        }
-        bool first = true;
-        while (read_line(in, line, sizeof line)) {
-            if (first) {
-                first = false;
-                if (header && strcmp(line, header) != 0) {
-                    fclose(in);
-                    st_file_discard(&sf);
-                    return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header differs from the other shards", path);
-                }
-                if (header) continue;
-                if (d) continue; /* headerless-format files: keep the first header only */
-            }
-            fprintf(f, "%s\n", line);
-        }
-        fclose(in);
-    }
-    return f ? st_file_commit(&sf, out, name, err) : NVFP4_OK;
-}
-
-nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err)
-{
-    if (!n) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: no input folders");
-    char name[128];
-    nvfp4_status s = read_study_name(dirs[0], name, sizeof name, err);
-    for (size_t i = 1; i < n && s == NVFP4_OK; i++) {
-        char other[128];
-        s = read_study_name(dirs[i], other, sizeof other, err);
-        if (s == NVFP4_OK && strcmp(other, name))
-            s = nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s holds study %s, %s holds %s", dirs[0], name, dirs[i],
-                                other);
-    }
-    if (s != NVFP4_OK) return s;
-    const nvfp4_study *st = nvfp4_study_find(name);
-    if (!st) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: unknown study %s", name);
-    if (!st_mkdir_p(out_dir, err)) return NVFP4_EIO;
-    s = concat_csv(dirs, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
-    if (s == NVFP4_OK) s = concat_csv(dirs, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
-    for (const char *const *f = st->files; s == NVFP4_OK && f && *f; f++)
-        s = concat_csv(dirs, n, out_dir, *f, NULL, err);
-    if (s == NVFP4_OK) s = st_summarize(st, out_dir, NULL, err);
     return s;
 }

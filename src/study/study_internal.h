@@ -25,6 +25,8 @@ void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, doubl
 
 /* Output helpers (output.c). */
 bool st_mkdir_p(const char *dir, nvfp4_error *err);
+/* One line of f without its line ending; false at the end of the file. */
+bool st_read_line(FILE *f, char *buf, size_t n);
 /* A study file composed in memory (st_file_open gives its stream), then
  * written to dir/name by nvfp4_file_write_atomic (st_file_commit) or
  * dropped (st_file_discard); either one closes the stream. */
