@@ -5,8 +5,9 @@
  * randomized Hadamard transform along the reduction axis; bf16 and fp32.
  *
  * No rounding rule is written here. Where the library's quantizer supports
- * a configuration, the operand goes through it (nvfp4_quantize then
- * nvfp4_dequantize, and so through the fast kernels where they apply):
+ * a configuration, the operand goes through it (a plan, nvfp4_quantize_into
+ * on per-thread buffers reused across steps, then nvfp4_dequantize, and so
+ * through the fast kernels where they apply):
  *   e4m3 scales, 1x16 or 16x16 blocks       recipe te (RHT-16 on 1x16: its columnwise RHT)
  *   ue8m0-ceil scales, 1x32 blocks           recipe mxfp4-rceil
  *   ue8m0-floor scales, 1x32 blocks          recipe mxfp4-floor
@@ -171,6 +172,26 @@ static float *fq_scratch(int slot, size_t n, nvfp4_error *err)
     return fq_buf[slot];
 }
 
+/* The quantized bytes of one operand (codes, scales), reused across calls
+ * like fq_scratch: nvfp4_quantize_into writes them in full each time. */
+enum { FQ_BYTES_DATA = 0, FQ_BYTES_SCALE = 1, FQ_BYTE_SLOTS = 2 };
+static _Thread_local uint8_t *fq_bbuf[FQ_BYTE_SLOTS];
+static _Thread_local size_t fq_bcap[FQ_BYTE_SLOTS];
+
+static uint8_t *fq_bytes(int slot, size_t n, nvfp4_error *err)
+{
+    if (n > fq_bcap[slot] || !fq_bbuf[slot]) {
+        uint8_t *p = realloc(fq_bbuf[slot], n ? n : 1);
+        if (!p) {
+            nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: out of memory");
+            return NULL;
+        }
+        fq_bbuf[slot] = p;
+        fq_bcap[slot] = n ? n : 1;
+    }
+    return fq_bbuf[slot];
+}
+
 /* t[c][r] = a[r][c], in 16x16 tiles so that both sides stay in cache lines
  * (a plain double loop strides through t a whole column at a time). */
 static void fq_transpose(const float *a, size_t rows, size_t cols, float *t)
@@ -302,7 +323,22 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
             o.rht_fp32 = c->rht_fp32;
         }
     }
-    nvfp4_status s = nvfp4_quantize(x, NVFP4_DTYPE_F32, xr, xc, &o, q, err);
+    nvfp4_quant_plan plan;
+    nvfp4_status s = nvfp4_quant_plan_init(&plan, &o, NVFP4_DTYPE_F32, xr, xc, err);
+    if (s != NVFP4_OK) return s;
+    const nvfp4_quant_layout *l = columnwise ? &plan.col : &plan.row;
+    uint8_t *data = fq_bytes(FQ_BYTES_DATA, l->data_bytes, err);
+    uint8_t *scale = data ? fq_bytes(FQ_BYTES_SCALE, l->scale_rows * l->scale_cols, err) : NULL;
+    if (!scale) return NVFP4_ENOMEM;
+    nvfp4_quant_buffers b = {NULL, NULL, NULL, NULL};
+    if (columnwise) {
+        b.col_data = data;
+        b.col_scale = scale;
+    } else {
+        b.row_data = data;
+        b.row_scale = scale;
+    }
+    s = nvfp4_quantize_into(&plan, x, &b, q, err);
     if (s == NVFP4_OK) s = nvfp4_dequantize(q, columnwise, out, err);
     return s;
 }
