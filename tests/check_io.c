@@ -275,6 +275,38 @@ START_TEST(safetensors_too_short_and_missing)
 }
 END_TEST
 
+/* A FIFO (no writer), a device or a directory is refused without blocking. */
+START_TEST(non_regular_files_refused)
+{
+    const char *fifo = path_in("f.safetensors");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    const char *dir = path_in("d.npy");
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    alarm(10); /* a reader that waits on the FIFO fails the test instead of hanging */
+    ck_assert_int_eq(nvfp4_safetensors_read(fifo, &s, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, fifo) && strstr(err.message, "is a FIFO"), "%s", err.message);
+    ck_assert_int_eq(nvfp4_npy_read(fifo, "x", &s, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "is a FIFO"), "%s", err.message);
+    uint8_t *b = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(nvfp4_file_read_all(fifo, 100, &b, &n, &err), NVFP4_EIO);
+    ck_assert_int_eq(nvfp4_file_read_all("/dev/zero", 100, &b, &n, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "/dev/zero: is a character device"), "%s", err.message);
+    ck_assert_int_eq(nvfp4_npy_read(dir, "x", &s, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, dir) && strstr(err.message, "is a directory"), "%s", err.message);
+    char meta[600];
+    snprintf(meta, sizeof meta, "%s/meta.json", dir);
+    ck_assert_int_eq(mkfifo(meta, 0600), 0);
+    ck_assert_int_eq(nvfp4_tdir_read(dir, &s, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, meta) && strstr(err.message, "is a FIFO"), "%s", err.message);
+    alarm(0);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
 /* ---- malformed npy -------------------------------------------------------------- */
 
 static void expect_npy(const char *dict, size_t data_len, const char *magic, nvfp4_status status, const char *needle)
@@ -589,6 +621,7 @@ static Suite *io_suite(void)
     tcase_add_test(tc, bin_dir_round_trip);
     tcase_add_test(tc, safetensors_malformed);
     tcase_add_test(tc, safetensors_too_short_and_missing);
+    tcase_add_test(tc, non_regular_files_refused);
     tcase_add_test(tc, npy_malformed);
     tcase_add_test(tc, npy_version2_and_scalar);
     tcase_add_test(tc, dir_malformed);

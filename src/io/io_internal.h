@@ -2,12 +2,23 @@
 #ifndef NVFP4_IO_INTERNAL_H
 #define NVFP4_IO_INTERNAL_H
 
+#include <stdio.h>
+#include <sys/stat.h>
+
 #include <jansson.h>
 
 #include "nvfp4/io.h"
 
 /* prod(shape) * size(dtype) without overflow; false if it overflows. */
 bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size_t *bytes);
+
+/* Opens path for reading and fstats it; refuses (NULL, err set: EIO, the
+ * message names the file and what it is) anything but a regular file, without
+ * ever blocking on a FIFO or device. Every reader in src/io/ opens through it. */
+FILE *io_open_regular(const char *path, struct stat *st, nvfp4_error *err);
+
+/* "a directory", "a FIFO", ... for an st_mode that is not a regular file. */
+const char *io_file_kind(unsigned mode);
 
 /* "<dir>/.<base>.tmp-XXXXXX" for mkstemp/mkdtemp; caller frees. */
 char *io_temp_name(const char *path);
