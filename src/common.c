@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *nvfp4_version(void) { return NVFP4_VERSION_STRING; }
 
@@ -26,8 +28,25 @@ nvfp4_status nvfp4_error_set(nvfp4_error *err, nvfp4_status s, const char *fmt, 
         va_list ap;
         va_start(ap, fmt);
         err->status = s;
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_list ap2;
+        va_copy(ap2, ap);
+        const size_t cap = sizeof err->message;
+        int n = vsnprintf(err->message, cap, fmt, ap);
         va_end(ap);
+        char *full = n >= 0 && (size_t)n >= cap ? malloc((size_t)n + 1) : NULL;
+        if (n < 0) {
+            snprintf(err->message, cap, "%s (the message could not be formatted)", nvfp4_status_string(s));
+        } else if (full) {
+            vsnprintf(full, (size_t)n + 1, fmt, ap2);
+            /* Too long (a long path): cut the middle, not the end, so the
+             * problem stated at the end stays visible: head "..." tail. */
+            const size_t head = 120, tail = cap - 1 - head - 3;
+            memcpy(err->message, full, head);
+            memcpy(err->message + head, "...", 3);
+            memcpy(err->message + head + 3, full + (size_t)n - tail, tail + 1);
+            free(full);
+        }
+        va_end(ap2);
     }
     return s;
 }

@@ -307,6 +307,42 @@ START_TEST(non_regular_files_refused)
 }
 END_TEST
 
+/* A message too long for nvfp4_error is cut in the middle: the start of the
+ * path and the problem at the end stay. A long folder path is never cut. */
+START_TEST(long_paths_and_messages)
+{
+    char big[3000];
+    memset(big, 'p', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    nvfp4_error err;
+    nvfp4_error_set(&err, NVFP4_EIO, "%s/x.npy: the problem", big);
+    ck_assert_uint_eq(strlen(err.message), sizeof err.message - 1);
+    ck_assert_msg(strstr(err.message, "...") && strstr(err.message, "x.npy: the problem"), "%s", err.message);
+    ck_assert_int_eq(err.message[0], 'p');
+    /* a folder under a 1,100-character path: written, read back, replaced */
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s", tmpdir);
+    while (strlen(dir) < 1080) {
+        strcat(dir, "/abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    strcat(dir, "/out");
+    nvfp4_tensor_set s, r;
+    nvfp4_tset_init(&s);
+    nvfp4_tset_init(&r);
+    size_t shape[1] = {3};
+    const float v[3] = {1, 2, 3};
+    ck_assert_int_eq(nvfp4_tset_add(&s, "x", NVFP4_T_F32, 1, shape, v, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tdir_write(dir, &s, NVFP4_FMT_BIN_DIR, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tdir_write(dir, &s, NVFP4_FMT_NPY_DIR, &err), NVFP4_OK);
+    ck_assert_msg(nvfp4_tdir_read(dir, &r, &err) == NVFP4_OK, "%s", err.message);
+    ck_assert_uint_eq(r.count, 1);
+    ck_assert_int_eq(memcmp(r.tensors[0].data, v, sizeof v), 0);
+    nvfp4_tset_free(&s);
+    nvfp4_tset_free(&r);
+}
+END_TEST
+
 /* ---- malformed npy -------------------------------------------------------------- */
 
 static void expect_npy(const char *dict, size_t data_len, const char *magic, nvfp4_status status, const char *needle)
@@ -622,6 +658,7 @@ static Suite *io_suite(void)
     tcase_add_test(tc, safetensors_malformed);
     tcase_add_test(tc, safetensors_too_short_and_missing);
     tcase_add_test(tc, non_regular_files_refused);
+    tcase_add_test(tc, long_paths_and_messages);
     tcase_add_test(tc, npy_malformed);
     tcase_add_test(tc, npy_version2_and_scalar);
     tcase_add_test(tc, dir_malformed);

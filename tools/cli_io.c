@@ -68,15 +68,11 @@ static const nvfp4_tensor *pick(const nvfp4_tensor_set *s, const char *name)
     return nvfp4_tset_find(s, "x");
 }
 
-int cli_input_load(const char *cmd, const char *spec, const char *shape, const char *dtype, cli_input *in)
+/* Reads the set at path (a FILE[:NAME] spec, split here in place) and picks the tensor. */
+static int load_named(const char *cmd, char *path, cli_input *in)
 {
-    memset(in, 0, sizeof *in);
-    nvfp4_tset_init(&in->owner);
-    if (shape || dtype) return load_raw(cmd, spec, shape, dtype, in);
     /* FILE:NAME, unless a file with the whole name exists. */
-    char path[4096];
     const char *name = NULL;
-    snprintf(path, sizeof path, "%s", spec);
     char *colon = strrchr(path, ':');
     if (colon && !path_exists(path)) {
         *colon = '\0';
@@ -101,6 +97,18 @@ int cli_input_load(const char *cmd, const char *spec, const char *shape, const c
     if (in->rows == 0 || in->cols == 0) return cli_fail(cmd, "%s: tensor '%s' is empty", path, t->name);
     in->data = t->data;
     return 0;
+}
+
+int cli_input_load(const char *cmd, const char *spec, const char *shape, const char *dtype, cli_input *in)
+{
+    memset(in, 0, sizeof *in);
+    nvfp4_tset_init(&in->owner);
+    if (shape || dtype) return load_raw(cmd, spec, shape, dtype, in);
+    char *path = strdup(spec); /* sized to the spec: a long path is never cut */
+    if (!path) return cli_fail(cmd, "out of memory");
+    int rc = load_named(cmd, path, in);
+    free(path);
+    return rc;
 }
 
 int cli_write_set(const char *cmd, const char *path, const char *format, const nvfp4_tensor_set *s)

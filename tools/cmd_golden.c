@@ -514,6 +514,9 @@ static int run(int argc, char **argv)
     }
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
     if (!g.suite || !g.out) return cli_fail(cmd, "need --suite and --out DIR (see --help)");
+    /* The suite's paths are DIR/NAME in 2048-byte buffers: refuse, never cut. */
+    if (strlen(g.out) > 1500)
+        return cli_fail(cmd, "--out: path too long (%zu characters; at most 1500)", strlen(g.out));
     const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(g.recipe));
     if (g.round == NVFP4_SR && !info->supports_sr) return cli_fail(cmd, "recipe %s has no stochastic rounding", g.recipe);
     if (mkdir(g.out, 0777) != 0 && errno != EEXIST) return cli_fail(cmd, "%s: cannot create: %s", g.out, strerror(errno));

@@ -59,7 +59,9 @@ typedef struct {
 const char *nvfp4_version(void);
 const char *nvfp4_status_string(nvfp4_status s);
 
-/* Sets err (if not NULL) and returns s; printf-style message. */
+/* Sets err (if not NULL) and returns s; printf-style message. A message too
+ * long for err->message is cut in the middle ("head...tail"), keeping the
+ * problem named at its end. */
 nvfp4_status nvfp4_error_set(nvfp4_error *err, nvfp4_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

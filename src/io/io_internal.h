@@ -20,6 +20,10 @@ FILE *io_open_regular(const char *path, struct stat *st, nvfp4_error *err);
 /* "a directory", "a FIFO", ... for an st_mode that is not a regular file. */
 const char *io_file_kind(unsigned mode);
 
+/* "dir/file", sized to fit (no path is ever truncated); caller frees; NULL
+ * when out of memory. */
+char *io_path_join(const char *dir, const char *file);
+
 /* "<dir>/.<base>.tmp-XXXXXX" for mkstemp/mkdtemp; caller frees. */
 char *io_temp_name(const char *path);
 

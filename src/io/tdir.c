@@ -40,10 +40,9 @@ typedef struct {
     const size_t *lens;
 } file_source;
 
-static nvfp4_status source_load(const file_source *src, const char *file, char *path, size_t pathn, uint8_t **buf,
+static nvfp4_status source_load(const file_source *src, const char *file, const char *path, uint8_t **buf,
                                 size_t *len, bool *owned, nvfp4_error *err)
 {
-    snprintf(path, pathn, "%s/%s", src->dir, file);
     if (!src->names) {
         *owned = true;
         return nvfp4_file_read_all(path, SIZE_MAX, buf, len, err);
@@ -150,12 +149,16 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
                (unsigned long long)json_integer_value(jb) != (unsigned long long)bytes))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': \"bytes\" does not match shape and dtype (%zu)",
                                mfile, name, bytes);
-    char path[1024];
+    char *path = io_path_join(src->dir, file);
+    if (!path) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     uint8_t *buf;
     size_t len;
     bool owned;
-    st = source_load(src, file, path, sizeof path, &buf, &len, &owned, err);
-    if (st) return st;
+    st = source_load(src, file, path, &buf, &len, &owned, err);
+    if (st) {
+        free(path);
+        return st;
+    }
     if (sha) {
         char hex[65];
         nvfp4_sha256_hex(buf, len, hex);
@@ -169,18 +172,23 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
                              len < bytes ? "truncated" : "too long", nvfp4_tdtype_name(dt), bytes, len);
     else if (!st) st = nvfp4_tset_add(out, name, dt, ndim, shape, buf, NULL, err);
     if (owned) free(buf);
+    free(path);
     return st;
 }
 
 static nvfp4_status parse_meta(const char *json, size_t json_len, const file_source *src, nvfp4_tensor_set *out,
                                nvfp4_error *err)
 {
-    char mfile[1024];
-    snprintf(mfile, sizeof mfile, "%s/meta.json", src->dir);
+    char *mfile = io_path_join(src->dir, "meta.json");
+    if (!mfile) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     json_error_t je;
     json_t *root = json_loadb(json, json_len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not valid JSON: %s (line %d)", mfile, je.text, je.line);
+    if (!root) {
+        nvfp4_status bad = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not valid JSON: %s (line %d)", mfile, je.text,
+                                           je.line);
+        free(mfile);
+        return bad;
+    }
     nvfp4_tensor_set tmp;
     nvfp4_tset_init(&tmp);
     bool is_npy = false;
@@ -192,6 +200,7 @@ static nvfp4_status parse_meta(const char *json, size_t json_len, const file_sou
     for (size_t i = 0; !st && i < json_array_size(ts); i++)
         st = read_tensor(json_array_get(ts, i), i, mfile, is_npy, src, &tmp, err);
     json_decref(root);
+    free(mfile);
     if (st) nvfp4_tset_free(&tmp);
     else {
         nvfp4_tset_free(out);
@@ -212,11 +221,12 @@ nvfp4_status nvfp4_tdir_parse_mem(const char *json, size_t json_len, const char 
 
 nvfp4_status nvfp4_tdir_read(const char *dir, nvfp4_tensor_set *out, nvfp4_error *err)
 {
-    char mpath[1024];
-    snprintf(mpath, sizeof mpath, "%s/meta.json", dir);
+    char *mpath = io_path_join(dir, "meta.json");
+    if (!mpath) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     uint8_t *b;
     size_t n;
     nvfp4_status st = nvfp4_file_read_all(mpath, IO_MAX_HEADER, &b, &n, err);
+    free(mpath);
     if (st) return st;
     file_source src = {dir, 0, NULL, NULL, NULL};
     st = parse_meta((const char *)b, n, &src, out, err);
@@ -232,11 +242,10 @@ static void remove_flat_dir(const char *dir)
     DIR *d = opendir(dir);
     if (d) {
         struct dirent *e;
-        char p[1024];
         while ((e = readdir(d)) != NULL) {
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
+            /* unlinkat on the open folder: no path to build, none to truncate */
+            (void)unlinkat(dirfd(d), e->d_name, 0);
         }
         closedir(d);
     }
@@ -263,7 +272,7 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
     json_object_set_new(root, "metadata", md);
     json_object_set_new(root, "tensors", ts);
     nvfp4_status st = NVFP4_OK;
-    char path[1024];
+    char *path = NULL;
     for (size_t i = 0; !st && i < s->count; i++) {
         const nvfp4_tensor *t = &s->tensors[i];
         if (!io_name_is_file_safe(t->name)) {
@@ -272,7 +281,12 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
         }
         char file[256];
         snprintf(file, sizeof file, "%s.%s", t->name, npy ? "npy" : "bin");
-        snprintf(path, sizeof path, "%s/%s", tmp, file);
+        free(path);
+        path = io_path_join(tmp, file);
+        if (!path) {
+            st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+            break;
+        }
         st = npy ? nvfp4_npy_write(path, t, err) : write_plain(path, t->data, t->nbytes, err);
         char hex[65];
         if (!st) st = nvfp4_sha256_file(path, hex, err);
@@ -288,8 +302,9 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
     }
     if (!st) {
         char *txt = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
-        snprintf(path, sizeof path, "%s/meta.json", tmp);
-        if (!txt) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: cannot encode meta.json", dir);
+        free(path);
+        path = io_path_join(tmp, "meta.json");
+        if (!txt || !path) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: cannot encode meta.json", dir);
         else {
             size_t n = strlen(txt);
             txt[n] = '\n'; /* replace the NUL: meta.json ends with a newline */
@@ -298,6 +313,7 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
         }
     }
     json_decref(root);
+    free(path);
     return st;
 }
 
@@ -310,9 +326,11 @@ static nvfp4_status check_replaceable(const char *dir, bool *exists, nvfp4_error
     if (!*exists) return NVFP4_OK;
     if (!S_ISDIR(st.st_mode))
         return nvfp4_error_set(err, NVFP4_EIO, "%s: exists and is not a folder; not overwriting", dir);
-    char m[1024];
-    snprintf(m, sizeof m, "%s/meta.json", dir);
-    if (access(m, F_OK) == 0) return NVFP4_OK;
+    char *m = io_path_join(dir, "meta.json");
+    if (!m) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    bool has_meta = access(m, F_OK) == 0;
+    free(m);
+    if (has_meta) return NVFP4_OK;
     DIR *d = opendir(dir);
     bool empty = true;
     if (d) {
@@ -331,18 +349,19 @@ nvfp4_status nvfp4_tdir_write(const char *dir, const nvfp4_tensor_set *s, nvfp4_
 {
     if (fmt != NVFP4_FMT_NPY_DIR && fmt != NVFP4_FMT_BIN_DIR)
         return nvfp4_error_set(err, NVFP4_EINVAL, "%s: not a folder format", dir);
-    char clean[1024];
-    snprintf(clean, sizeof clean, "%s", dir);
+    char *clean = strdup(dir);
+    if (!clean) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     size_t cl = strlen(clean);
     while (cl > 1 && clean[cl - 1] == '/') clean[--cl] = '\0';
     bool exists;
     nvfp4_status st = check_replaceable(clean, &exists, err);
-    if (st) return st;
-    char *tmp = io_temp_name(clean);
-    if (!tmp) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    if (!mkdtemp(tmp)) {
+    char *tmp = st ? NULL : io_temp_name(clean);
+    if (!st && !tmp) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if (!st && !mkdtemp(tmp))
         st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary folder: %s", clean, strerror(errno));
+    if (st) {
         free(tmp);
+        free(clean);
         return st;
     }
     /* mkdtemp makes the folder 0700; give it the usual umask-based mode. */
@@ -364,5 +383,6 @@ nvfp4_status nvfp4_tdir_write(const char *dir, const nvfp4_tensor_set *s, nvfp4_
     if (old) remove_flat_dir(old);
     free(old);
     free(tmp);
+    free(clean);
     return st;
 }

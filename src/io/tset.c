@@ -244,6 +244,14 @@ nvfp4_status nvfp4_file_read_all(const char *path, size_t max, uint8_t **buf, si
     return NVFP4_OK;
 }
 
+char *io_path_join(const char *dir, const char *file)
+{
+    size_t n = strlen(dir) + 1 + strlen(file) + 1;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
 /* A temporary name next to `path` ("<dir>/.<base>.tmp-XXXXXX"). */
 char *io_temp_name(const char *path)
 {

@@ -1,6 +1,7 @@
 /* tset_rw.c - read or write a tensor set in any of the formats by path. */
 #include "io_internal.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -40,7 +41,9 @@ nvfp4_file_format nvfp4_file_format_guess(const char *path)
 nvfp4_status nvfp4_tset_read(const char *path, nvfp4_tensor_set *out, nvfp4_error *err)
 {
     struct stat st;
-    if (stat(path, &st) != 0) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such file or folder", path);
+    if (stat(path, &st) != 0)
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: %s", path,
+                               errno == ENOENT ? "no such file or folder" : strerror(errno));
     if (S_ISDIR(st.st_mode)) return nvfp4_tdir_read(path, out, err);
     if (ends_with(path, ".npy")) {
         nvfp4_tensor_set tmp;

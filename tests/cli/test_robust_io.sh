@@ -37,6 +37,28 @@ expect_fail "qd/data.npy: is a FIFO" $NVFP4 dequantize qd -o dq.npy
 rm -f qd/data.npy && mkdir qd/data.npy
 expect_fail "qd/data.npy: is a directory" $NVFP4 dequantize qd -o dq.npy
 expect_fail "f.safetensors: is a FIFO" $NVFP4 verify --expected f.safetensors --actual f.safetensors
+# ---- 2. long paths: never cut, the problem stays visible --------------------
+# 1,087 characters (nested folders) to an output folder: written under its own
+# name (it used to be cut at 1,023 bytes), read back, replaced.
+mid=$(python3 -c 'print("/".join(["m" * 99] * 10) + "/" + "m" * 80)')
+mkdir -p "$mid"
+out1="$mid/outdir"
+[ ${#out1} -eq 1087 ] || bad "setup: output path is ${#out1} characters"
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o "$out1" 2>err.txt || bad "long output folder: $(cat err.txt)"
+[ -f "$out1/meta.json" ] && ok "a 1,087-character output folder is written under its own name" \
+    || bad "no $out1/meta.json"
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o "$out1" 2>err.txt || bad "replace long output folder: $(cat err.txt)"
+$NVFP4 dequantize "$out1" -o dq.npy 2>err.txt && ok "the long-path folder reads back" || bad "read back: $(cat err.txt)"
+[ "$(ls "$mid")" = outdir ] && ok "nothing else is left beside it" || bad "left beside the output: $(ls -a "$mid")"
+# a 5,000-character path: refused (exit 2), the message keeps the problem and the file's name
+deep=$(python3 -c 'print("/".join(["d" * 99] * 50))')
+mkdir -p "$deep"
+expect_fail "x.npy: File name too long" $NVFP4 quantize "$deep/x.npy" -o q.safetensors
+expect_fail "q.safetensors: cannot create a temporary file: File name too long" \
+    $NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o "$deep/q.safetensors"
+expect_fail "outdir: cannot create a temporary folder: File name too long" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o "$deep/outdir"
+expect_fail "at most 1500" $NVFP4 golden --suite edge --recipe te --out "$deep/g"
+
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
 exit $fail
