@@ -20,6 +20,17 @@ FILE *io_open_regular(const char *path, struct stat *st, nvfp4_error *err);
 /* "a directory", "a FIFO", ... for an st_mode that is not a regular file. */
 const char *io_file_kind(unsigned mode);
 
+/* nvfp4_tset_add and nvfp4_tset_meta_set without the linear search for the
+ * name: for readers whose names are known to be unique and new (a JSON
+ * object's keys under JSON_REJECT_DUPLICATES, or names checked sorted), so a
+ * header of n entries loads in O(n log n), not O(n^2). */
+nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                                const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err);
+nvfp4_status io_tset_meta_append(nvfp4_tensor_set *s, const char *key, const char *value, nvfp4_error *err);
+
+/* Sorts names[0..n) and returns the first name that occurs twice, or NULL. */
+const char *io_first_duplicate(const char **names, size_t n);
+
 /* "dir/file", sized to fit (no path is ever truncated); caller frees; NULL
  * when out of memory. */
 char *io_path_join(const char *dir, const char *file);

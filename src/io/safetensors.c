@@ -72,7 +72,7 @@ static nvfp4_status parse_metadata(const json_t *md, const char *fname, nvfp4_te
     json_object_foreach((json_t *)md, k, v) {
         if (!json_is_string(v))
             return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: __metadata__ value of '%s' is not a string", fname, k);
-        nvfp4_status st = nvfp4_tset_meta_set(out, k, json_string_value(v), err);
+        nvfp4_status st = io_tset_meta_append(out, k, json_string_value(v), err); /* keys unique */
         if (st) return st;
     }
     return NVFP4_OK;
@@ -155,7 +155,7 @@ static nvfp4_status parse_header(const json_t *root, const char *fname, const ui
     }
     if (!st) st = check_tiling(e, ne, fname, data_len, err);
     for (size_t i = 0; !st && i < ne; i++)
-        st = nvfp4_tset_add(out, e[i].name, e[i].dtype, e[i].ndim, e[i].shape, data + e[i].begin, NULL, err);
+        st = io_tset_add_unique(out, e[i].name, e[i].dtype, e[i].ndim, e[i].shape, data + e[i].begin, NULL, err);
     free(e);
     return st;
 }
@@ -177,6 +177,8 @@ nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char 
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header does not start with '{' (not a safetensors file?)",
                                fname);
     json_error_t je;
+    /* JSON_REJECT_DUPLICATES: the keys (tensor names) are unique, checked by
+     * jansson's hash table, so parse_header adds them without a search. */
     json_t *root = json_loadb((const char *)buf + 8, (size_t)hlen, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header is not valid JSON: %s (at byte %d)", fname, je.text,

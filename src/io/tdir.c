@@ -88,7 +88,7 @@ static nvfp4_status read_metadata(const json_t *root, const char *mfile, nvfp4_t
     json_object_foreach((json_t *)md, k, v) {
         if (!json_is_string(v))
             return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: metadata value of '%s' is not a string", mfile, k);
-        nvfp4_status st = nvfp4_tset_meta_set(out, k, json_string_value(v), err);
+        nvfp4_status st = io_tset_meta_append(out, k, json_string_value(v), err); /* keys unique */
         if (st) return st;
     }
     return NVFP4_OK;
@@ -110,7 +110,7 @@ static nvfp4_status adopt_npy(nvfp4_tensor_set *out, const char *path, const cha
         st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: dtype or shape differs from meta.json", path);
         goto done;
     }
-    st = nvfp4_tset_add(out, name, dt, ndim, shape, t->data, NULL, err);
+    st = io_tset_add_unique(out, name, dt, ndim, shape, t->data, NULL, err);
 done:
     nvfp4_tset_free(&one);
     return st;
@@ -125,8 +125,6 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
     if (!name || !io_name_is_file_safe(name))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensors[%zu]: name missing or not usable as a file name",
                                mfile, idx);
-    if (nvfp4_tset_find(out, name))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: duplicate tensor name '%s'", mfile, name);
     char want[256];
     snprintf(want, sizeof want, "%s.%s", name, is_npy ? "npy" : "bin");
     if (!file || strcmp(file, want) != 0)
@@ -170,9 +168,27 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
     else if (!st && len != bytes)
         st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: %s: shape %s needs %zu bytes, file has %zu", path,
                              len < bytes ? "truncated" : "too long", nvfp4_tdtype_name(dt), bytes, len);
-    else if (!st) st = nvfp4_tset_add(out, name, dt, ndim, shape, buf, NULL, err);
+    else if (!st) st = io_tset_add_unique(out, name, dt, ndim, shape, buf, NULL, err);
     if (owned) free(buf);
     free(path);
+    return st;
+}
+
+/* Duplicate names, found by sorting (O(n log n)); read_tensor then adds
+ * without searching. */
+static nvfp4_status check_unique_names(const json_t *ts, const char *mfile, nvfp4_error *err)
+{
+    size_t n = json_array_size(ts), k = 0;
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (!names) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", mfile);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = get_str(json_array_get(ts, i), "name");
+        if (name) names[k++] = name;
+    }
+    const char *dup = io_first_duplicate(names, k);
+    nvfp4_status st = dup ? nvfp4_error_set(err, NVFP4_EFORMAT, "%s: duplicate tensor name '%s'", mfile, dup)
+                          : NVFP4_OK;
+    free(names);
     return st;
 }
 
@@ -197,6 +213,7 @@ static nvfp4_status parse_meta(const char *json, size_t json_len, const file_sou
     const json_t *ts = json_object_get(root, "tensors");
     if (!st && !json_is_array(ts))
         st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: \"tensors\" missing or not an array", mfile);
+    if (!st) st = check_unique_names(ts, mfile, err);
     for (size_t i = 0; !st && i < json_array_size(ts); i++)
         st = read_tensor(json_array_get(ts, i), i, mfile, is_npy, src, &tmp, err);
     json_decref(root);

@@ -95,6 +95,14 @@ bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size
 nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
                             const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
 {
+    if (name && nvfp4_tset_find(s, name))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "duplicate tensor name '%s'", name);
+    return io_tset_add_unique(s, name, dtype, ndim, shape, data, added, err);
+}
+
+nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                                const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
+{
     if (!name || !*name) return nvfp4_error_set(err, NVFP4_EINVAL, "tensor with an empty name");
     if ((unsigned)dtype >= NVFP4_T_COUNT)
         return nvfp4_error_set(err, NVFP4_EINVAL, "tensor '%s': unknown dtype", name);
@@ -103,8 +111,6 @@ nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype 
                                NVFP4_MAX_DIMS);
     if (strcmp(name, "__metadata__") == 0)
         return nvfp4_error_set(err, NVFP4_EINVAL, "the tensor name __metadata__ is reserved");
-    if (nvfp4_tset_find(s, name))
-        return nvfp4_error_set(err, NVFP4_EINVAL, "duplicate tensor name '%s'", name);
     size_t bytes;
     if (!io_shape_bytes(dtype, ndim, shape, &bytes))
         return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': size overflows", name);
@@ -138,14 +144,21 @@ nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype 
 
 nvfp4_status nvfp4_tset_meta_set(nvfp4_tensor_set *s, const char *key, const char *value, nvfp4_error *err)
 {
-    char *v = strdup(value);
-    if (!v) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     for (size_t i = 0; i < s->meta_count; i++)
         if (strcmp(s->meta[i].key, key) == 0) {
+            char *v = strdup(value);
+            if (!v) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
             free(s->meta[i].value);
             s->meta[i].value = v;
             return NVFP4_OK;
         }
+    return io_tset_meta_append(s, key, value, err);
+}
+
+nvfp4_status io_tset_meta_append(nvfp4_tensor_set *s, const char *key, const char *value, nvfp4_error *err)
+{
+    char *v = strdup(value);
+    if (!v) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     if (s->meta_count == s->meta_cap) {
         size_t cap = s->meta_cap ? 2 * s->meta_cap : 16;
         nvfp4_meta_entry *m = realloc(s->meta, cap * sizeof *m);
@@ -242,6 +255,20 @@ nvfp4_status nvfp4_file_read_all(const char *path, size_t max, uint8_t **buf, si
     *buf = b;
     *len = n;
     return NVFP4_OK;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *io_first_duplicate(const char **names, size_t n)
+{
+    if (n < 2) return NULL;
+    qsort(names, n, sizeof *names, cmp_str_ptr);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(names[i - 1], names[i]) == 0) return names[i];
+    return NULL;
 }
 
 char *io_path_join(const char *dir, const char *file)
