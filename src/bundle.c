@@ -5,6 +5,7 @@
  * scale_swizzled (U8, cuBLAS 128x4 layout, padding zero), amax (F32 [1],
  * NVFP4 recipes only), dequant (F32, logical shape); plus x (the input) and
  * string metadata that records how to regenerate every byte. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,10 +135,13 @@ static nvfp4_status meta_ull(const nvfp4_tensor_set *s, const char *fname, const
     const char *v;
     nvfp4_status st = need_meta(s, fname, k, &v, err);
     if (st) return st;
+    /* Digits only, the whole uint64 range (2^64-1 included: the writers
+     * accept it); ERANGE, not the value ULLONG_MAX, marks an overflow. */
     char *end;
-    if (!*v || *v == '-' || *v == '+' || *v == ' ') goto bad;
+    if (*v < '0' || *v > '9') goto bad;
+    errno = 0;
     *out = strtoull(v, &end, 10);
-    if (*end != '\0' || (*out == ~0ull)) goto bad;
+    if (*end != '\0' || errno == ERANGE) goto bad;
     return NVFP4_OK;
 bad:
     return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata \"%s\" is '%s', not a decimal integer", fname, k,

@@ -625,7 +625,11 @@ START_TEST(bundle_malformed)
         {"recipe", "nope", "unknown recipe 'nope'"},
         {"block", "3x3", "block '3x3'"},
         {"rounding", "up", "rounding 'up'"},
-        {"rows", "18446744073709551615", "not a decimal integer"},
+        {"rows", "18446744073709551615", "too large"},
+        {"rows", "18446744073709551616", "not a decimal integer"},
+        {"seed", "18446744073709551616", "not a decimal integer"},
+        {"seed", " 1", "not a decimal integer"},
+        {"offset", "0x10", "not a decimal integer"},
         {"rows", "-3", "not a decimal integer"},
         {"rows", "1099511627777", "too large"},
         {"cols", "47", "not a multiple of the 1x16 block and pad is false"},
@@ -641,6 +645,19 @@ START_TEST(bundle_malformed)
         nvfp4_tset_free(&c);
     }
     nvfp4_tset_free(&b);
+    /* every uint64 a writer accepts reads back: 2^64-1 for the seed, offset and sign seed */
+    nvfp4_tensor_set c;
+    sample_bundle(&c, &q);
+    nvfp4_quantized_free(&q);
+    const char *max = "18446744073709551615";
+    ck_assert_int_eq(nvfp4_tset_meta_set(&c, "seed", max, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_meta_set(&c, "offset", max, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_meta_set(&c, "rht_sign_seed", max, NULL), NVFP4_OK);
+    nvfp4_quant_opts o;
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_bundle_opts(&c, "b.safetensors", &o, &err) == NVFP4_OK, "%s", err.message);
+    ck_assert(o.seed == UINT64_MAX && o.offset == UINT64_MAX && o.rht_sign_seed == UINT64_MAX);
+    nvfp4_tset_free(&c);
 }
 END_TEST
 

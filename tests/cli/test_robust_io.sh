@@ -84,6 +84,28 @@ for f in many.safetensors manymeta.safetensors; do
         || bad "$f: loading took over 20 s"
 done
 
+# ---- 4. every value a writer accepts reads back: 2^64-1 ------------------------
+max=18446744073709551615
+python3 -c 'import struct; open("x16.bin","wb").write(struct.pack("<256f", *[i * 0.37 - 40 for i in range(256)]))'
+q="$NVFP4 quantize x16.bin --shape 16x16 --dtype f32 --round sr --seed $max --offset $max --columnwise --rht --rht-signs seed:$max"
+$q -o m.safetensors 2>err.txt || bad "quantize at 2^64-1: $(cat err.txt)"
+$q --format bin -o mdir 2>err.txt || bad "quantize to a folder at 2^64-1: $(cat err.txt)"
+$NVFP4 verify --expected m.safetensors --actual m.safetensors >/dev/null 2>err.txt \
+    && ok "a bundle with seed, offset and sign seed 2^64-1 reads back" || bad "verify 2^64-1: $(cat err.txt)"
+$NVFP4 verify --expected mdir --actual m.safetensors >/dev/null 2>err.txt \
+    && ok "the same from a folder" || bad "verify folder 2^64-1: $(cat err.txt)"
+$NVFP4 dequantize m.safetensors --columnwise -o mdq.npy 2>err.txt || bad "dequantize 2^64-1: $(cat err.txt)"
+$NVFP4 gemm --a m.safetensors --b m.safetensors --a-columnwise --b-columnwise -o mg.npy 2>err.txt \
+    || bad "gemm 2^64-1: $(cat err.txt)"
+$NVFP4 golden --suite edge --recipe te --round sr --seed $max --out gsuite >/dev/null 2>err.txt || bad "golden 2^64-1: $(cat err.txt)"
+gfail=0
+for f in gsuite/*.safetensors; do
+    $NVFP4 verify --expected "$f" --actual "$f" >/dev/null 2>err.txt || { gfail=1; bad "golden bundle $f: $(cat err.txt)"; }
+done
+[ $gfail = 0 ] && ok "golden --seed 2^64-1 bundles read back"
+# one past the range is refused by the writer
+expect_fail "--seed" $NVFP4 quantize x16.bin --shape 16x16 --dtype f32 --round sr --seed 18446744073709551616 -o n.safetensors
+
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
 exit $fail
