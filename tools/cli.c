@@ -77,12 +77,17 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name, bo
 
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+') return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno != 0 || end == s || *end != '\0') return false;
-    *out = (uint64_t)v;
+    /* Decimal digits only: no sign, blank, 0x prefix or octal reading of a
+     * leading 0 ("010" is ten), and no value past 2^64-1. */
+    if (!s || !*s) return false;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
     return true;
 }
 

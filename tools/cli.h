@@ -41,7 +41,9 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name, bo
 
 /* Strict number parsers: the whole string must be consumed. Floats accept
  * decimal, C99 hex floats (with a point or a p exponent), inf/nan, and
- * 0x-prefixed 8-digit fp32 bit patterns; any other 0x token is refused. */
+ * 0x-prefixed 8-digit fp32 bit patterns; any other 0x token is refused.
+ * Integers (every integer option, --shape RxC, seed:N) are decimal digits
+ * only, 0 to 2^64-1: no sign, no blank, no 0x, and a leading 0 is not octal. */
 bool cli_parse_f32(const char *s, float *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_size(const char *s, size_t *out);

@@ -22,7 +22,8 @@ static void usage(FILE *f)
             "commands:\n",
             nvfp4_version());
     for (size_t i = 0; i < n_commands; i++) fprintf(f, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(f, "\nexit codes: 0 success or match, 1 mismatch, 2 usage or input error\n");
+    fprintf(f, "\nexit codes: 0 success or match, 1 mismatch, 2 usage or input error\n"
+               "integer options are decimal (010 is ten; no sign, blank or 0x)\n");
 }
 
 int main(int argc, char **argv)

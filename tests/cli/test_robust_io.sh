@@ -2,7 +2,8 @@
 # test_robust_io.sh - hostile or careless inputs end quickly in exit 2 with a
 # message naming the file and the problem (issue 14): non-regular files (FIFO,
 # /dev/zero, a directory) never make a reader wait; long paths are never cut;
-# a header of many entries loads in O(n log n).
+# a header of many entries loads in O(n log n); every uint64 a writer accepts
+# reads back; integer options are decimal.
 set -uo pipefail
 : "${NVFP4:?set NVFP4 to the nvfp4 binary}"
 tmp=$(mktemp -d)
@@ -105,6 +106,31 @@ done
 [ $gfail = 0 ] && ok "golden --seed 2^64-1 bundles read back"
 # one past the range is refused by the writer
 expect_fail "--seed" $NVFP4 quantize x16.bin --shape 16x16 --dtype f32 --round sr --seed 18446744073709551616 -o n.safetensors
+
+# ---- 8. integer options are decimal ---------------------------------------------
+# "010" is ten (it was octal 8), "08" is eight (it was refused), 0x and blanks are refused.
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --seed 010 -o s010.safetensors 2>err.txt || bad "--seed 010: $(cat err.txt)"
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --seed 10 -o s10.safetensors 2>err.txt || bad "--seed 10: $(cat err.txt)"
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --seed 08 -o s08.safetensors 2>err.txt || bad "--seed 08: $(cat err.txt)"
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --seed 8 -o s8.safetensors 2>err.txt || bad "--seed 8: $(cat err.txt)"
+cmp -s s010.safetensors s10.safetensors && ok "--seed 010 is ten" || bad "--seed 010 differs from --seed 10"
+cmp -s s08.safetensors s8.safetensors && ok "--seed 08 is eight" || bad "--seed 08 differs from --seed 8"
+for v in 0x10 " 8" "8 " +8 -8 "" 1e3 8a; do
+    expect_fail "bad --seed '$v'" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --seed "$v" -o n.safetensors
+done
+expect_fail "bad --offset '0x10'" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --offset 0x10 -o n.safetensors
+expect_fail "bad --rht-signs 'seed:0x5'" $NVFP4 quantize x16.bin --shape 16x16 --dtype f32 --columnwise --rht --rht-signs seed:0x5 -o n.safetensors
+# --shape 010x16 is 10 x 16 (the file has 32 values: truncated), not 8 x 16
+expect_fail "x.bin: truncated: --shape 010x16" $NVFP4 quantize x.bin --shape 010x16 --dtype f32 -o n.safetensors
+expect_fail "bad --shape '0x2x16'" $NVFP4 quantize x.bin --shape 0x2x16 --dtype f32 -o n.safetensors
+expect_fail "bad --shape ' 2x16'" $NVFP4 quantize x.bin --shape " 2x16" --dtype f32 -o n.safetensors
+$NVFP4 quantize x.bin --shape 02x016 --dtype f32 -o n.safetensors 2>err.txt && ok "--shape 02x016 is 2 x 16" \
+    || bad "--shape 02x016: $(cat err.txt)"
+rm -f n.safetensors
+expect_fail "bad --row '0x1'" $NVFP4 explain-block --input x16.bin --shape 16x16 --dtype f32 --block 0 --row 0x1
+$NVFP4 explain-block --input x16.bin --shape 16x16 --dtype f32 --block 0 --row 010 >row010.txt 2>err.txt || bad "--row 010: $(cat err.txt)"
+$NVFP4 explain-block --input x16.bin --shape 16x16 --dtype f32 --block 0 --row 10 >row10.txt 2>err.txt || bad "--row 10: $(cat err.txt)"
+cmp -s row010.txt row10.txt && ok "--row 010 is row ten" || bad "--row 010 differs from --row 10"
 
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
