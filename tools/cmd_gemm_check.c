@@ -16,7 +16,7 @@ static const char usage[] =
     "usage: nvfp4 gemm-check --a BUNDLE --b BUNDLE --actual D [--a-columnwise] [--b-columnwise] [--alpha F]\n"
     "                        [--errors N]\n"
     "\n"
-    "D = alpha * A * B^T, A [M, K] and B [N, K] the (rowwise, or --*-columnwise) outputs of the\n"
+    "D = alpha * A * B^T (alpha finite, default 1), A [M, K] and B [N, K] the (rowwise, or --*-columnwise) outputs of the\n"
     "two golden bundles. D is the kernel's fp32 result [M, N]: a file holding one F32 tensor, or\n"
     "a tensor named 'd' (as `nvfp4 gemm` writes it). Every element must lie within the rigorous\n"
     "bound of fp32 accumulation of the exact 16-element block partials in ANY order (docs/\n"
@@ -141,6 +141,8 @@ static int run(int argc, char **argv)
         case OPT_BCOL: bcol = true; break;
         case OPT_ALPHA:
             if (!cli_parse_f32(optarg, &alpha)) return cli_fail(CMD, "bad --alpha '%s'", optarg);
+            /* NaN or Inf leaves no finite bound to check against: a usage error, not a mismatch */
+            if (!isfinite(alpha)) return cli_fail(CMD, "bad --alpha '%s' (must be finite)", optarg);
             break;
         case OPT_ERRORS:
             if (!cli_parse_size(optarg, &nerr)) return cli_fail(CMD, "bad --errors '%s'", optarg);

@@ -4,8 +4,11 @@
 
 static int run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: nvfp4 version\n\nPrints the tool's version. Takes no arguments.\n");
+        return NVFP4_EXIT_OK;
+    }
+    if (argc > 1) return cli_fail("version", "unexpected argument '%s' (see --help)", argv[1]);
     printf("nvfp4kit %s\n", nvfp4_version());
     return NVFP4_EXIT_OK;
 }

@@ -37,7 +37,11 @@ int main(int argc, char **argv)
         usage(stdout);
         return NVFP4_EXIT_OK;
     }
-    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+    if (strcmp(name, "--version") == 0) {
+        if (argc > 2) {
+            fprintf(stderr, "nvfp4: --version takes no arguments (got '%s')\n", argv[2]);
+            return NVFP4_EXIT_USAGE;
+        }
         printf("nvfp4kit %s\n", nvfp4_version());
         return NVFP4_EXIT_OK;
     }

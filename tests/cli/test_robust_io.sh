@@ -3,7 +3,7 @@
 # message naming the file and the problem (issue 14): non-regular files (FIFO,
 # /dev/zero, a directory) never make a reader wait; long paths are never cut;
 # a header of many entries loads in O(n log n); every uint64 a writer accepts
-# reads back; integer options are decimal.
+# reads back; integer options are decimal; usage errors are exit 2.
 set -uo pipefail
 : "${NVFP4:?set NVFP4 to the nvfp4 binary}"
 tmp=$(mktemp -d)
@@ -131,6 +131,17 @@ expect_fail "bad --row '0x1'" $NVFP4 explain-block --input x16.bin --shape 16x16
 $NVFP4 explain-block --input x16.bin --shape 16x16 --dtype f32 --block 0 --row 010 >row010.txt 2>err.txt || bad "--row 010: $(cat err.txt)"
 $NVFP4 explain-block --input x16.bin --shape 16x16 --dtype f32 --block 0 --row 10 >row10.txt 2>err.txt || bad "--row 10: $(cat err.txt)"
 cmp -s row010.txt row10.txt && ok "--row 010 is row ten" || bad "--row 010 differs from --row 10"
+
+# ---- 9. usage errors are exit 2 --------------------------------------------------
+expect_fail "unexpected argument '--bogus'" $NVFP4 version --bogus
+expect_fail "--version takes no arguments" $NVFP4 --version --bogus
+$NVFP4 version >/dev/null && ok "version alone exits 0" || bad "version alone"
+for a in nan inf -inf; do
+    expect_fail "bad --alpha '$a' (must be finite)" $NVFP4 gemm-check --a m.safetensors --b m.safetensors \
+        --a-columnwise --b-columnwise --actual mg.npy --alpha "$a"
+done
+$NVFP4 gemm-check --a m.safetensors --b m.safetensors --a-columnwise --b-columnwise --actual mg.npy >/dev/null 2>err.txt \
+    && ok "gemm-check of nvfp4 gemm's own result passes" || bad "gemm-check: $(cat err.txt)"
 
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
