@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,6 +123,7 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
     if (!json_is_object(e)) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensors[%zu] is not an object", mfile, idx);
     const char *name = get_str(e, "name"), *file = get_str(e, "file"), *dts = get_str(e, "dtype");
     const char *sha = get_str(e, "sha256");
+    const json_t *jsha = json_object_get(e, "sha256");
     if (!name || !io_name_is_file_safe(name))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensors[%zu]: name missing or not usable as a file name",
                                mfile, idx);
@@ -142,6 +144,8 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
     size_t bytes;
     if (!io_shape_bytes(dt, ndim, shape, &bytes))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape size overflows", mfile, name);
+    if (jsha && !sha)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': \"sha256\" is not a string", mfile, name);
     const json_t *jb = json_object_get(e, "bytes");
     if (jb && (!json_is_integer(jb) || json_integer_value(jb) < 0 ||
                (unsigned long long)json_integer_value(jb) != (unsigned long long)bytes))
@@ -160,7 +164,7 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
     if (sha) {
         char hex[65];
         nvfp4_sha256_hex(buf, len, hex);
-        if (strcmp(hex, sha) != 0)
+        if (strcasecmp(hex, sha) != 0) /* hex digits in either case */
             st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: sha256 differs from meta.json (file changed or corrupt)",
                                  path);
     }
@@ -326,8 +330,8 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
             size_t n = strlen(txt);
             txt[n] = '\n'; /* replace the NUL: meta.json ends with a newline */
             st = write_plain(path, txt, n + 1, err);
-            free(txt);
         }
+        free(txt);
     }
     json_decref(root);
     free(path);

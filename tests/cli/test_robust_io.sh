@@ -143,6 +143,23 @@ done
 $NVFP4 gemm-check --a m.safetensors --b m.safetensors --a-columnwise --b-columnwise --actual mg.npy >/dev/null 2>err.txt \
     && ok "gemm-check of nvfp4 gemm's own result passes" || bad "gemm-check: $(cat err.txt)"
 
+# meta.json's sha256: either case of hex digits is accepted; a non-string is refused
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o shadir >/dev/null 2>&1 || bad "setup shadir"
+python3 - <<'PY'
+import json
+m = json.load(open("shadir/meta.json"))
+for t in m["tensors"]: t["sha256"] = t["sha256"].upper()
+json.dump(m, open("shadir/meta.json", "w"))
+PY
+$NVFP4 dequantize shadir -o shadq.npy 2>err.txt && ok "an upper-case sha256 is accepted" || bad "upper-case sha256: $(cat err.txt)"
+python3 - <<'PY'
+import json
+m = json.load(open("shadir/meta.json"))
+m["tensors"][0]["sha256"] = 5
+json.dump(m, open("shadir/meta.json", "w"))
+PY
+expect_fail '"sha256" is not a string' $NVFP4 dequantize shadir -o shadq.npy
+
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
 exit $fail
