@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hardcases.h"
 #include "nvfp4.h"
@@ -503,6 +504,55 @@ START_TEST(oracle_skipped)
 END_TEST
 #endif
 
+/* nvfp4_format_f32_shortest: hand-checked strings, and on a sample of every
+ * 65537th fp32 bit pattern: the string reads back as the same float, is the
+ * same decimal number as the shortest %.Ng that does, and has no exponent
+ * when that number lies in [1e-5, 1e6). */
+START_TEST(format_f32_shortest)
+{
+    static const struct { float x; const char *s; } cases[] = {
+        {240.0f, "240"}, {448.0f, "448"}, {0.0078125f, "0.0078125"}, {0.001953125f, "0.001953125"},
+        {6.0f, "6"}, {-1.5f, "-1.5"}, {0.1f, "0.1"}, {0.0f, "0"}, {-0.0f, "-0"}, {300.0f, "300"},
+        {320.0f, "320"}, {999999.0f, "999999"}, {1e6f, "1e+06"}, {1e-5f, "0.00001"},
+        {0x1p-17f, "7.6293945e-06"}, {0x1p-16f, "0.000015258789"}, {16777216.0f, "1.6777216e+07"},
+        {FLT_MAX, "3.4028235e+38"}, {0x1p-149f, "1e-45"}, {INFINITY, "inf"}, {-INFINITY, "-inf"},
+        {NAN, "nan"}, {123456.7f, "123456.7"}, {0.3f, "0.3"}};
+    char b[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_str_eq(nvfp4_format_f32_shortest(cases[i].x, b, sizeof b), cases[i].s);
+    size_t checked = 0;
+    for (uint64_t u = 0; u < (1ull << 32); u += 65537) {
+        uint32_t bits = (uint32_t)u, back;
+        float x;
+        memcpy(&x, &bits, sizeof x);
+        if (isnan(x)) continue;
+        nvfp4_format_f32_shortest(x, b, sizeof b);
+        float y = strtof(b, NULL);
+        memcpy(&back, &y, sizeof back);
+        ck_assert_msg(back == bits, "0x%08X printed as %s", bits, b);
+        char g[64];
+        for (int p = 1; p <= 9; p++) {
+            snprintf(g, sizeof g, "%.*g", p, (double)x);
+            if (strtof(g, NULL) == x) break;
+        }
+        ck_assert_msg(strtod(g, NULL) == strtod(b, NULL), "0x%08X printed as %s, shortest is %s", bits, b, g);
+        double a = fabs(strtod(b, NULL));
+        if (a >= 1e-5 && a < 1e6) ck_assert_msg(!strchr(b, 'e'), "0x%08X printed as %s", bits, b);
+        checked++;
+    }
+    ck_assert_uint_gt(checked, 65000);
+    /* a short buffer gets a terminated prefix */
+    char s4[4];
+    ck_assert_str_eq(nvfp4_format_f32_shortest(0.0078125f, s4, sizeof s4), "0.0");
+    ck_assert_str_eq(nvfp4_format_f64_digits(0.1 + 0.2, 9, b, sizeof b), "0.3");
+    ck_assert_str_eq(nvfp4_format_f64_digits(1.25e-5, 3, b, sizeof b), "0.0000125");
+    ck_assert_str_eq(nvfp4_format_f64_digits(-1234.5678, 6, b, sizeof b), "-1234.57");
+    ck_assert_str_eq(nvfp4_format_f64_digits(2.5e-7, 3, b, sizeof b), "2.5e-07");
+    ck_assert_str_eq(nvfp4_format_f64_digits(999999.6, 6, b, sizeof b), "1e+06");
+    ck_assert_str_eq(nvfp4_format_f64_digits(0.0625, 9, b, sizeof b), "0.0625");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("formats");
@@ -521,6 +571,7 @@ static Suite *suite(void)
     tcase_add_test(tc, ue8m0_specials);
     tcase_add_test(tc, bf16_ties_and_overflow);
     tcase_add_test(tc, fp16_ties_and_overflow);
+    tcase_add_test(tc, format_f32_shortest);
     suite_add_tcase(s, tc);
     TCase *sr = tcase_create("stochastic");
     tcase_set_timeout(sr, 120);

@@ -1,6 +1,8 @@
 /* cli.c - helpers shared by the subcommands. */
 #include "cli.h"
 
+#include "nvfp4/formats.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -99,10 +101,4 @@ bool cli_parse_size(const char *s, size_t *out)
     return true;
 }
 
-void cli_format_f32(char *buf, size_t n, float x)
-{
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, n, "%.*g", prec, (double)x);
-        if (strtof(buf, NULL) == x || x != x) return;
-    }
-}
+void cli_format_f32(char *buf, size_t n, float x) { nvfp4_format_f32_shortest(x, buf, n); }

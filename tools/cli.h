@@ -48,7 +48,8 @@ bool cli_parse_f32(const char *s, float *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_size(const char *s, size_t *out);
 
-/* Shortest decimal that reads back as the same float ("%.9g" trimmed). */
+/* Shortest decimal that reads back as the same float, without an exponent
+ * for 1e-5 <= |x| < 1e6 (nvfp4_format_f32_shortest). */
 void cli_format_f32(char *buf, size_t n, float x);
 
 #endif /* NVFP4_TOOLS_CLI_H */

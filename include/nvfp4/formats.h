@@ -58,6 +58,20 @@ float nvfp4_fp16_to_f32(uint16_t bits);
 static inline uint8_t nvfp4_pack2(uint8_t even, uint8_t odd) { return (uint8_t)((even & 0xFu) | ((odd & 0xFu) << 4)); }
 static inline uint8_t nvfp4_unpack(const uint8_t *packed, size_t i) { return (uint8_t)((packed[i >> 1] >> (4 * (i & 1))) & 0xFu); }
 
+/* ---- printing an fp32 value as people write it ------------------------ */
+/* Writes into buf (n bytes; 16 always suffice) the shortest decimal that
+ * reads back (strtof) as exactly x: 240, 0.0078125, 448, -0, 0.1. Values
+ * with 1e-5 <= |x| < 1e6 never use an exponent (0.00001525878906 is written
+ * out); smaller and larger ones use the %g style with one digit before the
+ * point (1.1754944e-38). NaN prints as nan, infinities as inf/-inf. Returns
+ * buf; a buf too small gets a truncated, terminated string. */
+char *nvfp4_format_f32_shortest(float x, char *buf, size_t n);
+/* The same rendering for a computed double (an error, a probability): x
+ * rounded to `significant` digits (1..17), trailing zeros dropped, no
+ * exponent for 1e-5 <= |x| < 1e6: (0.1 + 0.2, 9) gives 0.3, (1.25e-5, 3)
+ * gives 0.0000125. */
+char *nvfp4_format_f64_digits(double x, int significant, char *buf, size_t n);
+
 /* Parse/print helpers for names used by the CLI and file metadata. */
 const char *nvfp4_rounding_name(nvfp4_rounding r);
 bool nvfp4_rounding_parse(const char *s, nvfp4_rounding *out);
