@@ -1,0 +1,187 @@
+"""_lib.py - the ctypes declarations of the public C API that nvfp4kit calls.
+
+Every structure below mirrors its declaration in include/nvfp4/*.h field for
+field (ctypes applies the platform's C alignment rules, as the compiler does).
+The shared library is the libnvfp4.so that the package build compiled from
+this repository and copied into nvfp4kit/_native/ (see python/setup.py);
+NVFP4KIT_LIBDIR overrides the folder (a build tree: build/lib).
+"""
+import ctypes
+import os
+
+c_size = ctypes.c_size_t
+c_u8p = ctypes.POINTER(ctypes.c_uint8)
+
+
+class Error(ValueError):
+    """An error reported by the nvfp4 C library (or by argument checking
+    before a call): the message is the library's sentence naming the problem."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+
+
+class CError(ctypes.Structure):  # nvfp4_error (nvfp4/common.h)
+    _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+
+class QuantOpts(ctypes.Structure):  # nvfp4_quant_opts (nvfp4/quant.h)
+    _fields_ = [
+        ("recipe", ctypes.c_char_p),
+        ("block", ctypes.c_int),
+        ("rounding", ctypes.c_int),
+        ("seed", ctypes.c_uint64),
+        ("offset", ctypes.c_uint64),
+        ("rowwise", ctypes.c_bool),
+        ("columnwise", ctypes.c_bool),
+        ("rht", ctypes.c_bool),
+        ("rht_signs", ctypes.c_int),
+        ("rht_sign_seed", ctypes.c_uint64),
+        ("rht_fp32", ctypes.c_bool),
+        ("pad", ctypes.c_bool),
+    ]
+
+
+class QTensor(ctypes.Structure):  # nvfp4_qtensor
+    _fields_ = [
+        ("rows", c_size), ("cols", c_size), ("prows", c_size), ("pcols", c_size),
+        ("data", c_u8p), ("data_bytes", c_size),
+        ("scale", c_u8p), ("scale_rows", c_size), ("scale_cols", c_size),
+        ("amax", ctypes.c_float), ("rht", ctypes.c_bool),
+    ]
+
+
+class Quantized(ctypes.Structure):  # nvfp4_quantized
+    _fields_ = [
+        ("recipe", ctypes.c_void_p), ("opts", QuantOpts), ("row", QTensor), ("col", QTensor),
+        ("has_row", ctypes.c_bool), ("has_col", ctypes.c_bool), ("borrowed", ctypes.c_bool),
+    ]
+
+
+class QuantLayout(ctypes.Structure):  # nvfp4_quant_layout
+    _fields_ = [
+        ("rows", c_size), ("cols", c_size), ("prows", c_size), ("pcols", c_size),
+        ("block_len", c_size), ("tile16", ctypes.c_bool),
+        ("data_bytes", c_size), ("scale_rows", c_size), ("scale_cols", c_size),
+        ("sr_offset", ctypes.c_uint64),
+    ]
+
+
+class QuantPlan(ctypes.Structure):  # nvfp4_quant_plan
+    _fields_ = [
+        ("recipe", ctypes.c_void_p), ("opts", QuantOpts), ("dtype", ctypes.c_int),
+        ("rows", c_size), ("cols", c_size), ("has_row", ctypes.c_bool), ("has_col", ctypes.c_bool),
+        ("row", QuantLayout), ("col", QuantLayout), ("rht_mask", ctypes.c_uint32 * 4),
+    ]
+
+
+class QuantBuffers(ctypes.Structure):  # nvfp4_quant_buffers
+    _fields_ = [("row_data", ctypes.c_void_p), ("row_scale", ctypes.c_void_p),
+                ("col_data", ctypes.c_void_p), ("col_scale", ctypes.c_void_p)]
+
+
+class RecipeInfo(ctypes.Structure):  # nvfp4_recipe_info
+    _fields_ = [
+        ("name", ctypes.c_char_p), ("summary", ctypes.c_char_p), ("provenance", ctypes.c_char_p),
+        ("elem", ctypes.c_int), ("scale_format", ctypes.c_int), ("default_block", ctypes.c_int),
+        ("has_global_amax", ctypes.c_bool), ("supports_sr", ctypes.c_bool),
+    ]
+
+
+MAX_DIMS = 8
+
+
+class Tensor(ctypes.Structure):  # nvfp4_tensor (nvfp4/io.h)
+    _fields_ = [
+        ("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_uint),
+        ("shape", c_size * MAX_DIMS), ("nbytes", c_size), ("data", c_u8p),
+    ]
+
+
+class TensorSet(ctypes.Structure):  # nvfp4_tensor_set
+    _fields_ = [
+        ("tensors", ctypes.POINTER(Tensor)), ("count", c_size), ("cap", c_size),
+        ("meta", ctypes.c_void_p), ("meta_count", c_size), ("meta_cap", c_size),
+    ]
+
+
+# enum values (nvfp4/quant.h, nvfp4/formats.h, nvfp4/io.h)
+DTYPE_F32, DTYPE_BF16 = 0, 1
+SCALEFMT_UE8M0 = 1
+ELEM_E4M3 = 1
+RHT_SIGNS = {"te": 0, "seeded": 1, "none": 2}
+T_NAMES = ["F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8"]
+T_F32, T_BF16, T_U8 = 1, 3, 11
+FMT_SAFETENSORS, FMT_NPY_DIR, FMT_BIN_DIR, FMT_NPY = 0, 1, 2, 3
+
+
+def _native_dir():
+    return os.environ.get("NVFP4KIT_LIBDIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
+
+
+def _load():
+    path = os.path.join(_native_dir(), "libnvfp4.so")
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:  # a broken install: say which file
+        raise ImportError("nvfp4kit: cannot load its C library %s (%s); reinstall with pip install ./python" %
+                          (path, e)) from None
+    S, V, P = ctypes.c_int, None, ctypes.c_void_p
+    E = ctypes.POINTER(CError)
+    sig = {
+        "nvfp4_version": (ctypes.c_char_p, []),
+        "nvfp4_quant_opts_init": (V, [ctypes.POINTER(QuantOpts)]),
+        "nvfp4_quant_plan_init": (S, [ctypes.POINTER(QuantPlan), ctypes.POINTER(QuantOpts), ctypes.c_int, c_size,
+                                      c_size, E]),
+        "nvfp4_quantize_into": (S, [ctypes.POINTER(QuantPlan), P, ctypes.POINTER(QuantBuffers),
+                                    ctypes.POINTER(Quantized), E]),
+        "nvfp4_quantize": (S, [P, ctypes.c_int, c_size, c_size, ctypes.POINTER(QuantOpts), ctypes.POINTER(Quantized),
+                               E]),
+        "nvfp4_quantized_free": (V, [ctypes.POINTER(Quantized)]),
+        "nvfp4_dequantize": (S, [ctypes.POINTER(Quantized), ctypes.c_bool, P, E]),
+        "nvfp4_swizzled_size": (c_size, [c_size, c_size]),
+        "nvfp4_scale_swizzle": (V, [P, c_size, c_size, P]),
+        "nvfp4_block_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_block_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "nvfp4_rounding_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_rounding_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "nvfp4_recipe_count": (c_size, []),
+        "nvfp4_recipe_at": (P, [c_size]),
+        "nvfp4_recipe_find": (P, [ctypes.c_char_p]),
+        "nvfp4_recipe_get_info": (ctypes.POINTER(RecipeInfo), [P]),
+        "nvfp4_tset_init": (V, [ctypes.POINTER(TensorSet)]),
+        "nvfp4_tset_free": (V, [ctypes.POINTER(TensorSet)]),
+        "nvfp4_tset_add": (S, [ctypes.POINTER(TensorSet), ctypes.c_char_p, ctypes.c_int, ctypes.c_uint,
+                               ctypes.POINTER(c_size), P, P, E]),
+        "nvfp4_tset_find": (ctypes.POINTER(Tensor), [ctypes.POINTER(TensorSet), ctypes.c_char_p]),
+        "nvfp4_tset_meta_get": (ctypes.c_char_p, [ctypes.POINTER(TensorSet), ctypes.c_char_p]),
+        "nvfp4_tset_meta_set": (S, [ctypes.POINTER(TensorSet), ctypes.c_char_p, ctypes.c_char_p, E]),
+        "nvfp4_tset_read": (S, [ctypes.c_char_p, ctypes.POINTER(TensorSet), E]),
+        "nvfp4_tset_write": (S, [ctypes.c_char_p, ctypes.POINTER(TensorSet), ctypes.c_int, E]),
+        "nvfp4_file_format_guess": (ctypes.c_int, [ctypes.c_char_p]),
+        "nvfp4_bundle_build": (S, [ctypes.POINTER(Quantized), P, ctypes.c_int, c_size, c_size,
+                                   ctypes.POINTER(TensorSet), E]),
+        "nvfp4_bundle_load": (S, [ctypes.c_char_p, ctypes.POINTER(TensorSet), E]),
+        "nvfp4_bundle_to_quantized": (S, [ctypes.POINTER(TensorSet), ctypes.c_char_p, ctypes.POINTER(Quantized), E]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(lib, name)
+        f.restype = res
+        f.argtypes = args
+    return lib
+
+
+lib = _load()
+
+
+def check(status, err):
+    """Raises Error with the library's message for a non-OK status."""
+    if status != 0:
+        msg = err.message.decode("utf-8", "replace") or "nvfp4 status %d" % status
+        raise Error(msg, status)
+
+
+def cli_path():
+    """The nvfp4 command built with the library (bundled in _native/)."""
+    return os.environ.get("NVFP4KIT_CLI") or os.path.join(_native_dir(), "nvfp4")
