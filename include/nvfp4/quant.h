@@ -86,6 +86,10 @@ typedef struct {
     size_t scale_rows, scale_cols;
     float amax;              /* global amax (post-RHT when rht); 0 for MX recipes */
     bool rht;                /* data holds the quantized RHT(x) */
+    float *row_amax;         /* row-scaled recipes (te-rowscaled): the amax of each stored row, prows
+                                entries, which its scales and dequantization use (amax is then their
+                                maximum); NULL for every other recipe. Always allocated by the library
+                                (nvfp4_quantize_into too) and freed by nvfp4_quantized_free */
 } nvfp4_qtensor;
 
 typedef struct {

@@ -25,6 +25,7 @@
 #include "e2m1.h"
 #include "e4m3.h"
 #include "ue8m0.h"
+#include "bf16.h"
 
 #define NVFP4_CORE_FLT_MAX 0x1.fffffep127f
 /* fp32 constants of TransformerEngine (core_nvfp4.cuh, dequantize_nvfp4.cuh):
@@ -32,6 +33,10 @@
 #define NVFP4_CORE_INV6 0x1.555556p-3f
 #define NVFP4_CORE_INV2688 0x1.861862p-12f
 #define NVFP4_CORE_2688 2688.0f
+/* The same with TE's 4over6 E4M3 bound of 256: 6*256 = 1536 and fl(1/1536) = 0x3A2AAAAB. */
+#define NVFP4_CORE_1536 1536.0f
+#define NVFP4_CORE_INV1536 0x1.555556p-11f
+#define NVFP4_CORE_BF16_MAX 0x1.fep127f
 
 /* Element formats and scale formats. */
 enum { NVFP4_CORE_ELEM_E2M1 = 0, NVFP4_CORE_ELEM_E4M3 = 1 };
@@ -41,7 +46,11 @@ enum { NVFP4_CORE_SCALE_E4M3 = 0, NVFP4_CORE_SCALE_UE8M0 = 1 };
 enum {
     NVFP4_CORE_GLOBAL_NONE = 0,      /* MX: no global scale */
     NVFP4_CORE_GLOBAL_TE_ENCODE = 1, /* S_enc = fminf(2688/amax, FLT_MAX), 1 if amax==0 or S_enc==0; S_dec = 1/S_enc */
-    NVFP4_CORE_GLOBAL_DECODE_DIV = 2 /* g = amax / 2688 (a stored decode scale, torchao/modelopt) */
+    NVFP4_CORE_GLOBAL_DECODE_DIV = 2, /* g = amax / 2688 (a stored decode scale, torchao/modelopt) */
+    NVFP4_CORE_GLOBAL_TE_ENCODE_256 = 3, /* TE 4over6: TE_ENCODE with the E4M3 bound 256, S_enc = fminf(1536/amax, FLT_MAX),
+                                            so that the 1.5x map-to-4 scale stays below 448 */
+    NVFP4_CORE_GLOBAL_TE_ENCODE_ROW = 4  /* TE row_scaled_nvfp4: TE_ENCODE of each stored row's own amax (the loops derive
+                                            one nvfp4_core_global per stored row, nvfp4_core_recipe_row_scaled) */
 };
 
 /* Block-scale rule: block amax -> scale byte. */
@@ -50,7 +59,16 @@ enum {
     NVFP4_CORE_BSCALE_DIV_DIV = 1,      /* torchao: e4m3(clamp((bamax/6)/g, lo, 448)) */
     NVFP4_CORE_BSCALE_DIV_PRODUCT = 2,  /* modelopt: v = bamax/(6*g); v==0 -> 1; e4m3(clamp(v, lo, 448)) */
     NVFP4_CORE_BSCALE_UE8M0_FLOOR = 3,  /* OCP / torchao FLOOR: exponent(bamax) - emax_elem */
-    NVFP4_CORE_BSCALE_UE8M0_RCEIL = 4   /* NVIDIA: cvt.rp.satfinite.ue8m0(bamax * fl(1/max_elem)) */
+    NVFP4_CORE_BSCALE_UE8M0_RCEIL = 4,  /* NVIDIA: cvt.rp.satfinite.ue8m0(bamax * fl(1/max_elem)) */
+    /* TE 4over6 (quantize_4over6_nvfp4.cuh): two candidate scales, map-to-6 e4m3(fminf((bamax/6)*S_enc, 448)) and
+     * map-to-4 e4m3(fminf(((bamax/6)*S_enc)*1.5, 448)); the block keeps the one whose error sum is strictly lower
+     * (ties and NaN: map-to-6), nvfp4_core_4over6_*. nvfp4_core_block_scale alone gives the map-to-6 scale. */
+    NVFP4_CORE_BSCALE_4OVER6_MAE = 5,      /* error: sum |((fp4(q)*s)*amax)/(6*256) - x| */
+    NVFP4_CORE_BSCALE_4OVER6_MSE = 6,      /* error: sum of the squares of the same differences */
+    NVFP4_CORE_BSCALE_4OVER6_MAE_FP16 = 7, /* err_use_fast_math: sum |fp4(q)*s - x*S_enc| (the fp16 product domain) */
+    NVFP4_CORE_BSCALE_4OVER6_MSE_FP16 = 8, /* err_use_fast_math, squares */
+    NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL = 9, /* TE reference pow_2_scales: 2^ceil(log2(bamax/max_elem)) (a division),
+                                              exponent clamped to [-127, 127]: ue8m0 rp of bamax/max_elem */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -60,8 +78,11 @@ enum {
     NVFP4_CORE_ENC_EXACT = 2,     /* nearest code to the real x/D, D = dequant scale, by comparison */
     NVFP4_CORE_ENC_POW2 = 3,      /* y = x / 2^(e-127) (exact power-of-two scaling; 0xFF: NaN) */
     NVFP4_CORE_ENC_RECIP_DIV = 4, /* y = x * ((1/g) / (float)s) (torchao >= 0.17; no clamp of 1/g) */
-    NVFP4_CORE_ENC_POW2_FP32 = 5  /* y = x / max(sf, pow2_scale_min), sf = the fp32 with exponent field e and
+    NVFP4_CORE_ENC_POW2_FP32 = 5, /* y = x / max(sf, pow2_scale_min), sf = the fp32 with exponent field e and
                                      mantissa 0 (e = 0: +0, e = 0xFF: +Inf), torchao to_mx */
+    NVFP4_CORE_ENC_TE_BF16 = 6,   /* TE fast math (quantize_transpose_nvfp4_tuned_1D.cuh): c = bf16_rn(fminf(S_enc /
+                                     (float)s, BF16_MAX)), y = fma.rn.f32.bf16(x, c, +0): x*c rounded once, an
+                                     exactly zero product is +0 */
 };
 
 /* Special-value policy of the final E2M1 cast (applied to y). */
@@ -77,7 +98,8 @@ enum {
 enum {
     NVFP4_CORE_DEQ_TE = 0,        /* v * (((float)s * amax) * fl(1/2688)) */
     NVFP4_CORE_DEQ_GLOBAL_MUL = 1,/* v * (g * (float)s) */
-    NVFP4_CORE_DEQ_POW2 = 2       /* v * 2^(e-127); 0x00 is 2^-127, 0xFF NaN (no clamp: torchao to_dtype) */
+    NVFP4_CORE_DEQ_POW2 = 2,      /* v * 2^(e-127); 0x00 is 2^-127, 0xFF NaN (no clamp: torchao to_dtype) */
+    NVFP4_CORE_DEQ_TE_256 = 3     /* TE 4over6: v * (((float)s * amax) * fl(1/1536)) */
 };
 
 typedef struct {
@@ -166,11 +188,23 @@ NVFP4_HD static inline float nvfp4_core_amax_step(float acc, float x, int nan_pr
 /* TE core_nvfp4.cuh compute_global_encode_scaling_factor_FP4: correctly
  * rounded division, fminf (a NaN amax gives FLT_MAX), then 1 for amax 0 and
  * for an encode scale that is 0 (amax = Inf). */
-NVFP4_HD static inline float nvfp4_core_te_global_encode(float amax)
+NVFP4_HD static inline float nvfp4_core_te_global_encode_bound(float amax, float fp4_times_e4m3_max)
 {
-    float s = nvfp4_core_fminf(NVFP4_CORE_2688 / amax, NVFP4_CORE_FLT_MAX);
+    float s = nvfp4_core_fminf(fp4_times_e4m3_max / amax, NVFP4_CORE_FLT_MAX);
     if (amax == 0.0f || s == 0.0f) s = 1.0f;
     return s;
+}
+
+NVFP4_HD static inline float nvfp4_core_te_global_encode(float amax)
+{
+    return nvfp4_core_te_global_encode_bound(amax, NVFP4_CORE_2688);
+}
+
+/* Whether the recipe derives its global state per stored row (TE's
+ * row_scaled_nvfp4): the tensor loops then keep one amax per stored row. */
+NVFP4_HD static inline int nvfp4_core_recipe_row_scaled(const nvfp4_core_recipe *r)
+{
+    return r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW;
 }
 
 NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4_core_recipe *r, float amax)
@@ -180,8 +214,11 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
     g.s_enc = 1.0f;
     g.s_dec = 1.0f;
     g.g = 1.0f;
-    if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE) {
+    if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW) {
         g.s_enc = nvfp4_core_te_global_encode(amax);
+        g.s_dec = 1.0f / g.s_enc;
+    } else if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256) {
+        g.s_enc = nvfp4_core_te_global_encode_bound(amax, NVFP4_CORE_1536);
         g.s_dec = 1.0f / g.s_enc;
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) {
         g.g = amax / NVFP4_CORE_2688;
@@ -238,8 +275,20 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
         float inv = 1.0f / r->elem_max;
         return nvfp4_core_ue8m0_cvt(bamax * inv, 1);
     }
+    case NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL:
+        /* torch.ceil(torch.log2(bamax/6)) taken exactly: the rp cast of the
+         * quotient is the smallest power of two >= it (0 and values below
+         * 2^-127 give 0x00, Inf 0xFE = exponent 127, NaN 0xFF) */
+        return nvfp4_core_ue8m0_cvt(bamax / r->elem_max, 1);
+    case NVFP4_CORE_BSCALE_4OVER6_MAE:
+    case NVFP4_CORE_BSCALE_4OVER6_MSE:
+    case NVFP4_CORE_BSCALE_4OVER6_MAE_FP16:
+    case NVFP4_CORE_BSCALE_4OVER6_MSE_FP16:
+    default: { /* the map-to-6 candidate (the loops choose with nvfp4_core_4over6_*) */
+        float base = (bamax / r->elem_max) * g->s_enc;
+        return nvfp4_core_e4m3_encode(nvfp4_core_fminf(base, NVFP4_E4M3_MAX), 1);
     }
-    return 0;
+    }
 }
 
 /* The power-of-two divisor of a UE8M0 block's element encode. ENC_POW2:
@@ -266,6 +315,10 @@ NVFP4_HD static inline float nvfp4_core_dequant_scale(const nvfp4_core_recipe *r
         return g->g * nvfp4_core_e4m3_decode(s);
     case NVFP4_CORE_DEQ_POW2:
         return nvfp4_core_ue8m0_decode(s);
+    case NVFP4_CORE_DEQ_TE_256: {
+        float t = nvfp4_core_e4m3_decode(s) * g->amax;
+        return t * NVFP4_CORE_INV1536;
+    }
     }
     return 0.0f;
 }
@@ -293,6 +346,12 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
     case NVFP4_CORE_ENC_EXACT:
         b.factor = nvfp4_core_dequant_scale(r, g, s);
         break;
+    case NVFP4_CORE_ENC_TE_BF16: {
+        /* S_enc / s correctly rounded (s = 0: Inf -> BF16_MAX), then bf16 RN */
+        float c = nvfp4_core_fminf(g->s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_BF16_MAX);
+        b.factor = nvfp4_core_round_bf16(c);
+        break;
+    }
     default: /* NVFP4_CORE_ENC_POW2, NVFP4_CORE_ENC_POW2_FP32 */
         b.factor = nvfp4_core_pow2_scale(r, s);
         break;
@@ -306,6 +365,13 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
 NVFP4_HD static inline float nvfp4_core_scaled(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x)
 {
     if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP || r->enc_rule == NVFP4_CORE_ENC_RECIP_DIV) return x * b->factor;
+    if (r->enc_rule == NVFP4_CORE_ENC_TE_BF16) {
+        /* fma(x, c, +0) rounds the exact product once; in binary64 the
+         * product of an fp32 and a bf16 is exact, and + 0.0 turns only an
+         * exact -0 product into +0, as the fma's zero addend does */
+        double p = (double)x * (double)b->factor;
+        return (float)(p + 0.0);
+    }
     return x / b->factor;
 }
 
@@ -372,6 +438,98 @@ NVFP4_HD static inline float nvfp4_core_elem_value(const nvfp4_core_recipe *r, u
 NVFP4_HD static inline float nvfp4_core_dequant_elem(const nvfp4_core_recipe *r, float dscale, uint8_t code)
 {
     return nvfp4_core_elem_value(r, code) * dscale;
+}
+
+/* ---- 4over6: the per-block choice between two scales ---------------------
+ *
+ * TransformerEngine quantize_4over6_nvfp4.cuh (compute_scale_pair,
+ * accumulate_dequant_error, accumulate_fp16_scaled_error_pair,
+ * reduce_group_sum_16; NVIDIA/TransformerEngine d0067d0d) and its Python
+ * reference _quantize_blockwise_4over6_reference (reference_nvfp4.py).
+ * A tensor loop calls nvfp4_core_4over6_scales for the two candidate bytes,
+ * nvfp4_core_4over6_seg_error for each candidate and each 16-element segment
+ * of the block (1x16: one segment; 16x16: the tile's 16 rows, summed with
+ * nvfp4_core_4over6_tile_sum), and keeps nvfp4_core_4over6_pick's byte; the
+ * codes are then those of the chosen byte under the recipe's encode rule,
+ * which are exactly the codes the error was measured on. */
+
+NVFP4_HD static inline int nvfp4_core_is_4over6(const nvfp4_core_recipe *r)
+{
+    return r->bscale_rule >= NVFP4_CORE_BSCALE_4OVER6_MAE && r->bscale_rule <= NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
+}
+
+/* The map-to-4 (*s4) and map-to-6 (*s6) scale bytes: base = (bamax / 6) *
+ * S_enc, a division and a product as TE writes them (not the `te` chain's
+ * bamax * (S_enc * fl(1/6))); fminf sends Inf to 448; RN to E4M3. */
+NVFP4_HD static inline void nvfp4_core_4over6_scales(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float bamax,
+                                                     uint8_t *s4, uint8_t *s6)
+{
+    float base = (bamax / r->elem_max) * g->s_enc;
+    float expanded = base * 1.5f;
+    *s4 = nvfp4_core_e4m3_encode(nvfp4_core_fminf(expanded, NVFP4_E4M3_MAX), 1);
+    *s6 = nvfp4_core_e4m3_encode(nvfp4_core_fminf(base, NVFP4_E4M3_MAX), 1);
+}
+
+/* The error of one 16-element segment x[0..15] quantized with scale byte s:
+ * a left-to-right fp32 sum over the elements of |diff| (MAE) or diff*diff
+ * (MSE), every operation rounded on its own. Exact path: diff = ((fp4(q) *
+ * s) * amax) / (6 * E4M3 bound) - x, with a true division. FP16 path: diff
+ * = fp4(q) * s - x * S_enc (the kernel's fp16 product of two such values is
+ * exact: at most 8 significant bits, between 2^-10 and 2688). A NaN element
+ * makes the sum NaN, so that candidate is never picked. */
+NVFP4_HD static inline float nvfp4_core_4over6_seg_error(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s,
+                                                         const float *x)
+{
+    nvfp4_core_block blk = nvfp4_core_block_prepare(r, g, s);
+    int fp16 = r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MAE_FP16 || r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
+    int mse = r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE || r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
+    float denom = r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ? NVFP4_CORE_1536 : NVFP4_CORE_2688;
+    float sf = nvfp4_core_e4m3_decode(s);
+    float err = 0.0f;
+    for (int k = 0; k < 16; k++) {
+        float v = nvfp4_core_e2m1_decode(nvfp4_core_encode_elem(r, &blk, x[k], NVFP4_CORE_RN, 0));
+        float cand = v * sf, diff;
+        if (fp16) {
+            float orig = x[k] * g->s_enc;
+            diff = cand - orig;
+        } else {
+            float t = cand * g->amax;
+            float val = t / denom;
+            diff = val - x[k];
+        }
+        float e = mse ? diff * diff : nvfp4_core_fabs(diff);
+        err = err + e;
+    }
+    return err;
+}
+
+/* The 16 row errors of a 16x16 tile summed in the order of TE's warp
+ * reduction (__shfl_down_sync with offsets 8, 4, 2, 1; the Python reference
+ * _sum_4over6_2d_error adds the same halves). */
+NVFP4_HD static inline float nvfp4_core_4over6_tile_sum(const float e[16])
+{
+    float a[8];
+    for (int i = 0; i < 8; i++) a[i] = e[i] + e[i + 8];
+    for (int i = 0; i < 4; i++) a[i] = a[i] + a[i + 4];
+    for (int i = 0; i < 2; i++) a[i] = a[i] + a[i + 2];
+    return a[0] + a[1];
+}
+
+/* pick_map4 = err_map4 < err_map6: ties and NaN errors keep map-to-6. */
+NVFP4_HD static inline uint8_t nvfp4_core_4over6_pick(float err4, float err6, uint8_t s4, uint8_t s6)
+{
+    return err4 < err6 ? s4 : s6;
+}
+
+/* The chosen byte of a 1x16 block x[0..15] whose amax is bamax. */
+NVFP4_HD static inline uint8_t nvfp4_core_4over6_seg(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float bamax,
+                                                     const float *x)
+{
+    uint8_t s4, s6;
+    nvfp4_core_4over6_scales(r, g, bamax, &s4, &s6);
+    float e4 = nvfp4_core_4over6_seg_error(r, g, s4, x);
+    float e6 = nvfp4_core_4over6_seg_error(r, g, s6, x);
+    return nvfp4_core_4over6_pick(e4, e6, s4, s6);
 }
 
 #endif /* NVFP4_CORE_RECIPE_H */

@@ -86,6 +86,12 @@ static nvfp4_status resolve_opts(const nvfp4_quant_opts *in, nvfp4_quant_plan *p
     if (o->block == NVFP4_BLOCK_DEFAULT) o->block = r->info.default_block;
     if (o->block != NVFP4_BLOCK_1X16 && o->block != NVFP4_BLOCK_16X16 && o->block != NVFP4_BLOCK_1X32)
         return nvfp4_error_set(err, NVFP4_EINVAL, "unknown block shape %d", (int)o->block);
+    if (nvfp4_core_is_4over6(&r->core) && o->block == NVFP4_BLOCK_1X32)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' chooses between two scales per 1x16 or 16x16 block "
+                               "(asked: 1x32)", r->info.name);
+    if (nvfp4_core_recipe_row_scaled(&r->core) && o->block != NVFP4_BLOCK_1X16)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' (one amax per row) needs 1x16 blocks (asked: %s)",
+                               r->info.name, nvfp4_block_name(o->block));
     if (o->rounding != NVFP4_RN && o->rounding != NVFP4_RZ && o->rounding != NVFP4_SR)
         return nvfp4_error_set(err, NVFP4_EINVAL, "unknown rounding mode %d", (int)o->rounding);
     if (o->rounding != NVFP4_RN && !r->info.supports_sr)

@@ -35,6 +35,18 @@ static nvfp4_status run(const nvfp4_quant_plan *p, const void *x, nvfp4_quantize
     return st;
 }
 
+/* Row-scaled recipes: one amax per stored row, always the library's own
+ * (nvfp4_quantized_free releases it, borrowed or not). */
+static nvfp4_status alloc_row_amax(const nvfp4_quant_plan *p, nvfp4_quantized *out, nvfp4_error *err)
+{
+    if (!nvfp4_core_recipe_row_scaled(&p->recipe->core)) return NVFP4_OK;
+    if (p->has_row && !(out->row.row_amax = malloc(p->row.prows * sizeof(float))))
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu row amaxes", p->row.prows);
+    if (p->has_col && !(out->col.row_amax = malloc(p->col.prows * sizeof(float))))
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu row amaxes", p->col.prows);
+    return NVFP4_OK;
+}
+
 static void start_result(const nvfp4_quant_plan *p, nvfp4_quantized *out)
 {
     memset(out, 0, sizeof *out);
@@ -58,8 +70,9 @@ nvfp4_status nvfp4_quantize_into(const nvfp4_quant_plan *p, const void *x, const
     out->borrowed = true;
     if (p->has_row) describe(&p->row, false, bufs->row_data, bufs->row_scale, &out->row);
     if (p->has_col) describe(&p->col, p->opts.rht, bufs->col_data, bufs->col_scale, &out->col);
-    nvfp4_status st = run(p, x, out, err);
-    if (st) memset(out, 0, sizeof *out);
+    nvfp4_status st = alloc_row_amax(p, out, err);
+    if (!st) st = run(p, x, out, err);
+    if (st) nvfp4_quantized_free(out);
     return st;
 }
 
@@ -84,7 +97,8 @@ nvfp4_status nvfp4_quantize(const void *x, nvfp4_dtype dtype, size_t rows, size_
         const nvfp4_quant_layout *l = p.has_row ? &p.row : &p.col;
         st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu x %zu codes", l->prows, l->pcols);
     } else {
-        st = run(&p, x, out, err);
+        st = alloc_row_amax(&p, out, err);
+        if (!st) st = run(&p, x, out, err);
     }
     if (st) nvfp4_quantized_free(out);
     return st;
@@ -99,6 +113,8 @@ void nvfp4_quantized_free(nvfp4_quantized *q)
         free(q->col.data);
         free(q->col.scale);
     }
+    free(q->row.row_amax); /* the library's own even when borrowed */
+    free(q->col.row_amax);
     memset(q, 0, sizeof *q);
 }
 

@@ -88,11 +88,27 @@ static void row_scales(const stored_ctx *c, const float *x, uint8_t *scale)
 {
     size_t bl = c->l->block_len, nb = c->l->pcols / bl;
     int nanprop = c->core->amax_nan_propagates;
+    int four_over_six = nvfp4_core_is_4over6(c->core);
     for (size_t b = 0; b < nb; b++) {
         float amax = 0.0f;
         for (size_t i = 0; i < bl; i++) amax = nvfp4_core_amax_step(amax, x[b * bl + i], nanprop);
-        scale[b] = nvfp4_core_block_scale(c->core, &c->global, amax);
+        scale[b] = four_over_six ? nvfp4_core_4over6_seg(c->core, &c->global, amax, x + b * bl)
+                                 : nvfp4_core_block_scale(c->core, &c->global, amax);
     }
+}
+
+/* 4over6 on a 16x16 tile (rows at stride pc): the two candidates' row
+ * errors, summed in TE's warp-tree order, pick the tile's byte. */
+static uint8_t tile_4over6(const stored_ctx *c, const float *t, size_t pc, float amax)
+{
+    uint8_t s4, s6;
+    float e4[16], e6[16];
+    nvfp4_core_4over6_scales(c->core, &c->global, amax, &s4, &s6);
+    for (size_t r = 0; r < 16; r++) {
+        e4[r] = nvfp4_core_4over6_seg_error(c->core, &c->global, s4, t + r * pc);
+        e6[r] = nvfp4_core_4over6_seg_error(c->core, &c->global, s6, t + r * pc);
+    }
+    return nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s4, s6);
 }
 
 static void tile_scales(const stored_ctx *c, const float *b, uint8_t *scale)
@@ -105,7 +121,8 @@ static void tile_scales(const stored_ctx *c, const float *b, uint8_t *scale)
         float amax = 0.0f;
         for (size_t r = 0; r < 16; r++)
             for (size_t k = 0; k < 16; k++) amax = nvfp4_core_amax_step(amax, b[(ti * 16 + r) * pc + tj * 16 + k], nanprop);
-        uint8_t s = nvfp4_core_block_scale(c->core, &c->global, amax);
+        uint8_t s = nvfp4_core_is_4over6(c->core) ? tile_4over6(c, b + ti * 16 * pc + tj * 16, pc, amax)
+                                                  : nvfp4_core_block_scale(c->core, &c->global, amax);
         for (size_t r = 0; r < 16; r++) scale[(ti * 16 + r) * nbc + tj] = s;
     }
 }
@@ -145,11 +162,18 @@ static void quantize_stored(const nvfp4_quant_plan *p, const nvfp4_quant_layout 
     c.seed = p->opts.seed;
     if (l->tile16) tile_scales(&c, b, t->scale);
     size_t row_bytes = l->data_bytes / l->prows;
+    int row_scaled = nvfp4_core_recipe_row_scaled(c.core);
 #pragma omp parallel for schedule(static) if (l->prows * l->pcols >= NVFP4_QUANT_PARALLEL_MIN)
     for (size_t i = 0; i < l->prows; i++) {
         uint8_t *srow = t->scale + i * l->scale_cols;
-        if (!l->tile16) row_scales(&c, b + i * l->pcols, srow);
-        row_encode(&c, b + i * l->pcols, i, srow, t->data + i * row_bytes);
+        stored_ctx rc = c;
+        if (row_scaled) {
+            /* TE row_scaled_nvfp4: this row's own amax and global scale */
+            t->row_amax[i] = tensor_amax(b + i * l->pcols, l->pcols, c.core->amax_nan_propagates);
+            rc.global = nvfp4_core_global_from_amax(c.core, t->row_amax[i]);
+        }
+        if (!l->tile16) row_scales(&rc, b + i * l->pcols, srow);
+        row_encode(&rc, b + i * l->pcols, i, srow, t->data + i * row_bytes);
     }
     t->amax = amax;
 }
@@ -188,10 +212,12 @@ void nvfp4_quant_reference_dequantize(const nvfp4_quantized *q, bool columnwise,
 {
     const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
     const nvfp4_core_recipe *core = &q->recipe->core;
-    nvfp4_core_global g = nvfp4_core_global_from_amax(core, t->amax);
+    nvfp4_core_global g0 = nvfp4_core_global_from_amax(core, t->amax);
     int e4m3 = core->elem == NVFP4_CORE_ELEM_E4M3;
+    int row_scaled = nvfp4_core_recipe_row_scaled(core) && t->row_amax;
 #pragma omp parallel for schedule(static) if (t->rows * t->cols >= NVFP4_QUANT_PARALLEL_MIN)
     for (size_t i = 0; i < t->rows; i++) {
+        nvfp4_core_global g = row_scaled ? nvfp4_core_global_from_amax(core, t->row_amax[i]) : g0;
         for (size_t j = 0; j < t->cols; j++) {
             size_t k = i * t->pcols + j;
             uint8_t code = e4m3 ? t->data[k] : (uint8_t)((t->data[k >> 1] >> (4 * (k & 1u))) & 0xFu);

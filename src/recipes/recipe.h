@@ -27,5 +27,12 @@ extern const nvfp4_recipe nvfp4_recipe_exact;
 extern const nvfp4_recipe nvfp4_recipe_mxfp4_floor;
 extern const nvfp4_recipe nvfp4_recipe_mxfp4_rceil;
 extern const nvfp4_recipe nvfp4_recipe_mxfp8;
+extern const nvfp4_recipe nvfp4_recipe_te_4over6;
+extern const nvfp4_recipe nvfp4_recipe_te_4over6_mse;
+extern const nvfp4_recipe nvfp4_recipe_te_4over6_fast;
+extern const nvfp4_recipe nvfp4_recipe_te_4over6_mse_fast;
+extern const nvfp4_recipe nvfp4_recipe_te_rowscaled;
+extern const nvfp4_recipe nvfp4_recipe_te_pow2;
+extern const nvfp4_recipe nvfp4_recipe_fast_math;
 
 #endif /* NVFP4_RECIPES_RECIPE_H */
