@@ -97,7 +97,7 @@ static int identify(const cli_input *in, const nvfp4_tensor_set *act, const char
         vcli_variants_free(var, nvar);
         return cli_fail(CMD, "out of memory");
     }
-    for (size_t i = 0; i < nvar; i++) cand[i] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false};
+    for (size_t i = 0; i < nvar; i++) cand[i] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false, NULL};
     nvfp4_identify_rank(&av.v, cand, nvar, rank);
     if (json) {
         print_json(rank, nvar, top, colwise);

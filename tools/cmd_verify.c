@@ -217,12 +217,12 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
             if (cand) {
                 if (vcli_bundle_has(b, !colwise) && vcli_expected_view(CMD, b, !colwise, &other) == 0)
                     cand[nc++] = (nvfp4_vcandidate){colwise ? "the rowwise output" : "the columnwise output (data_t)",
-                                                    other.v, true};
+                                                    other.v, true, NULL};
                 char self[64];
                 snprintf(self, sizeof self, "%s %s %s", b->info->name, nvfp4_rounding_name(b->opts.rounding),
                          nvfp4_block_name(b->opts.block));
                 for (size_t i = 0; i < nvar; i++)
-                    if (strcmp(var[i].name, self) != 0) cand[nc++] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false};
+                    if (strcmp(var[i].name, self) != 0) cand[nc++] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false, NULL};
                 o.candidates = cand;
                 o.n_candidates = nc;
                 nvfp4_vreport_free(&rep);

@@ -14,6 +14,7 @@
 
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
+#include "nvfp4/quant.h"
 
 NVFP4_BEGIN_DECLS
 
@@ -92,6 +93,7 @@ typedef enum {
     NVFP4_CAUSE_SR_BYTE_ORDER,
     NVFP4_CAUSE_BIASED_SR,
     NVFP4_CAUSE_SR_DEPENDENT,
+    NVFP4_CAUSE_KNOWN_BUG,           /* the output equals a catalogued mutant exactly (nvfp4_mutant_*) */
     NVFP4_CAUSE_COUNT
 } nvfp4_cause;
 
@@ -134,6 +136,7 @@ typedef struct {
     const char *name;
     nvfp4_vview view;
     bool transposed;   /* the other orientation (a match means "transposed data") */
+    const struct nvfp4_mutant_info *mutant; /* a catalogued kernel bug (a match means "known-bug"), or NULL */
 } nvfp4_vcandidate;
 
 typedef struct {
@@ -184,6 +187,52 @@ void nvfp4_identify_rank(const nvfp4_vview *actual, const nvfp4_vcandidate *cand
 /* The scaled value x * inv_b of the te recipe for a block with scale byte s
  * under global amax `amax` (docs/semantics.md, "Recipes"). */
 float nvfp4_verify_te_scaled(float x, uint8_t scale_byte, float amax);
+
+/* ---- the mutant catalog (docs/verify.md, "Mutants") ------------------------------ */
+/* One plausible kernel bug: a recipe chain with one step replaced. The
+ * catalog is what `nvfp4 table --mutants` lists, what the `mutants` golden
+ * suite is built to separate from the recipe, and what verify and identify
+ * name when a kernel's bytes equal one exactly. */
+enum {
+    NVFP4_MUTANT_NEEDS_RN = 1u,   /* shows only with round-to-nearest element casts */
+    NVFP4_MUTANT_NEEDS_SR = 2u,   /* shows only with stochastic rounding */
+    NVFP4_MUTANT_NEEDS_RHT = 4u,  /* shows only on the columnwise RHT output */
+    NVFP4_MUTANT_NEEDS_2D = 8u    /* shows only with 16x16 blocks */
+};
+
+typedef struct nvfp4_mutant_info {
+    const char *name;     /* "encode-senc-over-s" */
+    const char *step;     /* the step of the chain it replaces: "encode factor", "block scale", ... */
+    const char *formula;  /* what the buggy kernel computes */
+    const char *source;   /* the real report, code or mechanism it comes from */
+    const char *recipes;  /* the recipes it mutates, comma separated ("te,te-pyref,torchao") */
+    unsigned needs;       /* NVFP4_MUTANT_NEEDS_* */
+} nvfp4_mutant_info;
+
+size_t nvfp4_mutant_count(void);
+const nvfp4_mutant_info *nvfp4_mutant_at(size_t i);       /* NULL past the end */
+const nvfp4_mutant_info *nvfp4_mutant_find(const char *name);
+/* The family of a recipe name ("te" for te and te-pyref, "torchao" for both
+ * torchao recipes, "modelopt", "mxfp4" for both MXFP4 recipes), or NULL. */
+const char *nvfp4_mutant_recipe_family(const char *recipe);
+/* Whether m mutates recipe (it is listed) under these options
+ * (rounding, RHT, block): false when what it needs is absent. */
+bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *opts);
+
+/* A mutant's output: the quantized result (same layout as nvfp4_quantize)
+ * and the swizzled scales it writes for each orientation (0: rowwise). */
+typedef struct {
+    nvfp4_quantized q;
+    uint8_t *swizzled[2];
+    size_t swizzled_bytes[2];
+} nvfp4_mutant_output;
+
+/* Quantizes x as the buggy kernel m would, with the same options as
+ * nvfp4_quantize; steps other than the mutated one are the recipe's. */
+nvfp4_status nvfp4_mutant_quantize(const nvfp4_mutant_info *m, const void *x, nvfp4_dtype dtype, size_t rows,
+                                   size_t cols, const nvfp4_quant_opts *opts, nvfp4_mutant_output *out,
+                                   nvfp4_error *err);
+void nvfp4_mutant_output_free(nvfp4_mutant_output *o);
 
 /* ---- stochastic rounding ------------------------------------------------------- */
 /* One SR kernel's N outputs for the same input. y[i] is the scaled value of

@@ -59,7 +59,7 @@ const char *nvfp4_vreason_text(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_
 static const char *const cause_names[NVFP4_CAUSE_COUNT] = {
     "swapped-nibbles", "transposed-data", "linear-for-swizzled", "swizzled-for-linear", "padding-bytes",
     "scale-off-by-one", "ties-away", "negative-zero", "nan-policy", "underflow-zeroed", "block-scale-formula",
-    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent"};
+    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent", "known-bug"};
 
 const char *nvfp4_cause_name(nvfp4_cause c) { return (unsigned)c < NVFP4_CAUSE_COUNT ? cause_names[c] : "?"; }
 

@@ -1,0 +1,62 @@
+/*
+ * mutant.h - the mutant catalog's internal form (src/verify/mutants.c): a
+ * public descriptor plus the one step of the recipe chain it replaces, as
+ * hooks that the mutant quantizer (src/verify/mutant_quant.c) calls instead
+ * of the src/core/ rule. A hook left NULL is the recipe's own step. The
+ * wrong rule of a mutant lives in its hook: it is the bug, not a rule of
+ * ours, so it is not in src/core/.
+ */
+#ifndef NVFP4_VERIFY_MUTANT_H
+#define NVFP4_VERIFY_MUTANT_H
+
+#include "nvfp4/verify.h"
+#include "core/recipe.h"
+
+/* What a hook sees: one stored orientation being quantized. */
+typedef struct {
+    const nvfp4_core_recipe *r;
+    const nvfp4_quant_plan *p;
+    const nvfp4_quant_layout *l;
+    bool colwise;
+    const float *b;    /* the stored orientation as quantized (after the RHT), prows x pcols */
+    const float *pre;  /* the same before the RHT (== b without one) */
+    float amax;        /* tensor amax of b, the recipe's NaN rule */
+    int mode;          /* NVFP4_CORE_RN / RZ / SR */
+    uint64_t seed;
+} nvfp4_mctx;
+
+typedef struct {
+    nvfp4_mutant_info info;
+    /* options the buggy kernel effectively uses (RHT off, fp32 RHT, RN, 1x16 ...) */
+    void (*opts)(nvfp4_quant_opts *o);
+    /* replaces the RHT of the columnwise stored buffer b (prows x pcols, in place) */
+    void (*transform)(const nvfp4_mctx *c, float *b);
+    /* the tensor amax the kernel derives its global scale from (and writes) */
+    float (*tensor_amax)(const nvfp4_mctx *c);
+    /* an amax local to the block at (row, block column) used instead of the tensor's */
+    float (*local_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
+    nvfp4_core_global (*global)(const nvfp4_mctx *c, float amax);
+    float (*block_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
+    uint8_t (*bscale)(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax);
+    nvfp4_core_block (*prepare)(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s);
+    uint8_t (*elem)(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits);
+    /* the 16 random bytes of SR segment (row, block, half) */
+    void (*rbytes)(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16]);
+    /* rewrites the finished orientation (codes, linear scales, swizzled scales) */
+    void (*layout)(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t swz_bytes);
+} nvfp4_mutant;
+
+extern const nvfp4_mutant nvfp4_mutant_catalog[];
+extern const size_t nvfp4_mutant_catalog_size;
+
+/* nvfp4_mutant_quantize for any descriptor (the tests run one with
+ * pass-through hooks to check that the chain is the recipe's). */
+nvfp4_status nvfp4_mutant_run(const nvfp4_mutant *m, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                              const nvfp4_quant_opts *opts, nvfp4_mutant_output *out, nvfp4_error *err);
+
+/* The recipe's own steps (what a hook falls back on). */
+float nvfp4_mutant_default_block_amax(const nvfp4_mctx *c, size_t row, size_t bcol);
+float nvfp4_mutant_tensor_amax_of(const float *b, size_t n, int nanprop);
+void nvfp4_mutant_default_rht(const nvfp4_mctx *c, float *b, const uint32_t mask[4]);
+
+#endif /* NVFP4_VERIFY_MUTANT_H */

@@ -1,0 +1,710 @@
+/*
+ * mutants.c - the mutant catalog: plausible kernel bugs, each the recipe
+ * chain of src/core/recipe.h with one step replaced (src/verify/mutant.h).
+ * One entry per mutant: its name, the step it replaces, the formula the
+ * buggy kernel computes, and where the bug comes from (a public report, a
+ * reference implementation that differs, or the mechanism). The hooks
+ * below are the bugs; every correct rounding they call is src/core/'s.
+ * docs/verify.md ("Mutants") lists them; `nvfp4 table --mutants` prints them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bf16.h"
+#include "core/hadamard.h"
+#include "core/philox.h"
+#include "nvfp4/trace.h"
+#include "verify/mutant.h"
+
+#define R_TE "te,te-pyref"
+#define R_NVFP4 "te,te-pyref,torchao,torchao-0.13-0.16,modelopt"
+#define R_E2M1 "te,te-pyref,torchao,torchao-0.13-0.16,modelopt,mxfp4-floor,mxfp4-rceil"
+#define R_TORCHAO "torchao,torchao-0.13-0.16"
+
+/* ---- shared pieces ---------------------------------------------------------- */
+
+static float te_divisor(const nvfp4_core_global *g, uint8_t s) { return nvfp4_core_e4m3_decode(s) * g->s_dec; }
+
+/* The value the te block scale casts to E4M3. */
+static float te_scale_value(const nvfp4_core_global *g, float bamax)
+{
+    float m = g->s_enc * NVFP4_CORE_INV6;
+    return bamax * m;
+}
+
+static uint8_t e4m3_step(uint8_t code, int up)
+{
+    uint8_t mag = code & 0x7Fu, sign = code & 0x80u;
+    if (mag == 0x7Fu) return code;
+    if (up && mag < 0x7Eu) mag++;
+    if (!up && mag > 0) mag--;
+    return (uint8_t)(sign | mag);
+}
+
+/* E4M3 with rounding toward zero / toward +Inf: the nearest code, moved one
+ * code when it lies on the wrong side of v. */
+static uint8_t e4m3_directed(float v, int up)
+{
+    uint8_t c = nvfp4_core_e4m3_encode(v, 1);
+    if (nvfp4_core_isnan(v)) return c;
+    float d = nvfp4_core_e4m3_decode(c), a = nvfp4_core_fabs(v), ad = nvfp4_core_fabs(d);
+    if (!up && ad > a) return e4m3_step(c, 0);
+    if (up && d < v) return e4m3_step(c, 1);
+    return c;
+}
+
+static float scaled(const nvfp4_mctx *c, const nvfp4_core_block *b, float x) { return nvfp4_core_scaled(c->r, b, x); }
+
+static uint8_t cast_rn(const nvfp4_mctx *c, float y) { return nvfp4_core_e2m1_cast(c->r, y, NVFP4_CORE_RN, 0); }
+
+/* ---- encode factor (te) ------------------------------------------------------ */
+
+static nvfp4_core_block prep_divisor(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    nvfp4_core_block b = {s, te_divisor(g, s)};
+    return b;
+}
+static uint8_t elem_divide(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    return nvfp4_core_e2m1_cast(c->r, x / b->factor, c->mode, rbits);
+}
+
+static nvfp4_core_block prep_senc_over_s(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    nvfp4_core_block b = {s, nvfp4_core_fminf(g->s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_FLT_MAX)};
+    return b;
+}
+
+/* rcp.approx.ftz.f32 has at most 1 ulp error; modelled as the reciprocal
+ * rounded toward zero (one ulp below the correctly rounded one when that
+ * lies above 1/d; the product of two floats is exact in binary64). */
+static nvfp4_core_block prep_approx_recip(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    float d = te_divisor(g, s), r = 1.0f / d;
+    if (isfinite(r) && (double)r * (double)d > 1.0) r = nextafterf(r, 0.0f);
+    nvfp4_core_block b = {s, nvfp4_core_fminf(r, NVFP4_CORE_FLT_MAX)};
+    return b;
+}
+
+static nvfp4_core_block prep_bf16_factor(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    nvfp4_core_block b = nvfp4_core_block_prepare(c->r, g, s);
+    b.factor = nvfp4_core_round_bf16(b.factor);
+    return b;
+}
+
+static nvfp4_core_block prep_no_clamp(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    nvfp4_core_block b = {s, 1.0f / te_divisor(g, s)};
+    return b;
+}
+
+/* S_dec taken as amax * fl(1/2688) (the dequant's product) instead of 1/S_enc. */
+static nvfp4_core_block prep_sdec_from_amax(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    float sdec = g->amax * NVFP4_CORE_INV2688, d = nvfp4_core_e4m3_decode(s) * sdec;
+    nvfp4_core_block b = {s, nvfp4_core_fminf(1.0f / d, NVFP4_CORE_FLT_MAX)};
+    return b;
+}
+
+/* ---- block scale (te) ------------------------------------------------------------ */
+
+static uint8_t bs_div6_then_senc(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    float t = bamax / 6.0f;
+    return nvfp4_core_e4m3_encode(t * g->s_enc, 1);
+}
+static uint8_t bs_inv6_then_senc(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    float t = bamax * NVFP4_CORE_INV6;
+    return nvfp4_core_e4m3_encode(t * g->s_enc, 1);
+}
+static uint8_t bs_rz(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    return e4m3_directed(te_scale_value(g, bamax), 0);
+}
+static uint8_t bs_ru(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    return e4m3_directed(te_scale_value(g, bamax), 1);
+}
+static uint8_t bs_no_satfinite(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    return nvfp4_core_e4m3_encode(te_scale_value(g, bamax), 0);
+}
+static uint8_t bs_flush_subnormal(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    uint8_t s = nvfp4_core_block_scale(c->r, g, bamax);
+    return (s & 0x78u) == 0 ? (uint8_t)(s & 0x80u) : s;
+}
+static uint8_t bs_via_fp16(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    float h = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(te_scale_value(g, bamax)));
+    return nvfp4_core_e4m3_encode(h, 1);
+}
+
+/* ---- global scale and amax ------------------------------------------------------ */
+
+/* The compressed-tensors convention (global scale = 6*448/amax, stored as
+ * the divisor) mixed up with TE's / torchao's (amax/(6*448)). */
+static nvfp4_core_global gl_inverted(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    if (c->r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE) {
+        g.s_enc = amax / NVFP4_CORE_2688;
+        if (amax == 0.0f || !(g.s_enc > 0.0f) || isinf(g.s_enc)) g.s_enc = 1.0f;
+        g.s_dec = 1.0f / g.s_enc;
+    } else {
+        g.g = NVFP4_CORE_2688 / amax;
+    }
+    return g;
+}
+
+static float amax_range(const nvfp4_mctx *c, size_t r0, size_t r1, size_t c0, size_t c1)
+{
+    float a = 0.0f;
+    for (size_t r = r0; r < r1 && r < c->l->prows; r++)
+        for (size_t k = c0; k < c1; k++) a = nvfp4_core_amax_step(a, c->b[r * c->l->pcols + k], c->r->amax_nan_propagates);
+    return a;
+}
+static float la_per_row(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    (void)bcol;
+    return amax_range(c, row, row + 1, 0, c->l->pcols);
+}
+static float la_per_block(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    return nvfp4_mutant_default_block_amax(c, row, bcol);
+}
+static float la_per_128_rows(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    (void)bcol;
+    return amax_range(c, row / 128 * 128, row / 128 * 128 + 128, 0, c->l->pcols);
+}
+static float ta_nan_propagates(const nvfp4_mctx *c)
+{
+    return nvfp4_mutant_tensor_amax_of(c->b, c->l->prows * c->l->pcols, 1);
+}
+static float ta_nan_ignored(const nvfp4_mctx *c) { return nvfp4_mutant_tensor_amax_of(c->b, c->l->prows * c->l->pcols, 0); }
+static float ta_pre_rht(const nvfp4_mctx *c)
+{
+    return nvfp4_mutant_tensor_amax_of(c->pre, c->l->prows * c->l->pcols, c->r->amax_nan_propagates);
+}
+static float ta_signed(const nvfp4_mctx *c)
+{
+    float a = 0.0f;
+    for (size_t i = 0; i < c->l->prows * c->l->pcols; i++) a = nvfp4_core_fmaxf(a, c->b[i]);
+    return a;
+}
+
+/* ---- block amax ------------------------------------------------------------------ */
+
+static float block_cells(const nvfp4_mctx *c, size_t row, size_t bcol, size_t *r0, size_t *r1, size_t *c0, size_t *c1)
+{
+    size_t bl = c->l->block_len;
+    *r0 = c->l->tile16 ? row / 16 * 16 : row;
+    *r1 = c->l->tile16 ? *r0 + 16 : row + 1;
+    *c0 = bcol * (c->l->tile16 ? 16 : bl);
+    *c1 = *c0 + (c->l->tile16 ? 16 : bl);
+    return 0.0f;
+}
+static float ba_signed(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    size_t r0, r1, c0, c1;
+    float a = block_cells(c, row, bcol, &r0, &r1, &c0, &c1);
+    for (size_t r = r0; r < r1 && r < c->l->prows; r++)
+        for (size_t k = c0; k < c1; k++) a = nvfp4_core_fmaxf(a, c->b[r * c->l->pcols + k]);
+    return a;
+}
+static float ba_nan_rule(const nvfp4_mctx *c, size_t row, size_t bcol, int nanprop)
+{
+    size_t r0, r1, c0, c1;
+    float a = block_cells(c, row, bcol, &r0, &r1, &c0, &c1);
+    for (size_t r = r0; r < r1 && r < c->l->prows; r++)
+        for (size_t k = c0; k < c1; k++) a = nvfp4_core_amax_step(a, c->b[r * c->l->pcols + k], nanprop);
+    return a;
+}
+static float ba_nan_propagates(const nvfp4_mctx *c, size_t row, size_t bcol) { return ba_nan_rule(c, row, bcol, 1); }
+static float ba_nan_ignored(const nvfp4_mctx *c, size_t row, size_t bcol) { return ba_nan_rule(c, row, bcol, 0); }
+static float ba_tile_first_row(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    return amax_range(c, row / 16 * 16, row / 16 * 16 + 1, bcol * 16, bcol * 16 + 16);
+}
+
+/* ---- element casts (RN kernels) ------------------------------------------------------ */
+
+static uint8_t el_ties_away(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    (void)rbits;
+    float y = scaled(c, b, x);
+    uint8_t q = cast_rn(c, y);
+    if (!nvfp4_core_isnan(y) && nvfp4_trace_e2m1_is_tie(y))
+        q = (uint8_t)((q & 8u) | (nvfp4_core_e2m1_rz_mag(nvfp4_core_fabs(y)) + 1u));
+    return q;
+}
+static uint8_t el_rz(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    (void)rbits;
+    return nvfp4_core_e2m1_cast(c->r, scaled(c, b, x), NVFP4_CORE_RZ, 0);
+}
+static uint8_t el_ru(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    (void)rbits;
+    float y = scaled(c, b, x);
+    uint8_t q = nvfp4_core_e2m1_cast(c->r, y, NVFP4_CORE_RZ, 0);
+    if (y > 0.0f && y < 6.0f && nvfp4_core_e2m1_decode(q) != y && (q & 7u) < 7u) q++;
+    return q;
+}
+static uint8_t el_negzero_dropped(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    uint8_t q = nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    return q == 0x8u ? 0x0u : q;
+}
+static uint8_t el_nan_zero(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    if (nvfp4_core_isnan(scaled(c, b, x))) return 0x0u;
+    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+}
+static uint8_t el_nan_0x7(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    if (nvfp4_core_isnan(scaled(c, b, x))) return 0x7u;
+    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+}
+static uint8_t el_nan_signed(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    uint8_t q = nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    if (nvfp4_core_isnan(x) && nvfp4_core_signbit(x)) q |= 8u;
+    return q;
+}
+static uint8_t el_sat_to_zero(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    float y = scaled(c, b, x);
+    if (!nvfp4_core_isnan(y) && !(nvfp4_core_fabs(y) <= 6.0f)) return (uint8_t)(nvfp4_core_signbit(y) << 3);
+    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+}
+
+/* ---- stochastic rounding bytes ------------------------------------------------------- */
+
+static void rb_default(const nvfp4_mctx *c, size_t blk, size_t half, uint8_t rb[16])
+{
+    nvfp4_core_sr_block_bytes(c->seed, c->l->sr_offset + half, blk, rb);
+}
+static void rb_byte_order(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16])
+{
+    (void)row;
+    uint8_t t[16];
+    rb_default(c, blk, half, t);
+    for (unsigned i = 0; i < 16; i++) rb[i] = t[(i & ~3u) | (3u - (i & 3u))];
+}
+static void rb_counter_per_row(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16])
+{
+    (void)blk;
+    rb_default(c, row, half, rb);
+}
+static void rb_reused_word(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16])
+{
+    (void)row;
+    uint8_t t[16];
+    rb_default(c, blk, half, t);
+    for (unsigned i = 0; i < 16; i++) rb[i] = t[i & 3u];
+}
+static void rb_fewer_bits(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16])
+{
+    (void)row;
+    rb_default(c, blk, half, rb);
+    for (unsigned i = 0; i < 16; i++) rb[i] &= 0xF0u;
+}
+static void rb_colwise_same_offset(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16])
+{
+    (void)row;
+    nvfp4_core_sr_block_bytes(c->seed, c->p->opts.offset + half, blk, rb);
+}
+static void rb_counter_swapped(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16])
+{
+    (void)row;
+    nvfp4_core_sr_block_bytes(c->seed, blk, c->l->sr_offset + half, rb);
+}
+static void op_rn(nvfp4_quant_opts *o) { o->rounding = NVFP4_RN; }
+
+/* ---- layouts ----------------------------------------------------------------------- */
+
+static void ly_nibble_swap(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c, (void)swz, (void)n;
+    for (size_t i = 0; i < t->data_bytes; i++) t->data[i] = (uint8_t)((t->data[i] >> 4) | (t->data[i] << 4));
+}
+static void ly_scale_transposed(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c, (void)n;
+    size_t R = t->scale_rows, C = t->scale_cols, RC = R * C;
+    uint8_t *tmp = malloc(RC ? RC : 1);
+    if (!tmp) return;
+    for (size_t r = 0; r < R; r++)
+        for (size_t k = 0; k < C; k++) tmp[k * R + r] = t->scale[r * C + k];
+    memcpy(t->scale, tmp, R * C);
+    free(tmp);
+    nvfp4_scale_swizzle(t->scale, R, C, swz);
+}
+static bool is_padding(const nvfp4_qtensor *t, size_t off, size_t *r, size_t *k)
+{
+    size_t C = t->scale_cols, tiles_c = (C + 3) / 4, tile = off / 512, in = off % 512;
+    size_t rr = (tile / tiles_c) * 128 + ((in % 16) / 4) * 32 + in / 16, cc = (tile % tiles_c) * 4 + in % 4;
+    *r = rr;
+    *k = cc;
+    return rr >= t->scale_rows || cc >= C;
+}
+static void ly_pad_7f(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    size_t r, k;
+    for (size_t i = 0; i < n; i++)
+        if (is_padding(t, i, &r, &k)) swz[i] = 0x7Fu;
+}
+/* A loader that clamps out-of-range indices (as a TMA box at the edge
+ * does) instead of zero filling: padding repeats the nearest scale. */
+static void ly_pad_clamped(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    size_t r, k;
+    for (size_t i = 0; i < n; i++)
+        if (is_padding(t, i, &r, &k)) {
+            if (r >= t->scale_rows) r = t->scale_rows - 1;
+            if (k >= t->scale_cols) k = t->scale_cols - 1;
+            swz[i] = t->scale[r * t->scale_cols + k];
+        }
+}
+static void ly_cols_unpadded(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    memset(swz, 0, n);
+    size_t C = t->scale_cols, tiles_c = C / 4;
+    for (size_t r = 0; r < t->scale_rows; r++)
+        for (size_t k = 0; k < C; k++) {
+            size_t off = ((r / 128) * tiles_c + k / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (k % 4);
+            if (off < n) swz[off] = t->scale[r * C + k];
+        }
+}
+static void ly_plain_tile(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    memset(swz, 0, n);
+    size_t C = t->scale_cols, tiles_c = (C + 3) / 4;
+    for (size_t r = 0; r < t->scale_rows; r++)
+        for (size_t k = 0; k < C; k++) swz[((r / 128) * tiles_c + k / 4) * 512 + (r % 128) * 4 + k % 4] = t->scale[r * C + k];
+}
+static void ly_colwise_not_transposed(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)swz, (void)n;
+    if (!c->colwise || c->r->elem != NVFP4_CORE_ELEM_E2M1) return;
+    size_t R = t->prows, C = t->pcols;
+    uint8_t *tmp = calloc(t->data_bytes ? t->data_bytes : 1, 1);
+    if (!tmp) return;
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < C; j++) {
+            size_t k = i * C + j, d = j * R + i;
+            uint8_t q = (uint8_t)((t->data[k >> 1] >> (4 * (k & 1u))) & 0xFu);
+            tmp[d >> 1] = (uint8_t)(tmp[d >> 1] | (q << (4 * (d & 1u))));
+        }
+    memcpy(t->data, tmp, t->data_bytes);
+    free(tmp);
+}
+
+/* ---- RHT ---------------------------------------------------------------------------- */
+
+static void op_no_rht(nvfp4_quant_opts *o) { o->rht = false; }
+static void op_rht_fp32(nvfp4_quant_opts *o) { o->rht_fp32 = true; }
+static void tr_no_signs(const nvfp4_mctx *c, float *b)
+{
+    uint32_t m[4];
+    nvfp4_core_rht_mask_none(m);
+    nvfp4_mutant_default_rht(c, b, m);
+}
+static void tr_signs_reversed(const nvfp4_mctx *c, float *b)
+{
+    uint32_t m[4] = {0, 0, 0, 0};
+    for (unsigned i = 0; i < 16; i++)
+        if (nvfp4_core_rht_sign_neg(c->p->rht_mask, i)) m[0] |= 1u << (15u - i);
+    nvfp4_mutant_default_rht(c, b, m);
+}
+static void tr_other_axis(const nvfp4_mctx *c, float *b)
+{
+    size_t R = c->l->prows, C = c->l->pcols;
+    float g[16];
+    for (size_t j = 0; j < C; j++)
+        for (size_t r0 = 0; r0 + 16 <= R; r0 += 16) {
+            for (size_t k = 0; k < 16; k++) g[k] = b[(r0 + k) * C + j];
+            nvfp4_core_rht_forward_group(g, g, 16u, c->p->rht_mask, !c->p->opts.rht_fp32);
+            for (size_t k = 0; k < 16; k++) b[(r0 + k) * C + j] = g[k];
+        }
+}
+
+/* ---- 2D ------------------------------------------------------------------------------- */
+
+static void op_1x16(nvfp4_quant_opts *o) { o->block = NVFP4_BLOCK_1X16; }
+
+/* ---- recipe-specific block scales ------------------------------------------------------ */
+
+static uint8_t bs_torchao_product(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float d = c->r->elem_max * g->g, v = bamax / d;
+    return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, c->r->scale_lo, NVFP4_E4M3_MAX), 1);
+}
+static uint8_t bs_torchao_no_lo(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float v = (bamax / c->r->elem_max) / g->g;
+    return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
+}
+static uint8_t bs_modelopt_zero_kept(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float d = c->r->elem_max * g->g, v = bamax / d;
+    return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, c->r->scale_lo, NVFP4_E4M3_MAX), 1);
+}
+static uint8_t bs_modelopt_div_div(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float v = (bamax / c->r->elem_max) / g->g;
+    if (v == 0.0f) v = 1.0f;
+    return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, c->r->scale_lo, NVFP4_E4M3_MAX), 1);
+}
+static uint8_t bs_rceil_rz(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    float inv = 1.0f / c->r->elem_max;
+    return nvfp4_core_ue8m0_cvt(bamax * inv, 0);
+}
+static uint8_t bs_floor_of_div6(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    if (nvfp4_core_isnan(bamax)) return 0xFFu;
+    float inv = 1.0f / c->r->elem_max;
+    return nvfp4_core_ue8m0_cvt(bamax * inv, 0);
+}
+
+/* ---- the catalog ----------------------------------------------------------------------- */
+
+#define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
+
+const nvfp4_mutant nvfp4_mutant_catalog[] = {
+    /* encode factor */
+    {.info = M("encode-division", "encode factor", "y = x / (s * S_dec)",
+               "a division where TE multiplies by the reciprocal (core_nvfp4.cuh compute_scale_inv); differs near "
+               "E2M1 boundaries",
+               R_TE, 0),
+     .prepare = prep_divisor, .elem = elem_divide},
+    {.info = M("encode-senc-over-s", "encode factor", "y = x * (S_enc / s)",
+               "the algebraically equal S_enc/s for 1/(s*S_dec): two different roundings (issue 16's numpy kernel)",
+               R_TE, 0),
+     .prepare = prep_senc_over_s},
+    {.info = M("encode-approx-recip", "encode factor", "y = x * rcp.approx(s * S_dec)",
+               "__frcp_rn replaced by rcp.approx.ftz.f32 / fast-math __fdividef (1 ulp); modelled as the reciprocal "
+               "rounded toward zero",
+               R_TE, 0),
+     .prepare = prep_approx_recip},
+    {.info = M("encode-bf16-factor", "encode factor", "y = x * bf16(1 / (s * S_dec))",
+               "the encode factor kept in a bf16 register (kernels that carry scales in the input dtype)", R_TE, 0),
+     .prepare = prep_bf16_factor},
+    {.info = M("encode-no-flt-max-clamp", "encode factor", "y = x * (1 / (s * S_dec)), Inf when s = 0",
+               "the fminf(..., FLT_MAX) of TE's compute_scale_inv dropped: 0 * Inf = NaN in underflowing blocks",
+               R_TE, 0),
+     .prepare = prep_no_clamp},
+    {.info = M("encode-sdec-from-amax", "encode factor", "y = x / (s * (amax * fl(1/2688)))",
+               "the dequantization's S_dec = amax/2688 (dequantize_nvfp4.cuh) reused for the encode, not 1/S_enc",
+               R_TE, 0),
+     .prepare = prep_sdec_from_amax},
+    /* block scale */
+    {.info = M("scale-div6-then-senc", "block scale", "s = e4m3((block_amax / 6) * S_enc)",
+               "TE's Python reference order (two roundings) instead of block_amax * (S_enc * fl(1/6))", R_TE, 0),
+     .bscale = bs_div6_then_senc},
+    {.info = M("scale-inv6-then-senc", "block scale", "s = e4m3((block_amax * fl(1/6)) * S_enc)",
+               "amax/6 first, as a multiply: the same constants associated the other way", R_TE, 0),
+     .bscale = bs_inv6_then_senc},
+    {.info = M("scale-rz", "block scale", "s = e4m3_rz(block_amax * S_enc / 6)",
+               "cvt.rz instead of cvt.rn.satfinite.e4m3x2 (or a truncating software cast)", R_TE, 0),
+     .bscale = bs_rz},
+    {.info = M("scale-ru", "block scale", "s = e4m3_ru(block_amax * S_enc / 6)",
+               "rounding the scale up so that no element saturates (an MX-style ceiling applied to E4M3)", R_TE, 0),
+     .bscale = bs_ru},
+    {.info = M("scale-no-satfinite", "block scale", "s = e4m3(v) without satfinite: NaN (0x7F) beyond 464",
+               "cvt.rn.e4m3x2 without .satfinite; shows when S_enc is clamped (amax Inf or subnormal)", R_TE, 0),
+     .bscale = bs_no_satfinite},
+    {.info = M("scale-subnormal-flush", "block scale", "s = e4m3(v), subnormal results flushed to 0",
+               "an FTZ cast or a hand-written E4M3 encoder without subnormals", R_TE, 0),
+     .bscale = bs_flush_subnormal},
+    {.info = M("scale-via-fp16", "block scale", "s = e4m3(fp16(block_amax * S_enc / 6))",
+               "the scale computed in __half arithmetic, then cast to E4M3: a double rounding", R_TE, 0),
+     .bscale = bs_via_fp16},
+    /* global scale and amax */
+    {.info = M("global-inverted", "global scale", "S_enc = amax/2688 (te); g = 2688/amax (torchao, modelopt)",
+               "the compressed-tensors convention (global scale 6*448/amax) swapped with amax/(6*448)", R_NVFP4, 0),
+     .global = gl_inverted},
+    {.info = M("amax-per-row", "global amax", "amax = max |x| over the stored row",
+               "a row-local reduction where the tensor's was meant (one CTA per row, no grid reduction)", R_NVFP4, 0),
+     .local_amax = la_per_row},
+    {.info = M("amax-per-block", "global amax", "amax = the block's own amax",
+               "the per-tensor scale computed per block: every scale becomes 448", R_NVFP4, 0),
+     .local_amax = la_per_block},
+    {.info = M("amax-per-128-rows", "global amax", "amax = max |x| over the 128-row tile",
+               "a CTA-local amax (one 128-row tile per CTA) without the cross-CTA reduction", R_NVFP4, 0),
+     .local_amax = la_per_128_rows},
+    {.info = M("amax-nan-propagates", "global amax", "amax = torch.amax(|x|): NaN when any element is NaN",
+               "torch.amax semantics in a kernel that should ignore NaN as fmaxf does (TE)", "te,te-pyref", 0),
+     .tensor_amax = ta_nan_propagates},
+    {.info = M("amax-nan-ignored", "global amax", "amax = fmaxf reduction: NaN elements ignored",
+               "fmaxf in a kernel that should follow torch.amax (torchao, modelopt: NaN propagates)",
+               "torchao,torchao-0.13-0.16,modelopt", 0),
+     .tensor_amax = ta_nan_ignored},
+    {.info = M("amax-pre-rht", "global amax", "columnwise amax = max |x| before the RHT",
+               "the rowwise amax reused for the RHT'd columnwise output (TE computes it after the transform)", R_TE,
+               NVFP4_MUTANT_NEEDS_RHT),
+     .tensor_amax = ta_pre_rht},
+    {.info = M("amax-signed", "global amax", "amax = max x (no absolute value)",
+               "a max reduction that forgot fabsf: negative outliers are missed", R_NVFP4, 0),
+     .tensor_amax = ta_signed},
+    /* block amax */
+    {.info = M("block-amax-signed", "block amax", "block_amax = max x over the block (no absolute value)",
+               "a block max that forgot fabsf", R_E2M1, 0),
+     .block_amax = ba_signed},
+    {.info = M("block-amax-nan-propagates", "block amax", "block_amax = NaN when the block holds a NaN",
+               "torch.amax semantics in a kernel whose recipe ignores NaN (fmaxf)", "te,te-pyref,mxfp4-rceil", 0),
+     .block_amax = ba_nan_propagates},
+    {.info = M("block-amax-nan-ignored", "block amax", "block_amax = fmaxf over the block: NaN ignored",
+               "fmaxf in a kernel whose recipe follows torch.amax (NaN propagates)",
+               "torchao,torchao-0.13-0.16,modelopt,mxfp4-floor", 0),
+     .block_amax = ba_nan_ignored},
+    /* element rounding */
+    {.info = M("elem-ties-away", "element cast", "E2M1 ties rounded away from zero",
+               "round-half-away (C round(), a >= instead of > at the midpoint) instead of cvt.rn's ties-to-even", R_E2M1,
+               NVFP4_MUTANT_NEEDS_RN),
+     .elem = el_ties_away},
+    {.info = M("elem-rz", "element cast", "E2M1 rounded toward zero",
+               "truncation (a bucket search with < at both ends) instead of round to nearest", R_E2M1,
+               NVFP4_MUTANT_NEEDS_RN),
+     .elem = el_rz},
+    {.info = M("elem-ru", "element cast", "E2M1 rounded toward +Inf",
+               "ceil-style rounding (an off-by-one bucket index for positive values)", R_E2M1, NVFP4_MUTANT_NEEDS_RN),
+     .elem = el_ru},
+    {.info = M("elem-negzero-dropped", "element cast", "-0 results written as +0 (0x8 -> 0x0)",
+               "the sign taken from y < 0 (TE's Python reference, modelopt) in a kernel that keeps it (cuda_fp4.hpp)",
+               "te,torchao,torchao-0.13-0.16,mxfp4-floor,mxfp4-rceil", 0),
+     .elem = el_negzero_dropped},
+    {.info = M("elem-nan-zero", "element cast", "NaN elements written as 0x0",
+               "NaN mapped to 0 (TE's Python reference) where cvt.rn.satfinite gives 0x7", "te,mxfp4-rceil,modelopt", 0),
+     .elem = el_nan_zero},
+    {.info = M("elem-nan-0x7", "element cast", "NaN elements written as 0x7 (+6)",
+               "cvt.rn.satfinite's NaN code in a kernel that follows torchao (NaN -> 0x3)",
+               "torchao,torchao-0.13-0.16,mxfp4-floor", 0),
+     .elem = el_nan_0x7},
+    {.info = M("elem-nan-signed", "element cast", "a NaN keeps its sign bit: -NaN -> 0xF",
+               "a software cast that copies the sign bit before testing for NaN", "te,mxfp4-rceil,modelopt", 0),
+     .elem = el_nan_signed},
+    {.info = M("elem-sat-to-zero", "element cast", "|y| > 6 (or Inf) written as 0",
+               "a bucket search over the 8 magnitudes that finds no bucket above 6 (no satfinite)", R_E2M1, 0),
+     .elem = el_sat_to_zero},
+    /* stochastic rounding */
+    {.info = M("sr-byte-order", "SR bits", "element 4w+k uses byte 3-k of word w",
+               "the 32-bit Philox words read from the high byte down (big-endian extraction)", R_E2M1,
+               NVFP4_MUTANT_NEEDS_SR),
+     .rbytes = rb_byte_order},
+    {.info = M("sr-counter-per-row", "SR bits", "Philox counter = row (all blocks of a row share bytes)",
+               "the block index missing from the counter: one curand state per row", R_E2M1, NVFP4_MUTANT_NEEDS_SR),
+     .rbytes = rb_counter_per_row},
+    {.info = M("sr-reused-word", "SR bits", "element 4w+k uses byte k of word 0",
+               "one curand() word shared by the 16 elements (curand4 result not unpacked)", R_E2M1,
+               NVFP4_MUTANT_NEEDS_SR),
+     .rbytes = rb_reused_word},
+    {.info = M("sr-fewer-bits", "SR bits", "only the top 4 of the 8 random bits used",
+               "a 4-bit random field (the probability quantized to 1/16)", R_E2M1, NVFP4_MUTANT_NEEDS_SR),
+     .rbytes = rb_fewer_bits},
+    {.info = M("sr-rn", "SR bits", "round to nearest instead of stochastic rounding",
+               "the SR flag not plumbed through to the cast (cvt.rn instead of cvt.rs)", R_E2M1,
+               NVFP4_MUTANT_NEEDS_SR),
+     .opts = op_rn},
+    {.info = M("sr-colwise-same-offset", "SR bits", "columnwise output uses the rowwise Philox offset",
+               "the +1 offset of the columnwise stream forgotten: both outputs draw the same numbers", R_E2M1,
+               NVFP4_MUTANT_NEEDS_SR),
+     .rbytes = rb_colwise_same_offset},
+    {.info = M("sr-counter-swapped", "SR bits", "Philox counter {block, offset} instead of {offset, block}",
+               "curand_init(seed, subsequence, offset) arguments swapped", R_E2M1, NVFP4_MUTANT_NEEDS_SR),
+     .rbytes = rb_counter_swapped},
+    /* layouts */
+    {.info = M("layout-nibble-swap", "layout", "element 2j in the high nibble of byte j",
+               "the packing order of cvt.rn.satfinite.e2m1x2 (first operand in the high nibble) taken the wrong way",
+               R_E2M1, 0),
+     .layout = ly_nibble_swap},
+    {.info = M("layout-scale-transposed", "layout", "scale matrix written column-major",
+               "the scale index computed as col * rows + row", R_E2M1, 0),
+     .layout = ly_scale_transposed},
+    {.info = M("layout-swizzle-pad-7f", "layout", "swizzle padding bytes 0x7F",
+               "padding filled with 1.0 in UE8M0 (0x7F), or an uninitialised buffer, instead of zeros", R_E2M1, 0),
+     .layout = ly_pad_7f},
+    {.info = M("layout-swizzle-pad-clamped", "layout", "swizzle padding repeats the nearest scale",
+               "an edge loader that clamps out-of-range indices (TMA-style) instead of writing zeros", R_E2M1, 0),
+     .layout = ly_pad_clamped},
+    {.info = M("layout-swizzle-cols-unpadded", "layout", "tiles per row of tiles = scale_cols / 4 (rounded down)",
+               "the swizzle's column count not padded to 4 (K not a multiple of 64 elements): tiles overlap",
+               R_E2M1, 0),
+     .layout = ly_cols_unpadded},
+    {.info = M("layout-swizzle-plain-tile", "layout", "inside a 128x4 tile: row * 4 + col",
+               "the 32x4x4 interleave of the cuBLAS layout skipped inside each tile", R_E2M1, 0),
+     .layout = ly_plain_tile},
+    {.info = M("layout-colwise-not-transposed", "layout", "columnwise codes stored in the input's orientation",
+               "the columnwise blocks quantized along the columns but written untransposed", R_E2M1, 0),
+     .layout = ly_colwise_not_transposed},
+    /* RHT */
+    {.info = M("rht-missing", "RHT", "columnwise output quantized without the RHT", "the transform skipped",
+               R_TE, NVFP4_MUTANT_NEEDS_RHT),
+     .opts = op_no_rht},
+    {.info = M("rht-no-signs", "RHT", "plain H/4, no random signs",
+               "the sign vector dropped (all +1)", R_TE, NVFP4_MUTANT_NEEDS_RHT),
+     .transform = tr_no_signs},
+    {.info = M("rht-signs-bit-reversed", "RHT", "sign of input i from bit 15-i of the mask",
+               "the 16-bit sign mask read MSB first", R_TE, NVFP4_MUTANT_NEEDS_RHT),
+     .transform = tr_signs_reversed},
+    {.info = M("rht-fp32", "RHT", "the RHT output kept in fp32 (not rounded to bf16)",
+               "TE's kernels cast the transform to bf16 (cvt.rn.bf16x2.f32) before quantizing", R_TE,
+               NVFP4_MUTANT_NEEDS_RHT),
+     .opts = op_rht_fp32},
+    {.info = M("rht-other-axis", "RHT", "RHT over 16 stored rows of each column (the other axis)",
+               "the transform applied along the wrong dimension of the transposed tensor", R_TE,
+               NVFP4_MUTANT_NEEDS_RHT),
+     .transform = tr_other_axis},
+    /* 2D */
+    {.info = M("2d-1x16-scales", "2D scaling", "1x16 block scales where 16x16 tiles were asked",
+               "the weight's 2D recipe flag ignored", R_NVFP4, NVFP4_MUTANT_NEEDS_2D),
+     .opts = op_1x16},
+    {.info = M("2d-tile-amax-first-row", "2D scaling", "tile amax = amax of the tile's first row",
+               "a 16x16 tile reduction that covers one row (missing the cross-row shuffle)", R_NVFP4,
+               NVFP4_MUTANT_NEEDS_2D),
+     .block_amax = ba_tile_first_row},
+    /* recipe-specific */
+    {.info = M("torchao-scale-product", "block scale", "s = e4m3(clamp(block_amax / (6 * g)))",
+               "modelopt's order in a torchao kernel (torchao divides twice: (block_amax/6)/g)", R_TORCHAO, 0),
+     .bscale = bs_torchao_product},
+    {.info = M("torchao-no-scale-floor", "block scale", "s = e4m3(min((block_amax/6)/g, 448)), no lower clamp",
+               "torchao's clamp(min=E4M3_EPS) dropped: zero blocks get scale 0 and 0 * Inf = NaN codes", R_TORCHAO, 0),
+     .bscale = bs_torchao_no_lo},
+    {.info = M("modelopt-zero-scale-kept", "block scale", "s = e4m3(block_amax / (6 g)), 0 kept for zero blocks",
+               "modelopt's per_block_scale[per_block_scale == 0] = 1.0 missing", "modelopt", 0),
+     .bscale = bs_modelopt_zero_kept},
+    {.info = M("modelopt-scale-div-div", "block scale", "s = e4m3((block_amax / 6) / g)",
+               "torchao's order in a modelopt kernel (modelopt divides once by 6*g)", "modelopt", 0),
+     .bscale = bs_modelopt_div_div},
+    {.info = M("mxfp4-rceil-scale-rz", "block scale", "s = cvt.rz.ue8m0(block_amax * fl(1/6))",
+               "cvt.rz instead of cvt.rp for the UE8M0 scale (NVIDIA's RCEIL rounds up)", "mxfp4-rceil", 0),
+     .bscale = bs_rceil_rz},
+    {.info = M("mxfp4-floor-of-div6", "block scale", "s = floor(log2(block_amax * fl(1/6))) + 127",
+               "the RCEIL formula with truncation instead of OCP FLOOR's exponent(block_amax) - 2", "mxfp4-floor", 0),
+     .bscale = bs_floor_of_div6},
+};
+
+const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];

@@ -1,0 +1,212 @@
+/* check_mutants.c - the mutant catalog (src/verify/mutants.c): the mutant
+ * quantizer's chain is the recipe's when no step is replaced, the catalog
+ * is well formed, and single mutants give the hand-computed wrong bytes. */
+#include <check.h>
+#include "support/check_main.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4.h"
+#include "nvfp4/verify.h"
+#include "verify/mutant.h"
+
+static uint64_t st;
+static float nrand(void) /* a rough, deterministic spread of magnitudes and signs */
+{
+    st ^= st >> 12;
+    st ^= st << 25;
+    st ^= st >> 27;
+    uint64_t r = st * 0x2545F4914F6CDD1Dull;
+    float u = (float)(r >> 40) * 0x1p-24f;
+    return (u - 0.5f) * ldexpf(1.0f, (int)(r & 7u) - 3);
+}
+
+/* Pass-through hooks: each calls the src/core/ rule it would replace. */
+static uint8_t pt_bscale(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    return nvfp4_core_block_scale(c->r, g, bamax);
+}
+static uint8_t pt_elem(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+}
+static const nvfp4_mutant passthrough = {.info = {"pass-through", "none", "the recipe", "test", "te", 0},
+                                         .bscale = pt_bscale,
+                                         .elem = pt_elem,
+                                         .block_amax = nvfp4_mutant_default_block_amax};
+
+static void same_bytes(const nvfp4_qtensor *a, const nvfp4_qtensor *b)
+{
+    ck_assert_uint_eq(a->data_bytes, b->data_bytes);
+    ck_assert_int_eq(memcmp(a->data, b->data, a->data_bytes), 0);
+    ck_assert_int_eq(memcmp(a->scale, b->scale, a->scale_rows * a->scale_cols), 0);
+    ck_assert_int_eq(memcmp(&a->amax, &b->amax, 4), 0);
+}
+
+START_TEST(chain_without_mutation_is_the_recipe)
+{
+    static const char *const recipes[] = {"te", "te-pyref", "torchao", "torchao-0.13-0.16", "modelopt", "mxfp4-floor",
+                                          "mxfp4-rceil"};
+    enum { R = 64, C = 64 };
+    float *x = malloc(R * C * sizeof *x);
+    st = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < R * C; i++) x[i] = nrand();
+    x[5] = NAN;
+    x[70] = -0.0f;
+    for (size_t k = 0; k < 16; k++) x[2 * C + 16 + k] = 1e-30f * (float)k; /* an underflowing block */
+    for (size_t ri = 0; ri < sizeof recipes / sizeof recipes[0]; ri++)
+        for (int v = 0; v < 5; v++) {
+            nvfp4_quant_opts o;
+            nvfp4_quant_opts_init(&o);
+            o.recipe = recipes[ri];
+            o.rowwise = o.columnwise = true;
+            o.rounding = v & 1 ? NVFP4_SR : NVFP4_RN;
+            o.seed = 7;
+            o.offset = 3;
+            const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(recipes[ri]));
+            if (v == 2 && info->has_global_amax) o.block = NVFP4_BLOCK_16X16;
+            if (v == 3 && strncmp(recipes[ri], "te", 2) == 0) o.rht = true;
+            size_t rows = v == 4 ? 50 : R, cols = v == 4 ? 40 : C; /* v 4: padded in both directions */
+            o.pad = v == 4;
+            nvfp4_quantized q;
+            nvfp4_mutant_output m;
+            nvfp4_error err;
+            ck_assert_msg(nvfp4_quantize(x, NVFP4_DTYPE_F32, rows, cols, &o, &q, &err) == NVFP4_OK, "%s v%d: %s", recipes[ri], v, err.message);
+            ck_assert_int_eq(nvfp4_mutant_run(&passthrough, x, NVFP4_DTYPE_F32, rows, cols, &o, &m, &err), NVFP4_OK);
+            same_bytes(&q.row, &m.q.row);
+            same_bytes(&q.col, &m.q.col);
+            nvfp4_quantized_free(&q);
+            nvfp4_mutant_output_free(&m);
+        }
+    free(x);
+}
+END_TEST
+
+START_TEST(catalog_is_well_formed)
+{
+    size_t n = nvfp4_mutant_count();
+    ck_assert_uint_ge(n, 40);
+    ck_assert_ptr_null(nvfp4_mutant_at(n));
+    static const char *const fams[] = {"te", "torchao", "modelopt", "mxfp4"};
+    size_t per_family[4] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const nvfp4_mutant_info *m = nvfp4_mutant_at(i);
+        ck_assert(m->name && *m->name && m->step && *m->step && m->formula && *m->formula && m->source && *m->source);
+        ck_assert_ptr_eq(nvfp4_mutant_find(m->name), m);
+        for (size_t j = 0; j < i; j++) ck_assert_str_ne(nvfp4_mutant_at(j)->name, m->name);
+        static const char *const all[] = {"te", "te-pyref", "torchao", "torchao-0.13-0.16", "modelopt", "mxfp4-floor",
+                                          "mxfp4-rceil"};
+        for (size_t r = 0; r < 7; r++)
+            if (nvfp4_mutant_applies(m, all[r], NULL))
+                for (size_t f = 0; f < 4; f++)
+                    if (strcmp(nvfp4_mutant_recipe_family(all[r]), fams[f]) == 0) per_family[f]++;
+    }
+    for (size_t f = 0; f < 4; f++) ck_assert_uint_ge(per_family[f], 10); /* every family has its mutants */
+    ck_assert_ptr_null(nvfp4_mutant_find("no-such-mutant"));
+    ck_assert_ptr_null(nvfp4_mutant_recipe_family("mxfp8"));
+}
+END_TEST
+
+static void mutate(const char *name, const float *x, size_t rows, size_t cols, nvfp4_mutant_output *m,
+                   nvfp4_quantized *q)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    nvfp4_error err;
+    const nvfp4_mutant_info *mi = nvfp4_mutant_find(name);
+    ck_assert_ptr_nonnull(mi);
+    ck_assert_int_eq(nvfp4_mutant_quantize(mi, x, NVFP4_DTYPE_F32, rows, cols, &o, m, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, rows, cols, &o, q, &err), NVFP4_OK);
+}
+
+/* Global amax 2688 (S_enc = 1), block amax 6: scale 1.0 (0x38), factor 1,
+ * so x is the scaled value itself. */
+START_TEST(element_mutants_hand_computed)
+{
+    float x[16] = {6.0f, 0.25f, 0.75f, 1.25f, 2.5f, 5.0f, -0.0f, -0.1f, 0.3f, 1.1f, 0, 0, 0, 0, 0, 0};
+    float big[32];
+    memcpy(big, x, sizeof x);
+    memcpy(big + 16, x, sizeof x);
+    big[16] = 2688.0f; /* second block: its own amax, the tensor's is 2688 */
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate("elem-ties-away", big, 1, 32, &m, &q);
+    /* te: 6->0x7, 0.25->0x0, 0.75->0x2, 1.25->0x2, 2.5->0x4, 5->0x6 (ties to even) */
+    ck_assert_uint_eq(q.row.data[0], 0x07);
+    ck_assert_uint_eq(q.row.data[1], 0x22);
+    ck_assert_uint_eq(q.row.data[2], 0x64);
+    /* away: 0.25->0x1, 0.75->0x2, 1.25->0x3, 2.5->0x5, 5->0x7 */
+    ck_assert_uint_eq(m.q.row.data[0], 0x17);
+    ck_assert_uint_eq(m.q.row.data[1], 0x32);
+    ck_assert_uint_eq(m.q.row.data[2], 0x75);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("elem-negzero-dropped", big, 1, 32, &m, &q);
+    ck_assert_uint_eq(q.row.data[3], 0x88); /* -0 and -0.1 -> 0x8 */
+    ck_assert_uint_eq(m.q.row.data[3], 0x00);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("elem-rz", big, 1, 32, &m, &q);
+    ck_assert_uint_eq(q.row.data[4], 0x21); /* 0.3 -> 0.5, 1.1 -> 1 */
+    ck_assert_uint_eq(m.q.row.data[4], 0x20); /* 0.3 -> 0, 1.1 -> 1 */
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("layout-nibble-swap", big, 1, 32, &m, &q);
+    ck_assert_uint_eq(m.q.row.data[0], 0x70);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
+/* te with S_enc = 1: block amax b = 0x3E63FFFF (0.22265623...), one ulp
+ * below 6m for m = 0.037109375, the midpoint of E4M3 0x11 and 0x12 (found
+ * with numpy and ml_dtypes): b * fl(1/6) rounds to a value above m (0x12),
+ * b / 6 to one below it (0x11). */
+START_TEST(scale_mutants_hand_computed)
+{
+    float x[32] = {0};
+    x[0] = 2688.0f;
+    uint32_t bits = 0x3E63FFFFu;
+    memcpy(&x[16], &bits, 4);
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate("scale-div6-then-senc", x, 1, 32, &m, &q);
+    ck_assert_uint_eq(q.row.scale[1], 0x12);
+    ck_assert_uint_eq(m.q.row.scale[1], 0x11);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("scale-rz", x, 1, 32, &m, &q);
+    ck_assert_uint_eq(m.q.row.scale[1], 0x11);
+    ck_assert_uint_eq(m.q.row.scale[0], q.row.scale[0]); /* 448 is exact: unchanged */
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("amax-per-block", x, 1, 32, &m, &q);
+    ck_assert_uint_eq(m.q.row.scale[1], 0x7E); /* every scale 448 */
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("layout-swizzle-pad-7f", x, 1, 32, &m, &q);
+    ck_assert_uint_eq(m.swizzled_bytes[0], 512);
+    ck_assert_uint_eq(m.swizzled[0][0], q.row.scale[0]);
+    ck_assert_uint_eq(m.swizzled[0][1], q.row.scale[1]);
+    ck_assert_uint_eq(m.swizzled[0][2], 0x7F);
+    ck_assert_uint_eq(m.swizzled[0][16], 0x7F);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("mutants");
+    TCase *tc = tcase_create("catalog");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, chain_without_mutation_is_the_recipe);
+    tcase_add_test(tc, catalog_is_well_formed);
+    tcase_add_test(tc, element_mutants_hand_computed);
+    tcase_add_test(tc, scale_mutants_hand_computed);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return nvfp4_check_run(suite()); }
