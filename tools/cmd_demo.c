@@ -76,6 +76,9 @@ static void element_note(char *buf, size_t n, float x, float y, uint8_t c, const
         return;
     }
     float lo_v = nvfp4_e2m1_to_f32(lo), hi_v = nvfp4_e2m1_to_f32((uint8_t)(lo + 1u));
+    char ls[16], hs[16];
+    cli_format_f32(ls, sizeof ls, lo_v);
+    cli_format_f32(hs, sizeof hs, hi_v);
     if (a == lo_v) {
         snprintf(buf, n, "exact: y is on the E2M1 grid");
         return;
@@ -83,13 +86,13 @@ static void element_note(char *buf, size_t n, float x, float y, uint8_t c, const
     if (o->round == NVFP4_SR) {
         unsigned ups = 0;
         for (unsigned k = 0; k < 256u; k++) ups += (nvfp4_e2m1_from_f32(y, NVFP4_SR, (uint8_t)k) & 7u) != lo;
-        snprintf(buf, n, "r=%3u: P(|y| -> %g) = %u/256, iff r >= %u", r, (double)hi_v, ups, 256u - ups);
+        snprintf(buf, n, "r=%3u: P(|y| -> %s) = %u/256, iff r >= %u", r, hs, ups, 256u - ups);
         return;
     }
     double frac = ((double)a - (double)lo_v) / ((double)hi_v - (double)lo_v);
-    if (frac == 0.5) snprintf(buf, n, "tie between %g and %g: goes to the even code", (double)lo_v, (double)hi_v);
+    if (frac == 0.5) snprintf(buf, n, "tie between %s and %s: goes to the even code", ls, hs);
     else if ((c & 7u) == 0 && signbit(y)) snprintf(buf, n, "rounds to zero and keeps the sign: 0x8 = -0");
-    else snprintf(buf, n, "nearest of %g and %g", (double)lo_v, (double)hi_v);
+    else snprintf(buf, n, "nearest of %s and %s", ls, hs);
 }
 
 static int parse_args(int argc, char **argv, demo_opts *o)
@@ -186,7 +189,9 @@ static int run(int argc, char **argv)
     printf("\npacked codes (element 2j in the low nibble of byte j):");
     for (size_t j = 0; j < q.row.data_bytes; j++) printf(" %02X", q.row.data[j]);
     printf("\nblock scale byte (E4M3): %02X   global amax (fp32): %a\n", q.row.scale[0], (double)q.row.amax);
-    printf("error: max |dequant - x| = %.9g, RMS = %.9g\n", maxerr, sqrt(sq / DEMO_N));
+    char ms[32], rs[32];
+    printf("error: max |dequant - x| = %s, RMS = %s\n", nvfp4_format_f64_digits(maxerr, 9, ms, sizeof ms),
+           nvfp4_format_f64_digits(sqrt(sq / DEMO_N), 9, rs, sizeof rs));
     printf("\nnext: nvfp4 explain VALUE (one value in detail), nvfp4 table (all code points)\n");
     nvfp4_quantized_free(&q);
     return NVFP4_EXIT_OK;

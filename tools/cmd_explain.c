@@ -105,8 +105,12 @@ static int explain_e2m1(float x, nvfp4_rounding mode)
     fmt(hv, sizeof hv, nvfp4_e2m1_to_f32((uint8_t)(sb | hi)));
     /* exact in double: a and the grid values are short dyadic numbers */
     double frac = ((double)a - (double)lo_v) / ((double)hi_v - (double)lo_v);
-    printf("neighbours  %s (0x%X) and %s (0x%X); |x| is %.9g of the way from %g to %g\n", lv, sb | lo, hv, sb | hi,
-           frac, (double)lo_v, (double)hi_v);
+    char fs[32], ls[16], hs[16];
+    nvfp4_format_f64_digits(frac, 9, fs, sizeof fs);
+    fmt(ls, sizeof ls, lo_v);
+    fmt(hs, sizeof hs, hi_v);
+    printf("neighbours  %s (0x%X) and %s (0x%X); |x| is %s of the way from %s to %s\n", lv, sb | lo, hv, sb | hi, fs,
+           ls, hs);
     if (a == lo_v) {
         explain_e2m1_code("result", nvfp4_e2m1_from_f32(x, mode, 0));
         printf("why         exact: x is an E2M1 value%s\n",
@@ -119,13 +123,15 @@ static int explain_e2m1(float x, nvfp4_rounding mode)
         printf("result      0x%X = %s for r in [0, %u]", sb | lo, lv, 255u - ups);
         if (ups) printf(", 0x%X = %s for r in [%u, 255]\n", sb | hi, hv, 256u - ups);
         else printf(" (every r)\n");
-        printf("probability P(away from zero) = %u/256 = %.8g (exact position %.9g)\n", ups, ups / 256.0, frac);
+        char ps[32];
+        printf("probability P(away from zero) = %u/256 = %s (exact position %s)\n", ups,
+               nvfp4_format_f64_digits(ups / 256.0, 8, ps, sizeof ps), fs);
         printf("why         SR rounds away from zero iff floor(256*frac) + r >= 256, frac being the\n"
-               "            position of |x| in its step: floor(256 * %.9g) = %u, so %u of the\n"
+               "            position of |x| in its step: floor(256 * %s) = %u, so %u of the\n"
                "            256 values of r round up\n",
-               frac, ups, ups);
+               fs, ups, ups);
         if (frac * 256.0 != (double)ups)
-            printf("            (the bits of frac below 2^-8 are dropped: P(up) is %u/256, not %.9g)\n", ups, frac);
+            printf("            (the bits of frac below 2^-8 are dropped: P(up) is %u/256, not %s)\n", ups, fs);
         return NVFP4_EXIT_OK;
     }
     uint8_t c = nvfp4_e2m1_from_f32(x, mode, 0);
@@ -133,12 +139,11 @@ static int explain_e2m1(float x, nvfp4_rounding mode)
     if (mode == NVFP4_RZ) {
         printf("why         toward zero: RZ keeps the neighbour of smaller magnitude, %s\n", lv);
     } else if (frac == 0.5) {
-        printf("why         tie: |x| is exactly halfway between %g and %g; RN picks the code\n"
+        printf("why         tie: |x| is exactly halfway between %s and %s; RN picks the code\n"
                "            with an even mantissa bit, 0x%X\n",
-               (double)lo_v, (double)hi_v, c & 7u);
+               ls, hs, c & 7u);
     } else {
-        printf("why         nearest: |x| is closer to %g than to %g\n", frac < 0.5 ? (double)lo_v : (double)hi_v,
-               frac < 0.5 ? (double)hi_v : (double)lo_v);
+        printf("why         nearest: |x| is closer to %s than to %s\n", frac < 0.5 ? ls : hs, frac < 0.5 ? hs : ls);
     }
     if ((c & 7u) == 0 && sb) printf("            the result is zero and keeps the sign of x: 0x8 = -0\n");
     return NVFP4_EXIT_OK;
@@ -191,7 +196,11 @@ static int explain_e4m3(float x, bool saturate)
         if (frac == 0.5)
             printf("why         tie: |x| is exactly halfway; RN picks the code with an even mantissa, 0x%02X\n", c);
         else
-            printf("why         nearest: |x| is %.9g of the way from %s to %s\n", frac, lv, hv);
+        {
+            char fs[32];
+            printf("why         nearest: |x| is %s of the way from %s to %s\n",
+                   nvfp4_format_f64_digits(frac, 9, fs, sizeof fs), lv, hv);
+        }
     }
     return NVFP4_EXIT_OK;
 }

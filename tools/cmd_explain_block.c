@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "nvfp4/formats.h"
 #include "nvfp4/trace.h"
 
 static const char usage[] =
@@ -95,8 +96,11 @@ static void print_elems(const nvfp4_trace_block *t, bool sr, bool e4m3_scale)
         if (e4m3_scale && (t->scale & 0x7Fu) == 0 && el->x != 0.0f && isfinite(el->x)) printf("  (scale underflow)");
         printf("\n");
     }
-    printf("block error          max |dequant - x| = %.9g, rms = %.9g, relative rms = %.9g\n", maxerr,
-           sqrt(sse / (double)t->block_len), ssx > 0 ? sqrt(sse / ssx) : 0.0);
+    char m[32], r[32], rr[32];
+    printf("block error          max |dequant - x| = %s, rms = %s, relative rms = %s\n",
+           nvfp4_format_f64_digits(maxerr, 9, m, sizeof m),
+           nvfp4_format_f64_digits(sqrt(sse / (double)t->block_len), 9, r, sizeof r),
+           nvfp4_format_f64_digits(ssx > 0 ? sqrt(sse / ssx) : 0.0, 9, rr, sizeof rr));
 }
 
 static int explain(const cli_input *in, const nvfp4_quant_opts *o, size_t row, size_t blk)

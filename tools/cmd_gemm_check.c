@@ -97,7 +97,9 @@ static int check(const nvfp4_quantized *qa, bool acol, const nvfp4_quantized *qb
         printf("  within the rigorous any-order fp32 bound: %zu of %zu%s\n", mn - rep.outside_bound, mn,
                rep.within_bound ? "" : "  <-- outside");
         if (rep.nan_mismatch) printf("  non-finite where the exact result is finite (or the reverse): %zu\n", rep.nan_mismatch);
-        printf("  worst |D - exact| / bound: %.3g at (%zu, %zu)\n", rep.worst_ratio, rep.worst_index / (n ? n : 1),
+        char wr[32];
+        printf("  worst |D - exact| / bound: %s at (%zu, %zu)\n",
+               nvfp4_format_f64_digits(rep.worst_ratio, 3, wr, sizeof wr), rep.worst_index / (n ? n : 1),
                rep.worst_index % (n ? n : 1));
         printf("  bit-identical to the te order (sequential fp32 over K): %zu of %zu%s\n", rep.te_equal, mn,
                rep.equals_te ? " (the kernel reproduces the te order exactly)" : "");
@@ -107,10 +109,12 @@ static int check(const nvfp4_quantized *qa, bool acol, const nvfp4_quantized *qb
             bool bad = !(diff <= bound[i]) && !(isnan(act[i]) && isnan(exact[i])) && !((double)act[i] == exact[i]);
             if (!bad) continue;
             if (!shown) printf("outside the bound:\n");
-            char a[32], t[32];
+            char a[32], t[32], ex[40], bd[32];
             cli_format_f32(a, sizeof a, act[i]);
             cli_format_f32(t, sizeof t, te[i]);
-            printf("  (%zu, %zu): actual %s exact %.17g bound %.3g te %s\n", i / n, i % n, a, exact[i], bound[i], t);
+            printf("  (%zu, %zu): actual %s exact %s bound %s te %s\n", i / n, i % n, a,
+                   nvfp4_format_f64_digits(exact[i], 17, ex, sizeof ex), nvfp4_format_f64_digits(bound[i], 3, bd, sizeof bd),
+                   t);
             shown++;
         }
         printf("verdict: %s\n", rep.within_bound ? "WITHIN BOUND" : "OUTSIDE BOUND");

@@ -1,9 +1,11 @@
 /* cmd_study.c - `nvfp4 study list | run NAME | plot DIR | merge OUT DIR...`:
  * the error-accumulation laboratory (docs/studies.md). */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_suggest.h"
 #include "nvfp4/study.h"
 
 static void usage(FILE *f)
@@ -39,16 +41,50 @@ static bool parse_shard(const char *s, size_t *i, size_t *n)
     return cli_parse_size(a, i) && cli_parse_size(b, n) && *n > 0 && *i < *n;
 }
 
+/* The study called name, ignoring case where that is unambiguous (S0 is s0). */
+static const nvfp4_study *find_study(const char *name)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < nvfp4_study_count() && n < 64; i++) names[n++] = nvfp4_study_name(nvfp4_study_at(i));
+    const char *m = cli_match_name(name, names, n);
+    if (m) return nvfp4_study_find(m);
+    cli_fail("study", "unknown study '%s' (nvfp4 study list)", name);
+    const char *c = cli_closest(name, names, n);
+    if (c) fprintf(stderr, "nvfp4: did you mean 'nvfp4 study run %s'?\n", c);
+    return NULL;
+}
+
+/* "summary.json, runs.csv, 3 PNG plots": what the run left in dir. */
+static void list_outputs(const char *dir, char *buf, size_t n)
+{
+    static const char *const files[] = {"summary.json", "runs.csv", "layers.csv"};
+    size_t used = 0, png = 0;
+    buf[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d) return;
+    bool have[3] = {false, false, false};
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".png") == 0) png++;
+        for (size_t i = 0; i < 3; i++) have[i] |= strcmp(e->d_name, files[i]) == 0;
+    }
+    closedir(d);
+    for (size_t i = 0; i < 3 && used < n; i++)
+        if (have[i]) used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", files[i]);
+    if (png && used < n) snprintf(buf + used, n - used, "%s%zu PNG plot%s", used ? ", " : "", png, png == 1 ? "" : "s");
+}
+
 static int cmd_run(int argc, char **argv)
 {
     if (argc < 3) return cli_fail("study", "run: which study? (nvfp4 study list)");
-    const nvfp4_study *s = nvfp4_study_find(argv[2]);
-    if (!s) return cli_fail("study", "unknown study '%s' (nvfp4 study list)", argv[2]);
+    const nvfp4_study *s = find_study(argv[2]);
+    if (!s) return NVFP4_EXIT_USAGE;
     nvfp4_study_opts o;
     memset(&o, 0, sizeof o);
     o.threads = 2; /* concurrent (arm, seed) jobs; results never depend on it */
     char def[256];
-    snprintf(def, sizeof def, "study-out/%s", argv[2]);
+    snprintf(def, sizeof def, "study-out/%s", nvfp4_study_name(s));
     o.out_dir = def;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
@@ -79,8 +115,10 @@ static int cmd_run(int argc, char **argv)
     nvfp4_error err = {NVFP4_OK, ""};
     nvfp4_status st = nvfp4_study_run(s, &o, stderr, &err);
     if (st != NVFP4_OK) return cli_fail("study", "%s", err.message);
-    printf("%s: results in %s (summary.json, runs.csv%s)\n", argv[2], o.out_dir,
-           system("command -v gnuplot >/dev/null 2>&1") == 0 ? ", PNG plots" : "; plots skipped: gnuplot not found");
+    char wrote[160];
+    list_outputs(o.out_dir, wrote, sizeof wrote);
+    printf("%s: results in %s (%s%s)\n", nvfp4_study_name(s), o.out_dir, wrote,
+           system("command -v gnuplot >/dev/null 2>&1") == 0 ? "" : "; plots skipped: gnuplot not found");
     return NVFP4_EXIT_OK;
 }
 
@@ -118,7 +156,11 @@ static int run(int argc, char **argv)
         free(dirs);
         return rc;
     }
-    return cli_fail("study", "unknown subcommand '%s' (list, run, plot, merge)", sub);
+    static const char *const subs[] = {"list", "run", "plot", "merge"};
+    cli_fail("study", "unknown subcommand '%s' (list, run, plot, merge)", sub);
+    const char *c = cli_closest(sub, subs, 4);
+    if (c) fprintf(stderr, "nvfp4: did you mean 'nvfp4 study %s'?\n", c);
+    return NVFP4_EXIT_USAGE;
 }
 
 const nvfp4_cli_command nvfp4_cmd_study = {"study", "error-accumulation studies: list, run, plot, merge", run};
