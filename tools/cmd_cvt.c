@@ -1,6 +1,7 @@
 /* cmd_cvt.c - `nvfp4 cvt`: a TestFloat-style conversion pipe. One fp32 value
  * per line on stdin, one hex code per line on stdout, through the library's
- * scalar encoders (docs/semantics.md, "Scalar codecs").
+ * scalar encoders (docs/semantics.md, "Scalar codecs"); with --from, the
+ * reverse through the decoders.
  *
  * Stochastic rounding takes the random byte of input line i (counting value
  * lines from 0) from the SR contract of docs/semantics.md as if the lines were
@@ -47,7 +48,11 @@ static void usage(FILE *f)
             "  --mode M     ue8m0: floor (default), rceil, ceil or even\n"
             "  -h, --help   this text\n"
             "\n"
-            "A line that is not a value stops the run with its line number; exit 2.\n");
+            "A line that is not a value stops the run with its line number; exit 2.\n"
+            "\n"
+            "nvfp4 cvt --from e2m1|e4m3|ue8m0|bf16|fp16 decodes instead: one code per\n"
+            "line (hex, 0x optional: 0x7, 7E, 0x3F80), one value per line, written as\n"
+            "the shortest decimal that reads back as the same fp32 (nan for NaN codes).\n");
 }
 
 static bool parse_target(const char *s, target *t)
@@ -128,12 +133,67 @@ static char *trim(char *s)
     return s;
 }
 
+/* Reads a hex code of at most max; false unless the whole token is hex. */
+static bool parse_code(const char *s, unsigned max, unsigned *out)
+{
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    if (!*s || strlen(s) > 4) return false;
+    unsigned v = 0;
+    for (; *s; s++) {
+        if (!isxdigit((unsigned char)*s)) return false;
+        v = v * 16u + (unsigned)(isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10);
+    }
+    *out = v;
+    return v <= max;
+}
+
+/* `cvt --from F`: code per line -> value per line, through the decoders. */
+static int decode(int argc, char **argv)
+{
+    const char *from = NULL;
+    for (int i = 1; i < argc; i++) {
+        bool missing = false;
+        const char *v = cli_option_value(argc, argv, &i, "--from", &missing);
+        if (v) from = v;
+        else if (missing) return cli_fail(CMD, "--from needs a format");
+        else return cli_fail(CMD, "--from decodes codes and takes no other option (got '%s')", argv[i]);
+    }
+    target t;
+    if (!parse_target(from, &t)) return cli_fail(CMD, "unknown format '%s' (expected e2m1, e4m3, ue8m0, bf16 or fp16)", from);
+    static const unsigned max[] = {0xFu, 0xFFu, 0xFFu, 0xFFFFu, 0xFFFFu};
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned long long lineno = 0;
+    int rc = NVFP4_EXIT_OK;
+    while (rc == NVFP4_EXIT_OK && getline(&line, &cap, stdin) != -1) {
+        lineno++;
+        char *s = trim(line);
+        unsigned c;
+        if (!parse_code(s, max[t], &c)) {
+            rc = cli_fail(CMD, "line %llu: '%.40s' is not a code of %s (hex, 0x0 to 0x%X)", lineno, s, from, max[t]);
+            break;
+        }
+        float x = t == TO_E2M1    ? nvfp4_e2m1_to_f32((uint8_t)c)
+                  : t == TO_E4M3  ? nvfp4_e4m3_to_f32((uint8_t)c)
+                  : t == TO_UE8M0 ? nvfp4_ue8m0_to_f32((uint8_t)c)
+                  : t == TO_BF16  ? nvfp4_bf16_to_f32((uint16_t)c)
+                                  : nvfp4_fp16_to_f32((uint16_t)c);
+        char b[32];
+        printf("%s\n", nvfp4_format_f32_shortest(x, b, sizeof b));
+    }
+    free(line);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == NVFP4_EXIT_OK) rc = cli_fail(CMD, "cannot write the output");
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
         usage(stdout);
         return NVFP4_EXIT_OK;
     }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--from") == 0 || strncmp(argv[i], "--from=", 7) == 0) return decode(argc, argv);
     cvt_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc != NVFP4_EXIT_OK) return rc;
@@ -163,4 +223,4 @@ static int run(int argc, char **argv)
     return rc;
 }
 
-const nvfp4_cli_command nvfp4_cmd_cvt = {"cvt", "convert fp32 values from stdin to codes (TestFloat-style pipe)", run};
+const nvfp4_cli_command nvfp4_cmd_cvt = {"cvt", "convert fp32 values from stdin to codes, or codes to values (--from)", run};
