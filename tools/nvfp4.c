@@ -99,9 +99,40 @@ static void canonical_recipe_names(int argc, char **argv)
     }
 }
 
+/* What the first bytes of path say it is, when that is a common mistake for
+ * a bundle: "a golden MANIFEST", "a .npy array", or NULL. */
+static const char *misplaced_file_kind(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char head[32] = {0};
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    if (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) return "a .npy array";
+    if (strncmp(head, "# nvfp4kit golden suite", 23) == 0) return "a golden MANIFEST (the list of a suite's bundles)";
+    return NULL;
+}
+
+/* argv[i] is an option that the help text shows as "--opt BUNDLE": a file
+ * of the wrong kind given to it gets a line saying what it is instead. */
+static void hint_bundle_option(const char *cmd, const char *help, int argc, char **argv, int i)
+{
+    size_t len = strcspn(argv[i], "=");
+    const char *path = argv[i][len] == '=' ? argv[i] + len + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+    char pattern[80];
+    snprintf(pattern, sizeof pattern, "%.*s BUNDLE", (int)len, argv[i]);
+    if (!path || !strstr(help, pattern)) return;
+    const char *kind = misplaced_file_kind(path);
+    if (!kind) return;
+    fprintf(stderr, "nvfp4 %s: %s is %s, not a golden bundle: %.*s takes a .safetensors bundle written by\n"
+                    "  `nvfp4 quantize X.npy -o B.safetensors` or `nvfp4 golden` (one of the files a MANIFEST lists)\n",
+            cmd, path, kind, (int)len, argv[i]);
+}
+
 /* After a usage error (exit 2): name the --options that the subcommand's
  * --help does not list, with the closest one it does, and a recipe name
- * close to an unknown one. The subcommand has already said what is wrong;
+ * close to an unknown one, and a MANIFEST or .npy given where a bundle is
+ * expected. The subcommand has already said what is wrong;
  * this only adds the likely fix. */
 static void hint_after_usage_error(const nvfp4_cli_command *c, int argc, char **argv)
 {
@@ -121,6 +152,7 @@ static void hint_after_usage_error(const nvfp4_cli_command *c, int argc, char **
             if (s) fprintf(stderr, "nvfp4 %s: did you mean '%s' (not '%s')?\n", c->name, s, name);
             continue;
         }
+        hint_bundle_option(c->name, help, argc, argv, i);
         int vi;
         const char *v = recipe_value(argc, argv, i, &vi);
         if (v && !nvfp4_recipe_find(v)) {
