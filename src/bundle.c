@@ -151,7 +151,12 @@ bad:
 nvfp4_status nvfp4_bundle_opts(const nvfp4_tensor_set *s, const char *fname, nvfp4_quant_opts *o, nvfp4_error *err)
 {
     nvfp4_quant_opts_init(o);
-    const char *v;
+    /* docs/file-formats.md section 4: every reader of a bundle, partial or
+     * complete, rejects one whose "format" is missing or another's. */
+    const char *v = nvfp4_tset_meta_get(s, "format");
+    if (!v || strcmp(v, BUNDLE_FORMAT) != 0)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a golden bundle (metadata \"format\" is %s%s%s, not \"%s\")",
+                               fname, v ? "'" : "", v ? v : "missing", v ? "'" : "", BUNDLE_FORMAT);
     nvfp4_status st = need_meta(s, fname, "format_version", &v, err);
     if (st) return st;
     if (strcmp(v, NVFP4_BUNDLE_FORMAT_VERSION) != 0)

@@ -505,6 +505,17 @@ START_TEST(failed_writes_leave_no_file)
     ck_assert_int_eq(nvfp4_tdir_write(path_in("foreign"), &s, NVFP4_FMT_NPY_DIR, &err), NVFP4_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "not overwriting"));
     ck_assert_int_eq(count_entries(path_in("foreign")), 1);
+    /* A folder of ours plus a file of the user's: refused, the user's file kept. */
+    ck_assert_int_eq(nvfp4_tdir_write(path_in("ours"), &s, NVFP4_FMT_NPY_DIR, &err), NVFP4_OK);
+    int n_ours = count_entries(path_in("ours"));
+    write_bytes(path_in("ours/user.txt"), "u", 1);
+    ck_assert_int_eq(nvfp4_tdir_write(path_in("ours"), &s, NVFP4_FMT_BIN_DIR, &err), NVFP4_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "holds 'user.txt'"));
+    ck_assert_int_eq(count_entries(path_in("ours")), n_ours + 1);
+    unlink(path_in("ours/user.txt"));
+    ck_assert_int_eq(nvfp4_tdir_write(path_in("ours"), &s, NVFP4_FMT_BIN_DIR, &err), NVFP4_OK);
+    ck_assert_int_eq(count_entries(path_in("ours")), n_ours);
+    rm_rf(path_in("ours"));
     /* A tensor name unusable as a file name fails the folder write: nothing left. */
     size_t one = 1;
     ck_assert_int_eq(nvfp4_tset_add(&s, "a b", NVFP4_T_U8, 1, &one, NULL, NULL, NULL), NVFP4_OK);
@@ -635,6 +646,7 @@ START_TEST(bundle_malformed)
         {"cols", "47", "not a multiple of the 1x16 block and pad is false"},
         {"rowwise", "yes", "not true/false"},
         {"seed", "", "not a decimal integer"},
+        {"format", "other", "not a golden bundle (metadata \"format\" is 'other'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         nvfp4_tensor_set c;
@@ -645,6 +657,14 @@ START_TEST(bundle_malformed)
         nvfp4_tset_free(&c);
     }
     nvfp4_tset_free(&b);
+    /* no "format" key at all: rejected too (docs/file-formats.md section 4) */
+    nvfp4_tensor_set nf;
+    sample_bundle(&nf, &q);
+    nvfp4_quantized_free(&q);
+    for (size_t i = 0; i < nf.meta_count; i++)
+        if (strcmp(nf.meta[i].key, "format") == 0) nf.meta[i].key[0] = 'F'; /* "Format": not the key */
+    expect_bundle_error(&nf, "not a golden bundle (metadata \"format\" is missing");
+    nvfp4_tset_free(&nf);
     /* every uint64 a writer accepts reads back: 2^64-1 for the seed, offset and sign seed */
     nvfp4_tensor_set c;
     sample_bundle(&c, &q);

@@ -137,6 +137,25 @@ nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t l
 typedef nvfp4_status (*nvfp4_file_writer)(FILE *f, void *ctx, nvfp4_error *err);
 nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err);
 
+/* ---- atomic folder writing ---------------------------------------------- */
+/* A folder (a folder output, a golden suite) is built under a temporary
+ * sibling name, "<parent>/.<base>.tmp-XXXXXX" (tmp), then swapped into place
+ * by commit in one step (renameat2 RENAME_EXCHANGE where the file system has
+ * it; otherwise the old folder aside, the new in: never a mix of the two);
+ * the old folder is then removed with everything in it, so the caller must
+ * have checked that the old folder holds only what it is allowed to delete.
+ * abort (and a failed commit) removes the temporary folder. While it exists
+ * the temporary folder (like the atomic writer's temporary file) is removed
+ * if SIGINT, SIGTERM or SIGHUP ends the process. */
+typedef struct {
+    char *dest, *tmp;
+    int slot;  /* internal: the signal-cleanup registration */
+    bool live; /* internal: tmp names a folder of ours */
+} nvfp4_dir_txn;
+nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error *err);
+nvfp4_status nvfp4_dir_txn_commit(nvfp4_dir_txn *t, nvfp4_error *err);
+void nvfp4_dir_txn_abort(nvfp4_dir_txn *t);
+
 /* SHA-256 of a buffer as 64 lowercase hex digits plus NUL. */
 void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);
 nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err);

@@ -47,6 +47,20 @@ json_t *io_json_shape_new(unsigned ndim, const size_t *shape);
  * with '.', at most 200 characters. */
 bool io_name_is_file_safe(const char *name);
 
+/* Registers a temporary file or folder to be removed if SIGINT, SIGTERM or
+ * SIGHUP ends the process before it is renamed or removed (cleanup.c);
+ * returns the slot for io_temp_unregister (-1: not registered). */
+int io_temp_register(const char *path);
+void io_temp_unregister(int slot);
+
+/* Removes a file, or a folder and what it holds (a few levels deep), never
+ * following symbolic links and building no paths; true when it is gone. */
+bool io_remove_tree(const char *path);
+
+/* Rewrites err's message so that a path under the temporary folder tmp
+ * names the destination dest instead (the user never sees a temp name). */
+void io_error_retarget(nvfp4_error *err, const char *tmp, const char *dest);
+
 /* Largest header we accept (safetensors' own limit is 100 MB). */
 #define IO_MAX_HEADER ((size_t)100 * 1000 * 1000)
 

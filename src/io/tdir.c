@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,22 +258,6 @@ nvfp4_status nvfp4_tdir_read(const char *dir, nvfp4_tensor_set *out, nvfp4_error
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* Removes the regular files in dir, then dir (our own folders are flat). */
-static void remove_flat_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            /* unlinkat on the open folder: no path to build, none to truncate */
-            (void)unlinkat(dirfd(d), e->d_name, 0);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
 static nvfp4_status write_plain(const char *path, const void *buf, size_t len, nvfp4_error *err)
 {
     FILE *f = fopen(path, "wb");
@@ -338,72 +323,87 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
     return st;
 }
 
-/* An existing destination is replaced only if it is a folder we wrote
- * (it has meta.json) or an empty folder. */
-static nvfp4_status check_replaceable(const char *dir, bool *exists, nvfp4_error *err)
+/* The files meta.json lists (its "tensors"[].file), plus meta.json itself:
+ * what a folder of ours holds. NULL (err set) when meta.json is not ours. */
+static json_t *listed_files(const char *dir, nvfp4_error *err)
+{
+    char *m = io_path_join(dir, "meta.json");
+    if (!m) {
+        nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        return NULL;
+    }
+    uint8_t *b = NULL;
+    size_t n = 0;
+    json_t *root = NULL, *files = NULL;
+    bool is_npy;
+    if (nvfp4_file_read_all(m, IO_MAX_HEADER, &b, &n, err) == NVFP4_OK)
+        root = json_loadb((const char *)b, n, JSON_REJECT_DUPLICATES, NULL);
+    free(b);
+    nvfp4_error ignored;
+    const json_t *ts = root ? json_object_get(root, "tensors") : NULL;
+    if (root && check_header(root, m, &is_npy, &ignored) == NVFP4_OK && json_is_array(ts)) {
+        files = json_array();
+        json_array_append_new(files, json_string("meta.json"));
+        for (size_t i = 0; i < json_array_size(ts); i++) {
+            const char *f = get_str(json_array_get(ts, i), "file");
+            if (f && io_name_is_file_safe(f)) json_array_append_new(files, json_string(f));
+        }
+    }
+    json_decref(root);
+    free(m);
+    return files;
+}
+
+static bool listed(const json_t *files, const char *name)
+{
+    for (size_t i = 0; i < json_array_size(files); i++)
+        if (strcmp(json_string_value(json_array_get(files, i)), name) == 0) return true;
+    return false;
+}
+
+/* An existing destination is replaced only if it is empty or holds nothing
+ * but a meta.json of ours and the regular files it lists: replacing removes
+ * the old folder, and a file this tool did not write is never deleted. */
+static nvfp4_status check_replaceable(const char *dir, nvfp4_error *err)
 {
     struct stat st;
-    *exists = stat(dir, &st) == 0;
-    if (!*exists) return NVFP4_OK;
+    if (lstat(dir, &st) != 0) return NVFP4_OK;
     if (!S_ISDIR(st.st_mode))
         return nvfp4_error_set(err, NVFP4_EIO, "%s: exists and is not a folder; not overwriting", dir);
-    char *m = io_path_join(dir, "meta.json");
-    if (!m) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    bool has_meta = access(m, F_OK) == 0;
-    free(m);
-    if (has_meta) return NVFP4_OK;
     DIR *d = opendir(dir);
-    bool empty = true;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL)
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) empty = false;
-        closedir(d);
+    if (!d) return nvfp4_error_set(err, NVFP4_EIO, "%s: cannot list: %s", dir, strerror(errno));
+    json_t *files = NULL;
+    nvfp4_status rc = NVFP4_OK;
+    struct dirent *e;
+    while (!rc && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (!files && !(files = listed_files(dir, err))) {
+            rc = nvfp4_error_set(err, NVFP4_EIO, "%s: folder exists, is not empty and has no meta.json of this tool; "
+                                 "not overwriting", dir);
+            break;
+        }
+        struct stat es;
+        bool regular = fstatat(dirfd(d), e->d_name, &es, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(es.st_mode);
+        if (!regular || !listed(files, e->d_name))
+            rc = nvfp4_error_set(err, NVFP4_EIO, "%s: holds '%s', which its meta.json does not list (not written by "
+                                 "this tool); not overwriting", dir, e->d_name);
     }
-    if (!empty)
-        return nvfp4_error_set(err, NVFP4_EIO, "%s: folder exists, is not empty and has no meta.json; not overwriting",
-                               dir);
-    return NVFP4_OK;
+    closedir(d);
+    json_decref(files);
+    return rc;
 }
 
 nvfp4_status nvfp4_tdir_write(const char *dir, const nvfp4_tensor_set *s, nvfp4_file_format fmt, nvfp4_error *err)
 {
     if (fmt != NVFP4_FMT_NPY_DIR && fmt != NVFP4_FMT_BIN_DIR)
         return nvfp4_error_set(err, NVFP4_EINVAL, "%s: not a folder format", dir);
-    char *clean = strdup(dir);
-    if (!clean) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    size_t cl = strlen(clean);
-    while (cl > 1 && clean[cl - 1] == '/') clean[--cl] = '\0';
-    bool exists;
-    nvfp4_status st = check_replaceable(clean, &exists, err);
-    char *tmp = st ? NULL : io_temp_name(clean);
-    if (!st && !tmp) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    if (!st && !mkdtemp(tmp))
-        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary folder: %s", clean, strerror(errno));
-    if (st) {
-        free(tmp);
-        free(clean);
-        return st;
-    }
-    /* mkdtemp makes the folder 0700; give it the usual umask-based mode. */
-    mode_t um = umask(0);
-    umask(um);
-    (void)chmod(tmp, 0777 & ~um);
-    st = write_contents(tmp, clean, s, fmt == NVFP4_FMT_NPY_DIR, err);
-    char *old = NULL;
-    if (!st && exists) {
-        old = io_temp_name(clean);
-        if (!old || !mkdtemp(old) || rename(clean, old) != 0)
-            st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot move the old folder aside: %s", clean, strerror(errno));
-    }
-    if (!st && rename(tmp, clean) != 0) {
-        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot rename into place: %s", clean, strerror(errno));
-        if (old) (void)rename(old, clean);
-    }
-    if (st) remove_flat_dir(tmp);
-    if (old) remove_flat_dir(old);
-    free(old);
-    free(tmp);
-    free(clean);
+    nvfp4_dir_txn t;
+    nvfp4_status st = nvfp4_dir_txn_begin(&t, dir, err);
+    if (st) return st;
+    st = check_replaceable(t.dest, err);
+    if (!st) st = write_contents(t.tmp, t.dest, s, fmt == NVFP4_FMT_NPY_DIR, err);
+    if (st) io_error_retarget(err, t.tmp, t.dest); /* name the destination, not the temporary */
+    if (!st) return nvfp4_dir_txn_commit(&t, err);
+    nvfp4_dir_txn_abort(&t);
     return st;
 }

@@ -303,6 +303,7 @@ nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer wr
         free(tmp);
         return st;
     }
+    int slot = io_temp_register(tmp); /* removed if a signal ends the process mid-write */
     /* mkstemp creates 0600; give the file the usual umask-based mode. */
     mode_t um = umask(0);
     umask(um);
@@ -320,6 +321,7 @@ nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer wr
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok && st == NVFP4_OK) st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
     if (!ok) unlink(tmp);
+    io_temp_unregister(slot);
     free(tmp);
     return st;
 }

@@ -107,6 +107,38 @@ done
 # one past the range is refused by the writer
 expect_fail "--seed" $NVFP4 quantize x16.bin --shape 16x16 --dtype f32 --round sr --seed 18446744073709551616 -o n.safetensors
 
+# ---- 6. replacing a folder output never deletes what the tool did not write -------
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o od >/dev/null 2>&1 || bad "setup od"
+echo mine >od/notes.txt
+expect_fail "od: holds 'notes.txt', which its meta.json does not list" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o od
+[ "$(cat od/notes.txt)" = mine ] && ok "the user's file is kept" || bad "od/notes.txt was deleted"
+rm od/notes.txt && mkdir od/sub && echo s >od/sub/f
+expect_fail "od: holds 'sub'" $NVFP4 quantize x.bin --shape 2x16 --dtype f32 -o od
+[ -f od/sub/f ] && ok "a subfolder is kept" || bad "od/sub was deleted"
+[ -z "$(ls -A | grep '^\.od\.tmp-')" ] && ok "no hidden temporary folder left beside it" || bad "left: $(ls -A | grep tmp-)"
+rm -r od/sub
+$NVFP4 quantize x.bin --shape 2x16 --dtype f32 --format bin -o od 2>err.txt && [ -f od/data.bin ] && [ ! -e od/data.npy ] \
+    && ok "a folder holding only what its meta.json lists is replaced" || bad "replace od: $(cat err.txt)"
+
+# ---- 7. a bundle without format "nvfp4kit-golden-bundle" is rejected by every reader --
+$NVFP4 quantize x16.bin --shape 16x16 --dtype f32 --format bin -o fb 2>/dev/null || bad "setup fb"
+for v in other missing; do
+    cp -r fb fb_$v
+    python3 - "$v" <<'PY'
+import json, sys
+m = json.load(open("fb_%s/meta.json" % sys.argv[1]))
+if sys.argv[1] == "missing": del m["metadata"]["format"]
+else: m["metadata"]["format"] = "other"
+json.dump(m, open("fb_%s/meta.json" % sys.argv[1], "w"))
+PY
+    expect_fail "fb_$v: not a golden bundle" $NVFP4 dequantize fb_$v -o fbd.npy
+    expect_fail "fb_$v: not a golden bundle" $NVFP4 gemm --a fb_$v --b fb -o fbg.npy
+    expect_fail "fb_$v: not a golden bundle" $NVFP4 gemm --a fb --b fb_$v -o fbg.npy
+    expect_fail "fb_$v: not a golden bundle" $NVFP4 verify --expected fb_$v --actual fb
+done
+[ -e fbd.npy ] || [ -e fbg.npy ] && bad "an output was written for a bundle that is not one"
+$NVFP4 dequantize fb -o fbd.npy 2>err.txt && ok "the untouched bundle still reads" || bad "fb: $(cat err.txt)"
+
 # ---- 8. integer options are decimal ---------------------------------------------
 # "010" is ten (it was octal 8), "08" is eight (it was refused), 0x and blanks are refused.
 $NVFP4 quantize x.bin --shape 2x16 --dtype f32 --round sr --seed 010 -o s010.safetensors 2>err.txt || bad "--seed 010: $(cat err.txt)"

@@ -1,0 +1,226 @@
+/* cleanup.c - temporaries that must not outlive the process, and folders
+ * written under a temporary sibling name then swapped into place.
+ *
+ * Every temporary file (the atomic writer's .NAME.tmp-XXXXXX) and folder (a
+ * folder output or a golden suite under construction) is registered here
+ * while it exists. On SIGINT, SIGTERM or SIGHUP a handler removes them with
+ * async-signal-safe calls only (unlink, openat, getdents64, unlinkat), then
+ * re-raises the signal with its default action, so the process still dies of
+ * it. The handler is installed on the first registration, and only for a
+ * signal whose action is still the default: a program with its own handler
+ * keeps it. SIGKILL cannot be caught; it can leave a hidden temporary. */
+#include "io_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---- removing a folder tree without malloc (usable in a signal handler) ---- */
+
+struct io_dirent64 { /* the kernel's linux_dirent64 */
+    unsigned long long d_ino;
+    long long d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* Our folders are at most two levels deep (a suite of bundle folders). */
+#define IO_TREE_DEPTH 4
+
+/* Removes name (relative to dirfd) and, for a folder, what it holds. Never
+ * follows a symbolic link (a link is removed, not what it points to). */
+static bool remove_tree_at(int dirfd, const char *name, int depth)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT) return true;
+    if (errno != EISDIR && errno != EPERM) return false;
+    if (depth <= 0) return false;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    /* Scan until a whole pass removes nothing (removing entries while
+     * reading the folder must not make us miss one). */
+    char buf[4096] __attribute__((aligned(8)));
+    bool removed_any = true, ok = true;
+    while (removed_any) {
+        removed_any = false;
+        if (lseek(fd, 0, SEEK_SET) < 0) break;
+        for (;;) {
+            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n <= 0) break;
+            for (long off = 0; off < n;) {
+                struct io_dirent64 *e = (struct io_dirent64 *)(void *)(buf + off);
+                off += e->d_reclen;
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+                if (remove_tree_at(fd, e->d_name, depth - 1)) removed_any = true;
+                else ok = false;
+            }
+        }
+        if (!ok) break;
+    }
+    close(fd);
+    return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+}
+
+bool io_remove_tree(const char *path) { return remove_tree_at(AT_FDCWD, path, IO_TREE_DEPTH); }
+
+/* ---- the registry -------------------------------------------------------------- */
+
+#define IO_MAX_TEMPS 64
+static _Atomic(char *) temp_slot[IO_MAX_TEMPS];
+static atomic_bool handlers_installed;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    for (size_t i = 0; i < IO_MAX_TEMPS; i++) {
+        char *p = atomic_load(&temp_slot[i]);
+        if (p) (void)remove_tree_at(AT_FDCWD, p, IO_TREE_DEPTH);
+    }
+    errno = saved;
+    /* SA_RESETHAND restored the default action and SA_NODEFER left the
+     * signal unblocked: this ends the process as the signal would have. */
+    raise(sig);
+}
+
+static void install_handlers(void)
+{
+    if (atomic_exchange(&handlers_installed, true)) return;
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0) continue;
+        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue; /* the program's own */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER);
+        sigemptyset(&sa.sa_mask);
+        (void)sigaction(cleanup_signals[i], &sa, NULL);
+    }
+}
+
+int io_temp_register(const char *path)
+{
+    install_handlers();
+    char *p = strdup(path);
+    if (!p) return -1;
+    for (int i = 0; i < IO_MAX_TEMPS; i++) {
+        char *expected = NULL;
+        if (atomic_compare_exchange_strong(&temp_slot[i], &expected, p)) return i;
+    }
+    free(p); /* more temporaries at once than slots: this one is not cleaned on a signal */
+    return -1;
+}
+
+void io_temp_unregister(int slot)
+{
+    if (slot < 0 || slot >= IO_MAX_TEMPS) return;
+    free(atomic_exchange(&temp_slot[slot], NULL));
+}
+
+/* ---- a folder built under a temporary name ------------------------------------------ */
+
+nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->slot = -1;
+    t->dest = strdup(dest);
+    if (!t->dest) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    size_t n = strlen(t->dest);
+    while (n > 1 && t->dest[n - 1] == '/') t->dest[--n] = '\0';
+    t->tmp = io_temp_name(t->dest);
+    nvfp4_status st = NVFP4_OK;
+    if (!t->tmp) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    else if (!mkdtemp(t->tmp))
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary folder: %s", t->dest, strerror(errno));
+    if (st) {
+        nvfp4_dir_txn_abort(t);
+        return st;
+    }
+    t->live = true;
+    t->slot = io_temp_register(t->tmp);
+    /* mkdtemp makes the folder 0700; give it the usual umask-based mode. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)chmod(t->tmp, 0777 & ~um);
+    return NVFP4_OK;
+}
+
+/* Without RENAME_EXCHANGE (a file system that lacks it): the old folder
+ * aside, the new one in, the old one removed. A crash between the two
+ * renames leaves the destination absent, never mixed. */
+static nvfp4_status replace_in_two_steps(nvfp4_dir_txn *t, nvfp4_error *err)
+{
+    char *old = io_temp_name(t->dest);
+    nvfp4_status rc = NVFP4_OK;
+    if (!old || !mkdtemp(old)) {
+        rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot move the old folder aside: %s", t->dest, strerror(errno));
+        free(old);
+        return rc;
+    }
+    int oslot = io_temp_register(old);
+    if (rename(t->dest, old) != 0) {
+        rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot move the old folder aside: %s", t->dest, strerror(errno));
+        (void)rmdir(old);
+    } else if (rename(t->tmp, t->dest) != 0) {
+        rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot rename into place: %s", t->dest, strerror(errno));
+        (void)rename(old, t->dest);
+    } else {
+        t->live = false;
+        (void)io_remove_tree(old);
+    }
+    io_temp_unregister(oslot);
+    free(old);
+    return rc;
+}
+
+nvfp4_status nvfp4_dir_txn_commit(nvfp4_dir_txn *t, nvfp4_error *err)
+{
+    struct stat st;
+    nvfp4_status rc = NVFP4_OK;
+    if (lstat(t->dest, &st) != 0) {
+        if (rename(t->tmp, t->dest) == 0) t->live = false;
+        else rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot rename into place: %s", t->dest, strerror(errno));
+    } else if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, t->dest, RENAME_EXCHANGE) == 0) {
+        /* One atomic step: the new folder has the destination's name, the
+         * old one the temporary name, still registered (a signal from here
+         * on removes the old one) and removed below. */
+    } else if (errno == EINVAL || errno == ENOSYS) {
+        rc = replace_in_two_steps(t, err);
+    } else {
+        rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot replace: %s", t->dest, strerror(errno));
+    }
+    nvfp4_dir_txn_abort(t); /* what the temporary name still holds: the old folder, or the new one on failure */
+    return rc;
+}
+
+void nvfp4_dir_txn_abort(nvfp4_dir_txn *t)
+{
+    if (t->tmp && t->live) (void)io_remove_tree(t->tmp);
+    io_temp_unregister(t->slot);
+    free(t->tmp);
+    free(t->dest);
+    memset(t, 0, sizeof *t);
+    t->slot = -1;
+}
+
+void io_error_retarget(nvfp4_error *err, const char *tmp, const char *dest)
+{
+    if (!err || !tmp || !dest) return;
+    const char *at = strstr(err->message, tmp);
+    if (!at) return;
+    /* The message may have been shortened around the middle; rebuild it from
+     * its three parts, nvfp4_error_set shortens again if needed. */
+    char head[sizeof err->message], tail[sizeof err->message];
+    size_t h = (size_t)(at - err->message);
+    memcpy(head, err->message, h);
+    head[h] = '\0';
+    snprintf(tail, sizeof tail, "%s", at + strlen(tmp));
+    nvfp4_error_set(err, err->status, "%s%s%s", head, dest, tail);
+}
