@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|all --recipe R --out DIR\n"
-    "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin]\n"
+    "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
     "padding on) and DIR/MANIFEST (`sha256sum -c MANIFEST` checks it).\n"
@@ -31,6 +31,10 @@ static const char usage[] =
     "          block padding), each block shape 1x16, 16x16, 1x32 the recipe accepts\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
+    "The suite is built in a hidden folder beside DIR and swapped into place when complete, so\n"
+    "DIR is the whole old suite or the whole new one, never a mix. An existing DIR must be empty\n"
+    "or a suite of ours (a MANIFEST listing all it holds); --force replaces any other folder\n"
+    "(everything in it is deleted).\n"
     "Exit: 0 written, 2 usage or error.\n";
 
 /* ---- deterministic numbers --------------------------------------------------- */
@@ -293,6 +297,8 @@ static void shapes_case(gcase *c, size_t rows, size_t cols, nvfp4_block b, uint6
 /* ---- writing ---------------------------------------------------------------------- */
 typedef struct {
     const char *recipe, *format, *out, *suite;
+    const char *dest; /* --out; out is the temporary folder the suite is built in */
+    bool force;
     int level;
     uint64_t seed;
     nvfp4_rounding round;
@@ -312,6 +318,77 @@ static void manifest_add(gen *g, const char *line)
     }
     memcpy(g->manifest + g->mlen, line, n + 1);
     g->mlen += n;
+}
+
+/* ---- the suite folder: built aside, swapped into place ---------------------------- */
+
+/* err's message with the temporary folder's name replaced by the suite's. */
+static int suite_fail(const gen *g, const nvfp4_error *err)
+{
+    const char *at = g->dest && g->out != g->dest ? strstr(err->message, g->out) : NULL;
+    if (!at) return cli_fail("golden", "%s", err->message);
+    return cli_fail("golden", "%.*s%s%s", (int)(at - err->message), err->message, g->dest, at + strlen(g->out));
+}
+
+static int suite_write_set(const gen *g, const char *path, const char *fmt, const nvfp4_tensor_set *s)
+{
+    nvfp4_file_format f;
+    nvfp4_error err;
+    if (!nvfp4_file_format_parse(fmt, &f)) return cli_fail("golden", "bad --format '%s'", fmt);
+    return nvfp4_tset_write(path, s, f, &err) ? suite_fail(g, &err) : 0;
+}
+
+/* First path component of a MANIFEST line ("<sha256>  REL") in name[]. */
+static bool manifest_entry(const char *line, char *name, size_t cap)
+{
+    size_t n = strlen(line);
+    if (n < 67 || line[64] != ' ' || line[65] != ' ') return false;
+    const char *rel = line + 66, *slash = strchr(rel, '/');
+    size_t len = slash ? (size_t)(slash - rel) : strcspn(rel, "\n");
+    if (len == 0 || len >= cap) return false;
+    memcpy(name, rel, len);
+    name[len] = '\0';
+    return true;
+}
+
+/* True when dir/MANIFEST is one of ours (its first line) and lists name. */
+static bool manifest_lists(const char *dir, const char *name)
+{
+    if (strcmp(name, "MANIFEST") == 0) return true;
+    char *mpath = malloc(strlen(dir) + sizeof "/MANIFEST");
+    if (!mpath) return false;
+    sprintf(mpath, "%s/MANIFEST", dir);
+    FILE *f = fopen(mpath, "r");
+    free(mpath);
+    if (!f) return false;
+    char line[1024], entry[300];
+    bool ours = fgets(line, sizeof line, f) && strncmp(line, "# nvfp4kit golden suite", 23) == 0, found = false;
+    while (ours && !found && fgets(line, sizeof line, f))
+        found = manifest_entry(line, entry, sizeof entry) && strcmp(entry, name) == 0;
+    fclose(f);
+    return found;
+}
+
+/* An existing --out is replaced only if it is empty or a suite of ours:
+ * everything in it is listed by its MANIFEST (which replacing deletes). */
+static int suite_check_replaceable(const char *dir, bool force)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) return 0;
+    if (!S_ISDIR(st.st_mode)) return cli_fail("golden", "%s: exists and is not a folder; not overwriting", dir);
+    if (force) return 0;
+    DIR *d = opendir(dir);
+    if (!d) return cli_fail("golden", "%s: cannot list: %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (!manifest_lists(dir, e->d_name))
+            rc = cli_fail("golden", "%s: not empty and not a golden suite of this tool ('%s' is not in a MANIFEST of "
+                          "ours); not overwriting (--force replaces it)", dir, e->d_name);
+    }
+    closedir(d);
+    return rc;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -342,7 +419,7 @@ static int manifest_hash(gen *g, const char *rel)
         }
         return rc;
     }
-    if (nvfp4_sha256_file(path, hex, &err)) return cli_fail_err("golden", &err);
+    if (nvfp4_sha256_file(path, hex, &err)) return suite_fail(g, &err);
     snprintf(line, sizeof line, "%s  %s\n", hex, rel);
     manifest_add(g, line);
     return 0;
@@ -395,7 +472,7 @@ static int emit(gen *g, gcase *c)
     const char *fmt = g->format ? g->format : "safetensors";
     snprintf(rel, sizeof rel, "%s%s", c->name, strcmp(fmt, "safetensors") == 0 ? ".safetensors" : "");
     snprintf(path, sizeof path, "%s/%s", g->out, rel);
-    if ((rc = cli_write_set("golden", path, fmt, &s))) goto done;
+    if ((rc = suite_write_set(g, path, fmt, &s))) goto done;
     rc = manifest_hash(g, rel);
     fprintf(stderr, "nvfp4 golden: %s (%zu x %zu)\n", rel, c->rows, c->cols);
 done:
@@ -455,12 +532,13 @@ static int suite_shapes(gen *g)
     return rc;
 }
 
-enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT };
+enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE };
 static const struct option longopts[] = {
     {"suite", required_argument, NULL, OPT_SUITE}, {"recipe", required_argument, NULL, OPT_RECIPE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},
     {"seed", required_argument, NULL, OPT_SEED},   {"round", required_argument, NULL, OPT_ROUND},
-    {"format", required_argument, NULL, OPT_FORMAT}, {"help", no_argument, NULL, 'h'},
+    {"format", required_argument, NULL, OPT_FORMAT}, {"force", no_argument, NULL, OPT_FORCE},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 static int run(int argc, char **argv)
@@ -492,7 +570,8 @@ static int run(int argc, char **argv)
             if (!nvfp4_recipe_find(optarg)) return cli_fail(cmd, "unknown recipe '%s'", optarg);
             g.recipe = optarg;
             break;
-        case OPT_OUT: g.out = optarg; break;
+        case OPT_OUT: g.out = g.dest = optarg; break;
+        case OPT_FORCE: g.force = true; break;
         case OPT_LEVEL:
             if (!cli_parse_u64(optarg, &u) || u < 1 || u > 2) return cli_fail(cmd, "bad --level '%s' (1 or 2)", optarg);
             g.level = (int)u;
@@ -519,7 +598,11 @@ static int run(int argc, char **argv)
         return cli_fail(cmd, "--out: path too long (%zu characters; at most 1500)", strlen(g.out));
     const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(g.recipe));
     if (g.round == NVFP4_SR && !info->supports_sr) return cli_fail(cmd, "recipe %s has no stochastic rounding", g.recipe);
-    if (mkdir(g.out, 0777) != 0 && errno != EEXIST) return cli_fail(cmd, "%s: cannot create: %s", g.out, strerror(errno));
+    nvfp4_dir_txn txn;
+    nvfp4_error terr;
+    if (suite_check_replaceable(g.dest, g.force)) return NVFP4_EXIT_USAGE;
+    if (nvfp4_dir_txn_begin(&txn, g.dest, &terr)) return cli_fail_err(cmd, &terr);
+    g.out = txn.tmp;
     /* The command without --out, so the MANIFEST does not depend on where it was written. */
     snprintf(g.command, sizeof g.command, "nvfp4 golden --suite %s --recipe %s --level %d --seed %llu --round %s%s%s",
              g.suite, g.recipe, g.level, (unsigned long long)g.seed, nvfp4_rounding_name(g.round),
@@ -539,10 +622,12 @@ static int run(int argc, char **argv)
         char mpath[2048];
         nvfp4_error err;
         snprintf(mpath, sizeof mpath, "%s/MANIFEST", g.out);
-        if (nvfp4_file_write_atomic(mpath, g.manifest, g.mlen, &err)) rc = cli_fail_err(cmd, &err);
+        if (nvfp4_file_write_atomic(mpath, g.manifest, g.mlen, &err)) rc = suite_fail(&g, &err);
+        else if (nvfp4_dir_txn_commit(&txn, &err)) rc = cli_fail_err(cmd, &err);
         else fprintf(stderr, "nvfp4 golden: %u bundles (%u skipped) and MANIFEST in %s\n", g.index - g.skipped,
-                     g.skipped, g.out);
+                     g.skipped, g.dest);
     }
+    if (rc) nvfp4_dir_txn_abort(&txn); /* nothing of a failed run stays; an old suite stays whole */
     free(g.manifest);
     return rc;
 }
