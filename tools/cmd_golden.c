@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "golden_mutants.h"
 
 static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|all --recipe R --out DIR\n"
@@ -29,6 +30,13 @@ static const char usage[] =
     "          and (NVFP4 recipes) the columnwise RHT\n"
     "  shapes  dimensions that are not multiples of 128 or of the block (swizzle and\n"
     "          block padding), each block shape 1x16, 16x16, 1x32 the recipe accepts\n"
+    "  mutants inputs searched so that every catalogued kernel bug (nvfp4 table --mutants)\n"
+    "          that the other cases leave alive differs from the recipe: block amaxes and\n"
+    "          elements around the E4M3 / E2M1 decision boundaries of each formula, plus\n"
+    "          specials, RHT, 16x16 and odd shapes as needed (only cases that kill one)\n"
+    "--mutants writes nothing: it generates the suite (default all) in memory and prints\n"
+    "the mutation report, for every mutant of the recipe the case that kills it and the\n"
+    "causes verify names; exit 0 when every mutant is killed, 1 when one survives.\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
     "The suite is built in a hidden folder beside DIR and swapped into place when complete, so\n"
@@ -306,6 +314,8 @@ typedef struct {
     char *manifest;
     size_t mlen, mcap;
     unsigned index, skipped;
+    gm_state *gm;     /* which mutants the cases so far kill (suite mutants, --mutants) */
+    bool report_only; /* --mutants: no files */
 } gen;
 
 static void manifest_add(gen *g, const char *line)
@@ -425,19 +435,25 @@ static int manifest_hash(gen *g, const char *rel)
     return 0;
 }
 
+/* The options case number idx is quantized with. */
+static void case_opts(const gen *g, const gcase *c, unsigned idx, nvfp4_quant_opts *o)
+{
+    nvfp4_quant_opts_init(o);
+    o->recipe = g->recipe;
+    o->rowwise = o->columnwise = true;
+    o->pad = true;
+    o->block = c->block;
+    o->rounding = g->round;
+    o->seed = g->seed;
+    o->offset = 4u * idx;
+    o->rht = c->rht;
+}
+
 static int emit(gen *g, gcase *c)
 {
     unsigned idx = g->index++;
     nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
-    o.recipe = g->recipe;
-    o.rowwise = o.columnwise = true;
-    o.pad = true;
-    o.block = c->block;
-    o.rounding = g->round;
-    o.seed = g->seed;
-    o.offset = 4u * idx;
-    o.rht = c->rht;
+    case_opts(g, c, idx, &o);
     size_t n = c->rows * c->cols;
     uint16_t *xb = NULL;
     const void *x = c->x;
@@ -462,6 +478,8 @@ static int emit(gen *g, gcase *c)
         g->skipped++;
         goto done;
     }
+    if (!st && g->gm) gm_note(g->gm, c->name, x, c->dtype, c->rows, c->cols, &o, &q, true);
+    if (!st && g->report_only) goto done;
     if (st || nvfp4_bundle_build(&q, x, c->dtype, c->rows, c->cols, &s, &err) ||
         nvfp4_tset_meta_set(&s, "case", c->name, &err) || nvfp4_tset_meta_set(&s, "description", c->desc, &err) ||
         nvfp4_tset_meta_set(&s, "generator", g->command, &err)) {
@@ -532,12 +550,103 @@ static int suite_shapes(gen *g)
     return rc;
 }
 
-enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE };
+/* ---- the mutants suite (tools/golden_mutants.c) --------------------------------- */
+
+/* A pool case is emitted only when it kills a mutant that every case so far
+ * leaves alive: it is quantized with the options emit would give it and
+ * each live mutant compared with it. */
+static int try_case(gen *g, gcase *c, const char *name)
+{
+    c->name = name;
+    nvfp4_quant_opts o;
+    case_opts(g, c, g->index, &o);
+    nvfp4_quantized q;
+    nvfp4_error err;
+    size_t kills = 0;
+    if (c->dtype == NVFP4_DTYPE_F32 && nvfp4_quantize(c->x, c->dtype, c->rows, c->cols, &o, &q, &err) == NVFP4_OK) {
+        kills = gm_note(g->gm, name, c->x, c->dtype, c->rows, c->cols, &o, &q, false);
+        nvfp4_quantized_free(&q);
+    }
+    if (!kills) {
+        free(c->x);
+        c->x = NULL;
+        return 0;
+    }
+    return emit(g, c);
+}
+
+static int suite_mutants(gen *g)
+{
+    static char names[64][64];
+    size_t nn = 0;
+    int rc = 0;
+    for (size_t k = 0; !rc && k < gm_boundary_count() && gm_any_alive(g->gm); k++) {
+        gcase c = {0};
+        if ((rc = gm_boundary_case(g->recipe, k, &c.x, &c.rows, &c.cols, &c.desc))) break;
+        snprintf(names[nn], sizeof names[nn], "mutants-boundary-%zu", k);
+        rc = try_case(g, &c, names[nn++]);
+    }
+    /* then the edge, random and shape generators, for mutants that show only
+     * on specials, the RHT, 16x16 tiles or padded layouts */
+    void (*const edges[])(gcase *, int) = {edge_specials, edge_zero_blocks, edge_underflow, edge_outliers,
+                                           edge_e4m3_ties, edge_e2m1_ties};
+    for (size_t i = 0; !rc && i < sizeof edges / sizeof edges[0] && gm_any_alive(g->gm); i++) {
+        gcase c = {0};
+        edges[i](&c, g->level);
+        snprintf(names[nn], sizeof names[nn], "mutants-%s", c.name);
+        rc = try_case(g, &c, names[nn++]);
+    }
+    for (int w = 0; !rc && w < 5 && gm_any_alive(g->gm); w++) {
+        gcase c = {0};
+        edge_amax(&c, w);
+        snprintf(names[nn], sizeof names[nn], "mutants-%s", c.name);
+        rc = try_case(g, &c, names[nn++]);
+    }
+    static const int kinds[] = {0, 5, 2};
+    for (size_t i = 0; !rc && i < 3 && gm_any_alive(g->gm); i++) {
+        gcase c = {0};
+        random_case(&c, kinds[i], g->level, g->seed);
+        snprintf(names[nn], sizeof names[nn], "mutants-%s", c.name);
+        rc = try_case(g, &c, names[nn++]);
+    }
+    static const size_t shp[][2] = {{130, 48}, {3, 48}, {17, 33}, {40, 272}};
+    static const nvfp4_block blocks[] = {NVFP4_BLOCK_1X16, NVFP4_BLOCK_16X16, NVFP4_BLOCK_1X32};
+    for (size_t i = 0; !rc && i < 4 && gm_any_alive(g->gm); i++)
+        for (size_t b = 0; !rc && b < 3 && nn < 64; b++) {
+            gcase c = {0};
+            shapes_case(&c, shp[i][0], shp[i][1], blocks[b], g->seed);
+            snprintf(names[nn], sizeof names[nn], "mutants-%s", c.name);
+            rc = try_case(g, &c, names[nn++]);
+        }
+    return rc;
+}
+
+/* golden --mutants: the suite generated in memory, then the report. */
+static int mutation_report(gen *g, bool json)
+{
+    if (!g->suite) g->suite = "all";
+    g->report_only = true;
+    g->gm = gm_new(g->recipe, g->round, true);
+    if (!g->gm) return cli_fail("golden", "out of memory");
+    bool all = strcmp(g->suite, "all") == 0;
+    int rc = 0;
+    if (!rc && (all || strcmp(g->suite, "edge") == 0)) rc = suite_edge(g);
+    if (!rc && (all || strcmp(g->suite, "random") == 0)) rc = suite_random(g);
+    if (!rc && (all || strcmp(g->suite, "shapes") == 0)) rc = suite_shapes(g);
+    if (!rc && (all || strcmp(g->suite, "mutants") == 0)) rc = suite_mutants(g);
+    if (!rc) rc = gm_report(g->gm, g->suite, json);
+    gm_free(g->gm);
+    g->gm = NULL;
+    return rc;
+}
+
+enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON };
 static const struct option longopts[] = {
     {"suite", required_argument, NULL, OPT_SUITE}, {"recipe", required_argument, NULL, OPT_RECIPE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},
     {"seed", required_argument, NULL, OPT_SEED},   {"round", required_argument, NULL, OPT_ROUND},
     {"format", required_argument, NULL, OPT_FORMAT}, {"force", no_argument, NULL, OPT_FORCE},
+    {"mutants", no_argument, NULL, OPT_MUTANTS}, {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -559,11 +668,13 @@ static int run(int argc, char **argv)
     int c;
     uint64_t u;
     nvfp4_file_format ff;
+    bool report = false, json = false;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_SUITE:
-            if (strcmp(optarg, "edge") && strcmp(optarg, "random") && strcmp(optarg, "shapes") && strcmp(optarg, "all"))
-                return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes or all)", optarg);
+            if (strcmp(optarg, "edge") && strcmp(optarg, "random") && strcmp(optarg, "shapes") &&
+                strcmp(optarg, "mutants") && strcmp(optarg, "all"))
+                return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes, mutants or all)", optarg);
             g.suite = optarg;
             break;
         case OPT_RECIPE:
@@ -572,6 +683,8 @@ static int run(int argc, char **argv)
             break;
         case OPT_OUT: g.out = g.dest = optarg; break;
         case OPT_FORCE: g.force = true; break;
+        case OPT_MUTANTS: report = true; break;
+        case OPT_JSON: json = true; break;
         case OPT_LEVEL:
             if (!cli_parse_u64(optarg, &u) || u < 1 || u > 2) return cli_fail(cmd, "bad --level '%s' (1 or 2)", optarg);
             g.level = (int)u;
@@ -592,6 +705,13 @@ static int run(int argc, char **argv)
         }
     }
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
+    if (report) {
+        if (g.out) return cli_fail(cmd, "--mutants writes nothing: drop --out");
+        const nvfp4_recipe_info *ri = nvfp4_recipe_get_info(nvfp4_recipe_find(g.recipe));
+        if (g.round == NVFP4_SR && !ri->supports_sr) return cli_fail(cmd, "recipe %s has no stochastic rounding", g.recipe);
+        return mutation_report(&g, json);
+    }
+    if (json) return cli_fail(cmd, "--json goes with --mutants");
     if (!g.suite || !g.out) return cli_fail(cmd, "need --suite and --out DIR (see --help)");
     /* The suite's paths are DIR/NAME in 2048-byte buffers: refuse, never cut. */
     if (strlen(g.out) > 1500)
@@ -615,9 +735,11 @@ static int run(int argc, char **argv)
     manifest_add(&g, head);
     bool all = strcmp(g.suite, "all") == 0;
     int rc = 0;
+    if (all || strcmp(g.suite, "mutants") == 0) g.gm = gm_new(g.recipe, g.round, false);
     if (!rc && (all || strcmp(g.suite, "edge") == 0)) rc = suite_edge(&g);
     if (!rc && (all || strcmp(g.suite, "random") == 0)) rc = suite_random(&g);
     if (!rc && (all || strcmp(g.suite, "shapes") == 0)) rc = suite_shapes(&g);
+    if (!rc && g.gm) rc = suite_mutants(&g);
     if (!rc) {
         char mpath[2048];
         nvfp4_error err;
@@ -628,6 +750,7 @@ static int run(int argc, char **argv)
                      g.skipped, g.dest);
     }
     if (rc) nvfp4_dir_txn_abort(&txn); /* nothing of a failed run stays; an old suite stays whole */
+    gm_free(g.gm);
     free(g.manifest);
     return rc;
 }

@@ -5,13 +5,14 @@
 #include "cli.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/quant.h"
+#include "nvfp4/verify.h"
 
 static const char *const CMD = "table";
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0] | --recipes\n"
+            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0] | --recipes | --mutants\n"
             "\n"
             "Prints every code point of the format with its bits and value (all three\n"
             "formats when --format is not given). Values print as the shortest decimal\n"
@@ -22,6 +23,9 @@ static void usage(FILE *f)
             "  --recipes    list the named recipes: element and scale formats, default\n"
             "               block, global amax, SR support, and the implementation each\n"
             "               reproduces\n"
+            "  --mutants    list the mutant catalog (docs/verify.md): plausible kernel\n"
+            "               bugs, each with the step it replaces, the formula it computes,\n"
+            "               where it comes from and the recipes it mutates\n"
             "  -h, --help   this text\n");
 }
 
@@ -106,6 +110,21 @@ static void table_recipes(void)
     }
 }
 
+static void table_mutants(void)
+{
+    size_t n = nvfp4_mutant_count();
+    printf("%zu mutants (plausible kernel bugs; `nvfp4 golden --mutants` shows which golden case kills each)\n", n);
+    for (size_t i = 0; i < n; i++) {
+        const nvfp4_mutant_info *m = nvfp4_mutant_at(i);
+        printf("%-30s %-14s %s\n", m->name, m->step, m->formula);
+        printf("%-30s %-14s from: %s\n", "", "", m->source);
+        printf("%-30s %-14s recipes: %s%s%s%s%s\n", "", "", m->recipes,
+               m->needs & NVFP4_MUTANT_NEEDS_RN ? "; with RN" : "", m->needs & NVFP4_MUTANT_NEEDS_SR ? "; with SR" : "",
+               m->needs & NVFP4_MUTANT_NEEDS_RHT ? "; with the RHT" : "",
+               m->needs & NVFP4_MUTANT_NEEDS_2D ? "; with 16x16 blocks" : "");
+    }
+}
+
 static int run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -119,6 +138,9 @@ static int run(int argc, char **argv)
             format = argv[++i];
         } else if (strcmp(argv[i], "--recipes") == 0) {
             table_recipes();
+            return NVFP4_EXIT_OK;
+        } else if (strcmp(argv[i], "--mutants") == 0) {
+            table_mutants();
             return NVFP4_EXIT_OK;
         } else if (strncmp(argv[i], "--format=", 9) == 0) {
             format = argv[i] + 9;

@@ -502,7 +502,7 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                R_TE, 0),
      .prepare = prep_divisor, .elem = elem_divide},
     {.info = M("encode-senc-over-s", "encode factor", "y = x * (S_enc / s)",
-               "the algebraically equal S_enc/s for 1/(s*S_dec): two different roundings (issue 16's numpy kernel)",
+               "the algebraically equal S_enc/s for 1/(s*S_dec): two different roundings (a numpy kernel written from the formulas)",
                R_TE, 0),
      .prepare = prep_senc_over_s},
     {.info = M("encode-approx-recip", "encode factor", "y = x * rcp.approx(s * S_dec)",
@@ -578,8 +578,9 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "torch.amax semantics in a kernel whose recipe ignores NaN (fmaxf)", "te,te-pyref,mxfp4-rceil", 0),
      .block_amax = ba_nan_propagates},
     {.info = M("block-amax-nan-ignored", "block amax", "block_amax = fmaxf over the block: NaN ignored",
-               "fmaxf in a kernel whose recipe follows torch.amax (NaN propagates)",
-               "torchao,torchao-0.13-0.16,modelopt,mxfp4-floor", 0),
+               "fmaxf in a kernel whose recipe follows torch.amax (NaN propagates; with a global amax the NaN "
+               "reaches every scale anyway, so only MX shows it)",
+               "mxfp4-floor", 0),
      .block_amax = ba_nan_ignored},
     /* element rounding */
     {.info = M("elem-ties-away", "element cast", "E2M1 ties rounded away from zero",

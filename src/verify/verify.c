@@ -660,6 +660,36 @@ static bool view_equal_present(const nvfp4_vview *a, const nvfp4_vview *k)
     return any;
 }
 
+/* The catalogued mutants (nvfp4_mutant_*) whose bytes equal the actual
+ * output exactly: the first is named with its formula, the others that
+ * give the same bytes on this input are listed. */
+static void detect_known_bug(vctx *c)
+{
+    const nvfp4_verify_opts *o = c->o;
+    const nvfp4_mutant_info *first = NULL;
+    char also[200] = "";
+    size_t len = 0, more = 0;
+    for (size_t i = 0; i < o->n_candidates; i++) {
+        const nvfp4_vcandidate *k = &o->candidates[i];
+        if (!k->mutant || !view_equal_present(c->a, &k->view)) continue;
+        if (!first) {
+            first = k->mutant;
+            continue;
+        }
+        if (len + strlen(k->mutant->name) + 3 < sizeof also)
+            len += (size_t)snprintf(also + len, sizeof also - len, "%s%s", len ? ", " : "", k->mutant->name);
+        else more++;
+    }
+    if (!first) return;
+    if (len)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_KNOWN_BUG, "%s: your kernel computes %s (%s): %s; the same "
+                                "bytes on this input: %s%s",
+                                first->name, first->formula, first->step, first->source, also, more ? ", ..." : "");
+    else
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_KNOWN_BUG, "%s: your kernel computes %s (%s): %s", first->name,
+                                first->formula, first->step, first->source);
+}
+
 static void detect_candidates(vctx *c)
 {
     const nvfp4_verify_opts *o = c->o;
@@ -667,9 +697,10 @@ static void detect_candidates(vctx *c)
     bool data_or_scale_bad = c->rep->mismatches[NVFP4_VC_DATA] || c->rep->mismatches[NVFP4_VC_SCALE] ||
                              c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED];
     if (!data_or_scale_bad) return;
+    detect_known_bug(c);
     for (size_t i = 0; i < o->n_candidates; i++) {
         const nvfp4_vcandidate *k = &o->candidates[i];
-        if (!view_equal_present(c->a, &k->view)) continue;
+        if (k->mutant || !view_equal_present(c->a, &k->view)) continue;
         if (k->transposed)
             nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
                                     "data: the output equals the other orientation (%s): rows and columns are swapped",
@@ -682,8 +713,17 @@ static void detect_candidates(vctx *c)
     }
     /* no exact match: name the nearest when it beats the expected recipe */
     nvfp4_vrank *rank = malloc(o->n_candidates * sizeof *rank);
-    if (!rank) return;
-    nvfp4_identify_rank(c->a, o->candidates, o->n_candidates, rank);
+    nvfp4_vcandidate *recipes = malloc(o->n_candidates * sizeof *recipes);
+    size_t nr = 0;
+    for (size_t i = 0; rank && recipes && i < o->n_candidates; i++)
+        if (!o->candidates[i].mutant) recipes[nr++] = o->candidates[i];
+    if (!rank || !recipes || !nr) {
+        free(rank);
+        free(recipes);
+        return;
+    }
+    nvfp4_identify_rank(c->a, recipes, nr, rank);
+    free(recipes);
     size_t exp_total = 0, exp_match = 0;
     if (c->a->data && c->a->data_bytes == c->e->data_bytes) {
         exp_total += c->e->data_bytes;

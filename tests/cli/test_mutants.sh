@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# test_mutants.sh - the mutant catalog against the shipped goldens: for every
+# recipe family (and both roundings where the committed reference/ has them),
+# `golden --mutants` over `--suite all` kills and names every catalogued
+# mutant (exit 0), and the `mutants` suite alone does too; a suite that
+# misses mutants exits 1 and says SURVIVES; `table --mutants` lists them.
+set -uo pipefail
+: "${NVFP4:?set NVFP4 to the nvfp4 binary}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+ok()  { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+n=$($NVFP4 table --mutants | head -1 | awk '{print $1}')
+[ "$n" -ge 40 ] && ok "table --mutants lists $n mutants" || bad "table --mutants: $n mutants"
+for r in te te-pyref torchao torchao-0.13-0.16 modelopt mxfp4-floor mxfp4-rceil; do
+    for rd in rn sr; do
+        for s in all mutants; do
+            $NVFP4 golden --mutants --suite $s --recipe $r --round $rd --json >rep.json 2>/dev/null
+            rc=$?
+            read -r rel kil nam <<<"$(python3 -c 'import json,sys; d=json.load(open("rep.json")); print(d["relevant"], d["killed"], d["named"])')"
+            if [ "$rc" -eq 0 ] && [ "$rel" -gt 0 ] && [ "$rel" = "$kil" ] && [ "$rel" = "$nam" ]; then
+                ok "suite $s kills and names all $rel mutants of $r $rd"
+            else
+                bad "suite $s, $r $rd: rc $rc, $kil of $rel killed, $nam named"
+                python3 -c 'import json; [print("   survives:", m["mutant"]) for m in json.load(open("rep.json"))["mutants"] if not m["killed_by"] or not m["named"]]'
+            fi
+        done
+    done
+done
+# the check can fail: the edge suite alone has no RHT or 16x16 case
+$NVFP4 golden --mutants --suite edge --recipe te >edge.txt 2>/dev/null
+rc=$?
+[ "$rc" -eq 1 ] && grep -q 'rht-missing .*SURVIVES' edge.txt && ok "a suite that misses mutants exits 1 (SURVIVES)" \
+    || bad "edge-only report: rc $rc"
+$NVFP4 golden --mutants --out x >/dev/null 2>&1; [ $? -eq 2 ] && ok "--mutants with --out is a usage error" || bad "--mutants --out"
+# the mutants suite on disk: every bundle is a case that kills a mutant, MANIFEST checks
+$NVFP4 golden --suite mutants --recipe te --out gm 2>/dev/null && (cd gm && sha256sum --quiet -c MANIFEST) \
+    && ok "golden --suite mutants writes a checked suite ($(grep -vc '^#' gm/MANIFEST) cases)" || bad "suite mutants"
+exit $fail

@@ -1,0 +1,40 @@
+/*
+ * golden_mutants.h - the mutation side of `nvfp4 golden`: which catalogued
+ * mutants (nvfp4/verify.h, nvfp4_mutant_*) each golden case separates from
+ * the recipe, the boundary-seeking inputs of the `mutants` suite, and the
+ * mutation report of `golden --mutants`.
+ */
+#ifndef NVFP4_TOOLS_GOLDEN_MUTANTS_H
+#define NVFP4_TOOLS_GOLDEN_MUTANTS_H
+
+#include "nvfp4/quant.h"
+#include "nvfp4/verify.h"
+
+typedef struct gm_state gm_state;
+
+/* causes: also run verify on each killing case to record the causes it names. */
+gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes);
+void gm_free(gm_state *s);
+
+/* The mutants (applicable to the case's options) whose output for x differs
+ * from the golden q and that no case noted before killed; with commit they
+ * are recorded as killed by case_name. Returns how many. */
+size_t gm_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+               const nvfp4_quant_opts *o, const nvfp4_quantized *q, bool commit);
+
+/* Whether some applicable mutant is not killed yet. */
+bool gm_any_alive(const gm_state *s);
+
+/* Boundary-seeking input number k (0 <= k < gm_boundary_count) for the
+ * recipe: block amaxes one to three ulps around E4M3 decision boundaries of
+ * the block-scale formula, and elements around the E2M1 midpoints after the
+ * recipe's encode factor of their block, under several global amaxes. The
+ * x is malloc'd (rows x cols fp32). 0, or 2 on error (printed). */
+size_t gm_boundary_count(void);
+int gm_boundary_case(const char *recipe, size_t k, float **x, size_t *rows, size_t *cols, const char **desc);
+
+/* Prints the mutation report (text or JSON); 0 when every applicable mutant
+ * is killed, 1 when one survives. */
+int gm_report(const gm_state *s, const char *suite, bool json);
+
+#endif /* NVFP4_TOOLS_GOLDEN_MUTANTS_H */
