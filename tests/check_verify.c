@@ -459,7 +459,7 @@ START_TEST(transposed_and_candidates)
     memset(&av, 0, sizeof av);
     av.data = t.data;
     av.data_bytes = t.data_bytes;
-    nvfp4_vcandidate cand[2] = {{"te (other orientation)", tv, true}, {"other", ev, false}};
+    nvfp4_vcandidate cand[2] = {{"te (other orientation)", tv, true, NULL}, {"other", ev, false, NULL}};
     nvfp4_verify_opts o;
     nvfp4_verify_opts_init(&o);
     o.candidates = cand;

@@ -167,6 +167,40 @@ static json_t *report_json(const vcli_bundle *b, const nvfp4_vreport *rep, bool 
     return o;
 }
 
+/* The catalogued mutants of the bundle's recipe and options (nvfp4/verify.h),
+ * quantized from its input, as candidates of one orientation: a kernel whose
+ * bytes equal one is named "your kernel computes ..." (cause known-bug).
+ * Outputs go to out[0..*nout); returns the number of candidates. */
+static size_t mutant_candidates(const vcli_bundle *b, bool colwise, const nvfp4_vview *geom, nvfp4_mutant_output *out,
+                                size_t *nout, nvfp4_vcandidate *cand)
+{
+    size_t nc = 0;
+    *nout = 0;
+    for (size_t i = 0; i < nvfp4_mutant_count(); i++) {
+        const nvfp4_mutant_info *m = nvfp4_mutant_at(i);
+        if (!nvfp4_mutant_applies(m, b->info->name, &b->opts)) continue;
+        nvfp4_mutant_output *mo = &out[*nout];
+        nvfp4_error err;
+        if (nvfp4_mutant_quantize(m, b->x, NVFP4_DTYPE_F32, b->rows, b->cols, &b->opts, mo, &err)) continue;
+        (*nout)++;
+        const nvfp4_qtensor *t = colwise ? &mo->q.col : &mo->q.row;
+        if (!(colwise ? mo->q.has_col : mo->q.has_row)) continue;
+        nvfp4_vview v = *geom;
+        v.x = NULL;
+        v.data = t->data;
+        v.data_bytes = t->data_bytes;
+        v.scale = t->scale;
+        v.scale_bytes = t->scale_rows * t->scale_cols;
+        v.scale_swizzled = mo->swizzled[colwise];
+        v.scale_swizzled_bytes = mo->swizzled_bytes[colwise];
+        v.amax = NULL;
+        v.dequant = NULL;
+        v.dequant_count = 0;
+        cand[nc++] = (nvfp4_vcandidate){m->name, v, false, m};
+    }
+    return nc;
+}
+
 /* Verifies one orientation; returns 0 match, 1 mismatch, 2 error; appends JSON. */
 static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act, const char *apath, bool colwise,
                               const nvfp4_verify_opts *base, nvfp4_vcomponent lone, json_t *jarr, bool *compared_any)
@@ -207,42 +241,48 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
         vcli_view_free(&ev);
         return cli_fail(CMD, "%s: %s", b->path, err.message);
     }
-    /* a mismatch: name a different recipe or orientation if one matches */
+    /* a mismatch: name a catalogued bug, a different recipe or orientation if one matches */
     vcli_variant *var = NULL;
-    size_t nvar = 0;
-    if (!nvfp4_vreport_match(&rep) && b->x && !(colwise && b->opts.rht)) {
-        if (vcli_variants(CMD, b->x, b->rows, b->cols, &b->opts, colwise, false, &var, &nvar) == 0) {
-            nvfp4_vcandidate *cand = calloc(nvar + 1, sizeof *cand);
-            size_t nc = 0;
-            if (cand) {
-                if (vcli_bundle_has(b, !colwise) && vcli_expected_view(CMD, b, !colwise, &other) == 0)
-                    cand[nc++] = (nvfp4_vcandidate){colwise ? "the rowwise output" : "the columnwise output (data_t)",
-                                                    other.v, true, NULL};
-                char self[64];
-                snprintf(self, sizeof self, "%s %s %s", b->info->name, nvfp4_rounding_name(b->opts.rounding),
-                         nvfp4_block_name(b->opts.block));
-                for (size_t i = 0; i < nvar; i++)
-                    if (strcmp(var[i].name, self) != 0) cand[nc++] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false, NULL};
-                o.candidates = cand;
-                o.n_candidates = nc;
-                nvfp4_vreport_free(&rep);
-                nvfp4_verify(&ev.v, &av.v, &o, &rep, &err);
-                free(cand);
-            }
+    size_t nvar = 0, nmut = 0;
+    nvfp4_mutant_output *mut = NULL;
+    if (!nvfp4_vreport_match(&rep) && b->x) {
+        bool plain = !(colwise && b->opts.rht); /* recipes re-quantize x only outside the Hadamard domain */
+        if (plain && vcli_variants(CMD, b->x, b->rows, b->cols, &b->opts, colwise, false, &var, &nvar)) nvar = 0;
+        size_t nm = nvfp4_mutant_count();
+        mut = calloc(nm ? nm : 1, sizeof *mut);
+        nvfp4_vcandidate *cand = calloc(nvar + nm + 1, sizeof *cand);
+        size_t nc = 0;
+        if (cand && mut) {
+            if (plain && vcli_bundle_has(b, !colwise) && vcli_expected_view(CMD, b, !colwise, &other) == 0)
+                cand[nc++] = (nvfp4_vcandidate){colwise ? "the rowwise output" : "the columnwise output (data_t)",
+                                                other.v, true, NULL};
+            nc += mutant_candidates(b, colwise, &ev.v, mut, &nmut, cand + nc);
+            char self[64];
+            snprintf(self, sizeof self, "%s %s %s", b->info->name, nvfp4_rounding_name(b->opts.rounding),
+                     nvfp4_block_name(b->opts.block));
+            for (size_t i = 0; i < nvar; i++)
+                if (strcmp(var[i].name, self) != 0) cand[nc++] = (nvfp4_vcandidate){var[i].name, var[i].view.v, false, NULL};
+            o.candidates = cand;
+            o.n_candidates = nc;
+            nvfp4_vreport_free(&rep);
+            nvfp4_verify(&ev.v, &av.v, &o, &rep, &err);
         }
+        free(cand);
     }
     if (jarr) json_array_append_new(jarr, report_json(b, &rep, colwise, &ev));
     else print_text(b, &rep, colwise, &ev);
     int verdict = nvfp4_vreport_match(&rep) ? 0 : 1;
     nvfp4_vreport_free(&rep);
     vcli_variants_free(var, nvar);
+    for (size_t i = 0; i < nmut; i++) nvfp4_mutant_output_free(&mut[i]);
+    free(mut);
     free(sr_y);
     vcli_view_free(&other);
     vcli_view_free(&ev);
     return verdict;
 }
 
-static int run(int argc, char **argv)
+static int verify_main(int argc, char **argv)
 {
     const char *expected = NULL, *actual = NULL;
     nvfp4_verify_opts o;
@@ -315,6 +355,15 @@ static int run(int argc, char **argv)
     nvfp4_tset_free(&act);
     vcli_bundle_free(&b);
     return verdict;
+}
+
+/* Exit 1 means a mismatch and nothing else: a runtime failure is exit 2. */
+static int run(int argc, char **argv)
+{
+    cli_runtime_guard(CMD);
+    int rc = verify_main(argc, argv);
+    cli_runtime_unguard();
+    return rc;
 }
 
 const nvfp4_cli_command nvfp4_cmd_verify = {"verify", "compare a kernel's quantized output with a golden bundle", run};

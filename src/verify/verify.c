@@ -342,7 +342,9 @@ static void compare_scale_linear(vctx *c, scale_tally *t)
             }
             if (isnan(m.input)) m.reason = NVFP4_VR_NAN_POLICY;
         }
-        if (!e->ue8m0_scales && (es & 0x7Fu) == 0) m.reason = NVFP4_VR_SCALE_UNDERFLOW;
+        bool nan_scale = e->ue8m0_scales ? (es == 0xFFu || as == 0xFFu) : ((es & 0x7Fu) == 0x7Fu || (as & 0x7Fu) == 0x7Fu);
+        if (nan_scale) m.reason = NVFP4_VR_NAN_POLICY; /* a NaN scale byte (0x7F/0xFF) is NaN, not an underflow */
+        else if (!e->ue8m0_scales && (es & 0x7Fu) == 0) m.reason = NVFP4_VR_SCALE_UNDERFLOW;
         else if (!e->ue8m0_scales && (es & 0x7Fu) == 0x7Eu && fabsf(m.scaled) > 448.0f) m.reason = NVFP4_VR_SATURATION;
         record(c, &m);
         t->mism++;
@@ -859,10 +861,12 @@ nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual
     memset(&dt, 0, sizeof dt);
     memset(&stl, 0, sizeof stl);
     memset(&swt, 0, sizeof swt);
-    if (want[NVFP4_VC_DATA]) compare_data(&c, &dt);
+    /* the most telling mismatches first: the amax (global scale), then the
+     * scales, then the codes that follow from them */
+    if (want[NVFP4_VC_AMAX]) compare_amax(&c);
     if (want[NVFP4_VC_SCALE]) compare_scale_linear(&c, &stl);
     if (want[NVFP4_VC_SCALE_SWIZZLED]) compare_scale_swizzled(&c, &swt);
-    if (want[NVFP4_VC_AMAX]) compare_amax(&c);
+    if (want[NVFP4_VC_DATA]) compare_data(&c, &dt);
     if (want[NVFP4_VC_DEQUANT]) compare_dequant(&c);
 
     if (want[NVFP4_VC_DATA]) {

@@ -38,4 +38,31 @@ $NVFP4 golden --mutants --out x >/dev/null 2>&1; [ $? -eq 2 ] && ok "--mutants w
 # the mutants suite on disk: every bundle is a case that kills a mutant, MANIFEST checks
 $NVFP4 golden --suite mutants --recipe te --out gm 2>/dev/null && (cd gm && sha256sum --quiet -c MANIFEST) \
     && ok "golden --suite mutants writes a checked suite ($(grep -vc '^#' gm/MANIFEST) cases)" || bad "suite mutants"
+# a kernel with a catalogued bug, planted with numpy: verify names it in one line
+$NVFP4 golden --suite edge --recipe te --out ge 2>/dev/null
+python3 - <<'PY' || bad "planting bugs with numpy"
+from safetensors.numpy import load_file, save_file
+import numpy as np
+d = load_file("ge/edge-e2m1-ties.safetensors")
+a = d["data"]
+save_file({"data": ((a >> 4) | (a << 4)).astype(np.uint8), "scale": d["scale"]}, "swap.safetensors")
+lo, hi = a & 15, a >> 4
+lo[lo == 8] = 0
+hi[hi == 8] = 0
+save_file({"data": (lo | (hi << 4)).astype(np.uint8)}, "negzero.safetensors")
+z = d["scale_swizzled"].copy().reshape(-1)
+rows, cols = d["scale"].shape  # 16 x 3: one 128x4 tile, row r column c at byte 16 r + c
+real = np.zeros(z.size, bool)
+for r in range(rows):
+    real[16 * r + np.arange(cols)] = True
+z[~real] = 0x7F
+save_file({"scale_swizzled": z}, "pad.safetensors")
+PY
+for p in "swap layout-nibble-swap" "negzero elem-negzero-dropped" "pad layout-swizzle-pad-7f"; do
+    set -- $p
+    $NVFP4 verify --expected ge/edge-e2m1-ties.safetensors --actual "$1.safetensors" >"$1.txt"
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q "^cause known-bug: $2: your kernel computes " "$1.txt" && ok "verify names $2" \
+        || { bad "verify on $1: rc $rc"; cat "$1.txt"; }
+done
 exit $fail
