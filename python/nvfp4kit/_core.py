@@ -90,7 +90,7 @@ def _u64(v, name):
     return int(v)
 
 
-def _opts(recipe="te", block="1x16", rounding="rn", seed=0, offset=0, rowwise=True, columnwise=False, rht=False,
+def _opts(recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True, columnwise=False, rht=False,
           rht_signs="te", pad=False, rht_fp32=False):
     o = _lib.QuantOpts()
     lib.nvfp4_quant_opts_init(ctypes.byref(o))
@@ -155,8 +155,9 @@ class Orientation:
     amax (float32 [1], None for MX recipes). Arrays are torch tensors when the
     input was one (on its device)."""
 
-    def __init__(self, parent, colwise, data, scale, amax, rows, cols, prows, pcols, rht):
+    def __init__(self, parent, colwise, data, scale, amax, rows, cols, prows, pcols, rht, row_amax=None):
         self._parent = parent
+        self._row_amax = row_amax  # row-scaled recipes: float32 [prows], the amax of each stored row
         self.columnwise = colwise
         self._data, self._scale = data, scale
         self._amax = amax  # numpy float32 [1] or None
@@ -281,6 +282,8 @@ class Quantized:
         t.scale_rows, t.scale_cols = o._scale.shape
         t.amax = float(o._amax[0]) if o._amax is not None else 0.0
         t.rht = o.rht
+        if o._row_amax is not None:
+            t.row_amax = o._row_amax.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
         return t
 
     def _c(self):
@@ -290,7 +293,7 @@ class Quantized:
         q.opts = self._opts
         q.row, q.col = self._qt(self.row), self._qt(self.col)
         q.has_row, q.has_col = self.row is not None, self.col is not None
-        q.borrowed = True
+        q.borrowed = True  # nvfp4_quantized_free would still free row_amax: never call it on this struct
         return q
 
     def dequantize(self, columnwise=False):
@@ -323,14 +326,13 @@ def _data_shape(lay, e4m3):
     return (lay.prows, lay.pcols if e4m3 else lay.pcols // 2)
 
 
-def quantize(x, recipe="te", block="1x16", rounding="rn", seed=0, offset=0, rowwise=True, columnwise=False,
+def quantize(x, recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True, columnwise=False,
              rht=False, rht_signs="te", pad=False, rht_fp32=False):
     """Quantizes a 2-D float32 / bfloat16 array or CPU torch tensor with a
     named recipe (the bytes of `nvfp4 quantize`); returns a Quantized.
-    block "default" takes the recipe's own (1x32 for MX recipes)."""
+    block: "1x16", "16x16" or "1x32"; None (or "default") takes the
+    recipe's own, as the CLI does: 1x16 for the NVFP4 recipes, 1x32 for MX."""
     inp = _Input(x)
-    if recipe in ("mxfp4-floor", "mxfp4-rceil", "mxfp8") and block == "1x16":
-        block = "default"  # the MX recipes have one block shape: the default means theirs
     o, rb = _opts(recipe, block, rounding, seed, offset, rowwise, columnwise, rht, rht_signs, pad, rht_fp32)
     plan = _lib.QuantPlan()
     err = _lib.CError()
@@ -355,13 +357,22 @@ def quantize(x, recipe="te", block="1x16", rounding="rn", seed=0, offset=0, roww
     q = Quantized(plan.recipe, _lib.QuantOpts.from_buffer_copy(plan.opts), rb, x if inp.is_torch else inp.keep, inp.array, inp.dtype,
                   inp.rows, inp.cols, inp.is_torch, inp.torch_device)
     global_amax = lib.nvfp4_recipe_get_info(plan.recipe).contents.has_global_amax
-    for name, qt in (("row", out.row), ("col", out.col)):
-        if name in arrays:
-            d, s, lay = arrays[name]
-            amax = np.array([qt.amax], dtype=np.float32) if global_amax else None
-            setattr(q, name, Orientation(q, name == "col", d, s, amax, qt.rows, qt.cols, qt.prows, qt.pcols,
-                                         bool(qt.rht)))
+    try:
+        for name, qt in (("row", out.row), ("col", out.col)):
+            if name in arrays:
+                d, s, lay = arrays[name]
+                amax = np.array([qt.amax], dtype=np.float32) if global_amax else None
+                setattr(q, name, Orientation(q, name == "col", d, s, amax, qt.rows, qt.cols, qt.prows, qt.pcols,
+                                             bool(qt.rht), _row_amax_copy(qt)))
+    finally:
+        lib.nvfp4_quantized_free(ctypes.byref(out))  # borrowed: frees only what the library allocated
     return q
+
+
+def _row_amax_copy(qt):
+    if not qt.row_amax:
+        return None
+    return np.ctypeslib.as_array(qt.row_amax, shape=(qt.prows,)).copy()
 
 
 def dequantize(q, columnwise=False):
@@ -478,7 +489,7 @@ def load_bundle(path):
                 sc = sc.reshape((qt.scale_rows, qt.scale_cols))
                 amax = np.array([qt.amax], dtype=np.float32) if q.recipe_info["global_amax"] else None
                 setattr(q, name, Orientation(q, name == "col", d, sc, amax, qt.rows, qt.cols, qt.prows, qt.pcols,
-                                             bool(qt.rht)))
+                                             bool(qt.rht), _row_amax_copy(qt)))
         finally:
             lib.nvfp4_quantized_free(ctypes.byref(cq))
     return q

@@ -49,6 +49,7 @@ class QTensor(ctypes.Structure):  # nvfp4_qtensor
         ("data", c_u8p), ("data_bytes", c_size),
         ("scale", c_u8p), ("scale_rows", c_size), ("scale_cols", c_size),
         ("amax", ctypes.c_float), ("rht", ctypes.c_bool),
+        ("row_amax", ctypes.POINTER(ctypes.c_float)),  # row-scaled recipes: one amax per stored row
     ]
 
 

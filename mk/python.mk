@@ -1,0 +1,36 @@
+# mk/python.mk - the nvfp4kit Python package (python/, docs/python.md).
+#
+# check-python installs the package into $(BUILD)/python-site the way a user
+# does (pip install ./python, here with --no-build-isolation --no-index: no
+# network) and runs its pytest suite (python/tests) against that install.
+# The package build runs make for $(BUILD)/lib/libnvfp4.so and
+# $(BUILD)/bin/nvfp4 (NVFP4KIT_BUILD), which this target has just built: the
+# nested make has nothing left to do. Without pip's setuptools and wheel the
+# same files are copied into place by hand (the layout of an install);
+# without numpy or pytest the suite is skipped with a message.
+
+PY_SITE := $(BUILD)/python-site
+
+.PHONY: check-python python-install bench-python
+
+## check-python: install python/ (nvfp4kit) into $(BUILD)/python-site and run its pytest suite (python/tests)
+check-python: python-install
+	@if [ -f $(PY_SITE)/nvfp4kit/_native/libnvfp4.so ]; then \
+	    NVFP4=$(CURDIR)/$(CLI) NVFP4KIT_SITE=$(CURDIR)/$(PY_SITE) PYTHONPATH=$(CURDIR)/$(PY_SITE) \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	else echo "check-python: skipped (python3 with numpy and pytest not found; run: pip install -r tests/py/requirements.txt)"; fi
+
+## python-install: pip install ./python into $(BUILD)/python-site (reusing this build's libnvfp4.so and nvfp4)
+python-install: $(LIB_SO) $(CLI)
+	@rm -rf $(PY_SITE)
+	@if ! $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then exit 0; \
+	elif $(PYTHON) -c 'import setuptools, wheel' 2>/dev/null; then \
+	    NVFP4KIT_BUILD=$(CURDIR)/$(BUILD) NVFP4KIT_JOBS=1 $(PYTHON) -m pip install --quiet --disable-pip-version-check \
+	        --no-build-isolation --no-deps --no-index --target $(PY_SITE) ./python; \
+	else echo "python-install: setuptools/wheel missing: copying the package into $(PY_SITE) by hand"; \
+	    mkdir -p $(PY_SITE)/nvfp4kit/_native && cp python/nvfp4kit/*.py $(PY_SITE)/nvfp4kit/ && \
+	    cp $(LIB_SO) $(PY_SITE)/nvfp4kit/_native/libnvfp4.so && cp $(CLI) $(PY_SITE)/nvfp4kit/_native/nvfp4; fi
+
+## bench-python: the Python call's overhead over the C library on a 4096 x 4096 float32 input
+bench-python: python-install
+	NVFP4=$(CURDIR)/$(CLI) PYTHONPATH=$(CURDIR)/$(PY_SITE) $(PYTHON) python/bench/bench_quantize.py

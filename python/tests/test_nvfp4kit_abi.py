@@ -1,0 +1,42 @@
+"""The ctypes mirrors in nvfp4kit/_lib.py have the size and field offsets of
+the C structures in include/nvfp4/*.h: a C program compiled against the
+headers prints sizeof and offsetof of each (skipped without a C compiler)."""
+import ctypes
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from nvfp4kit import _lib
+from conftest import REPO
+
+MIRRORS = {
+    "nvfp4_error": _lib.CError, "nvfp4_quant_opts": _lib.QuantOpts, "nvfp4_qtensor": _lib.QTensor,
+    "nvfp4_quantized": _lib.Quantized, "nvfp4_quant_layout": _lib.QuantLayout, "nvfp4_quant_plan": _lib.QuantPlan,
+    "nvfp4_quant_buffers": _lib.QuantBuffers, "nvfp4_recipe_info": _lib.RecipeInfo, "nvfp4_tensor": _lib.Tensor,
+    "nvfp4_tensor_set": _lib.TensorSet,
+}
+
+
+def test_struct_layouts_match_headers(tmp_path):
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("cc")
+    if not cc:
+        pytest.skip("no C compiler")
+    lines = ['#include <stddef.h>', '#include <stdio.h>', '#include <nvfp4.h>', 'int main(void) {']
+    for cname, py in MIRRORS.items():
+        lines.append('printf("%s size %%zu\\n", sizeof(%s));' % (cname, cname))
+        for f in py._fields_:
+            lines.append('printf("%s %s %%zu\\n", offsetof(%s, %s));' % (cname, f[0], cname, f[0]))
+    lines.append("return 0; }")
+    (tmp_path / "abi.c").write_text("\n".join(lines))
+    subprocess.check_call([cc, "-std=c11", "-I", os.path.join(REPO, "include"), "-o", str(tmp_path / "abi"),
+                           str(tmp_path / "abi.c")])
+    out = subprocess.check_output([str(tmp_path / "abi")]).decode().split("\n")
+    want = {}
+    for cname, py in MIRRORS.items():
+        want["%s size" % cname] = ctypes.sizeof(py)
+        for f in py._fields_:
+            want["%s %s" % (cname, f[0])] = getattr(py, f[0]).offset
+    got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in out if l}
+    assert got == want
