@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_figures.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/quant.h"
 #include "nvfp4/verify.h"
@@ -12,7 +13,7 @@ static const char *const CMD = "table";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0] | --recipes | --mutants\n"
+            "usage: nvfp4 table [--format e2m1|e4m3|ue8m0] [--plot FILE] | --recipes | --mutants\n"
             "\n"
             "Prints every code point of the format with its bits and value (all three\n"
             "formats when --format is not given). Values print as the shortest decimal\n"
@@ -20,6 +21,10 @@ static void usage(FILE *f)
             "\n"
             "  --format F   e2m1 (FP4, 16 codes), e4m3 (FP8 block scale, 256 codes) or\n"
             "               ue8m0 (MX power-of-two scale, 256 codes)\n"
+            "  --plot FILE  e2m1, e4m3: also draw the values on the number line as a PNG\n"
+            "               (gnuplot): the interval of inputs that rounds to each value,\n"
+            "               the tie points and the even code each goes to, saturation;\n"
+            "               for e4m3 the subnormal and normal ranges on a log axis\n"
             "  --recipes    list the named recipes: element and scale formats, default\n"
             "               block, global amax, SR support, and the implementation each\n"
             "               reproduces\n"
@@ -131,9 +136,15 @@ static int run(int argc, char **argv)
         usage(stdout);
         return NVFP4_EXIT_OK;
     }
-    const char *format = NULL;
+    const char *format = NULL, *plot = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--format") == 0) {
+        bool missing = false;
+        const char *v = cli_option_value(argc, argv, &i, "--plot", &missing);
+        if (v) {
+            plot = v;
+        } else if (missing) {
+            return cli_fail(CMD, "--plot needs a file name");
+        } else if (strcmp(argv[i], "--format") == 0) {
             if (i + 1 >= argc) return cli_fail(CMD, "--format needs a value (e2m1, e4m3 or ue8m0)");
             format = argv[++i];
         } else if (strcmp(argv[i], "--recipes") == 0) {
@@ -147,6 +158,12 @@ static int run(int argc, char **argv)
         } else {
             return cli_fail(CMD, "unexpected argument '%s' (see nvfp4 table --help)", argv[i]);
         }
+    }
+    if (plot && (!format || (strcmp(format, "e2m1") != 0 && strcmp(format, "e4m3") != 0)))
+        return cli_fail(CMD, "--plot needs --format e2m1 or --format e4m3");
+    if (plot) {
+        int rc = cli_figure_table(CMD, format, plot);
+        if (rc) return rc;
     }
     if (!format) {
         table_e2m1();

@@ -1,0 +1,192 @@
+/* cli_figures.c - the teaching pictures behind `--plot FILE` of table,
+ * explain and explain-block (drawn through cli_plot.c). Every value placed
+ * in a picture comes from the library's encoders, decoders and traces; this
+ * file only decides where it goes on the page. */
+#include "cli_figures.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_plot.h"
+#include "nvfp4/formats.h"
+
+static const char *f32(char *b, size_t n, float v) { return nvfp4_format_f32_shortest(v, b, n); }
+
+/* Colours shared by every picture: what a learner reads once and reuses. */
+#define COL_A "#cfe2f3"   /* rounding interval, even position */
+#define COL_B "#fde9c9"   /* rounding interval, odd position */
+#define COL_SAT "#f4cccc" /* saturation */
+#define COL_SUB "#d9ead3" /* subnormal range */
+#define COL_ZERO "#e6e6e6"
+#define COL_TIE "#cc0000"
+#define COL_POINT "#1f4e79"
+
+/* One rounding interval as a bar on the number line, and its end points. */
+static void interval_bar(FILE *gp, double lo, double hi, int parity, double h)
+{
+    fprintf(gp, "set object rect from %.9g,%g to %.9g,%g fc rgb '%s' fs solid 1.0 border lc rgb '#7f7f7f' lw 0.5 behind\n",
+            lo, -h, hi, h, parity ? COL_B : COL_A);
+}
+
+/* A tie point m between grid values: a dashed red tick and an arrow to the
+ * value RN picks (the even code), as the encoder says. */
+static void tie_mark(FILE *gp, double m, double to, double h, double arrow_y)
+{
+    fprintf(gp, "set arrow from %.9g,%g to %.9g,%g nohead dt 2 lw 1.5 lc rgb '%s' front\n", m, -1.6 * h, m, 1.6 * h,
+            COL_TIE);
+    fprintf(gp, "set arrow from %.9g,%g to %.9g,%g head size screen 0.008,25 lw 1.2 lc rgb '%s' front\n", m, arrow_y,
+            to, 1.7 * h, COL_TIE);
+}
+
+/* ---- table --format e2m1 --plot ----------------------------------------- */
+
+static int figure_e2m1(const char *cmd, const char *file)
+{
+    cli_plot p;
+    int rc = cli_plot_begin(cmd, file, 1200, 420, &p);
+    if (rc) return rc;
+    FILE *gp = p.script, *pts = cli_plot_data(&p, "points.dat");
+    if (!pts) {
+        cli_plot_abort(&p);
+        return cli_fail(cmd, "--plot: cannot write the data");
+    }
+    char a[32], b[32];
+    const double h = 0.1;
+    /* positive grid 0..6 from the decoder; the negative side mirrors it */
+    float v[8];
+    for (unsigned c = 0; c < 8; c++) v[c] = nvfp4_e2m1_to_f32((uint8_t)c);
+    for (int s = -1; s <= 1; s += 2)
+        for (unsigned c = 0; c < 8; c++) {
+            if (s < 0 && c == 0) continue;
+            double x = s * (double)v[c];
+            double lo = c == 0 ? -(double)v[1] / 2 : (s > 0 ? ((double)v[c - 1] + v[c]) / 2 : -((double)v[c] + (c < 7 ? v[c + 1] : v[c])) / 2);
+            double hi = c == 0 ? (double)v[1] / 2 : (s > 0 ? (c < 7 ? ((double)v[c] + v[c + 1]) / 2 : v[c]) : -((double)v[c - 1] + v[c]) / 2);
+            if (s < 0 && c == 7) lo = x;
+            interval_bar(gp, lo, hi, (int)(c & 1u), h);
+            unsigned code = s < 0 ? 8u | c : c;
+            fprintf(pts, "%.9g 0\n", x);
+            fprintf(gp, "set label \"%s\" at %.9g,%g center font 'Sans,11' front\n", f32(a, sizeof a, (float)x), x, -0.3);
+            if (c == 0)
+                fprintf(gp, "set label \"0x0 = +0\\n0x8 = -0\" at 0,-0.56 center font 'Sans,8' tc rgb '#555555' front\n");
+            else
+                fprintf(gp, "set label \"0x%X\" at %.9g,-0.5 center font 'Sans,8' tc rgb '#555555' front\n", code, x);
+        }
+    /* ties: every midpoint, with the even neighbour the encoder chooses */
+    for (int s = -1; s <= 1; s += 2)
+        for (unsigned c = 0; c < 7; c++) {
+            float m = (float)s * (v[c] + v[c + 1]) / 2.0f;
+            float to = nvfp4_e2m1_to_f32(nvfp4_e2m1_from_f32(m, NVFP4_RN, 0));
+            tie_mark(gp, m, to, h, 0.55);
+            fprintf(gp, "set label \"%s\" at %.9g,0.64 center font 'Sans,8' tc rgb '%s' front\n", f32(a, sizeof a, m), m,
+                    COL_TIE);
+        }
+    fclose(pts);
+    fprintf(gp,
+            "set object rect from 6,%g to 7.6,%g fc rgb '%s' fs solid 1.0 noborder behind\n"
+            "set object rect from -7.6,%g to -6,%g fc rgb '%s' fs solid 1.0 noborder behind\n"
+            "set label \"saturation:\\n|x| > 6 gives 6\\n(no Inf in E2M1;\\nNaN gives +6)\" at 6.8,0.42 center font 'Sans,9'\n"
+            "set label \"saturation:\\n|x| > 6 gives -6\" at -6.8,0.42 center font 'Sans,9'\n",
+            -1.4 * h, 1.4 * h, COL_SAT, -1.4 * h, 1.4 * h, COL_SAT);
+    fprintf(gp,
+            "set title \"E2M1 (FP4), round to nearest even: the 15 values (codes below them), the interval of inputs that "
+            "rounds to each (bars),\\nand the tie points (red, dashed) whose arrow shows the even code a tie goes to\" "
+            "font 'Sans,12'\n"
+            "set xrange [-7.6:7.6]\nset yrange [-0.75:1.05]\nunset ytics\nset xtics -7,1,7 nomirror\n"
+            "set border 1\nset xlabel 'x (the input, already multiplied by the block scale factor)'\n"
+            "set key at graph 0.5,0.99 center top horizontal font 'Sans,9' box opaque\n"
+            "plot 'points.dat' using 1:2 with points pt 7 ps 1.4 lc rgb '%s' title 'E2M1 value', "
+            "keyentry with boxes fs solid 1.0 fc rgb '%s' title 'inputs that round to it', "
+            "keyentry with lines dt 2 lw 1.5 lc rgb '%s' title 'tie (goes to the even code)', "
+            "keyentry with boxes fs solid 1.0 fc rgb '%s' title 'saturation'\n",
+            COL_POINT, COL_A, COL_TIE, COL_SAT);
+    (void)b;
+    return cli_plot_finish(cmd, &p);
+}
+
+/* ---- table --format e4m3 --plot ----------------------------------------- */
+
+static int figure_e4m3(const char *cmd, const char *file)
+{
+    cli_plot p;
+    int rc = cli_plot_begin(cmd, file, 1200, 760, &p);
+    if (rc) return rc;
+    FILE *gp = p.script, *all = cli_plot_data(&p, "all.dat"), *zoom = cli_plot_data(&p, "zoom.dat");
+    if (!all || !zoom) {
+        if (all) fclose(all);
+        if (zoom) fclose(zoom);
+        cli_plot_abort(&p);
+        return cli_fail(cmd, "--plot: cannot write the data");
+    }
+    char a[32];
+    const double h = 0.1;
+    fprintf(gp, "set multiplot layout 2,1 title \"E4M3 (FP8 e4m3fn), the NVFP4 block scale: 126 positive values, "
+                "round to nearest even, satfinite\" font 'Sans,13'\n");
+    /* top: every positive value on a log axis, with the ranges (the range
+     * boxes first: gnuplot draws objects in the order they were set) */
+    fprintf(gp,
+            "set object rect from 2**-12,-0.6 to 2**-10,0.6 fc rgb '%s' fs solid 1.0 noborder behind\n"
+            "set object rect from 2**-10,-0.6 to 2**-6,0.6 fc rgb '%s' fs solid 0.6 noborder behind\n"
+            "set object rect from 464,-0.6 to 2**11,0.6 fc rgb '%s' fs solid 1.0 noborder behind\n",
+            COL_ZERO, COL_SUB, COL_SAT);
+    for (unsigned c = 1; c <= 0x7Eu; c++) {
+        double x = nvfp4_e4m3_to_f32((uint8_t)c);
+        double lo = c == 1 ? 0x1p-10 : (x + nvfp4_e4m3_to_f32((uint8_t)(c - 1))) / 2;
+        double hi = c == 0x7Eu ? 464.0 : (x + nvfp4_e4m3_to_f32((uint8_t)(c + 1))) / 2;
+        interval_bar(gp, lo, hi, (int)(c & 1u), h);
+        fprintf(all, "%.9g 0\n", x);
+    }
+    fclose(all);
+    fprintf(gp,
+            "set label \"rounds to 0\\n(|x| <= 2^{-10})\" at 2**-11,0.38 center font 'Sans,9'\n"
+            "set label \"subnormals 0x01..0x07:\\nequal steps of 2^{-9} = 0.001953125\" at 2**-8,0.38 center font 'Sans,9'\n"
+            "set label \"normals 0x08..0x7E: 8 values per power of two, the step doubling with each\\n"
+            "(relative spacing 1/8 to 1/16: the precision of a block scale)\" at 2**1.5,0.38 center font 'Sans,9'\n"
+            "set label \"saturation:\\n> 464 gives 448\" at 2**9.9,0.38 center font 'Sans,9'\n"
+            "set logscale x 2\nset xrange [2**-12:2**11]\nset yrange [-0.6:0.6]\nunset ytics\nset border 1\n"
+            "set xtics nomirror ('2^{-10}' 2**-10, '2^{-9}' 2**-9, '2^{-6}' 2**-6, '2^{-4}' 2**-4, '2^{-2}' 2**-2, "
+            "'1' 1, '4' 4, '16' 16, '64' 64, '256' 256, '448' 448)\n"
+            "set xlabel 'value (log scale); each bar: the inputs that round to one value, alternating colours'\n"
+            "set key at graph 0.97,0.3 right font 'Sans,9' box opaque\n"
+            "plot 'all.dat' using 1:2 with points pt 7 ps 0.6 lc rgb '%s' title 'E4M3 value', "
+            "keyentry with boxes fs solid 0.6 fc rgb '%s' title 'subnormal range', "
+            "keyentry with boxes fs solid 1.0 fc rgb '%s' title 'inputs rounding to one value'\n",
+            COL_POINT, COL_SUB, COL_A);
+    /* bottom: the top of the range, linear: steps, ties, saturation */
+    fprintf(gp, "unset object\nunset label\nunset arrow\nunset logscale x\n");
+    for (unsigned c = 0x75u; c <= 0x7Eu; c++) {
+        double x = nvfp4_e4m3_to_f32((uint8_t)c);
+        double lo = (x + nvfp4_e4m3_to_f32((uint8_t)(c - 1))) / 2;
+        double hi = c == 0x7Eu ? 464.0 : (x + nvfp4_e4m3_to_f32((uint8_t)(c + 1))) / 2;
+        interval_bar(gp, lo, hi, (int)(c & 1u), h);
+        fprintf(zoom, "%.9g 0\n", x);
+        fprintf(gp, "set label \"%s\" at %.9g,-0.3 center font 'Sans,10' front\n", f32(a, sizeof a, (float)x), x);
+        fprintf(gp, "set label \"0x%02X\" at %.9g,-0.45 center font 'Sans,8' tc rgb '#555555' front\n", c, x);
+        float m = (float)((x + (c == 0x7Eu ? 480.0 : (double)nvfp4_e4m3_to_f32((uint8_t)(c + 1)))) / 2);
+        float to = nvfp4_e4m3_to_f32(nvfp4_e4m3_from_f32(m, true));
+        tie_mark(gp, m, to, h, 0.45);
+    }
+    fclose(zoom);
+    fprintf(gp,
+            "set object rect from 464,%g to 500,%g fc rgb '%s' fs solid 1.0 noborder behind\n"
+            "set label \"step 16 below 256, 32 above\" at 232,0.6 center font 'Sans,9'\n"
+            "set label \"464 = 448 + half a step: a tie, to the even 448;\\nabove it satfinite gives 448 "
+            "(not saturating: NaN, 0x7F)\" at graph 0.995,0.9 right font 'Sans,9'\n"
+            "set xrange [200:500]\nset yrange [-0.6:0.75]\nset xtics 208,16,496 nomirror\n"
+            "set xlabel 'the top of the range, linear: red dashed = tie points, the arrow shows the even code a tie "
+            "goes to'\n"
+            "set key at graph 0.5,0.99 center top horizontal font 'Sans,9' box opaque\n"
+            "plot 'zoom.dat' using 1:2 with points pt 7 ps 1.3 lc rgb '%s' title 'E4M3 value', "
+            "keyentry with lines dt 2 lw 1.5 lc rgb '%s' title 'tie', "
+            "keyentry with boxes fs solid 1.0 fc rgb '%s' title 'saturation'\n"
+            "unset multiplot\n",
+            -1.4 * h, 1.4 * h, COL_SAT, COL_POINT, COL_TIE, COL_SAT);
+    return cli_plot_finish(cmd, &p);
+}
+
+int cli_figure_table(const char *cmd, const char *format, const char *file)
+{
+    if (strcmp(format, "e2m1") == 0) return figure_e2m1(cmd, file);
+    if (strcmp(format, "e4m3") == 0) return figure_e4m3(cmd, file);
+    return cli_fail(cmd, "--plot draws e2m1 or e4m3 (not %s)", format);
+}
