@@ -41,7 +41,7 @@ class QTensor(C.Structure):
     _fields_ = [("rows", C.c_size_t), ("cols", C.c_size_t), ("prows", C.c_size_t), ("pcols", C.c_size_t),
                 ("data", C.POINTER(C.c_uint8)), ("data_bytes", C.c_size_t),
                 ("scale", C.POINTER(C.c_uint8)), ("scale_rows", C.c_size_t), ("scale_cols", C.c_size_t),
-                ("amax", C.c_float), ("rht", C.c_bool)]
+                ("amax", C.c_float), ("rht", C.c_bool), ("row_amax", C.POINTER(C.c_float))]
 
 
 class Quantized(C.Structure):
