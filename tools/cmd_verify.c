@@ -14,6 +14,8 @@
 static const char usage[] =
     "usage: nvfp4 verify --expected BUNDLE --actual FILE [--component data|scale|scale_swizzled|amax|dequant|all]\n"
     "                    [--errors N] [--json]\n"
+    "       nvfp4 verify --suite DIR_OR_MANIFEST --actual-dir OUTS [--junit FILE] [--json | --tap]\n"
+    "                    [--require-all] [--component C]\n"
     "\n"
     "Compares the components present in FILE (a kernel's output: .safetensors, a folder of\n"
     ".npy or .bin files with meta.json, or one .npy taken as --component, default data)\n"
@@ -23,14 +25,27 @@ static const char usage[] =
     "N mismatches (default 10) decoded with their reason, and one line per systematic cause\n"
     "found over the whole tensor (docs/verify.md explains each).\n"
     "\n"
+    "--suite: every case of a golden suite (its folder or MANIFEST) against what the kernel\n"
+    "wrote for it in OUTS (OUTS/CASE.safetensors, OUTS/CASE/ or OUTS/CASE.npy): one line per\n"
+    "case and a summary (matched / differing / missing); --junit FILE writes JUnit XML (one\n"
+    "testcase per case: failure for a difference, skipped for a missing output), --json one\n"
+    "JSON object, --tap TAP. Missing outputs fail only with --require-all; exit 2 when OUTS\n"
+    "holds none of the cases.\n"
+    "\n"
     "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error.\n";
 
-enum { OPT_EXPECTED = 256, OPT_ACTUAL, OPT_COMPONENT, OPT_ERRORS, OPT_JSON };
+enum { OPT_EXPECTED = 256, OPT_ACTUAL, OPT_COMPONENT, OPT_ERRORS, OPT_JSON, OPT_SUITE, OPT_ACTUAL_DIR, OPT_JUNIT,
+       OPT_TAP, OPT_REQUIRE_ALL };
 static const struct option longopts[] = {{"expected", required_argument, NULL, OPT_EXPECTED},
                                          {"actual", required_argument, NULL, OPT_ACTUAL},
                                          {"component", required_argument, NULL, OPT_COMPONENT},
                                          {"errors", required_argument, NULL, OPT_ERRORS},
                                          {"json", no_argument, NULL, OPT_JSON},
+                                         {"suite", required_argument, NULL, OPT_SUITE},
+                                         {"actual-dir", required_argument, NULL, OPT_ACTUAL_DIR},
+                                         {"junit", required_argument, NULL, OPT_JUNIT},
+                                         {"tap", no_argument, NULL, OPT_TAP},
+                                         {"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -282,9 +297,40 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
     return verdict;
 }
 
+int vcli_verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
+                      json_t *outputs)
+{
+    vcli_bundle b;
+    int rc = vcli_bundle_load(CMD, expected, &b);
+    if (rc) {
+        vcli_bundle_free(&b);
+        return rc;
+    }
+    nvfp4_tensor_set act;
+    nvfp4_tset_init(&act);
+    nvfp4_error err;
+    if (nvfp4_tset_read(actual, &act, &err)) {
+        vcli_bundle_free(&b);
+        return cli_fail(CMD, "%s", err.message);
+    }
+    bool any = false;
+    int verdict = 0;
+    for (int colwise = 0; colwise < 2 && verdict != 2; colwise++) {
+        if (!vcli_bundle_has(&b, colwise)) continue;
+        int r = verify_orientation(&b, &act, actual, colwise, o, lone, outputs, &any);
+        if (r > verdict) verdict = r;
+    }
+    if (verdict != 2 && !any) verdict = cli_fail(CMD, "%s holds none of the bundle's components (data, scale, "
+                                                 "scale_swizzled, amax, dequant, *_t)", actual);
+    nvfp4_tset_free(&act);
+    vcli_bundle_free(&b);
+    return verdict;
+}
+
 static int verify_main(int argc, char **argv)
 {
-    const char *expected = NULL, *actual = NULL;
+    const char *expected = NULL, *actual = NULL, *suite = NULL, *actual_dir = NULL, *junit = NULL;
+    bool tap = false, require_all = false;
     nvfp4_verify_opts o;
     nvfp4_verify_opts_init(&o);
     nvfp4_vcomponent lone = NVFP4_VC_DATA;
@@ -306,11 +352,23 @@ static int verify_main(int argc, char **argv)
                 return cli_fail(CMD, "bad --errors '%s' (0..1000000)", optarg);
             break;
         case OPT_JSON: json = true; break;
+        case OPT_SUITE: suite = optarg; break;
+        case OPT_ACTUAL_DIR: actual_dir = optarg; break;
+        case OPT_JUNIT: junit = optarg; break;
+        case OPT_TAP: tap = true; break;
+        case OPT_REQUIRE_ALL: require_all = true; break;
         case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
         default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 verify --help", argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
+    if (suite || actual_dir) {
+        if (!suite || !actual_dir || expected || actual)
+            return cli_fail(CMD, "--suite DIR_OR_MANIFEST goes with --actual-dir OUTS (not --expected/--actual)");
+        if (json && tap) return cli_fail(CMD, "--json and --tap exclude each other");
+        return vcli_verify_suite(suite, actual_dir, &o, lone, junit, json, tap, require_all);
+    }
+    if (junit || tap || require_all) return cli_fail(CMD, "--junit, --tap and --require-all go with --suite");
     if (!expected || !actual) return cli_fail(CMD, "--expected BUNDLE and --actual FILE are required");
     vcli_bundle b;
     int rc = vcli_bundle_load(CMD, expected, &b);

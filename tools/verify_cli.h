@@ -7,6 +7,8 @@
 #ifndef NVFP4_TOOLS_VERIFY_CLI_H
 #define NVFP4_TOOLS_VERIFY_CLI_H
 
+#include <jansson.h>
+
 #include "nvfp4/io.h"
 #include "nvfp4/quant.h"
 #include "nvfp4/verify.h"
@@ -71,6 +73,16 @@ void vcli_variants_free(vcli_variant *v, size_t n);
  * scaled value (exact, E4M3 elements). */
 int vcli_scaled_values(const char *cmd, const nvfp4_recipe *rec, float amax, const uint8_t *scale, size_t rows,
                        size_t cols, size_t block_len, const float *x, float *y);
+
+/* verify of one bundle against one kernel file (cmd_verify.c): appends one
+ * report object per orientation to outputs (a JSON array) and prints nothing
+ * but errors. 0 match, 1 mismatch, 2 error. */
+int vcli_verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
+                      json_t *outputs);
+
+/* verify --suite (verify_suite.c). */
+int vcli_verify_suite(const char *suite, const char *actual_dir, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
+                      const char *junit, bool json, bool tap, bool require_all);
 
 /* Widens a 2-D F32/BF16 tensor to fp32 (malloc'd). NULL on a bad dtype. */
 float *vcli_tensor_f32(const nvfp4_tensor *t);
