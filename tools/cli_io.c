@@ -4,8 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+static const char *volatile guarded_cmd;
+
+/* Runs first among the exit handlers (registered last): a library called
+ * exit() while the command was still running. */
+static void runtime_exit_guard(void)
+{
+    const char *cmd = guarded_cmd;
+    if (!cmd) return;
+    fprintf(stderr, "nvfp4 %s: a runtime library (OpenMP or BLAS; see its message above) failed and ended the "
+                    "command: an error, not a verdict\n", cmd);
+    fflush(NULL);
+    _exit(NVFP4_EXIT_USAGE); /* not exit(): its status is already 1, and OpenBLAS may hang in its shutdown */
+}
+
+void cli_runtime_guard(const char *cmd)
+{
+    static bool registered;
+    if (!registered) registered = atexit(runtime_exit_guard) == 0;
+    guarded_cmd = cmd;
+}
+
+void cli_runtime_unguard(void) { guarded_cmd = NULL; }
 
 int cli_fail_err(const char *cmd, const nvfp4_error *err) { return cli_fail(cmd, "%s", err->message); }
 

@@ -32,6 +32,13 @@ bool cli_parse_shape(const char *s, size_t *rows, size_t *cols);
  * nvfp4_file_format_guess). Returns 0 or prints the error and returns 2. */
 int cli_write_set(const char *cmd, const char *path, const char *format, const nvfp4_tensor_set *s);
 
+/* Between guard and unguard, a runtime library that ends the process with
+ * exit() (libgomp's "Thread creation failed", OpenBLAS out of memory: both
+ * exit(1)) makes it exit 2 with a message instead, so such a failure never
+ * reads as exit 1, "mismatch", in verify or gemm-check. */
+void cli_runtime_guard(const char *cmd);
+void cli_runtime_unguard(void);
+
 /* Prints "nvfp4 CMD: <error message>" and returns NVFP4_EXIT_USAGE. */
 int cli_fail_err(const char *cmd, const nvfp4_error *err);
 

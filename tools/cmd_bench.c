@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -390,6 +391,33 @@ static bool select_kernels(const bench_kernel *kernels, size_t nk, const char *l
     }
 }
 
+/* Bytes of memory the system can give without swapping: MemAvailable of
+ * /proc/meminfo, else free pages (sysconf); 0 when neither is known. */
+static double available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    if (f) fclose(f);
+    if (found) return (double)kib * 1024.0;
+    long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psize > 0 ? (double)pages * (double)psize : 0.0;
+}
+
+/* A size whose buffers (input, bf16 copy, codes, scales, dequantized copy,
+ * plus the library's own outputs) do not fit in the available memory is
+ * refused up front (exit 2), instead of being killed by the OOM killer. */
+static int bench_refuse_size(size_t mib, size_t n)
+{
+    double need = (double)n * (4.0 + 2.0 + 4.0 + 2 * CODES) + (double)n * (4.0 + 2 * CODES) + 64.0 * 1048576.0;
+    double avail = available_bytes();
+    if (avail <= 0.0 || need <= avail) return 0;
+    return cli_fail(CMD, "--size %zu needs about %.0f MiB of memory; only %.0f MiB is available (MemAvailable)", mib,
+                    need / 1048576.0, avail / 1048576.0);
+}
+
 static int run(int argc, char **argv)
 {
     size_t mib = 256, threads = 0, repeat = 3;
@@ -464,6 +492,7 @@ static int run(int argc, char **argv)
     const size_t cols = 8192;
     size_t n = mib * (size_t)(1u << 20) / 4 / (cols * 16) * (cols * 16);
     if (n == 0) n = cols * 16;
+    if (bench_refuse_size(mib, n)) return NVFP4_EXIT_USAGE;
     bench_ctx c;
     if (!setup(&c, n, cols, wide, hugepages)) {
         teardown(&c);

@@ -127,7 +127,7 @@ static int check(const nvfp4_quantized *qa, bool acol, const nvfp4_quantized *qb
     return rc;
 }
 
-static int run(int argc, char **argv)
+static int gemm_check_main(int argc, char **argv)
 {
     const char *a = NULL, *b = NULL, *d = NULL;
     bool acol = false, bcol = false;
@@ -169,6 +169,15 @@ static int run(int argc, char **argv)
     if (!rc) rc = check(&qa, acol, &qb, bcol, alpha, d, nerr);
     nvfp4_quantized_free(&qa);
     nvfp4_quantized_free(&qb);
+    return rc;
+}
+
+/* Exit 1 means outside the bound and nothing else: a runtime failure is exit 2. */
+static int run(int argc, char **argv)
+{
+    cli_runtime_guard(CMD);
+    int rc = gemm_check_main(argc, argv);
+    cli_runtime_unguard();
     return rc;
 }
 

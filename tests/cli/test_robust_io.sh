@@ -192,6 +192,40 @@ json.dump(m, open("shadir/meta.json", "w"))
 PY
 expect_fail '"sha256" is not a string' $NVFP4 dequantize shadir -o shadq.npy
 
+# bench --size beyond the available memory is refused up front (it was OOM-killed)
+expect_fail "only" $NVFP4 bench --size 100000
+expect_fail "MiB is available (MemAvailable)" $NVFP4 bench --size 1048576
+# a runtime library that gives up (libgomp cannot create its threads with a
+# 4000 GB stack and calls exit(1)) is exit 2 with a message, never 1 (mismatch)
+python3 -c '
+import numpy as np
+for n, s in (("ra", 1), ("rb", 2)): np.save(n + ".npy", np.random.default_rng(s).standard_normal((512, 512)).astype(np.float32))'
+$NVFP4 quantize ra.npy -o ra.safetensors 2>/dev/null && $NVFP4 quantize rb.npy -o rb.safetensors 2>/dev/null \
+    && $NVFP4 gemm --a ra.safetensors --b ra.safetensors -o rg.npy 2>/dev/null || bad "setup ra/rb"
+expect_fail "a runtime library (OpenMP or BLAS" env OMP_STACKSIZE=4000G OMP_NUM_THREADS=2 \
+    $NVFP4 verify --expected ra.safetensors --actual rb.safetensors
+expect_fail "a runtime library (OpenMP or BLAS" env OMP_STACKSIZE=4000G OMP_NUM_THREADS=2 \
+    $NVFP4 gemm-check --a ra.safetensors --b ra.safetensors --actual rg.npy
+$NVFP4 verify --expected ra.safetensors --actual rb.safetensors >/dev/null 2>&1; rc=$?
+[ $rc = 1 ] && ok "without the failure the same verify is a mismatch (exit 1)" || bad "verify ra/rb: rc=$rc"
+
+# SIGINT/SIGTERM during a write: no hidden temporary file stays
+python3 -c 'import numpy as np; np.save("big.npy", np.random.default_rng(3).standard_normal((2048, 2048)).astype(np.float32))'
+sfail=0
+for sig in INT TERM; do
+    for d in 0.05 0.1 0.2 0.3 0.4 0.6; do
+        $NVFP4 quantize big.npy --columnwise -o big.safetensors 2>/dev/null &
+        pid=$!; sleep $d; kill -$sig $pid 2>/dev/null; wait $pid 2>/dev/null
+        $NVFP4 quantize big.npy --format bin -o bigdir 2>/dev/null &
+        pid=$!; sleep $d; kill -$sig $pid 2>/dev/null; wait $pid 2>/dev/null
+        left=$(ls -A | grep '\.tmp-')
+        [ -n "$left" ] && { sfail=1; bad "SIG$sig after $d s left $left"; rm -rf .big*.tmp-*; }
+    done
+done
+[ $sfail = 0 ] && ok "SIGINT/SIGTERM at 6 points during file and folder writes leave no temporary"
+[ ! -e big.safetensors ] || $NVFP4 verify --expected big.safetensors --actual big.safetensors >/dev/null 2>&1 \
+    || bad "big.safetensors exists but does not read"
+
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
 exit $fail
