@@ -190,3 +190,133 @@ int cli_figure_table(const char *cmd, const char *format, const char *file)
     if (strcmp(format, "e4m3") == 0) return figure_e4m3(cmd, file);
     return cli_fail(cmd, "--plot draws e2m1 or e4m3 (not %s)", format);
 }
+
+/* ---- explain VALUE --plot ----------------------------------------------- */
+
+typedef struct {
+    float lo, hi;           /* the neighbours of |x| (4 and 6, 416 and 448 past the top) */
+    unsigned lo_code, hi_code;
+    unsigned rn_code;       /* the RN (E4M3: satfinite) code of x */
+    float rn_value;
+    unsigned ups;           /* E2M1 SR: of the 256 random bytes, how many round away from zero */
+    bool saturates;         /* |x| is past the largest value */
+    float max;              /* the largest value */
+} neighbours;
+
+static bool value_neighbours(float x, bool e4m3, neighbours *n)
+{
+    float a = fabsf(x);
+    memset(n, 0, sizeof *n);
+    if (!e4m3) {
+        n->max = 6.0f;
+        unsigned lo = nvfp4_e2m1_from_f32(a, NVFP4_RZ, 0);
+        if (lo == 7u && a > 6.0f) n->saturates = true;
+        if (lo == 7u) lo = 6u;
+        n->lo_code = lo;
+        n->hi_code = lo + 1u;
+        n->lo = nvfp4_e2m1_to_f32((uint8_t)lo);
+        n->hi = nvfp4_e2m1_to_f32((uint8_t)(lo + 1u));
+        n->rn_code = nvfp4_e2m1_from_f32(x, NVFP4_RN, 0);
+        n->rn_value = nvfp4_e2m1_to_f32((uint8_t)n->rn_code);
+        for (unsigned r = 0; r < 256u; r++) n->ups += (nvfp4_e2m1_from_f32(a, NVFP4_SR, (uint8_t)r) & 7u) == n->hi_code;
+        return true;
+    }
+    n->max = 448.0f;
+    unsigned lo = 0;
+    while (lo < 0x7Eu && nvfp4_e4m3_to_f32((uint8_t)(lo + 1u)) <= a) lo++;
+    if (lo == 0x7Eu) {
+        n->saturates = a > 448.0f;
+        lo = 0x7Du;
+    }
+    n->lo_code = lo;
+    n->hi_code = lo + 1u;
+    n->lo = nvfp4_e4m3_to_f32((uint8_t)lo);
+    n->hi = nvfp4_e4m3_to_f32((uint8_t)(lo + 1u));
+    n->rn_code = nvfp4_e4m3_from_f32(x, true);
+    n->rn_value = nvfp4_e4m3_to_f32((uint8_t)n->rn_code);
+    return true;
+}
+
+int cli_figure_value(const char *cmd, const char *file, float x, const char *format, nvfp4_rounding r)
+{
+    bool e4m3 = strcmp(format, "e4m3") == 0;
+    if (!e4m3 && strcmp(format, "e2m1") != 0) return cli_fail(cmd, "--plot draws e2m1 or e4m3 values (not %s)", format);
+    if (x != x) return cli_fail(cmd, "--plot: NaN has no place on the number line (it gives %s)", e4m3 ? "0x7F" : "+6");
+    neighbours nb;
+    value_neighbours(x, e4m3, &nb);
+    double s = signbit(x) ? -1.0 : 1.0;
+    double lo = s * nb.lo, hi = s * nb.hi, step = nb.hi - nb.lo, m = s * ((double)nb.lo + nb.hi) / 2;
+    double left = fmin(lo, hi) - 0.35 * step, right = fmax(lo, hi) + 0.35 * step;
+    double xs = x; /* where x is drawn: an overflowing x sits at the edge with its value written out */
+    bool off_scale = false;
+    if (nb.saturates) {
+        right = s > 0 ? nb.max + 0.9 * step : right;
+        left = s < 0 ? -nb.max - 0.9 * step : left;
+        if (fabs(x) > nb.max + 0.8 * step) {
+            xs = s * (nb.max + 0.8 * step);
+            off_scale = true;
+        }
+    }
+    cli_plot p;
+    int rc = cli_plot_begin(cmd, file, 1000, 460, &p);
+    if (rc) return rc;
+    FILE *gp = p.script;
+    char xv[32], lv[32], hv[32], mv[32], rv[32];
+    f32(xv, sizeof xv, x);
+    f32(lv, sizeof lv, (float)lo);
+    f32(hv, sizeof hv, (float)hi);
+    f32(mv, sizeof mv, (float)m);
+    f32(rv, sizeof rv, nb.rn_value);
+    unsigned sb = signbit(x) ? (e4m3 ? 0x80u : 8u) : 0u;
+    const char *cfmt = e4m3 ? "0x%02X" : "0x%X";
+    char lc[8], hc[8], rc_[8];
+    snprintf(lc, sizeof lc, cfmt, sb | nb.lo_code);
+    snprintf(hc, sizeof hc, cfmt, sb | nb.hi_code);
+    snprintf(rc_, sizeof rc_, cfmt, nb.rn_code);
+    const double h = 0.09;
+    /* RN: the two halves of the step, split at the boundary */
+    interval_bar(gp, fmin(lo, m), fmax(lo, m), 0, h);
+    interval_bar(gp, fmin(m, hi), fmax(m, hi), 1, h);
+    if (nb.saturates)
+        fprintf(gp, "set object rect from %.9g,%g to %.9g,%g fc rgb '%s' fs solid 1.0 noborder behind\n",
+                s > 0 ? (double)nb.max : left, -1.4 * h, s > 0 ? right : -(double)nb.max, 1.4 * h, COL_SAT);
+    fprintf(gp, "set arrow from %.9g,-0.5 to %.9g,0.25 nohead dt 2 lw 2 lc rgb '%s' front\n", m, m, COL_TIE);
+    fprintf(gp, "set label \"RN boundary %s\\n(a tie here goes to the even code)\" at %.9g,-0.58 center font 'Sans,9' "
+                "tc rgb '%s' front\n",
+            mv, m, COL_TIE);
+    fprintf(gp, "set label \"%s = %s\" at %.9g,0.2 center font 'Sans,12' front\n", lc, lv, lo);
+    fprintf(gp, "set label \"%s = %s\" at %.9g,0.2 center font 'Sans,12' front\n", hc, hv, hi);
+    fprintf(gp, "set arrow from %.9g,0.62 to %.9g,0.06 head lw 2 lc rgb '#000000' front\n", xs, xs);
+    fprintf(gp, "set label \"x = %s%s\" at %.9g,0.7 %s font 'Sans,12' front\n", xv, off_scale ? " (off the scale)" : "",
+            off_scale ? xs - s * 0.05 * step : xs, !off_scale ? "center" : s > 0 ? "right" : "left");
+    if (!e4m3 && !nb.saturates && fabsf(x) != nb.lo) {
+        /* SR: P(away from zero) = ups/256, the distance from the lower neighbour
+         * as a share of the step; drawn as the two parts of the step split at x */
+        double y0 = -0.9, y1 = -0.72;
+        fprintf(gp, "set object rect from %.9g,%g to %.9g,%g fc rgb '#b6d7a8' fs solid 1.0 border lc rgb '#555555'\n",
+                fmin(lo, (double)x), y0, fmax(lo, (double)x), y1);
+        fprintf(gp, "set object rect from %.9g,%g to %.9g,%g fc rgb '#ead1dc' fs solid 1.0 border lc rgb '#555555'\n",
+                fmin((double)x, hi), y0, fmax((double)x, hi), y1);
+        fprintf(gp, "set label \"P(to %s) = %u/256\" at %.9g,%g center font 'Sans,10' front\n", hv, nb.ups,
+                ((double)x + lo) / 2, (y0 + y1) / 2);
+        fprintf(gp, "set label \"P(to %s) = %u/256\" at %.9g,%g center font 'Sans,10' front\n", lv, 256u - nb.ups,
+                ((double)x + hi) / 2, (y0 + y1) / 2);
+        fprintf(gp, "set label \"stochastic rounding: the share of the step between %s and x is the chance of going "
+                    "to %s: on average the result is x (unbiased, to 1/256 of a step)%s\" at graph 0.5,0.06 center font 'Sans,9' front\n",
+                lv, hv, r == NVFP4_SR ? "" : " (--round sr)");
+    }
+    fprintf(gp,
+            "set title \"%s: where x = %s falls between its two %s neighbours\\n"
+            "round to nearest gives %s = %s%s\" font 'Sans,13'\n"
+            "set xrange [%.9g:%.9g]\nset yrange [-1.05:0.95]\nunset ytics\nset border 1\nset xtics nomirror\n"
+            "set key at graph 0.98,0.98 right top font 'Sans,9' box opaque\nset samples 2\n"
+            "plot '+' using (%.9g):(0) with points pt 7 ps 1.8 lc rgb '%s' title '%s values', "
+            "'+' using (%.9g):(0) with points pt 7 ps 1.8 lc rgb '%s' notitle, "
+            "keyentry with boxes fs solid 1.0 fc rgb '%s' title 'RN gives the neighbour nearer 0', "
+            "keyentry with boxes fs solid 1.0 fc rgb '%s' title 'RN gives the one farther from 0'%s\n",
+            e4m3 ? "E4M3, round to nearest even (satfinite)" : "E2M1", xv, e4m3 ? "E4M3" : "E2M1", rc_, rv,
+            nb.saturates ? " (saturated)" : "", left, right, lo,
+            COL_POINT, e4m3 ? "E4M3" : "E2M1", hi, COL_POINT, COL_A, COL_B,
+            nb.saturates ? ", keyentry with boxes fs solid 1.0 fc rgb '" COL_SAT "' title 'saturation'" : "");
+    return cli_plot_finish(cmd, &p);
+}

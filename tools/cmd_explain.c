@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_figures.h"
 #include "nvfp4/formats.h"
 
 static const char *const CMD = "explain";
@@ -19,7 +20,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: nvfp4 explain [--] VALUE [--format e2m1|e4m3|ue8m0] [--round rn|rz|sr]\n"
-            "                           [--nosat] [--mode floor|rceil|ceil|even]\n"
+            "                           [--nosat] [--mode floor|rceil|ceil|even] [--plot FILE]\n"
             "\n"
             "Explains how VALUE (decimal, C99 hex float, inf, nan, or a 0x-prefixed\n"
             "8-digit fp32 bit pattern) is encoded: its fp32 sign/exponent/mantissa, the\n"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
             "  --nosat      e4m3 only: overflow gives NaN (0x7F) instead of +-448\n"
             "  --mode M     ue8m0 only: the mode marked as chosen (default floor); all\n"
             "               four modes are shown\n"
+            "  --plot FILE  e2m1, e4m3: also draw x, its two neighbours, the RN boundary\n"
+            "               and (e2m1) the SR probabilities as a PNG (gnuplot)\n"
             "  -h, --help   this text\n");
 }
 
@@ -250,7 +253,7 @@ static int run(int argc, char **argv)
         usage(stdout);
         return NVFP4_EXIT_OK;
     }
-    const char *value = NULL, *format = "e2m1", *round = NULL, *mode = NULL;
+    const char *value = NULL, *format = "e2m1", *round = NULL, *mode = NULL, *plot = NULL;
     bool nosat = false, options_done = false;
     for (int i = 1; i < argc; i++) {
         bool missing = false;
@@ -262,6 +265,7 @@ static int run(int argc, char **argv)
         else if ((v = cli_option_value(argc, argv, &i, "--format", &missing))) format = v;
         else if ((v = cli_option_value(argc, argv, &i, "--round", &missing))) round = v;
         else if ((v = cli_option_value(argc, argv, &i, "--mode", &missing))) mode = v;
+        else if ((v = cli_option_value(argc, argv, &i, "--plot", &missing))) plot = v;
         else if (missing) return cli_fail(CMD, "%s needs a value", argv[i]);
         else if (strcmp(argv[i], "--nosat") == 0) nosat = true;
         else return cli_fail(CMD, "unknown option '%s' (see nvfp4 explain --help)", argv[i]);
@@ -282,10 +286,12 @@ static int run(int argc, char **argv)
     if (mode && !is_ue8m0) return cli_fail(CMD, "--mode applies to ue8m0 only");
     if (mode && !nvfp4_ue8m0_mode_parse(mode, &m))
         return cli_fail(CMD, "unknown ue8m0 mode '%s' (expected floor, rceil, ceil or even)", mode);
+    if (plot && is_ue8m0) return cli_fail(CMD, "--plot draws e2m1 and e4m3 values; ue8m0 has no plot");
+    if (plot && x != x) return cli_fail(CMD, "--plot: NaN has no place on the number line");
     print_input(value, x);
-    if (is_e2m1) return explain_e2m1(x, r);
-    if (is_e4m3) return explain_e4m3(x, !nosat);
-    return explain_ue8m0(x, m);
+    int rc = is_e2m1 ? explain_e2m1(x, r) : is_e4m3 ? explain_e4m3(x, !nosat) : explain_ue8m0(x, m);
+    if (!rc && plot) rc = cli_figure_value(CMD, plot, x, format, r);
+    return rc;
 }
 
 const nvfp4_cli_command nvfp4_cmd_explain = {"explain", "explain how one value is encoded (neighbours, tie rule, SR odds)", run};
