@@ -61,8 +61,10 @@ $NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --columnwise -o col.safetensors 
 $K col.safetensors k_col.safetensors --keep data_t,scale_t
 run_i "identifies a columnwise output" 0 "identified: the kernel implements te rn 1x16" $X --actual k_col.safetensors --columnwise
 $K te.safetensors k_sw.safetensors --keep data,scale --bug swap-nibbles
-run_i "a corrupted output names the nearest" 1 "the nearest is te rn 1x16" $X --actual k_sw.safetensors
-run_i "--top 3 prints 3 rows" 1 "  3    " $X --actual k_sw.safetensors --top 3
+run_i "a catalogued bug is identified as its mutant" 0 "identified: the kernel implements te rn 1x16 [mutant layout-nibble-swap]" \
+    $X --actual k_sw.safetensors
+run_i "--no-mutants: a corrupted output names the nearest" 1 "the nearest is te rn 1x16" $X --actual k_sw.safetensors --no-mutants
+run_i "--top 3 prints 3 rows" 1 "  3    " $X --actual k_sw.safetensors --top 3 --no-mutants
 grep -q "^  4    " out.txt && bad "--top 3 printed a 4th row" || ok "--top 3 stops at 3"
 $NVFP4 identify $X --actual k_torchao.safetensors --json --top 3 >j.json; rc=$?
 python3 - <<'PY' && [ $rc -eq 0 ] && ok "--json ranking" || bad "--json ranking (rc=$rc)"
@@ -73,6 +75,22 @@ assert len(j["ranking"]) == 3 and j["ranking"][0]["fraction"] == 1.0
 assert j["ranking"][0]["data_total"] == 1024 and j["ranking"][0]["scale_total"] == 128
 PY
 run_i "missing --actual" 2 "--expected-input X and --actual FILE are required" $X
-run_i "no codes in the file" 2 "holds no data, scale or scale_swizzled" $X --actual k_col.safetensors
+run_i "a columnwise-only file is the columnwise output" 0 "of the columnwise output" $X --actual k_col.safetensors
+$K te.safetensors k_am.safetensors --keep amax
+run_i "no codes in the file" 2 "holds no data, scale or scale_swizzled" $X --actual k_am.safetensors
 run_i "bad --top" 2 "bad --top" $X --actual k_te.safetensors --top 0
+# the options of quantize: the README tour's columnwise RHT bundle is identified with no option
+# (only *_t components: the columnwise output; a columnwise kernel may apply the RHT), and with --rht
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --columnwise --rht -o rht.safetensors 2>/dev/null
+run_i "identifies the README tour's columnwise RHT bundle" 0 "identified: the kernel implements te rn 1x16 rht" \
+    $X --actual rht.safetensors
+run_i "--rht" 0 "identified: the kernel implements te rn 1x16" $X --actual rht.safetensors --rht --no-mutants
+grep -q "rowwise output" out.txt && bad "--rht ranks the rowwise output" || ok "--rht ranks the columnwise output"
+$NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --columnwise --rht --rht-signs seed:5 -o rhts.safetensors 2>/dev/null
+run_i "--rht-signs seed:N" 0 "identified: the kernel implements te rn 1x16" $X --actual rhts.safetensors --rht --rht-signs seed:5
+run_i "other signs are not te's" 1 "not identified" $X --actual rhts.safetensors --rht --no-mutants
+run_i "--block 1x32 restricts the blocks" 1 "1x32" $X --actual k_te.safetensors --block 1x32 --no-mutants
+grep -q " 1x16 " out.txt && bad "--block 1x32 ranked a 1x16 variant" || ok "--block 1x32 ranks 1x32 variants only"
+run_i "--rowwise with --rht" 2 "--rowwise excludes" $X --actual rht.safetensors --rowwise --rht
+run_i "bad --rht-signs" 2 "bad --rht-signs" $X --actual rht.safetensors --rht --rht-signs maybe
 exit $fail
