@@ -77,7 +77,7 @@ def _deq(x, opts, columnwise, seed, offset, pad=True):
     return q.dequantize(columnwise=columnwise)
 
 
-def fake_quantize(x, recipe="te", block="1x16", rounding="rn", seed=0, offset=0, columnwise=False, rht=False,
+def fake_quantize(x, recipe="te", block=None, rounding="rn", seed=0, offset=0, columnwise=False, rht=False,
                   pad=False):
     """The dequantized NVFP4 (or MX) value of every element of a 2-D tensor:
     bit-identical to `nvfp4 quantize` then `nvfp4 dequantize` with the same
