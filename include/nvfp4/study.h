@@ -101,6 +101,11 @@ typedef enum { NVFP4_BLOCK_PLAIN = 0, NVFP4_BLOCK_RESIDUAL = 1 } nvfp4_block_kin
 typedef enum { NVFP4_LOSS_MSE = 0, NVFP4_LOSS_CE = 1 } nvfp4_loss;
 typedef enum { NVFP4_OPT_ADAM = 0, NVFP4_OPT_SGD = 1 } nvfp4_optimizer;
 typedef enum { NVFP4_SCHED_COSINE = 0, NVFP4_SCHED_WSD = 1, NVFP4_SCHED_CONSTANT = 2 } nvfp4_schedule;
+typedef enum { NVFP4_ARCH_MLP = 0, NVFP4_ARCH_GPT = 1 } nvfp4_arch;
+typedef enum { NVFP4_NORM_RMS = 0, NVFP4_NORM_LAYER = 1 } nvfp4_norm;
+/* LM training data: the order-2 Markov source (known entropy rate) or the
+ * English text of Debian's `fortunes` package as bytes (V = 256). */
+typedef enum { NVFP4_DATA_MARKOV = 0, NVFP4_DATA_FORTUNES = 1 } nvfp4_data;
 
 enum { NVFP4_GEMM_FPROP = 0, NVFP4_GEMM_DGRAD = 1, NVFP4_GEMM_WGRAD = 2 };
 
@@ -115,6 +120,16 @@ typedef struct {
     nvfp4_act act;
     nvfp4_loss loss;
     size_t vocab, ctx, emb_dim;
+    /* arch GPT (src/study/gpt.c): token + position embeddings, n_blocks
+     * pre-norm blocks (causal multi-head attention with n_heads heads, then
+     * an MLP d_model -> d_hidden -> d_model with GELU), final norm, head
+     * (tied to the token embedding unless untied_head); seq_len tokens per
+     * sequence, d_out = vocab; d_in, ctx, emb_dim, block_kind, act unused.
+     * Its linears: per block QKV, attention output, FC1, FC2, then the head. */
+    nvfp4_arch arch;
+    size_t n_heads, seq_len;
+    nvfp4_norm norm;
+    bool untied_head;
 } nvfp4_model_cfg;
 
 /* Per-GEMM quantization recipe for the quantized linears: q[gemm][0] is the
@@ -123,6 +138,10 @@ typedef struct {
 typedef struct {
     nvfp4_sq_cfg q[3][2];
     size_t first_hp, last_hp;
+    /* what the high-precision linears (first_hp, last_hp, the GPT's head,
+     * passes after a switch step) run in: FP32 (the default) or BF16 as the
+     * paper keeps them; the FP32 shadow is always FP32 */
+    nvfp4_sq_format hp;
 } nvfp4_recipe_cfg;
 
 /* The NVFP4 paper's recipe (arXiv 2509.25149 Sec. 4): 16x16 weights, 1x16
@@ -147,9 +166,17 @@ typedef struct {
     float init_scale;         /* multiplies the default 1/sqrt(fan_in) init */
     float label_noise;        /* regression teacher label noise std */
     float diverge_factor;     /* loss > factor * initial loss (or non-finite): diverged */
+    float grad_clip;          /* > 0: scale the gradient to this global L2 norm at most */
+    nvfp4_data data;          /* GPT only: its sequences */
 } nvfp4_train_cfg;
 
 void nvfp4_train_cfg_init(nvfp4_train_cfg *t);
+/* The default GPT (docs/studies.md, "The GPT"): byte-level fortunes text,
+ * V = 256, 64 tokens per sequence, d_model 128, 4 heads, 2 blocks, d_ff 512,
+ * tied head, LayerNorm, batch 8 sequences, AdamW (wd 0.1), warmup 2% +
+ * cosine, clip 1.0; recipe: the paper's operand configs on every block
+ * (first_hp = last_hp = 0: blocks), the head in high precision. */
+void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t);
 
 /* ---- a training run -------------------------------------------------------- */
 typedef struct nvfp4_run nvfp4_run;

@@ -9,6 +9,8 @@
 nvfp4_block sq_block_resolved(const nvfp4_sq_cfg *c);
 nvfp4_sq_scale sq_scale_resolved(const nvfp4_sq_cfg *c);
 const char *sq_block_name(nvfp4_block b);
+/* The operand config of a high-precision linear under recipe r (r->hp). */
+void st_sq_cfg_hp(const nvfp4_recipe_cfg *r, nvfp4_sq_cfg *c);
 uint64_t sq_derive(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t tag);
 
 /* nvfp4_sq_fakequant of an operand [rows x k] handed in as its transpose

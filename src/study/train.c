@@ -22,6 +22,7 @@
 #include "nvfp4/io.h"
 #include "nvfp4/philox.h"
 #include "nvfp4/study.h"
+#include "study/gpt.h"
 #include "study/study_internal.h"
 #include "study/train_internal.h"
 
@@ -70,6 +71,7 @@ typedef struct {
     size_t T;
     float *inp, *dinp, *z[MAXLIN], *a[MAXLIN], *h[MAXLIN], *nrm[MAXLIN], *rs[MAXLIN], *d1, *d2, *d3;
     uint32_t *tok;
+    gpt *gpt; /* arch GPT: the transformer (p, g, m, v laid out by it), else NULL */
 } model;
 
 static size_t model_layout(model *m)
@@ -111,6 +113,8 @@ static size_t model_layout(model *m)
 
 static void model_free(model *m)
 {
+    if (m->gpt) gpt_free(m->gpt);
+    free(m->gpt);
     free(m->p);
     free(m->g);
     free(m->m);
@@ -133,10 +137,28 @@ static void model_free(model *m)
 
 static float *fa(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 
+/* The GPT: B sequences of seq_len tokens (T = B * seq_len rows). */
+static bool model_alloc_gpt(model *m, const nvfp4_model_cfg *mc, size_t B)
+{
+    m->gpt = calloc(1, sizeof *m->gpt);
+    if (!m->gpt || !gpt_alloc(m->gpt, mc, B)) return false;
+    m->np = m->gpt->np;
+    m->nlin = m->gpt->nlin;
+    m->T = m->gpt->T;
+    m->p = fa(m->np);
+    m->g = fa(m->np);
+    m->m = fa(m->np);
+    m->v = fa(m->np);
+    m->tok = calloc(m->T, sizeof *m->tok);
+    m->d1 = fa(m->T * mc->vocab);
+    return m->p && m->g && m->m && m->v && m->tok && m->d1;
+}
+
 static bool model_alloc(model *m, const nvfp4_model_cfg *mc, size_t T)
 {
     memset(m, 0, sizeof *m);
     m->mc = *mc;
+    if (mc->arch == NVFP4_ARCH_GPT) return model_alloc_gpt(m, mc, T);
     if (mc->n_blocks * 2 + 2 > MAXLIN) return false;
     m->np = model_layout(m);
     m->T = T;
@@ -170,6 +192,10 @@ static bool model_alloc(model *m, const nvfp4_model_cfg *mc, size_t T)
 static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float scale)
 {
     const nvfp4_model_cfg *c = &m->mc;
+    if (m->gpt) {
+        gpt_init_params(m->gpt, m->p, seed, stream0, scale);
+        return;
+    }
     if (c->vocab)
         for (size_t i = 0; i < c->vocab * c->emb_dim; i++) m->p[m->emb_off + i] = (float)st_normal(seed, stream0, i);
     if (c->block_kind == NVFP4_BLOCK_RESIDUAL)
@@ -192,7 +218,8 @@ static void lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t nli
         for (int o = 0; o < 2; o++) {
             q[g][o] = tc->recipe.q[g][o];
             bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
-            if (hp || sw) nvfp4_sq_cfg_fp32(&q[g][o]);
+            if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
+            else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
         }
 }
 
@@ -214,6 +241,11 @@ static nvfp4_status model_forward(model *m, const nvfp4_train_cfg *tc, bool shad
     nvfp4_sq_cfg q[3][2];
     nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
     nvfp4_status s;
+    if (m->gpt) {
+        s = gpt_forward(m->gpt, m->p, m->tok, T / c->seq_len, tc, shadow, step, dg, err);
+        *y = m->gpt->logits;
+        return s;
+    }
 #define LIN(l, X)                                                                                                  \
     do {                                                                                                           \
         lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
@@ -259,6 +291,8 @@ static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool sha
     nvfp4_sq_cfg q[3][2];
     nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
     nvfp4_status s;
+    (void)T;
+    if (m->gpt) return gpt_backward(m->gpt, m->p, m->tok, dy, tc, shadow, step, dg, m->g, err);
     memset(m->g, 0, m->np * sizeof(float));
 #define LINB(l, X, DY, DX)                                                                                         \
     do {                                                                                                           \
@@ -305,6 +339,18 @@ static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool sha
     return NVFP4_OK;
 }
 
+/* Scales the gradient to global L2 norm `clip` when it is larger (clip > 0). */
+static void clip_gradient(model *m, float clip)
+{
+    if (!(clip > 0.0f)) return;
+    double ss = 0.0;
+    for (size_t i = 0; i < m->np; i++) ss += (double)m->g[i] * m->g[i];
+    double norm = sqrt(ss);
+    if (!(norm > clip)) return;
+    float f = (float)(clip / norm);
+    for (size_t i = 0; i < m->np; i++) m->g[i] *= f;
+}
+
 static void model_update(model *m, const nvfp4_train_cfg *tc, size_t step, double lr)
 {
     double t = (double)step + 1.0;
@@ -343,6 +389,8 @@ struct nvfp4_run {
     uint32_t *eval_tok, *eval_lab;
     uint32_t *labels;
     float *targets;
+    /* GPT: its sequences */
+    st_seqdata *seq;
     /* logs */
     nvfp4_log_row *logs;
     nvfp4_layer_diag *diags;
@@ -351,24 +399,15 @@ struct nvfp4_run {
 };
 
 static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
-
-static uint32_t markov_sample(const nvfp4_run *r, uint32_t a, uint32_t b, double u)
-{
-    size_t V = r->cfg.model.vocab;
-    const double *row = r->P + ((size_t)a * V + b) * V;
-    double c = 0.0;
-    for (size_t i = 0; i < V; i++) {
-        c += row[i];
-        if (u < c) return (uint32_t)i;
-    }
-    return (uint32_t)(V - 1);
-}
+static bool is_gpt(const nvfp4_run *r) { return r->cfg.model.arch == NVFP4_ARCH_GPT; }
+/* Rows of one training batch: sequences x tokens for the GPT. */
+static size_t batch_rows(const nvfp4_run *r) { return r->cfg.batch * (is_gpt(r) ? r->cfg.model.seq_len : 1); }
 
 /* Advances a window of ctx tokens by one token drawn with uniform u. */
 static uint32_t stream_push(const nvfp4_run *r, uint32_t *h, double u)
 {
     size_t ctx = r->cfg.model.ctx;
-    uint32_t nt = markov_sample(r, h[ctx - 2], h[ctx - 1], u);
+    uint32_t nt = st_markov_next(r->P, r->cfg.model.vocab, h[ctx - 2], h[ctx - 1], u);
     memmove(h, h + 1, (ctx - 1) * sizeof *h);
     h[ctx - 1] = nt;
     return nt;
@@ -377,34 +416,7 @@ static uint32_t stream_push(const nvfp4_run *r, uint32_t *h, double u)
 static void lm_setup(nvfp4_run *r)
 {
     size_t V = r->cfg.model.vocab, ctx = r->cfg.model.ctx, B = r->cfg.batch;
-    st_dirichlet_rows(r->cfg.seed, V * V, V, 0.1, r->P);
-    /* stationary distribution of the pair chain by power iteration */
-    double *pi = malloc(V * V * sizeof *pi), *nx = malloc(V * V * sizeof *nx);
-    for (size_t s = 0; s < V * V; s++) pi[s] = 1.0 / (double)(V * V);
-    for (int it = 0; it < 2000; it++) {
-        memset(nx, 0, V * V * sizeof *nx);
-        for (size_t a = 0; a < V; a++)
-            for (size_t b = 0; b < V; b++)
-                for (size_t c = 0; c < V; c++) nx[b * V + c] += pi[a * V + b] * r->P[(a * V + b) * V + c];
-        double diff = 0.0;
-        for (size_t s = 0; s < V * V; s++) {
-            diff += fabs(nx[s] - pi[s]);
-            pi[s] = 0.5 * (pi[s] + nx[s]); /* lazy chain: converges even if periodic */
-        }
-        if (diff < 1e-12) break;
-    }
-    double H = 0.0;
-    for (size_t s = 0; s < V * V; s++) {
-        double hs = 0.0;
-        for (size_t c = 0; c < V; c++) {
-            double p = r->P[s * V + c];
-            if (p > 0) hs -= p * log(p);
-        }
-        H += pi[s] * hs;
-    }
-    r->entropy = H;
-    free(pi);
-    free(nx);
+    st_markov_build(r->cfg.seed, V, r->P, &r->entropy);
     /* training streams, burned in */
     for (size_t b = 0; b < B; b++) {
         uint32_t *h = r->hist + b * ctx;
@@ -455,7 +467,10 @@ static void make_batch(nvfp4_run *r, size_t step)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
     size_t T = r->cfg.batch;
-    if (is_lm(r)) {
+    if (is_gpt(r)) {
+        st_seqdata_batch(r->seq, r->cfg.seed, step, T, c->seq_len, r->q.tok, r->labels);
+        memcpy(r->ref.tok, r->q.tok, T * c->seq_len * sizeof *r->q.tok);
+    } else if (is_lm(r)) {
         for (size_t b = 0; b < T; b++) {
             uint32_t *h = r->hist + b * c->ctx;
             memcpy(r->q.tok + b * c->ctx, h, c->ctx * sizeof *h);
@@ -482,10 +497,29 @@ static double batch_loss(nvfp4_run *r, const float *y, size_t T, const uint32_t 
     return nvfp4_mse_loss(y, tgt, T, r->cfg.model.d_out, dy);
 }
 
+/* The GPT's held-out loss: every held-out sequence, batch by batch (labels
+ * in r->labels, free until make_batch). */
+static nvfp4_status eval_loss_gpt(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
+{
+    size_t B = r->cfg.batch, S = r->cfg.model.seq_len, ne = st_seqdata_n_eval(r->seq);
+    double tot = 0.0;
+    for (size_t e = 0; e < ne; e += B) {
+        size_t n = ne - e < B ? ne - e : B;
+        for (size_t i = 0; i < n; i++) st_seqdata_eval(r->seq, e + i, S, m->tok + i * S, r->labels + i * S);
+        float *y;
+        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, n * S, NULL, &y, err);
+        if (s != NVFP4_OK) return s;
+        tot += nvfp4_ce_loss(y, r->labels, n * S, r->cfg.model.vocab, NULL) * (double)n;
+    }
+    *out = tot / (double)ne;
+    return NVFP4_OK;
+}
+
 static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
     size_t T = r->cfg.batch;
+    if (is_gpt(r)) return eval_loss_gpt(r, m, shadow, out, err);
     double tot = 0.0;
     for (size_t e = 0; e < EVAL_N; e += T) {
         size_t n = EVAL_N - e < T ? EVAL_N - e : T;
@@ -536,12 +570,50 @@ void nvfp4_train_cfg_init(nvfp4_train_cfg *t)
     t->diverge_factor = 10.0f;
 }
 
+void st_sq_cfg_hp(const nvfp4_recipe_cfg *r, nvfp4_sq_cfg *c)
+{
+    nvfp4_sq_cfg_fp32(c);
+    c->format = r->hp == NVFP4_SQ_BF16 ? NVFP4_SQ_BF16 : NVFP4_SQ_FP32;
+}
+
+void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t)
+{
+    nvfp4_train_cfg_init(t);
+    nvfp4_model_cfg *m = &t->model;
+    m->arch = NVFP4_ARCH_GPT;
+    m->vocab = 256;
+    m->d_out = 256;
+    m->seq_len = 64;
+    m->d_model = 128;
+    m->n_heads = 4;
+    m->d_hidden = 512;
+    m->n_blocks = 2;
+    m->norm = NVFP4_NORM_LAYER;
+    m->loss = NVFP4_LOSS_CE;
+    m->act = NVFP4_ACT_GELU;
+    m->d_in = 0;
+    t->data = NVFP4_DATA_FORTUNES;
+    t->batch = 8;
+    t->lr = 1e-3f;
+    t->lr_min_frac = 0.1f;
+    t->warmup_frac = 0.02f;
+    t->beta1 = 0.9f;
+    t->beta2 = 0.95f;
+    t->weight_decay = 0.1f;
+    t->grad_clip = 1.0f;
+    t->log_every = 0;
+    nvfp4_recipe_cfg_paper(&t->recipe);
+    t->recipe.first_hp = 0; /* GPT: counted in blocks; the head stays high precision */
+    t->recipe.last_hp = 0;
+}
+
 void nvfp4_recipe_cfg_fp32(nvfp4_recipe_cfg *r)
 {
     for (int g = 0; g < 3; g++)
         for (int o = 0; o < 2; o++) nvfp4_sq_cfg_fp32(&r->q[g][o]);
     r->first_hp = 0;
     r->last_hp = 0;
+    r->hp = NVFP4_SQ_FP32;
 }
 
 void nvfp4_recipe_cfg_paper(nvfp4_recipe_cfg *r)
@@ -556,6 +628,7 @@ void nvfp4_recipe_cfg_paper(nvfp4_recipe_cfg *r)
     r->q[NVFP4_GEMM_WGRAD][1].rht = 16;
     r->first_hp = 1;
     r->last_hp = 1;
+    r->hp = NVFP4_SQ_FP32;
 }
 
 void nvfp4_recipe_cfg_mxfp4(nvfp4_recipe_cfg *r)
@@ -575,6 +648,14 @@ void nvfp4_recipe_cfg_mxfp4(nvfp4_recipe_cfg *r)
 static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 {
     const nvfp4_model_cfg *m = &c->model;
+    if (m->arch == NVFP4_ARCH_GPT) {
+        const char *why = gpt_cfg_check(m);
+        if (why || !c->batch || !c->steps) {
+            nvfp4_error_set(err, NVFP4_EINVAL, "%s", why ? why : "train config: batch and steps must be > 0");
+            return false;
+        }
+        return true;
+    }
     if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > MAXLIN) {
         nvfp4_error_set(err, NVFP4_EINVAL, "train config: batch, steps, d_model, d_out must be > 0, n_blocks <= 31");
         return false;
@@ -603,6 +684,7 @@ static void run_free_parts(nvfp4_run *r)
     free(r->eval_lab);
     free(r->labels);
     free(r->targets);
+    st_seqdata_free(r->seq);
     free(r->logs);
     free(r->diags);
 }
@@ -622,12 +704,19 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
     if (!r) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     r->cfg = *cfg;
     const nvfp4_model_cfg *c = &cfg->model;
-    size_t T = cfg->batch;
+    size_t T = cfg->batch, rows = batch_rows(r);
     bool ok = model_alloc(&r->q, c, T) && model_alloc(&r->ref, c, T);
-    r->labels = calloc(T, sizeof *r->labels);
-    r->targets = fa(T * c->d_out);
+    r->labels = calloc(rows, sizeof *r->labels);
+    r->targets = fa(is_gpt(r) ? 1 : T * c->d_out);
     ok = ok && r->labels && r->targets;
-    if (ok && c->vocab) {
+    if (ok && is_gpt(r)) {
+        nvfp4_status s = st_seqdata_create(cfg, &r->seq, err);
+        if (s != NVFP4_OK) {
+            nvfp4_run_free(r);
+            return s;
+        }
+        r->entropy = st_seqdata_entropy(r->seq);
+    } else if (ok && c->vocab) {
         size_t V = c->vocab;
         r->P = malloc(V * V * V * sizeof *r->P);
         r->hist = calloc(T * c->ctx, sizeof *r->hist);
@@ -693,7 +782,7 @@ static double drift(const nvfp4_run *r)
 
 static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
-    size_t step = r->step, T = r->cfg.batch;
+    size_t step = r->step, T = batch_rows(r);
     bool log = (step % (r->cfg.log_every ? r->cfg.log_every : 1) == 0) || step + 1 == r->cfg.steps;
     lin_diag dg[MAXLIN];
     memset(dg, 0, sizeof dg);
@@ -723,6 +812,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
         s = model_backward(m, &r->cfg, k == 1, step, T, gy, (log && !k) ? dg : NULL, err);
         free(gy);
         if (s != NVFP4_OK) return s;
+        clip_gradient(m, r->cfg.grad_clip);
         model_update(m, &r->cfg, step, lr);
         *(k ? &r->ref_sec : &r->q_sec) += mono_s() - t0;
     }

@@ -1,0 +1,92 @@
+/* gpt.h - the lab's decoder-only transformer (gpt.c) and its sequence data
+ * (seqdata.c), shared with train.c and the tests (not public).
+ *
+ * Parameters live in one flat array the caller owns (train.c's p, g, m, v),
+ * laid out by gpt_alloc; gpt keeps the activations of one batch of B
+ * sequences of S tokens (T = B*S rows) for the backward pass.
+ */
+#ifndef NVFP4_STUDY_GPT_H
+#define NVFP4_STUDY_GPT_H
+
+#include "nvfp4/study.h"
+#include "study/train_internal.h"
+
+/* Linears per block, in this order inside block b (index 4*b + j); the head
+ * is linear 4*n_blocks. */
+enum { GPT_LIN_QKV = 0, GPT_LIN_PROJ = 1, GPT_LIN_FC1 = 2, GPT_LIN_FC2 = 3, GPT_LIN_PER_BLOCK = 4 };
+
+typedef struct {
+    size_t g, b; /* gain and (LayerNorm) bias offsets; b unused for RMSNorm */
+} gpt_norm_off;
+
+typedef struct {
+    gpt_norm_off n1, n2;
+    size_t wqkv, wproj, wfc1, wfc2;
+} gpt_block_off;
+
+typedef struct gpt {
+    nvfp4_model_cfg mc;
+    size_t V, S, D, H, F, L, B, T; /* vocab, seq, d_model, heads, d_ff, blocks, sequences, rows */
+    size_t np, nlin;
+    size_t wte, wpe, head;         /* head == wte when tied */
+    gpt_block_off *blk;
+    gpt_norm_off nf;
+    /* per block activations (T rows unless noted) */
+    float **x_in, **n1, **mu1, **rs1, **qkv, **P /* B*H*S*S */, **att, **x_mid, **n2, **mu2, **rs2, **u, **a;
+    float *x_out, *nfo, *muf, *rsf, *logits;
+    /* backward scratch */
+    float *dx, *dn, *dqkv, *datt, *du, *da, *dP /* B*H*S*S */, *dwtmp;
+} gpt;
+
+/* Lays out the parameters and allocates the activations for B sequences.
+ * false: out of memory or a config gpt_cfg_check refuses. */
+bool gpt_alloc(gpt *g, const nvfp4_model_cfg *mc, size_t B);
+void gpt_free(gpt *g);
+/* NULL when the model config is a valid GPT, else the reason. */
+const char *gpt_cfg_check(const nvfp4_model_cfg *mc);
+/* GPT-2 init: N(0, 0.02 * scale) for embeddings and linears, the residual
+ * projections (attention output, FC2) divided by sqrt(2 * n_blocks); norm
+ * gains 1, biases 0. Keyed by (seed, stream0 + tensor). */
+void gpt_init_params(const gpt *g, float *p, uint64_t seed, uint64_t stream0, float scale);
+
+/* Which config each GEMM operand of linear `lin` gets: the recipe's, or the
+ * high-precision config for the FP32 shadow, the head, the first/last
+ * recipe.first_hp / last_hp BLOCKS, and passes past a switch step. */
+void gpt_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t n_blocks, size_t lin, size_t step,
+                 nvfp4_sq_cfg q[3][2]);
+
+/* Forward of B' <= B sequences (tok: B'*S tokens): logits [B'*S x V] in
+ * g->logits. dg: per-linear diagnostics (nlin entries) or NULL. */
+nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nseq, const nvfp4_train_cfg *tc,
+                         bool shadow, size_t step, lin_diag *dg, nvfp4_error *err);
+/* Backward of the last forward (all B sequences) from dlogits [T x V]:
+ * writes (not accumulates) every gradient into grad (np floats). */
+nvfp4_status gpt_backward(gpt *g, const float *p, const uint32_t *tok, const float *dlogits,
+                          const nvfp4_train_cfg *tc, bool shadow, size_t step, lin_diag *dg, float *grad,
+                          nvfp4_error *err);
+
+/* ---- sequence data (seqdata.c) ------------------------------------------------ */
+typedef struct st_seqdata st_seqdata;
+/* The data set of cfg->data: the fortunes corpus (byte tokens, V = 256) or
+ * the order-2 Markov source (V = cfg->model.vocab). NVFP4_EIO naming the
+ * package when the corpus is not installed. */
+nvfp4_status st_seqdata_create(const nvfp4_train_cfg *cfg, st_seqdata **out, nvfp4_error *err);
+void st_seqdata_free(st_seqdata *d);
+/* Training batch of step: nseq sequences of S inputs and S labels (the
+ * next tokens), the same for any thread count. */
+void st_seqdata_batch(const st_seqdata *d, uint64_t seed, size_t step, size_t nseq, size_t S, uint32_t *tok,
+                      uint32_t *lab);
+/* Held-out sequence i (< st_seqdata_n_eval): S inputs and labels. */
+size_t st_seqdata_n_eval(const st_seqdata *d);
+void st_seqdata_eval(const st_seqdata *d, size_t i, size_t S, uint32_t *tok, uint32_t *lab);
+/* Entropy rate (nats/token) of the Markov source, 0 for text. */
+double st_seqdata_entropy(const st_seqdata *d);
+/* Training and held-out bytes of the corpus (0 for Markov). */
+void st_seqdata_sizes(const st_seqdata *d, size_t *train, size_t *heldout);
+
+/* The order-2 Markov source: P [V*V][V] (Dirichlet(0.1) rows keyed by the
+ * seed) and its entropy rate under the stationary pair distribution. */
+void st_markov_build(uint64_t seed, size_t V, double *P, double *entropy);
+uint32_t st_markov_next(const double *P, size_t V, uint32_t a, uint32_t b, double u);
+
+#endif
