@@ -320,3 +320,128 @@ int cli_figure_value(const char *cmd, const char *file, float x, const char *for
             nb.saturates ? ", keyentry with boxes fs solid 1.0 fc rgb '" COL_SAT "' title 'saturation'" : "");
     return cli_plot_finish(cmd, &p);
 }
+
+/* ---- explain-block --plot ----------------------------------------------- */
+
+int cli_figure_block(const char *cmd, const char *file, const nvfp4_trace_block *t)
+{
+    cli_plot p;
+    int rc = cli_plot_begin(cmd, file, 1100, 1000, &p);
+    if (rc) return rc;
+    FILE *gp = p.script, *d = cli_plot_data(&p, "block.dat");
+    if (!d) {
+        cli_plot_abort(&p);
+        return cli_fail(cmd, "--plot: cannot write the data");
+    }
+    char a[32], b[32], c[32], e[32];
+    double maxerr = 0.0, sse = 0.0;
+    size_t amax_i = 0;
+    for (size_t i = 0; i < t->block_len; i++) {
+        const nvfp4_trace_elem *el = &t->elem[i];
+        double err = (double)el->dequant - (double)el->x;
+        if (isfinite(err)) {
+            sse += err * err;
+            if (fabs(err) > maxerr) maxerr = fabs(err);
+        }
+        if (fabsf(el->x) > fabsf(t->elem[amax_i].x)) amax_i = i;
+        /* i x y code value dequant error "code label" "error label" */
+        fprintf(d, "%zu %.9g %.9g %u %.9g %.9g %.9g \"0x%X\" \"%s\"\n", i, (double)el->x, (double)el->scaled, el->code,
+                (double)el->value, (double)el->dequant, isfinite(err) ? err : 0.0, el->code,
+                isfinite(err) ? nvfp4_format_f64_digits(err, 3, e, sizeof e) : "-");
+    }
+    fclose(d);
+    double n = (double)t->block_len;
+    fprintf(gp, "set multiplot layout 3,1 title \"block %zu of row %zu, recipe %s: block amax %s, E4M3 scale 0x%02X = %s, "
+                "encode factor %s\" font 'Sans,13'\n",
+            t->block_index, t->row, nvfp4_recipe_get_info(t->recipe)->name, f32(a, sizeof a, t->block_amax), t->scale,
+            f32(b, sizeof b, t->scale_value), f32(c, sizeof c, t->factor));
+    fprintf(gp, "set xrange [-0.7:%g]\nset xtics 0,1,%g nomirror\nset grid ytics lc rgb '#dddddd'\n"
+                "set key top right font 'Sans,9' box opaque\nset style fill solid 0.8\n",
+            n - 0.3, n - 1);
+    /* 1: the inputs */
+    fprintf(gp, "set title \"1. the %zu inputs x (the largest |x|, element %zu, sets the block scale)\"\n"
+                "set ylabel 'x'\nset xlabel 'element of the block'\n"
+                "plot 'block.dat' using 1:2 with impulses lw 3 lc rgb '%s' title 'x', "
+                "'' using ($1 == %zu ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb '%s' title 'block amax'\n",
+            t->block_len, amax_i, COL_POINT, amax_i, COL_TIE);
+    /* 2: scaled values on the E2M1 grid */
+    fprintf(gp, "set title \"2. scaled y = x * factor on the E2M1 grid (lines): the arrow goes to the value the code "
+                "stands for\"\nset ylabel 'y'\nset yrange [-6.8:6.8]\nunset grid\n"
+                "set ytics ('-6' -6, '-4' -4, '-3' -3, '-2' -2, '' -1.5, '-1' -1, '' -0.5, '0' 0, '' 0.5, '1' 1, "
+                "'' 1.5, '2' 2, '3' 3, '4' 4, '6' 6)\n");
+    static const double grid[] = {0.5, 1, 1.5, 2, 3, 4, 6};
+    for (int s = -1; s <= 1; s += 2)
+        for (int k = 0; k < 7; k++)
+            fprintf(gp, "set arrow from graph 0, first %g to graph 1, first %g nohead lc rgb '#bbbbbb' lw 1 back\n",
+                    s * grid[k], s * grid[k]);
+    fprintf(gp, "set arrow from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#888888' lw 1 back\n");
+    fprintf(gp, "plot 'block.dat' using 1:3 with points pt 6 ps 1.6 lw 2 lc rgb '#6aa84f' title 'y (scaled input)', "
+                "'' using 1:3:(0):($5-$3) with vectors head size 0.08,25 lw 1.5 lc rgb '#444444' notitle, "
+                "'' using 1:5 with points pt 7 ps 1.3 lc rgb '%s' title 'E2M1 value of the code', "
+                "'' using ($1+0.28):5:8 with labels font 'Sans,8' tc rgb '#333333' notitle\n",
+            COL_POINT);
+    fprintf(gp, "unset arrow\nset yrange [*:*]\nset ytics auto\nset grid ytics lc rgb '#dddddd'\n");
+    /* 3: dequantized values and errors */
+    fprintf(gp, "set title \"3. dequantized = value * D (D = %s) against x; red: the error dequant - x (max |error| %s, "
+                "rms %s)\"\nset ylabel 'value'\n",
+            f32(a, sizeof a, t->dequant_scale), nvfp4_format_f64_digits(maxerr, 3, b, sizeof b),
+            nvfp4_format_f64_digits(sqrt(sse / n), 3, c, sizeof c));
+    fprintf(gp, "plot 'block.dat' using 1:2 with points pt 6 ps 1.6 lw 2 lc rgb '%s' title 'x', "
+                "'' using 1:6 with points pt 7 ps 1.2 lc rgb '%s' title 'dequantized', "
+                "'' using 1:2:(0):7 with vectors nohead lw 3 lc rgb '%s' title 'error', "
+                "'' using 1:($2 > $6 ? $2 : $6):9 with labels offset 0,0.9 font 'Sans,8' tc rgb '%s' notitle\n"
+                "unset multiplot\n",
+            COL_POINT, "#6aa84f", COL_TIE, COL_TIE);
+    return cli_plot_finish(cmd, &p);
+}
+
+/* ---- explain-block --rht --plot ----------------------------------------- */
+
+int cli_figure_rht(const char *cmd, const char *file, const float *x, const float *y, const float *deq_plain,
+                   const float *deq_rht, size_t n)
+{
+    cli_plot p;
+    int rc = cli_plot_begin(cmd, file, 1100, 760, &p);
+    if (rc) return rc;
+    FILE *gp = p.script, *d = cli_plot_data(&p, "rht.dat");
+    if (!d) {
+        cli_plot_abort(&p);
+        return cli_fail(cmd, "--plot: cannot write the data");
+    }
+    double ax = 0, ay = 0, sx = 0, sy = 0, e1 = 0, e2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        fprintf(d, "%zu %.9g %.9g %.9g %.9g\n", i, (double)x[i], (double)y[i], (double)deq_plain[i] - x[i],
+                (double)deq_rht[i] - x[i]);
+        ax = fmax(ax, fabs((double)x[i]));
+        ay = fmax(ay, fabs((double)y[i]));
+        sx += (double)x[i] * x[i];
+        sy += (double)y[i] * y[i];
+        e1 += ((double)deq_plain[i] - x[i]) * ((double)deq_plain[i] - x[i]);
+        e2 += ((double)deq_rht[i] - x[i]) * ((double)deq_rht[i] - x[i]);
+    }
+    fclose(d);
+    double nn = (double)n;
+    char a[32], b[32], c[32], e[32], g[32], h[32];
+    fprintf(gp, "set multiplot layout 2,1 title \"the random Hadamard transform y = x H diag(s) / 4 of one block keeps the "
+                "sum of squares and spreads an outlier over all %zu elements\" font 'Sans,12'\n",
+            n);
+    fprintf(gp, "set xrange [-0.7:%g]\nset xtics 0,1,%zu nomirror\nset grid ytics lc rgb '#dddddd'\n"
+                "set key top right font 'Sans,9' box opaque\nset style fill solid 0.8\nset boxwidth 0.38\n",
+            (double)n - 0.3, n - 1);
+    fprintf(gp, "set title \"before: amax %s, rms %s (amax/rms %s)      after: amax %s, rms %s (amax/rms %s)\"\n"
+                "set xlabel 'element'\nset ylabel 'value'\n"
+                "plot 'rht.dat' using ($1-0.2):2 with boxes lc rgb '%s' title 'x (before)', "
+                "'' using ($1+0.2):3 with boxes lc rgb '#e69138' title 'y = RHT(x) (after)'\n",
+            nvfp4_format_f64_digits(ax, 3, a, sizeof a), nvfp4_format_f64_digits(sqrt(sx / nn), 3, b, sizeof b),
+            nvfp4_format_f64_digits(ax / sqrt(sx / nn), 3, c, sizeof c), nvfp4_format_f64_digits(ay, 3, e, sizeof e),
+            nvfp4_format_f64_digits(sqrt(sy / nn), 3, g, sizeof g),
+            nvfp4_format_f64_digits(ay / sqrt(sy / nn), 3, h, sizeof h), COL_POINT);
+    fprintf(gp, "set title \"error of each element in the original domain: quantize x (rms %s) or quantize y and "
+                "transform back (rms %s)\"\nset ylabel 'dequantized - x'\n"
+                "plot 'rht.dat' using ($1-0.2):4 with boxes lc rgb '%s' title 'NVFP4 of x', "
+                "'' using ($1+0.2):5 with boxes lc rgb '#e69138' title 'NVFP4 of y, then the inverse RHT'\n"
+                "unset multiplot\n",
+            nvfp4_format_f64_digits(sqrt(e1 / nn), 3, a, sizeof a), nvfp4_format_f64_digits(sqrt(e2 / nn), 3, b, sizeof b),
+            COL_POINT);
+    return cli_plot_finish(cmd, &p);
+}
