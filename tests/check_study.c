@@ -220,6 +220,86 @@ START_TEST(fakequant_equals_te_recipe)
 }
 END_TEST
 
+/* Wgrad's operand dY^T under the paper's config (1x16, SR, RHT-16), handed
+ * in as dY itself: the bytes of the library's own columnwise output of dY
+ * (nvfp4_quantize with RHT, TE signs, the SR counters of the operand's
+ * orientation at base 4*step), dequantized. */
+START_TEST(wgrad_operand_equals_library_columnwise)
+{
+    enum { T = 48, O = 32 };
+    float dy[T * O], a[T * O], b[T * O];
+    for (int i = 0; i < T * O; i++) dy[i] = (float)(rnd((uint64_t)(8100 + i)) * (i % 17 == 0 ? 25 : 1));
+    nvfp4_sq_cfg c;
+    ck_assert(nvfp4_sq_cfg_parse("nvfp4/1x16/sr/rht16", &c));
+    nvfp4_sq_key key = {9, 6, 3, NVFP4_GEMM_WGRAD, 0};
+    nvfp4_error err;
+    ck_assert_int_eq(st_fakequant_t(&c, dy, T, O, &key, a, NULL, &err), NVFP4_OK); /* [O x T] */
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rounding = NVFP4_SR;
+    o.rowwise = false;
+    o.columnwise = true;
+    o.rht = true;
+    o.rht_signs = NVFP4_RHT_SIGNS_TE;
+    o.seed = sq_derive(9, 3, NVFP4_GEMM_WGRAD, 0, 0x53525354u);
+    o.offset = 4 * 6 - 1; /* the library counts columnwise from offset + 1 */
+    nvfp4_quantized q;
+    ck_assert_int_eq(nvfp4_quantize(dy, NVFP4_DTYPE_F32, T, O, &o, &q, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_dequantize(&q, true, b, &err), NVFP4_OK);
+    nvfp4_quantized_free(&q);
+    ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+}
+END_TEST
+
+/* MXFP8 operands are the library's recipe mxfp8, rowwise and columnwise. */
+START_TEST(mxfp8_equals_library)
+{
+    enum { R = 16, K = 64 };
+    float x[R * K], xt[R * K], a[R * K], b[R * K], c2[R * K];
+    for (int i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(8300 + i)) * (i % 7 == 0 ? 100 : 1));
+    for (int r = 0; r < R; r++)
+        for (int k = 0; k < K; k++) xt[k * R + r] = x[r * K + k];
+    nvfp4_sq_cfg c;
+    ck_assert(nvfp4_sq_cfg_parse("mxfp8", &c));
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, NULL, a, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(st_fakequant_t(&c, xt, K, R, NULL, c2, NULL, &err), NVFP4_OK);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = "mxfp8";
+    nvfp4_quantized q;
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, R, K, &o, &q, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, b, &err), NVFP4_OK);
+    nvfp4_quantized_free(&q);
+    ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+    ck_assert_int_eq(memcmp(a, c2, sizeof a), 0);
+    ck_assert(memcmp(a, x, sizeof a) != 0); /* it did round */
+}
+END_TEST
+
+/* FP8 with current scaling, by hand: amax 2 gives scale 224; 0.3 * 224 =
+ * 67.2 lies between the E4M3 values 64 and 72 and rounds to 64, so it
+ * comes back as 64/224; 0.5, -1 and 2 map to 112, -224 and 448, exact. An
+ * all-zero tensor (scale 1) stays zero. */
+START_TEST(fp8_current_scaling_by_hand)
+{
+    float x[4] = {0.5f, -1.0f, 0.3f, 2.0f}, y[4], z[4] = {0, 0, 0, 0}, w[4];
+    nvfp4_sq_cfg c;
+    ck_assert(nvfp4_sq_cfg_parse("fp8", &c));
+    ck_assert_int_eq(c.format, NVFP4_SQ_FP8);
+    ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, 1, 4, NULL, y, NULL, NULL), NVFP4_OK);
+    ck_assert_float_eq(y[0], 0.5f);
+    ck_assert_float_eq(y[1], -1.0f);
+    ck_assert_float_eq(y[2], 64.0f * (1.0f / 224.0f));
+    ck_assert_float_eq(y[3], 2.0f);
+    ck_assert_int_eq(nvfp4_sq_fakequant(&c, z, 1, 4, NULL, w, NULL, NULL), NVFP4_OK);
+    ck_assert_int_eq(memcmp(w, z, sizeof z), 0);
+    char buf[64];
+    nvfp4_sq_cfg_describe(&c, buf, sizeof buf);
+    ck_assert_str_eq(buf, "fp8");
+}
+END_TEST
+
 /* An operand handed in transposed (Wgrad's dY and X, Dgrad's W) gives the
  * bytes and counts of the operand itself, on every path: the library's
  * rowwise and columnwise outputs (SR counters included), its columnwise
@@ -522,6 +602,9 @@ static Suite *suite(void)
     tcase_add_test(t, linear_grads);
     tcase_add_test(t, fakequant_equals_te_recipe);
     tcase_add_test(t, fakequant_transposed_input_same_bytes);
+    tcase_add_test(t, wgrad_operand_equals_library_columnwise);
+    tcase_add_test(t, mxfp8_equals_library);
+    tcase_add_test(t, fp8_current_scaling_by_hand);
     tcase_add_test(t, fakequant_counts);
     tcase_add_test(t, rht_cancels_in_wgrad);
     tcase_add_test(t, cfg_parse_roundtrip);

@@ -24,7 +24,10 @@ typedef enum {
     NVFP4_SQ_FP32 = 0,  /* no quantization (the high-precision path) */
     NVFP4_SQ_BF16 = 1,  /* every element rounded to bf16 (RN) */
     NVFP4_SQ_NVFP4 = 2, /* E2M1 + block scale + (E4M3 scales) fp32 global amax */
-    NVFP4_SQ_MXFP4 = 3  /* E2M1 + UE8M0 block scale, no global scale */
+    NVFP4_SQ_MXFP4 = 3, /* E2M1 + UE8M0 block scale, no global scale */
+    NVFP4_SQ_FP8 = 4,   /* E4M3 with one fp32 scale per tensor from its current amax (TE's
+                           Float8CurrentScaling: scale = 448 / amax), RN, saturating */
+    NVFP4_SQ_MXFP8 = 5  /* E4M3 + UE8M0 scale per 1x32 block: the library's recipe mxfp8, RN */
 } nvfp4_sq_format;
 
 typedef enum {

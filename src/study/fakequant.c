@@ -33,6 +33,7 @@
 #include "nvfp4/study.h"
 
 #include "core/bf16.h"
+#include "core/e4m3.h"
 #include "core/e2m1.h"
 #include "core/hadamard.h"
 #include "core/recipe.h"
@@ -69,8 +70,9 @@ static const char *const scale_names[] = {"e4m3", "e4m3-up", "fp32-scale", "ue8m
 
 void nvfp4_sq_cfg_describe(const nvfp4_sq_cfg *c, char *buf, size_t n)
 {
-    if (c->format == NVFP4_SQ_FP32 || c->format == NVFP4_SQ_BF16) {
-        snprintf(buf, n, "%s", c->format == NVFP4_SQ_FP32 ? "fp32" : "bf16");
+    static const char *const plain[] = {"fp32", "bf16", NULL, NULL, "fp8", "mxfp8"};
+    if (c->format != NVFP4_SQ_NVFP4 && c->format != NVFP4_SQ_MXFP4) {
+        snprintf(buf, n, "%s", plain[c->format]);
         return;
     }
     char rht[32] = "";
@@ -97,7 +99,11 @@ bool nvfp4_sq_cfg_parse(const char *s, nvfp4_sq_cfg *c)
         if (first) {
             if (!strcmp(t, "fp32")) c->format = NVFP4_SQ_FP32;
             else if (!strcmp(t, "bf16")) c->format = NVFP4_SQ_BF16;
-            else if (!strcmp(t, "nvfp4")) nvfp4_sq_cfg_nvfp4(c);
+            else if (!strcmp(t, "fp8")) c->format = NVFP4_SQ_FP8;
+            else if (!strcmp(t, "mxfp8")) {
+                c->format = NVFP4_SQ_MXFP8;
+                c->block = NVFP4_BLOCK_1X32;
+            }            else if (!strcmp(t, "nvfp4")) nvfp4_sq_cfg_nvfp4(c);
             else if (!strcmp(t, "mxfp4")) nvfp4_sq_cfg_mxfp4(c);
             else return false;
             continue;
@@ -256,6 +262,12 @@ static fq_route fq_route_of(const nvfp4_sq_cfg *c)
     r.block = sq_block_resolved(c);
     r.block_len = r.block == NVFP4_BLOCK_1X32 ? 32 : 16;
     r.chain = r.rule == NVFP4_SS_UE8M0_FLOOR ? floor_ : (r.rule == NVFP4_SS_UE8M0_CEIL ? rceil : te);
+    if (c->format == NVFP4_SQ_MXFP8) {
+        r.recipe = "mxfp8";
+        r.block = NVFP4_BLOCK_1X32;
+        r.block_len = 32;
+        return r;
+    }
     if (c->format != NVFP4_SQ_NVFP4 && c->format != NVFP4_SQ_MXFP4) return r;
     if (!c->prescale34) {
         if (r.rule == NVFP4_SS_E4M3 && r.block != NVFP4_BLOCK_1X32) r.recipe = "te";
@@ -352,7 +364,7 @@ static nvfp4_status fq_library_t(const fq_route *rt, const nvfp4_sq_cfg *c, cons
     nvfp4_quantized q;
     memset(&q, 0, sizeof q);
     nvfp4_status s = fq_library(rt, c, xt, k, rows, true, key, out, &q, err);
-    if (s == NVFP4_OK && st) {
+    if (s == NVFP4_OK && st && c->format != NVFP4_SQ_MXFP8) { /* counts: the E2M1 formats only */
         float *src = fq_scratch(FQ_SLOT_SRC, rows * k, err);
         if (!src) s = NVFP4_ENOMEM;
         if (s == NVFP4_OK) fq_transpose(xt, k, rows, src);
@@ -492,6 +504,23 @@ static void fq_core(const fq_route *rt, const nvfp4_sq_cfg *c, const float *x, s
     else fq_core_rows_1d(&q, x, rows, k, out, st);
 }
 
+/* FP8 E4M3 with per-tensor current scaling, as TransformerEngine's
+ * Float8CurrentScaling: scale = 448 / amax (1 when amax is 0 or not
+ * finite, FLT_MAX when the quotient overflows; compute_scale_from_amax in
+ * transformer_engine/common/recipe/recipe_common.cuh), the element
+ * x * scale cast to E4M3 RN with saturation (src/core/e4m3.h), dequantized
+ * by the fp32 scale_inv = 1 / scale. */
+static void fq_fp8_tensor(const float *x, size_t n, float *out)
+{
+    float amax = nvfp4_amax_f32(x, n), scale = 1.0f;
+    if (amax > 0.0f && isfinite(amax)) {
+        scale = NVFP4_E4M3_MAX / amax;
+        if (isinf(scale)) scale = FLT_MAX;
+    }
+    float inv = 1.0f / scale;
+    for (size_t i = 0; i < n; i++) out[i] = nvfp4_core_e4m3_decode(nvfp4_core_e4m3_encode(x[i] * scale, 1)) * inv;
+}
+
 /* The transform runs in whole groups along the reduction axis. */
 static nvfp4_status fq_rht_check(const nvfp4_sq_cfg *c, size_t k, nvfp4_error *err)
 {
@@ -538,6 +567,10 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
         for (size_t i = 0; i < n; i++) out[i] = nvfp4_core_round_bf16(src[i]);
         return NVFP4_OK;
     }
+    if (c->format == NVFP4_SQ_FP8) {
+        fq_fp8_tensor(src, n, out);
+        return NVFP4_OK;
+    }
     nvfp4_sq_stats local = {0, 0, 0};
     nvfp4_sq_stats *st = stats ? stats : &local;
     if (!rt.recipe) {
@@ -547,7 +580,7 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
     nvfp4_quantized q;
     memset(&q, 0, sizeof q);
     s = fq_library(&rt, c, src, rows, k, false, key, out, &q, err);
-    if (s == NVFP4_OK && stats) fq_count_library(&rt, &q.row, src, out, rows, k, stats);
+    if (s == NVFP4_OK && stats && c->format != NVFP4_SQ_MXFP8) fq_count_library(&rt, &q.row, src, out, rows, k, stats);
     if (s == NVFP4_OK || q.has_row || q.has_col) nvfp4_quantized_free(&q);
     return s;
 }
