@@ -1,6 +1,7 @@
 /* cmd_study.c - `nvfp4 study list | run NAME | plot DIR | merge OUT DIR...`:
  * the error-accumulation laboratory (docs/studies.md). */
 #include <dirent.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +13,15 @@ static void usage(FILE *f)
 {
     fputs("usage: nvfp4 study list\n"
           "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 2)] [--quiet]\n"
+          "       nvfp4 study bench [--json] [--steps N (default 20)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
           "Runs a built-in study (see `nvfp4 study list`), writing runs.csv, layers.csv, summary.json and PNG\n"
           "plots (when gnuplot is installed) into DIR (default: study-out/NAME). --steps sets the training\n"
           "steps (S0: the repetition count); --shard i/n runs every n-th job starting at i (0-based), for\n"
-          "job arrays; `merge` combines shard folders and recomputes the summary. docs/studies.md.\n",
+          "job arrays; `merge` combines shard folders and recomputes the summary. `bench` times one training\n"
+          "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
+          "arms in one run, with each step's ratio to the fp32 arm's. docs/studies.md.\n",
           f);
 }
 
@@ -55,23 +59,24 @@ static const nvfp4_study *find_study(const char *name)
     return NULL;
 }
 
-/* "summary.json, runs.csv, 3 PNG plots": what the run left in dir. */
+/* "summary.json, 6 CSV files, 4 PNG plots": what the run left in dir. */
 static void list_outputs(const char *dir, char *buf, size_t n)
 {
-    static const char *const files[] = {"summary.json", "runs.csv", "layers.csv"};
-    size_t used = 0, png = 0;
+    size_t png = 0, csv = 0, used = 0;
+    bool summary = false;
     buf[0] = '\0';
     DIR *d = opendir(dir);
     if (!d) return;
-    bool have[3] = {false, false, false};
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t len = strlen(e->d_name);
         if (len > 4 && strcmp(e->d_name + len - 4, ".png") == 0) png++;
-        for (size_t i = 0; i < 3; i++) have[i] |= strcmp(e->d_name, files[i]) == 0;
+        if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0) csv++;
+        summary |= strcmp(e->d_name, "summary.json") == 0;
     }
     closedir(d);
-    for (size_t i = 0; i < 3 && used < n; i++)
-        if (have[i]) used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", files[i]);
+    if (summary) used += (size_t)snprintf(buf, n, "summary.json");
+    if (csv && used < n)
+        used += (size_t)snprintf(buf + used, n - used, "%s%zu CSV file%s", used ? ", " : "", csv, csv == 1 ? "" : "s");
     if (png && used < n) snprintf(buf + used, n - used, "%s%zu PNG plot%s", used ? ", " : "", png, png == 1 ? "" : "s");
 }
 
@@ -122,6 +127,122 @@ static int cmd_run(int argc, char **argv)
     return NVFP4_EXIT_OK;
 }
 
+/* ---- bench ---------------------------------------------------------------------- */
+typedef struct {
+    const char *name;
+    const char *operand; /* every operand of every quantized linear; NULL: the paper's recipe */
+} bench_arm;
+
+static const bench_arm bench_arms[] = {
+    {"fp32", "fp32"}, {"bf16", "bf16"}, {"fp8", "fp8"}, {"mxfp8", "mxfp8"}, {"nvfp4", NULL}};
+
+/* ms per step of the quantized model and of its FP32 shadow, over `steps`
+ * plain steps: step 0 and the last step evaluate and take diagnostics, so
+ * the timing window leaves them (and one warm-up step) out. */
+static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double *ms_ref, size_t *params,
+                          nvfp4_error *err)
+{
+    nvfp4_train_cfg c;
+    nvfp4_train_cfg_gpt(&c);
+    c.steps = steps + 3;
+    c.log_every = c.steps;
+    if (a->operand) {
+        nvfp4_sq_cfg q;
+        if (!nvfp4_sq_cfg_parse(a->operand, &q)) return false;
+        for (int g = 0; g < 3; g++)
+            for (int o = 0; o < 2; o++) c.recipe.q[g][o] = q;
+    }
+    nvfp4_run *r = NULL;
+    if (nvfp4_run_create(&c, &r, err) != NVFP4_OK) return false;
+    double q0, r0, q1, r1;
+    bool ok = nvfp4_run_advance(r, 2, err) == NVFP4_OK;
+    nvfp4_run_timing(r, &q0, &r0);
+    ok = ok && nvfp4_run_advance(r, 2 + steps, err) == NVFP4_OK;
+    nvfp4_run_timing(r, &q1, &r1);
+    *ms_q = 1e3 * (q1 - q0) / (double)steps;
+    *ms_ref = 1e3 * (r1 - r0) / (double)steps;
+    *params = nvfp4_run_param_count(r);
+    nvfp4_run_free(r);
+    return ok;
+}
+
+static bool parse_threads(const char *s, int *t, size_t *n)
+{
+    char buf[64];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    *n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        size_t v;
+        if (*n == 8 || !cli_parse_size(tok, &v) || !v || v > 256) return false;
+        t[(*n)++] = (int)v;
+    }
+    return *n > 0;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    bool as_json = false;
+    size_t steps = 20, nt = 2;
+    int threads[8] = {1, 2};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            as_json = true;
+        } else if (!strcmp(a, "--steps") && v) {
+            if (!cli_parse_size(v, &steps) || !steps) return cli_fail("study", "--steps: expected a positive integer, got '%s'", v);
+            i++;
+        } else if (!strcmp(a, "--threads") && v) {
+            if (!parse_threads(v, threads, &nt)) return cli_fail("study", "--threads: expected a list such as 1,2, got '%s'", v);
+            i++;
+        } else {
+            return cli_fail("study", "bench: unknown option or missing value '%s'", a);
+        }
+    }
+    size_t na = sizeof bench_arms / sizeof *bench_arms;
+    json_t *rows = json_array();
+    size_t params = 0;
+    nvfp4_train_cfg c;
+    nvfp4_train_cfg_gpt(&c);
+    for (size_t ti = 0; ti < nt; ti++) {
+        nvfp4_study_set_threads(threads[ti]);
+        double fp32_ms = 0.0;
+        for (size_t k = 0; k < na; k++) {
+            double mq, mr;
+            nvfp4_error err = {NVFP4_OK, ""};
+            if (!bench_arm_run(&bench_arms[k], steps, &mq, &mr, &params, &err)) {
+                json_decref(rows);
+                return cli_fail("study", "bench %s: %s", bench_arms[k].name, err.message);
+            }
+            if (k == 0) fp32_ms = mq;
+            double ratio = fp32_ms > 0 ? mq / fp32_ms : 0.0, shadow = mr > 0 ? mq / mr : 0.0;
+            json_array_append_new(rows, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f}", "arm", bench_arms[k].name, "threads",
+                                                  threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio,
+                                                  "shadow_ms_per_step", mr, "ratio_to_shadow", shadow));
+            if (!as_json)
+                printf("threads %d  %-6s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)\n", threads[ti],
+                       bench_arms[k].name, mq, ratio, mr, shadow);
+        }
+    }
+    if (as_json) {
+        json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "model", "gpt (nvfp4_train_cfg_gpt)", "params",
+                              (json_int_t)params, "d_model", (json_int_t)c.model.d_model, "n_blocks",
+                              (json_int_t)c.model.n_blocks, "seq_len", (json_int_t)c.model.seq_len, "batch",
+                              (json_int_t)c.batch, "vocab", (json_int_t)c.model.vocab, "steps", (json_int_t)steps,
+                              "arms", rows);
+        char *txt = json_dumps(o, JSON_INDENT(2));
+        if (txt) puts(txt);
+        free(txt);
+        json_decref(o);
+    } else {
+        printf("default GPT: %zu parameters, d_model %zu, %zu blocks, %zu tokens x %zu sequences per step; %zu timed steps\n",
+               params, c.model.d_model, c.model.n_blocks, c.model.seq_len, c.batch, steps);
+        json_decref(rows);
+    }
+    return NVFP4_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
     if (argc < 2 || cli_wants_help(argc, argv)) {
@@ -131,6 +252,7 @@ static int run(int argc, char **argv)
     const char *sub = argv[1];
     if (!strcmp(sub, "list")) return cmd_list();
     if (!strcmp(sub, "run")) return cmd_run(argc, argv);
+    if (!strcmp(sub, "bench")) return cmd_bench(argc, argv);
     nvfp4_error err = {NVFP4_OK, ""};
     if (!strcmp(sub, "plot")) {
         if (argc != 3) return cli_fail("study", "plot: expected one folder");
@@ -157,10 +279,10 @@ static int run(int argc, char **argv)
         return rc;
     }
     static const char *const subs[] = {"list", "run", "plot", "merge"};
-    cli_fail("study", "unknown subcommand '%s' (list, run, plot, merge)", sub);
+    cli_fail("study", "unknown subcommand '%s' (list, run, bench, plot, merge)", sub);
     const char *c = cli_closest(sub, subs, 4);
     if (c) fprintf(stderr, "nvfp4: did you mean 'nvfp4 study %s'?\n", c);
     return NVFP4_EXIT_USAGE;
 }
 
-const nvfp4_cli_command nvfp4_cmd_study = {"study", "error-accumulation studies: list, run, plot, merge", run};
+const nvfp4_cli_command nvfp4_cmd_study = {"study", "error-accumulation studies: list, run, bench, plot, merge", run};
