@@ -138,7 +138,7 @@ $(BUILD)/tests/%: tests/%.c $(STUDY_A) $(LIB_A) $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ
 	    $(CHECK_LIBS) $(ORACLE_LIBS) $(LDLIBS_ALL)
 
 ## check: build everything and run the unit suites, CLI tests and Python checks
-check: check-unit check-cli check-py
+check: check-unit check-cli check-py check-python
 
 ## check-unit: run the Check suites (tests/check_*.c)
 check-unit: all $(CHECK_BIN)
