@@ -325,6 +325,9 @@ int cli_figure_value(const char *cmd, const char *file, float x, const char *for
 
 int cli_figure_block(const char *cmd, const char *file, const nvfp4_trace_block *t)
 {
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(t->recipe);
+    if (info->elem != NVFP4_ELEM_E2M1)
+        return cli_fail(cmd, "--plot draws blocks of E2M1 elements; recipe %s stores E4M3 elements", info->name);
     cli_plot p;
     int rc = cli_plot_begin(cmd, file, 1100, 1000, &p);
     if (rc) return rc;
@@ -351,9 +354,10 @@ int cli_figure_block(const char *cmd, const char *file, const nvfp4_trace_block 
     }
     fclose(d);
     double n = (double)t->block_len;
-    fprintf(gp, "set multiplot layout 3,1 title \"block %zu of row %zu, recipe %s: block amax %s, E4M3 scale 0x%02X = %s, "
+    fprintf(gp, "set multiplot layout 3,1 title \"block %zu of row %zu, recipe %s: block amax %s, %s scale 0x%02X = %s, "
                 "encode factor %s\" font 'Sans,13'\n",
-            t->block_index, t->row, nvfp4_recipe_get_info(t->recipe)->name, f32(a, sizeof a, t->block_amax), t->scale,
+            t->block_index, t->row, info->name, f32(a, sizeof a, t->block_amax),
+            info->scale_format == NVFP4_SCALEFMT_E4M3 ? "E4M3" : "UE8M0", t->scale,
             f32(b, sizeof b, t->scale_value), f32(c, sizeof c, t->factor));
     fprintf(gp, "set xrange [-0.7:%g]\nset xtics 0,1,%g nomirror\nset grid ytics lc rgb '#dddddd'\n"
                 "set key top right font 'Sans,9' box opaque\nset style fill solid 0.8\n",
