@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/nvfp4_core.h"
+#include "recipes/recipe.h"
 #include "nvfp4/io.h"
 
 #define BUNDLE_FORMAT "nvfp4kit-golden-bundle"
@@ -83,9 +84,11 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
     if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, zsh, NULL, &z, err))) return st;
     nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, z->data);
     if (info->has_global_amax) {
-        size_t one = 1;
+        /* row-scaled recipes: one amax per stored row (docs/file-formats.md) */
+        size_t n = t->row_amax ? t->prows : 1;
         snprintf(name, sizeof name, "amax%s", sfx);
-        if ((st = nvfp4_tset_add(s, name, NVFP4_T_F32, 1, &one, &t->amax, NULL, err))) return st;
+        if ((st = nvfp4_tset_add(s, name, NVFP4_T_F32, 1, &n, t->row_amax ? t->row_amax : &t->amax, NULL, err)))
+            return st;
     }
     size_t dsh[2] = {t->rows, t->cols};
     nvfp4_tensor *d;
@@ -239,9 +242,19 @@ static nvfp4_status check_component(const nvfp4_tensor_set *s, const char *fname
     return NVFP4_OK;
 }
 
-static nvfp4_status check_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx,
-                                      const geometry *g, bool has_amax, bool need, nvfp4_error *err)
+/* Entries of a bundle's amax component: none without a global scale, one
+ * per stored row for a row-scaled recipe (te-rowscaled), else one. */
+static size_t amax_count(const nvfp4_recipe_info *info, const geometry *g)
 {
+    if (!info->has_global_amax) return 0;
+    const nvfp4_recipe *r = nvfp4_recipe_find(info->name);
+    return r && nvfp4_core_recipe_row_scaled(nvfp4_recipe_core(r)) ? g->prows : 1;
+}
+
+static nvfp4_status check_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx,
+                                      const geometry *g, size_t namax, bool need, nvfp4_error *err)
+{
+    bool has_amax = namax > 0;
     char n[32];
     nvfp4_status st;
     snprintf(n, sizeof n, "data%s", sfx);
@@ -251,7 +264,7 @@ static nvfp4_status check_orientation(const nvfp4_tensor_set *s, const char *fna
     snprintf(n, sizeof n, "scale%s_swizzled", sfx);
     if ((st = check_component(s, fname, n, NVFP4_T_U8, 2, g->zrows, g->zcols, need, err))) return st;
     snprintf(n, sizeof n, "amax%s", sfx);
-    if (has_amax && (st = check_component(s, fname, n, NVFP4_T_F32, 1, 1, 0, need, err))) return st;
+    if (has_amax && (st = check_component(s, fname, n, NVFP4_T_F32, 1, namax, 0, need, err))) return st;
     if (!has_amax && nvfp4_tset_find(s, n))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: component '%s' present but the recipe has no global amax",
                                fname, n);
@@ -306,8 +319,8 @@ nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname,
     } else if (need_all) {
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the input 'x'", fname);
     }
-    if (o.rowwise && (st = check_orientation(s, fname, "", &gr, info->has_global_amax, need_all, err))) return st;
-    if (o.columnwise && (st = check_orientation(s, fname, "_t", &gc, info->has_global_amax, need_all, err)))
+    if (o.rowwise && (st = check_orientation(s, fname, "", &gr, amax_count(info, &gr), need_all, err))) return st;
+    if (o.columnwise && (st = check_orientation(s, fname, "_t", &gc, amax_count(info, &gc), need_all, err)))
         return st;
     return NVFP4_OK;
 }
@@ -315,8 +328,9 @@ nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname,
 /* Copies one orientation out of the set; scales from `scale`, or from
  * `scale_swizzled` when only that is present. */
 static nvfp4_status take_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx, const geometry *g,
-                                     bool has_amax, nvfp4_qtensor *t, nvfp4_error *err)
+                                     size_t namax, nvfp4_qtensor *t, nvfp4_error *err)
 {
+    bool has_amax = namax > 0;
     char n[32];
     snprintf(n, sizeof n, "data%s", sfx);
     const nvfp4_tensor *d = nvfp4_tset_find(s, n);
@@ -346,7 +360,15 @@ static nvfp4_status take_orientation(const nvfp4_tensor_set *s, const char *fnam
     if (sc) memcpy(t->scale, sc->data, nscale);
     else nvfp4_scale_unswizzle(sz->data, g->scale_rows, g->scale_cols, t->scale);
     t->amax = 0.0f;
-    if (a) memcpy(&t->amax, a->data, sizeof t->amax);
+    if (a && namax > 1) {
+        /* row-scaled: the rows' amaxes (checked [prows] by validate); amax is their maximum */
+        if (!(t->row_amax = malloc(namax * sizeof *t->row_amax)))
+            return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
+        memcpy(t->row_amax, a->data, namax * sizeof *t->row_amax);
+        for (size_t i = 0; i < namax; i++) t->amax = nvfp4_core_fmaxf(t->amax, t->row_amax[i]);
+    } else if (a) {
+        memcpy(&t->amax, a->data, sizeof t->amax);
+    }
     return NVFP4_OK;
 }
 
@@ -366,12 +388,12 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
     q->opts.recipe = info->name; /* static, unlike o.recipe (points into s) */
     if (o.rowwise) {
         q->has_row = true;
-        st = take_orientation(s, fname, "", &gr, info->has_global_amax, &q->row, err);
+        st = take_orientation(s, fname, "", &gr, amax_count(info, &gr), &q->row, err);
     }
     if (!st && o.columnwise) {
         q->has_col = true;
         q->col.rht = o.rht;
-        st = take_orientation(s, fname, "_t", &gc, info->has_global_amax, &q->col, err);
+        st = take_orientation(s, fname, "_t", &gc, amax_count(info, &gc), &q->col, err);
     }
     if (st) nvfp4_quantized_free(q);
     return st;

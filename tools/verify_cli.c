@@ -105,7 +105,8 @@ int vcli_view_from_q(const nvfp4_quantized *q, bool colwise, vcli_view *out)
     nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, out->swz_owned);
     out->v.scale_swizzled = out->swz_owned;
     out->v.scale_swizzled_bytes = zn;
-    if (info->has_global_amax) out->v.amax = &t->amax;
+    if (info->has_global_amax) out->v.amax = t->row_amax ? t->row_amax : &t->amax;
+    if (t->row_amax) out->v.amax_count = t->prows; /* row-scaled: one per stored row */
     out->any = true;
     return 0;
 }
@@ -157,6 +158,7 @@ int vcli_expected_view(const char *cmd, const vcli_bundle *b, bool colwise, vcli
     out->v.scale_swizzled = sz->data;
     out->v.scale_swizzled_bytes = sz->nbytes;
     out->v.amax = am ? (const float *)(const void *)am->data : NULL;
+    out->v.amax_count = am ? nvfp4_tensor_numel(am) : 0; /* [prows] for a row-scaled recipe */
     out->v.dequant = (const float *)(const void *)dq->data;
     out->v.dequant_count = nvfp4_tensor_numel(dq);
     /* the input in this orientation, unless it is in the Hadamard domain */
@@ -199,15 +201,16 @@ int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set 
         if (!f32 && nvfp4_tdtype_size(t[c]->dtype) != 1)
             return cli_fail(cmd, "%s: component '%s' is %s; codes and scales are bytes (U8)", fname, t[c]->name,
                             nvfp4_tdtype_name(t[c]->dtype));
-        if (c == NVFP4_VC_AMAX && t[c]->nbytes != 4)
-            return cli_fail(cmd, "%s: component '%s' holds %zu values; amax is one F32", fname, t[c]->name,
-                            nvfp4_tensor_numel(t[c]));
+        size_t namax = geom->amax_count > 1 ? geom->amax_count : 1; /* row-scaled: one per stored row */
+        if (c == NVFP4_VC_AMAX && nvfp4_tensor_numel(t[c]) != namax)
+            return cli_fail(cmd, "%s: component '%s' holds %zu values; amax is %zu F32", fname, t[c]->name,
+                            nvfp4_tensor_numel(t[c]), namax);
         out->any = true;
     }
     if (t[0]) out->v.data = t[0]->data, out->v.data_bytes = t[0]->nbytes;
     if (t[1]) out->v.scale = t[1]->data, out->v.scale_bytes = t[1]->nbytes;
     if (t[2]) out->v.scale_swizzled = t[2]->data, out->v.scale_swizzled_bytes = t[2]->nbytes;
-    if (t[3]) out->v.amax = (const float *)(const void *)t[3]->data;
+    if (t[3]) out->v.amax = (const float *)(const void *)t[3]->data, out->v.amax_count = nvfp4_tensor_numel(t[3]);
     if (t[4]) out->v.dequant = (const float *)(const void *)t[4]->data, out->v.dequant_count = nvfp4_tensor_numel(t[4]);
     return 0;
 }

@@ -46,7 +46,9 @@ typedef struct {
     size_t scale_bytes;
     const uint8_t *scale_swizzled;
     size_t scale_swizzled_bytes;
-    const float *amax;             /* one value */
+    const float *amax;             /* one value, or amax_count of them */
+    size_t amax_count;             /* values at amax: 0 means one; row-scaled recipes (te-rowscaled): one
+                                      per stored row, compared one by one */
     const float *dequant;          /* dequant_count values, row-major */
     size_t dequant_count;
     size_t dequant_cols;           /* row length of dequant: the logical (unpadded) columns; 0 means cols */

@@ -234,6 +234,18 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
 #endif
 }
 
+/* Row-scaled recipes (te-rowscaled): the amax of stored row j, taken by the
+ * item itself over the whole row (the plan allows them 1x16 blocks only). */
+template <bool RHT> NVFP4_IT float nvfp4_cu_row_amax(const nvfp4_cu_qparams &p, size_t j)
+{
+    float v[16], a = 0.0f;
+    for (size_t s = 0; s < p.pscols / 16; s++) {
+        nvfp4_cu_fetch<RHT>(p, j, s, v);
+        a = nvfp4_cu_seg_amax(p, v, a);
+    }
+    return a;
+}
+
 /* One item = one scale block of the stored orientation: BW elements along
  * a stored row (16 or 32), or a 16x16 tile when TILE. The block shape is a
  * template parameter (and so is the RHT) so that every loop bound is a
@@ -263,11 +275,29 @@ template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
             nvfp4_cu_fetch<RHT>(p, j, s0 + (size_t)q, v + 16 * q);
             bamax = nvfp4_cu_seg_amax(p, v + 16 * q, bamax);
         }
-        uint8_t sb = nvfp4_core_block_scale(&p.r, &p.g, bamax);
-        nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
+        nvfp4_core_global g = p.g;
+        if (nvfp4_core_recipe_row_scaled(&p.r)) g = nvfp4_core_global_from_amax(&p.r, nvfp4_cu_row_amax<RHT>(p, j));
+        /* 4over6 (1x16 only): the lower-error candidate of src/core/recipe.h */
+        uint8_t sb = nvfp4_core_is_4over6(&p.r) ? nvfp4_core_4over6_seg(&p.r, &g, bamax, v)
+                                                : nvfp4_core_block_scale(&p.r, &g, bamax);
+        nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &g, sb);
         NVFP4_UNROLL
         for (int q = 0; q < nseg; q++) nvfp4_cu_encode_seg(p, j, s0 + (size_t)q, v + 16 * q, blk);
         p.scale[j * p.scale_cols + b] = sb;
+    }
+    /* 4over6 on a 16x16 tile: both candidates' errors of each of its 16
+     * rows (a third pass over the cached tile), summed in TE's warp order */
+    NVFP4_IT uint8_t four_over_six_tile(size_t J, size_t b, float bamax) const
+    {
+        float v[16], e4[16], e6[16];
+        uint8_t s4, s6;
+        nvfp4_core_4over6_scales(&p.r, &p.g, bamax, &s4, &s6);
+        for (size_t i = 0; i < 16; i++) {
+            nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
+            e4[i] = nvfp4_core_4over6_seg_error(&p.r, &p.g, s4, v);
+            e6[i] = nvfp4_core_4over6_seg_error(&p.r, &p.g, s6, v);
+        }
+        return nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s4, s6);
     }
     /* 16x16: the tile amax over 16 segments, then each segment again (the
      * second fetch hits the cache; it keeps 16 floats live, not 256). */
@@ -279,7 +309,7 @@ template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
             nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
             bamax = nvfp4_cu_seg_amax(p, v, bamax);
         }
-        uint8_t sb = nvfp4_core_block_scale(&p.r, &p.g, bamax);
+        uint8_t sb = nvfp4_core_is_4over6(&p.r) ? four_over_six_tile(J, b, bamax) : nvfp4_core_block_scale(&p.r, &p.g, bamax);
         nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
         for (size_t i = 0; i < 16; i++) {
             nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);

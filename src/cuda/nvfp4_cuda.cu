@@ -417,6 +417,9 @@ extern "C" nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, boo
         return nvfp4_error_set(err, NVFP4_EINVAL, "the quantized tensor has no %s output", columnwise ? "columnwise" : "rowwise");
     const nvfp4_recipe *r = nvfp4_recipe_find(q->recipe);
     if (!r) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%s'", q->recipe);
+    if (nvfp4_core_recipe_row_scaled(nvfp4_recipe_core(r)))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' dequantizes with one amax per row, which the CUDA "
+                               "result does not carry; use nvfp4_dequantize on the CPU", q->recipe);
     const nvfp4_cuda_qtensor *t = columnwise ? &q->col : &q->row;
     nvfp4_cu_dequant_item it;
     it.data = t->data;

@@ -405,21 +405,30 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
 
 static void compare_amax(vctx *c)
 {
+    size_t ne = c->e->amax_count ? c->e->amax_count : 1, na = c->a->amax_count ? c->a->amax_count : 1;
     c->rep->compared[NVFP4_VC_AMAX] = true;
-    c->rep->total[NVFP4_VC_AMAX] = 1;
-    float ev = *c->e->amax, av = *c->a->amax;
-    if (f32_same(ev, av)) return;
-    nvfp4_vmismatch m;
-    memset(&m, 0, sizeof m);
-    m.component = NVFP4_VC_AMAX;
-    m.input = NAN;
-    m.scaled = NAN;
-    m.expected_code = f32_bits(ev);
-    m.actual_code = f32_bits(av);
-    m.expected_value = ev;
-    m.actual_value = av;
-    m.reason = NVFP4_VR_VALUE;
-    record(c, &m);
+    c->rep->total[NVFP4_VC_AMAX] = ne;
+    if (ne != na) {
+        record_size(c, NVFP4_VC_AMAX, 4 * ne, 4 * na);
+        return;
+    }
+    /* one amax, or one per stored row (row-scaled recipes: m.row names it) */
+    for (size_t i = 0; i < ne; i++) {
+        float ev = c->e->amax[i], av = c->a->amax[i];
+        if (f32_same(ev, av)) continue;
+        nvfp4_vmismatch m;
+        memset(&m, 0, sizeof m);
+        m.component = NVFP4_VC_AMAX;
+        m.row = i;
+        m.input = NAN;
+        m.scaled = NAN;
+        m.expected_code = f32_bits(ev);
+        m.actual_code = f32_bits(av);
+        m.expected_value = ev;
+        m.actual_value = av;
+        m.reason = NVFP4_VR_VALUE;
+        record(c, &m);
+    }
 }
 
 static size_t dq_cols(const nvfp4_vview *v) { return v->dequant_cols ? v->dequant_cols : v->cols; }
