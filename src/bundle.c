@@ -220,6 +220,16 @@ static void geometry_of(const nvfp4_quant_layout *l, geometry *g)
     g->zcols = nvfp4_core_roundup(g->scale_cols, 4);
 }
 
+/* torch's byte dtypes mean the same bytes as U8 for codes and scales
+ * (float8_e4m3fn, float8_e8m0fnu; float4_e2m1fn_x2 as F4, whose shape
+ * counts two elements per byte). */
+static bool same_bytes_as_u8(const nvfp4_tensor *t, size_t cols_bytes)
+{
+    if (t->dtype == NVFP4_T_F8_E4M3 || t->dtype == NVFP4_T_F8_E8M0) return t->shape[1] == cols_bytes;
+    if (t->dtype == NVFP4_T_F4) return t->shape[1] == 2 * cols_bytes;
+    return false;
+}
+
 static nvfp4_status check_component(const nvfp4_tensor_set *s, const char *fname, const char *name,
                                     nvfp4_tdtype dt, unsigned ndim, size_t d0, size_t d1, bool need,
                                     nvfp4_error *err)
@@ -228,6 +238,8 @@ static nvfp4_status check_component(const nvfp4_tensor_set *s, const char *fname
     if (!t) return need ? nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the component '%s'", fname, name)
                         : NVFP4_OK;
     bool ok = t->dtype == dt && t->ndim == ndim && t->shape[0] == d0 && (ndim < 2 || t->shape[1] == d1);
+    if (!ok && dt == NVFP4_T_U8 && t->ndim == ndim && ndim == 2 && t->shape[0] == d0)
+        ok = same_bytes_as_u8(t, d1);
     if (!ok) {
         char got[64];
         if (t->ndim == 2) snprintf(got, sizeof got, "%s [%zu, %zu]", nvfp4_tdtype_name(t->dtype), t->shape[0], t->shape[1]);

@@ -224,12 +224,14 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
     memset(&other, 0, sizeof other);
     int rc = vcli_expected_view(CMD, b, colwise, &ev);
     if (rc) return rc;
-    if ((rc = vcli_actual_view(CMD, apath, act, colwise, &ev.v, lone, &av))) {
+    if ((rc = vcli_actual_view(CMD, apath, act, colwise, &ev.v, lone, &av)) || (rc = vcli_round_dequant(&ev, &av))) {
+        vcli_view_free(&av);
         vcli_view_free(&ev);
         return rc;
     }
     if (!av.any) {
         if (!jarr) printf("%s output: absent in actual\n", colwise ? "columnwise" : "rowwise");
+        vcli_view_free(&av);
         vcli_view_free(&ev);
         return 0;
     }
@@ -253,6 +255,7 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
     nvfp4_error err;
     if (nvfp4_verify(&ev.v, &av.v, &o, &rep, &err)) {
         free(sr_y);
+        vcli_view_free(&av);
         vcli_view_free(&ev);
         return cli_fail(CMD, "%s: %s", b->path, err.message);
     }
@@ -293,6 +296,7 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
     free(mut);
     free(sr_y);
     vcli_view_free(&other);
+    vcli_view_free(&av);
     vcli_view_free(&ev);
     return verdict;
 }

@@ -60,6 +60,7 @@ void vcli_view_free(vcli_view *v)
 {
     free(v->x_owned);
     free(v->swz_owned);
+    free(v->dq_owned);
     memset(v, 0, sizeof *v);
 }
 
@@ -195,9 +196,10 @@ int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set 
     for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
         if (!t[c]) continue;
         bool f32 = c == NVFP4_VC_AMAX || c == NVFP4_VC_DEQUANT;
-        if (f32 && t[c]->dtype != NVFP4_T_F32)
-            return cli_fail(cmd, "%s: component '%s' is %s; it must be F32", fname, t[c]->name,
-                            nvfp4_tdtype_name(t[c]->dtype));
+        bool half = c == NVFP4_VC_DEQUANT && (t[c]->dtype == NVFP4_T_BF16 || t[c]->dtype == NVFP4_T_F16);
+        if (f32 && t[c]->dtype != NVFP4_T_F32 && !half)
+            return cli_fail(cmd, "%s: component '%s' is %s; it must be F32%s", fname, t[c]->name,
+                            nvfp4_tdtype_name(t[c]->dtype), c == NVFP4_VC_DEQUANT ? " (or BF16, F16)" : "");
         if (!f32 && nvfp4_tdtype_size(t[c]->dtype) != 1)
             return cli_fail(cmd, "%s: component '%s' is %s; codes and scales are bytes (U8)", fname, t[c]->name,
                             nvfp4_tdtype_name(t[c]->dtype));
@@ -211,7 +213,36 @@ int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set 
     if (t[1]) out->v.scale = t[1]->data, out->v.scale_bytes = t[1]->nbytes;
     if (t[2]) out->v.scale_swizzled = t[2]->data, out->v.scale_swizzled_bytes = t[2]->nbytes;
     if (t[3]) out->v.amax = (const float *)(const void *)t[3]->data, out->v.amax_count = nvfp4_tensor_numel(t[3]);
-    if (t[4]) out->v.dequant = (const float *)(const void *)t[4]->data, out->v.dequant_count = nvfp4_tensor_numel(t[4]);
+    out->dequant_dtype = NVFP4_T_F32;
+    if (t[4] && t[4]->dtype != NVFP4_T_F32) {
+        size_t n = nvfp4_tensor_numel(t[4]);
+        out->dq_owned = malloc((n ? n : 1) * sizeof *out->dq_owned);
+        if (!out->dq_owned) return cli_fail(cmd, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            uint16_t h = (uint16_t)(t[4]->data[2 * i] | (t[4]->data[2 * i + 1] << 8));
+            out->dq_owned[i] = t[4]->dtype == NVFP4_T_BF16 ? nvfp4_bf16_to_f32(h) : nvfp4_fp16_to_f32(h);
+        }
+        out->dequant_dtype = t[4]->dtype;
+        out->v.dequant = out->dq_owned, out->v.dequant_count = n;
+    } else if (t[4]) {
+        out->v.dequant = (const float *)(const void *)t[4]->data, out->v.dequant_count = nvfp4_tensor_numel(t[4]);
+    }
+    return 0;
+}
+
+int vcli_round_dequant(vcli_view *e, const vcli_view *a)
+{
+    if (!e->v.dequant || !a->v.dequant || a->dequant_dtype == NVFP4_T_F32) return 0;
+    float *r = malloc((e->v.dequant_count ? e->v.dequant_count : 1) * sizeof *r);
+    if (!r) return cli_fail("verify", "out of memory");
+    bool bf = a->dequant_dtype == NVFP4_T_BF16;
+    for (size_t i = 0; i < e->v.dequant_count; i++) {
+        float v = e->v.dequant[i];
+        r[i] = bf ? nvfp4_bf16_to_f32(nvfp4_bf16_from_f32(v)) : nvfp4_fp16_to_f32(nvfp4_fp16_from_f32(v));
+    }
+    free(e->dq_owned);
+    e->dq_owned = r;
+    e->v.dequant = r;
     return 0;
 }
 

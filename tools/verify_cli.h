@@ -33,6 +33,8 @@ typedef struct {
     nvfp4_vview v;
     float *x_owned;
     uint8_t *swz_owned;
+    float *dq_owned;          /* a BF16/F16 dequant widened, or the expected one rounded to it */
+    nvfp4_tdtype dequant_dtype; /* the actual file's dequant dtype (F32, BF16 or F16) */
     size_t srows, scols;      /* logical shape of the orientation */
     bool any;                 /* at least one component present */
     const char *missing[NVFP4_VC_COUNT];
@@ -46,11 +48,18 @@ int vcli_expected_view(const char *cmd, const vcli_bundle *b, bool colwise, vcli
 /* The actual view of one orientation from a kernel's tensor set: the
  * components found under the bundle's names (data, scale, scale_swizzled,
  * amax, dequant, with "_t" for columnwise; scale_t_swizzled also accepted as
- * scale_swizzled_t); any 1-byte dtype for codes and scales, F32 for amax and
- * dequant. A set holding one tensor with another name is taken as `lone`
+ * scale_swizzled_t); any 1-byte dtype for codes and scales (U8, torch's
+ * F8_E4M3 / F8_E8M0, F4 packing two codes per byte), F32 for amax, F32,
+ * BF16 or F16 for dequant (widened; vcli_round_dequant rounds the expected
+ * one the same way). A set holding one tensor with another name is taken as `lone`
  * (default data). Shapes are not checked here: sizes are. */
 int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set *s, bool colwise,
                      const nvfp4_vview *geom, nvfp4_vcomponent lone, vcli_view *out);
+
+/* Rounds the expected view's dequant to the actual one's dtype (BF16/F16),
+ * so that a kernel writing its dequant in bf16 is compared with the golden
+ * dequant rounded to nearest-even bf16. 0, or 2 when out of memory. */
+int vcli_round_dequant(vcli_view *expected, const vcli_view *actual);
 
 /* The view of one orientation of a quantization result (swizzle computed). */
 int vcli_view_from_q(const nvfp4_quantized *q, bool colwise, vcli_view *out);

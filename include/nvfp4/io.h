@@ -27,12 +27,17 @@ typedef enum {
     NVFP4_T_F64 = 0, NVFP4_T_F32, NVFP4_T_F16, NVFP4_T_BF16,
     NVFP4_T_I64, NVFP4_T_I32, NVFP4_T_I16, NVFP4_T_I8,
     NVFP4_T_U64, NVFP4_T_U32, NVFP4_T_U16, NVFP4_T_U8,
+    /* torch's low-precision dtypes as safetensors names them: bytes a kernel
+     * writes for codes and scales (torch.float8_e4m3fn, float8_e5m2,
+     * float8_e8m0fnu, float4_e2m1fn_x2). F4 counts elements in its shape,
+     * two per byte (element 2j in the low nibble): nbytes = prod(shape)/2. */
+    NVFP4_T_F8_E4M3, NVFP4_T_F8_E5M2, NVFP4_T_F8_E8M0, NVFP4_T_F4,
     NVFP4_T_COUNT
 } nvfp4_tdtype;
 
 const char *nvfp4_tdtype_name(nvfp4_tdtype t);            /* "F32", "BF16", "U8", ... */
 bool nvfp4_tdtype_parse(const char *name, nvfp4_tdtype *out);
-size_t nvfp4_tdtype_size(nvfp4_tdtype t);                 /* bytes per element */
+size_t nvfp4_tdtype_size(nvfp4_tdtype t);                 /* bytes per element (F4: 1, per two elements) */
 
 #define NVFP4_MAX_DIMS 8
 

@@ -20,6 +20,8 @@ static const struct {
     [NVFP4_T_BF16] = {"BF16", 2}, [NVFP4_T_I64] = {"I64", 8}, [NVFP4_T_I32] = {"I32", 4},
     [NVFP4_T_I16] = {"I16", 2},  [NVFP4_T_I8] = {"I8", 1},   [NVFP4_T_U64] = {"U64", 8},
     [NVFP4_T_U32] = {"U32", 4},  [NVFP4_T_U16] = {"U16", 2}, [NVFP4_T_U8] = {"U8", 1},
+    [NVFP4_T_F8_E4M3] = {"F8_E4M3", 1}, [NVFP4_T_F8_E5M2] = {"F8_E5M2", 1}, [NVFP4_T_F8_E8M0] = {"F8_E8M0", 1},
+    [NVFP4_T_F4] = {"F4", 1}, /* two elements per byte: see io_shape_bytes */
 };
 
 const char *nvfp4_tdtype_name(nvfp4_tdtype t)
@@ -88,6 +90,10 @@ bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size
     if (n == 0) return false;
     for (unsigned d = 0; d < ndim; d++)
         if (!nvfp4_mul_size(n, shape[d], &n)) return false;
+    if (dtype == NVFP4_T_F4) { /* safetensors' F4 shape counts 4-bit elements */
+        if (n % 2) return false;
+        n /= 2;
+    }
     *bytes = n;
     return true;
 }
