@@ -51,10 +51,20 @@ static int run(int argc, char **argv)
     nvfp4_quantized q;
     memset(&q, 0, sizeof q);
     int rc = 0;
-    if (nvfp4_tset_read(in, &s, &err) || nvfp4_bundle_to_quantized(&s, in, &q, &err)) {
+    if (nvfp4_tset_read(in, &s, &err) || nvfp4_bundle_validate(&s, in, false, &err)) {
         rc = cli_fail_err(cmd, &err);
         goto done;
     }
+    /* The decoder needs codes, scales and amaxes: the bundle's input and
+     * reference decodes go before the codes are copied out, the rest after,
+     * so the peak memory is about the bundle itself (docs/performance.md). */
+    static const char *const unneeded[] = {"x", "dequant", "dequant_t"};
+    for (size_t i = 0; i < sizeof unneeded / sizeof unneeded[0]; i++) nvfp4_tset_remove(&s, unneeded[i]);
+    if (nvfp4_bundle_to_quantized(&s, in, &q, &err)) {
+        rc = cli_fail_err(cmd, &err);
+        goto done;
+    }
+    while (s.count) nvfp4_tset_remove(&s, s.tensors[s.count - 1].name); /* the metadata stays */
     if (colwise ? !q.has_col : !q.has_row) {
         rc = cli_fail(cmd, "%s: has no %s output", in, colwise ? "columnwise" : "rowwise");
         goto done;

@@ -172,22 +172,43 @@ static nvfp4_status dtype_of_descr(const char *descr, const char *fname, nvfp4_t
     return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: unsupported npy dtype '%s'", fname, descr);
 }
 
-nvfp4_status nvfp4_npy_parse(const uint8_t *buf, size_t len, const char *fname, const char *name,
-                             nvfp4_tensor_set *out, nvfp4_error *err)
+/* Where the array lies in a .npy of len bytes, from its first `have` bytes
+ * (at least the preamble and header when they fit in len): every check of
+ * the format, so the file reader needs only the header in memory. */
+typedef struct {
+    nvfp4_tdtype dt;
+    unsigned ndim;
+    size_t shape[NVFP4_MAX_DIMS];
+    size_t data_off, bytes;
+} npy_layout;
+
+/* The preamble plus header length of a .npy (0 if buf has no valid preamble). */
+static size_t npy_header_end(const uint8_t *buf, size_t have)
 {
-    if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
+    if (have < 12 || memcmp(buf, "\x93NUMPY", 6) != 0 || buf[6] < 1 || buf[6] > 3) return 0;
+    size_t pre = buf[6] == 1 ? 10 : 12;
+    size_t hlen = buf[6] == 1 ? (size_t)buf[8] | (size_t)buf[9] << 8
+                              : (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+    return pre + hlen;
+}
+
+static nvfp4_status npy_layout_of(const uint8_t *buf, size_t have, size_t len, const char *fname, npy_layout *L,
+                                  nvfp4_error *err)
+{
+    if (have < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a .npy file (bad magic)", fname);
     unsigned major = buf[6], minor = buf[7];
     if (major < 1 || major > 3 || minor != 0)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: unsupported .npy version %u.%u", fname, major, minor);
     size_t pre = major == 1 ? 10 : 12;
-    if (len < pre) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated .npy preamble", fname);
+    if (have < pre) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated .npy preamble", fname);
     size_t hlen = major == 1 ? (size_t)buf[8] | (size_t)buf[9] << 8
                              : (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
     if (hlen > len - pre)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated: header length %zu but only %zu bytes follow",
                                fname, hlen, len - pre);
     if (hlen > IO_MAX_HEADER) return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: npy header too long", fname);
+    if (hlen > have - pre) return nvfp4_error_set(err, NVFP4_EIO, "%s: read error", fname);
     npy_header h;
     memset(&h, 0, sizeof h);
     nvfp4_status st = parse_dict((const char *)buf + pre, hlen, fname, &h, err);
@@ -196,31 +217,81 @@ nvfp4_status nvfp4_npy_parse(const uint8_t *buf, size_t len, const char *fname, 
         return nvfp4_error_set(err, NVFP4_EFORMAT,
                                "%s: fortran_order True is not supported: save a C-order array "
                                "(np.save(f, np.ascontiguousarray(a)))", fname);
-    nvfp4_tdtype dt = NVFP4_T_U8;
-    st = dtype_of_descr(h.descr, fname, &dt, err);
+    L->dt = NVFP4_T_U8;
+    st = dtype_of_descr(h.descr, fname, &L->dt, err);
     if (st) return st;
-    size_t bytes;
-    if (!io_shape_bytes(dt, h.ndim, h.shape, &bytes))
+    if (!io_shape_bytes(L->dt, h.ndim, h.shape, &L->bytes))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: shape size overflows", fname);
     size_t avail = len - pre - hlen;
-    if (avail < bytes)
+    if (avail < L->bytes)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated data: shape needs %zu bytes, file has %zu", fname,
-                               bytes, avail);
-    if (avail > bytes)
+                               L->bytes, avail);
+    if (avail > L->bytes)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: %zu bytes of trailing data after the array", fname,
-                               avail - bytes);
-    return nvfp4_tset_add(out, name, dt, h.ndim, h.shape, buf + pre + hlen, NULL, err);
+                               avail - L->bytes);
+    L->ndim = h.ndim;
+    memcpy(L->shape, h.shape, sizeof L->shape);
+    L->data_off = pre + hlen;
+    return NVFP4_OK;
 }
 
+nvfp4_status nvfp4_npy_parse(const uint8_t *buf, size_t len, const char *fname, const char *name,
+                             nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    npy_layout L;
+    nvfp4_status st = npy_layout_of(buf, len, len, fname, &L, err);
+    if (st) return st;
+    return nvfp4_tset_add(out, name, L.dt, L.ndim, L.shape, buf + L.data_off, NULL, err);
+}
+
+/* Reads the header, then the array straight into the tensor: the file is
+ * never held twice (peak memory one copy of the data, not two). */
 nvfp4_status nvfp4_npy_read(const char *path, const char *name, nvfp4_tensor_set *out, nvfp4_error *err)
 {
-    uint8_t *b;
-    size_t n;
-    nvfp4_status st = nvfp4_file_read_all(path, SIZE_MAX, &b, &n, err);
-    if (st) return st;
-    st = nvfp4_npy_parse(b, n, path, name, out, err);
-    free(b);
+    struct stat fst;
+    FILE *f = io_open_regular(path, &fst, err);
+    if (!f) return NVFP4_EIO;
+    size_t len = (size_t)fst.st_size, have = len < 12 ? len : 12;
+    uint8_t pre[12], *hdr = pre;
+    nvfp4_status st = NVFP4_OK;
+    if (fread(pre, 1, have, f) != have) st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+    size_t end = st ? 0 : npy_header_end(pre, have);
+    if (!st && end > have && end <= len && end - 12 <= IO_MAX_HEADER) {
+        hdr = malloc(end);
+        if (!hdr) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+        else {
+            memcpy(hdr, pre, have);
+            if (fread(hdr + have, 1, end - have, f) != end - have)
+                st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+            have = end;
+        }
+    }
+    npy_layout L;
+    nvfp4_tensor *t = NULL;
+    if (!st) st = npy_layout_of(hdr, have, len, path, &L, err);
+    if (!st) st = nvfp4_tset_add(out, name, L.dt, L.ndim, L.shape, NULL, &t, err);
+    if (!st && L.bytes && fread(t->data, 1, L.bytes, f) != L.bytes) {
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+        nvfp4_tset_remove(out, name);
+    }
+    if (hdr != pre) free(hdr);
+    fclose(f);
     return st;
+}
+
+typedef struct {
+    const uint8_t *hdr;
+    size_t hlen;
+    const nvfp4_tensor *t;
+} npy_stream;
+
+static nvfp4_status write_npy_stream(FILE *f, void *ctx, nvfp4_error *err)
+{
+    const npy_stream *w = ctx;
+    (void)err; /* a short write shows as a stream error, reported by the atomic writer */
+    (void)fwrite(w->hdr, 1, w->hlen, f);
+    if (w->t->nbytes) (void)fwrite(w->t->data, 1, w->t->nbytes, f);
+    return NVFP4_OK;
 }
 
 nvfp4_status nvfp4_npy_write(const char *path, const nvfp4_tensor *t, nvfp4_error *err)
@@ -237,17 +308,14 @@ nvfp4_status nvfp4_npy_write(const char *path, const nvfp4_tensor *t, nvfp4_erro
     /* Pad with spaces and a newline so the data starts 64-aligned (numpy). */
     size_t total_hdr = ((size_t)10 + (size_t)k + 1 + 63) / 64 * 64;
     size_t hlen = total_hdr - 10;
-    size_t total = total_hdr + t->nbytes;
-    uint8_t *buf = malloc(total);
-    if (!buf) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+    uint8_t buf[640]; /* the dict is under 512 bytes: the header fits */
     memcpy(buf, "\x93NUMPY\x01\x00", 8);
     buf[8] = (uint8_t)(hlen & 0xff);
     buf[9] = (uint8_t)(hlen >> 8);
     memset(buf + 10, ' ', hlen);
     memcpy(buf + 10, dict, (size_t)k);
     buf[total_hdr - 1] = '\n';
-    if (t->nbytes) memcpy(buf + total_hdr, t->data, t->nbytes);
-    nvfp4_status st = nvfp4_file_write_atomic(path, buf, total, err);
-    free(buf);
-    return st;
+    /* The data go from the tensor to the file: no copy of the array. */
+    npy_stream w = {buf, total_hdr, t};
+    return nvfp4_file_write_atomic_with(path, write_npy_stream, &w, err);
 }

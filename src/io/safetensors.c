@@ -138,7 +138,9 @@ static nvfp4_status check_tiling(st_entry *e, size_t n, const char *fname, size_
     return NVFP4_OK;
 }
 
-static nvfp4_status parse_header(const json_t *root, const char *fname, const uint8_t *data, size_t data_len,
+/* data: the data area in memory, or NULL to read it from f (positioned at
+ * its start), each tensor straight into its own buffer. */
+static nvfp4_status parse_header(const json_t *root, const char *fname, const uint8_t *data, FILE *f, size_t data_len,
                                  nvfp4_tensor_set *out, nvfp4_error *err)
 {
     size_t n = json_object_size(root);
@@ -154,16 +156,23 @@ static nvfp4_status parse_header(const json_t *root, const char *fname, const ui
         if (st) break;
     }
     if (!st) st = check_tiling(e, ne, fname, data_len, err);
-    for (size_t i = 0; !st && i < ne; i++)
-        st = io_tset_add_unique(out, e[i].name, e[i].dtype, e[i].ndim, e[i].shape, data + e[i].begin, NULL, err);
+    for (size_t i = 0; !st && i < ne; i++) { /* in offset order: the file is read front to back */
+        nvfp4_tensor *t = NULL;
+        st = io_tset_add_unique(out, e[i].name, e[i].dtype, e[i].ndim, e[i].shape, data ? data + e[i].begin : NULL,
+                                &t, err);
+        if (!st && !data && t->nbytes && fread(t->data, 1, t->nbytes, f) != t->nbytes)
+            st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", fname);
+    }
     free(e);
     return st;
 }
 
-nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char *fname, nvfp4_tensor_set *out,
-                                     nvfp4_error *err)
+/* buf holds the first `have` bytes of a file of len bytes: all of it, or
+ * (f not NULL) the 8-byte length and the header, the rest read from f. */
+static nvfp4_status parse_file(const uint8_t *buf, size_t have, size_t len, FILE *f, const char *fname,
+                               nvfp4_tensor_set *out, nvfp4_error *err)
 {
-    if (len < 8)
+    if (len < 8 || have < 8)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: too short for the 8-byte header length (%zu bytes)", fname,
                                len);
     uint64_t hlen = load_le64(buf);
@@ -173,6 +182,7 @@ nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char 
     if (hlen > len - 8)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated: header length %llu but only %zu bytes follow",
                                fname, (unsigned long long)hlen, len - 8);
+    if (have < 8 + hlen) return nvfp4_error_set(err, NVFP4_EIO, "%s: read error", fname);
     if (buf[8] != '{')
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header does not start with '{' (not a safetensors file?)",
                                fname);
@@ -188,7 +198,7 @@ nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char 
     else {
         nvfp4_tensor_set tmp;
         nvfp4_tset_init(&tmp);
-        st = parse_header(root, fname, buf + 8 + hlen, len - 8 - (size_t)hlen, &tmp, err);
+        st = parse_header(root, fname, f ? NULL : buf + 8 + hlen, f, len - 8 - (size_t)hlen, &tmp, err);
         if (st) nvfp4_tset_free(&tmp);
         else {
             nvfp4_tset_free(out);
@@ -199,14 +209,36 @@ nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char 
     return st;
 }
 
+nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char *fname, nvfp4_tensor_set *out,
+                                     nvfp4_error *err)
+{
+    return parse_file(buf, len, len, NULL, fname, out, err);
+}
+
+/* Reads the header, then each tensor straight into its buffer: the file is
+ * never held twice in memory. */
 nvfp4_status nvfp4_safetensors_read(const char *path, nvfp4_tensor_set *out, nvfp4_error *err)
 {
-    uint8_t *b;
-    size_t n;
-    nvfp4_status st = nvfp4_file_read_all(path, SIZE_MAX, &b, &n, err);
-    if (st) return st;
-    st = nvfp4_safetensors_parse(b, n, path, out, err);
-    free(b);
+    struct stat fst;
+    FILE *f = io_open_regular(path, &fst, err);
+    if (!f) return NVFP4_EIO;
+    size_t len = (size_t)fst.st_size, have = len < 8 ? len : 8;
+    uint8_t pre[8], *b = pre;
+    nvfp4_status st = NVFP4_OK;
+    if (fread(pre, 1, have, f) != have) st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+    uint64_t hlen = have == 8 ? load_le64(pre) : 0;
+    if (!st && hlen >= 2 && hlen <= IO_MAX_HEADER && hlen <= len - 8) {
+        b = malloc(8 + (size_t)hlen);
+        if (!b) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+        else {
+            memcpy(b, pre, 8);
+            if (fread(b + 8, 1, (size_t)hlen, f) != hlen) st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+            have = 8 + (size_t)hlen;
+        }
+    }
+    if (!st) st = parse_file(b, have, len, f, path, out, err);
+    if (b != pre) free(b);
+    fclose(f);
     return st;
 }
 
@@ -218,6 +250,23 @@ static int cmp_write_order(const void *a, const void *b)
     size_t sx = nvfp4_tdtype_size(x->dtype), sy = nvfp4_tdtype_size(y->dtype);
     if (sx != sy) return sx > sy ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+typedef struct {
+    const uint8_t *hdr;
+    size_t hlen;
+    const nvfp4_tensor **order;
+    size_t count;
+} st_stream;
+
+static nvfp4_status write_st_stream(FILE *f, void *ctx, nvfp4_error *err)
+{
+    const st_stream *w = ctx;
+    (void)err; /* a short write shows as a stream error, reported by the atomic writer */
+    (void)fwrite(w->hdr, 1, w->hlen, f);
+    for (size_t i = 0; i < w->count; i++)
+        if (w->order[i]->nbytes) (void)fwrite(w->order[i]->data, 1, w->order[i]->nbytes, f);
+    return NVFP4_OK;
 }
 
 nvfp4_status nvfp4_safetensors_write(const char *path, const nvfp4_tensor_set *s, nvfp4_error *err)
@@ -252,24 +301,20 @@ nvfp4_status nvfp4_safetensors_write(const char *path, const nvfp4_tensor_set *s
     nvfp4_status st = NVFP4_OK;
     uint8_t *buf = NULL;
     if (!hdr) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: cannot encode the header", path);
-    size_t hlen = 0, total = 0;
+    size_t hlen = 0;
     if (!st) {
         /* Pad the header with spaces so the data area starts 8-aligned. */
         hlen = (strlen(hdr) + 7) / 8 * 8;
-        total = 8 + hlen + pos;
-        buf = malloc(total);
-        if (!buf) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory (%zu bytes)", path, total);
+        buf = malloc(8 + hlen);
+        if (!buf) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory (%zu bytes)", path, 8 + hlen);
     }
     if (!st) {
         for (int i = 0; i < 8; i++) buf[i] = (uint8_t)((uint64_t)hlen >> (8 * i));
         memset(buf + 8, ' ', hlen);
         memcpy(buf + 8, hdr, strlen(hdr));
-        uint8_t *p = buf + 8 + hlen;
-        for (size_t i = 0; i < s->count; i++) {
-            if (order[i]->nbytes) memcpy(p, order[i]->data, order[i]->nbytes);
-            p += order[i]->nbytes;
-        }
-        st = nvfp4_file_write_atomic(path, buf, total, err);
+        /* The header, then each tensor from its own buffer: no copy of the data. */
+        st_stream w = {buf, 8 + hlen, order, s->count};
+        st = nvfp4_file_write_atomic_with(path, write_st_stream, &w, err);
     }
     free(buf);
     free(hdr);
