@@ -360,13 +360,31 @@ void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65])
     hex[64] = '\0';
 }
 
+/* Streams the file through the digest in 1 MiB pieces: hashing a large
+ * tensor file costs no memory of its size. */
 nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err)
 {
-    uint8_t *b;
-    size_t n;
-    nvfp4_status st = nvfp4_file_read_all(path, SIZE_MAX, &b, &n, err);
-    if (st) return st;
-    nvfp4_sha256_hex(b, n, hex);
-    free(b);
-    return NVFP4_OK;
+    struct stat st;
+    FILE *f = io_open_regular(path, &st, err);
+    if (!f) return NVFP4_EIO;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    size_t cap = (size_t)1 << 20;
+    unsigned char *buf = malloc(cap);
+    nvfp4_status rc = NVFP4_OK;
+    if (!md || !buf || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+        rc = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+    size_t got;
+    while (!rc && (got = fread(buf, 1, cap, f)) > 0)
+        if (EVP_DigestUpdate(md, buf, got) != 1) rc = nvfp4_error_set(err, NVFP4_EIO, "%s: hashing failed", path);
+    if (!rc && ferror(f)) rc = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+    unsigned char out[32];
+    unsigned int outlen = 0;
+    if (!rc && EVP_DigestFinal_ex(md, out, &outlen) != 1) rc = nvfp4_error_set(err, NVFP4_EIO, "%s: hashing failed", path);
+    if (!rc)
+        for (unsigned i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", out[i]);
+    if (!rc) hex[64] = '\0';
+    EVP_MD_CTX_free(md);
+    free(buf);
+    fclose(f);
+    return rc;
 }
