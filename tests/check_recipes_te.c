@@ -321,6 +321,54 @@ START_TEST(registry_names)
 }
 END_TEST
 
+START_TEST(rht_on_16x16_tiles)
+{
+    /* TE's reference with_rht on (16, 16) tiles: the 16-point RHT along the
+     * columnwise stored rows (x^T), then 16x16 tiles of the result. So the
+     * columnwise 16x16 output with RHT equals the rowwise 16x16 output of
+     * nvfp4_rht_forward(x^T), byte for byte (the amax too: both are taken
+     * after the transform). */
+    enum { R = 32, C = 48 };
+    float x[R * C], xt[C * R], y[C * R];
+    uint32_t st = 12345u;
+    for (size_t i = 0; i < R * C; i++) {
+        st = st * 1103515245u + 12345u;
+        x[i] = ((float)(st >> 8) / 16777216.0f - 0.5f) * (i % 7 == 0 ? 40.0f : 3.0f);
+    }
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < C; j++) xt[j * R + i] = x[i * C + j];
+    nvfp4_rht_config rc;
+    nvfp4_rht_config_init(&rc);
+    ck_assert_int_eq(nvfp4_rht_forward(&rc, xt, C, R, y, NULL), NVFP4_OK);
+    static const char *const names[] = {"te", "te-4over6"};
+    for (size_t k = 0; k < 2; k++) {
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.recipe = names[k];
+        o.block = NVFP4_BLOCK_16X16;
+        o.rowwise = false;
+        o.columnwise = true;
+        o.rht = true;
+        nvfp4_quantized a, b;
+        ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, R, C, &o, &a, NULL), NVFP4_OK);
+        ck_assert_int_eq(quantize(names[k], NVFP4_BLOCK_16X16, y, C, R, &b), NVFP4_OK);
+        ck_assert_float_eq(a.col.amax, b.row.amax);
+        expect_bytes(names[k], a.col.scale, b.row.scale, b.row.scale_rows * b.row.scale_cols);
+        expect_bytes(names[k], a.col.data, b.row.data, b.row.data_bytes);
+        nvfp4_quantized_free(&a);
+        nvfp4_quantized_free(&b);
+    }
+    /* 1x32 blocks still have no RHT */
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = "mxfp4-rceil";
+    o.columnwise = true;
+    o.rht = true;
+    nvfp4_quantized q;
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, R, C, &o, &q, NULL), NVFP4_EINVAL);
+}
+END_TEST
+
 Suite *recipes_te_suite(void);
 Suite *recipes_te_suite(void)
 {
@@ -335,6 +383,7 @@ Suite *recipes_te_suite(void)
     tcase_add_test(tc, te_pow2_boundaries);
     tcase_add_test(tc, fast_math_encode);
     tcase_add_test(tc, registry_names);
+    tcase_add_test(tc, rht_on_16x16_tiles);
     suite_add_tcase(s, tc);
     return s;
 }

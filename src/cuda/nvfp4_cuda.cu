@@ -17,6 +17,7 @@
 #include "nvfp4/gemm.h"
 #include "nvfp4/hadamard.h"
 #include "cuda/items.cuh"
+#include "cuda/check_explain.h"
 #include "cuda/internal.h"
 extern "C" { /* a C header without its own linkage block */
 #include "recipes/recipe.h"
@@ -189,8 +190,8 @@ template <class Item> static nvfp4_status launch_exact(const Item &it, nvfp4_err
     return NVFP4_OK;
 }
 
-/* The quantize kernel for the block shape and RHT: four instantiations (the
- * RHT comes with 1x16 blocks only). */
+/* The quantize kernel for the block shape and RHT: five instantiations (the
+ * RHT comes with 1x16 blocks and 16x16 tiles). */
 template <int BW, bool TILE, bool RHT> static nvfp4_status launch_quant_t(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
     nvfp4_cu_quant_item<BW, TILE, RHT> it;
@@ -201,7 +202,8 @@ template <int BW, bool TILE, bool RHT> static nvfp4_status launch_quant_t(const 
 static nvfp4_status launch_quant(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
     if (p.rht) {
-        if (p.tile != 1 || p.bw != 16) return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks");
+        if (p.bw != 16) return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks or 16x16 tiles");
+        if (p.tile == 16) return launch_quant_t<16, true, true>(p, err);
         return launch_quant_t<16, false, true>(p, err);
     }
     if (p.tile == 16) return launch_quant_t<16, true, false>(p, err);
@@ -622,6 +624,7 @@ extern "C" nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dt
         rep->amax_actual = *amax;
         rep->amax_equal = nvfp4_core_f32_bits(t->amax) == nvfp4_core_f32_bits(*amax);
     }
+    if (!st) st = nvfp4_cu_check_explain(x, dtype, rows, cols, &q, columnwise, codes, scales, scales_swizzled, amax, rep, err);
     nvfp4_cuda_quantized_free(&q);
     return st;
 }

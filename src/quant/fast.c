@@ -50,6 +50,7 @@ bool nvfp4_quant_fast_handles(const nvfp4_quant_plan *p)
 {
     if (nvfp4_simd_active() == NVFP4_SIMD_SCALAR) return false;
     if (p->opts.rounding != NVFP4_RN && p->opts.rounding != NVFP4_SR) return false;
+    if (p->opts.rht && p->opts.block == NVFP4_BLOCK_16X16) return false; /* RHT on 16x16 tiles: reference path */
     return handles_te(p) || handles_mx(p);
 }
 

@@ -101,8 +101,11 @@ static nvfp4_status resolve_opts(const nvfp4_quant_opts *in, nvfp4_quant_plan *p
     if (o->rht) {
         if (!o->columnwise)
             return nvfp4_error_set(err, NVFP4_EINVAL, "RHT applies to the columnwise output, which was not asked for");
-        if (o->block != NVFP4_BLOCK_1X16)
-            return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks (asked: %s)", nvfp4_block_name(o->block));
+        /* 16x16: TE's reference applies the 16-point transform along the
+         * columnwise rows and then quantizes 16x16 tiles of the result */
+        if (o->block != NVFP4_BLOCK_1X16 && o->block != NVFP4_BLOCK_16X16)
+            return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 or 16x16 blocks (asked: %s)",
+                                   nvfp4_block_name(o->block));
         nvfp4_status st = rht_mask_of(o, p->rht_mask, err);
         if (st) return st;
     }
