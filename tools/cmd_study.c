@@ -13,7 +13,7 @@ static void usage(FILE *f)
 {
     fputs("usage: nvfp4 study list\n"
           "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 2)] [--quiet]\n"
-          "       nvfp4 study bench [--json] [--steps N (default 20)] [--threads LIST (default 1,2)]\n"
+          "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
           "Runs a built-in study (see `nvfp4 study list`), writing runs.csv, layers.csv, summary.json and PNG\n"
@@ -184,7 +184,7 @@ static bool parse_threads(const char *s, int *t, size_t *n)
 static int cmd_bench(int argc, char **argv)
 {
     bool as_json = false;
-    size_t steps = 20, nt = 2;
+    size_t steps = 8, nt = 2;
     int threads[8] = {1, 2};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
