@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "nvfp4.h"
+#include "nvfp4/io.h"
 #include "nvfp4/quant.h"
 
 static float f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -369,6 +370,39 @@ START_TEST(rht_on_16x16_tiles)
 }
 END_TEST
 
+START_TEST(te_rowscaled_bundle)
+{
+    /* a bundle of a row-scaled result stores amax as [rows] and reads it
+     * back: the rows' amaxes, their maximum, and the same dequantization */
+    float x[3 * 32] = {0};
+    x[0] = 2688, x[1] = 1344;
+    x[64] = 6, x[65] = 3;
+    nvfp4_quantized q, r;
+    ck_assert_int_eq(quantize("te-rowscaled", NVFP4_BLOCK_DEFAULT, x, 3, 32, &q), NVFP4_OK);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    ck_assert_int_eq(nvfp4_bundle_build(&q, x, NVFP4_DTYPE_F32, 3, 32, &s, NULL), NVFP4_OK);
+    const nvfp4_tensor *a = nvfp4_tset_find(&s, "amax");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_eq(a->ndim, 1);
+    ck_assert_uint_eq(a->shape[0], 3);
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(&s, "mem", &r, NULL), NVFP4_OK);
+    ck_assert_ptr_nonnull(r.row.row_amax);
+    ck_assert_float_eq(r.row.row_amax[0], 2688.0f);
+    ck_assert_float_eq(r.row.row_amax[1], 0.0f);
+    ck_assert_float_eq(r.row.row_amax[2], 6.0f);
+    ck_assert_float_eq(r.row.amax, 2688.0f);
+    float y0[96], y1[96];
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, y0, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_dequantize(&r, false, y1, NULL), NVFP4_OK);
+    ck_assert_int_eq(memcmp(y0, y1, sizeof y0), 0);
+    ck_assert_float_eq(y1[64], 6.0f);
+    nvfp4_quantized_free(&r);
+    nvfp4_quantized_free(&q);
+    nvfp4_tset_free(&s);
+}
+END_TEST
+
 Suite *recipes_te_suite(void);
 Suite *recipes_te_suite(void)
 {
@@ -384,6 +418,7 @@ Suite *recipes_te_suite(void)
     tcase_add_test(tc, fast_math_encode);
     tcase_add_test(tc, registry_names);
     tcase_add_test(tc, rht_on_16x16_tiles);
+    tcase_add_test(tc, te_rowscaled_bundle);
     suite_add_tcase(s, tc);
     return s;
 }
