@@ -22,6 +22,7 @@
 #include "nvfp4/quant.h"
 #include "nvfp4/trace.h"
 #include "nvfp4/io.h"
+#include "nvfp4/ggml.h"
 #include "nvfp4/hadamard.h"
 #include "nvfp4/gemm.h"
 #include "nvfp4/verify.h"

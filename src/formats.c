@@ -29,6 +29,8 @@ uint8_t nvfp4_ue8m0_from_f32(float x, nvfp4_ue8m0_mode mode)
     case NVFP4_UE8M0_RCEIL: return nvfp4_core_ue8m0_cvt(x, 1);
     case NVFP4_UE8M0_CEIL: return nvfp4_core_ue8m0_exact(x, 0);
     case NVFP4_UE8M0_EVEN: return nvfp4_core_ue8m0_exact(x, 1);
+    case NVFP4_UE8M0_RN: return nvfp4_core_ue8m0_rn(x, 0);
+    case NVFP4_UE8M0_RN_TORCH: return nvfp4_core_ue8m0_rn(x, 1);
     }
     return 0xFFu;
 }
@@ -41,7 +43,8 @@ uint16_t nvfp4_fp16_from_f32(float x) { return nvfp4_core_fp16_encode(x); }
 float nvfp4_fp16_to_f32(uint16_t bits) { return nvfp4_core_fp16_decode(bits); }
 
 static const char *const rounding_names[] = {"rn", "rz", "sr"};
-static const char *const ue8m0_names[] = {"floor", "rceil", "ceil", "even"};
+static const char *const ue8m0_names[] = {"floor", "rceil", "ceil", "even", "rn", "rn-torch"};
+#define UE8M0_MODES (sizeof ue8m0_names / sizeof ue8m0_names[0])
 
 const char *nvfp4_rounding_name(nvfp4_rounding r)
 {
@@ -60,12 +63,12 @@ bool nvfp4_rounding_parse(const char *s, nvfp4_rounding *out)
 
 const char *nvfp4_ue8m0_mode_name(nvfp4_ue8m0_mode m)
 {
-    return (unsigned)m < 4u ? ue8m0_names[m] : "?";
+    return (unsigned)m < UE8M0_MODES ? ue8m0_names[m] : "?";
 }
 
 bool nvfp4_ue8m0_mode_parse(const char *s, nvfp4_ue8m0_mode *out)
 {
-    for (unsigned i = 0; i < 4u; i++)
+    for (unsigned i = 0; i < UE8M0_MODES; i++)
         if (strcmp(s, ue8m0_names[i]) == 0) {
             *out = (nvfp4_ue8m0_mode)i;
             return true;

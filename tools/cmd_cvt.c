@@ -32,7 +32,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: nvfp4 cvt --to e2m1|e4m3|ue8m0|bf16|fp16 [--round rn|rz|sr]\n"
-            "                 [--seed S] [--offset O] [--nosat] [--mode floor|rceil|ceil|even]\n"
+            "                 [--seed S] [--offset O] [--nosat]\n"
+            "                 [--mode floor|rceil|ceil|even|rn|rn-torch]\n"
             "\n"
             "Reads one fp32 value per line from stdin (decimal, C99 hex float, inf, nan,\n"
             "or a 0x-prefixed 8-digit fp32 bit pattern; blanks around it are ignored)\n"
@@ -45,7 +46,9 @@ static void usage(FILE *f)
             "  --offset O   sr: Philox offset (default 0); value line i (from 0) uses byte\n"
             "               i%%16 of the SR block bytes of block i/16 (docs/semantics.md: SR bit contract)\n"
             "  --nosat      e4m3: overflow gives NaN (0x7F|sign) instead of +-448\n"
-            "  --mode M     ue8m0: floor (default), rceil, ceil or even\n"
+            "  --mode M     ue8m0: floor (default), rceil, ceil, even, or round to nearest\n"
+            "               with ties up as ml_dtypes (rn) or torch (rn-torch) cast to\n"
+            "               float8_e8m0fnu (docs/semantics.md, \"Scalar codecs\")\n"
             "  -h, --help   this text\n"
             "\n"
             "A line that is not a value stops the run with its line number; exit 2.\n"
@@ -97,7 +100,7 @@ static int parse_args(int argc, char **argv, cvt_opts *o)
     o->mode = NVFP4_UE8M0_FLOOR;
     if (mode && o->to != TO_UE8M0) return cli_fail(CMD, "--mode applies to ue8m0 only");
     if (mode && !nvfp4_ue8m0_mode_parse(mode, &o->mode))
-        return cli_fail(CMD, "unknown ue8m0 mode '%s' (expected floor, rceil, ceil or even)", mode);
+        return cli_fail(CMD, "unknown ue8m0 mode '%s' (expected floor, rceil, ceil, even, rn or rn-torch)", mode);
     return NVFP4_EXIT_OK;
 }
 

@@ -6,12 +6,14 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "nvfp4/ggml.h"
 
 static const char usage[] =
     "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise]\n"
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
+    "                      [--ggml-out FILE]\n"
     "\n"
     "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
     "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"
@@ -31,10 +33,13 @@ static const char usage[] =
     "  --rht-signs te|seed:N|none  RHT sign vector (default te: 0xD7E8)\n"
     "  --rht-fp32                keep the RHT output in fp32 (default: round to bf16)\n"
     "  --pad                     zero-pad dimensions up to the block (default: error)\n"
+    "  --ggml-out FILE           also write the rowwise codes and scales as llama.cpp's NVFP4\n"
+    "                            blocks (block_nvfp4, docs/file-formats.md); recipes ggml and\n"
+    "                            torchao-1level, a multiple of 64 columns\n"
     "Exit: 0 written, 2 usage or input error.\n";
 
 enum { OPT_RECIPE = 256, OPT_ROW, OPT_COL, OPT_BLOCK, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_RHT, OPT_SIGNS,
-       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE };
+       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE, OPT_GGML };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"recipe", required_argument, NULL, OPT_RECIPE},
@@ -44,7 +49,8 @@ static const struct option longopts[] = {
     {"rht", no_argument, NULL, OPT_RHT},        {"rht-signs", required_argument, NULL, OPT_SIGNS},
     {"rht-fp32", no_argument, NULL, OPT_RHT32},  {"pad", no_argument, NULL, OPT_PAD},
     {"format", required_argument, NULL, OPT_FORMAT}, {"shape", required_argument, NULL, OPT_SHAPE},
-    {"dtype", required_argument, NULL, OPT_DTYPE}, {"help", no_argument, NULL, 'h'},
+    {"dtype", required_argument, NULL, OPT_DTYPE}, {"ggml-out", required_argument, NULL, OPT_GGML},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 static bool parse_signs(const char *s, nvfp4_quant_opts *o)
@@ -57,6 +63,30 @@ static bool parse_signs(const char *s, nvfp4_quant_opts *o)
     return true;
 }
 
+/* --ggml-out: the rowwise orientation as block_nvfp4 bytes (nvfp4/ggml.h). */
+static int write_ggml(const char *cmd, const char *path, const nvfp4_quantized *q)
+{
+    size_t n = nvfp4_ggml_nvfp4_size(q->row.rows, q->row.cols);
+    uint8_t *buf = n ? malloc(n) : NULL;
+    nvfp4_error err;
+    int rc = NVFP4_EXIT_OK;
+    if (n && !buf) rc = cli_fail(cmd, "out of memory for %zu bytes of ggml blocks", n);
+    else if (nvfp4_ggml_nvfp4_pack(&q->row, buf, n, &err) || nvfp4_file_write_atomic(path, buf, n, &err))
+        rc = cli_fail(cmd, "%s: %s", path, err.message);
+    free(buf);
+    return rc;
+}
+
+/* The recipes whose bytes ggml's decoder reads as they are meant: E2M1 codes,
+ * an E4M3 byte per 1x16 block, no global scale. */
+static bool ggml_layout_fits(const nvfp4_quant_opts *o)
+{
+    const nvfp4_recipe_info *r = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe));
+    nvfp4_block b = o->block == NVFP4_BLOCK_DEFAULT ? r->default_block : o->block;
+    return r->elem == NVFP4_ELEM_E2M1 && r->scale_format == NVFP4_SCALEFMT_E4M3 && !r->has_global_amax &&
+           b == NVFP4_BLOCK_1X16;
+}
+
 static int run(int argc, char **argv)
 {
     const char *cmd = "quantize";
@@ -67,7 +97,7 @@ static int run(int argc, char **argv)
     nvfp4_quant_opts o;
     nvfp4_quant_opts_init(&o);
     o.rowwise = false;
-    const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL;
+    const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL, *ggml_out = NULL;
     optind = 1;
     opterr = 0;
     int c;
@@ -103,6 +133,7 @@ static int run(int argc, char **argv)
         case OPT_FORMAT: format = optarg; break;
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
+        case OPT_GGML: ggml_out = optarg; break;
         default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
@@ -110,6 +141,9 @@ static int run(int argc, char **argv)
     if (!out) return cli_fail(cmd, "missing -o OUT");
     if (!o.rowwise && !o.columnwise) o.rowwise = true;
     if (o.rht && !o.columnwise) return cli_fail(cmd, "--rht applies to the columnwise output: add --columnwise");
+    if (ggml_out && !ggml_layout_fits(&o))
+        return cli_fail(cmd, "--ggml-out takes a recipe with E2M1 codes, 1x16 E4M3 scales and no global scale (ggml, torchao-1level)");
+    if (ggml_out && !o.rowwise) return cli_fail(cmd, "--ggml-out writes the rowwise output: add --rowwise");
 
     cli_input in;
     int rc = cli_input_load(cmd, argv[optind], shape, dtype, &in);
@@ -126,7 +160,9 @@ static int run(int argc, char **argv)
     if (nvfp4_quantize(in.data, in.dtype, in.rows, in.cols, &o, &q, &err) ||
         nvfp4_bundle_build(&q, in.data, in.dtype, in.rows, in.cols, &b, &err))
         rc = cli_fail_err(cmd, &err);
-    else rc = cli_write_set(cmd, out, format, &b);
+    else if (ggml_out && in.cols % NVFP4_GGML_NVFP4_BLOCK != 0)
+        rc = cli_fail(cmd, "--ggml-out: %zu columns are not a multiple of 64 (ggml's NVFP4 block)", in.cols);
+    else if (!(rc = cli_write_set(cmd, out, format, &b)) && ggml_out) rc = write_ggml(cmd, ggml_out, &q);
     nvfp4_quantized_free(&q);
     nvfp4_tset_free(&b);
     cli_input_free(&in);

@@ -24,7 +24,9 @@ typedef enum {
     NVFP4_UE8M0_FLOOR = 0, /* floor(log2|x|): cvt.rz.satfinite.ue8m0 */
     NVFP4_UE8M0_RCEIL = 1, /* round up: cvt.rp.satfinite.ue8m0 (NVIDIA's rule) */
     NVFP4_UE8M0_CEIL = 2,  /* ceil(log2|x|) computed exactly in fp32 */
-    NVFP4_UE8M0_EVEN = 3   /* nearest power of two, ties (1.5*2^e) to the even code */
+    NVFP4_UE8M0_EVEN = 3,  /* nearest power of two, ties (1.5*2^e) to the even code */
+    NVFP4_UE8M0_RN = 4,    /* nearest, ties up: ml_dtypes' cast to float8_e8m0fnu */
+    NVFP4_UE8M0_RN_TORCH = 5 /* nearest, ties up: torch's cast to float8_e8m0fnu */
 } nvfp4_ue8m0_mode;
 
 /* ---- FP4 E2M1 (cuda_fp4.hpp __nv_cvt_float_to_fp4, __NV_E2M1) ----------- */
@@ -44,7 +46,12 @@ float nvfp4_e4m3_to_f32(uint8_t code);
  * +-Inf and finite overflow -> 0xFE, 0 -> 0x00. FLOOR and RCEIL reproduce
  * cuda_fp8.hpp __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero /
  * cudaRoundPosInf); CEIL and EVEN are the exact-arithmetic variants used by
- * torchao's MX scale modes. */
+ * torchao's MX scale modes. RN and RN_TORCH round to nearest with ties up
+ * and do not saturate (x >= 1.5*2^127 -> 0xFF): RN is ml_dtypes'
+ * float8_e8m0fnu cast (0, negative values, Inf and NaN -> 0xFF; fp32
+ * subnormals to the nearest of 2^-127 and 2^-126), RN_TORCH torch's
+ * (sign ignored, 0 -> 0x00, Inf and NaN -> 0xFF, every subnormal above
+ * 2^-127 -> 0x01); docs/semantics.md, "Scalar codecs". */
 uint8_t nvfp4_ue8m0_from_f32(float x, nvfp4_ue8m0_mode mode);
 float nvfp4_ue8m0_to_f32(uint8_t code);
 

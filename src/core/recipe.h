@@ -69,6 +69,10 @@ enum {
     NVFP4_CORE_BSCALE_4OVER6_MSE_FP16 = 8, /* err_use_fast_math, squares */
     NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL = 9, /* TE reference pow_2_scales: 2^ceil(log2(bamax/max_elem)) (a division),
                                               exponent clamped to [-127, 127]: ue8m0 rp of bamax/max_elem */
+    /* torchao to_mx CEIL and EVEN (nvfp4_core_ue8m0_torchao_scale); the ggml UE4M3 rule (nvfp4_core_ggml_ue4m3) */
+    NVFP4_CORE_BSCALE_UE8M0_CEIL = 10,  /* exponent(bamax) + (fraction != 0) - emax_elem */
+    NVFP4_CORE_BSCALE_UE8M0_EVEN = 11,  /* exponent(bits(bamax) + 2^(22 - mbits(elem))) - emax_elem */
+    NVFP4_CORE_BSCALE_GGML = 12         /* llama.cpp ggml_fp32_to_ue4m3(bamax / 6) */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -83,6 +87,9 @@ enum {
     NVFP4_CORE_ENC_TE_BF16 = 6,   /* TE fast math (quantize_transpose_nvfp4_tuned_1D.cuh): c = bf16_rn(fminf(S_enc /
                                      (float)s, BF16_MAX)), y = fma.rn.f32.bf16(x, c, +0): x*c rounded once, an
                                      exactly zero product is +0 */
+    NVFP4_CORE_ENC_GGML_NEAREST = 7 /* llama.cpp best_index_mxfp4: the code k minimizing fabsf(fp4(k)*s - x) in fp32, k
+                                       tried 0..15, the first minimum kept (ties: the smaller magnitude, and +0 before
+                                       -0); NaN and +-Inf elements give 0x0 */
 };
 
 /* Special-value policy of the final E2M1 cast (applied to y). */
@@ -90,8 +97,10 @@ enum {
     NVFP4_CORE_SPECIAL_CUDA = 0,     /* cuda_fp4.hpp: sign kept (-0 -> 0x8), NaN -> 0x7 */
     NVFP4_CORE_SPECIAL_PYREF = 1,    /* TE Python reference: +-0 -> 0x0, NaN -> 0x0 */
     NVFP4_CORE_SPECIAL_TORCHAO = 2,  /* torchao _f32_to_floatx_unpacked: NaN -> 0x3 (canonical +NaN) */
-    NVFP4_CORE_SPECIAL_MODELOPT = 3  /* modelopt _cast_fp4: sign from y < 0 (-0 -> 0x0), NaN -> 0x7;
+    NVFP4_CORE_SPECIAL_MODELOPT = 3, /* modelopt _cast_fp4: sign from y < 0 (-0 -> 0x0), NaN -> 0x7;
                                         its decode table (e2m1_values) gives +0 for code 0x8 */
+    NVFP4_CORE_SPECIAL_GGML = 4      /* llama.cpp: codes come from ENC_GGML_NEAREST; its decode table (kvalues_mxfp4)
+                                        gives +0 for code 0x8 */
 };
 
 /* Dequantization rule. */
@@ -251,6 +260,55 @@ NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_floor_scale(float bamax, int ema
     return (uint8_t)b;
 }
 
+/* torchao to_mx CEIL and EVEN, on the fp32 bits of bamax as torchao
+ * computes them (pytorch/ao v0.18.0 mx_tensor.py): CEIL takes the exponent
+ * bits plus one when any fraction bit is set; EVEN first adds half an
+ * element ulp at bamax's exponent, 2^(22 - elem_mbits), to the bits (a
+ * carry into the exponent rounds bamax up to the next power of two) and
+ * then takes the exponent bits. The exponent minus emax_elem is clamped to
+ * [-127, 128] and biased; NaN -> 0xFF. +Inf has the exponent bits 255 like
+ * any number (FLOOR does the same). */
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_torchao_scale(float bamax, int emax_elem, int even, int elem_mbits)
+{
+    uint32_t au = nvfp4_core_f32_bits(bamax) & 0x7FFFFFFFu;
+    if (au > 0x7F800000u) return 0xFFu;
+    int e;
+    if (even) e = (int)((au + (1u << (22 - elem_mbits))) >> 23);
+    else e = (int)(au >> 23) + ((au & 0x7FFFFFu) != 0u);
+    int b = e - 127 - emax_elem;
+    if (b < -127) b = -127;
+    if (b > 128) b = 128;
+    return (uint8_t)(b + 127);
+}
+
+/* llama.cpp ggml_fp32_to_ue4m3 (ggml/src/ggml-impl.h): its own UE4M3
+ * rounding, not the E4M3 RNE of e4m3.h. Not positive (0, NaN) -> 0; above
+ * 448 -> 448; below 2^-6 the subnormal code (int)(v*512 + 0.5f) in fp32,
+ * 0 if under 1, at most 7 (never 0x08); otherwise the top three fraction
+ * bits plus fraction bit 19 (half up on the bits), a carry going into the
+ * exponent; every v >= 256 gives 0x7E (448). */
+NVFP4_HD static inline uint8_t nvfp4_core_ggml_ue4m3(float v)
+{
+    if (!(v > 0.0f)) return 0u;
+    if (v > 448.0f) v = 448.0f;
+    uint32_t bits = nvfp4_core_f32_bits(v);
+    int e = (int)(bits >> 23) - 127 + 7;
+    if (e <= 0) {
+        float t = v * 512.0f; /* exact: a power-of-two scaling */
+        t = t + 0.5f;         /* rounded in fp32 before the truncation */
+        int m = (int)t;
+        if (m > 7) m = 7;
+        return m < 1 ? 0u : (uint8_t)m;
+    }
+    if (e >= 15) return 0x7Eu;
+    int m = (int)((bits >> 20) & 7u) + (int)((bits >> 19) & 1u);
+    if (m > 7) {
+        m = 0;
+        if (++e >= 15) return 0x7Eu;
+    }
+    return (uint8_t)((e << 3) | m);
+}
+
 NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float bamax)
 {
     switch (r->bscale_rule) {
@@ -280,6 +338,12 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
          * quotient is the smallest power of two >= it (0 and values below
          * 2^-127 give 0x00, Inf 0xFE = exponent 127, NaN 0xFF) */
         return nvfp4_core_ue8m0_cvt(bamax / r->elem_max, 1);
+    case NVFP4_CORE_BSCALE_UE8M0_CEIL:
+    case NVFP4_CORE_BSCALE_UE8M0_EVEN:
+        return nvfp4_core_ue8m0_torchao_scale(bamax, r->emax_elem, r->bscale_rule == NVFP4_CORE_BSCALE_UE8M0_EVEN,
+                                              r->elem == NVFP4_CORE_ELEM_E4M3 ? 3 : 1);
+    case NVFP4_CORE_BSCALE_GGML:
+        return nvfp4_core_ggml_ue4m3(bamax / r->elem_max);
     case NVFP4_CORE_BSCALE_4OVER6_MAE:
     case NVFP4_CORE_BSCALE_4OVER6_MSE:
     case NVFP4_CORE_BSCALE_4OVER6_MAE_FP16:
@@ -344,6 +408,7 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
         break;
     }
     case NVFP4_CORE_ENC_EXACT:
+    case NVFP4_CORE_ENC_GGML_NEAREST:
         b.factor = nvfp4_core_dequant_scale(r, g, s);
         break;
     case NVFP4_CORE_ENC_TE_BF16: {
@@ -411,6 +476,25 @@ NVFP4_HD static inline uint8_t nvfp4_core_e2m1_cast(const nvfp4_core_recipe *r, 
     return nvfp4_core_e2m1_encode(y, mode, rbits);
 }
 
+/* llama.cpp best_index_mxfp4 with d = s/2 and its doubled value table: the
+ * products fp4(k)*s are exact, so each error is the fp32 fabsf(fp4(k)*s - x)
+ * (an FMA gives the same); the first smallest error wins, and NaN errors
+ * never win (a NaN or infinite x gives 0x0). */
+NVFP4_HD static inline uint8_t nvfp4_core_ggml_nearest(float x, float s)
+{
+    uint8_t best = 0u;
+    float best_err = nvfp4_core_fabs(0.0f - x);
+    for (uint8_t k = 1u; k < 16u; k++) {
+        float p = nvfp4_core_e2m1_decode(k) * s;
+        float err = nvfp4_core_fabs(p - x);
+        if (err < best_err) {
+            best = k;
+            best_err = err;
+        }
+    }
+    return best;
+}
+
 /* One element -> its code (E2M1: 4 bits; E4M3: 8 bits). mode is an
  * nvfp4_core_rounding (RN or SR); rbits are the element's 8 random bits. */
 NVFP4_HD static inline uint8_t nvfp4_core_encode_elem(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x, int mode,
@@ -421,6 +505,7 @@ NVFP4_HD static inline uint8_t nvfp4_core_encode_elem(const nvfp4_core_recipe *r
         uint32_t sign = (uint32_t)nvfp4_core_signbit(x) << 3;
         return (uint8_t)(sign | nvfp4_core_e2m1_exact_mag(nvfp4_core_fabs(x), b->factor));
     }
+    if (r->enc_rule == NVFP4_CORE_ENC_GGML_NEAREST) return nvfp4_core_ggml_nearest(x, b->factor);
     float y = nvfp4_core_scaled(r, b, x);
     if (r->elem == NVFP4_CORE_ELEM_E4M3) return nvfp4_core_e4m3_encode(y, 1);
     return nvfp4_core_e2m1_cast(r, y, mode, rbits);
@@ -431,7 +516,7 @@ NVFP4_HD static inline uint8_t nvfp4_core_encode_elem(const nvfp4_core_recipe *r
 NVFP4_HD static inline float nvfp4_core_elem_value(const nvfp4_core_recipe *r, uint8_t code)
 {
     if (r->elem == NVFP4_CORE_ELEM_E4M3) return nvfp4_core_e4m3_decode(code);
-    if (r->special == NVFP4_CORE_SPECIAL_MODELOPT && code == 0x8u) return 0.0f;
+    if ((r->special == NVFP4_CORE_SPECIAL_MODELOPT || r->special == NVFP4_CORE_SPECIAL_GGML) && code == 0x8u) return 0.0f;
     return nvfp4_core_e2m1_decode(code);
 }
 

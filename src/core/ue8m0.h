@@ -76,6 +76,32 @@ NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_exact(float x, int even)
     return (lo & 1u) ? hi : lo;
 }
 
+/* Round to nearest, ties up (1.5 * 2^e goes to 2^(e+1)): the cast of fp32 to
+ * float8_e8m0fnu in ml_dtypes (torch_rule 0) and in torch (torch_rule 1;
+ * c10 fp8e8m0fnu_from_fp32_value, an RNE on the exponent whose "last bit" is
+ * the implicit one, so a tie of a normal input always rounds up). They agree
+ * on every positive normal fp32; x >= 1.5 * 2^127 rounds to 0xFF (NaN: E8M0
+ * has no infinity and no saturation here). Elsewhere:
+ *   ml_dtypes: nearest also for fp32 subnormals (x >= 1.5 * 2^-127 -> 0x01,
+ *     smaller ones 0x00); +-0, every negative value, +-Inf and NaN -> 0xFF
+ *     (E8M0 has no zero and no sign).
+ *   torch: the sign bit is ignored; an exponent field of 0 rounds up as soon
+ *     as the fraction exceeds 0x400000 (every subnormal above 2^-127 -> 0x01);
+ *     +-0 -> 0x00; +-Inf and NaN -> 0xFF. */
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_rn(float x, int torch_rule)
+{
+    uint32_t bits = nvfp4_core_f32_bits(x);
+    uint32_t au = torch_rule ? (bits & 0x7FFFFFFFu) : bits;
+    /* ml_dtypes: zero, a set sign bit, Inf and NaN all give NaN */
+    if (!torch_rule && (au == 0u || au > 0x7F7FFFFFu)) return 0xFFu;
+    uint32_t e = au >> 23, f = au & 0x7FFFFFu;
+    if (e == 0xFFu) return 0xFFu;
+    uint32_t up;
+    if (e != 0u) up = f >= 0x400000u;
+    else up = torch_rule ? (f > 0x400000u) : (f >= 0x600000u);
+    return (uint8_t)(e + up); /* 254 + 1 = 0xFF: overflow is NaN */
+}
+
 NVFP4_HD static inline float nvfp4_core_ue8m0_decode(uint8_t code)
 {
     if (code == 0xFFu) return nvfp4_core_f32_from_bits(0x7FC00000u);

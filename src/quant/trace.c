@@ -28,6 +28,9 @@ static const char *scale_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_BSCALE_DIV_DIV: return "(block_amax / 6) / g, clamped, E4M3 RN";
     case NVFP4_CORE_BSCALE_DIV_PRODUCT: return "block_amax / (6 * g) (0 -> 1), clamped, E4M3 RN";
     case NVFP4_CORE_BSCALE_UE8M0_FLOOR: return "UE8M0 floor(log2(block_amax)) - emax(elem)";
+    case NVFP4_CORE_BSCALE_UE8M0_CEIL: return "UE8M0 ceil(log2(block_amax)) - emax(elem) (torchao CEIL)";
+    case NVFP4_CORE_BSCALE_UE8M0_EVEN: return "UE8M0 floor(log2(block_amax rounded to mbits(elem), half up)) - emax(elem)";
+    case NVFP4_CORE_BSCALE_GGML: return "ggml_fp32_to_ue4m3(block_amax / 6) (llama.cpp rounding)";
     default: return "UE8M0 round-up of block_amax / max(elem)";
     }
 }
@@ -43,6 +46,7 @@ static float scale_unrounded(const nvfp4_core_recipe *r, const nvfp4_core_global
     case NVFP4_CORE_BSCALE_DIV_DIV: return (bamax / r->elem_max) / g->g;
     case NVFP4_CORE_BSCALE_DIV_PRODUCT: return bamax / (r->elem_max * g->g);
     case NVFP4_CORE_BSCALE_UE8M0_RCEIL: return bamax * (1.0f / r->elem_max);
+    case NVFP4_CORE_BSCALE_GGML: return bamax / r->elem_max;
     default: return bamax;
     }
 }
@@ -55,6 +59,7 @@ static const char *encode_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_ENC_EXACT: return "nearest code to the real x/D (exact comparison)";
     case NVFP4_CORE_ENC_RECIP_DIV: return "x * ((1/g)/s)";
     case NVFP4_CORE_ENC_POW2_FP32: return "x / max(fp32 bits e << 23, 2^-126)";
+    case NVFP4_CORE_ENC_GGML_NEAREST: return "the code k of least fabsf(fp4(k)*s - x), first k of 0..15 on ties";
     default: return "x / 2^e";
     }
 }
@@ -113,7 +118,8 @@ static void trace_elems(const nvfp4_core_recipe *r, const nvfp4_core_global *g, 
     t->encode_formula = encode_formula(r);
     t->factor = b.factor;
     t->dequant_scale = nvfp4_core_dequant_scale(r, g, t->scale);
-    t->scaled_then_rounded = r->enc_rule != NVFP4_CORE_ENC_EXACT;
+    /* exact and ggml pick a code by comparison: no scaled value is rounded */
+    t->scaled_then_rounded = r->enc_rule != NVFP4_CORE_ENC_EXACT && r->enc_rule != NVFP4_CORE_ENC_GGML_NEAREST;
     bool e2m1_rounded = t->scaled_then_rounded && r->elem == NVFP4_CORE_ELEM_E2M1;
     uint8_t rb[16] = {0};
     for (size_t i = 0; i < t->block_len; i++) {
@@ -193,7 +199,7 @@ nvfp4_status nvfp4_trace_scaled(const nvfp4_recipe *rec, float amax, const uint8
 {
     if (!rec) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_trace_scaled: no recipe");
     const nvfp4_core_recipe *r = &rec->core;
-    if (r->enc_rule == NVFP4_CORE_ENC_EXACT || r->elem != NVFP4_CORE_ELEM_E2M1)
+    if (r->enc_rule == NVFP4_CORE_ENC_EXACT || r->enc_rule == NVFP4_CORE_ENC_GGML_NEAREST || r->elem != NVFP4_CORE_ELEM_E2M1)
         return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "recipe %s has no scaled value to round stochastically",
                                rec->info.name);
     if (block_len == 0 || cols % block_len != 0)

@@ -7,6 +7,7 @@ static const nvfp4_recipe *const all_recipes[] = {
     &nvfp4_recipe_te,          &nvfp4_recipe_te_pyref,    &nvfp4_recipe_torchao,     &nvfp4_recipe_torchao_0_13_0_16,
     &nvfp4_recipe_modelopt,    &nvfp4_recipe_exact,       &nvfp4_recipe_mxfp4_floor, &nvfp4_recipe_mxfp4_rceil,
     &nvfp4_recipe_mxfp8,
+    &nvfp4_recipe_torchao_1level, &nvfp4_recipe_mxfp4_ceil, &nvfp4_recipe_mxfp4_even, &nvfp4_recipe_mxfp8_floor, &nvfp4_recipe_ggml,
     &nvfp4_recipe_te_4over6,   &nvfp4_recipe_te_4over6_mse, &nvfp4_recipe_te_4over6_fast, &nvfp4_recipe_te_4over6_mse_fast,
     &nvfp4_recipe_te_rowscaled, &nvfp4_recipe_te_pow2,     &nvfp4_recipe_fast_math,
 };
