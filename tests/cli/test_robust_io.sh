@@ -226,6 +226,27 @@ done
 [ ! -e big.safetensors ] || $NVFP4 verify --expected big.safetensors --actual big.safetensors >/dev/null 2>&1 \
     || bad "big.safetensors exists but does not read"
 
+# ---- 10. peak memory: at most the input plus the outputs plus 64 MiB ---------------
+# (quantize 4096 x 4096 with --columnwise --rht peaked at 365 MB for a 64 MB input
+# and a 145 MB bundle; the goal is 276 MB; dequantize of it at 290 MB, goal 279)
+if [ -x /usr/bin/time ]; then
+    python3 -c 'import numpy as np; np.save("m4k.npy", np.random.default_rng(4).standard_normal((4096, 4096)).astype(np.float32))'
+    peak_ok() { # label input output cmd...: peak RSS <= input + output + 64 MiB
+        local label=$1 inp=$2 outp=$3; shift 3
+        /usr/bin/time -v "$@" 2>time.txt >/dev/null || { bad "$label: $(tail -n 3 time.txt)"; return; }
+        local kb=$(awk '/Maximum resident/ {print $6}' time.txt)
+        local goal=$(( ($(stat -c %s $inp) + $(stat -c %s $outp)) / 1024 + 65536 ))
+        [ "$kb" -le "$goal" ] && ok "$label: peak $((kb / 1024)) MiB <= goal $((goal / 1024)) MiB" \
+            || bad "$label: peak $((kb / 1024)) MiB > goal $((goal / 1024)) MiB"
+    }
+    peak_ok "quantize 4096x4096 --columnwise --rht" m4k.npy m4k.safetensors \
+        $NVFP4 quantize m4k.npy --columnwise --rht -o m4k.safetensors
+    peak_ok "dequantize of it" m4k.safetensors m4k_dq.npy $NVFP4 dequantize m4k.safetensors --columnwise -o m4k_dq.npy
+    rm -f m4k.npy m4k.safetensors m4k_dq.npy
+else
+    echo "skip peak memory: no /usr/bin/time"
+fi
+
 [ -e q.safetensors ] && bad "an output was written for a refused input"
 
 exit $fail
