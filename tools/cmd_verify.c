@@ -287,6 +287,13 @@ static int verify_orientation(const vcli_bundle *b, const nvfp4_tensor_set *act,
         }
         free(cand);
     }
+    /* fast-math with RHT: TE's fused RHT cast is not the plain cast's rule (docs/semantics.md, "Recipes") */
+    if (!nvfp4_vreport_match(&rep) && colwise && b->opts.rht && strcmp(b->info->name, "fast-math") == 0)
+        nvfp4_vreport_add_cause(&rep, NVFP4_CAUSE_ENCODE_FACTOR,
+                                "data_t: TE's fast-math RHT cast (hadamard_transform_cast_fusion.cu, kUseFastMath) takes "
+                                "rcp.approx.ftz.f32 of s*S_dec, which PTX does not specify bit for bit, and keeps the RHT "
+                                "output in fp32; this recipe applies the plain cast's bf16 rule, so such a kernel may "
+                                "differ in the blocks where the two round otherwise");
     if (jarr) json_array_append_new(jarr, report_json(b, &rep, colwise, &ev));
     else print_text(b, &rep, colwise, &ev);
     int verdict = nvfp4_vreport_match(&rep) ? 0 : 1;
