@@ -12,13 +12,14 @@
 static void usage(FILE *f)
 {
     fputs("usage: nvfp4 study list\n"
-          "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 2)] [--quiet]\n"
+          "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 2)] [--quick] [--quiet]\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
           "Runs a built-in study (see `nvfp4 study list`), writing runs.csv, layers.csv, summary.json and PNG\n"
           "plots (when gnuplot is installed) into DIR (default: study-out/NAME). --steps sets the training\n"
-          "steps (S0: the repetition count); --shard i/n runs every n-th job starting at i (0-based), for\n"
+          "steps (S0: the repetition count); --quick runs the study's CI-sized preset (s7-gpt: a tiny GPT;\n"
+          "others: 4 steps), 1 seed unless --steps / --seeds say otherwise; --shard i/n runs every n-th job starting at i (0-based), for\n"
           "job arrays; `merge` combines shard folders and recomputes the summary. `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
           "arms in one run, with each step's ratio to the fp32 arm's. docs/studies.md.\n",
@@ -97,6 +98,10 @@ static int cmd_run(int argc, char **argv)
         size_t n;
         if (!strcmp(a, "--quiet")) {
             o.quiet = true;
+            continue;
+        }
+        if (!strcmp(a, "--quick")) {
+            o.quick = true;
             continue;
         }
         if (!v) return cli_fail("study", "%s needs a value", a);

@@ -265,6 +265,8 @@ typedef struct {
     int threads;
     bool quiet;
     const char *out_dir;
+    bool quick;               /* the study's CI-sized preset: its quick model (if any), its
+                                 quick step count and 1 seed unless steps / seeds are given */
 } nvfp4_study_opts;
 
 typedef struct nvfp4_study nvfp4_study;

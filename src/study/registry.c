@@ -31,5 +31,10 @@ nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *o, FI
         return nvfp4_error_set(err, NVFP4_EINVAL, "study: shard %zu/%zu out of range", o->shard_i, o->shard_n);
     if (!st_mkdir_p(o->out_dir, err)) return NVFP4_EIO;
     nvfp4_study_set_threads(o->threads > 0 ? o->threads : 1);
-    return s->run(s, o, log, err);
+    nvfp4_study_opts q = *o;
+    if (q.quick) {
+        if (!q.steps) q.steps = s->quick_steps ? s->quick_steps : 4;
+        if (!q.seeds) q.seeds = 1;
+    }
+    return s->run(s, &q, log, err);
 }

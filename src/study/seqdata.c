@@ -162,9 +162,12 @@ static bool append(uint8_t **dst, size_t *n, size_t *cap, const uint8_t *src, si
 static nvfp4_status load_fortunes(st_seqdata *d, size_t S, nvfp4_error *err)
 {
     size_t ct = 0, ch = 0;
+    /* NVFP4_FORTUNES_DIR: another copy of the package's files (tests) */
+    const char *dir = getenv("NVFP4_FORTUNES_DIR");
+    if (!dir || !*dir) dir = FORTUNES_DIR;
     for (size_t i = 0; i < sizeof fortune_files / sizeof *fortune_files; i++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/%s", FORTUNES_DIR, fortune_files[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, fortune_files[i]);
         uint8_t *b = NULL;
         size_t n = 0;
         nvfp4_status s = read_file(path, &b, &n, err);
@@ -175,7 +178,7 @@ static nvfp4_status load_fortunes(st_seqdata *d, size_t S, nvfp4_error *err)
         if (!ok) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory reading the corpus");
     }
     if (d->nheld < S + 2 || d->ntrain < S + 2)
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: the corpus is shorter than one sequence", FORTUNES_DIR);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: the corpus is shorter than one sequence", dir);
     return NVFP4_OK;
 }
 

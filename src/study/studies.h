@@ -52,6 +52,7 @@ struct nvfp4_study {
     /* the study's own output files (NULL-terminated; may be NULL): a merge
      * concatenates them as they are, keeping the first shard's header */
     const char *const *files;
+    size_t quick_steps;   /* --quick: steps (0: 4) */
 };
 
 /* ---- runs.csv / layers.csv (output.c) ------------------------------------------ */
@@ -103,5 +104,10 @@ nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FI
 
 /* The tiny LM on the order-2 Markov source that every S3 study trains (tinylm.c). */
 void st_tinylm_base(nvfp4_train_cfg *c, size_t steps);
+/* The GPT studies' base configs (gptbase.c): the default GPT
+ * (nvfp4_train_cfg_gpt) on the fortunes text, and its CI-sized --quick
+ * variant (d_model 32, 32 tokens x 4 sequences). */
+void st_gpt_base(nvfp4_train_cfg *c, size_t steps);
+void st_gpt_quick_base(nvfp4_train_cfg *c, size_t steps);
 
 #endif

@@ -16,7 +16,8 @@ have_gp=0; command -v gnuplot >/dev/null 2>&1 && have_gp=1
 
 for s in $(cut -d' ' -f1 "$T/list"); do
     steps=4; [ "$s" = s0 ] && steps=3; [ "$s" = s1a ] && steps=50; [ "$s" = s6 ] && steps=40
-    if ! "$NVFP4" study run "$s" --steps $steps --seeds 2 --quiet --out "$T/$s" > "$T/$s.out" 2> "$T/$s.err"; then
+    quick=; case "$s" in s7*) quick=--quick;; esac  # the GPT studies: their CI-sized model
+    if ! "$NVFP4" study run "$s" $quick --steps $steps --seeds 2 --quiet --out "$T/$s" > "$T/$s.out" 2> "$T/$s.err"; then
         die "study run $s: $(cat "$T/$s.err")"; continue
     fi
     [ -s "$T/$s/summary.json" ] || die "$s: no summary.json"
@@ -52,6 +53,17 @@ rm -f "$T/whole1/gap.png" "$T/whole1/gap_agg.dat"
 [ -s "$T/whole1/gap_agg.dat" ] || die "plot did not rebuild gap_agg.dat"
 [ $have_gp = 0 ] || [ -s "$T/whole1/gap.png" ] || die "plot did not redraw gap.png"
 
+# the GPT's text missing: exit 2, naming the Debian package; nothing written
+NVFP4_FORTUNES_DIR="$T/no-fortunes" "$NVFP4" study run s7-gpt --quick --quiet --out "$T/nofort" >/dev/null 2>"$T/err"
+rc=$?; [ $rc = 2 ] || die "s7-gpt without the corpus exited $rc (want 2)"
+grep -q "'fortunes'" "$T/err" || die "s7-gpt without the corpus: message does not name the package: $(cat "$T/err")"
+[ ! -e "$T/nofort/runs.csv" ] || die "s7-gpt without the corpus wrote runs.csv"
+
+# study bench: every arm, a ratio of 1 for fp32 itself
+"$NVFP4" study bench --steps 1 --threads 1 --json > "$T/bench.json" 2>"$T/err" || die "study bench: $(cat "$T/err")"
+for a in fp32 bf16 fp8 mxfp8 nvfp4; do grep -q "\"arm\": \"$a\"" "$T/bench.json" || die "bench lacks arm $a"; done
+grep -q '"ratio_to_fp32": 1.0' "$T/bench.json" || die "bench: fp32 arm's ratio is not 1"
+
 # bad input: exit code 2 with a message, no crash
 expect2() { "$NVFP4" "$@" >/dev/null 2>"$T/err"; rc=$?; [ $rc = 2 ] || die "'$*' exited $rc (want 2)"; [ -s "$T/err" ] || die "'$*' printed no message"; }
 expect2 study
@@ -61,6 +73,8 @@ expect2 study run s6 --steps 0
 expect2 study run s6 --shard 2/2
 expect2 study run s6 --seeds x
 expect2 study run s6 --bogus 1
+expect2 study bench --threads 0
+expect2 study bench --bogus
 expect2 study plot "$T/does-not-exist"
 expect2 study merge --out "$T/m2"
 expect2 study merge --out "$T/m3" "$T/sh0" "$T/s6"
