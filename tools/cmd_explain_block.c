@@ -65,10 +65,13 @@ static const char *f(char *b, float v)
 static void print_global(const nvfp4_trace_block *t)
 {
     char b1[32], b2[32];
-    printf("global amax          %s\n", f(b1, t->amax));
+    /* te-4over6 bounds the global scale by E4M3 256 (6*256 = 1536); te-rowscaled takes the row's amax */
+    const char *name = nvfp4_recipe_get_info(t->recipe)->name;
+    bool four_over_six = strncmp(name, "te-4over6", 9) == 0, row_scaled = strcmp(name, "te-rowscaled") == 0;
+    printf("%s          %s\n", row_scaled ? "row amax   " : "global amax", f(b1, t->amax));
     if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE)
-        printf("global scale         S_enc = fminf(2688/amax, FLT_MAX) = %s, S_dec = 1/S_enc = %s\n", f(b1, t->s_enc),
-               f(b2, t->s_dec));
+        printf("global scale         S_enc = fminf(%s/amax, FLT_MAX) = %s, S_dec = 1/S_enc = %s\n",
+               four_over_six ? "1536" : "2688", f(b1, t->s_enc), f(b2, t->s_dec));
     else if (t->global_rule == NVFP4_TRACE_GLOBAL_DECODE)
         printf("global scale         g = amax/2688 = %s\n", f(b1, t->g));
     else

@@ -16,7 +16,9 @@
 
 static nvfp4_trace_global global_of(const nvfp4_core_recipe *r)
 {
-    if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE) return NVFP4_TRACE_GLOBAL_ENCODE;
+    if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
+        r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW)
+        return NVFP4_TRACE_GLOBAL_ENCODE;
     if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) return NVFP4_TRACE_GLOBAL_DECODE;
     return NVFP4_TRACE_GLOBAL_NONE;
 }
@@ -31,6 +33,12 @@ static const char *scale_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_BSCALE_UE8M0_CEIL: return "UE8M0 ceil(log2(block_amax)) - emax(elem) (torchao CEIL)";
     case NVFP4_CORE_BSCALE_UE8M0_EVEN: return "UE8M0 floor(log2(block_amax rounded to mbits(elem), half up)) - emax(elem)";
     case NVFP4_CORE_BSCALE_GGML: return "ggml_fp32_to_ue4m3(block_amax / 6) (llama.cpp rounding)";
+    case NVFP4_CORE_BSCALE_4OVER6_MAE:
+    case NVFP4_CORE_BSCALE_4OVER6_MSE:
+    case NVFP4_CORE_BSCALE_4OVER6_MAE_FP16:
+    case NVFP4_CORE_BSCALE_4OVER6_MSE_FP16:
+        return "4over6: (block_amax / 6) * S_enc (map-to-6) or that * 1.5 (map-to-4), E4M3 RN, the lower-error one";
+    case NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL: return "UE8M0 ceil(log2(block_amax / 6)), exact (TE pow_2_scales)";
     default: return "UE8M0 round-up of block_amax / max(elem)";
     }
 }
@@ -47,6 +55,11 @@ static float scale_unrounded(const nvfp4_core_recipe *r, const nvfp4_core_global
     case NVFP4_CORE_BSCALE_DIV_PRODUCT: return bamax / (r->elem_max * g->g);
     case NVFP4_CORE_BSCALE_UE8M0_RCEIL: return bamax * (1.0f / r->elem_max);
     case NVFP4_CORE_BSCALE_GGML: return bamax / r->elem_max;
+    case NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL: return bamax / r->elem_max;
+    case NVFP4_CORE_BSCALE_4OVER6_MAE:
+    case NVFP4_CORE_BSCALE_4OVER6_MSE:
+    case NVFP4_CORE_BSCALE_4OVER6_MAE_FP16:
+    case NVFP4_CORE_BSCALE_4OVER6_MSE_FP16: return (bamax / r->elem_max) * g->s_enc; /* the map-to-6 value */
     default: return bamax;
     }
 }
@@ -59,6 +72,7 @@ static const char *encode_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_ENC_EXACT: return "nearest code to the real x/D (exact comparison)";
     case NVFP4_CORE_ENC_RECIP_DIV: return "x * ((1/g)/s)";
     case NVFP4_CORE_ENC_POW2_FP32: return "x / max(fp32 bits e << 23, 2^-126)";
+    case NVFP4_CORE_ENC_TE_BF16: return "fma(x, c, 0), c = bf16(fminf(S_enc/s, BF16_MAX)) (TE fast math)";
     case NVFP4_CORE_ENC_GGML_NEAREST: return "the code k of least fabsf(fp4(k)*s - x), first k of 0..15 on ties";
     default: return "x / 2^e";
     }
@@ -178,7 +192,9 @@ nvfp4_status nvfp4_trace(const void *x, nvfp4_dtype dtype, size_t rows, size_t c
     out->tile_rows = l->tile16 ? 16 : 1;
     out->tile_row0 = row / out->tile_rows * out->tile_rows;
     out->sr_block = (uint64_t)row * nblk + block_index; /* reference.c: segment row * nb + b */
-    out->amax = amax_over(&in, 0, rows, 0, cols, r->amax_nan_propagates);
+    /* row-scaled recipes: the global state of the traced row alone */
+    size_t ar0 = nvfp4_core_recipe_row_scaled(r) ? row : 0, ar1 = nvfp4_core_recipe_row_scaled(r) ? row + 1 : rows;
+    out->amax = amax_over(&in, ar0, ar1, 0, cols, r->amax_nan_propagates);
     nvfp4_core_global g = nvfp4_core_global_from_amax(r, out->amax);
     out->global_rule = global_of(r);
     out->s_enc = g.s_enc;
@@ -188,6 +204,22 @@ nvfp4_status nvfp4_trace(const void *x, nvfp4_dtype dtype, size_t rows, size_t c
     out->block_amax = amax_over(&in, out->tile_row0, out->tile_row0 + out->tile_rows, c0, c0 + l->block_len,
                                 r->amax_nan_propagates);
     trace_scale(r, &g, out);
+    if (nvfp4_core_is_4over6(r)) {
+        /* the byte the quantizer keeps: the candidate of lower error over
+         * the block (16x16: over its tile's rows, in TE's sum order) */
+        uint8_t s4, s6;
+        float e4[16], e6[16], seg[16];
+        nvfp4_core_4over6_scales(r, &g, out->block_amax, &s4, &s6);
+        for (size_t i = 0; i < out->tile_rows; i++) {
+            for (size_t k = 0; k < 16; k++) seg[k] = x_at(&in, out->tile_row0 + i, c0 + k);
+            e4[i] = nvfp4_core_4over6_seg_error(r, &g, s4, seg);
+            e6[i] = nvfp4_core_4over6_seg_error(r, &g, s6, seg);
+        }
+        out->scale = out->tile_rows == 16
+                         ? nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s4, s6)
+                         : nvfp4_core_4over6_pick(e4[0], e6[0], s4, s6);
+        out->scale_value = nvfp4_core_e4m3_decode(out->scale);
+    }
     trace_elems(r, &g, &in, &p, out);
     return NVFP4_OK;
 }
