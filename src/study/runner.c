@@ -45,6 +45,31 @@ static void write_layer_rows(FILE *f, const char *arm, uint64_t seed, const nvfp
     }
 }
 
+/* Advances the run to its last step in chunks, with a progress line on the
+ * log (steps/s and ETA) at most every 10 s, so long runs show they live. */
+static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log,
+                                          const char *arm, uint64_t seed, nvfp4_run *r, size_t steps,
+                                          nvfp4_error *err)
+{
+    size_t chunk = steps / 100 ? steps / 100 : 1;
+    double t0 = now_s(), last = t0;
+    nvfp4_status st = NVFP4_OK;
+    while (st == NVFP4_OK && nvfp4_run_step(r) < steps && !nvfp4_run_diverged(r, NULL)) {
+        size_t to = nvfp4_run_step(r) + chunk;
+        st = nvfp4_run_advance(r, to < steps ? to : steps, err);
+        double t = now_s();
+        size_t done = nvfp4_run_step(r);
+        if (log && !o->quiet && t - last >= 10.0 && done < steps) {
+            double rate = (double)done / (t - t0), eta = (double)(steps - done) / rate;
+#pragma omp critical(study_log)
+            fprintf(log, "[%s] %-14s seed %llu: step %zu/%zu, %.1f steps/s, ETA %.0f min %02.0f s\n", s->name, arm,
+                    (unsigned long long)seed, done, steps, rate, floor(eta / 60.0), fmod(eta, 60.0));
+            last = t;
+        }
+    }
+    return st;
+}
+
 /* One (arm, seed) job: its CSV rows and timing, produced in memory so jobs
  * can run concurrently and still be written in job order. */
 typedef struct {
@@ -68,7 +93,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
     nvfp4_run *r = NULL;
     double t0 = now_s();
     jo->st = nvfp4_run_create(&c, &r, &jo->err);
-    if (jo->st == NVFP4_OK) jo->st = nvfp4_run_advance(r, c.steps, &jo->err);
+    if (jo->st == NVFP4_OK) jo->st = advance_with_progress(s, o, log, arm->name, seed, r, c.steps, &jo->err);
     double dt = now_s() - t0;
     if (jo->st != NVFP4_OK) {
         nvfp4_run_free(r);
