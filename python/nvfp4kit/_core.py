@@ -74,7 +74,7 @@ class _Input:
             raise Error("%s: a 2-D array is needed, got %d-D shape %s" % (what, x.ndim, x.shape))
         try:
             x = np.ascontiguousarray(x, dtype=want)  # no copy when it already is
-        except MemoryError:
+        except (MemoryError, ValueError):  # numpy: "array is too big" or out of memory
             raise Error("%s: shape %s is too large to copy into a contiguous buffer" % (what, x.shape)) from None
         self.keep = x
         self.array = x if self.dtype == _lib.DTYPE_F32 else x.view(np.uint16)
