@@ -26,6 +26,10 @@ check ue8m0-floor '3\n1\n0\ninf\nnan\n-4\n' '0x80\n0x7F\n0x00\n0xFE\n0xFF\n0x81\
 check ue8m0-rceil '3\n1\n' '0x81\n0x7F\n' --to ue8m0 --mode rceil
 check ue8m0-ceil '3\n0x3f800001\n' '0x81\n0x80\n' --to ue8m0 --mode ceil
 check ue8m0-even '3\n1.5\n1.4\n' '0x80\n0x80\n0x7F\n' --to ue8m0 --mode=even
+# round to nearest, ties up: 1.5 -> 2, 3 -> 4; ml_dtypes (rn) gives NaN for 0 and negatives, torch (rn-torch)
+# ignores the sign and gives 0x00 for 0; 1.25*2^-127 (0x00500000): rn 0x00, rn-torch 0x01; 1.5*2^127: NaN
+check ue8m0-rn '1.5\n3\n0\n-1\n0x00500000\n0x7F400000\n' '0x80\n0x81\n0xFF\n0xFF\n0x00\n0xFF\n' --to ue8m0 --mode rn
+check ue8m0-rn-torch '1.5\n3\n0\n-1\n0x00500000\n0x7F400000\n' '0x80\n0x81\n0x00\n0x7F\n0x01\n0xFF\n' --to ue8m0 --mode rn-torch
 # BF16 / FP16 ties, overflow, canonical NaN
 check bf16 '1\n0x3f808000\n0x3f818000\n0x7f7f8000\nnan\n-2\n' '0x3F80\n0x3F80\n0x3F82\n0x7F80\n0x7FFF\n0xC000\n' --to bf16
 check fp16 '1\n65504\n65520\n0x33000000\n5.9604645e-08\nnan\n-0.0\n' '0x3C00\n0x7BFF\n0x7C00\n0x0000\n0x0001\n0x7FFF\n0x8000\n' --to fp16

@@ -51,5 +51,9 @@ for r in te te-pyref torchao torchao-0.13-0.16 modelopt exact mxfp4-floor mxfp4-
     grep -q "^$r " <<<"$out" || fail "table --recipes does not list $r"
 done
 grep -qE '^mxfp8 +e4m3  ue8m0  1x32   no    no' <<<"$out" || fail "mxfp8 row: $(grep '^mxfp8' <<<"$out")"
+for r in torchao-1level mxfp4-ceil mxfp4-even mxfp8-floor ggml; do
+    grep -q "^$r " <<<"$out" || fail "table --recipes does not list $r"
+done
+grep -qE '^ggml +e2m1  e4m3   1x16   no    no' <<<"$out" || fail "ggml row: $(grep '^ggml' <<<"$out")"
 
 [ $fails = 0 ]
