@@ -202,9 +202,10 @@ START_TEST(option_errors)
     o = opts("te", NVFP4_BLOCK_1X16, NVFP4_RN, true, false);
     o.rht = true;
     ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, &err), NVFP4_EINVAL);
-    o = opts("te", NVFP4_BLOCK_16X16, NVFP4_RN, true, true);
+    /* RHT with 16x16 tiles is TE's reference with_rht on (16, 16); 1x32 blocks have none */
+    o = opts("te", NVFP4_BLOCK_1X32, NVFP4_RN, true, true);
     o.rht = true;
-    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 16, 16, &o, &q, &err), NVFP4_EINVAL);
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 16, 32, &o, &q, &err), NVFP4_EINVAL);
     ck_assert_int_eq(nvfp4_quantize(NULL, NVFP4_DTYPE_F32, 1, 32, NULL, &q, &err), NVFP4_EINVAL);
     ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 0, 32, NULL, &q, &err), NVFP4_ESHAPE);
     ck_assert_int_eq(nvfp4_quantize(x, (nvfp4_dtype)7, 1, 32, NULL, &q, &err), NVFP4_EINVAL);
