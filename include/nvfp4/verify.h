@@ -199,7 +199,8 @@ enum {
     NVFP4_MUTANT_NEEDS_RN = 1u,   /* shows only with round-to-nearest element casts */
     NVFP4_MUTANT_NEEDS_SR = 2u,   /* shows only with stochastic rounding */
     NVFP4_MUTANT_NEEDS_RHT = 4u,  /* shows only on the columnwise RHT output */
-    NVFP4_MUTANT_NEEDS_2D = 8u    /* shows only with 16x16 blocks */
+    NVFP4_MUTANT_NEEDS_2D = 8u,   /* shows only with 16x16 blocks */
+    NVFP4_MUTANT_NEEDS_1D = 16u   /* mutates a rule of 1D blocks only (4over6's per-block choice) */
 };
 
 typedef struct nvfp4_mutant_info {
@@ -214,7 +215,7 @@ typedef struct nvfp4_mutant_info {
 size_t nvfp4_mutant_count(void);
 const nvfp4_mutant_info *nvfp4_mutant_at(size_t i);       /* NULL past the end */
 const nvfp4_mutant_info *nvfp4_mutant_find(const char *name);
-/* The family of a recipe name ("te" for te and te-pyref, "torchao" for both
+/* The family of a recipe name ("te" for te, te-pyref and the te-4over6 recipes, "torchao" for both
  * torchao recipes, "modelopt", "mxfp4" for both MXFP4 recipes), or NULL. */
 const char *nvfp4_mutant_recipe_family(const char *recipe);
 /* Whether m mutates recipe (it is listed) under these options

@@ -23,6 +23,7 @@ typedef struct {
     float amax;        /* tensor amax of b, the recipe's NaN rule */
     int mode;          /* NVFP4_CORE_RN / RZ / SR */
     uint64_t seed;
+    const float *block_x; /* in a block-scale hook: the block's elements (1D blocks) */
 } nvfp4_mctx;
 
 typedef struct {
@@ -54,7 +55,9 @@ extern const size_t nvfp4_mutant_catalog_size;
 nvfp4_status nvfp4_mutant_run(const nvfp4_mutant *m, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
                               const nvfp4_quant_opts *opts, nvfp4_mutant_output *out, nvfp4_error *err);
 
-/* The recipe's own steps (what a hook falls back on). */
+/* The recipe's own steps (what a hook falls back on). The block scale of
+ * 4over6 recipes (1D blocks) is the per-block choice of src/core/. */
+uint8_t nvfp4_mutant_default_scale(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax);
 float nvfp4_mutant_default_block_amax(const nvfp4_mctx *c, size_t row, size_t bcol);
 float nvfp4_mutant_tensor_amax_of(const float *b, size_t n, int nanprop);
 void nvfp4_mutant_default_rht(const nvfp4_mctx *c, float *b, const uint32_t mask[4]);

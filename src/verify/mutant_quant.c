@@ -31,7 +31,8 @@ const nvfp4_mutant_info *nvfp4_mutant_find(const char *name)
 const char *nvfp4_mutant_recipe_family(const char *recipe)
 {
     if (!recipe) recipe = "te";
-    if (strcmp(recipe, "te") == 0 || strcmp(recipe, "te-pyref") == 0) return "te";
+    if (strcmp(recipe, "te") == 0 || strcmp(recipe, "te-pyref") == 0 || strncmp(recipe, "te-4over6", 9) == 0)
+        return "te";
     if (strncmp(recipe, "torchao", 7) == 0) return "torchao";
     if (strcmp(recipe, "modelopt") == 0) return "modelopt";
     if (strncmp(recipe, "mxfp4-", 6) == 0) return "mxfp4";
@@ -58,6 +59,7 @@ bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const 
     if ((m->needs & NVFP4_MUTANT_NEEDS_SR) && o->rounding != NVFP4_SR) return false;
     if ((m->needs & NVFP4_MUTANT_NEEDS_RHT) && !(o->rht && o->columnwise)) return false;
     if ((m->needs & NVFP4_MUTANT_NEEDS_2D) && o->block != NVFP4_BLOCK_16X16) return false;
+    if ((m->needs & NVFP4_MUTANT_NEEDS_1D) && o->block == NVFP4_BLOCK_16X16) return false;
     return true;
 }
 
@@ -117,6 +119,13 @@ static float *stored(const nvfp4_quant_plan *p, const void *x, bool colwise)
     return b;
 }
 
+uint8_t nvfp4_mutant_default_scale(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    if (nvfp4_core_is_4over6(c->r) && !c->l->tile16 && c->block_x)
+        return nvfp4_core_4over6_seg(c->r, g, bamax, c->block_x);
+    return nvfp4_core_block_scale(c->r, g, bamax);
+}
+
 static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, const nvfp4_core_global *gt,
                        uint8_t *scale, uint8_t *out)
 {
@@ -131,7 +140,9 @@ static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, c
             g = m->global ? m->global(c, a) : nvfp4_core_global_from_amax(c->r, a);
         }
         float bamax = m->block_amax ? m->block_amax(c, row, b) : nvfp4_mutant_default_block_amax(c, row, b);
-        uint8_t s = m->bscale ? m->bscale(c, &g, bamax) : nvfp4_core_block_scale(c->r, &g, bamax);
+        nvfp4_mctx cb = *c;
+        cb.block_x = x + b * bl;
+        uint8_t s = m->bscale ? m->bscale(&cb, &g, bamax) : nvfp4_mutant_default_scale(&cb, &g, bamax);
         scale[b] = s;
         nvfp4_core_block blk = m->prepare ? m->prepare(c, &g, s) : nvfp4_core_block_prepare(c->r, &g, s);
         for (size_t i = 0; i < bl; i++) {

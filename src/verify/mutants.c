@@ -490,6 +490,36 @@ static uint8_t bs_floor_of_div6(const nvfp4_mctx *c, const nvfp4_core_global *g,
     return nvfp4_core_ue8m0_cvt(bamax * inv, 0);
 }
 
+/* ---- 4over6 selection (TE quantize_4over6_nvfp4.cuh) ------------------------------------ */
+
+#define R_4OVER6 "te-4over6,te-4over6-fast,te-4over6-mse,te-4over6-mse-fast"
+
+static uint8_t pick_of(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s4, uint8_t s6, int ties_to_4)
+{
+    float e4 = nvfp4_core_4over6_seg_error(c->r, g, s4, c->block_x), e6 = nvfp4_core_4over6_seg_error(c->r, g, s6, c->block_x);
+    if (ties_to_4) return e4 <= e6 ? s4 : s6;
+    return nvfp4_core_4over6_pick(e4, e6, s4, s6);
+}
+static uint8_t bs_4o6_ties_to_4(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    uint8_t s4, s6;
+    nvfp4_core_4over6_scales(c->r, g, bamax, &s4, &s6);
+    return pick_of(c, g, s4, s6, 1);
+}
+static uint8_t bs_4o6_always_6(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    uint8_t s4, s6;
+    nvfp4_core_4over6_scales(c->r, g, bamax, &s4, &s6);
+    return s6;
+}
+/* both candidates from te's bamax * (S_enc * fl(1/6)) instead of TE 4over6's (bamax / 6) * S_enc */
+static uint8_t bs_4o6_te_order(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float base = te_scale_value(g, bamax), expanded = base * 1.5f;
+    uint8_t s4 = nvfp4_core_e4m3_encode(nvfp4_core_fminf(expanded, NVFP4_E4M3_MAX), 1);
+    uint8_t s6 = nvfp4_core_e4m3_encode(nvfp4_core_fminf(base, NVFP4_E4M3_MAX), 1);
+    return pick_of(c, g, s4, s6, 0);
+}
 /* ---- the catalog ----------------------------------------------------------------------- */
 
 #define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
@@ -706,6 +736,19 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
     {.info = M("mxfp4-floor-of-div6", "block scale", "s = floor(log2(block_amax * fl(1/6))) + 127",
                "the RCEIL formula with truncation instead of OCP FLOOR's exponent(block_amax) - 2", "mxfp4-floor", 0),
      .bscale = bs_floor_of_div6},
+    /* 4over6 selection */
+    {.info = M("4over6-ties-to-4", "block scale", "map-to-4 kept when its error equals map-to-6's (err4 <= err6)",
+               "TE keeps map-to-6 on ties and NaN errors (pick_map4 = err_map4 < err_map6)", R_4OVER6,
+               NVFP4_MUTANT_NEEDS_1D),
+     .bscale = bs_4o6_ties_to_4},
+    {.info = M("4over6-always-6", "block scale", "the map-to-6 candidate only (no per-block choice)",
+               "the 4over6 selection skipped: plain NVFP4 scaling with the 4over6 global scale", R_4OVER6,
+               NVFP4_MUTANT_NEEDS_1D),
+     .bscale = bs_4o6_always_6},
+    {.info = M("4over6-te-scale-order", "block scale", "candidates from block_amax * (S_enc * fl(1/6)) (te's order)",
+               "the te chain's product reused; TE's 4over6 kernel computes (block_amax / 6) * S_enc", R_4OVER6,
+               NVFP4_MUTANT_NEEDS_1D),
+     .bscale = bs_4o6_te_order},
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];
