@@ -204,9 +204,12 @@ int vcli_actual_view(const char *cmd, const char *fname, const nvfp4_tensor_set 
             return cli_fail(cmd, "%s: component '%s' is %s; codes and scales are bytes (U8)", fname, t[c]->name,
                             nvfp4_tdtype_name(t[c]->dtype));
         size_t namax = geom->amax_count > 1 ? geom->amax_count : 1; /* row-scaled: one per stored row */
+        if (c == NVFP4_VC_AMAX && nvfp4_tensor_numel(t[c]) != namax && namax == 1)
+            return cli_fail(cmd, "%s: component '%s' holds %zu values; amax is one F32", fname, t[c]->name,
+                            nvfp4_tensor_numel(t[c]));
         if (c == NVFP4_VC_AMAX && nvfp4_tensor_numel(t[c]) != namax)
-            return cli_fail(cmd, "%s: component '%s' holds %zu values; amax is %zu F32", fname, t[c]->name,
-                            nvfp4_tensor_numel(t[c]), namax);
+            return cli_fail(cmd, "%s: component '%s' holds %zu values; amax is %zu F32 (one per stored row)", fname,
+                            t[c]->name, nvfp4_tensor_numel(t[c]), namax);
         out->any = true;
     }
     if (t[0]) out->v.data = t[0]->data, out->v.data_bytes = t[0]->nbytes;
