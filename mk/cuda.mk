@@ -5,12 +5,15 @@
 # Golden-path device code: -fmad=false (no FMA contraction), -prec-div=true
 # and -prec-sqrt=true (IEEE division), -ftz=false (subnormals kept); host code
 # of the .cu files: -ffp-contract=off and -Werror. Targets sm_90 (H100/H200,
-# everything emulated in software) and sm_100a (B200; native cvt opt-in).
+# everything emulated in software), sm_100a (B200) and sm_103a (B300); on
+# the two Blackwell targets the native cvt is opt-in (docs/cuda.md).
 
 NVCC_BIN := $(shell command -v $(NVCC) 2>/dev/null)
-CUDA_ARCHS ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100a,code=sm_100a
-# The native sm_100a cvt path is compiled in (guarded by __CUDA_ARCH__ and the
-# family-specific feature macro) and switched on at run time only
+CUDA_ARCHS ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100a,code=sm_100a \
+              -gencode arch=compute_103a,code=sm_103a
+# The native Blackwell cvt path is compiled in (guarded by __CUDA_ARCH__ and
+# the architecture-specific feature macro; its SR cast only where
+# src/core/sr_rbits.h knows the random-byte order: sm_103a) and switched on at run time only
 # (nvfp4-gpu --native, or NVFP4_CUDA_NATIVE_CVT=1). NATIVE_CVT=0 leaves it out.
 NATIVE_CVT ?= 1
 NVCC_FP   := -fmad=false -prec-div=true -prec-sqrt=true -ftz=false
@@ -36,7 +39,7 @@ CUDA_BIN_LDLIBS = -Xcompiler -static-libstdc++,-static-libgcc $(shell $(CC) -pri
 .PHONY: cuda cuda-selftest-emulated
 
 ifneq ($(NVCC_BIN),)
-## cuda: build build/lib/libnvfp4_cuda.so and build/bin/nvfp4-gpu with nvcc (sm_90 + sm_100a); skipped without nvcc
+## cuda: build build/lib/libnvfp4_cuda.so and build/bin/nvfp4-gpu with nvcc (sm_90, sm_100a, sm_103a); skipped without nvcc
 cuda: $(CUDA_LIB_SO) $(CUDA_BIN)
 
 $(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu $(wildcard src/cuda/*.cuh src/cuda/*.h src/core/*.h include/nvfp4/*.h src/recipes/recipe.h)

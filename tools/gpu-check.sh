@@ -10,7 +10,8 @@
 #    machine with `make BUILD=build/gpu cuda` and carry build/gpu/bin: the
 #    binary links the CUDA runtime, libgomp and libstdc++ statically).
 # 2. Records the GPU (nvidia-smi, nvfp4-gpu info).
-# 3. Runs `nvfp4-gpu selftest` (and `selftest --native` on sm_100 or newer).
+# 3. Runs `nvfp4-gpu selftest` (and, on sm_100 or newer, `selftest --native`
+#    and `nvfp4-gpu probe`: the random-byte order of cvt.rs e2m1x4).
 # 4. Runs `nvfp4-gpu bench` once (1 GiB bf16 input): a table and bench.json.
 # 5. Writes OUTDIR/gpu-check.md: date, GPU, driver, both tables, verdicts
 #    against the goals (self-test 100% identical; 1x16 RN >= 70% and SR >=
@@ -72,6 +73,13 @@ if grep -q "(sm_1[0-9][0-9]" "$OUTDIR/info.txt"; then
     timeout 240 "$bin" selftest --native >"$OUTDIR/selftest-native.txt" 2>&1
     native_rc=$?
 fi
+log "probe (cvt.rs random-byte order; skipped with exit 77 off Blackwell)"
+timeout 60 "$bin" probe >"$OUTDIR/probe.txt" 2>&1
+probe_rc=$?
+case $probe_rc in
+77) probe_verdict="skipped ($(grep -m1 'skipped' "$OUTDIR/probe.txt" | sed 's/^cvt.rs probe: skipped: //'))" ;;
+*) probe_verdict="exit $probe_rc ($(grep -m1 '^cvt.rs probe:' "$OUTDIR/probe.txt" | sed 's/^cvt.rs probe: //'))" ;;
+esac
 
 log "bench"
 timeout 300 "$bin" bench --json-out "$OUTDIR/bench.json" >"$OUTDIR/bench.txt" 2>&1
@@ -90,6 +98,7 @@ goal() { # name, minimum percent
     echo "- driver: ${driver:-unknown}; binary: \`$bin\`"
     echo "- self-test: exit $st_rc ($(tail -n1 "$OUTDIR/selftest.txt"))"
     echo "- native cvt self-test: $native_rc"
+    echo "- cvt.rs rbits probe: $probe_verdict"
     echo "- goal 1x16 RN >= 70% of copy: $(goal "quantize 1x16 RN rowwise" 70)"
     echo "- goal 1x16 SR >= 50% of copy: $(goal "quantize 1x16 SR rowwise" 50)"
     echo
@@ -98,6 +107,12 @@ goal() { # name, minimum percent
     grep -E '^\|' "$OUTDIR/selftest.txt"
     grep -E '^DIFF' "$OUTDIR/selftest.txt" | head -n 20 | sed 's/^/    /'
     echo
+    if [ $probe_rc != 77 ]; then
+        echo "### cvt.rs rbits probe"
+        echo
+        sed 's/^/    /' "$OUTDIR/probe.txt"
+        echo
+    fi
     echo "### Benchmark (exit $bench_rc)"
     echo
     grep -v '^nvfp4-gpu bench on' "$OUTDIR/bench.txt"

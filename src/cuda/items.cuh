@@ -29,6 +29,7 @@
 #include "core/philox.h"
 #include "core/recipe.h"
 #include "core/hadamard.h"
+#include "core/sr_rbits.h"
 
 /* Loops over the 16 elements of a segment are unrolled on the device, so
  * that the segment's arrays live in registers, not local memory. */
@@ -44,15 +45,24 @@
 #define NVFP4_IT static inline
 #endif
 
-/* Native sm_100a E2M1 conversions (opt-in: make cuda NATIVE_CVT=1). Only
- * for the family-specific Blackwell targets that have cvt...e2m1x2 and
- * cvt.rs...e2m1x4 (PTX ISA 8.6+: sm_100a, sm_101a/110a, sm_103a). */
+/* Native Blackwell E2M1 conversions (compiled in unless make cuda
+ * NATIVE_CVT=0; used only when asked for at run time). Only for the
+ * architecture-specific Blackwell targets that have cvt...e2m1x2 and
+ * cvt.rs...e2m1x4 (PTX ISA 8.6+: sm_100a, sm_103a). */
 #if defined(NVFP4_CUDA_NATIVE_CVT) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000 && \
     (defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL) || \
      defined(__CUDA_ARCH_FEAT_SM110_ALL) || defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__))
 #define NVFP4_CUDA_NATIVE_ACTIVE 1
 #else
 #define NVFP4_CUDA_NATIVE_ACTIVE 0
+#endif
+
+/* The native SR cast needs the order in which this architecture's cvt.rs
+ * reads its random bytes (src/core/sr_rbits.h); where that order is not
+ * known (sm_100a so far) SR stays on the software path even when the native
+ * path is asked for, and RN alone is native. */
+#if NVFP4_CUDA_NATIVE_ACTIVE
+#define NVFP4_CUDA_NATIVE_SM (__CUDA_ARCH__ / 10)
 #endif
 
 /* t / d and t % d for item indices: 64-bit integer division is a long
@@ -176,7 +186,9 @@ __device__ __forceinline__ uint32_t nvfp4_cu_cvt_rn_x2(float lo, float hi)
         : "=h"(d) : "f"(hi), "f"(lo));
     return d;
 }
-/* cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits: f in the low nibble. */
+/* cvt.rs.satfinite.e2m1x4.f32 d, {a, b, e, f}, rbits: f = e0 in the low
+ * nibble, a = e3 in the high one. rbits goes to the instruction as given: the
+ * caller repacks the contract bytes with nvfp4_core_rbits_pack. */
 __device__ __forceinline__ uint32_t nvfp4_cu_cvt_rs_x4(float e0, float e1, float e2, float e3, uint32_t rbits)
 {
     uint16_t d;
@@ -200,17 +212,20 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
     }
     uint32_t w[2] = {0, 0};
 #if NVFP4_CUDA_NATIVE_ACTIVE
-    if (p.native && p.mode != NVFP4_CORE_RZ && p.r.enc_rule == NVFP4_CORE_ENC_TE_RECIP &&
-        p.r.special == NVFP4_CORE_SPECIAL_CUDA) {
+    nvfp4_core_rbits_layout lay = nvfp4_core_rbits_layout_straight();
+    bool sr_known = nvfp4_core_rbits_layout_of_sm(NVFP4_CUDA_NATIVE_SM, &lay) != 0; /* a compile-time constant */
+    if (p.native && (p.mode == NVFP4_CORE_RN || (p.mode == NVFP4_CORE_SR && sr_known)) &&
+        p.r.enc_rule == NVFP4_CORE_ENC_TE_RECIP && p.r.special == NVFP4_CORE_SPECIAL_CUDA) {
         float y[16];
         NVFP4_UNROLL
         for (int k = 0; k < 16; k++) y[k] = nvfp4_core_scaled(&p.r, &blk, v[k]);
         NVFP4_UNROLL
         for (int q = 0; q < 4; q++) {
             uint32_t n4;
-            if (p.mode == NVFP4_CORE_SR) {
-                uint32_t rw = (uint32_t)rb[4 * q] | ((uint32_t)rb[4 * q + 1] << 8) | ((uint32_t)rb[4 * q + 2] << 16) |
-                              ((uint32_t)rb[4 * q + 3] << 24);
+            if (sr_known && p.mode == NVFP4_CORE_SR) {
+                /* element 4q+k must read contract byte rb[4q+k]: the
+                 * instruction's own byte order and bit order are undone here */
+                uint32_t rw = nvfp4_core_rbits_pack(rb + 4 * q, &lay);
                 n4 = nvfp4_cu_cvt_rs_x4(y[4 * q], y[4 * q + 1], y[4 * q + 2], y[4 * q + 3], rw);
             } else {
                 n4 = nvfp4_cu_cvt_rn_x2(y[4 * q], y[4 * q + 1]) | (nvfp4_cu_cvt_rn_x2(y[4 * q + 2], y[4 * q + 3]) << 8);
