@@ -604,7 +604,7 @@ static void usage_selftest(FILE *f)
             "  1 a difference, 2 usage/runtime error, 77 no CUDA device.\n"
             "  --emulate   run the kernel bodies on the CPU (no GPU needed)\n"
             "  --cpu-only  generate the cases and run the CPU reference only\n"
-            "  --native    use the native sm_100a cvt instructions where the GPU has them\n"
+            "  --native    use the native Blackwell cvt instructions where the GPU has them\n"
             "  --list      print the cases and exit\n");
 }
 
@@ -717,6 +717,292 @@ static int cmd_selftest(int argc, char **argv)
     }
     printf("selftest: PASSED (%d cases, %s)\n", total,
            cpu_only ? "CPU reference only; nothing compared with a GPU" : "all identical to the CPU library");
+    return EXIT_OK;
+}
+
+/* ---- probe: the random-byte order of cvt.rs.satfinite.e2m1x4.f32 ---------------------- */
+/* docs/cuda.md, "Native Blackwell conversions". One thread per quad:
+ * d[i] = cvt.rs(x[4i..4i+3], w[i]); *native says whether this device ran the
+ * instruction (0 on a target without it, e.g. sm_90 code). */
+__global__ void rs_probe_kernel(const float *x, const uint32_t *w, uint16_t *d, int n, int *native)
+{
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+#if NVFP4_CUDA_NATIVE_ACTIVE
+    if (i == 0) *native = 1;
+    if (i < n) d[i] = (uint16_t)nvfp4_cu_cvt_rs_x4(x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3], w[i]);
+#else
+    if (i == 0) *native = 0;
+    (void)x;
+    (void)w;
+    if (i < n) d[i] = 0;
+#endif
+}
+
+/* Runs the kernel on n quads; 1 = ran natively, 0 = no native cvt.rs in this
+ * binary for this device, -1 = CUDA error (message in why). With sim, the
+ * host model under that layout stands in for the device (--emulate). */
+static int rs_probe_run(const std::vector<float> &x, const std::vector<uint32_t> &w, std::vector<uint16_t> &d, char *why,
+                        size_t nwhy, const nvfp4_core_rbits_layout *sim)
+{
+    if (sim) {
+        d.assign(w.size(), 0);
+        for (size_t i = 0; i < w.size(); i++) d[i] = (uint16_t)nvfp4_core_cvt_rs_e2m1x4_model(&x[4 * i], w[i], sim);
+        return 1;
+    }
+    int n = (int)w.size(), native = -1;
+    float *dx = NULL;
+    uint32_t *dw = NULL;
+    uint16_t *dd = NULL;
+    int *dn = NULL;
+    d.assign(w.size(), 0);
+    cudaError_t e = cudaMalloc(&dx, x.size() * sizeof(float));
+    if (!e) e = cudaMalloc(&dw, w.size() * sizeof(uint32_t));
+    if (!e) e = cudaMalloc(&dd, w.size() * sizeof(uint16_t));
+    if (!e) e = cudaMalloc(&dn, sizeof(int));
+    if (!e) e = cudaMemcpy(dx, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice);
+    if (!e) e = cudaMemcpy(dw, w.data(), w.size() * sizeof(uint32_t), cudaMemcpyHostToDevice);
+    if (!e) {
+        rs_probe_kernel<<<(unsigned)((n + 255) / 256), 256>>>(dx, dw, dd, n, dn);
+        e = cudaGetLastError();
+    }
+    if (!e) e = cudaDeviceSynchronize();
+    if (!e) e = cudaMemcpy(d.data(), dd, w.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost);
+    if (!e) e = cudaMemcpy(&native, dn, sizeof(int), cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dd);
+    cudaFree(dn);
+    if (e) {
+        snprintf(why, nwhy, "%s", cudaGetErrorString(e));
+        return -1;
+    }
+    return native == 1 ? 1 : 0;
+}
+
+static void layout_str(const nvfp4_core_rbits_layout *l, char *buf, size_t n)
+{
+    snprintf(buf, n, "bytes {%d%s, %d%s, %d%s, %d%s} for elements 0..3", l->byte[0], l->rev[0] ? "r" : "", l->byte[1],
+             l->rev[1] ? "r" : "", l->byte[2], l->rev[2] ? "r" : "", l->byte[3], l->rev[3] ? "r" : "");
+}
+
+/* A value for the random check: every code region, fractions near the carry
+ * thresholds, signs, and the specials whose hardware handling is open. */
+static float probe_value(uint64_t *s)
+{
+    uint64_t z = sm64(s);
+    static const uint32_t sp[] = {0x7FC00000u, 0xFFC00001u, 0x7F800000u, 0xFF800000u, 0x80000000u, 0x00000000u,
+                                  0xBDCCCCCDu, 0x40E00000u, 0xC0E00000u, 0x40C00000u, 0x00000001u, 0x807FFFFFu};
+    if ((z & 15u) == 0) return from_bits(sp[(z >> 8) % (sizeof sp / sizeof sp[0])]);
+    if ((z & 15u) == 1) return (float)((int)((z >> 8) % 1536u) - 768) / 128.0f;
+    uint32_t e = 115u + (uint32_t)((z >> 8) % 16u);
+    return from_bits((uint32_t)((z >> 40) & 0x80000000u) | (e << 23) | (uint32_t)((z >> 16) & 0x7FFFFFu));
+}
+
+/* "2,0r,3,1r": element k reads byte Bk, reversed where marked. */
+static bool parse_layout(const char *t, nvfp4_core_rbits_layout *l)
+{
+    for (int k = 0; k < 4; k++) {
+        if (*t < '0' || *t > '3') return false;
+        l->byte[k] = (uint8_t)(*t++ - '0');
+        l->rev[k] = 0;
+        if (*t == 'r') {
+            l->rev[k] = 1;
+            t++;
+        }
+        if (k < 3 && *t++ != ',') return false;
+    }
+    return *t == 0 && nvfp4_core_rbits_layout_valid(l);
+}
+
+static void usage_probe(FILE *f)
+{
+    fprintf(f, "usage: nvfp4-gpu probe [--emulate B0,B1,B2,B3 --sm N]\n"
+               "  Measures which byte of rbits (and in which bit order) each element of\n"
+               "  cvt.rs.satfinite.e2m1x4.f32 uses on this GPU (sm_100a / sm_103a), and compares\n"
+               "  the device with the model of src/core/sr_rbits.h on random quads.\n"
+               "  Exit 0 the model holds (or the layout was measured where none is compiled in),\n"
+               "  1 the device differs from the model, 2 runtime error, 77 skipped (no CUDA\n"
+               "  device, a device without cvt.rs, or a build without the native cvt).\n"
+               "  --emulate L --sm N  no GPU: an sm_N device whose cvt.rs reads like layout L\n"
+               "              (element k reads byte Bk, 'r' = bit-reversed; e.g. 2,0r,3,1r) is\n"
+               "              played by the host model (checks the probe itself)\n");
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+    nvfp4_core_rbits_layout simulated;
+    const nvfp4_core_rbits_layout *sim = NULL;
+    const char *sim_arg = "";
+    int sm = -1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage_probe(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(argv[i], "--emulate") && i + 1 < argc) {
+            if (!parse_layout(argv[++i], &simulated)) {
+                fprintf(stderr, "nvfp4-gpu probe: --emulate '%s': want four distinct bytes 0..3 like 2,0r,3,1r\n", argv[i]);
+                return EXIT_USAGE;
+            }
+            sim = &simulated;
+            sim_arg = argv[i];
+        } else if (!strcmp(argv[i], "--sm") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
+            sm = atoi(argv[++i]);
+        } else {
+            fprintf(stderr, "nvfp4-gpu probe: unknown option or missing value '%s'\n", argv[i]);
+            usage_probe(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if ((sim != NULL) != (sm > 0)) {
+        fprintf(stderr, "nvfp4-gpu probe: --emulate and --sm go together\n");
+        return EXIT_USAGE;
+    }
+    char dev[256], why[256];
+    if (sim) {
+        snprintf(dev, sizeof dev, "the host model (--emulate %s --sm %d, no GPU)", sim_arg, sm);
+    } else {
+        nvfp4_error err = {};
+        if (nvfp4_cuda_device_describe(dev, sizeof dev, &err)) {
+            printf("cvt.rs probe: skipped: %s\n", err.message);
+            return err.status == NVFP4_EUNSUPPORTED ? EXIT_NO_DEVICE : EXIT_USAGE;
+        }
+        int id = 0;
+        cudaDeviceProp prop;
+        if (cudaGetDevice(&id) || cudaGetDeviceProperties(&prop, id)) {
+            printf("cvt.rs probe: cudaGetDeviceProperties failed\n");
+            return EXIT_USAGE;
+        }
+        sm = prop.major * 10 + prop.minor;
+    }
+    printf("cvt.rs.satfinite.e2m1x4.f32 rbits probe on %s\n", dev);
+    if (sm != 100 && sm != 103) {
+        printf("cvt.rs probe: skipped: sm_%d has no cvt.rs (only sm_100a and sm_103a)\n", sm);
+        return EXIT_NO_DEVICE;
+    }
+    /* 1. The read value of each element for rbits 0, ~0 and each single bit:
+     * at y = 1 + t/512 (floor(256*frac) = t) an element rounds up to 1.5 iff
+     * t + read >= 256, so the number of t in 0..255 that round up is the read
+     * value. */
+    const int nw = 34;
+    std::vector<uint32_t> w;
+    std::vector<float> x;
+    for (int j = 0; j < nw; j++)
+        for (int t = 0; t < 256; t++) {
+            w.push_back(j == 0 ? 0u : j == 1 ? 0xFFFFFFFFu : 1u << (j - 2));
+            for (int k = 0; k < 4; k++) x.push_back(1.0f + (float)t / 512.0f);
+        }
+    std::vector<uint16_t> d;
+    int ran = rs_probe_run(x, w, d, why, sizeof why, sim);
+    if (ran < 0) {
+        printf("cvt.rs probe: CUDA error: %s\n", why);
+        return EXIT_USAGE;
+    }
+    if (ran == 0) {
+        printf("cvt.rs probe: skipped: this binary has no native cvt for sm_%d (built with NATIVE_CVT=0 or without sm_%da)\n", sm, sm);
+        return EXIT_NO_DEVICE;
+    }
+    int read[4][34] = {{0}};
+    bool odd_code = false;
+    for (int j = 0; j < nw; j++)
+        for (int t = 0; t < 256; t++) {
+            uint32_t q = d[(size_t)j * 256 + (size_t)t];
+            for (int k = 0; k < 4; k++) {
+                uint32_t c = (q >> (4 * k)) & 0xFu;
+                if (c == 3u) read[k][j]++;
+                else if (c != 2u) odd_code = true;
+            }
+        }
+    nvfp4_core_rbits_layout found = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    bool per_byte = !odd_code;
+    static const char *names[4] = {"f", "e", "b", "a"};
+    for (int k = 0; k < 4; k++) {
+        int byte = -1, nbits = 0;
+        bool straight = true, reversed = true, extra = false;
+        char wts[160] = "";
+        size_t len = 0;
+        for (int b = 0; b < 32; b++) {
+            int v = read[k][2 + b];
+            if (!v) continue;
+            nbits++;
+            len += (size_t)snprintf(wts + len, len < sizeof wts ? sizeof wts - len : 0, " bit%d=%d", b, v);
+            if (byte < 0) byte = b / 8;
+            if (b / 8 != byte) extra = true;
+            straight &= v == 1 << (b % 8);
+            reversed &= v == 1 << (7 - b % 8);
+        }
+        bool ok = read[k][0] == 0 && read[k][1] == 255 && nbits == 8 && !extra && (straight || reversed);
+        if (ok) {
+            found.byte[k] = (uint8_t)byte;
+            found.rev[k] = (uint8_t)(reversed && !straight);
+            printf("element %d (%s, d[%d:%d]): byte %d (rbits[%d:%d]), %s\n", k, names[k], 4 * k + 3, 4 * k, byte, 8 * byte + 7,
+                   8 * byte, found.rev[k] ? "bit-reversed" : "straight bit order");
+        } else {
+            per_byte = false;
+            printf("element %d (%s): not one whole byte: read(0) = %d, read(~0) = %d, single bits:%s\n", k, names[k],
+                   read[k][0], read[k][1], nbits ? wts : " none");
+        }
+    }
+    if (odd_code) printf("codes other than 1.0 / 1.5 seen in the sweep\n");
+    per_byte = per_byte && nvfp4_core_rbits_layout_valid(&found);
+    char ls[96];
+    nvfp4_core_rbits_layout model, straight_l = nvfp4_core_rbits_layout_straight();
+    bool known = nvfp4_core_rbits_layout_of_sm(sm, &model) != 0;
+    if (per_byte) {
+        layout_str(&found, ls, sizeof ls);
+        printf("measured layout: %s\n", ls);
+    }
+    if (known) {
+        layout_str(&model, ls, sizeof ls);
+        printf("model for sm_%d (src/core/sr_rbits.h): %s\n", sm, ls);
+    } else {
+        printf("model for sm_%d (src/core/sr_rbits.h): none compiled in (native SR stays in software)\n", sm);
+    }
+    /* 2. Random quads and words, specials included: the device against the
+     * model with the measured layout, the compiled one and the straight one. */
+    const int nq = 16384;
+    uint64_t s = 0x5EEDu;
+    w.clear();
+    x.clear();
+    for (int i = 0; i < nq; i++) {
+        w.push_back((uint32_t)sm64(&s));
+        for (int k = 0; k < 4; k++) x.push_back(probe_value(&s));
+    }
+    if (rs_probe_run(x, w, d, why, sizeof why, sim) != 1) {
+        printf("cvt.rs probe: CUDA error: %s\n", why);
+        return EXIT_USAGE;
+    }
+    int miss_found = 0, miss_model = 0, miss_straight = 0, shown = 0;
+    for (int i = 0; i < nq; i++) {
+        uint32_t hw = d[(size_t)i];
+        if (per_byte && nvfp4_core_cvt_rs_e2m1x4_model(&x[4 * (size_t)i], w[(size_t)i], &found) != hw) {
+            miss_found++;
+            if (shown++ < 8) {
+                uint32_t m = nvfp4_core_cvt_rs_e2m1x4_model(&x[4 * (size_t)i], w[(size_t)i], &found);
+                printf("  differs: x = {%08x %08x %08x %08x} rbits %08x: device %04x, model %04x\n", bits_of(x[4 * (size_t)i]),
+                       bits_of(x[4 * (size_t)i + 1]), bits_of(x[4 * (size_t)i + 2]), bits_of(x[4 * (size_t)i + 3]), w[(size_t)i],
+                       hw, m);
+            }
+        }
+        if (known && nvfp4_core_cvt_rs_e2m1x4_model(&x[4 * (size_t)i], w[(size_t)i], &model) != hw) miss_model++;
+        if (nvfp4_core_cvt_rs_e2m1x4_model(&x[4 * (size_t)i], w[(size_t)i], &straight_l) != hw) miss_straight++;
+    }
+    if (per_byte) printf("random check, %d quads (1 in 16 values NaN/Inf/-0/>6): measured layout %d differ\n", nq, miss_found);
+    if (known) printf("random check: compiled model %d differ\n", miss_model);
+    printf("random check: straight order (element k = byte k) %d differ\n", miss_straight);
+    if (!per_byte || miss_found) {
+        printf("cvt.rs probe: FAILED: the device is not a per-byte layout of src/core/sr_rbits.h's model\n");
+        return EXIT_DIFF;
+    }
+    if (known && (miss_model || memcmp(&model, &found, sizeof model))) {
+        printf("cvt.rs probe: FAILED: the device differs from the compiled-in layout for sm_%d\n", sm);
+        return EXIT_DIFF;
+    }
+    if (!known) {
+        printf("cvt.rs probe: MEASURED: sm_%d has no layout in src/core/sr_rbits.h yet; the one above makes native SR "
+               "byte-identical (add it to nvfp4_core_rbits_layout_of_sm)\n", sm);
+        return EXIT_OK;
+    }
+    printf("cvt.rs probe: PASSED: sm_%d reads rbits as the model says; native SR is byte-identical to the software path\n", sm);
     return EXIT_OK;
 }
 
@@ -923,7 +1209,7 @@ static int cmd_info(void)
     }
     printf("%s\nnative cvt path: %s\n", dev,
 #if defined(NVFP4_CUDA_NATIVE_CVT)
-           "compiled in for sm_100a (enable with --native or NVFP4_CUDA_NATIVE_CVT=1)"
+           "compiled in for sm_100a (RN) and sm_103a (RN, SR); enable with --native or NVFP4_CUDA_NATIVE_CVT=1"
 #else
            "not compiled in"
 #endif
@@ -938,12 +1224,14 @@ int main(int argc, char **argv)
         fprintf(f, "usage: nvfp4-gpu COMMAND [options]\n"
                    "  selftest   GPU vs the CPU library, identical bytes demanded (--emulate / --cpu-only without a GPU)\n"
                    "  bench      throughput against a device-to-device copy (--json)\n"
+                   "  probe      the random-byte order of cvt.rs.satfinite.e2m1x4.f32 on this GPU (sm_100a/sm_103a)\n"
                    "  info       the device\n"
                    "exit codes: 0 ok, 1 difference, 2 usage or runtime error, 77 no CUDA device\n");
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (!strcmp(argv[1], "selftest")) return cmd_selftest(argc - 1, argv + 1);
     if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "probe")) return cmd_probe(argc - 1, argv + 1);
     if (!strcmp(argv[1], "info")) return cmd_info();
     if (!strcmp(argv[1], "--version")) {
         printf("nvfp4-gpu %s\n", nvfp4_version());
