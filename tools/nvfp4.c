@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_suggest.h"
@@ -103,6 +104,9 @@ static void canonical_recipe_names(int argc, char **argv)
  * a bundle: "a golden MANIFEST", "a .npy array", or NULL. */
 static const char *misplaced_file_kind(const char *path)
 {
+    struct stat st;
+    /* only a regular file is opened: a FIFO would block the open forever */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char head[32] = {0};
