@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "cli_suggest.h"
@@ -144,8 +145,17 @@ static const bench_arm bench_arms[] = {
 /* ms per step of the quantized model and of its FP32 shadow, over `steps`
  * plain steps: step 0 and the last step evaluate and take diagnostics, so
  * the timing window leaves them (and one warm-up step) out. */
-static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double *ms_ref, size_t *params,
-                          nvfp4_error *err)
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ... and *cpu_ms, the process CPU time per step of both models together
+ * (robust to other load on the machine; with threads, it counts spinning). */
+static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double *ms_ref, double *cpu_ms,
+                          size_t *params, nvfp4_error *err)
 {
     nvfp4_train_cfg c;
     nvfp4_train_cfg_gpt(&c);
@@ -162,7 +172,9 @@ static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double
     double q0, r0, q1, r1;
     bool ok = nvfp4_run_advance(r, 2, err) == NVFP4_OK;
     nvfp4_run_timing(r, &q0, &r0);
+    double c0 = cpu_s();
     ok = ok && nvfp4_run_advance(r, 2 + steps, err) == NVFP4_OK;
+    *cpu_ms = 1e3 * (cpu_s() - c0) / (double)steps;
     nvfp4_run_timing(r, &q1, &r1);
     *ms_q = 1e3 * (q1 - q0) / (double)steps;
     *ms_ref = 1e3 * (r1 - r0) / (double)steps;
@@ -212,22 +224,29 @@ static int cmd_bench(int argc, char **argv)
     nvfp4_train_cfg_gpt(&c);
     for (size_t ti = 0; ti < nt; ti++) {
         nvfp4_study_set_threads(threads[ti]);
-        double fp32_ms = 0.0;
+        double fp32_ms = 0.0, fp32_cpu = 0.0;
         for (size_t k = 0; k < na; k++) {
-            double mq, mr;
+            double mq, mr, cpu;
             nvfp4_error err = {NVFP4_OK, ""};
-            if (!bench_arm_run(&bench_arms[k], steps, &mq, &mr, &params, &err)) {
+            if (!bench_arm_run(&bench_arms[k], steps, &mq, &mr, &cpu, &params, &err)) {
                 json_decref(rows);
                 return cli_fail("study", "bench %s: %s", bench_arms[k].name, err.message);
             }
-            if (k == 0) fp32_ms = mq;
+            if (k == 0) {
+                fp32_ms = mq;
+                fp32_cpu = cpu / 2.0; /* the fp32 arm: both models are FP32 */
+            }
             double ratio = fp32_ms > 0 ? mq / fp32_ms : 0.0, shadow = mr > 0 ? mq / mr : 0.0;
-            json_array_append_new(rows, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f}", "arm", bench_arms[k].name, "threads",
-                                                  threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio,
-                                                  "shadow_ms_per_step", mr, "ratio_to_shadow", shadow));
+            /* CPU of this arm's model: the pair's CPU less one FP32 model's */
+            double cpu_arm = cpu - fp32_cpu, cpu_ratio = fp32_cpu > 0 ? cpu_arm / fp32_cpu : 0.0;
+            json_array_append_new(rows, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "arm", bench_arms[k].name,
+                                                  "threads", threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio,
+                                                  "shadow_ms_per_step", mr, "ratio_to_shadow", shadow,
+                                                  "cpu_ms_per_step", cpu_arm, "cpu_ratio_to_fp32", cpu_ratio));
             if (!as_json)
-                printf("threads %d  %-6s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)\n", threads[ti],
-                       bench_arms[k].name, mq, ratio, mr, shadow);
+                printf("threads %d  %-6s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)  CPU %.2f ms, "
+                       "%.2fx\n",
+                       threads[ti], bench_arms[k].name, mq, ratio, mr, shadow, cpu_arm, cpu_ratio);
         }
     }
     if (as_json) {
