@@ -133,6 +133,34 @@ static void hint_bundle_option(const char *cmd, const char *help, int argc, char
             cmd, path, kind, (int)len, argv[i]);
 }
 
+/* `--format E4M3`, `--round SR`: a value of a name-valued option that is a
+ * known name in other case is replaced by the lower-case name. */
+static void canonical_value_names(int argc, char **argv)
+{
+    static const char *const options[] = {"--format", "--from", "--to", "--round", "--mode", "--tile", "--block"};
+    static const char *const names[] = {"e2m1", "e4m3", "ue8m0", "bf16", "fp16", "rn", "rz", "sr", "floor",
+                                        "rceil", "ceil", "even", "safetensors", "npy", "bin", "1x16", "16x16", "1x32"};
+    static char joined[8][64];
+    size_t used = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        for (size_t o = 0; o < sizeof options / sizeof options[0]; o++) {
+            size_t len = strlen(options[o]);
+            if (strncmp(argv[i], options[o], len) != 0) continue;
+            bool joined_form = argv[i][len] == '=';
+            if (!joined_form && (argv[i][len] != '\0' || i + 1 >= argc)) continue;
+            const char *v = joined_form ? argv[i] + len + 1 : argv[i + 1];
+            const char *m = cli_match_name(v, names, sizeof names / sizeof names[0]);
+            if (!m || m == v || strcmp(m, v) == 0) continue;
+            if (!joined_form) argv[i + 1] = (char *)(uintptr_t)m;
+            else if (used < 8) {
+                snprintf(joined[used], sizeof joined[used], "%s=%s", options[o], m);
+                argv[i] = joined[used++];
+            }
+        }
+    }
+}
+
 /* After a usage error (exit 2): name the --options that the subcommand's
  * --help does not list, with the closest one it does, and a recipe name
  * close to an unknown one, and a MANIFEST or .npy given where a bundle is
@@ -204,6 +232,7 @@ int main(int argc, char **argv)
     if (!c) return unknown_command(name);
     argv[1] = (char *)(uintptr_t)c->name;
     canonical_recipe_names(argc - 1, argv + 1);
+    canonical_value_names(argc - 1, argv + 1);
     int rc = c->run(argc - 1, argv + 1);
     if (rc == NVFP4_EXIT_USAGE && !cli_wants_help(argc - 1, argv + 1)) hint_after_usage_error(c, argc - 1, argv + 1);
     return rc;

@@ -36,6 +36,8 @@ expect_err 2 "did you mean 'nvfp4 explain'?" explian 1.5
 expect_err 2 "did you mean 'nvfp4 table'?" tabel
 expect_err 2 "unknown command 'zzzzzz'" zzzzzz
 "$NVFP4" TABLE --format e2m1 | grep -q '^0x7 ' || fail "TABLE (case-insensitive) does not run table"
+[ "$("$NVFP4" table --format E4M3)" = "$("$NVFP4" table --format e4m3)" ] || fail "--format E4M3 is not e4m3"
+[ "$("$NVFP4" explain 1.8 --round=SR)" = "$("$NVFP4" explain 1.8 --round sr)" ] || fail "--round=SR is not sr"
 
 # options, read from each command's --help
 expect_err 2 "did you mean '--columnwise' (not '--colwise')?" quantize "$T/none.npy" -o "$T/q.safetensors" --colwise
