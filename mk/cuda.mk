@@ -34,7 +34,10 @@ CUDA_LDLIBS  = $(PKG_LIBS) -lgomp -lm
 # binary built elsewhere): the CUDA runtime (nvcc's default), libgomp,
 # libstdc++ and libgcc are linked statically; it needs only glibc and the
 # NVIDIA driver (one that supports the toolkit's CUDA version).
-CUDA_BIN_LDLIBS = -Xcompiler -static-libstdc++,-static-libgcc $(shell $(CC) -print-file-name=libgomp.a) -lm -lpthread
+# GSL (the verifier's SR test, which nvfp4_cuda_check_quantized's explanation
+# links in) is static too.
+CUDA_BIN_LDLIBS = -Xcompiler -static-libstdc++,-static-libgcc $(shell $(CC) -print-file-name=libgomp.a) \
+    $(shell $(CC) -print-file-name=libgsl.a) $(shell $(CC) -print-file-name=libgslcblas.a) -lm -lpthread
 
 .PHONY: cuda cuda-selftest-emulated
 

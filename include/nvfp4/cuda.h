@@ -24,6 +24,7 @@
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/quant.h"
+#include "nvfp4/verify.h"
 
 NVFP4_BEGIN_DECLS
 
@@ -127,6 +128,16 @@ typedef struct {
     size_t n_first_codes, n_first_scales;
     nvfp4_cuda_mismatch first_codes[NVFP4_CUDA_CHECK_FIRST];  /* by index, ours vs theirs */
     nvfp4_cuda_mismatch first_scales[NVFP4_CUDA_CHECK_FIRST];
+    /* When anything differs, the CPU verifier's explanation (nvfp4/verify.h,
+     * what `nvfp4 verify` prints): the reason of each first mismatch, the
+     * count of every reason over the whole tensor, and the cause lines
+     * (known kernel bugs of the mutant catalog named "your kernel computes"). */
+    bool explained;
+    nvfp4_vreason first_code_reasons[NVFP4_CUDA_CHECK_FIRST];
+    nvfp4_vreason first_scale_reasons[NVFP4_CUDA_CHECK_FIRST];
+    size_t reason_count[NVFP4_VR_COUNT];
+    nvfp4_vcause_line causes[NVFP4_VERIFY_MAX_CAUSES];
+    size_t n_causes;
 } nvfp4_cuda_check_report;
 
 /* Quantizes x (device) with opts on the device and compares one orientation
@@ -134,8 +145,10 @@ typedef struct {
  * packed E2M1 nibbles or E4M3 bytes, padded shape), scales (device, may be
  * NULL to skip; linear [scale_rows, scale_cols] or, when scales_swizzled, the
  * cuBLAS 128x4 layout of nvfp4_swizzled_size bytes) and amax (host pointer,
- * may be NULL to skip). The report says how many differ and lists the first
- * ones. The status is about the call, not the match: NVFP4_OK with nonzero
+ * may be NULL to skip). The report says how many differ, lists the first
+ * ones with their reasons and names the systematic causes (the input and
+ * both outputs are then downloaded and explained by nvfp4_verify on the
+ * host). The status is about the call, not the match: NVFP4_OK with nonzero
  * counts means the kernel differs. */
 nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
                                         const nvfp4_quant_opts *opts, bool columnwise, const uint8_t *codes,

@@ -567,9 +567,10 @@ static outcome run_check_case(bool plant, bool cpu_only)
         snprintf(out.what, sizeof out.what, "check_quantized failed: %s", err.message);
         return out;
     }
-    if (plant)
+    if (plant) /* and explained as verify does: the planted scale byte is a scale-byte difference */
         out.ok = rep.code_mismatches == 1 && rep.first_codes[0].index == 777 && rep.scale_mismatches == 1 &&
-                 rep.first_scales[0].index == 100 && rep.amax_checked && rep.amax_equal;
+                 rep.first_scales[0].index == 100 && rep.amax_checked && rep.amax_equal && rep.explained &&
+                 rep.first_scale_reasons[0] == NVFP4_VR_SCALE_BYTE && rep.reason_count[NVFP4_VR_SCALE_BYTE] >= 1;
     else
         out.ok = rep.code_mismatches == 0 && rep.scale_mismatches == 0 && rep.amax_checked && rep.amax_equal;
     if (!out.ok)
