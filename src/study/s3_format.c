@@ -10,6 +10,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/verdict.h"
 
 static void a_mxfp4(nvfp4_train_cfg *c) { nvfp4_recipe_cfg_mxfp4(&c->recipe); }
 static const st_arm s3_format_arms[] = {
@@ -21,50 +22,69 @@ static nvfp4_status s3_format_run(const nvfp4_study *s, const nvfp4_study_opts *
     return st_run_training(s, o, log, st_tinylm_base, s3_format_arms,
                            sizeof s3_format_arms / sizeof *s3_format_arms, err);
 }
+static const char *const s3_format_names[5] = {"nvfp4", "mxfp4-x1.00", "mxfp4-x1.25", "mxfp4-x1.36", "mxfp4-x1.50"};
+static const double s3_format_mult[4] = {1.0, 1.25, 1.36, 1.5};
+
+typedef struct {
+    const st_row *const *rows; /* [seed][5], st_paired_finals */
+} ttm_ctx;
+
+static double excess(const st_row *r) { return r->eval_loss - r->entropy; }
+
+/* Tokens-to-match of the seeds idx: MXFP4's mean final excess loss (CE -
+ * entropy rate) against the token multiple, linearly interpolated to NVFP4's
+ * mean; 1 when MXFP4 matches already at 1x, NAN when not within 1.5x. */
+static double ttm_stat(const size_t *idx, size_t n, const void *vctx)
+{
+    const ttm_ctx *c = vctx;
+    double m[5] = {0};
+    for (size_t k = 0; k < 5; k++) {
+        for (size_t i = 0; i < n; i++) m[k] += excess(c->rows[idx[i] * 5 + k]);
+        m[k] /= (double)n;
+    }
+    double target = m[0];
+    if (m[1] <= target) return 1.0;
+    for (size_t k = 2; k < 5; k++)
+        if (m[k] <= target)
+            return s3_format_mult[k - 2] +
+                   (s3_format_mult[k - 1] - s3_format_mult[k - 2]) * (m[k - 1] - target) / (m[k - 1] - m[k]);
+    return NAN;
+}
+
 static void s3_format_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
     (void)dir;
-    const st_arm_summary *nv = st_arm_sum(t, a, "nvfp4");
-    const char *names[4] = {"mxfp4-x1.00", "mxfp4-x1.25", "mxfp4-x1.36", "mxfp4-x1.50"};
-    const double mult[4] = {1.0, 1.25, 1.36, 1.5};
-    if (!nv) return;
-    double target = nv->excess_mean, prev_x = 0, prev_m = 0, ttm = NAN;
+    const st_arm_summary *nv = st_arm_sum(t, a, "nvfp4"), *m1 = st_arm_sum(t, a, "mxfp4-x1.00");
     char buf[512];
-    int have = 0;
-    for (int i = 0; i < 4; i++) {
-        const st_arm_summary *m = st_arm_sum(t, a, names[i]);
-        if (!m) continue;
-        if (have && prev_x > 0 && isnan(ttm) && prev_m > target && m->excess_mean <= target)
-            ttm = prev_x + (mult[i] - prev_x) * (prev_m - target) / (prev_m - m->excess_mean);
-        if (!have && m->excess_mean <= target) ttm = mult[i]; /* matched already at 1.0x (or better) */
-        prev_x = mult[i];
-        prev_m = m->excess_mean;
-        have = 1;
-    }
-    const st_arm_summary *m1 = st_arm_sum(t, a, "mxfp4-x1.00");
-    if (m1) {
+    if (nv && m1) {
         snprintf(buf, sizeof buf,
                  "final excess loss (CE - entropy rate): nvfp4 %.4f +- %.4f, mxfp4 %.4f +- %.4f nats; gaps to FP32 "
                  "%.2f%% vs %.2f%%",
                  nv->excess_mean, nv->excess_ci, m1->excess_mean, m1->excess_ci, nv->gap_mean, m1->gap_mean);
-        st_finding_paired(t, out, "MXFP4 trails NVFP4 at equal tokens",
-                          "NVIDIA arXiv 2509.25149 Sec. 5 Fig. 6 (8B: 2.5% vs 1.5% gap to BF16)", "mxfp4-x1.00",
-                          "nvfp4");
+        /* published size: 2.5% - 1.5% = 1.0 point of gap to BF16 */
+        st_finding_diff(t, out, "MXFP4 trails NVFP4 at equal tokens",
+                        "NVIDIA arXiv 2509.25149 Sec. 5 Fig. 6 (8B: 2.5% vs 1.5% gap to BF16)", "mxfp4-x1.00", "nvfp4",
+                        1.0);
         st_finding(out, "excess loss at equal tokens", "this study", buf, "measurement");
     }
-    if (isnan(ttm))
-        snprintf(buf, sizeof buf, "MXFP4 did not reach NVFP4's final excess loss within 1.5x the tokens");
+    const st_row *rows[5 * 256];
+    size_t n = st_paired_finals(t, s3_format_names, 5, rows, 256);
+    if (!n) return;
+    ttm_ctx c = {rows};
+    st_estimate e;
+    st_est_boot(ttm_stat, &c, n, 1.0, &e);
+    if (isnan(e.est))
+        snprintf(buf, sizeof buf,
+                 "MXFP4 did not reach NVFP4's final excess loss within 1.5x the tokens; 95%% CI [%.2f, %.2f] "
+                 "(paired percentile bootstrap, %zu seeds; inf: not within 1.5x)",
+                 e.lo, e.hi, n);
     else
-        snprintf(buf, sizeof buf, "MXFP4 reaches NVFP4's final excess loss at %.2fx the tokens (interpolated)", ttm);
-    /* the factor is only as solid as the equal-token difference it rests on */
-    double dm = NAN, dci = NAN;
-    bool sig = st_paired_gap_diff(t, "mxfp4-x1.00", "nvfp4", &dm, &dci) && isfinite(dci) && dm - dci > 0;
-    const char *v = isnan(ttm)   ? "not reproduced (factor > 1.5)"
-                    : ttm <= 1.0 ? "not reproduced (factor <= 1)"
-                    : sig        ? "reproduced (factor > 1)"
-                                 : "inconclusive (factor > 1, but the equal-token difference is within the seed CI)";
-    st_finding(out, "MXFP4 needs more tokens to match NVFP4 (1.36x at 8B/1T)", "NVIDIA arXiv 2509.25149 Sec. 5 Fig. 6b",
-               buf, v);
+        snprintf(buf, sizeof buf,
+                 "MXFP4 reaches NVFP4's final excess loss at %.2fx the tokens (interpolated), 95%% CI [%.2f, %.2f] "
+                 "(paired percentile bootstrap, %zu seeds; inf: not within 1.5x)",
+                 e.est, e.lo, e.hi, n);
+    st_finding_est(out, "MXFP4 needs more tokens to match NVFP4 (1.36x at 8B/1T)",
+                   "NVIDIA arXiv 2509.25149 Sec. 5 Fig. 6b", buf, &e, +1, 1.36, "tokens-to-match", s3_format_names, 5);
 }
 
 const nvfp4_study st_study_s3_format = {

@@ -40,7 +40,7 @@ static void s3_rht_findings(const st_table *t, const st_arm_summary *a, const ch
     (void)a;
     (void)dir;
     const char *src = "NVIDIA arXiv 2509.25149 App. E.4.1 Fig. 11 (1.2B)";
-    st_finding_paired(t, out, "RHT on Wgrad is no worse than no RHT", src, "rht-none", "rht-wgrad");
+    st_finding_paired(t, out, "RHT on Wgrad lowers the gap versus no RHT", src, "rht-none", "rht-wgrad");
     st_finding_paired(t, out, "RHT on Fprop degrades the loss (vs Wgrad)", src, "rht-fprop", "rht-wgrad");
     st_finding_paired(t, out, "RHT on Dgrad degrades the loss (vs Wgrad)", src, "rht-dgrad", "rht-wgrad");
 }

@@ -10,6 +10,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/verdict.h"
 
 static void a_sw_fwd(nvfp4_train_cfg *c) { c->switch_fwd_step = c->steps * 8 / 10; }
 static void a_sw_bwd(nvfp4_train_cfg *c) { c->switch_bwd_step = c->steps * 8 / 10; }
@@ -31,8 +32,11 @@ static void s3_switch_findings(const st_table *t, const st_arm_summary *a, const
     (void)a;
     (void)dir;
     const char *src = "NVIDIA arXiv 2509.25149 App. D Fig. 7 (12B: fwd-only 1.5% -> 0.5%, bwd-only no gain)";
-    st_finding_paired(t, out, "a late forward switch recovers part of the gap", src, "no-switch", "fwd@80%");
-    st_finding_paired(t, out, "switching both recovers the gap", src, "no-switch", "both@80%");
+    /* NVIDIA's forward switch took the gap from 1.5% to 0.5%: 2/3 of it recovered */
+    st_finding_recovered(t, out, "a late forward switch recovers about two thirds of the gap", src, "no-switch",
+                         "fwd@80%", 2.0 / 3.0);
+    st_finding_recovered(t, out, "switching both passes recovers at least as much as the forward switch (2/3)", src,
+                         "no-switch", "both@80%", 2.0 / 3.0);
     st_finding_paired(t, out, "a forward switch beats a backward-only switch", src, "bwd@80%", "fwd@80%");
 }
 

@@ -71,18 +71,26 @@ nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, n
 /* ---- summary.json and findings (summary.c) ---------------------------------------- */
 /* summary.json from the CSVs in dir (+ plots); extra: study-run facts (may be NULL, stolen) */
 nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, nvfp4_error *err);
-/* one finding: claim, citation, measured text, verdict "reproduced" /
- * "not reproduced" / "inconclusive" */
+/* one finding: claim, citation, measured text, verdict (a fixed result; the
+ * statistical findings go through verdict.h) */
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict);
 ssize_t st_arm_index(const st_table *t, const char *name);
 /* the summary of the named arm, NULL when absent or without seeds */
 const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name);
 /* Paired difference over seeds of the final eval-loss gaps of two arms (in %
- * of the FP32 shadow): mean and 95% CI of gap(a) - gap(b). */
+ * of the FP32 shadow): mean and 95% CI half-width of gap(a) - gap(b). */
 bool st_paired_gap_diff(const st_table *t, const char *a, const char *b, double *mean, double *ci);
-/* A finding that arm `worse` has the larger gap, from the paired difference. */
+/* A finding that arm `worse` has the larger gap (paired t over seeds; the
+ * verdict by the rules of verdict.h). published: the published size of
+ * gap(worse) - gap(better) in points (NAN: the source gives a direction). */
+void st_finding_diff(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
+                     const char *better, double published);
 void st_finding_paired(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
-                       const char *better);
+                       const char *better); /* st_finding_diff without a published size */
+/* A finding that arm recovers a fraction of base's gap: per seed
+ * (gap(base) - gap(arm)) / gap(base), published: the published fraction. */
+void st_finding_recovered(const st_table *t, json_t *out, const char *claim, const char *source, const char *base,
+                          const char *arm, double published);
 
 /* ---- training studies (runner.c) --------------------------------------------------- */
 /* One arm: a config change against the study's base config. */

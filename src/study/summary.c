@@ -12,6 +12,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/verdict.h"
 
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict)
 {
@@ -36,46 +37,61 @@ const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, con
     return i < 0 || !a[i].seeds ? NULL : &a[i];
 }
 
-static const char *verdict_ci(double diff, double ci)
-{
-    if (!isfinite(ci)) return diff > 0 ? "reproduced (single seed: no CI)" : "not reproduced (single seed)";
-    if (diff - ci > 0) return "reproduced";
-    if (diff + ci < 0) return "not reproduced (opposite sign)";
-    return "inconclusive (within the seed CI)";
-}
-
 bool st_paired_gap_diff(const st_table *t, const char *a, const char *b, double *mean, double *ci)
 {
-    ssize_t ia = st_arm_index(t, a), ib = st_arm_index(t, b);
-    if (ia < 0 || ib < 0) return false;
+    const char *arms[2] = {a, b};
+    const st_row *r[2 * 256];
+    size_t n = st_paired_finals(t, arms, 2, r, 256);
     double d[256];
-    size_t n = 0;
-    for (uint64_t seed = 1; seed <= 256; seed++) {
-        const st_row *ra = NULL, *rb = NULL;
-        for (size_t i = 0; i < t->n; i++) {
-            const st_row *r = &t->rows[i];
-            if (r->seed != seed) continue;
-            if ((ssize_t)r->arm == ia && (!ra || r->step > ra->step)) ra = r;
-            if ((ssize_t)r->arm == ib && (!rb || r->step > rb->step)) rb = r;
-        }
-        if (ra && rb)
-            d[n++] = 100.0 * (ra->eval_loss - ra->ref_eval_loss) / ra->ref_eval_loss -
-                     100.0 * (rb->eval_loss - rb->ref_eval_loss) / rb->ref_eval_loss;
-    }
     if (!n) return false;
+    for (size_t i = 0; i < n; i++) d[i] = st_row_gap(r[2 * i]) - st_row_gap(r[2 * i + 1]);
     st_mean_ci(d, n, mean, ci);
     return true;
+}
+
+void st_finding_diff(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
+                     const char *better, double published)
+{
+    const char *arms[2] = {worse, better};
+    const st_row *r[2 * 256];
+    double d[256];
+    size_t n = st_paired_finals(t, arms, 2, r, 256);
+    if (!n) return;
+    for (size_t i = 0; i < n; i++) d[i] = st_row_gap(r[2 * i]) - st_row_gap(r[2 * i + 1]);
+    st_estimate e;
+    st_est_t(d, n, &e);
+    char buf[320];
+    snprintf(buf, sizeof buf, "gap(%s) - gap(%s) = %+.3f points, 95%% CI [%+.3f, %+.3f] (paired t, %zu seeds)", worse,
+             better, e.est, e.lo, e.hi, n);
+    st_finding_est(out, claim, source, buf, &e, +1, published, "gap difference", arms, 2);
 }
 
 void st_finding_paired(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
                        const char *better)
 {
-    double m, ci;
-    char buf[256];
-    if (!st_paired_gap_diff(t, worse, better, &m, &ci)) return;
-    snprintf(buf, sizeof buf, "gap(%s) - gap(%s) = %+.3f %% +- %.3f (95%% CI over seeds, paired)", worse, better, m,
-             ci);
-    st_finding(out, claim, source, buf, verdict_ci(m, ci));
+    st_finding_diff(t, out, claim, source, worse, better, NAN);
+}
+
+void st_finding_recovered(const st_table *t, json_t *out, const char *claim, const char *source, const char *base,
+                          const char *arm, double published)
+{
+    const char *arms[2] = {base, arm};
+    const st_row *r[2 * 256];
+    double d[256];
+    size_t n = st_paired_finals(t, arms, 2, r, 256);
+    if (!n) return;
+    for (size_t i = 0; i < n; i++) {
+        double g = st_row_gap(r[2 * i]);
+        d[i] = (g - st_row_gap(r[2 * i + 1])) / g;
+    }
+    st_estimate e;
+    st_est_t(d, n, &e);
+    char buf[320];
+    snprintf(buf, sizeof buf,
+             "fraction of gap(%s) recovered by %s = %.3f, 95%% CI [%.3f, %.3f] (paired t over per-seed fractions, "
+             "%zu seeds)",
+             base, arm, e.est, e.lo, e.hi, n);
+    st_finding_est(out, claim, source, buf, &e, +1, published, "fraction of gap recovered", arms, 2);
 }
 
 nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, nvfp4_error *err)
@@ -116,6 +132,7 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
     json_t *fnd = json_array();
     /* a study with files of its own has findings without training runs */
     if (s->findings && (t.narms || s->files)) s->findings(&t, sums, dir, fnd);
+    st_verdicts_finalize(fnd); /* Holm over the study's findings, then each verdict */
     json_object_set_new(root, "findings", fnd);
     if (extra) json_object_update(root, extra);
     json_decref(extra);

@@ -1,0 +1,292 @@
+/*
+ * verdict.c - the laboratory's statistics and verdict rules (verdict.h): every
+ * training study's finding is a paired per-seed estimate with a 95% interval,
+ * corrected with Holm over the study's findings and decided by one fixed rule.
+ */
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/verdict.h"
+
+void st_est_t(const double *d, size_t n, st_estimate *e)
+{
+    double m = 0.0, v = 0.0;
+    for (size_t i = 0; i < n; i++) m += d[i];
+    m = n ? m / (double)n : NAN;
+    for (size_t i = 0; i < n; i++) v += (d[i] - m) * (d[i] - m);
+    e->method = "paired t";
+    e->n = n;
+    e->est = m;
+    e->null_value = 0.0;
+    e->lo = e->hi = NAN;
+    e->p = 1.0;
+    if (n < 2) return;
+    double se = sqrt(v / (double)(n - 1)) / sqrt((double)n), df = (double)(n - 1);
+    double h = gsl_cdf_tdist_Pinv(0.975, df) * se;
+    e->lo = m - h;
+    e->hi = m + h;
+    if (se > 0)
+        e->p = 2.0 * gsl_cdf_tdist_Q(fabs(m) / se, df);
+    else
+        e->p = m == 0.0 ? 1.0 : 0.0; /* identical differences: no spread */
+    if (e->p > 1.0) e->p = 1.0;
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void st_est_boot(st_boot_stat stat, const void *ctx, size_t n, double null_value, st_estimate *e)
+{
+    e->method = "paired percentile bootstrap";
+    e->n = n;
+    e->null_value = null_value;
+    e->lo = e->hi = NAN;
+    e->p = 1.0;
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    double *r = malloc(ST_BOOT_RESAMPLES * sizeof *r);
+    if (!idx || !r || !n) {
+        free(idx);
+        free(r);
+        e->est = NAN;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) idx[i] = i;
+    e->est = stat(idx, n, ctx);
+    if (n >= 2) {
+        uint64_t s = ST_BOOT_SEED;
+        size_t below = 0, above = 0;
+        for (size_t b = 0; b < ST_BOOT_RESAMPLES; b++) {
+            for (size_t i = 0; i < n; i++) idx[i] = (size_t)(splitmix64(&s) % n);
+            double v = stat(idx, n, ctx);
+            r[b] = isnan(v) ? INFINITY : v;
+            if (r[b] <= null_value) below++;
+            if (r[b] >= null_value) above++;
+        }
+        qsort(r, ST_BOOT_RESAMPLES, sizeof *r, cmp_double);
+        e->lo = r[(size_t)floor(0.025 * ST_BOOT_RESAMPLES)];
+        e->hi = r[(size_t)ceil(0.975 * ST_BOOT_RESAMPLES) - 1];
+        double p = 2.0 * ((double)(below < above ? below : above) + 1.0) / (ST_BOOT_RESAMPLES + 1.0);
+        e->p = p > 1.0 ? 1.0 : p;
+    }
+    free(idx);
+    free(r);
+}
+
+void st_holm(const double *p, size_t n, double *adj)
+{
+    size_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    if (!ord) {
+        for (size_t i = 0; i < n; i++) adj[i] = 1.0; /* no memory: decide nothing */
+        return;
+    }
+    for (size_t i = 0; i < n; i++) ord[i] = i;
+    for (size_t i = 1; i < n; i++) /* insertion sort by p (stable; n is a handful) */
+        for (size_t j = i; j > 0 && p[ord[j]] < p[ord[j - 1]]; j--) {
+            size_t t = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = t;
+        }
+    double run = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        double a = (double)(n - k) * p[ord[k]];
+        if (a > 1.0) a = 1.0;
+        if (a < run) a = run; /* step-down: adjusted p never decreases */
+        run = a;
+        adj[ord[k]] = a;
+    }
+    free(ord);
+}
+
+const char *st_verdict_name(st_verdict v)
+{
+    switch (v) {
+    case ST_V_REPRODUCED: return "reproduced";
+    case ST_V_DIRECTION: return "direction only";
+    case ST_V_NOT: return "not reproduced";
+    default: return "inconclusive";
+    }
+}
+
+st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_sign, double published,
+                             const char **rule)
+{
+    double s = expected_sign < 0 ? -1.0 : 1.0;
+    if (e->n < 2 || isnan(e->lo) || isnan(e->hi)) {
+        *rule = "fewer than 2 paired seeds: no interval";
+        return ST_V_INCONCLUSIVE;
+    }
+    /* the published band, in the estimate's orientation (s * (x - null)) */
+    bool sized = isfinite(published);
+    double pub = s * (published - e->null_value), lo = s * (e->lo - e->null_value), hi = s * (e->hi - e->null_value);
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    double band_lo = pub * (1.0 - ST_VERDICT_BAND), band_hi = pub * (1.0 + ST_VERDICT_BAND);
+    double est = isnan(e->est) ? INFINITY : e->est; /* a NAN statistic counts as +infinity (verdict.h) */
+    bool sig = p_holm < ST_VERDICT_ALPHA, right = s * (est - e->null_value) > 0;
+    if (sig && !right) {
+        *rule = "significant after Holm, opposite sign";
+        return ST_V_NOT;
+    }
+    if (sig) {
+        if (!sized) {
+            *rule = "significant after Holm, published direction (the source states no size)";
+            return ST_V_REPRODUCED;
+        }
+        if (hi >= band_lo && lo <= band_hi) {
+            *rule = "significant after Holm, published direction, interval meets the published value +-50%";
+            return ST_V_REPRODUCED;
+        }
+        *rule = "significant after Holm, published direction, interval misses the published value +-50%";
+        return ST_V_DIRECTION;
+    }
+    if (sized && pub > 0 && hi < band_lo) {
+        *rule = "not significant, and the interval lies below the published value -50%";
+        return ST_V_NOT;
+    }
+    *rule = "not significant after Holm";
+    return ST_V_INCONCLUSIVE;
+}
+
+/* JSON has no infinity: a bootstrap bound "not within the arms" is written "inf" */
+static json_t *num(double v)
+{
+    if (isinf(v)) return json_string(v > 0 ? "inf" : "-inf");
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+void st_finding_est(json_t *arr, const char *claim, const char *source, const char *measured, const st_estimate *e,
+                    int expected_sign, double published, const char *statistic, const char *const *arms,
+                    size_t narms)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "claim", json_string(claim));
+    json_object_set_new(o, "source", json_string(source));
+    json_object_set_new(o, "measured", json_string(measured));
+    json_object_set_new(o, "verdict", json_string("inconclusive")); /* set by st_verdicts_finalize */
+    json_t *x = json_object();
+    json_object_set_new(x, "statistic", json_string(statistic));
+    json_t *ja = json_array();
+    for (size_t k = 0; k < narms; k++) json_array_append_new(ja, json_string(arms[k]));
+    json_object_set_new(x, "arms", ja);
+    json_object_set_new(x, "method", json_string(e->method));
+    json_object_set_new(x, "seeds", json_integer((json_int_t)e->n));
+    json_object_set_new(x, "estimate", num(e->est));
+    json_object_set_new(x, "ci95", json_pack("[oo]", num(e->lo), num(e->hi)));
+    json_object_set_new(x, "null", json_real(e->null_value));
+    json_object_set_new(x, "p", json_real(e->p));
+    json_object_set_new(x, "expected_sign", json_integer(expected_sign < 0 ? -1 : 1));
+    json_object_set_new(o, "stats", x);
+    json_object_set_new(o, "published", num(published));
+    json_array_append_new(arr, o);
+}
+
+void st_finding_criterion(json_t *arr, const char *claim, const char *source, const char *measured, bool met,
+                          const char *criterion)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "claim", json_string(claim));
+    json_object_set_new(o, "source", json_string(source));
+    json_object_set_new(o, "measured", json_string(measured));
+    json_object_set_new(o, "verdict", json_string(met ? "reproduced" : "not reproduced"));
+    json_object_set_new(o, "rule", json_string(criterion));
+    json_array_append_new(arr, o);
+}
+
+static double jval(const json_t *v)
+{
+    if (json_is_number(v)) return json_number_value(v);
+    if (json_is_string(v)) return json_string_value(v)[0] == '-' ? -INFINITY : INFINITY;
+    return NAN;
+}
+static double jnum(const json_t *o, const char *k) { return jval(json_object_get(o, k)); }
+
+void st_verdicts_finalize(json_t *arr)
+{
+    size_t n = json_array_size(arr), m = 0;
+    double *p = calloc(n ? n : 1, sizeof *p), *adj = malloc((n ? n : 1) * sizeof *adj);
+    size_t *which = malloc((n ? n : 1) * sizeof *which);
+    if (!p || !adj || !which) goto out;
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_object_get(json_array_get(arr, i), "stats");
+        if (x) {
+            which[m] = i;
+            p[m++] = jnum(x, "p");
+        }
+    }
+    st_holm(p, m, adj);
+    for (size_t k = 0; k < m; k++) {
+        json_t *o = json_array_get(arr, which[k]), *x = json_object_get(o, "stats");
+        json_t *ci = json_object_get(x, "ci95");
+        st_estimate e = {.method = "", .n = (size_t)json_integer_value(json_object_get(x, "seeds")),
+                         .est = jnum(x, "estimate"), .lo = jval(json_array_get(ci, 0)),
+                         .hi = jval(json_array_get(ci, 1)), .null_value = jnum(x, "null"), .p = p[k]};
+        const char *rule;
+        st_verdict v = st_verdict_decide(&e, adj[k], (int)json_integer_value(json_object_get(x, "expected_sign")),
+                                         jnum(o, "published"), &rule);
+        json_object_set_new(x, "p_holm", json_real(adj[k]));
+        json_object_set_new(x, "holm_family", json_integer((json_int_t)m));
+        json_object_set_new(o, "verdict", json_string(st_verdict_name(v)));
+        json_object_set_new(o, "rule", json_string(rule));
+    }
+out:
+    free(p);
+    free(adj);
+    free(which);
+}
+
+double st_row_gap(const st_row *r) { return 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss; }
+
+static const st_row *final_row(const st_table *t, size_t arm, uint64_t seed)
+{
+    const st_row *best = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const st_row *r = &t->rows[i];
+        if (r->arm == arm && r->seed == seed && (!best || r->step > best->step)) best = r;
+    }
+    return best;
+}
+
+size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max)
+{
+    ssize_t idx[ST_MAX_ARMS];
+    if (narms > ST_MAX_ARMS) return 0;
+    for (size_t k = 0; k < narms; k++)
+        if ((idx[k] = st_arm_index(t, arms[k])) < 0) return 0;
+    uint64_t seen[256];
+    size_t ns = 0, n = 0;
+    for (size_t i = 0; i < t->n && ns < 256; i++) {
+        size_t j;
+        for (j = 0; j < ns; j++)
+            if (seen[j] == t->rows[i].seed) break;
+        if (j == ns) seen[ns++] = t->rows[i].seed;
+    }
+    for (size_t i = 1; i < ns; i++) /* ascending: the same pairing order for a run and a merge */
+        for (size_t j = i; j > 0 && seen[j] < seen[j - 1]; j--) {
+            uint64_t x = seen[j];
+            seen[j] = seen[j - 1];
+            seen[j - 1] = x;
+        }
+    for (size_t j = 0; j < ns && n < max; j++) {
+        bool all = true;
+        for (size_t k = 0; k < narms && all; k++)
+            all = (rows[n * narms + k] = final_row(t, (size_t)idx[k], seen[j])) != NULL;
+        if (all) n++;
+    }
+    return n;
+}

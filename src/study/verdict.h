@@ -1,0 +1,76 @@
+/* verdict.h - the laboratory's statistics and verdict rules (not public):
+ * paired per-seed estimates with 95% intervals (t, or a deterministic
+ * percentile bootstrap), Holm's correction over a study's findings, and the
+ * fixed rules that turn an estimate and a published value into one of
+ * `reproduced`, `direction only`, `not reproduced`, `inconclusive`.
+ * docs/studies.md "How verdicts are decided" states the same rules. */
+#ifndef NVFP4_STUDY_VERDICT_H
+#define NVFP4_STUDY_VERDICT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "study/studies.h"
+
+#define ST_VERDICT_ALPHA 0.05    /* family-wise level of a study's findings (Holm) */
+#define ST_VERDICT_BAND 0.5      /* "consistent": within +-50% of the published effect */
+#define ST_BOOT_RESAMPLES 2000u  /* percentile bootstrap resamples */
+#define ST_BOOT_SEED UINT64_C(0x6e76667034766431) /* fixed: the bootstrap is deterministic */
+
+typedef enum { ST_V_REPRODUCED, ST_V_DIRECTION, ST_V_NOT, ST_V_INCONCLUSIVE } st_verdict;
+
+/* An estimate of one effect over n paired seeds. */
+typedef struct {
+    const char *method; /* "paired t" or "paired percentile bootstrap" */
+    size_t n;
+    double est, lo, hi; /* point estimate and 95% interval */
+    double null_value;  /* the no-effect value (0 for a difference, 1 for a ratio) */
+    double p;           /* two-sided p-value against null_value (before Holm) */
+} st_estimate;
+
+/* Mean and 95% t-interval of d[0..n) with its two-sided p-value against 0
+ * (n < 2: est = mean, interval NAN, p = 1). */
+void st_est_t(const double *d, size_t n, st_estimate *e);
+
+/* A statistic of the seeds idx[0..n) (a resample, repeats allowed). */
+typedef double (*st_boot_stat)(const size_t *idx, size_t n, const void *ctx);
+/* The statistic on all n seeds, and its 95% percentile bootstrap interval
+ * over ST_BOOT_RESAMPLES resamples of the seeds drawn with a splitmix64
+ * stream seeded ST_BOOT_SEED (index = draw mod n); NAN statistics count as
+ * +infinity. p = min(1, 2 (min(#<=null, #>=null) + 1) / (B + 1)). */
+void st_est_boot(st_boot_stat stat, const void *ctx, size_t n, double null_value, st_estimate *e);
+
+/* Holm's step-down adjusted p-values of p[0..n). */
+void st_holm(const double *p, size_t n, double *adj);
+
+/* The rule (docs/studies.md): expected_sign +1 or -1 is the published
+ * direction of (est - null); published is the published effect in the same
+ * unit (NAN: the source states a direction only). rule: the rule's name. */
+st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_sign, double published,
+                             const char **rule);
+const char *st_verdict_name(st_verdict v);
+
+/* Appends a finding decided by this module: the estimate, the published
+ * value and direction, the statistic's name and the arms it reads (so a test
+ * can recompute it from runs.csv) are stored; st_verdicts_finalize sets the
+ * verdict. */
+void st_finding_est(json_t *arr, const char *claim, const char *source, const char *measured, const st_estimate *e,
+                    int expected_sign, double published, const char *statistic, const char *const *arms,
+                    size_t narms);
+/* Appends a finding decided by a stated deterministic criterion (one run, no
+ * seed spread): reproduced when met, not reproduced otherwise. */
+void st_finding_criterion(json_t *arr, const char *claim, const char *source, const char *measured, bool met,
+                          const char *criterion);
+/* Holm over the findings of arr that carry an estimate, then each one's verdict. */
+void st_verdicts_finalize(json_t *arr);
+
+/* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
+ * is arm k's final row of the s-th seed that all arms have. Returns the
+ * number of seeds (at most max). */
+size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max);
+/* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
+double st_row_gap(const st_row *r);
+
+#endif
