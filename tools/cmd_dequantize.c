@@ -9,19 +9,64 @@
 
 static const char usage[] =
     "usage: nvfp4 dequantize BUNDLE -o OUT [--columnwise] [--format safetensors|npy|bin]\n"
+    "                        [--expected GOLDEN | --recipe R --shape RxC [--block B] [--rht] [--pad]]\n"
     "\n"
     "Decodes BUNDLE's data, scale (or scale_swizzled) and amax with the recipe named in its\n"
     "metadata and writes the fp32 tensor 'dequant' (logical shape, padding dropped) to OUT:\n"
     "*.npy -> one .npy file, *.safetensors -> safetensors, else a folder (npy or bin).\n"
-    "BUNDLE may be a partial one (a kernel's output): only data, a scale and amax are needed.\n"
+    "BUNDLE may be a partial one (a kernel's output): only data, a scale and amax are needed;\n"
+    "a file without the bundle metadata takes it from --expected GOLDEN (the golden bundle\n"
+    "the kernel ran on) or from --recipe, --shape (the input's rows x cols) and --block,\n"
+    "--rht, --pad as given to quantize (the orientation follows --columnwise).\n"
     "--columnwise decodes the columnwise (transposed) output; RHT data stays in the Hadamard domain.\n"
     "Exit: 0 written, 2 usage or input error.\n";
 
 static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                          {"columnwise", no_argument, NULL, 'c'},
                                          {"format", required_argument, NULL, 'f'},
+                                         {"expected", required_argument, NULL, 'e'},
+                                         {"recipe", required_argument, NULL, 'r'},
+                                         {"shape", required_argument, NULL, 's'},
+                                         {"block", required_argument, NULL, 'b'},
+                                         {"rht", no_argument, NULL, 'R'},
+                                         {"pad", no_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
+
+/* A kernel's file has the components but not the bundle's metadata: take it
+ * from the golden bundle, or from the metadata of a bundle built for a zero
+ * input of the given recipe, shape and options (the same keys and values
+ * `nvfp4 quantize` writes). Components the file already names stay. */
+static int fill_metadata(const char *cmd, nvfp4_tensor_set *s, const char *expected, const nvfp4_quant_opts *o,
+                         size_t rows, size_t cols)
+{
+    nvfp4_tensor_set m;
+    nvfp4_tset_init(&m);
+    nvfp4_error err;
+    int rc = 0;
+    if (expected) {
+        if (nvfp4_tset_read(expected, &m, &err)) rc = cli_fail_err(cmd, &err);
+    } else {
+        size_t n = rows * cols;
+        float *z = calloc(n ? n : 1, sizeof *z);
+        nvfp4_quantized q;
+        memset(&q, 0, sizeof q);
+        if (!z) rc = cli_fail(cmd, "out of memory");
+        else if (nvfp4_quantize(z, NVFP4_DTYPE_F32, rows, cols, o, &q, &err) ||
+                 nvfp4_bundle_build(&q, z, NVFP4_DTYPE_F32, rows, cols, &m, &err))
+            rc = cli_fail_err(cmd, &err);
+        nvfp4_quantized_free(&q);
+        free(z);
+    }
+    for (size_t i = 0; !rc && i < m.meta_count; i++)
+        if (nvfp4_tset_meta_set(s, m.meta[i].key, m.meta[i].value, &err)) rc = cli_fail_err(cmd, &err);
+    /* the orientations are those whose codes the file holds */
+    if (!rc && (nvfp4_tset_meta_set(s, "rowwise", nvfp4_tset_find(s, "data") ? "true" : "false", &err) ||
+                nvfp4_tset_meta_set(s, "columnwise", nvfp4_tset_find(s, "data_t") ? "true" : "false", &err)))
+        rc = cli_fail_err(cmd, &err);
+    nvfp4_tset_free(&m);
+    return rc;
+}
 
 static int run(int argc, char **argv)
 {
@@ -30,8 +75,11 @@ static int run(int argc, char **argv)
         fputs(usage, stdout);
         return NVFP4_EXIT_OK;
     }
-    const char *out = NULL, *format = NULL;
+    const char *out = NULL, *format = NULL, *expected = NULL, *recipe = NULL, *shape_arg = NULL;
     bool colwise = false;
+    nvfp4_quant_opts qo;
+    nvfp4_quant_opts_init(&qo);
+    size_t rows = 0, cols = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -39,6 +87,14 @@ static int run(int argc, char **argv)
         if (c == 'o') out = optarg;
         else if (c == 'c') colwise = true;
         else if (c == 'f') format = optarg;
+        else if (c == 'e') expected = optarg;
+        else if (c == 'r') recipe = optarg;
+        else if (c == 's') shape_arg = optarg;
+        else if (c == 'R') qo.rht = true;
+        else if (c == 'p') qo.pad = true;
+        else if (c == 'b') {
+            if (!nvfp4_block_parse(optarg, &qo.block)) return cli_fail(cmd, "bad --block '%s' (1x16, 16x16, 1x32)", optarg);
+        }
         else return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
     }
     if (optind != argc - 1) return cli_fail(cmd, "expected one bundle (see --help)");
@@ -51,7 +107,20 @@ static int run(int argc, char **argv)
     nvfp4_quantized q;
     memset(&q, 0, sizeof q);
     int rc = 0;
-    if (nvfp4_tset_read(in, &s, &err) || nvfp4_bundle_validate(&s, in, false, &err)) {
+    if (expected && (recipe || shape_arg)) return cli_fail(cmd, "--expected excludes --recipe/--shape");
+    if ((recipe || shape_arg || qo.rht || qo.pad || qo.block) && !(recipe && shape_arg))
+        return cli_fail(cmd, "--recipe R and --shape RxC go together (and --block, --rht, --pad need them)");
+    if (recipe && !nvfp4_recipe_find(recipe)) return cli_fail(cmd, "unknown recipe '%s'", recipe);
+    if (shape_arg && !cli_parse_shape(shape_arg, &rows, &cols)) return cli_fail(cmd, "bad --shape '%s' (RxC)", shape_arg);
+    qo.recipe = recipe;
+    qo.rowwise = !colwise && !qo.rht;
+    qo.columnwise = colwise || qo.rht;
+    if (nvfp4_tset_read(in, &s, &err)) {
+        rc = cli_fail_err(cmd, &err);
+        goto done;
+    }
+    if ((expected || recipe) && (rc = fill_metadata(cmd, &s, expected, &qo, rows, cols))) goto done;
+    if (nvfp4_bundle_validate(&s, in, false, &err)) {
         rc = cli_fail_err(cmd, &err);
         goto done;
     }
