@@ -453,7 +453,7 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
                  fm[i], v, at, m, sd, ex, rn->f[3]);
         st_finding(out, "RN harmonic sum freezes at the exact constant; SR tracks ln n + gamma",
                    "Higham (harmonic note); research 4.2a", buf,
-                   (v == want_v[i] && at == want_at[i]) ? "reproduced (exact)" : "not reproduced");
+                   (v == want_v[i] && at == want_at[i]) ? "reproduced" : "not reproduced");
     }
     n = read_csv(dir, "s0_quant.csv", r, 512);
     if (n) {

@@ -128,7 +128,7 @@ static void s1a_findings(const st_table *t, const st_arm_summary *a, const char 
              "fraction of noise-free GD's log-loss reduction achieved: k=0.5 %.3f, k=1 %.3f, k=2 %.3f", p05, p1, p2);
     st_finding(out, "k = 0.5 tracks noise-free GD, k = 1 slows, k = 2 stalls", src, buf,
                (p05 > 0.8 && p1 < p05 && p2 < p1 && p2 < 0.5) ? "reproduced"
-               : (p05 > p1 && p1 > p2) ? "partly reproduced (ordered, but k = 2 does not stall)"
+               : (p05 > p1 && p1 > p2) ? "direction only" /* ordered, but k = 2 does not stall */
                                        : "not reproduced");
     snprintf(buf, sizeof buf, "bias arm achieved %.3f of the noise-free log-loss reduction", pb);
     st_finding(out, "a deterministic rounding bias leaves an irreducible loss floor (SR does not)",

@@ -21,6 +21,8 @@ void st_finding(json_t *arr, const char *claim, const char *source, const char *
     json_object_set_new(o, "source", json_string(source));
     json_object_set_new(o, "measured", json_string(measured));
     json_object_set_new(o, "verdict", json_string(verdict));
+    if (strcmp(verdict, "measurement"))
+        json_object_set_new(o, "rule", json_string("fixed criterion on the study's means (no seed interval)"));
     json_array_append_new(arr, o);
 }
 

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""verdict_recompute.py DIR... - recomputes every statistical finding of each
+study output folder's summary.json from its runs.csv, with the rules of
+docs/studies.md "How verdicts are decided", independently of the C code
+(src/study/verdict.c): the paired per-seed statistic, the 95% t-interval (the
+t quantile from its own incomplete-beta series), the percentile bootstrap
+(the same splitmix64 stream), Holm's correction and the verdict rule.
+Standard library only. Exit 0 when every finding agrees, 1 otherwise."""
+import csv
+import json
+import math
+import sys
+
+ALPHA, BAND, B, BOOT_SEED = 0.05, 0.5, 2000, 0x6E76667034766431
+M64 = (1 << 64) - 1
+
+
+def betacf(a, b, x):
+    """Continued fraction of the regularized incomplete beta (modified Lentz)."""
+    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def ibeta(a, b, x):
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * betacf(b, a, 1.0 - x) / b
+
+
+def t_sf(t, df):
+    """Upper tail of Student's t, t >= 0."""
+    return 0.5 * ibeta(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_ppf975(df):
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if t_sf(mid, df) > 0.025:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def est_t(d):
+    n = len(d)
+    m = sum(d) / n if n else math.nan
+    if n < 2:
+        return m, math.nan, math.nan, 1.0
+    v = sum((x - m) ** 2 for x in d)
+    se = math.sqrt(v / (n - 1)) / math.sqrt(n)
+    h = t_ppf975(n - 1) * se
+    p = min(1.0, 2.0 * t_sf(abs(m) / se, n - 1)) if se > 0 else (1.0 if m == 0 else 0.0)
+    return m, m - h, m + h, p
+
+
+def splitmix(state):
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return state, z ^ (z >> 31)
+
+
+def est_boot(stat, n, null):
+    est = stat(list(range(n)))
+    if n < 2:
+        return est, math.nan, math.nan, 1.0
+    s, reps = BOOT_SEED, []
+    for _ in range(B):
+        idx = []
+        for _ in range(n):
+            s, z = splitmix(s)
+            idx.append(z % n)
+        v = stat(idx)
+        reps.append(math.inf if math.isnan(v) else v)
+    below = sum(1 for r in reps if r <= null)
+    above = sum(1 for r in reps if r >= null)
+    reps.sort()
+    p = min(1.0, 2.0 * (min(below, above) + 1.0) / (B + 1.0))
+    return est, reps[int(math.floor(0.025 * B))], reps[int(math.ceil(0.975 * B)) - 1], p
+
+
+def holm(p):
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    adj, run = [0.0] * len(p), 0.0
+    for k, i in enumerate(order):
+        run = max(run, min(1.0, (len(p) - k) * p[i]))
+        adj[i] = run
+    return adj
+
+
+def decide(est, lo, hi, null, p_holm, sign, pub, n):
+    if n < 2 or math.isnan(lo) or math.isnan(hi):
+        return "inconclusive"
+    s = -1.0 if sign < 0 else 1.0
+    est = math.inf if math.isnan(est) else est
+    o_lo, o_hi = sorted((s * (lo - null), s * (hi - null)))
+    sig, right = p_holm < ALPHA, s * (est - null) > 0
+    if sig and not right:
+        return "not reproduced"
+    if sig:
+        if pub is None:
+            return "reproduced"
+        op = s * (pub - null)
+        return "reproduced" if o_hi >= op * (1 - BAND) and o_lo <= op * (1 + BAND) else "direction only"
+    if pub is not None and s * (pub - null) > 0 and o_hi < s * (pub - null) * (1 - BAND):
+        return "not reproduced"
+    return "inconclusive"
+
+
+def finals(rows, arms):
+    """Per seed (ascending) that has every arm: the final row of each arm."""
+    last = {}
+    for r in rows:
+        key = (r["arm"], int(r["seed"]))
+        if key not in last or int(r["step"]) > int(last[key]["step"]):
+            last[key] = r
+    seeds = sorted({int(r["seed"]) for r in rows})
+    return [[last[(a, sd)] for a in arms] for sd in seeds if all((a, sd) in last for a in arms)]
+
+
+def gap(r):
+    e, ref = float(r["eval_loss"]), float(r["ref_eval_loss"])
+    return 100.0 * (e - ref) / ref
+
+
+def tokens_to_match(per_seed, idx):
+    mult = [1.0, 1.25, 1.36, 1.5]
+    m = [sum(float(per_seed[i][k]["eval_loss"]) - float(per_seed[i][k]["entropy"]) for i in idx) / len(idx)
+         for k in range(5)]
+    if m[1] <= m[0]:
+        return 1.0
+    for k in range(2, 5):
+        if m[k] <= m[0]:
+            return mult[k - 2] + (mult[k - 1] - mult[k - 2]) * (m[k - 1] - m[0]) / (m[k - 1] - m[k])
+    return math.nan
+
+
+def jnum(v):
+    if v is None:
+        return math.nan
+    if isinstance(v, str):
+        return -math.inf if v.startswith("-") else math.inf
+    return float(v)
+
+
+def close(a, b):
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return abs(a - b) <= 1e-5 * max(abs(a), abs(b), 1e-3)  # summary.json keeps 6 digits
+
+
+def check_dir(d):
+    summ = json.load(open(d + "/summary.json"))
+    with open(d + "/runs.csv") as f:
+        rows = list(csv.DictReader(f))
+    found = [f for f in summ["findings"] if "stats" in f]
+    errors, recomputed = [], []
+    for f in found:
+        st = f["stats"]
+        per = finals(rows, st["arms"])
+        if st["statistic"] == "gap difference":
+            e = est_t([gap(a) - gap(b) for a, b in per])
+        elif st["statistic"] == "fraction of gap recovered":
+            e = est_t([(gap(a) - gap(b)) / gap(a) for a, b in per])
+        elif st["statistic"] == "tokens-to-match":
+            e = est_boot(lambda idx: tokens_to_match(per, idx), len(per), 1.0)
+        else:
+            errors.append("%s: unknown statistic %r" % (f["claim"], st["statistic"]))
+            continue
+        recomputed.append((f, e, len(per)))
+    adj = holm([e[3] for _, e, _ in recomputed])
+    for (f, (est, lo, hi, p), n), pa in zip(recomputed, adj):
+        st = f["stats"]
+        pub = None if f.get("published") is None else float(f["published"])
+        want = decide(est, lo, hi, float(st["null"]), pa, st["expected_sign"], pub, n)
+        got = [jnum(st["estimate"]), jnum(st["ci95"][0]), jnum(st["ci95"][1]), float(st["p"]), float(st["p_holm"])]
+        for name, a, b in zip(("estimate", "ci lo", "ci hi", "p", "p_holm"), got, (est, lo, hi, p, pa)):
+            if not close(a, b):
+                errors.append("%s: %s %r, recomputed %r" % (f["claim"], name, a, b))
+        if st["seeds"] != n:
+            errors.append("%s: seeds %r, recomputed %r" % (f["claim"], st["seeds"], n))
+        if f["verdict"] != want:
+            errors.append("%s: verdict %r, the rule gives %r" % (f["claim"], f["verdict"], want))
+        if st["holm_family"] != len(recomputed):
+            errors.append("%s: Holm family %r, want %r" % (f["claim"], st["holm_family"], len(recomputed)))
+    vocab = {"reproduced", "direction only", "not reproduced", "inconclusive", "measurement"}
+    for f in summ["findings"]:
+        if f["verdict"] not in vocab:
+            errors.append("%s: verdict %r outside the vocabulary" % (f["claim"], f["verdict"]))
+        if "rule" not in f and f["verdict"] != "measurement":
+            errors.append("%s: no rule" % f["claim"])
+    for e in errors:
+        print("%s: %s" % (d, e))
+    print("%s: %d statistical findings recomputed, %d errors" % (d, len(recomputed), len(errors)))
+    return len(recomputed), not errors
+
+
+def main():
+    ok, total = True, 0
+    for d in sys.argv[1:]:
+        n, good = check_dir(d)
+        total += n
+        ok = ok and good
+    return 0 if ok and total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
