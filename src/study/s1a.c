@@ -139,7 +139,7 @@ const nvfp4_study st_study_s1a = {
     .name = "s1a",
     .claim = "noisy GD on a quadratic: noise at 0.5x the sqrt(3) threshold tracks GD, 1x slows, 2x stalls (Chmiel et "
              "al. 2505.19115 Fig. 4)",
-    .seeds = 3,
+    .seeds = 10, /* as every training study (docs/studies.md "How verdicts are decided") */
     .steps = 3000,
     .run = s1a_run,
     .findings = s1a_findings,

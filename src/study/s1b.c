@@ -78,7 +78,7 @@ const nvfp4_study st_study_s1b = {
     .name = "s1b",
     .claim = "MLP teacher-student in NVFP4: RTN vs SR placements and 80% forward/backward switches (Chmiel Sec. 3-5; "
              "NVIDIA 2509.25149 App. D)",
-    .seeds = 3,
+    .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 1200,
     .run = s1b_run,
     .findings = s1b_findings,

@@ -34,7 +34,7 @@ const nvfp4_study st_study_s3_2d = {
     .name = "s3-2d",
     .claim = "tiny LM: 16x16 weight scales (same bytes in Fprop and Dgrad) beat inconsistent 1x16 (NVIDIA 2509.25149 "
              "App. E.5)",
-    .seeds = 3,
+    .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,
     .run = s3_2d_run,
     .findings = s3_2d_findings,

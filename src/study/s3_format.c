@@ -91,7 +91,7 @@ const nvfp4_study st_study_s3_format = {
     .name = "s3-format",
     .claim = "tiny LM on Markov text: MXFP4 needs more tokens than NVFP4 to reach the same loss (NVIDIA "
              "2509.25149 Sec. 5: 1.36x)",
-    .seeds = 3,
+    .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,
     .run = s3_format_run,
     .findings = s3_format_findings,

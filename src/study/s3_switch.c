@@ -44,7 +44,7 @@ const nvfp4_study st_study_s3_switch = {
     .name = "s3-switch",
     .claim = "tiny LM: switching the forward pass to high precision late recovers the gap, backward-only does "
              "not (NVIDIA 2509.25149 App. D)",
-    .seeds = 3,
+    .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,
     .run = s3_switch_run,
     .findings = s3_switch_findings,
