@@ -262,9 +262,11 @@ static nvfp4_status write_plain(const char *path, const void *buf, size_t len, n
 {
     FILE *f = fopen(path, "wb");
     if (!f) return nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create: %s", path, strerror(errno));
+    errno = 0;
     bool ok = len == 0 || fwrite(buf, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    return ok ? NVFP4_OK : nvfp4_error_set(err, NVFP4_EIO, "%s: write failed", path);
+    int e = errno;
+    if (fclose(f) != 0 && ok) ok = false, e = errno;
+    return ok ? NVFP4_OK : nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(e ? e : EIO));
 }
 
 static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4_tensor_set *s, bool npy,

@@ -93,6 +93,13 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=64k tmpfs mnt 2>
         && ! grep -q "tmp-" err.txt && [ -z "$(ls -A mnt)" ]; then
         ok "out of space: exit 2, the message names the suite's file, nothing left"
     else bad "ENOSPC: rc=$rc, left $(ls -A mnt | tr '\n' ' '): $(cat err.txt)"; fi
+    # a folder output that runs out of space: the message names the destination, not the temporary
+    python3 -c 'import struct; open("x64k.bin","wb").write(struct.pack("<16384f", *range(16384)))'
+    $NVFP4 quantize x64k.bin --shape 128x128 --dtype f32 --format bin -o mnt/outdir >/dev/null 2>err.txt; rc=$?
+    if [ $rc -eq 2 ] && grep -qF "mnt/outdir/" err.txt && grep -qF "No space left on device" err.txt \
+        && ! grep -q "tmp-" err.txt && [ -z "$(ls -A mnt)" ]; then
+        ok "a folder output out of space: exit 2, the message names mnt/outdir/..., nothing left"
+    else bad "folder ENOSPC: rc=$rc, left $(ls -A mnt | tr '\n' ' '): $(cat err.txt)"; fi
     umount mnt; mnt=""
     # room for one edge suite (~170 KB) but not for a second one beside it
     mount -t tmpfs -o size=256k tmpfs mnt && mnt=$tmp/mnt
