@@ -463,21 +463,38 @@ END_TEST
 
 START_TEST(registry)
 {
-    static const char *names[] = {"te",    "te-pyref",    "torchao",     "torchao-0.13-0.16", "modelopt",
-                                  "exact", "mxfp4-floor", "mxfp4-rceil", "mxfp8"};
-    ck_assert_uint_eq(nvfp4_recipe_count(), 9);
-    for (size_t i = 0; i < 9; i++) {
-        const nvfp4_recipe *r = nvfp4_recipe_find(names[i]);
+    /* every recipe in registry order, with its default block and whether it keeps a per-tensor amax */
+    static const struct {
+        const char *name;
+        nvfp4_block block;
+        bool global;
+    } want[] = {
+        {"te", NVFP4_BLOCK_1X16, true},           {"te-pyref", NVFP4_BLOCK_1X16, true},
+        {"torchao", NVFP4_BLOCK_1X16, true},      {"torchao-0.13-0.16", NVFP4_BLOCK_1X16, true},
+        {"modelopt", NVFP4_BLOCK_1X16, true},     {"exact", NVFP4_BLOCK_1X16, true},
+        {"mxfp4-floor", NVFP4_BLOCK_1X32, false}, {"mxfp4-rceil", NVFP4_BLOCK_1X32, false},
+        {"mxfp8", NVFP4_BLOCK_1X32, false},       {"torchao-1level", NVFP4_BLOCK_1X16, false},
+        {"mxfp4-ceil", NVFP4_BLOCK_1X32, false},  {"mxfp4-even", NVFP4_BLOCK_1X32, false},
+        {"mxfp8-floor", NVFP4_BLOCK_1X32, false}, {"ggml", NVFP4_BLOCK_1X16, false},
+        {"te-4over6", NVFP4_BLOCK_1X16, true},    {"te-4over6-mse", NVFP4_BLOCK_1X16, true},
+        {"te-4over6-fast", NVFP4_BLOCK_1X16, true}, {"te-4over6-mse-fast", NVFP4_BLOCK_1X16, true},
+        {"te-rowscaled", NVFP4_BLOCK_1X16, true}, {"te-pow2", NVFP4_BLOCK_1X32, false},
+        {"fast-math", NVFP4_BLOCK_1X16, true},
+    };
+    const size_t n = sizeof want / sizeof want[0];
+    ck_assert_uint_eq(nvfp4_recipe_count(), n);
+    for (size_t i = 0; i < n; i++) {
+        const nvfp4_recipe *r = nvfp4_recipe_find(want[i].name);
         ck_assert_ptr_nonnull(r);
         ck_assert_ptr_eq(r, nvfp4_recipe_at(i));
         const nvfp4_recipe_info *in = nvfp4_recipe_get_info(r);
-        ck_assert_str_eq(in->name, names[i]);
+        ck_assert_str_eq(in->name, want[i].name);
         ck_assert(strlen(in->provenance) > 10);
-        ck_assert_int_eq(in->default_block, i < 6 ? NVFP4_BLOCK_1X16 : NVFP4_BLOCK_1X32);
-        ck_assert_int_eq(in->has_global_amax, i < 6);
+        ck_assert_int_eq(in->default_block, want[i].block);
+        ck_assert_int_eq(in->has_global_amax, want[i].global);
     }
     ck_assert_ptr_null(nvfp4_recipe_find("nope"));
-    ck_assert_ptr_null(nvfp4_recipe_at(9));
+    ck_assert_ptr_null(nvfp4_recipe_at(n));
     ck_assert_ptr_eq(nvfp4_recipe_find(NULL), nvfp4_recipe_find("te"));
 }
 END_TEST
