@@ -113,12 +113,19 @@ static void check_reader_error(nvfp4_status st, const nvfp4_error *err)
     if (st != NVFP4_OK && err->message[0] == '\0') abort();
 }
 
+static void remove_root(void)
+{
+    clear_root();
+    (void)rmdir(root);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!root[0]) {
         /* tmpfs where there is one: the file-system calls are the cost of an input */
         snprintf(root, sizeof root, "%s/fuzz_files.XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
         if (!mkdtemp(root)) abort();
+        atexit(remove_root); /* the scratch folder goes with the run */
     }
     if (size < 4) return 0;
     unsigned kind = data[0] % 8, depth = data[1] % 40, clen = 1 + data[2] % 255,
