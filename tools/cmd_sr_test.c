@@ -2,6 +2,7 @@
  * test of a stochastic-rounding kernel from N of its outputs for one input
  * (docs/verify.md; the tests are described in src/verify/sr.c). */
 #include <getopt.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,20 +123,27 @@ static int report_json(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
     return rep->pass ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
 }
 
+/* A computed statistic as people write it (no exponent between 1e-5 and 1e6). */
+static const char *num(double x, int significant, char buf[32])
+{
+    return nvfp4_format_f64_digits(x, significant, buf, 32);
+}
+
 static int report(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
 {
-    printf("sr-test: %zu elements, %zu samples, %zu elements with 0 < p < 1; family-wise alpha %.3g\n", in->n,
-           in->samples, rep->tested, in->alpha);
+    char a[32], b[32], c[32];
+    printf("sr-test: %zu elements, %zu samples, %zu elements with 0 < p < 1; family-wise alpha %s\n", in->n,
+           in->samples, rep->tested, num(in->alpha, 3, a));
     printf("  per-element binomial tests (Holm, alpha/4): %zu rejected (%zu too often, %zu too rarely); smallest "
-           "p-value %.3g at element %zu\n",
-           rep->rejected, rep->rejected_high, rep->rejected_low, rep->min_pvalue, rep->worst_element);
+           "p-value %s at element %zu\n",
+           rep->rejected, rep->rejected_high, rep->rejected_low, num(rep->min_pvalue, 3, a), rep->worst_element);
     printf("  codes that are not a neighbour of y: %zu; deterministic elements rounded away: %zu\n", rep->invalid,
            rep->impossible);
-    printf("  mean: bias %+.4g scaled units per element, z = %.2f, p = %.3g\n", rep->bias_per_element, rep->mean_z,
-           rep->mean_pvalue);
-    printf("  independence across samples (runs): z = %.2f, p = %.3g; identical consecutive samples: %zu\n",
-           rep->serial_z, rep->serial_pvalue, rep->identical_pairs);
-    printf("  independence of adjacent elements: z = %.2f, p = %.3g\n", rep->neighbour_z, rep->neighbour_pvalue);
+    printf("  mean: bias %s%s scaled units per element, z = %.2f, p = %s\n", signbit(rep->bias_per_element) ? "" : "+",
+           num(rep->bias_per_element, 4, b), rep->mean_z, num(rep->mean_pvalue, 3, c));
+    printf("  independence across samples (runs): z = %.2f, p = %s; identical consecutive samples: %zu\n",
+           rep->serial_z, num(rep->serial_pvalue, 3, a), rep->identical_pairs);
+    printf("  independence of adjacent elements: z = %.2f, p = %s\n", rep->neighbour_z, num(rep->neighbour_pvalue, 3, a));
     if (in->bitexact)
         printf("  bit-exact (seed %llu, offset %llu + k*%llu): %zu of %zu codes differ\n",
                (unsigned long long)in->seed, (unsigned long long)in->offset, (unsigned long long)in->offset_step,

@@ -19,6 +19,7 @@
  * every code must equal the reference, and on mismatch the byte->element
  * mapping the kernel actually used is inferred from the data.
  */
+#include "nvfp4/formats.h"
 #include "nvfp4/verify.h"
 
 #include <gsl/gsl_cdf.h>
@@ -169,21 +170,26 @@ static void statistical(const nvfp4_sr_input *in, nvfp4_sr_report *rep, unsigned
         if (rep->tested && memcmp(in->codes[s], in->codes[s + 1], n) == 0) rep->identical_pairs++;
 
     bool dependent = rep->serial_pvalue < a4 || rep->neighbour_pvalue < a4 || rep->identical_pairs;
+    char p1[32], p2[32], p3[32], al[32], bias[32];
     if (dependent)
         add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
-                  "sr: random bits look dependent: runs across samples z = %.1f (p = %.2g), adjacent elements z = %.1f "
-                  "(p = %.2g), %zu identical consecutive samples",
-                  rep->serial_z, rep->serial_pvalue, rep->neighbour_z, rep->neighbour_pvalue, rep->identical_pairs);
+                  "sr: random bits look dependent: runs across samples z = %.1f (p = %s), adjacent elements z = %.1f "
+                  "(p = %s), %zu identical consecutive samples",
+                  rep->serial_z, nvfp4_format_f64_digits(rep->serial_pvalue, 2, p1, sizeof p1), rep->neighbour_z,
+                  nvfp4_format_f64_digits(rep->neighbour_pvalue, 2, p2, sizeof p2), rep->identical_pairs);
+    nvfp4_format_f64_digits(a4, 2, al, sizeof al);
     if (rep->mean_pvalue < a4)
         add_cause(rep, NVFP4_CAUSE_BIASED_SR,
-                  "sr: biased: the mean is off its exact expectation by %+.3g scaled units per element (z = %.1f, p = "
-                  "%.2g < %.2g); rounds %s too often",
-                  rep->bias_per_element, rep->mean_z, rep->mean_pvalue, a4, rep->mean_z > 0 ? "up" : "down");
+                  "sr: biased: the mean is off its exact expectation by %s%s scaled units per element (z = %.1f, p = "
+                  "%s < %s); rounds %s too often",
+                  signbit(rep->bias_per_element) ? "" : "+", nvfp4_format_f64_digits(rep->bias_per_element, 3, bias, sizeof bias),
+                  rep->mean_z, nvfp4_format_f64_digits(rep->mean_pvalue, 2, p3, sizeof p3), al,
+                  rep->mean_z > 0 ? "up" : "down");
     else if (rep->rejected)
         add_cause(rep, dependent ? NVFP4_CAUSE_SR_DEPENDENT : NVFP4_CAUSE_BIASED_SR,
                   "sr: %zu elements round up with a frequency inconsistent with their exact probability (Holm, "
-                  "family-wise alpha %.2g; %zu too often, %zu too rarely)%s",
-                  rep->rejected, a4, rep->rejected_high, rep->rejected_low,
+                  "family-wise alpha %s; %zu too often, %zu too rarely)%s",
+                  rep->rejected, al, rep->rejected_high, rep->rejected_low,
                   dependent ? ": consistent with the dependence above" : "");
 }
 
