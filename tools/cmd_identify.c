@@ -230,16 +230,6 @@ static int identify(const cli_input *in, const nvfp4_tensor_set *act, const char
     return verdict;
 }
 
-static bool parse_signs(const char *s, nvfp4_quant_opts *o)
-{
-    if (strcmp(s, "te") == 0) o->rht_signs = NVFP4_RHT_SIGNS_TE;
-    else if (strcmp(s, "none") == 0) o->rht_signs = NVFP4_RHT_SIGNS_NONE;
-    else if (strncmp(s, "seed:", 5) == 0 && cli_parse_u64(s + 5, &o->rht_sign_seed))
-        o->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
-    else return false;
-    return true;
-}
-
 /* Whether the kernel's file holds only columnwise components. */
 static bool only_columnwise(const nvfp4_tensor_set *act)
 {
@@ -273,7 +263,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_RHT: base.rht = true; break;
         case OPT_SIGNS:
-            if (!parse_signs(optarg, &base)) return cli_fail(CMD, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
+            if (!cli_parse_rht_signs(optarg, &base)) return cli_fail(CMD, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
             break;
         case OPT_RHT32: base.rht_fp32 = true; break;
         case OPT_PAD: base.pad = true; break;

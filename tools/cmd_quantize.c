@@ -53,16 +53,6 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-static bool parse_signs(const char *s, nvfp4_quant_opts *o)
-{
-    if (strcmp(s, "te") == 0) o->rht_signs = NVFP4_RHT_SIGNS_TE;
-    else if (strcmp(s, "none") == 0) o->rht_signs = NVFP4_RHT_SIGNS_NONE;
-    else if (strncmp(s, "seed:", 5) == 0 && cli_parse_u64(s + 5, &o->rht_sign_seed))
-        o->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
-    else return false;
-    return true;
-}
-
 /* --ggml-out: the rowwise orientation as block_nvfp4 bytes (nvfp4/ggml.h). */
 static int write_ggml(const char *cmd, const char *path, const nvfp4_quantized *q)
 {
@@ -126,7 +116,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_RHT: o.rht = true; break;
         case OPT_SIGNS:
-            if (!parse_signs(optarg, &o)) return cli_fail(cmd, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
+            if (!cli_parse_rht_signs(optarg, &o)) return cli_fail(cmd, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
             break;
         case OPT_RHT32: o.rht_fp32 = true; break;
         case OPT_PAD: o.pad = true; break;
