@@ -63,5 +63,9 @@ void io_error_retarget(nvfp4_error *err, const char *tmp, const char *dest);
 
 /* Largest header we accept (safetensors' own limit is 100 MB). */
 #define IO_MAX_HEADER ((size_t)100 * 1000 * 1000)
+/* Most key/value pairs a safetensors header may hold: 2^20, about 262,000
+ * tensors of four pairs each (checkpoints hold a few thousand per file);
+ * a bigger header is refused before it is parsed. */
+#define IO_MAX_HEADER_PAIRS ((size_t)1 << 20)
 
 #endif

@@ -85,6 +85,27 @@ for f in many.safetensors manymeta.safetensors; do
         || bad "$f: loading took over 20 s"
 done
 
+# A header of more than 2^20 key/value pairs (here 1.5 M small metadata
+# entries, 26 MB; 100 MB of them took 10 s and 1.9 GB to parse) is refused
+# before it is parsed; ':' inside strings are not pairs (a value holding 2 M
+# of them still loads).
+python3 - <<'PY'
+import json, struct
+def write(path, meta):
+    h = {"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}, "__metadata__": meta}
+    b = json.dumps(h, separators=(",", ":")).encode()
+    open(path, "wb").write(struct.pack("<Q", len(b)) + b + b"\0")
+write("pairs.safetensors", {"k%07d" % i: "v" for i in range(1500000)})
+write("colons.safetensors", {"cfg": ":" * 2000000})
+PY
+t0=$(date +%s.%N)
+LIMIT=10 expect_fail "pairs.safetensors: header has 1500005 JSON key/value pairs, more than the 1048576" \
+    $NVFP4 dequantize pairs.safetensors -o pairs.npy
+t1=$(date +%s.%N)
+python3 -c "import sys; t = $t1 - $t0; print('info pairs.safetensors refused in %.2f s' % t); sys.exit(t > 5)" \
+    || bad "refusing a header of 1.5 M pairs took over 5 s"
+LIMIT=20 expect_fail "colons.safetensors: not a golden bundle" $NVFP4 dequantize colons.safetensors -o colons.npy
+
 # ---- 4. every value a writer accepts reads back: 2^64-1 ------------------------
 max=18446744073709551615
 python3 -c 'import struct; open("x16.bin","wb").write(struct.pack("<256f", *[i * 0.37 - 40 for i in range(256)]))'
