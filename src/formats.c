@@ -2,6 +2,7 @@
 #include "nvfp4/formats.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,3 +172,49 @@ char *nvfp4_format_f64_digits(double x, int significant, char *buf, size_t n)
     render_decimal(buf, n, signbit(x) != 0, digits, e);
     return buf;
 }
+
+/* ---- nvfp4_strbuf ---------------------------------------------------------- */
+void nvfp4_strbuf_printf(nvfp4_strbuf *b, const char *fmt, ...)
+{
+    if (b->failed) return;
+    for (;;) {
+        size_t room = b->cap - b->len;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t want = b->len + (size_t)n + 1, cap = b->cap ? b->cap : 256;
+        while (cap < want) cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+}
+
+char *nvfp4_strbuf_take(nvfp4_strbuf *b)
+{
+    char *s = b->failed ? NULL : b->data ? b->data : calloc(1, 1);
+    if (b->failed) free(b->data);
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+void nvfp4_strbuf_free(nvfp4_strbuf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void nvfp4_free(void *p) { free(p); }

@@ -49,80 +49,21 @@ static int load(const char *path, nvfp4_quantized *q)
     return rc;
 }
 
-static const nvfp4_tensor *find_d(const nvfp4_tensor_set *s)
+static int check(const nvfp4_quantized *qa, const nvfp4_quantized *qb, const nvfp4_gemm_check_opts *o)
 {
-    const nvfp4_tensor *t = nvfp4_tset_find(s, "d");
-    if (t) return t;
-    const nvfp4_tensor *only = NULL;
-    for (size_t i = 0; i < s->count; i++)
-        if (s->tensors[i].dtype == NVFP4_T_F32) {
-            if (only) return NULL;
-            only = &s->tensors[i];
-        }
-    return only;
-}
-
-static int check(const nvfp4_quantized *qa, bool acol, const nvfp4_quantized *qb, bool bcol, float alpha,
-                 const char *dpath, size_t nerr)
-{
-    const nvfp4_qtensor *ta = acol ? &qa->col : &qa->row, *tb = bcol ? &qb->col : &qb->row;
-    size_t m = ta->rows, n = tb->rows, mn;
-    if (!nvfp4_mul_size(m, n, &mn)) return cli_fail(CMD, "output shape overflows");
     nvfp4_tensor_set ds;
     nvfp4_tset_init(&ds);
     nvfp4_error err;
-    if (nvfp4_tset_read(dpath, &ds, &err)) return cli_fail(CMD, "%s", err.message);
-    const nvfp4_tensor *d = find_d(&ds);
-    int rc = 0;
-    if (!d) rc = cli_fail(CMD, "%s: holds no tensor 'd' and not exactly one F32 tensor", dpath);
-    else if (d->dtype != NVFP4_T_F32) rc = cli_fail(CMD, "%s: '%s' is %s, not F32", dpath, d->name, nvfp4_tdtype_name(d->dtype));
-    else if (nvfp4_tensor_numel(d) != mn)
-        rc = cli_fail(CMD, "%s: '%s' holds %zu values; D is %zu x %zu", dpath, d->name, nvfp4_tensor_numel(d), m, n);
-    float *te = NULL;
-    double *exact = NULL, *bound = NULL;
-    if (!rc) {
-        te = malloc(mn * sizeof *te);
-        exact = malloc(mn * sizeof *exact);
-        bound = malloc(mn * sizeof *bound);
-        if (!te || !exact || !bound) rc = cli_fail(CMD, "out of memory");
-    }
-    if (!rc && (nvfp4_gemm(qa, acol, qb, bcol, alpha, NVFP4_GEMM_TE, te, &err) ||
-                nvfp4_gemm_error_bound(qa, acol, qb, bcol, alpha, bound, exact, &err)))
+    int rc;
+    nvfp4_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (nvfp4_tset_read(o->d_name, &ds, &err) || nvfp4_gemm_check_text(qa, qb, &ds, o, &rep, &err)) {
         rc = cli_fail(CMD, "%s", err.message);
-    if (!rc) {
-        const float *act = (const float *)(const void *)d->data;
-        nvfp4_gemm_check_report rep;
-        nvfp4_gemm_check(act, te, exact, bound, mn, &rep);
-        printf("gemm-check: D [%zu x %zu], K = %zu\n", m, n, ta->cols);
-        printf("  within the rigorous any-order fp32 bound: %zu of %zu%s\n", mn - rep.outside_bound, mn,
-               rep.within_bound ? "" : "  <-- outside");
-        if (rep.nan_mismatch) printf("  non-finite where the exact result is finite (or the reverse): %zu\n", rep.nan_mismatch);
-        char wr[32];
-        printf("  worst |D - exact| / bound: %s at (%zu, %zu)\n",
-               nvfp4_format_f64_digits(rep.worst_ratio, 3, wr, sizeof wr), rep.worst_index / (n ? n : 1),
-               rep.worst_index % (n ? n : 1));
-        printf("  bit-identical to the te order (sequential fp32 over K): %zu of %zu%s\n", rep.te_equal, mn,
-               rep.equals_te ? " (the kernel reproduces the te order exactly)" : "");
-        size_t shown = 0;
-        for (size_t i = 0; i < mn && shown < nerr; i++) {
-            double diff = fabs((double)act[i] - exact[i]);
-            bool bad = !(diff <= bound[i]) && !(isnan(act[i]) && isnan(exact[i])) && !((double)act[i] == exact[i]);
-            if (!bad) continue;
-            if (!shown) printf("outside the bound:\n");
-            char a[32], t[32], ex[40], bd[32];
-            cli_format_f32(a, sizeof a, act[i]);
-            cli_format_f32(t, sizeof t, te[i]);
-            printf("  (%zu, %zu): actual %s exact %s bound %s te %s\n", i / n, i % n, a,
-                   nvfp4_format_f64_digits(exact[i], 17, ex, sizeof ex), nvfp4_format_f64_digits(bound[i], 3, bd, sizeof bd),
-                   t);
-            shown++;
-        }
-        printf("verdict: %s\n", rep.within_bound ? "WITHIN BOUND" : "OUTSIDE BOUND");
-        rc = rep.within_bound ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
+    } else {
+        fputs(rep.text, stdout);
+        rc = rep.verdict;
     }
-    free(te);
-    free(exact);
-    free(bound);
+    nvfp4_report_free(&rep);
     nvfp4_tset_free(&ds);
     return rc;
 }
@@ -166,7 +107,18 @@ static int gemm_check_main(int argc, char **argv)
         rc = cli_fail(CMD, "%s lacks the %s output", a, acol ? "columnwise" : "rowwise");
     if (!rc && (bcol ? !qb.has_col : !qb.has_row))
         rc = cli_fail(CMD, "%s lacks the %s output", b, bcol ? "columnwise" : "rowwise");
-    if (!rc) rc = check(&qa, acol, &qb, bcol, alpha, d, nerr);
+    if (!rc) {
+        nvfp4_gemm_check_opts o;
+        nvfp4_gemm_check_opts_init(&o);
+        o.a_name = a;
+        o.b_name = b;
+        o.d_name = d;
+        o.a_columnwise = acol;
+        o.b_columnwise = bcol;
+        o.alpha = alpha;
+        o.max_errors = nerr;
+        rc = check(&qa, &qb, &o);
+    }
     nvfp4_quantized_free(&qa);
     nvfp4_quantized_free(&qb);
     return rc;

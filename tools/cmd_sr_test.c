@@ -1,15 +1,14 @@
 /* cmd_sr_test.c - `nvfp4 sr-test`: statistical (and optionally bit-exact)
  * test of a stochastic-rounding kernel from N of its outputs for one input
- * (docs/verify.md; the tests are described in src/verify/sr.c). */
+ * (docs/verify.md; the tests are described in src/verify/sr.c). The report
+ * is the library's (nvfp4_sr_test_report); this file reads the arguments. */
 #include <getopt.h>
-#include <math.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_io.h"
-#include "verify_cli.h"
+#include "nvfp4/verify.h"
 
 static const char usage[] =
     "usage: nvfp4 sr-test --input X --samples FILE... [--alpha A] [--recipe R] [--block B] [--columnwise]\n"
@@ -51,108 +50,6 @@ static const struct option longopts[] = {{"input", required_argument, NULL, OPT_
                                          {NULL, 0, NULL, 0}};
 
 static const char *CMD = "sr-test";
-
-static int load_sample(const char *path, const nvfp4_quantized *q, bool colwise, const vcli_view *geom, size_t n,
-                       uint8_t *codes)
-{
-    nvfp4_tensor_set s;
-    nvfp4_tset_init(&s);
-    nvfp4_error err;
-    if (nvfp4_tset_read(path, &s, &err)) return cli_fail(CMD, "%s", err.message);
-    vcli_view av;
-    int rc = vcli_actual_view(CMD, path, &s, colwise, &geom->v, NVFP4_VC_DATA, &av);
-    if (!rc && !av.v.data) rc = cli_fail(CMD, "%s: no data%s component", path, colwise ? "_t" : "");
-    if (!rc && av.v.data_bytes != geom->v.data_bytes)
-        rc = cli_fail(CMD, "%s: data has %zu bytes, the input's shape needs %zu", path, av.v.data_bytes,
-                      geom->v.data_bytes);
-    const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
-    if (!rc && av.v.scale &&
-        (av.v.scale_bytes != geom->v.scale_bytes || memcmp(av.v.scale, t->scale, geom->v.scale_bytes) != 0)) {
-        fprintf(stderr, "nvfp4 sr-test: %s: the block scales differ from recipe %s's: SR must leave the scales alone "
-                        "(run nvfp4 verify --component scale)\n", path, q->opts.recipe);
-        rc = NVFP4_EXIT_MISMATCH;
-    }
-    if (!rc)
-        for (size_t i = 0; i < n; i++) codes[i] = nvfp4_unpack(av.v.data, i);
-    nvfp4_tset_free(&s);
-    return rc;
-}
-
-static int report_json(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
-{
-    json_t *o = json_object();
-#define JI(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
-#define JR(k, v) json_object_set_new(o, k, json_real(v))
-    JI("elements", in->n);
-    JI("samples", in->samples);
-    JR("alpha", in->alpha);
-    JI("tested", rep->tested);
-    JI("invalid", rep->invalid);
-    JI("impossible", rep->impossible);
-    JI("binomial_rejected", rep->rejected);
-    JI("binomial_rejected_high", rep->rejected_high);
-    JI("binomial_rejected_low", rep->rejected_low);
-    JR("binomial_min_pvalue", rep->min_pvalue);
-    JR("mean_bias_per_element", rep->bias_per_element);
-    JR("mean_z", rep->mean_z);
-    JR("mean_pvalue", rep->mean_pvalue);
-    JR("runs_z", rep->serial_z);
-    JR("runs_pvalue", rep->serial_pvalue);
-    JR("neighbour_z", rep->neighbour_z);
-    JR("neighbour_pvalue", rep->neighbour_pvalue);
-    JI("identical_consecutive_samples", rep->identical_pairs);
-    if (in->bitexact) {
-        JI("bitexact_mismatches", rep->bitexact_mismatches);
-        JI("bitexact_total", rep->bitexact_total);
-    }
-#undef JI
-#undef JR
-    json_t *cs = json_array();
-    for (size_t i = 0; i < rep->n_causes; i++) {
-        json_t *j = json_object();
-        json_object_set_new(j, "cause", json_string(nvfp4_cause_name(rep->causes[i].cause)));
-        json_object_set_new(j, "line", json_string(rep->causes[i].line));
-        json_array_append_new(cs, j);
-    }
-    json_object_set_new(o, "causes", cs);
-    json_object_set_new(o, "verdict", json_string(rep->pass ? "pass" : "fail"));
-    char *s = json_dumps(o, JSON_INDENT(2));
-    if (s) puts(s);
-    free(s);
-    json_decref(o);
-    return rep->pass ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
-}
-
-/* A computed statistic as people write it (no exponent between 1e-5 and 1e6). */
-static const char *num(double x, int significant, char buf[32])
-{
-    return nvfp4_format_f64_digits(x, significant, buf, 32);
-}
-
-static int report(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
-{
-    char a[32], b[32], c[32];
-    printf("sr-test: %zu elements, %zu samples, %zu elements with 0 < p < 1; family-wise alpha %s\n", in->n,
-           in->samples, rep->tested, num(in->alpha, 3, a));
-    printf("  per-element binomial tests (Holm, alpha/4): %zu rejected (%zu too often, %zu too rarely); smallest "
-           "p-value %s at element %zu\n",
-           rep->rejected, rep->rejected_high, rep->rejected_low, num(rep->min_pvalue, 3, a), rep->worst_element);
-    printf("  codes that are not a neighbour of y: %zu; deterministic elements rounded away: %zu\n", rep->invalid,
-           rep->impossible);
-    printf("  mean: bias %s%s scaled units per element, z = %.2f, p = %s\n", signbit(rep->bias_per_element) ? "" : "+",
-           num(rep->bias_per_element, 4, b), rep->mean_z, num(rep->mean_pvalue, 3, c));
-    printf("  independence across samples (runs): z = %.2f, p = %s; identical consecutive samples: %zu\n",
-           rep->serial_z, num(rep->serial_pvalue, 3, a), rep->identical_pairs);
-    printf("  independence of adjacent elements: z = %.2f, p = %s\n", rep->neighbour_z, num(rep->neighbour_pvalue, 3, a));
-    if (in->bitexact)
-        printf("  bit-exact (seed %llu, offset %llu + k*%llu): %zu of %zu codes differ\n",
-               (unsigned long long)in->seed, (unsigned long long)in->offset, (unsigned long long)in->offset_step,
-               rep->bitexact_mismatches, rep->bitexact_total);
-    for (size_t i = 0; i < rep->n_causes; i++)
-        printf("cause %s: %s\n", nvfp4_cause_name(rep->causes[i].cause), rep->causes[i].line);
-    printf("verdict: %s\n", rep->pass ? "PASS" : "FAIL");
-    return rep->pass ? NVFP4_EXIT_OK : NVFP4_EXIT_MISMATCH;
-}
 
 static int run(int argc, char **argv)
 {
@@ -215,66 +112,45 @@ static int run(int argc, char **argv)
         return rc;
     }
     cli_input x;
-    nvfp4_quantized q;
-    memset(&q, 0, sizeof q);
-    vcli_view geom;
-    memset(&geom, 0, sizeof geom);
-    float *xo = NULL, *y = NULL;
-    uint8_t *codes = NULL;
-    const uint8_t **cp = NULL;
-    rc = cli_input_load(CMD, input, shape, dtype, &x);
+    nvfp4_tensor_set *sets = calloc(ns, sizeof *sets);
+    const nvfp4_tensor_set **sp = calloc(ns, sizeof *sp);
+    size_t nread = 0;
+    rc = sets && sp ? cli_input_load(CMD, input, shape, dtype, &x) : cli_fail(CMD, "out of memory");
     nvfp4_error err;
-    o.rowwise = !colwise;
-    o.columnwise = colwise;
-    if (!rc && nvfp4_quantize(x.data, x.dtype, x.rows, x.cols, &o, &q, &err)) rc = cli_fail(CMD, "%s", err.message);
-    if (!rc && !nvfp4_recipe_get_info(q.recipe)->supports_sr)
-        rc = cli_fail(CMD, "recipe %s has no stochastic rounding", q.opts.recipe);
-    if (!rc) rc = vcli_view_from_q(&q, colwise, &geom);
-    size_t n = geom.v.rows * geom.v.cols;
-    if (!rc) {
-        /* the input in the stored orientation, as the scaled values need it */
-        xo = calloc(n ? n : 1, sizeof *xo);
-        y = calloc(n ? n : 1, sizeof *y);
-        codes = calloc(ns * (n ? n : 1), 1);
-        cp = calloc(ns, sizeof *cp);
-        if (!xo || !y || !codes || !cp) rc = cli_fail(CMD, "out of memory");
-    }
-    if (!rc && q.opts.rht) rc = cli_fail(CMD, "sr-test does not take --rht outputs");
-    if (!rc) {
-        for (size_t r = 0; r < x.rows; r++)
-            for (size_t k = 0; k < x.cols; k++) {
-                size_t i = r * x.cols + k;
-                float v = x.dtype == NVFP4_DTYPE_BF16 ? nvfp4_bf16_to_f32(((const uint16_t *)x.data)[i])
-                                                      : ((const float *)x.data)[i];
-                if (colwise) xo[k * geom.v.cols + r] = v;
-                else xo[r * geom.v.cols + k] = v;
-            }
-        const nvfp4_qtensor *t = colwise ? &q.col : &q.row;
-        rc = vcli_scaled_values(CMD, q.recipe, t->amax, t->scale, t->prows, t->pcols,
-                                q.opts.block == NVFP4_BLOCK_1X32 ? 32 : 16, xo, y);
-    }
-    for (size_t s = 0; !rc && s < ns; s++) {
-        cp[s] = codes + s * n;
-        rc = load_sample(samples[s], &q, colwise, &geom, n, codes + s * n);
+    for (; !rc && nread < ns; nread++) {
+        nvfp4_tset_init(&sets[nread]);
+        sp[nread] = &sets[nread];
+        if (nvfp4_tset_read(samples[nread], &sets[nread], &err)) rc = cli_fail(CMD, "%s", err.message);
     }
     if (!rc) {
-        in.n = n;
-        in.y = y;
-        in.samples = ns;
-        in.codes = cp;
-        in.block_elems = q.opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;
-        if (colwise) in.offset += in.block_elems == 32 ? 2 : 1;
-        nvfp4_sr_report rep;
-        if (nvfp4_sr_test(&in, &rep, &err)) rc = cli_fail(CMD, "%s", err.message);
-        else rc = json ? report_json(&in, &rep) : report(&in, &rep);
+        nvfp4_sr_test_opts so;
+        nvfp4_sr_test_opts_init(&so);
+        so.quant = o;
+        so.columnwise = colwise;
+        so.alpha = in.alpha;
+        so.bitexact = in.bitexact;
+        so.seed = in.seed;
+        so.offset = in.offset;
+        so.offset_step = in.offset_step;
+        so.sample_names = (const char *const *)samples;
+        so.what = json ? NVFP4_REPORT_JSON : NVFP4_REPORT_TEXT;
+        nvfp4_report rep;
+        if (nvfp4_sr_test_report(x.data, x.dtype, x.rows, x.cols, sp, ns, &so, &rep, &err)) {
+            rc = cli_fail(CMD, "%s", err.message);
+        } else if (rep.note) {
+            fprintf(stderr, "nvfp4 sr-test: %s\n", rep.note);
+            rc = rep.verdict;
+        } else {
+            if (json) puts(rep.json);
+            else fputs(rep.text, stdout);
+            rc = rep.verdict;
+        }
+        nvfp4_report_free(&rep);
     }
-    free(xo);
-    free(y);
-    free(codes);
-    free(cp);
-    vcli_view_free(&geom);
-    nvfp4_quantized_free(&q);
-    cli_input_free(&x);
+    for (size_t i = 0; i < nread; i++) nvfp4_tset_free(&sets[i]);
+    free(sets);
+    free(sp);
+    if (sets && sp) cli_input_free(&x);
     free(samples);
     return rc;
 }

@@ -85,5 +85,40 @@ bool nvfp4_rounding_parse(const char *s, nvfp4_rounding *out);
 const char *nvfp4_ue8m0_mode_name(nvfp4_ue8m0_mode m);
 bool nvfp4_ue8m0_mode_parse(const char *s, nvfp4_ue8m0_mode *out);
 
+/* ---- reports as text (nvfp4 explain; nvfp4/verify.h's reports) ---------- */
+/* A growable, NUL-terminated string the report functions append to. Start
+ * from {0}; after an allocation failure `failed` is set and further appends
+ * are ignored. */
+typedef struct {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} nvfp4_strbuf;
+
+void nvfp4_strbuf_printf(nvfp4_strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Hands the text over (malloc'd, "" when nothing was appended; free with
+ * nvfp4_free) and empties b; NULL after an allocation failure. */
+char *nvfp4_strbuf_take(nvfp4_strbuf *b);
+void nvfp4_strbuf_free(nvfp4_strbuf *b);
+/* free() of the library's allocator, for callers in other languages. */
+void nvfp4_free(void *p);
+
+/* The formats `nvfp4 explain` explains. */
+typedef enum { NVFP4_EXPLAIN_E2M1 = 0, NVFP4_EXPLAIN_E4M3 = 1, NVFP4_EXPLAIN_UE8M0 = 2 } nvfp4_explain_format;
+bool nvfp4_explain_format_parse(const char *s, nvfp4_explain_format *out); /* "e2m1", "e4m3", "ue8m0" */
+
+/* Appends to out the text of `nvfp4 explain` for x: its fp32 fields, the
+ * two neighbours in format f, the code chosen by the library's encoder and
+ * the rule that chose it. label is the value as the user wrote it (printed
+ * on the "input" line). rounding: e2m1 only (rn, rz or sr; e4m3 takes rn);
+ * saturate: e4m3 only; mode: the ue8m0 mode marked as chosen. NVFP4_EINVAL
+ * (with the CLI's message) for an option that does not apply to f. */
+nvfp4_status nvfp4_explain(const char *label, float x, nvfp4_explain_format f, nvfp4_rounding rounding,
+                           bool saturate, nvfp4_ue8m0_mode mode, nvfp4_strbuf *out, nvfp4_error *err);
+
 NVFP4_END_DECLS
 #endif /* NVFP4_FORMATS_H */

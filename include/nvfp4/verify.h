@@ -14,6 +14,7 @@
 
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
+#include "nvfp4/io.h" /* the reports read tensor sets */
 #include "nvfp4/quant.h"
 
 NVFP4_BEGIN_DECLS
@@ -298,6 +299,105 @@ typedef struct {
 /* actual, te: n fp32 outputs; exact, bound: from nvfp4_gemm_error_bound. */
 void nvfp4_gemm_check(const float *actual, const float *te, const double *exact, const double *bound, size_t n,
                       nvfp4_gemm_check_report *rep);
+
+/* ---- reports: what nvfp4 verify, identify, sr-test and gemm-check print ------------------------- */
+/* The CLI and the Python package (nvfp4kit) call these, so that both print
+ * the same text byte for byte; the --json text is generated from the same
+ * structured result, which a caller may also read directly. Inputs are
+ * in-memory tensor sets (nvfp4/io.h) that the functions only read: a caller
+ * may point their tensors at its own arrays (no copy). */
+enum { NVFP4_REPORT_TEXT = 1u, NVFP4_REPORT_JSON = 2u }; /* what to assemble (bit mask; 0 means text) */
+
+/* One orientation compared by nvfp4_verify_bundle_report. */
+typedef struct {
+    bool columnwise;
+    size_t rows, cols;         /* logical shape of the stored orientation */
+    nvfp4_vreport report;
+} nvfp4_voutput;
+
+typedef struct {
+    int verdict;               /* 0: match / identified / pass / within bound; 1: otherwise */
+    char *text;                /* the command's standard output (malloc'd), when asked, else NULL */
+    char *json;                /* what the command prints with --json (malloc'd), when asked, else NULL */
+    char *note;                /* a line the command writes to standard error besides (sr-test), or NULL */
+    nvfp4_voutput *outputs;    /* verify: the orientations compared */
+    size_t n_outputs;
+    nvfp4_vrank *ranking;      /* identify: every variant, best first (names owned by the report) */
+    size_t n_ranking, n_variants, n_mutants;
+    nvfp4_sr_report *sr;       /* sr-test */
+    nvfp4_gemm_check_report *gemm; /* gemm-check */
+} nvfp4_report;
+
+void nvfp4_report_free(nvfp4_report *r); /* frees every member and zeroes r */
+
+/* nvfp4 verify --expected BUNDLE --actual FILE. */
+typedef struct {
+    const char *expected_name; /* the bundle's name (a path) in the text and messages */
+    const char *actual_name;   /* the kernel output's name */
+    nvfp4_verify_opts verify;  /* max_errors, components (candidates and SR fields are set here) */
+    nvfp4_vcomponent lone;     /* a set of one tensor under another name is taken as this (default data) */
+    unsigned what;             /* NVFP4_REPORT_TEXT and/or NVFP4_REPORT_JSON */
+} nvfp4_verify_bundle_opts;
+
+void nvfp4_verify_bundle_opts_init(nvfp4_verify_bundle_opts *o);
+
+/* Compares the kernel output `actual` (components under the bundle's names:
+ * data, scale, scale_swizzled, amax, dequant; *_t columnwise) with the
+ * golden bundle (as nvfp4_bundle_load reads it), names catalogued bugs,
+ * other recipes and orientations that match instead, and assembles the
+ * report. NVFP4_OK when the comparison ran (the verdict is in rep); an
+ * error (rep->text may then hold the text of the orientations done before
+ * it, as the CLI printed them) for an unusable bundle or kernel output. */
+nvfp4_status nvfp4_verify_bundle_report(const nvfp4_tensor_set *bundle, const nvfp4_tensor_set *actual,
+                                        const nvfp4_verify_bundle_opts *o, nvfp4_report *rep, nvfp4_error *err);
+
+/* nvfp4 identify --expected-input X --actual FILE. */
+typedef struct {
+    nvfp4_quant_opts quant;    /* block (DEFAULT: every block), rht, rht_signs, rht_fp32, pad, seed, offset */
+    int orientation;           /* 0 rowwise, 1 columnwise, -1: columnwise when actual holds only *_t components */
+    bool mutants;              /* also rank the catalogued mutants (default true) */
+    size_t top;                /* variants listed (default 10) */
+    const char *actual_name;
+    unsigned what;
+} nvfp4_identify_opts;
+
+void nvfp4_identify_opts_init(nvfp4_identify_opts *o);
+nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                   const nvfp4_tensor_set *actual, const nvfp4_identify_opts *o, nvfp4_report *rep,
+                                   nvfp4_error *err);
+
+/* nvfp4 sr-test --input X --samples FILE... */
+typedef struct {
+    nvfp4_quant_opts quant;    /* recipe, block (rounding, rowwise and columnwise are set from the fields below) */
+    bool columnwise;
+    double alpha;              /* default 0.001 */
+    bool bitexact;
+    uint64_t seed, offset, offset_step; /* bit-exact mode: sample s used (seed, offset + s * offset_step) */
+    const char *const *sample_names;    /* n_samples names for messages, or NULL ("sample 1", ...) */
+    unsigned what;
+} nvfp4_sr_test_opts;
+
+void nvfp4_sr_test_opts_init(nvfp4_sr_test_opts *o);
+/* A sample whose scale bytes differ from the recipe's gives verdict 1, no
+ * text and rep->note (SR leaves the scales alone). */
+nvfp4_status nvfp4_sr_test_report(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                  const nvfp4_tensor_set *const *samples, size_t n_samples,
+                                  const nvfp4_sr_test_opts *o, nvfp4_report *rep, nvfp4_error *err);
+
+/* nvfp4 gemm-check --a A --b B --actual D: D [M, N] = alpha * A * B^T
+ * against the rigorous bound (text only: the command has no --json). */
+typedef struct {
+    const char *a_name, *b_name, *d_name;
+    bool a_columnwise, b_columnwise;
+    float alpha;               /* default 1 */
+    size_t max_errors;         /* elements outside the bound listed (default 10) */
+} nvfp4_gemm_check_opts;
+
+void nvfp4_gemm_check_opts_init(nvfp4_gemm_check_opts *o);
+/* d holds the kernel's output as tensor 'd', or as its only F32 tensor. */
+nvfp4_status nvfp4_gemm_check_text(const nvfp4_quantized *a, const nvfp4_quantized *b, const nvfp4_tensor_set *d,
+                                   const nvfp4_gemm_check_opts *o, nvfp4_report *rep, nvfp4_error *err);
+/* ---- end of reports ------------------------------------------------------------------------------ */
 
 NVFP4_END_DECLS
 #endif /* NVFP4_VERIFY_H */

@@ -107,13 +107,57 @@ class TensorSet(ctypes.Structure):  # nvfp4_tensor_set
     ]
 
 
+class VerifyOpts(ctypes.Structure):  # nvfp4_verify_opts (nvfp4/verify.h)
+    _fields_ = [
+        ("max_errors", c_size), ("components", ctypes.c_uint), ("candidates", ctypes.c_void_p),
+        ("n_candidates", c_size), ("expected_name", ctypes.c_char_p), ("sr_scaled", ctypes.c_void_p),
+        ("sr_seed", ctypes.c_uint64), ("sr_offset", ctypes.c_uint64), ("sr_block_elems", c_size),
+    ]
+
+
+class VerifyBundleOpts(ctypes.Structure):  # nvfp4_verify_bundle_opts
+    _fields_ = [("expected_name", ctypes.c_char_p), ("actual_name", ctypes.c_char_p), ("verify", VerifyOpts),
+                ("lone", ctypes.c_int), ("what", ctypes.c_uint)]
+
+
+class IdentifyOpts(ctypes.Structure):  # nvfp4_identify_opts
+    _fields_ = [("quant", QuantOpts), ("orientation", ctypes.c_int), ("mutants", ctypes.c_bool), ("top", c_size),
+                ("actual_name", ctypes.c_char_p), ("what", ctypes.c_uint)]
+
+
+class SRTestOpts(ctypes.Structure):  # nvfp4_sr_test_opts
+    _fields_ = [("quant", QuantOpts), ("columnwise", ctypes.c_bool), ("alpha", ctypes.c_double),
+                ("bitexact", ctypes.c_bool), ("seed", ctypes.c_uint64), ("offset", ctypes.c_uint64),
+                ("offset_step", ctypes.c_uint64), ("sample_names", ctypes.POINTER(ctypes.c_char_p)),
+                ("what", ctypes.c_uint)]
+
+
+class GemmCheckOpts(ctypes.Structure):  # nvfp4_gemm_check_opts
+    _fields_ = [("a_name", ctypes.c_char_p), ("b_name", ctypes.c_char_p), ("d_name", ctypes.c_char_p),
+                ("a_columnwise", ctypes.c_bool), ("b_columnwise", ctypes.c_bool), ("alpha", ctypes.c_float),
+                ("max_errors", c_size)]
+
+
+class Report(ctypes.Structure):  # nvfp4_report: the strings are read with ctypes.string_at
+    _fields_ = [("verdict", ctypes.c_int), ("text", ctypes.c_void_p), ("json", ctypes.c_void_p),
+                ("note", ctypes.c_void_p), ("outputs", ctypes.c_void_p), ("n_outputs", c_size),
+                ("ranking", ctypes.c_void_p), ("n_ranking", c_size), ("n_variants", c_size), ("n_mutants", c_size),
+                ("sr", ctypes.c_void_p), ("gemm", ctypes.c_void_p)]
+
+
+class StrBuf(ctypes.Structure):  # nvfp4_strbuf (nvfp4/formats.h)
+    _fields_ = [("data", ctypes.c_void_p), ("len", c_size), ("cap", c_size), ("failed", ctypes.c_bool)]
+
+
+REPORT_TEXT, REPORT_JSON = 1, 2
+
 # enum values (nvfp4/quant.h, nvfp4/formats.h, nvfp4/io.h)
 DTYPE_F32, DTYPE_BF16 = 0, 1
 SCALEFMT_UE8M0 = 1
 ELEM_E4M3 = 1
 RHT_SIGNS = {"te": 0, "seeded": 1, "none": 2}
 T_NAMES = ["F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8"]
-T_F32, T_BF16, T_U8 = 1, 3, 11
+T_F32, T_F16, T_BF16, T_U8 = 1, 2, 3, 11
 FMT_SAFETENSORS, FMT_NPY_DIR, FMT_BIN_DIR, FMT_NPY = 0, 1, 2, 3
 
 
@@ -165,6 +209,26 @@ def _load():
                                    ctypes.POINTER(TensorSet), E]),
         "nvfp4_bundle_load": (S, [ctypes.c_char_p, ctypes.POINTER(TensorSet), E]),
         "nvfp4_bundle_to_quantized": (S, [ctypes.POINTER(TensorSet), ctypes.c_char_p, ctypes.POINTER(Quantized), E]),
+        # the reports (nvfp4/verify.h, nvfp4/formats.h): the text the CLI prints, from the same functions
+        "nvfp4_report_free": (V, [ctypes.POINTER(Report)]),
+        "nvfp4_verify_bundle_opts_init": (V, [ctypes.POINTER(VerifyBundleOpts)]),
+        "nvfp4_verify_bundle_report": (S, [ctypes.POINTER(TensorSet), ctypes.POINTER(TensorSet),
+                                           ctypes.POINTER(VerifyBundleOpts), ctypes.POINTER(Report), E]),
+        "nvfp4_vcomponent_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_identify_opts_init": (V, [ctypes.POINTER(IdentifyOpts)]),
+        "nvfp4_identify_report": (S, [P, ctypes.c_int, c_size, c_size, ctypes.POINTER(TensorSet),
+                                      ctypes.POINTER(IdentifyOpts), ctypes.POINTER(Report), E]),
+        "nvfp4_sr_test_opts_init": (V, [ctypes.POINTER(SRTestOpts)]),
+        "nvfp4_sr_test_report": (S, [P, ctypes.c_int, c_size, c_size, ctypes.POINTER(ctypes.POINTER(TensorSet)),
+                                     c_size, ctypes.POINTER(SRTestOpts), ctypes.POINTER(Report), E]),
+        "nvfp4_gemm_check_opts_init": (V, [ctypes.POINTER(GemmCheckOpts)]),
+        "nvfp4_gemm_check_text": (S, [ctypes.POINTER(Quantized), ctypes.POINTER(Quantized), ctypes.POINTER(TensorSet),
+                                      ctypes.POINTER(GemmCheckOpts), ctypes.POINTER(Report), E]),
+        "nvfp4_explain_format_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_ue8m0_mode_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_explain": (S, [ctypes.c_char_p, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_bool, ctypes.c_int,
+                              ctypes.POINTER(StrBuf), E]),
+        "nvfp4_strbuf_free": (V, [ctypes.POINTER(StrBuf)]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
@@ -184,5 +248,6 @@ def check(status, err):
 
 
 def cli_path():
-    """The nvfp4 command built with the library (bundled in _native/)."""
+    """The nvfp4 command built with the library (bundled in _native/ as a
+    convenience: nvfp4kit itself never runs it)."""
     return os.environ.get("NVFP4KIT_CLI") or os.path.join(_native_dir(), "nvfp4")

@@ -1,53 +1,45 @@
 """_tools.py - verify, identify, sr_test, gemm_check and explain.
 
-The verifier's report (its text, the candidate recipes, the SR scaled
-values) is assembled by the nvfp4 command (tools/cmd_verify.c and friends),
-not by libnvfp4: so that str(report) is the text of `nvfp4 verify` byte for
-byte, these functions write their operands with the library's own writers
-(nvfp4_bundle_build, nvfp4_tset_write) into a private temporary folder and
-run the nvfp4 command built with the package (nvfp4kit/_native/nvfp4),
-once for the text and once with --json for the structured fields.
+The reports are the library's: nvfp4_verify_bundle_report,
+nvfp4_identify_report, nvfp4_sr_test_report, nvfp4_gemm_check_text and
+nvfp4_explain (nvfp4/verify.h, nvfp4/formats.h) assemble the text that the
+nvfp4 command prints and the JSON of its --json, so str(report) is the text
+of `nvfp4 verify` byte for byte. No subprocess and no temporary file: the
+kernel's arrays are handed to the library as an in-memory tensor set whose
+tensors point at the arrays themselves (no copy for contiguous uint8 /
+float32 / bf16 / fp16 arrays); CUDA tensors are copied to the host first.
 """
+import ctypes
 import json
 import os
-import shutil
-import subprocess
-import tempfile
 
 import numpy as np
 
 from . import _lib
-from ._core import Quantized, _Input, _is_torch, _TSet, save_bundle
-from ._lib import Error
+from ._core import Quantized, _Input, _is_torch, _TSet, _path
+from ._lib import Error, lib
 
 _ONE_BYTE_TORCH = ("uint8", "int8", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn_x2",
                    "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
-def _run(args):
-    """Runs the bundled nvfp4 command; returns (exit code, stdout). Exit 2 raises Error with its message."""
-    exe = _lib.cli_path()
-    if not os.access(exe, os.X_OK):
-        raise Error("nvfp4kit: the nvfp4 command %s is missing; reinstall with pip install ./python" % exe)
-    p = subprocess.run([exe] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = p.stdout.decode("utf-8", "replace")
-    if p.returncode not in (0, 1):
-        msg = p.stderr.decode("utf-8", "replace").strip() or "nvfp4 %s: exit %d" % (args[0], p.returncode)
-        raise Error(msg, p.returncode)
-    return p.returncode, out
-
-
 def _to_numpy_bytes(name, v):
     """One kernel component as (safetensors dtype, numpy array): any 1-byte
-    dtype as its bytes (U8); float32 as F32; bfloat16 / float16 widened to
-    F32 (exact: every bf16 / fp16 value is an fp32 value)."""
+    dtype as its bytes (U8); float32 as F32; bfloat16 / float16 as BF16 /
+    F16 (the library compares a half-precision dequant with the golden one
+    rounded to it, as `nvfp4 verify` does for such a file)."""
     if _is_torch(v):
         import torch
-        v = v.detach().to("cpu").contiguous()
+        v = v.detach()
+        if v.device.type != "cpu":
+            v = v.to("cpu")  # CUDA (or other) tensors: copied to the host
+        v = v.contiguous()
         if str(v.dtype).replace("torch.", "") in _ONE_BYTE_TORCH:
             return _lib.T_U8, v.view(torch.uint8).numpy()
-        if v.dtype in (torch.bfloat16, torch.float16):
-            v = v.float()  # exact widening
+        if v.dtype == torch.bfloat16:
+            return _lib.T_BF16, v.view(torch.int16).numpy().view(np.uint16)
+        if v.dtype == torch.float16:
+            return _lib.T_F16, v.numpy()
         if v.dtype == torch.float32:
             return _lib.T_F32, v.numpy()
         raise Error("component '%s': torch dtype %s holds neither bytes nor float32 values" % (name, v.dtype))
@@ -57,8 +49,10 @@ def _to_numpy_bytes(name, v):
         raise Error("component '%s': expected a numpy array or a torch tensor, got %s" % (name, type(v).__name__))
     if v.dtype.itemsize == 1:
         return _lib.T_U8, np.ascontiguousarray(v).view(np.uint8)
-    if v.dtype.name in ("bfloat16", "float16"):
-        return _lib.T_F32, v.astype(np.float32)  # exact widening
+    if v.dtype.name == "bfloat16":
+        return _lib.T_BF16, np.ascontiguousarray(v).view(np.uint16)
+    if v.dtype == np.float16 or v.dtype == np.dtype(">f2"):
+        return _lib.T_F16, np.ascontiguousarray(v, dtype="<f2")
     if v.dtype == np.float32 or v.dtype == np.dtype(">f4"):
         return _lib.T_F32, np.ascontiguousarray(v, dtype="<f4")
     if v.dtype == np.float64:
@@ -69,57 +63,133 @@ def _to_numpy_bytes(name, v):
     raise Error("component '%s': dtype %s holds neither bytes nor float32 values" % (name, v.dtype))
 
 
-def _write_components(d, path):
-    if isinstance(d, Quantized):
-        d = d.components()
-    if not isinstance(d, dict) or not d:
-        raise Error("actual: expected a path, a Quantized or a non-empty dict of arrays")
-    with _TSet() as s:
-        for name, v in d.items():
+class _View:
+    """An nvfp4_tensor_set whose tensors point at Python-owned arrays (no
+    copy): the library only reads it, and it is never passed to
+    nvfp4_tset_free. `keep` holds the arrays and names alive."""
+
+    def __init__(self, d):
+        if isinstance(d, Quantized):
+            d = d.components()
+        if not isinstance(d, dict) or not d:
+            raise Error("actual: expected a path, a Quantized or a non-empty dict of arrays")
+        self.keep = []
+        arr_t = _lib.Tensor * len(d)
+        self.tensors = arr_t()
+        for i, (name, v) in enumerate(d.items()):
             if not isinstance(name, str) or not name:
                 raise Error("actual: component names are non-empty strings, got %r" % (name,))
             t, arr = _to_numpy_bytes(name, v)
+            if name.startswith("amax") and t in (_lib.T_BF16, _lib.T_F16):  # amax is F32: widened exactly
+                arr = (arr.view(np.float16) if t == _lib.T_F16 else
+                       (arr.astype(np.uint32) << 16).view(np.float32)).astype(np.float32)
+                t = _lib.T_F32
             if arr.ndim == 0:
                 arr = arr.reshape(1)
-            s.add(name, t, arr)
-        s.write(path, _lib.FMT_SAFETENSORS)
+            if arr.ndim > _lib.MAX_DIMS:
+                raise Error("component '%s': %d dimensions (at most %d)" % (name, arr.ndim, _lib.MAX_DIMS))
+            nb = name.encode()
+            self.keep += [arr, nb]
+            ct = self.tensors[i]
+            ct.name, ct.dtype, ct.ndim, ct.nbytes = nb, t, arr.ndim, arr.nbytes
+            for k, n in enumerate(arr.shape):
+                ct.shape[k] = n
+            ct.data = ctypes.cast(arr.ctypes.data, _lib.c_u8p) if arr.nbytes else ctypes.cast(
+                ctypes.create_string_buffer(1), _lib.c_u8p)
+        self.s = _lib.TensorSet()
+        self.s.tensors = ctypes.cast(self.tensors, ctypes.POINTER(_lib.Tensor))
+        self.s.count = self.s.cap = len(d)
+
+    def ref(self):
+        return ctypes.byref(self.s)
 
 
-def _write_input(x, path):
-    inp = _Input(x)
-    with _TSet() as s:
-        s.add("x", _lib.T_F32 if inp.dtype == _lib.DTYPE_F32 else _lib.T_BF16, inp.array)
-        s.write(path, _lib.FMT_SAFETENSORS)
+class _Operand:
+    """A tensor set for the library: a file read by the library (path), or
+    a view of Python arrays. Use as a context manager."""
 
+    def __init__(self, v, what):
+        self.owned = None
+        self.view = None
+        if isinstance(v, (str, os.PathLike)):
+            self.name = os.fspath(v)
+            self.owned = _TSet()
+            err = _lib.CError()
+            _lib.check(lib.nvfp4_tset_read(_path(v, what), self.owned.ref(), ctypes.byref(err)), err)
+        else:
+            self.name = "<arrays>"
+            self.view = _View(v)
 
-class _Tmp:
+    def ref(self):
+        return self.owned.ref() if self.owned else self.view.ref()
+
     def __enter__(self):
-        self.dir = tempfile.mkdtemp(prefix="nvfp4kit-")
         return self
 
     def __exit__(self, *a):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+        if self.owned:
+            self.owned.__exit__()
 
 
-def _expected_path(expected, tmp):
-    if isinstance(expected, Quantized):
-        p = tmp.path("expected.safetensors")
-        save_bundle(expected, p)
-        return p
-    if isinstance(expected, (str, os.PathLike)):
-        return os.fspath(expected)
-    raise Error("expected: a bundle path or a nvfp4kit.Quantized, got %s" % type(expected).__name__)
+def _bundle(expected, what="expected"):
+    """(name, _TSet) of a golden bundle: a path read by nvfp4_bundle_load or a Quantized built by nvfp4_bundle_build."""
+    s = _TSet()
+    err = _lib.CError()
+    try:
+        if isinstance(expected, Quantized):
+            if expected._x is None:
+                raise Error("%s: this Quantized has no input (load_bundle of a bundle without x?)" % what)
+            cq = expected._c()
+            _lib.check(lib.nvfp4_bundle_build(ctypes.byref(cq), expected._x.ctypes.data, expected._x_dtype,
+                                              expected.rows, expected.cols, s.ref(), ctypes.byref(err)), err)
+            return "<Quantized>", s
+        if isinstance(expected, (str, os.PathLike)):
+            _lib.check(lib.nvfp4_bundle_load(_path(expected, what), s.ref(), ctypes.byref(err)), err)
+            return os.fspath(expected), s
+    except BaseException:
+        s.__exit__()
+        raise
+    s.__exit__()
+    raise Error("%s: a bundle path or a nvfp4kit.Quantized, got %s" % (what, type(expected).__name__))
 
 
-def _actual_path(actual, tmp, name="actual.safetensors"):
-    if isinstance(actual, (str, os.PathLike)):
-        return os.fspath(actual)
-    p = tmp.path(name)
-    _write_components(actual, p)
-    return p
+class _CReport:
+    """An nvfp4_report filled by one library call, freed on exit."""
+
+    def __init__(self):
+        self.r = _lib.Report()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        lib.nvfp4_report_free(ctypes.byref(self.r))
+
+    def ref(self):
+        return ctypes.byref(self.r)
+
+    def _s(self, p):
+        return ctypes.string_at(p).decode("utf-8", "replace") if p else ""
+
+    def text(self):
+        return self._s(self.r.text)
+
+    def json(self):
+        return json.loads(self._s(self.r.json)) if self.r.json else {}
+
+    def note(self):
+        return self._s(self.r.note) or None
+
+
+def _call(fn, *args):
+    """Runs one report function; raises Error with the library's message."""
+    err = _lib.CError()
+    rep = _CReport()
+    st = fn(*args, rep.ref(), ctypes.byref(err))
+    if st != 0:
+        rep.__exit__()
+        _lib.check(st, err)
+    return rep
 
 
 class Report:
@@ -165,32 +235,39 @@ class Report:
 
 
 def verify(expected, actual, errors=10, component="all"):
-    """Compares a kernel's output with a golden bundle, as `nvfp4 verify`.
+    """Compares a kernel's output with a golden bundle, as `nvfp4 verify`
+    (the library's nvfp4_verify_bundle_report: the same text and verdict).
     expected: a bundle path or a Quantized. actual: a path (any file the CLI
     reads) or a dict of arrays / tensors under the bundle's names (data,
     scale, scale_swizzled, amax, dequant; *_t columnwise) in any dtype
     holding the same bytes: uint8, float8_e4m3fn, float4_e2m1fn_x2,
-    float8_e8m0fnu; amax and dequant as float32 (bf16 / fp16 widened
-    exactly)."""
+    float8_e8m0fnu; amax as float32; dequant as float32, bfloat16 or
+    float16 (compared with the golden dequant rounded to it). Contiguous
+    arrays are read in place; CUDA tensors are copied to the host."""
     if isinstance(errors, bool) or not isinstance(errors, int) or not 0 <= errors <= 1000000:
         raise Error("errors must be an integer from 0 to 1000000, got %r" % (errors,))
     if not isinstance(component, str):
         raise Error("component must be a name (data, scale, scale_swizzled, amax, dequant or all)")
-    with _Tmp() as tmp:
-        e = _expected_path(expected, tmp)
-        a = _actual_path(actual, tmp)
-        args = ["verify", "--expected", e, "--actual", a, "--errors", str(errors), "--component", component]
-        _, text = _run(args)
-        _, js = _run(args + ["--json"])
-    if isinstance(expected, Quantized) or not isinstance(actual, (str, os.PathLike)):
-        # the temporary names mean nothing to the caller: say what was compared
-        first = text.split("\n", 1)
-        if first and first[0].startswith("expected "):
-            text = "expected %s, actual %s\n%s" % (
-                os.fspath(expected) if isinstance(expected, (str, os.PathLike)) else "<Quantized>",
-                os.fspath(actual) if isinstance(actual, (str, os.PathLike)) else "<arrays>",
-                first[1] if len(first) > 1 else "")
-    return Report(text, json.loads(js))
+    o = _lib.VerifyBundleOpts()
+    lib.nvfp4_verify_bundle_opts_init(ctypes.byref(o))
+    o.verify.max_errors = errors
+    if component != "all":
+        c = ctypes.c_int()
+        if not lib.nvfp4_vcomponent_parse(component.encode(), ctypes.byref(c)):
+            raise Error("nvfp4 verify: bad --component '%s' (data, scale, scale_swizzled, amax, dequant or all)"
+                        % component)
+        o.verify.components = 1 << c.value
+        o.lone = c.value
+    o.what = _lib.REPORT_TEXT | _lib.REPORT_JSON
+    ename, bundle = _bundle(expected)
+    try:
+        with _Operand(actual, "actual") as act:
+            en, an = ename.encode(), act.name.encode()
+            o.expected_name, o.actual_name = en, an
+            with _call(lib.nvfp4_verify_bundle_report, bundle.ref(), act.ref(), ctypes.byref(o)) as rep:
+                return Report(rep.text(), rep.json())
+    finally:
+        bundle.__exit__()
 
 
 class Identification:
@@ -211,31 +288,37 @@ class Identification:
 
 def identify(x, actual, columnwise=False, seed=0, offset=0, top=None, **quantize_options):
     """Which recipe x rounding x block reproduces a kernel's output of input
-    x (`nvfp4 identify`). Accepts quantize()'s seed / offset / columnwise;
-    every other quantize option is a dimension identify searches itself."""
+    x (`nvfp4 identify`, the library's nvfp4_identify_report). Accepts
+    quantize()'s seed / offset / columnwise; every other quantize option is
+    a dimension identify searches itself."""
     extra = sorted(k for k in quantize_options if k not in ("recipe", "block", "rounding"))
     if extra:
         raise Error("identify: unsupported option(s) %s (seed, offset, columnwise, top)" % ", ".join(extra))
-    with _Tmp() as tmp:
-        xp = tmp.path("x.safetensors")
-        _write_input(x, xp)
-        a = _actual_path(actual, tmp)
-        args = ["identify", "--expected-input", xp, "--actual", a, "--seed", str(int(seed)),
-                "--offset", str(int(offset))]
-        if columnwise:
-            args.append("--columnwise")
-        if top is not None:
-            args += ["--top", str(int(top))]
-        rc, text = _run(args)
-        _, js = _run(args + ["--json"])
-    return Identification(text, json.loads(js), rc)
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise Error("identify: top must be a positive integer, got %r" % (top,))
+    from ._core import _u64
+    inp = _Input(x)
+    o = _lib.IdentifyOpts()
+    lib.nvfp4_identify_opts_init(ctypes.byref(o))
+    o.quant.seed = _u64(seed, "seed")
+    o.quant.offset = _u64(offset, "offset")
+    o.orientation = 1 if columnwise else -1
+    if top is not None:
+        o.top = top
+    o.what = _lib.REPORT_TEXT | _lib.REPORT_JSON
+    with _Operand(actual, "actual") as act:
+        an = act.name.encode()
+        o.actual_name = an
+        with _call(lib.nvfp4_identify_report, inp.ptr, inp.dtype, inp.rows, inp.cols, act.ref(),
+                   ctypes.byref(o)) as rep:
+            return Identification(rep.text(), rep.json(), rep.r.verdict)
 
 
 class SRReport:
     """sr_test()'s statistics (the fields of `nvfp4 sr-test --json`); ok when every test passes."""
 
-    def __init__(self, text, js):
-        self.text, self.json = text, js
+    def __init__(self, text, js, note=None):
+        self.text, self.json, self.note = text or (note + "\n" if note else ""), js, note
         self.ok = js.get("verdict") == "pass"
         self.causes = js.get("causes", [])
 
@@ -252,25 +335,39 @@ class SRReport:
 def sr_test(x, samples, alpha=0.001, recipe="te", block=None, columnwise=False, bitexact=False, seed=0, offset=0,
             offset_step=1):
     """Tests N outputs of a stochastic-rounding kernel for the same input x
-    (`nvfp4 sr-test`): samples is a list of paths, Quantized results or dicts
-    holding 'data' ('data_t' columnwise); family-wise false-alarm rate alpha."""
+    (`nvfp4 sr-test`, the library's nvfp4_sr_test_report): samples is a list
+    of paths, Quantized results or dicts holding 'data' ('data_t'
+    columnwise); family-wise false-alarm rate alpha."""
+    from ._core import _opts, _u64
     if not isinstance(samples, (list, tuple)) or len(samples) < 2:
         raise Error("sr_test: samples must be a list of at least 2 outputs")
-    with _Tmp() as tmp:
-        xp = tmp.path("x.safetensors")
-        _write_input(x, xp)
-        paths = [_actual_path(s, tmp, "s%d.safetensors" % i) for i, s in enumerate(samples)]
-        args = ["sr-test", "--input", xp, "--samples"] + paths + ["--alpha", repr(float(alpha)), "--recipe", recipe]
-        if block is not None:
-            args += ["--block", block]
-        if columnwise:
-            args.append("--columnwise")
-        if bitexact:
-            args += ["--bitexact", "--seed", str(int(seed)), "--offset", str(int(offset)),
-                     "--offset-step", str(int(offset_step))]
-        _, text = _run(args)
-        _, js = _run(args + ["--json"])
-    return SRReport(text, json.loads(js))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < float(alpha) < 1.0:
+        raise Error("sr_test: alpha must lie in (0, 1), got %r" % (alpha,))
+    inp = _Input(x)
+    o = _lib.SRTestOpts()
+    lib.nvfp4_sr_test_opts_init(ctypes.byref(o))
+    qo, rb = _opts(recipe=recipe, block=block)  # round-to-nearest scales, as the command (rb: the recipe string)
+    o.quant = qo
+    o.columnwise = bool(columnwise)
+    o.alpha = float(alpha)
+    o.bitexact = bool(bitexact)
+    o.seed, o.offset, o.offset_step = _u64(seed, "seed"), _u64(offset, "offset"), _u64(offset_step, "offset_step")
+    o.what = _lib.REPORT_TEXT | _lib.REPORT_JSON
+    ops = []
+    try:
+        for s in samples:
+            ops.append(_Operand(s, "samples"))
+        names = [("<sample %d>" % (i + 1) if op.name == "<arrays>" else op.name).encode() for i, op in enumerate(ops)]
+        cnames = (ctypes.c_char_p * len(ops))(*names)
+        o.sample_names = cnames
+        sets = (ctypes.POINTER(_lib.TensorSet) * len(ops))(
+            *[ctypes.cast(op.ref(), ctypes.POINTER(_lib.TensorSet)) for op in ops])
+        with _call(lib.nvfp4_sr_test_report, inp.ptr, inp.dtype, inp.rows, inp.cols, sets, len(ops),
+                   ctypes.byref(o)) as rep:
+            return SRReport(rep.text(), rep.json(), rep.note())
+    finally:
+        for op in ops:
+            op.__exit__()
 
 
 class GemmReport:
@@ -286,39 +383,66 @@ class GemmReport:
         return "<nvfp4kit.GemmReport %s>" % ("within bound" if self.ok else "OUTSIDE BOUND")
 
 
+class _CQuantized:
+    """A bundle (path or Quantized) as the library's nvfp4_quantized, freed on exit."""
+
+    def __init__(self, v, what):
+        self.name, s = _bundle(v, what)
+        self.q = _lib.Quantized()
+        err = _lib.CError()
+        try:
+            _lib.check(lib.nvfp4_bundle_to_quantized(s.ref(), self.name.encode(), ctypes.byref(self.q),
+                                                     ctypes.byref(err)), err)
+        finally:
+            s.__exit__()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        lib.nvfp4_quantized_free(ctypes.byref(self.q))
+
+
 def gemm_check(a, b, actual, a_columnwise=False, b_columnwise=False, alpha=1.0, errors=10):
     """Checks a kernel's fp32 GEMM D = alpha * A * B^T [M, N] against the
-    rigorous bound of the block-scaled product (`nvfp4 gemm-check`); a and b
-    are bundle paths or Quantized results, actual a 2-D float32 array."""
-    with _Tmp() as tmp:
-        pa = _expected_path(a, tmp) if not isinstance(a, Quantized) else _save(a, tmp.path("a.safetensors"))
-        pb = _expected_path(b, tmp) if not isinstance(b, Quantized) else _save(b, tmp.path("b.safetensors"))
-        pd = actual if isinstance(actual, (str, os.PathLike)) else tmp.path("d.safetensors")
-        if pd is not actual:
-            _write_components({"d": actual}, pd)
-        args = ["gemm-check", "--a", os.fspath(pa), "--b", os.fspath(pb), "--actual", os.fspath(pd),
-                "--alpha", repr(float(alpha)), "--errors", str(int(errors))]
-        if a_columnwise:
-            args.append("--a-columnwise")
-        if b_columnwise:
-            args.append("--b-columnwise")
-        rc, text = _run(args)
-    return GemmReport(text, rc)
-
-
-def _save(q, path):
-    save_bundle(q, path)
-    return path
+    rigorous bound of the block-scaled product (`nvfp4 gemm-check`, the
+    library's nvfp4_gemm_check_text); a and b are bundle paths or Quantized
+    results, actual a 2-D float32 array (or a file holding 'd')."""
+    if isinstance(errors, bool) or not isinstance(errors, int) or errors < 0:
+        raise Error("gemm_check: errors must be a non-negative integer, got %r" % (errors,))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or alpha != alpha or abs(alpha) == float("inf"):
+        raise Error("gemm_check: alpha must be a finite number, got %r" % (alpha,))
+    o = _lib.GemmCheckOpts()
+    lib.nvfp4_gemm_check_opts_init(ctypes.byref(o))
+    o.a_columnwise, o.b_columnwise, o.alpha, o.max_errors = bool(a_columnwise), bool(b_columnwise), alpha, errors
+    with _CQuantized(a, "a") as qa, _CQuantized(b, "b") as qb, \
+            _Operand(actual if isinstance(actual, (str, os.PathLike)) else {"d": actual}, "actual") as d:
+        names = [qa.name.encode(), qb.name.encode(), d.name.encode()]
+        o.a_name, o.b_name, o.d_name = names
+        with _call(lib.nvfp4_gemm_check_text, ctypes.byref(qa.q), ctypes.byref(qb.q), d.ref(), ctypes.byref(o)) as rep:
+            return GemmReport(rep.text(), rep.r.verdict)
 
 
 def explain(value, fmt="e2m1", rounding="rn"):
-    """How value is encoded in fmt (e2m1, e4m3, ue8m0): `nvfp4 explain`'s text."""
+    """How value is encoded in fmt (e2m1, e4m3, ue8m0): `nvfp4 explain`'s
+    text (the library's nvfp4_explain)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise Error("explain: value must be a number, got %r" % (value,))
     v = float(value)
-    s = "nan" if v != v else ("inf" if v == float("inf") else "-inf" if v == float("-inf") else repr(v))
-    args = ["explain", "--format", str(fmt)]
-    if fmt == "e2m1":
-        args += ["--round", str(rounding)]
-    _, text = _run(args + ["--", s])
-    return text
+    label = "nan" if v != v else ("inf" if v == float("inf") else "-inf" if v == float("-inf") else repr(v))
+    f, r = ctypes.c_int(), ctypes.c_int()
+    if not isinstance(fmt, str) or not lib.nvfp4_explain_format_parse(fmt.encode(), ctypes.byref(f)):
+        raise Error("nvfp4 explain: unknown format '%s' (expected e2m1, e4m3 or ue8m0)" % (fmt,))
+    if not isinstance(rounding, str) or not lib.nvfp4_rounding_parse(rounding.encode(), ctypes.byref(r)):
+        raise Error("nvfp4 explain: unknown rounding '%s' (expected rn, rz or sr)" % (rounding,))
+    if fmt != "e2m1":
+        r.value = 0  # the rounding applies to e2m1 only (e4m3 is rn; ue8m0 shows every mode)
+    x = np.float32(v)  # the value as fp32, as the CLI reads it (round to nearest)
+    buf = _lib.StrBuf()
+    err = _lib.CError()
+    try:
+        _lib.check(lib.nvfp4_explain(label.encode(), float(x), f.value, r.value, True, 0, ctypes.byref(buf),
+                                     ctypes.byref(err)), err)
+        return ctypes.string_at(buf.data, buf.len).decode("utf-8", "replace")
+    finally:
+        lib.nvfp4_strbuf_free(ctypes.byref(buf))
