@@ -48,7 +48,9 @@ START_TEST(chain_without_mutation_is_the_recipe)
 {
     static const char *const recipes[] = {"te",          "te-pyref",    "torchao",   "torchao-0.13-0.16",
                                           "modelopt",    "mxfp4-floor", "mxfp4-rceil", "te-4over6",
-                                          "te-4over6-mse", "te-4over6-fast"};
+                                          "te-4over6-mse", "te-4over6-fast", "te-4over6-448", "te-rowscaled",
+                                          "te-pow2",     "ggml",        "mxfp4-ceil", "mxfp4-even"};
+    size_t ran = 0;
     enum { R = 64, C = 64 };
     float *x = malloc(R * C * sizeof *x);
     st = 0x9E3779B97F4A7C15ull;
@@ -66,8 +68,12 @@ START_TEST(chain_without_mutation_is_the_recipe)
             o.seed = 7;
             o.offset = 3;
             const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(recipes[ri]));
-            bool four = strncmp(recipes[ri], "te-4over6", 9) == 0; /* the chain has its 1D choice only */
-            if (four && (v == 1 || v == 2 || v == 3)) continue; /* 4over6: RN, 1D, no RHT here */
+            bool four = strncmp(recipes[ri], "te-4over6", 9) == 0;
+            bool rowscaled = strcmp(recipes[ri], "te-rowscaled") == 0;
+            if (four && (v == 1 || v == 3)) continue;     /* 4over6: RN only, no RHT here (16x16 tiles: v 2) */
+            if (rowscaled && v == 2) continue;            /* row-scaled: 1x16 only */
+            if (!info->supports_sr && (v & 1)) continue;  /* ggml, te-pow2: RN only */
+            if (v == 3 && info->default_block != NVFP4_BLOCK_1X16) continue; /* the RHT takes 16-blocks */
             if (v == 2 && info->has_global_amax) o.block = NVFP4_BLOCK_16X16;
             if (v == 3 && strncmp(recipes[ri], "te", 2) == 0) o.rht = true;
             size_t rows = v == 4 ? 50 : R, cols = v == 4 ? 40 : C; /* v 4: padded in both directions */
@@ -79,9 +85,18 @@ START_TEST(chain_without_mutation_is_the_recipe)
             ck_assert_int_eq(nvfp4_mutant_run(&passthrough, x, NVFP4_DTYPE_F32, rows, cols, &o, &m, &err), NVFP4_OK);
             same_bytes(&q.row, &m.q.row);
             same_bytes(&q.col, &m.q.col);
+            if (rowscaled) { /* the row amaxes the chain writes are the library's */
+                ck_assert_ptr_nonnull(m.q.row.row_amax);
+                ck_assert_int_eq(memcmp(q.row.row_amax, m.q.row.row_amax, q.row.prows * sizeof(float)), 0);
+                ck_assert_int_eq(memcmp(q.col.row_amax, m.q.col.row_amax, q.col.prows * sizeof(float)), 0);
+            }
+            ran++;
             nvfp4_quantized_free(&q);
             nvfp4_mutant_output_free(&m);
         }
+    /* te, te-pyref, torchao x2, modelopt: 5 variants; the four MX: 4 (no RHT); four 4over6: 3; rowscaled: 4;
+     * pow2, ggml: 3 */
+    ck_assert_uint_eq(ran, 63);
     free(x);
 }
 END_TEST

@@ -157,6 +157,47 @@ START_TEST(te_4over6_inf_amax)
 }
 END_TEST
 
+/* te-4over6-448 (bound 448: S_enc = 2688/amax, error and dequant over 2688).
+ * 1 x 96, amax 2688 -> S_enc = 1, exact error terms.
+ * Blocks 1-4 are B, C, D, E above, x 1: bamax 6 gives s6 = 1, s4 = 1.5,
+ * the same picks and codes as te-4over6 with amax 1536.
+ * Block 0 {2688}: base = 448, s6 = 448 (0x7E), s4 = e4m3(fminf(672, 448)) =
+ * 0x7E: one candidate; 2688 * fl(1/448) = 6 -> 7.
+ * Block 5 {1800}: base = 300, s6 = e4m3(300) = 288 (0x79: 288 and 320
+ * around it, midpoint 304), s4 = e4m3(fminf(450, 448)) = 448 (0x7E, the
+ * clamp). 1800/288 = 6.25 -> 6: 1728, error 72; 1800 * fl(1/448) =
+ * 4.018 -> 4: 1792, error 8 -> the clamped map-to-4 scale 0x7E, code 6. */
+START_TEST(te_4over6_448_bound)
+{
+    float x[96];
+    tensor_4over6(x);
+    x[0] = 2688;
+    memset(x + 80, 0, 16 * sizeof(float));
+    x[80] = 1800;
+    nvfp4_quantized q;
+    ck_assert_int_eq(quantize("te-4over6-448", NVFP4_BLOCK_DEFAULT, x, 1, 96, &q), NVFP4_OK);
+    ck_assert_float_eq(q.row.amax, 2688.0f);
+    static const uint8_t scale[6] = {0x7E, 0x3C, 0x38, 0x00, 0x38, 0x7E};
+    expect_bytes("te-4over6-448", q.row.scale, scale, 6);
+    expect_bytes("te-4over6-448", q.row.data, four_data, 40);
+    ck_assert_uint_eq(q.row.data[40], 0x06);
+    /* deq = fp4(q) * ((s * amax) * fl(1/2688)), te's rule: (448 * 2688) *
+     * 0x39C30C31 rounds to 448 exactly (a product above 447.99998 rounds up) */
+    float y[96];
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, y, NULL), NVFP4_OK);
+    ck_assert_float_eq(y[0], 2688.0f);
+    ck_assert_float_eq(y[80], 1792.0f);
+    ck_assert_float_eq(y[16], 6.0f);
+    ck_assert_float_eq(y[17], 4.5f);
+    nvfp4_quantized_free(&q);
+    /* the same tensor under the bound 256 (S_enc = 1536/2688): block 5's
+     * base = 300 * 0.5714 = 171.4, s4 = e4m3(257.1) = 256, not clamped */
+    ck_assert_int_eq(quantize("te-4over6", NVFP4_BLOCK_DEFAULT, x, 1, 96, &q), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 0x78); /* base 256: s6 = 256, s4 = 384 (0x7C), a tie -> s6 */
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 START_TEST(te_4over6_dequant_and_options)
 {
     /* deq = fp4(q) * ((s * amax) * fl(1/1536)): B's s = 1.5, amax 1536:
@@ -309,7 +350,7 @@ END_TEST
 START_TEST(registry_names)
 {
     static const char *const names[] = {"te-4over6", "te-4over6-mse", "te-4over6-fast", "te-4over6-mse-fast",
-                                        "te-rowscaled", "te-pow2", "fast-math"};
+                                        "te-rowscaled", "te-pow2", "fast-math", "te-4over6-448"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const nvfp4_recipe *r = nvfp4_recipe_find(names[k]);
         ck_assert_msg(r != NULL, "%s not registered", names[k]);
@@ -412,6 +453,7 @@ Suite *recipes_te_suite(void)
     tcase_add_test(tc, te_4over6_mae_vs_mse);
     tcase_add_test(tc, te_4over6_tiles);
     tcase_add_test(tc, te_4over6_inf_amax);
+    tcase_add_test(tc, te_4over6_448_bound);
     tcase_add_test(tc, te_4over6_dequant_and_options);
     tcase_add_test(tc, te_rowscaled_rows);
     tcase_add_test(tc, te_pow2_boundaries);

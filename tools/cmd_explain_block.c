@@ -65,9 +65,10 @@ static const char *f(char *b, float v)
 static void print_global(const nvfp4_trace_block *t)
 {
     char b1[32], b2[32];
-    /* te-4over6 bounds the global scale by E4M3 256 (6*256 = 1536); te-rowscaled takes the row's amax */
+    /* te-4over6 bounds the global scale by E4M3 256 (6*256 = 1536), te-4over6-448 by 448 as te;
+     * te-rowscaled takes the row's amax */
     const char *name = nvfp4_recipe_get_info(t->recipe)->name;
-    bool four_over_six = strncmp(name, "te-4over6", 9) == 0, row_scaled = strcmp(name, "te-rowscaled") == 0;
+    bool four_over_six = strncmp(name, "te-4over6", 9) == 0 && strcmp(name, "te-4over6-448") != 0, row_scaled = strcmp(name, "te-rowscaled") == 0;
     printf("%s          %s\n", row_scaled ? "row amax   " : "global amax", f(b1, t->amax));
     if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE)
         printf("global scale         S_enc = fminf(%s/amax, FLT_MAX) = %s, S_dec = 1/S_enc = %s\n",

@@ -586,6 +586,14 @@ static int suite_mutants(gen *g)
         snprintf(names[nn], sizeof names[nn], "mutants-boundary-%zu", k);
         rc = try_case(g, &c, names[nn++]);
     }
+    if (!rc && gm_any_alive(g->gm)) { /* 4over6 on 16x16 tiles: exact ties between the candidates */
+        gcase c = {0};
+        if (!(rc = gm_tile_ties_case(g->recipe, &c.x, &c.rows, &c.cols, &c.desc)) && c.x) {
+            c.block = NVFP4_BLOCK_16X16;
+            snprintf(names[nn], sizeof names[nn], "mutants-tile-ties");
+            rc = try_case(g, &c, names[nn++]);
+        }
+    }
     /* then the edge, random and shape generators, for mutants that show only
      * on specials, the RHT, 16x16 tiles or padded layouts */
     void (*const edges[])(gcase *, int) = {edge_specials, edge_zero_blocks, edge_underflow, edge_outliers,

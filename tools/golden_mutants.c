@@ -93,6 +93,9 @@ static bool differs(const nvfp4_quantized *q, const nvfp4_mutant_output *mo, boo
     size_t sn = a->scale_rows * a->scale_cols;
     if (sn != b->scale_rows * b->scale_cols || memcmp(a->scale, b->scale, sn)) return true;
     if (nvfp4_recipe_get_info(q->recipe)->has_global_amax && !same_f32(a->amax, b->amax)) return true;
+    if (a->row_amax) /* row-scaled: the amax of every stored row is written too */
+        for (size_t i = 0; i < a->prows; i++)
+            if (!b->row_amax || !same_f32(a->row_amax[i], b->row_amax[i])) return true;
     size_t zn = nvfp4_swizzled_size(a->scale_rows, a->scale_cols);
     uint8_t *swz = malloc(zn ? zn : 1);
     if (!swz) return true;
@@ -129,7 +132,7 @@ static void mutant_view(const nvfp4_vview *geom, const nvfp4_mutant_output *mo, 
     v->scale_bytes = t->scale_rows * t->scale_cols;
     v->scale_swizzled = mo->swizzled[colwise];
     v->scale_swizzled_bytes = mo->swizzled_bytes[colwise];
-    v->amax = geom->amax ? &t->amax : NULL;
+    v->amax = geom->amax ? (t->row_amax ? t->row_amax : &t->amax) : NULL; /* row-scaled: one per stored row */
     v->dequant = NULL;
     v->dequant_count = 0;
 }
@@ -277,9 +280,11 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
     int rc = 0;
     if (!f || !ones) rc = cli_fail("golden", "out of memory");
     for (size_t i = 0; !rc && i < R * C; i++) ones[i] = 1.0f;
-    if (!rc && nvfp4_trace_scaled(rec, q.row.amax, scale, R, C, bl, ones, f, &err))
-        rc = cli_fail("golden", "%s", err.message);
-    for (size_t b = 0; !rc && b < R * nbc; b++) {
+    bool scaled = true; /* recipes without a scaled value (ggml's nearest-value search): block amaxes only */
+    nvfp4_status ts = rc ? NVFP4_OK : nvfp4_trace_scaled(rec, q.row.amax, scale, R, C, bl, ones, f, &err);
+    if (ts == NVFP4_EUNSUPPORTED) scaled = false;
+    else if (ts) rc = cli_fail("golden", "%s", err.message);
+    for (size_t b = 0; !rc && scaled && b < R * nbc; b++) {
         float bam = fabsf(x[b * bl + (b % bl)]);
         for (size_t i = 0; i < bl; i++) {
             size_t j = b * bl + i;
@@ -300,6 +305,36 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
     *rows = R;
     *cols = C;
     *desc = "block amaxes around E4M3 decision boundaries, elements around E2M1 midpoints after the encode factor";
+    return 0;
+}
+
+/* 16x16 tiles whose map-to-4 and map-to-6 candidates have equal errors:
+ * global amax A with S_enc(A) = 1 (A = 6 * the recipe's E4M3 bound, read
+ * off as the scaled value of x = 1 under amax 1 and scale 1.0), tile 0
+ * holds A alone, tile 1 has block amax 6 (s6 = 1, s4 = 1.5) and elements
+ * from {0, +-1.5, +-3, +-6}, on both grids: both errors 0, a tie. */
+int gm_tile_ties_case(const char *recipe, float **xp, size_t *rows, size_t *cols, const char **desc)
+{
+    static const float both[7] = {0.0f, 1.5f, 3.0f, 6.0f, -1.5f, -3.0f, -6.0f};
+    const nvfp4_recipe *rec = nvfp4_recipe_find(recipe);
+    *xp = NULL;
+    if (!rec || !nvfp4_recipe_get_info(rec)->has_global_amax) return 0;
+    uint8_t one = 0x38; /* E4M3 1.0 */
+    float ones[16], f[16];
+    nvfp4_error err;
+    for (int i = 0; i < 16; i++) ones[i] = 1.0f;
+    if (nvfp4_trace_scaled(rec, 1.0f, &one, 1, 16, 16, ones, f, &err) != NVFP4_OK) return 0;
+    float A = f[0]; /* S_enc(1) = 6 * bound, so S_enc(A) = 1 */
+    float *x = calloc(16 * 32, sizeof *x);
+    if (!x) return cli_fail("golden", "out of memory");
+    x[0] = A;
+    for (size_t r = 0; r < 16; r++)
+        for (size_t k = 0; k < 16; k++) x[r * 32 + 16 + k] = both[(r + k) % 7];
+    x[16] = 6.0f;
+    *xp = x;
+    *rows = 16;
+    *cols = 32;
+    *desc = "16x16 tiles whose 4over6 candidates tie (elements on both grids, S_enc = 1)";
     return 0;
 }
 

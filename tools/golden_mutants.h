@@ -33,6 +33,11 @@ bool gm_any_alive(const gm_state *s);
 size_t gm_boundary_count(void);
 int gm_boundary_case(const char *recipe, size_t k, float **x, size_t *rows, size_t *cols, const char **desc);
 
+/* 16x16 tiles whose 4over6 candidates tie (both errors 0) for a recipe
+ * with a global amax: 16 x 32, to be quantized with 16x16 blocks. *x is
+ * NULL (and 0 returned) when the recipe has no such case. */
+int gm_tile_ties_case(const char *recipe, float **x, size_t *rows, size_t *cols, const char **desc);
+
 /* Prints the mutation report (text or JSON); 0 when every applicable mutant
  * is killed, 1 when one survives. */
 int gm_report(const gm_state *s, const char *suite, bool json);

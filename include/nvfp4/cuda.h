@@ -59,8 +59,12 @@ typedef struct {
     size_t scale_rows, scale_cols;
     uint8_t *scale_swizzled;      /* device: cuBLAS 128x4 layout, zero padded */
     size_t scale_swizzled_bytes;
-    float amax;                   /* global amax (post-RHT when rht); 0 for MX recipes */
+    float amax;                   /* global amax (post-RHT when rht); 0 for MX recipes; row-scaled
+                                     recipes: the maximum of row_amax */
     bool rht;
+    float *row_amax;              /* device: row-scaled recipes (te-rowscaled), the amax of each stored
+                                     row, prows floats (padded rows 0), as nvfp4_qtensor.row_amax;
+                                     NULL for every other recipe */
 } nvfp4_cuda_qtensor;
 
 typedef struct {
@@ -77,7 +81,8 @@ nvfp4_status nvfp4_cuda_quantize(const void *x, nvfp4_dtype dtype, size_t rows, 
                                  const nvfp4_quant_opts *opts, nvfp4_cuda_quantized *out, nvfp4_error *err);
 void nvfp4_cuda_quantized_free(nvfp4_cuda_quantized *q);
 
-/* out (device, fp32, rows*cols of the orientation): as nvfp4_dequantize. */
+/* out (device, fp32, rows*cols of the orientation): as nvfp4_dequantize
+ * (row-scaled recipes: each stored row with its own amax from row_amax). */
 nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, bool columnwise, float *out, nvfp4_error *err);
 
 /* max |x| over n elements of a device tensor, fmaxf semantics (NaN ignored,

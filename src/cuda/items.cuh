@@ -101,6 +101,7 @@ struct nvfp4_cu_qparams {
     uint8_t *data;            /* packed codes / E4M3 bytes */
     uint8_t *scale;           /* linear [psrows, scale_cols] */
     size_t scale_cols;
+    const float *row_amax;    /* row-scaled recipes: the psrows amaxes of nvfp4_cu_row_amax_item */
 };
 
 NVFP4_IT float nvfp4_cu_load(const nvfp4_cu_qparams &p, size_t r, size_t c)
@@ -249,8 +250,9 @@ NVFP4_IT void nvfp4_cu_encode_seg(const nvfp4_cu_qparams &p, size_t j, size_t s,
 #endif
 }
 
-/* Row-scaled recipes (te-rowscaled): the amax of stored row j, taken by the
- * item itself over the whole row (the plan allows them 1x16 blocks only). */
+/* Row-scaled recipes (te-rowscaled): the amax of stored row j over the
+ * whole padded row, in the order of the CPU's tensor_amax (left to right;
+ * fmaxf is exact, so the order only matters for which NaN is kept). */
 template <bool RHT> NVFP4_IT float nvfp4_cu_row_amax(const nvfp4_cu_qparams &p, size_t j)
 {
     float v[16], a = 0.0f;
@@ -260,6 +262,16 @@ template <bool RHT> NVFP4_IT float nvfp4_cu_row_amax(const nvfp4_cu_qparams &p, 
     }
     return a;
 }
+
+/* One item per stored row (padded rows too: amax 0): out[j] = the row's
+ * amax, which the quantize items read (p.row_amax) and the result returns
+ * (nvfp4_cuda_qtensor.row_amax) for dequantize. */
+template <bool RHT> struct nvfp4_cu_row_amax_item {
+    nvfp4_cu_qparams p;
+    float *out;
+    NVFP4_IT size_t count() const { return p.psrows; }
+    NVFP4_IT void operator()(size_t j) const { out[j] = nvfp4_cu_row_amax<RHT>(p, j); }
+};
 
 /* One item = one scale block of the stored orientation: BW elements along
  * a stored row (16 or 32), or a 16x16 tile when TILE. The block shape is a
@@ -291,7 +303,7 @@ template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
             bamax = nvfp4_cu_seg_amax(p, v + 16 * q, bamax);
         }
         nvfp4_core_global g = p.g;
-        if (nvfp4_core_recipe_row_scaled(&p.r)) g = nvfp4_core_global_from_amax(&p.r, nvfp4_cu_row_amax<RHT>(p, j));
+        if (nvfp4_core_recipe_row_scaled(&p.r)) g = nvfp4_core_global_from_amax(&p.r, p.row_amax[j]);
         /* 4over6 (1x16 only): the lower-error candidate of src/core/recipe.h */
         uint8_t sb = nvfp4_core_is_4over6(&p.r) ? nvfp4_core_4over6_seg(&p.r, &g, bamax, v)
                                                 : nvfp4_core_block_scale(&p.r, &g, bamax);
@@ -440,6 +452,7 @@ struct nvfp4_cu_dequant_item {
     int bw;
     nvfp4_core_recipe r;
     nvfp4_core_global g;
+    const float *row_amax; /* row-scaled recipes: one amax per stored row (g from row_amax[j]); else NULL */
     float *out;
     NVFP4_IT size_t count() const { return psrows * (pscols / 16); }
     NVFP4_IT void operator()(size_t t) const
@@ -447,7 +460,8 @@ struct nvfp4_cu_dequant_item {
         size_t ns = pscols / 16, j, s;
         nvfp4_cu_divmod(t, ns, &j, &s);
         if (j >= srows) return;
-        float d = nvfp4_core_dequant_scale(&r, &g, scale[j * scale_cols + (16 * s) / (size_t)bw]);
+        nvfp4_core_global gj = row_amax ? nvfp4_core_global_from_amax(&r, row_amax[j]) : g;
+        float d = nvfp4_core_dequant_scale(&r, &gj, scale[j * scale_cols + (16 * s) / (size_t)bw]);
         for (size_t k = 0; k < 16; k++) {
             size_t c = 16 * s + k;
             if (c >= scols) break;

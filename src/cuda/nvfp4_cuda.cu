@@ -263,7 +263,9 @@ static void qtensor_free(nvfp4_cuda_qtensor *t)
     nvfp4_cuda_free(t->data);
     nvfp4_cuda_free(t->scale);
     nvfp4_cuda_free(t->scale_swizzled);
+    nvfp4_cuda_free(t->row_amax);
     t->data = t->scale = t->scale_swizzled = NULL;
+    t->row_amax = NULL;
 }
 
 extern "C" void nvfp4_cuda_quantized_free(nvfp4_cuda_quantized *q)
@@ -325,12 +327,34 @@ static void params_from_plan(const nvfp4_quant_plan *qp, bool colwise, nvfp4_cu_
     t->rht = p->rht;
 }
 
+/* Row-scaled recipes: t->row_amax (device, one per stored row) from its own
+ * kernel, read by the quantize items through p->row_amax. Other recipes:
+ * nothing. */
+static nvfp4_status row_amaxes(nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t, nvfp4_error *err)
+{
+    if (!nvfp4_core_recipe_row_scaled(&p->r)) return NVFP4_OK;
+    nvfp4_status st = nvfp4_cuda_alloc((void **)&t->row_amax, (t->prows ? t->prows : 1) * sizeof(float), err);
+    if (st) return st;
+    p->row_amax = t->row_amax;
+    if (p->rht) {
+        nvfp4_cu_row_amax_item<true> it;
+        it.p = *p;
+        it.out = t->row_amax;
+        return launch(it, err, "row amax kernel");
+    }
+    nvfp4_cu_row_amax_item<false> it;
+    it.p = *p;
+    it.out = t->row_amax;
+    return launch(it, err, "row amax kernel");
+}
+
 static nvfp4_status quantize_orientation(nvfp4_cu_qparams *p, nvfp4_cuda_qtensor *t, float amax, bool has_global,
                                          nvfp4_error *err)
 {
     nvfp4_status st;
     p->g = nvfp4_core_global_from_amax(&p->r, has_global ? amax : 0.0f);
     t->amax = has_global ? amax : 0.0f;
+    if ((st = row_amaxes(p, t, err))) return st;
     if ((st = nvfp4_cuda_alloc((void **)&t->data, t->data_bytes, err))) return st;
     if ((st = nvfp4_cuda_alloc((void **)&t->scale, t->scale_rows * t->scale_cols, err))) return st;
     if ((st = nvfp4_cuda_alloc((void **)&t->scale_swizzled, t->scale_swizzled_bytes, err))) return st;
@@ -419,10 +443,11 @@ extern "C" nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, boo
         return nvfp4_error_set(err, NVFP4_EINVAL, "the quantized tensor has no %s output", columnwise ? "columnwise" : "rowwise");
     const nvfp4_recipe *r = nvfp4_recipe_find(q->recipe);
     if (!r) return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%s'", q->recipe);
-    if (nvfp4_core_recipe_row_scaled(nvfp4_recipe_core(r)))
-        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' dequantizes with one amax per row, which the CUDA "
-                               "result does not carry; use nvfp4_dequantize on the CPU", q->recipe);
     const nvfp4_cuda_qtensor *t = columnwise ? &q->col : &q->row;
+    bool row_scaled = nvfp4_core_recipe_row_scaled(nvfp4_recipe_core(r));
+    if (row_scaled && !t->row_amax)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' dequantizes with one amax per row, and the %s "
+                               "result has no row_amax", q->recipe, columnwise ? "columnwise" : "rowwise");
     nvfp4_cu_dequant_item it;
     it.data = t->data;
     it.scale = t->scale;
@@ -434,6 +459,7 @@ extern "C" nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, boo
     it.bw = (int)block_len_of(t);
     it.r = *nvfp4_recipe_core(r);
     it.g = nvfp4_core_global_from_amax(&it.r, t->amax);
+    it.row_amax = row_scaled ? t->row_amax : NULL;
     it.out = out;
     return launch(it, err, "dequantize kernel");
 }
@@ -557,7 +583,7 @@ nvfp4_status nvfp4_cu_quantize_prepare(const void *x, nvfp4_dtype dtype, size_t 
     pp->p.g = nvfp4_core_global_from_amax(&pp->p.r, has_global ? amax : 0.0f);
     pp->t.amax = has_global ? amax : 0.0f;
     nvfp4_cuda_qtensor *t = &pp->t;
-    if ((st = nvfp4_cuda_alloc((void **)&t->data, t->data_bytes, err)) ||
+    if ((st = row_amaxes(&pp->p, t, err)) || (st = nvfp4_cuda_alloc((void **)&t->data, t->data_bytes, err)) ||
         (st = nvfp4_cuda_alloc((void **)&t->scale, t->scale_rows * t->scale_cols, err))) {
         qtensor_free(t);
         return st;

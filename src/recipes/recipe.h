@@ -36,6 +36,7 @@ extern const nvfp4_recipe nvfp4_recipe_te_4over6;
 extern const nvfp4_recipe nvfp4_recipe_te_4over6_mse;
 extern const nvfp4_recipe nvfp4_recipe_te_4over6_fast;
 extern const nvfp4_recipe nvfp4_recipe_te_4over6_mse_fast;
+extern const nvfp4_recipe nvfp4_recipe_te_4over6_448;
 extern const nvfp4_recipe nvfp4_recipe_te_rowscaled;
 extern const nvfp4_recipe nvfp4_recipe_te_pow2;
 extern const nvfp4_recipe nvfp4_recipe_fast_math;

@@ -24,6 +24,7 @@ typedef struct {
     int mode;          /* NVFP4_CORE_RN / RZ / SR */
     uint64_t seed;
     const float *block_x; /* in a block-scale hook: the block's elements (1D blocks) */
+    size_t row, bcol;     /* in a block-scale hook: the stored row and block column */
 } nvfp4_mctx;
 
 typedef struct {
@@ -34,7 +35,8 @@ typedef struct {
     void (*transform)(const nvfp4_mctx *c, float *b);
     /* the tensor amax the kernel derives its global scale from (and writes) */
     float (*tensor_amax)(const nvfp4_mctx *c);
-    /* an amax local to the block at (row, block column) used instead of the tensor's */
+    /* an amax local to the block at (row, block column) used instead of the tensor's; for a
+     * row-scaled recipe the amax of stored row `row` (bcol 0), which the kernel also writes */
     float (*local_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
     nvfp4_core_global (*global)(const nvfp4_mctx *c, float amax);
     float (*block_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
@@ -56,8 +58,15 @@ nvfp4_status nvfp4_mutant_run(const nvfp4_mutant *m, const void *x, nvfp4_dtype 
                               const nvfp4_quant_opts *opts, nvfp4_mutant_output *out, nvfp4_error *err);
 
 /* The recipe's own steps (what a hook falls back on). The block scale of
- * 4over6 recipes (1D blocks) is the per-block choice of src/core/. */
+ * 4over6 recipes is the per-block choice of src/core/ (16x16: over the
+ * tile's 16 rows, summed in TE's warp-tree order). */
 uint8_t nvfp4_mutant_default_scale(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax);
+/* 4over6 on the 16x16 tile holding (c->row, c->bcol): the two candidates'
+ * errors e4[16], e6[16] of the tile's rows, and the bytes s4, s6. */
+void nvfp4_mutant_4over6_tile_errors(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax, float e4[16],
+                                     float e6[16], uint8_t *s4, uint8_t *s6);
+/* The amax of stored row `row` (row-scaled recipes), the recipe's NaN rule. */
+float nvfp4_mutant_row_amax(const nvfp4_mctx *c, size_t row);
 float nvfp4_mutant_default_block_amax(const nvfp4_mctx *c, size_t row, size_t bcol);
 float nvfp4_mutant_tensor_amax_of(const float *b, size_t n, int nanprop);
 void nvfp4_mutant_default_rht(const nvfp4_mctx *c, float *b, const uint32_t mask[4]);

@@ -119,11 +119,33 @@ static float *stored(const nvfp4_quant_plan *p, const void *x, bool colwise)
     return b;
 }
 
+void nvfp4_mutant_4over6_tile_errors(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax, float e4[16],
+                                     float e6[16], uint8_t *s4, uint8_t *s6)
+{
+    size_t pc = c->l->pcols;
+    const float *t = c->b + (c->row / 16 * 16) * pc + c->bcol * 16;
+    nvfp4_core_4over6_scales(c->r, g, bamax, s4, s6);
+    for (size_t r = 0; r < 16; r++) {
+        e4[r] = nvfp4_core_4over6_seg_error(c->r, g, *s4, t + r * pc);
+        e6[r] = nvfp4_core_4over6_seg_error(c->r, g, *s6, t + r * pc);
+    }
+}
+
 uint8_t nvfp4_mutant_default_scale(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
 {
-    if (nvfp4_core_is_4over6(c->r) && !c->l->tile16 && c->block_x)
-        return nvfp4_core_4over6_seg(c->r, g, bamax, c->block_x);
+    if (nvfp4_core_is_4over6(c->r) && c->l->tile16) {
+        float e4[16], e6[16];
+        uint8_t s4, s6;
+        nvfp4_mutant_4over6_tile_errors(c, g, bamax, e4, e6, &s4, &s6);
+        return nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s4, s6);
+    }
+    if (nvfp4_core_is_4over6(c->r) && c->block_x) return nvfp4_core_4over6_seg(c->r, g, bamax, c->block_x);
     return nvfp4_core_block_scale(c->r, g, bamax);
+}
+
+float nvfp4_mutant_row_amax(const nvfp4_mctx *c, size_t row)
+{
+    return nvfp4_mutant_tensor_amax_of(c->b + row * c->l->pcols, c->l->pcols, c->r->amax_nan_propagates);
 }
 
 static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, const nvfp4_core_global *gt,
@@ -142,6 +164,8 @@ static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, c
         float bamax = m->block_amax ? m->block_amax(c, row, b) : nvfp4_mutant_default_block_amax(c, row, b);
         nvfp4_mctx cb = *c;
         cb.block_x = x + b * bl;
+        cb.row = row;
+        cb.bcol = b;
         uint8_t s = m->bscale ? m->bscale(&cb, &g, bamax) : nvfp4_mutant_default_scale(&cb, &g, bamax);
         scale[b] = s;
         nvfp4_core_block blk = m->prepare ? m->prepare(c, &g, s) : nvfp4_core_block_prepare(c->r, &g, s);
@@ -203,8 +227,16 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
         float amax = uses_amax && m->tensor_amax ? m->tensor_amax(&c) : c.amax;
         nvfp4_core_global g = m->global ? m->global(&c, amax) : nvfp4_core_global_from_amax(c.r, amax);
         size_t row_bytes = l->data_bytes / l->prows;
-        for (size_t i = 0; i < l->prows; i++)
-            encode_row(m, &c, i, &g, t->scale + i * l->scale_cols, t->data + i * row_bytes);
+        bool row_scaled = nvfp4_core_recipe_row_scaled(c.r);
+        for (size_t i = 0; i < l->prows; i++) {
+            nvfp4_core_global gi = g;
+            if (row_scaled) { /* te-rowscaled: each stored row's own amax, which the kernel writes too */
+                float a = m->local_amax ? m->local_amax(&c, i, 0) : nvfp4_mutant_row_amax(&c, i);
+                if (t->row_amax) t->row_amax[i] = a;
+                gi = m->global ? m->global(&c, a) : nvfp4_core_global_from_amax(c.r, a);
+            }
+            encode_row(m, &c, i, &gi, t->scale + i * l->scale_cols, t->data + i * row_bytes);
+        }
         t->amax = amax;
     }
     size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);

@@ -15,6 +15,7 @@
 #include "core/hadamard.h"
 #include "core/philox.h"
 #include "nvfp4/trace.h"
+#include "recipes/recipe.h"
 #include "verify/mutant.h"
 
 #define R_TE "te,te-pyref"
@@ -492,7 +493,7 @@ static uint8_t bs_floor_of_div6(const nvfp4_mctx *c, const nvfp4_core_global *g,
 
 /* ---- 4over6 selection (TE quantize_4over6_nvfp4.cuh) ------------------------------------ */
 
-#define R_4OVER6 "te-4over6,te-4over6-fast,te-4over6-mse,te-4over6-mse-fast"
+#define R_4OVER6 "te-4over6,te-4over6-fast,te-4over6-mse,te-4over6-mse-fast,te-4over6-448"
 
 static uint8_t pick_of(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s4, uint8_t s6, int ties_to_4)
 {
@@ -520,6 +521,116 @@ static uint8_t bs_4o6_te_order(const nvfp4_mctx *c, const nvfp4_core_global *g, 
     uint8_t s6 = nvfp4_core_e4m3_encode(nvfp4_core_fminf(base, NVFP4_E4M3_MAX), 1);
     return pick_of(c, g, s4, s6, 0);
 }
+/* 16x16 tiles: each row picks its own candidate (the 1D selection on the tile's amax) */
+static uint8_t bs_4o6_2d_per_row(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    return nvfp4_core_4over6_seg(c->r, g, bamax, c->block_x);
+}
+/* 16x16 tiles: the tile sums compared with <= (ties and equal sums to map-to-4) */
+static uint8_t bs_4o6_2d_ties_to_4(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float e4[16], e6[16];
+    uint8_t s4, s6;
+    nvfp4_mutant_4over6_tile_errors(c, g, bamax, e4, e6, &s4, &s6);
+    return nvfp4_core_4over6_tile_sum(e4) <= nvfp4_core_4over6_tile_sum(e6) ? s4 : s6;
+}
+
+/* te-4over6-448 computed with the bound 256 (te-4over6's global scale and error denominator) */
+static const nvfp4_core_recipe *core_256(void) { return nvfp4_recipe_core(&nvfp4_recipe_te_4over6); }
+static nvfp4_core_global gl_4o6_256(const nvfp4_mctx *c, float amax)
+{
+    (void)c;
+    return nvfp4_core_global_from_amax(core_256(), amax);
+}
+static uint8_t bs_4o6_256(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    return nvfp4_core_4over6_seg(core_256(), g, bamax, c->block_x);
+}
+
+/* ---- te-rowscaled (TE row_scaled_nvfp4) ------------------------------------------------- */
+
+#define R_ROWSCALED "te-rowscaled"
+
+static float la_rs_tensor(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    (void)row, (void)bcol;
+    return c->amax;
+}
+/* columnwise: stored row j (an original column) scaled by original row j's amax, the rowwise vector */
+static float la_rs_rowwise_vector(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    (void)bcol;
+    if (!c->colwise) return nvfp4_mutant_row_amax(c, row);
+    size_t pc = c->l->pcols;
+    if (row >= pc) return 0.0f; /* past the rowwise vector: its zero padding */
+    float a = 0.0f;
+    for (size_t i = 0; i < c->l->prows; i++) a = nvfp4_core_amax_step(a, c->b[i * pc + row], c->r->amax_nan_propagates);
+    return a;
+}
+/* ---- te-pow2 (TE reference pow_2_scales) ------------------------------------------------ */
+
+static uint8_t bs_pow2_floor(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    return nvfp4_core_ue8m0_cvt(bamax / c->r->elem_max, 0);
+}
+/* ceil(log2(v)) of an fp32 log2: the correctly rounded binary32 log2 (through binary64), which is
+ * exactly k for v a few ulps above 2^k (k != 0) */
+static uint8_t bs_pow2_log2_f32(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float v = bamax / c->r->elem_max;
+    if (!(v > 0.0f) || v > NVFP4_CORE_FLT_MAX) return nvfp4_core_block_scale(c->r, g, bamax); /* 0, NaN, Inf: as TE */
+    float l = (float)log2((double)v);
+    double e = ceil((double)l);
+    if (e < -127.0) e = -127.0;
+    if (e > 127.0) e = 127.0;
+    return (uint8_t)((int)e + 127);
+}
+
+/* ---- ggml (llama.cpp GGML_TYPE_NVFP4) ------------------------------------------------- */
+
+static uint8_t bs_ggml_e4m3_rn(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    return nvfp4_core_e4m3_encode(bamax / c->r->elem_max, 1);
+}
+static uint8_t el_ggml_last_min(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    (void)c, (void)rbits;
+    uint8_t best = 0u;
+    float best_err = nvfp4_core_fabs(0.0f - x);
+    for (uint8_t k = 1u; k < 16u; k++) {
+        float err = nvfp4_core_fabs(nvfp4_core_e2m1_decode(k) * b->factor - x);
+        if (err <= best_err) best = k, best_err = err;
+    }
+    return best;
+}
+static uint8_t el_ggml_cvt_rn(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    (void)c, (void)rbits;
+    return nvfp4_core_e2m1_encode(x / b->factor, NVFP4_CORE_RN, 0);
+}
+
+/* ---- torchao to_mx CEIL / EVEN ---------------------------------------------------------- */
+
+static uint8_t bs_mx_rceil(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    if (nvfp4_core_isnan(bamax)) return 0xFFu;
+    float inv = 1.0f / c->r->elem_max;
+    return nvfp4_core_ue8m0_cvt(bamax * inv, 1);
+}
+static uint8_t bs_mx_floor(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    return nvfp4_core_ue8m0_floor_scale(bamax, c->r->emax_elem);
+}
+static uint8_t bs_mx_even_fp8_bits(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    return nvfp4_core_ue8m0_torchao_scale(bamax, c->r->emax_elem, 1, 3);
+}
+
 /* ---- the catalog ----------------------------------------------------------------------- */
 
 #define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
@@ -749,6 +860,66 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "the te chain's product reused; TE's 4over6 kernel computes (block_amax / 6) * S_enc", R_4OVER6,
                NVFP4_MUTANT_NEEDS_1D),
      .bscale = bs_4o6_te_order},
+    {.info = M("4over6-2d-per-row", "block scale", "16x16 tiles: each row keeps its own lower-error candidate",
+               "the 1D selection reused on 2D weights; TE sums the 16 row errors of the tile (reduce_group_sum_16) and "
+               "the whole tile takes one byte",
+               R_4OVER6, NVFP4_MUTANT_NEEDS_2D),
+     .bscale = bs_4o6_2d_per_row},
+    {.info = M("4over6-2d-ties-to-4", "block scale", "16x16 tiles: map-to-4 kept when the tile sums are equal",
+               "TE's pick_map4 = err_map4 < err_map6 on the tile sums: ties keep map-to-6", R_4OVER6,
+               NVFP4_MUTANT_NEEDS_2D),
+     .bscale = bs_4o6_2d_ties_to_4},
+    {.info = M("4over6-448-bound-256", "global scale", "S_enc = 1536/amax and errors over 1536 (the bound 256)",
+               "NVTE_NVFP4_4OVER6_E4M3_USE_256 left at its default 'all' where 'none' (the bound 448) was asked",
+               "te-4over6-448", NVFP4_MUTANT_NEEDS_1D),
+     .global = gl_4o6_256, .bscale = bs_4o6_256},
+    /* te-rowscaled */
+    {.info = M("rowscaled-tensor-amax", "global amax", "S_enc of every row from the tensor amax",
+               "the row_scaled_nvfp4 flag not reaching the kernel: TE's per-tensor amax path (one amax for all rows)",
+               R_ROWSCALED, 0),
+     .local_amax = la_rs_tensor},
+    {.info = M("rowscaled-colwise-row-amax", "global amax", "columnwise row j scaled by the amax of input row j",
+               "the rowwise amax vector reused for the transpose; TE takes each original column's amax (amax_colwise)",
+               R_ROWSCALED, 0),
+     .local_amax = la_rs_rowwise_vector},
+    /* te-pow2 */
+    {.info = M("pow2-floor", "block scale", "e = floor(log2(block_amax / 6))",
+               "OCP MX FLOOR's rounding where TE's pow_2_scales takes ceil: the block max saturates to 6", "te-pow2", 0),
+     .bscale = bs_pow2_floor},
+    {.info = M("pow2-log2-fp32", "block scale", "e = ceil(fl32(log2(block_amax / 6)))",
+               "TE's Python reference (torch.log2 in fp32): a quotient a few ulps above 2^k gives k, not k + 1",
+               "te-pow2", 0),
+     .bscale = bs_pow2_log2_f32},
+    /* ggml */
+    {.info = M("ggml-scale-e4m3-rn", "block scale", "s = e4m3_rn_sat(block_amax / 6)",
+               "the E4M3 cvt.rn.satfinite of a CUDA port instead of ggml_fp32_to_ue4m3 (half up on the truncated bits, "
+               "v >= 256 -> 448)",
+               "ggml", 0),
+     .bscale = bs_ggml_e4m3_rn},
+    {.info = M("ggml-ties-last", "element cast", "the last code of least error (<= in the search)",
+               "best_index_mxfp4 keeps the first minimum (<): with <= ties go to the larger magnitude and 0 to -0 (0x8)",
+               "ggml", 0),
+     .elem = el_ggml_last_min},
+    {.info = M("ggml-codes-cvt-rn", "element cast", "q = cvt.rn.satfinite.e2m1(x / s)",
+               "a GPU port casting x / s with the hardware cvt (ties to even, NaN -> 0x7, -0 -> 0x8) instead of ggml's "
+               "nearest-value search",
+               "ggml", 0),
+     .elem = el_ggml_cvt_rn},
+    /* torchao to_mx CEIL and EVEN */
+    {.info = M("mxfp4-ceil-as-rceil", "block scale", "s = cvt.rp.ue8m0(block_amax * fl(1/6))",
+               "NVIDIA's RCEIL (ceiling of amax/6) where torchao's CEIL (ceiling of amax's exponent, minus 2) is asked",
+               "mxfp4-ceil", 0),
+     .bscale = bs_mx_rceil},
+    {.info = M("mxfp4-ceil-no-fraction-test", "block scale", "s = exponent(block_amax) - 2 (the + (fraction != 0) dropped)",
+               "torchao's CEIL written as FLOOR: amaxes that are not powers of two get half the scale", "mxfp4-ceil", 0),
+     .bscale = bs_mx_floor},
+    {.info = M("mxfp4-even-no-round", "block scale", "s = exponent(block_amax) - 2 (no 2^21 added before the shift)",
+               "torchao's EVEN without its rounding add, i.e. FLOOR", "mxfp4-even", 0),
+     .bscale = bs_mx_floor},
+    {.info = M("mxfp4-even-fp8-bits", "block scale", "s = exponent(bits(block_amax) + 2^19) - 2",
+               "the rounding add of MXFP8 (1 << (23 - 3 - 1)) reused for FP4, whose mantissa has 1 bit (1 << 21)",
+               "mxfp4-even", 0),
+     .bscale = bs_mx_even_fp8_bits},
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];

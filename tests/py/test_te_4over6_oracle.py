@@ -1,5 +1,5 @@
 """test_te_4over6_oracle.py - the C library's recipes te-4over6, te-4over6-mse,
-te-4over6-fast, te-4over6-mse-fast (1x16 and 16x16), te-rowscaled and
+te-4over6-fast, te-4over6-mse-fast, te-4over6-448 (1x16 and 16x16), te-rowscaled and
 te-pow2 against an independent numpy transcription of TransformerEngine's
 Python reference quantizer (tests/oracles/te_ref_variants.py), byte for
 byte, on seeded random tensors and adversarial ones (blocks on the map-to-4
@@ -32,8 +32,9 @@ if np is not None:
     from test_te_oracle import Error, Opts, Quantized, find_lib  # ctypes mirrors of the public structs
 
 BLOCK_1X16, BLOCK_16X16, BLOCK_1X32 = 1, 2, 3
-VARIANTS = {"te-4over6": ("MAE", False), "te-4over6-mse": ("MSE", False),
-            "te-4over6-fast": ("MAE", True), "te-4over6-mse-fast": ("MSE", True)}
+VARIANTS = {"te-4over6": ("MAE", False, 256), "te-4over6-mse": ("MSE", False, 256),
+            "te-4over6-fast": ("MAE", True, 256), "te-4over6-mse-fast": ("MSE", True, 256),
+            "te-4over6-448": ("MAE", False, 448)}  # err mode, err_use_fast_math, nvfp4_e4m3_max
 
 
 def unpack(p):
@@ -97,9 +98,9 @@ class Te4over6Oracle(unittest.TestCase):
         for block in tiles:
             ty = 16 if block == BLOCK_16X16 else 1
             picks = {}
-            for name, (mode, fast) in VARIANTS.items():
+            for name, (mode, fast, bound) in VARIANTS.items():
                 data, scale, amax, _ = self.quantize_c(name, x, block)
-                rd, rs, ramax = self.ref.quantize_4over6(x, mode, fast, ty)
+                rd, rs, ramax = self.ref.quantize_4over6(x, mode, fast, ty, bound)
                 self.assertEqual(np.count_nonzero(scale != rs), 0, "%s %s: scales differ" % (name, block))
                 self.same_codes(x, data, rd)
                 self.assertEqual(amax.view(np.uint32), ramax.view(np.uint32))
@@ -144,6 +145,12 @@ class Te4over6Oracle(unittest.TestCase):
             x[0, 0] = 1536.0  # S_enc = 1: the error terms are exact, ties are exact ties
             self.check_4over6(x)
             x[0, 0] = 1000.0  # S_enc = 1.536: rounded scales, near-ties
+            self.check_4over6(x)
+            x[0, 0] = 2688.0  # te-4over6-448: S_enc = 1 there
+            self.check_4over6(x)
+            # blocks whose map-to-4 scale exceeds 448 under the bound 448 and is clamped
+            x[1, 16:32] = np.linspace(-1900, 1900, 16, dtype=np.float32)
+            x[2, 0:16] = np.float32(1800)
             self.check_4over6(x)
 
     def test_4over6_specials(self):
