@@ -135,9 +135,36 @@ typedef struct {
     bool untied_head;
 } nvfp4_model_cfg;
 
+/* The fields of an nvfp4_sq_cfg a per-layer override sets (bit masks). */
+enum {
+    NVFP4_KNOB_FORMAT = 1u << 0,
+    NVFP4_KNOB_BLOCK = 1u << 1,
+    NVFP4_KNOB_SCALE = 1u << 2,
+    NVFP4_KNOB_ROUNDING = 1u << 3,
+    NVFP4_KNOB_PRESCALE34 = 1u << 4,
+    NVFP4_KNOB_RHT = 1u << 5,
+    NVFP4_KNOB_RHT_SIGNS = 1u << 6,
+    NVFP4_KNOB_RHT_FP32 = 1u << 7,
+    NVFP4_KNOB_ALL = 0xffu
+};
+
+#define NVFP4_RECIPE_MAX_OVERRIDES 16
+
+/* A per-layer override: the linears whose name (nvfp4_model_layer_name)
+ * matches the fnmatch(3) glob `match` take the fields knobs[g][o] names
+ * from q[g][o], and stay in high precision when hp is 1 (quantized when 0,
+ * unchanged when -1). Overrides apply in order, after first_hp / last_hp. */
+typedef struct {
+    char match[40];
+    int hp;
+    unsigned knobs[3][2];
+    nvfp4_sq_cfg q[3][2];
+} nvfp4_layer_override;
+
 /* Per-GEMM quantization recipe for the quantized linears: q[gemm][0] is the
  * A operand (Fprop: X; Dgrad: dY; Wgrad: dY^T), q[gemm][1] the B operand
- * (Fprop: W; Dgrad: W^T; Wgrad: X^T). first_hp / last_hp linears stay FP32. */
+ * (Fprop: W; Dgrad: W^T; Wgrad: X^T). first_hp / last_hp linears stay FP32;
+ * then the overrides change single layers by name. */
 typedef struct {
     nvfp4_sq_cfg q[3][2];
     size_t first_hp, last_hp;
@@ -145,7 +172,10 @@ typedef struct {
      * passes after a switch step) run in: FP32 (the default) or BF16 as the
      * paper keeps them; the FP32 shadow is always FP32 */
     nvfp4_sq_format hp;
+    size_t n_overrides;
+    nvfp4_layer_override overrides[NVFP4_RECIPE_MAX_OVERRIDES];
 } nvfp4_recipe_cfg;
+
 
 /* The NVFP4 paper's recipe (arXiv 2509.25149 Sec. 4): 16x16 weights, 1x16
  * activations and gradients, SR on gradients (Dgrad and Wgrad), RHT-16 on
@@ -180,6 +210,18 @@ void nvfp4_train_cfg_init(nvfp4_train_cfg *t);
  * cosine, clip 1.0; recipe: the paper's operand configs on every block
  * (first_hp = last_hp = 0: blocks), the head in high precision. */
 void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t);
+
+/* The name of linear l of a model (the names per-layer overrides match):
+ * MLP / tiny LM "input", "block<i>.fc" (plain blocks) or "block<i>.up",
+ * "block<i>.down" (residual blocks), "head"; GPT "block<i>.attn.qkv",
+ * "block<i>.attn.proj", "block<i>.mlp.fc1", "block<i>.mlp.fc2", "head".
+ * false when l is past the last linear. */
+bool nvfp4_model_layer_name(const nvfp4_model_cfg *m, size_t l, char *buf, size_t n);
+size_t nvfp4_model_n_linears(const nvfp4_model_cfg *m);
+/* The operand configs of linear l (quantized model, not the shadow) before
+ * any switch step: the recipe, first_hp / last_hp (and the GPT's head), then
+ * the overrides; *hp tells whether the layer runs in high precision. */
+void nvfp4_recipe_layer_cfg(const nvfp4_train_cfg *t, size_t l, nvfp4_sq_cfg q[3][2], bool *hp);
 
 /* ---- a training run -------------------------------------------------------- */
 typedef struct nvfp4_run nvfp4_run;

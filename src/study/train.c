@@ -208,15 +208,17 @@ static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float s
     }
 }
 
-/* Effective per-linear config: FP32 for the shadow, high-precision layers
- * and switched passes. */
+/* Effective per-linear config (nvfp4_recipe_layer_cfg): FP32 for the
+ * shadow, the high-precision config for high-precision layers and switched
+ * passes. */
 static void lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t nlin, size_t step,
                     nvfp4_sq_cfg q[3][2])
 {
-    bool hp = shadow || l < tc->recipe.first_hp || l + tc->recipe.last_hp >= nlin;
+    bool hp;
+    (void)nlin;
+    nvfp4_recipe_layer_cfg(tc, l, q, &hp);
     for (int g = 0; g < 3; g++)
         for (int o = 0; o < 2; o++) {
-            q[g][o] = tc->recipe.q[g][o];
             bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
             if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
             else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
