@@ -301,6 +301,18 @@ float nvfp4_lp_harmonic(nvfp4_lp_format f, bool sr, uint64_t seed, size_t terms,
 float nvfp4_lp_repeat_add(nvfp4_lp_format f, bool sr, uint64_t seed, float x0, float delta, size_t n);
 
 /* ---- studies ------------------------------------------------------------------ */
+/* A run spread over `size` processes (MPI ranks): rank r runs the selected
+ * jobs k with k % size == r; rank 0 gathers every job's output and alone
+ * writes the files, so the bytes are those of one process. move_to_root
+ * carries one job's output from rank `from` to rank 0: on `from` it sends
+ * (*buf, *len); on rank 0 it receives into *buf (malloc'd) and *len. Every
+ * rank calls it for the same jobs in the same order. */
+typedef struct {
+    int rank, size;
+    bool (*move_to_root)(void *ctx, int from, char **buf, size_t *len);
+    void *ctx;
+} nvfp4_study_dist;
+
 typedef struct {
     size_t seeds, steps;      /* 0: the study's default */
     size_t shard_i, shard_n;  /* run the jobs j with j % shard_n == shard_i */
@@ -309,6 +321,11 @@ typedef struct {
     const char *out_dir;
     bool quick;               /* the study's CI-sized preset: its quick model (if any), its
                                  quick step count and 1 seed unless steps / seeds are given */
+    /* --resume: skip the jobs a killed run finished and continue the others
+     * from their last checkpoint (out_dir/.resume/); the same bytes */
+    bool resume;
+    size_t checkpoint_every;  /* steps between a job's checkpoints (0: every 300 s of the job) */
+    const nvfp4_study_dist *dist; /* a distributed run (MPI), or NULL */
 } nvfp4_study_opts;
 
 typedef struct nvfp4_study nvfp4_study;
@@ -320,6 +337,14 @@ const char *nvfp4_study_claim(const nvfp4_study *s);
 /* Runs the study, writing CSV, summary.json and (if gnuplot exists) PNGs
  * into opts->out_dir. Progress goes to `log` (may be NULL). */
 nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *opts, FILE *log, nvfp4_error *err);
+/* A study defined by a JSON config file (docs/studies.md, "Study configs"):
+ * NVFP4_EINVAL with the file, the JSON path and the problem when a field is
+ * wrong. Free it with nvfp4_study_free. */
+nvfp4_status nvfp4_study_load_config(const char *path, nvfp4_study **out, nvfp4_error *err);
+void nvfp4_study_free(nvfp4_study *s);
+/* The shipped config a built-in study takes its arms from (the text of
+ * studies/NAME.json), or NULL for a study written in C alone. */
+const char *nvfp4_study_config_text(const nvfp4_study *s);
 /* Redraws the PNGs of a study output folder from its CSV files. Sets
  * *skipped when gnuplot is absent. */
 nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err);

@@ -935,7 +935,9 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
     return s;
 }
 
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '1'};
+/* Version 2 also holds the logged rows, so that a run resumed from its
+ * checkpoint reports the rows logged before it. */
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '2'};
 
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
@@ -947,7 +949,10 @@ static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
      * reports it, naming the file, and keeps the old checkpoint. */
     if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return NVFP4_OK;
     for (size_t i = 0; i < n; i++)
-        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) break;
+        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) return NVFP4_OK;
+    if (fwrite(&r->nlogs, sizeof r->nlogs, 1, f) != 1 || fwrite(r->logs, sizeof *r->logs, r->nlogs, f) != r->nlogs)
+        return NVFP4_OK;
+    fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f);
     return NVFP4_OK;
 }
 
@@ -976,6 +981,19 @@ nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
     size_t n = state_blobs(*out, b);
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) ok = fread(b[i].p, 1, b[i].n, f) == b[i].n;
+    size_t nl = 0, L = (*out)->q.nlin;
+    ok = ok && fread(&nl, sizeof nl, 1, f) == 1 && nl <= (*out)->cfg.steps + 1;
+    if (ok && nl) {
+        nvfp4_run *r = *out;
+        free(r->logs);
+        free(r->diags);
+        r->nlogs = r->caplogs = 0;
+        r->logs = malloc(nl * sizeof *r->logs);
+        r->diags = malloc(nl * L * sizeof *r->diags);
+        ok = r->logs && r->diags && fread(r->logs, sizeof *r->logs, nl, f) == nl &&
+             fread(r->diags, sizeof *r->diags, nl * L, f) == nl * L;
+        if (r->logs && r->diags) r->nlogs = r->caplogs = nl;
+    }
     ok = ok && fgetc(f) == EOF;
     fclose(f);
     if (!ok) {
