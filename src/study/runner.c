@@ -133,7 +133,10 @@ static bool job_unpack(const char *buf, size_t len, job_out *jo)
     int st, used = 0;
     size_t rl, ll, tl;
     if (len < 9 || memcmp(buf, "NVF4JOB1 ", 9) || !memchr(buf, '\n', len)) return false;
-    if (sscanf(buf, "NVF4JOB1 %d %zu %zu %zu\n%n", &st, &rl, &ll, &tl, &used) != 4 || used <= 0) return false;
+    if (sscanf(buf, "NVF4JOB1 %d %zu %zu %zu%n", &st, &rl, &ll, &tl, &used) != 4 || used <= 0 ||
+        (size_t)used >= len || buf[used] != '\n')
+        return false;
+    used++; /* the message line follows */
     const char *msg = buf + used, *nl = memchr(msg, '\n', len - (size_t)used);
     if (!nl) return false;
     const char *p = nl + 1;
