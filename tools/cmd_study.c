@@ -10,10 +10,17 @@
 #include "cli_suggest.h"
 #include "nvfp4/study.h"
 
+/* Set by the MPI build's main (tools/mpi/nvfp4_mpi.c) before the command
+ * runs; NULL in the plain nvfp4. */
+extern const nvfp4_study_dist *nvfp4_cli_study_dist;
+const nvfp4_study_dist *nvfp4_cli_study_dist = NULL;
+
 static void usage(FILE *f)
 {
     fputs("usage: nvfp4 study list\n"
-          "       nvfp4 study run NAME [--seeds N] [--steps N] [--out DIR] [--shard i/n] [--threads T (default 2)] [--quick] [--quiet]\n"
+          "       nvfp4 study run NAME|--config FILE.json [--seeds N] [--steps N] [--out DIR] [--shard i/n]\n"
+          "                 [--threads T (default 2)] [--quick] [--quiet] [--resume] [--checkpoint-every N]\n"
+          "       nvfp4 study show NAME\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
@@ -21,7 +28,12 @@ static void usage(FILE *f)
           "plots (when gnuplot is installed) into DIR (default: study-out/NAME). --steps sets the training\n"
           "steps (S0: the repetition count); --quick runs the study's CI-sized preset (s7-gpt: a tiny GPT;\n"
           "others: 4 steps), 1 seed unless --steps / --seeds say otherwise; --shard i/n runs every n-th job starting at i (0-based), for\n"
-          "job arrays; `merge` combines shard folders and recomputes the summary. `bench` times one training\n"
+          "job arrays; `merge` combines shard folders in job order and recomputes the summary. --config runs a\n"
+          "study defined by a JSON file (`show NAME` prints a built-in one's, studies/NAME.json); --resume\n"
+          "continues a killed run in the same --out folder from each job's last checkpoint (every\n"
+          "--checkpoint-every N steps, default every 300 s), skipping finished jobs: the same bytes. Under MPI\n"
+          "(nvfp4-mpi, built where mpicc exists) `mpirun -np N nvfp4-mpi study run ...` spreads the (arm, seed)\n"
+          "jobs over the ranks, with the files of one process. `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
           "arms in one run, with each step's ratio to the fp32 arm's. docs/studies.md.\n",
           f);
@@ -31,7 +43,8 @@ static int cmd_list(void)
 {
     for (size_t i = 0; i < nvfp4_study_count(); i++) {
         const nvfp4_study *s = nvfp4_study_at(i);
-        printf("%-10s %s\n", nvfp4_study_name(s), nvfp4_study_claim(s));
+        printf("%-10s %s%s\n", nvfp4_study_name(s), nvfp4_study_claim(s),
+               nvfp4_study_config_text(s) ? " [config]" : "");
     }
     return NVFP4_EXIT_OK;
 }
@@ -82,18 +95,46 @@ static void list_outputs(const char *dir, char *buf, size_t n)
     if (png && used < n) snprintf(buf + used, n - used, "%s%zu PNG plot%s", used ? ", " : "", png, png == 1 ? "" : "s");
 }
 
+static int run_study(const nvfp4_study *s, int first, int argc, char **argv);
+
 static int cmd_run(int argc, char **argv)
 {
-    if (argc < 3) return cli_fail("study", "run: which study? (nvfp4 study list)");
-    const nvfp4_study *s = find_study(argv[2]);
+    if (argc < 3) return cli_fail("study", "run: which study? (nvfp4 study list, or --config FILE.json)");
+    nvfp4_study *loaded = NULL;
+    const nvfp4_study *s = NULL;
+    int first = 3;
+    const char *cfg = !strcmp(argv[2], "--config") ? (argc > 3 ? argv[3] : NULL) : NULL;
+    size_t l2 = strlen(argv[2]);
+    if (!strcmp(argv[2], "--config")) {
+        if (!cfg) return cli_fail("study", "--config needs a file");
+        first = 4;
+    } else if (l2 > 5 && !strcmp(argv[2] + l2 - 5, ".json")) {
+        cfg = argv[2];
+    }
+    if (cfg) {
+        nvfp4_error lerr = {NVFP4_OK, ""};
+        if (nvfp4_study_load_config(cfg, &loaded, &lerr) != NVFP4_OK) return cli_fail("study", "%s", lerr.message);
+        s = loaded;
+    } else {
+        s = find_study(argv[2]);
+    }
     if (!s) return NVFP4_EXIT_USAGE;
+    int rc = run_study(s, first, argc, argv);
+    nvfp4_study_free(loaded);
+    return rc;
+}
+
+static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
+{
     nvfp4_study_opts o;
     memset(&o, 0, sizeof o);
     o.threads = 2; /* concurrent (arm, seed) jobs; results never depend on it */
     char def[256];
     snprintf(def, sizeof def, "study-out/%s", nvfp4_study_name(s));
     o.out_dir = def;
-    for (int i = 3; i < argc; i++) {
+    o.dist = nvfp4_cli_study_dist;
+    bool root = !o.dist || o.dist->rank == 0;
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         size_t n;
@@ -105,6 +146,10 @@ static int cmd_run(int argc, char **argv)
             o.quick = true;
             continue;
         }
+        if (!strcmp(a, "--resume")) {
+            o.resume = true;
+            continue;
+        }
         if (!v) return cli_fail("study", "%s needs a value", a);
         i++;
         if (!strcmp(a, "--seeds")) {
@@ -112,6 +157,9 @@ static int cmd_run(int argc, char **argv)
                 return cli_fail("study", "--seeds: expected 1..256, got '%s'", v);
         } else if (!strcmp(a, "--steps")) {
             if (!cli_parse_size(v, &o.steps) || !o.steps) return cli_fail("study", "--steps: expected a positive integer, got '%s'", v);
+        } else if (!strcmp(a, "--checkpoint-every")) {
+            if (!cli_parse_size(v, &o.checkpoint_every) || !o.checkpoint_every)
+                return cli_fail("study", "--checkpoint-every: expected a positive step count, got '%s'", v);
         } else if (!strcmp(a, "--out")) {
             o.out_dir = v;
         } else if (!strcmp(a, "--shard")) {
@@ -126,6 +174,7 @@ static int cmd_run(int argc, char **argv)
     nvfp4_error err = {NVFP4_OK, ""};
     nvfp4_status st = nvfp4_study_run(s, &o, stderr, &err);
     if (st != NVFP4_OK) return cli_fail("study", "%s", err.message);
+    if (!root) return NVFP4_EXIT_OK; /* rank 0 wrote the files */
     char wrote[160];
     list_outputs(o.out_dir, wrote, sizeof wrote);
     printf("%s: results in %s (%s%s)\n", nvfp4_study_name(s), o.out_dir, wrote,
@@ -277,6 +326,15 @@ static int run(int argc, char **argv)
     if (!strcmp(sub, "list")) return cmd_list();
     if (!strcmp(sub, "run")) return cmd_run(argc, argv);
     if (!strcmp(sub, "bench")) return cmd_bench(argc, argv);
+    if (!strcmp(sub, "show")) {
+        if (argc != 3) return cli_fail("study", "show: expected one study name");
+        const nvfp4_study *s = find_study(argv[2]);
+        if (!s) return NVFP4_EXIT_USAGE;
+        const char *t = nvfp4_study_config_text(s);
+        if (!t) return cli_fail("study", "show: %s is written in C alone (no config)", nvfp4_study_name(s));
+        fputs(t, stdout);
+        return NVFP4_EXIT_OK;
+    }
     nvfp4_error err = {NVFP4_OK, ""};
     if (!strcmp(sub, "plot")) {
         if (argc != 3) return cli_fail("study", "plot: expected one folder");
@@ -302,9 +360,9 @@ static int run(int argc, char **argv)
         free(dirs);
         return rc;
     }
-    static const char *const subs[] = {"list", "run", "plot", "merge"};
-    cli_fail("study", "unknown subcommand '%s' (list, run, bench, plot, merge)", sub);
-    const char *c = cli_closest(sub, subs, 4);
+    static const char *const subs[] = {"list", "run", "show", "bench", "plot", "merge"};
+    cli_fail("study", "unknown subcommand '%s' (list, run, show, bench, plot, merge)", sub);
+    const char *c = cli_closest(sub, subs, 6);
     if (c) fprintf(stderr, "nvfp4: did you mean 'nvfp4 study %s'?\n", c);
     return NVFP4_EXIT_USAGE;
 }

@@ -135,9 +135,36 @@ typedef struct {
     bool untied_head;
 } nvfp4_model_cfg;
 
+/* The fields of an nvfp4_sq_cfg a per-layer override sets (bit masks). */
+enum {
+    NVFP4_KNOB_FORMAT = 1u << 0,
+    NVFP4_KNOB_BLOCK = 1u << 1,
+    NVFP4_KNOB_SCALE = 1u << 2,
+    NVFP4_KNOB_ROUNDING = 1u << 3,
+    NVFP4_KNOB_PRESCALE34 = 1u << 4,
+    NVFP4_KNOB_RHT = 1u << 5,
+    NVFP4_KNOB_RHT_SIGNS = 1u << 6,
+    NVFP4_KNOB_RHT_FP32 = 1u << 7,
+    NVFP4_KNOB_ALL = 0xffu
+};
+
+#define NVFP4_RECIPE_MAX_OVERRIDES 16
+
+/* A per-layer override: the linears whose name (nvfp4_model_layer_name)
+ * matches the fnmatch(3) glob `match` take the fields knobs[g][o] names
+ * from q[g][o], and stay in high precision when hp is 1 (quantized when 0,
+ * unchanged when -1). Overrides apply in order, after first_hp / last_hp. */
+typedef struct {
+    char match[40];
+    int hp;
+    unsigned knobs[3][2];
+    nvfp4_sq_cfg q[3][2];
+} nvfp4_layer_override;
+
 /* Per-GEMM quantization recipe for the quantized linears: q[gemm][0] is the
  * A operand (Fprop: X; Dgrad: dY; Wgrad: dY^T), q[gemm][1] the B operand
- * (Fprop: W; Dgrad: W^T; Wgrad: X^T). first_hp / last_hp linears stay FP32. */
+ * (Fprop: W; Dgrad: W^T; Wgrad: X^T). first_hp / last_hp linears stay FP32;
+ * then the overrides change single layers by name. */
 typedef struct {
     nvfp4_sq_cfg q[3][2];
     size_t first_hp, last_hp;
@@ -145,7 +172,10 @@ typedef struct {
      * passes after a switch step) run in: FP32 (the default) or BF16 as the
      * paper keeps them; the FP32 shadow is always FP32 */
     nvfp4_sq_format hp;
+    size_t n_overrides;
+    nvfp4_layer_override overrides[NVFP4_RECIPE_MAX_OVERRIDES];
 } nvfp4_recipe_cfg;
+
 
 /* The NVFP4 paper's recipe (arXiv 2509.25149 Sec. 4): 16x16 weights, 1x16
  * activations and gradients, SR on gradients (Dgrad and Wgrad), RHT-16 on
@@ -180,6 +210,18 @@ void nvfp4_train_cfg_init(nvfp4_train_cfg *t);
  * cosine, clip 1.0; recipe: the paper's operand configs on every block
  * (first_hp = last_hp = 0: blocks), the head in high precision. */
 void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t);
+
+/* The name of linear l of a model (the names per-layer overrides match):
+ * MLP / tiny LM "input", "block<i>.fc" (plain blocks) or "block<i>.up",
+ * "block<i>.down" (residual blocks), "head"; GPT "block<i>.attn.qkv",
+ * "block<i>.attn.proj", "block<i>.mlp.fc1", "block<i>.mlp.fc2", "head".
+ * false when l is past the last linear. */
+bool nvfp4_model_layer_name(const nvfp4_model_cfg *m, size_t l, char *buf, size_t n);
+size_t nvfp4_model_n_linears(const nvfp4_model_cfg *m);
+/* The operand configs of linear l (quantized model, not the shadow) before
+ * any switch step: the recipe, first_hp / last_hp (and the GPT's head), then
+ * the overrides; *hp tells whether the layer runs in high precision. */
+void nvfp4_recipe_layer_cfg(const nvfp4_train_cfg *t, size_t l, nvfp4_sq_cfg q[3][2], bool *hp);
 
 /* ---- a training run -------------------------------------------------------- */
 typedef struct nvfp4_run nvfp4_run;
@@ -259,6 +301,18 @@ float nvfp4_lp_harmonic(nvfp4_lp_format f, bool sr, uint64_t seed, size_t terms,
 float nvfp4_lp_repeat_add(nvfp4_lp_format f, bool sr, uint64_t seed, float x0, float delta, size_t n);
 
 /* ---- studies ------------------------------------------------------------------ */
+/* A run spread over `size` processes (MPI ranks): rank r runs the selected
+ * jobs k with k % size == r; rank 0 gathers every job's output and alone
+ * writes the files, so the bytes are those of one process. move_to_root
+ * carries one job's output from rank `from` to rank 0: on `from` it sends
+ * (*buf, *len); on rank 0 it receives into *buf (malloc'd) and *len. Every
+ * rank calls it for the same jobs in the same order. */
+typedef struct {
+    int rank, size;
+    bool (*move_to_root)(void *ctx, int from, char **buf, size_t *len);
+    void *ctx;
+} nvfp4_study_dist;
+
 typedef struct {
     size_t seeds, steps;      /* 0: the study's default */
     size_t shard_i, shard_n;  /* run the jobs j with j % shard_n == shard_i */
@@ -267,6 +321,11 @@ typedef struct {
     const char *out_dir;
     bool quick;               /* the study's CI-sized preset: its quick model (if any), its
                                  quick step count and 1 seed unless steps / seeds are given */
+    /* --resume: skip the jobs a killed run finished and continue the others
+     * from their last checkpoint (out_dir/.resume/); the same bytes */
+    bool resume;
+    size_t checkpoint_every;  /* steps between a job's checkpoints (0: every 300 s of the job) */
+    const nvfp4_study_dist *dist; /* a distributed run (MPI), or NULL */
 } nvfp4_study_opts;
 
 typedef struct nvfp4_study nvfp4_study;
@@ -278,6 +337,14 @@ const char *nvfp4_study_claim(const nvfp4_study *s);
 /* Runs the study, writing CSV, summary.json and (if gnuplot exists) PNGs
  * into opts->out_dir. Progress goes to `log` (may be NULL). */
 nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *opts, FILE *log, nvfp4_error *err);
+/* A study defined by a JSON config file (docs/studies.md, "Study configs"):
+ * NVFP4_EINVAL with the file, the JSON path and the problem when a field is
+ * wrong. Free it with nvfp4_study_free. */
+nvfp4_status nvfp4_study_load_config(const char *path, nvfp4_study **out, nvfp4_error *err);
+void nvfp4_study_free(nvfp4_study *s);
+/* The shipped config a built-in study takes its arms from (the text of
+ * studies/NAME.json), or NULL for a study written in C alone. */
+const char *nvfp4_study_config_text(const nvfp4_study *s);
 /* Redraws the PNGs of a study output folder from its CSV files. Sets
  * *skipped when gnuplot is absent. */
 nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err);

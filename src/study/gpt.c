@@ -188,12 +188,12 @@ void gpt_init_params(const gpt *g, float *p, uint64_t seed, uint64_t stream0, fl
 void gpt_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t n_blocks, size_t lin, size_t step,
                  nvfp4_sq_cfg q[3][2])
 {
-    size_t blk = lin / GPT_LIN_PER_BLOCK;
-    bool head = blk >= n_blocks;
-    bool hp = shadow || head || blk < tc->recipe.first_hp || blk + tc->recipe.last_hp >= n_blocks;
+    bool hp;
+    (void)n_blocks;
+    nvfp4_recipe_layer_cfg(tc, lin, q, &hp);
+    hp = hp || shadow;
     for (int gm = 0; gm < 3; gm++)
         for (int o = 0; o < 2; o++) {
-            q[gm][o] = tc->recipe.q[gm][o];
             bool sw = (gm == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
             if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[gm][o]);
         }

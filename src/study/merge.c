@@ -6,7 +6,9 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "study/study_internal.h"
 #include "study/studies.h"
@@ -73,6 +75,134 @@ static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *ou
     return f ? st_file_commit(&sf, out, name, err) : NVFP4_OK;
 }
 
+/* The job blocks of a shard's CSV (runs of lines with the same "arm,seed"
+ * prefix), after its header: the text of each, in the shard's order. */
+typedef struct {
+    char **text;
+    size_t n;
+} blocks;
+
+static void blocks_free(blocks *b)
+{
+    for (size_t i = 0; i < b->n; i++) free(b->text[i]);
+    free(b->text);
+}
+
+static bool read_blocks(const char *path, blocks *b)
+{
+    FILE *in = fopen(path, "r");
+    memset(b, 0, sizeof *b);
+    if (!in) return false;
+    char line[4096], key[160] = "";
+    FILE *cur = NULL;
+    size_t len, cap = 0;
+    bool first = true, ok = true;
+    while (ok && st_read_line(in, line, sizeof line)) {
+        if (first) {
+            first = false;
+            continue;
+        }
+        const char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        size_t kl = c2 ? (size_t)(c2 - line) : strlen(line);
+        if (!cur || kl >= sizeof key || strncmp(key, line, kl) || key[kl]) {
+            if (cur) fclose(cur);
+            if (b->n == cap) {
+                cap = cap ? 2 * cap : 16;
+                char **t = realloc(b->text, cap * sizeof *t);
+                if (!t) {
+                    ok = false;
+                    cur = NULL;
+                    break;
+                }
+                b->text = t;
+            }
+            b->text[b->n] = NULL;
+            cur = open_memstream(&b->text[b->n], &len);
+            b->n++;
+            snprintf(key, sizeof key, "%.*s", (int)(kl < sizeof key ? kl : sizeof key - 1), line);
+            if (!cur) ok = false;
+        }
+        if (cur) fprintf(cur, "%s\n", line);
+    }
+    if (cur) fclose(cur);
+    fclose(in);
+    return ok;
+}
+
+/* The shard folders of one sharded run, in shard order (--shard i/n with
+ * each i once): order[i] is the folder of shard i; false when they are not. */
+static bool shard_order(const char *const *dirs, size_t n, json_t **sums, size_t *order)
+{
+    for (size_t i = 0; i < n; i++) order[i] = SIZE_MAX;
+    for (size_t d = 0; d < n; d++) {
+        json_t *sh = json_object_get(sums[d], "shard");
+        json_int_t i = json_integer_value(json_array_get(sh, 0)), m = json_integer_value(json_array_get(sh, 1));
+        (void)dirs;
+        if (!json_is_array(sh) || m != (json_int_t)n || i < 0 || i >= m || order[i] != SIZE_MAX) return false;
+        order[i] = d;
+    }
+    return true;
+}
+
+/* name in the merged folder: the shards' job blocks round-robin (job j was
+ * the (j / n)-th job of shard j % n), so the file is the unsharded run's. */
+static nvfp4_status interleave_csv(const char *const *dirs, size_t n, const size_t *order, const char *out,
+                                   const char *name, const char *header, nvfp4_error *err)
+{
+    blocks *b = calloc(n, sizeof *b);
+    if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    char path[4096];
+    nvfp4_status s = NVFP4_OK;
+    for (size_t i = 0; i < n && s == NVFP4_OK; i++) {
+        snprintf(path, sizeof path, "%s/%s", dirs[order[i]], name);
+        if (!read_blocks(path, &b[i])) s = nvfp4_error_set(err, NVFP4_EIO, "merge: cannot read %s", path);
+    }
+    st_file sf;
+    FILE *f = s == NVFP4_OK ? st_file_open(&sf, err) : NULL;
+    if (s == NVFP4_OK && !f) s = NVFP4_ENOMEM;
+    if (f) {
+        fprintf(f, "%s\n", header);
+        for (size_t k = 0, left = 1; left; k++) {
+            left = 0;
+            for (size_t i = 0; i < n; i++)
+                if (k < b[i].n) {
+                    fputs(b[i].text[k], f);
+                    left = 1;
+                }
+        }
+        s = st_file_commit(&sf, out, name, err);
+    }
+    for (size_t i = 0; i < n; i++) blocks_free(&b[i]);
+    free(b);
+    return s;
+}
+
+/* summary.json facts of the run (timing in job order, steps, seeds, threads) */
+static json_t *merged_extra(json_t **sums, size_t n, const size_t *order)
+{
+    json_t *extra = json_object(), *timing = json_array();
+    static const char *const keep[] = {"steps", "seeds", "threads"};
+    if (order) {
+        for (size_t k = 0, any = 1; any; k++) {
+            any = 0;
+            for (size_t i = 0; i < n; i++) {
+                json_t *t = json_array_get(json_object_get(sums[order[i]], "timing"), k);
+                if (t) json_array_append(timing, t), any = 1;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (json_is_array(json_object_get(sums[i], "timing")))
+                json_array_extend(timing, json_object_get(sums[i], "timing"));
+    }
+    json_object_set_new(extra, "timing", timing);
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = json_object_get(sums[0], keep[i]);
+        if (v) json_object_set(extra, keep[i], v);
+    }
+    return extra;
+}
+
 nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err)
 {
     if (!n) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: no input folders");
@@ -89,10 +219,38 @@ nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *ou
     const nvfp4_study *st = nvfp4_study_find(name);
     if (!st) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: unknown study %s", name);
     if (!st_mkdir_p(out_dir, err)) return NVFP4_EIO;
-    s = concat_csv(dirs, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
-    if (s == NVFP4_OK) s = concat_csv(dirs, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+    json_t **sums = calloc(n, sizeof *sums);
+    size_t *order = calloc(n, sizeof *order);
+    if (!sums || !order) {
+        free(sums);
+        free(order);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/summary.json", dirs[i]);
+        sums[i] = json_load_file(path, 0, NULL);
+    }
+    /* all shards of one sharded run: the jobs in the unsharded run's order;
+     * otherwise the folders' rows one after the other */
+    bool ordered = !st->serial && shard_order(dirs, n, sums, order);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/layers.csv", dirs[0]);
+    bool layers = access(path, R_OK) == 0;
+    if (ordered) {
+        s = interleave_csv(dirs, n, order, out_dir, "runs.csv", ST_RUNS_HEADER, err);
+        if (s == NVFP4_OK && layers) s = interleave_csv(dirs, n, order, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+    } else {
+        s = concat_csv(dirs, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
+        if (s == NVFP4_OK) s = concat_csv(dirs, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+    }
     for (const char *const *f = st->files; s == NVFP4_OK && f && *f; f++)
         s = concat_csv(dirs, n, out_dir, *f, NULL, err);
-    if (s == NVFP4_OK) s = st_summarize(st, out_dir, NULL, err);
+    json_t *extra = sums[0] ? merged_extra(sums, n, ordered ? order : NULL) : NULL;
+    for (size_t i = 0; i < n; i++) json_decref(sums[i]);
+    free(sums);
+    free(order);
+    if (s == NVFP4_OK) s = st_summarize(st, out_dir, extra, err);
+    else json_decref(extra);
     return s;
 }

@@ -31,6 +31,8 @@ nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *o, FI
         return nvfp4_error_set(err, NVFP4_EINVAL, "study: shard %zu/%zu out of range", o->shard_i, o->shard_n);
     if (!st_mkdir_p(o->out_dir, err)) return NVFP4_EIO;
     nvfp4_study_set_threads(o->threads > 0 ? o->threads : 1);
+    /* a study not made of (arm, seed) jobs runs on rank 0 alone */
+    if (s->serial && o->dist && o->dist->size > 1 && o->dist->rank != 0) return NVFP4_OK;
     nvfp4_study_opts q = *o;
     if (q.quick) {
         if (!q.steps) q.steps = s->quick_steps ? s->quick_steps : 4;

@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "nvfp4/io.h"
 
 #include "study/studies.h"
 #include "study/study_internal.h"
@@ -45,22 +49,36 @@ static void write_layer_rows(FILE *f, const char *arm, uint64_t seed, const nvfp
     }
 }
 
+/* Where job j keeps its checkpoint and, once finished, its output (for
+ * --resume): out_dir/.resume/job-<j>.ckpt and .done. */
+static void resume_path(const nvfp4_study_opts *o, size_t j, const char *ext, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/.resume/job-%zu.%s", o->out_dir, j, ext);
+}
+
 /* Advances the run to its last step in chunks, with a progress line on the
- * log (steps/s and ETA) at most every 10 s, so long runs show they live. */
+ * log (steps/s and ETA) at most every 10 s, so long runs show they live,
+ * and a checkpoint every o->checkpoint_every steps (or 300 s). */
 static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log,
                                           const char *arm, uint64_t seed, nvfp4_run *r, size_t steps,
-                                          nvfp4_error *err)
+                                          const char *ckpt, nvfp4_error *err)
 {
-    size_t chunk = steps / 100 ? steps / 100 : 1;
-    double t0 = now_s(), last = t0;
+    size_t chunk = steps / 100 ? steps / 100 : 1, every = o->checkpoint_every, first = nvfp4_run_step(r);
+    double t0 = now_s(), last = t0, saved = t0;
     nvfp4_status st = NVFP4_OK;
     while (st == NVFP4_OK && nvfp4_run_step(r) < steps && !nvfp4_run_diverged(r, NULL)) {
-        size_t to = nvfp4_run_step(r) + chunk;
+        size_t at = nvfp4_run_step(r), to = at + chunk;
+        if (every && to > (at / every + 1) * every) to = (at / every + 1) * every;
         st = nvfp4_run_advance(r, to < steps ? to : steps, err);
         double t = now_s();
         size_t done = nvfp4_run_step(r);
+        if (st == NVFP4_OK && done < steps && !nvfp4_run_diverged(r, NULL) &&
+            (every ? done % every == 0 : t - saved >= 300.0)) {
+            st = nvfp4_run_save(r, ckpt, err);
+            saved = t;
+        }
         if (log && !o->quiet && t - last >= 10.0 && done < steps) {
-            double rate = (double)done / (t - t0), eta = (double)(steps - done) / rate;
+            double rate = (double)(done - first) / (t - t0), eta = (double)(steps - done) / rate;
 #pragma omp critical(study_log)
             fprintf(log, "[%s] %-14s seed %llu: step %zu/%zu, %.1f steps/s, ETA %.0f min %02.0f s\n", s->name, arm,
                     (unsigned long long)seed, done, steps, rate, floor(eta / 60.0), fmod(eta, 60.0));
@@ -80,20 +98,134 @@ typedef struct {
     nvfp4_error err;
 } job_out;
 
-static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, st_base_fn base, const st_arm *arm,
-                    uint64_t seed, size_t steps, job_out *jo)
+/* A job's output as bytes (MPI messages, .done files): a header line with
+ * the status and the three lengths, the error message line, then the runs
+ * and layers CSV text and the timing JSON. */
+static bool job_pack(const job_out *jo, char **buf, size_t *len)
 {
+    char *t = jo->timing ? json_dumps(jo->timing, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    size_t tl = t ? strlen(t) : 0;
+    FILE *f = open_memstream(buf, len);
+    if (!f) {
+        free(t);
+        return false;
+    }
+    fprintf(f, "NVF4JOB1 %d %zu %zu %zu\n%s\n", (int)jo->st, jo->runs_len, jo->layers_len, tl, jo->err.message);
+    if (jo->runs_len) fwrite(jo->runs, 1, jo->runs_len, f);
+    if (jo->layers_len) fwrite(jo->layers, 1, jo->layers_len, f);
+    if (tl) fwrite(t, 1, tl, f);
+    free(t);
+    return fclose(f) == 0;
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, p, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static bool job_unpack(const char *buf, size_t len, job_out *jo)
+{
+    int st, used = 0;
+    size_t rl, ll, tl;
+    if (len < 9 || memcmp(buf, "NVF4JOB1 ", 9) || !memchr(buf, '\n', len)) return false;
+    if (sscanf(buf, "NVF4JOB1 %d %zu %zu %zu%n", &st, &rl, &ll, &tl, &used) != 4 || used <= 0 ||
+        (size_t)used >= len || buf[used] != '\n')
+        return false;
+    used++; /* the message line follows */
+    const char *msg = buf + used, *nl = memchr(msg, '\n', len - (size_t)used);
+    if (!nl) return false;
+    const char *p = nl + 1;
+    if ((size_t)(buf + len - p) != rl + ll + tl) return false;
+    memset(jo, 0, sizeof *jo);
+    jo->st = (nvfp4_status)st;
+    jo->err.status = jo->st;
+    snprintf(jo->err.message, sizeof jo->err.message, "%.*s", (int)(nl - msg), msg);
+    jo->runs = dup_bytes(p, rl);
+    jo->layers = dup_bytes(p + rl, ll);
+    jo->runs_len = rl;
+    jo->layers_len = ll;
+    if (tl) jo->timing = json_loadb(p + rl + ll, tl, 0, NULL);
+    return jo->runs && jo->layers && (!tl || jo->timing);
+}
+
+static bool read_file(const char *path, char **buf, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    *buf = NULL;
+    *len = 0;
+    FILE *m = open_memstream(buf, len);
+    char tmp[65536];
+    size_t n;
+    while (m && (n = fread(tmp, 1, sizeof tmp, f)) > 0) fwrite(tmp, 1, n, m);
+    bool ok = m && !ferror(f);
+    fclose(f);
+    if (m) fclose(m);
+    if (!ok) free(*buf);
+    return ok;
+}
+
+/* --resume: the finished job j's output from its .done file. */
+static bool job_load_done(const nvfp4_study_opts *o, size_t j, job_out *jo)
+{
+    char path[4096], *buf;
+    size_t len;
+    resume_path(o, j, "done", path, sizeof path);
+    if (!read_file(path, &buf, &len)) return false;
+    bool ok = job_unpack(buf, len, jo) && jo->st == NVFP4_OK;
+    free(buf);
+    return ok;
+}
+
+/* The run of job j: a fresh one, or with --resume the one of its last
+ * checkpoint (which must hold the same config). */
+static nvfp4_status job_start(const nvfp4_study_opts *o, const nvfp4_train_cfg *c, const char *ckpt, nvfp4_run **r,
+                              nvfp4_error *err)
+{
+    if (o->resume && access(ckpt, F_OK) == 0) {
+        nvfp4_status st = nvfp4_run_load(ckpt, r, err);
+        if (st != NVFP4_OK) return st;
+        if (memcmp(nvfp4_run_cfg(*r), c, sizeof *c) != 0) {
+            nvfp4_run_free(*r);
+            *r = NULL;
+            return nvfp4_error_set(err, NVFP4_EINVAL,
+                                   "%s: checkpoint of another configuration (not this study's job); remove %s/.resume "
+                                   "or run without --resume",
+                                   ckpt, o->out_dir);
+        }
+        return NVFP4_OK;
+    }
+    return nvfp4_run_create(c, r, err);
+}
+
+static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, const st_jobs *jobs, size_t a,
+                    size_t j, uint64_t seed, size_t steps, job_out *jo)
+{
+    const char *arm = jobs->arm_name(jobs->ctx, a);
+    if (o->resume && job_load_done(o, j, jo)) {
+        if (log && !o->quiet) {
+#pragma omp critical(study_log)
+            fprintf(log, "[%s] %-14s seed %llu: finished before, skipped (--resume)\n", s->name, arm,
+                    (unsigned long long)seed);
+        }
+        return;
+    }
     nvfp4_train_cfg c;
-    base(&c, steps);
+    jobs->cfg(jobs->ctx, a, steps, o->quick, &c);
     c.seed = seed;
-    double mult = arm->steps_mult > 0 ? arm->steps_mult : 1.0;
-    c.steps = (size_t)llround((double)steps * mult);
     if (c.log_every == 0) c.log_every = c.steps / 40 ? c.steps / 40 : 1;
-    if (arm->apply) arm->apply(&c);
+    char ckpt[4096], done_path[4096];
+    resume_path(o, j, "ckpt", ckpt, sizeof ckpt);
+    resume_path(o, j, "done", done_path, sizeof done_path);
     nvfp4_run *r = NULL;
     double t0 = now_s();
-    jo->st = nvfp4_run_create(&c, &r, &jo->err);
-    if (jo->st == NVFP4_OK) jo->st = advance_with_progress(s, o, log, arm->name, seed, r, c.steps, &jo->err);
+    jo->st = job_start(o, &c, ckpt, &r, &jo->err);
+    if (jo->st == NVFP4_OK) jo->st = advance_with_progress(s, o, log, arm, seed, r, c.steps, ckpt, &jo->err);
     double dt = now_s() - t0;
     if (jo->st != NVFP4_OK) {
         nvfp4_run_free(r);
@@ -113,8 +245,8 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
             rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * c.batch, lr->lr, lr->loss, lr->ref_loss,
                                lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0};
         }
-        st_write_run_rows(fr, arm->name, seed, rows, n);
-        write_layer_rows(fl, arm->name, seed, r);
+        st_write_run_rows(fr, arm, seed, rows, n);
+        write_layer_rows(fl, arm, seed, r);
     }
     free(rows);
     if (fr) fclose(fr);
@@ -122,7 +254,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
     double qs, rs;
     nvfp4_run_timing(r, &qs, &rs);
     size_t done = nvfp4_run_step(r);
-    jo->timing = json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:b}", "arm", arm->name, "seed", (json_int_t)seed, "steps",
+    jo->timing = json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:b}", "arm", arm, "seed", (json_int_t)seed, "steps",
                            (json_int_t)done, "seconds", dt, "ms_per_step_quantized",
                            done ? 1e3 * qs / (double)done : 0.0, "ms_per_step_fp32",
                            done ? 1e3 * rs / (double)done : 0.0, "diverged", div);
@@ -131,7 +263,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         char line[512];
         int k = snprintf(line, sizeof line,
                          "[%s] %-14s seed %llu: %zu steps in %.1f s (%.2f ms/step quantized, %.2f fp32)%s", s->name,
-                         arm->name, (unsigned long long)seed, done, dt, done ? 1e3 * qs / (double)done : 0.0,
+                         arm, (unsigned long long)seed, done, dt, done ? 1e3 * qs / (double)done : 0.0,
                          done ? 1e3 * rs / (double)done : 0.0, div ? " DIVERGED" : "");
         if (last && k > 0 && (size_t)k < sizeof line)
             snprintf(line + k, sizeof line - (size_t)k, ", eval %.5g vs fp32 %.5g (gap %+.2f%%)", last->eval_loss,
@@ -140,16 +272,65 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         fprintf(log, "%s\n", line);
     }
     nvfp4_run_free(r);
+    /* finished: its output survives a kill of the study (--resume skips it) */
+    char *buf = NULL;
+    size_t len = 0;
+    if (jo->st == NVFP4_OK && job_pack(jo, &buf, &len)) {
+        nvfp4_error e;
+        if (nvfp4_file_write_atomic(done_path, buf, len, &e) == NVFP4_OK) unlink(ckpt);
+    }
+    free(buf);
+}
+
+/* MPI: rank 0 receives the output of every job another rank ran. */
+static nvfp4_status gather_jobs(const nvfp4_study_dist *d, const size_t *sel, size_t nsel, job_out *jobs,
+                                nvfp4_error *err)
+{
+    nvfp4_status st = NVFP4_OK;
+    for (size_t k = 0; k < nsel; k++) {
+        int owner = (int)(k % (size_t)d->size);
+        if (owner == 0 || (d->rank != 0 && d->rank != owner)) continue;
+        job_out *jo = &jobs[sel[k]];
+        char *buf = NULL;
+        size_t len = 0;
+        if (d->rank == owner) {
+            if (!job_pack(jo, &buf, &len)) buf = NULL, len = 0;
+            if (!d->move_to_root(d->ctx, owner, &buf, &len) && st == NVFP4_OK)
+                st = nvfp4_error_set(err, NVFP4_EIO, "study: sending a job's output to rank 0 failed");
+        } else {
+            if (!d->move_to_root(d->ctx, owner, &buf, &len) || !job_unpack(buf, len, jo)) {
+                if (st == NVFP4_OK)
+                    st = nvfp4_error_set(err, NVFP4_EIO, "study: receiving job %zu's output from rank %d failed",
+                                         sel[k], owner);
+            }
+        }
+        free(buf);
+    }
+    return st;
+}
+
+static void remove_resume_dir(const nvfp4_study_opts *o, size_t njobs)
+{
+    char path[4096];
+    for (size_t j = 0; j < njobs; j++) {
+        resume_path(o, j, "done", path, sizeof path);
+        unlink(path);
+        resume_path(o, j, "ckpt", path, sizeof path);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/.resume", o->out_dir);
+    rmdir(path);
 }
 
 /* Runs the selected (arm, seed) jobs, `threads` at a time (each job single-
- * threaded inside), and writes their rows in job order: the files do not
- * depend on the thread count. */
-nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, st_base_fn base,
-                             const st_arm *arms, size_t narms, nvfp4_error *err)
+ * threaded inside; under MPI, those of this rank), and writes their rows in
+ * job order: the files do not depend on the thread or process count. */
+nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, const st_jobs *js,
+                         nvfp4_error *err)
 {
     size_t seeds = o->seeds ? o->seeds : s->seeds, steps = o->steps ? o->steps : s->steps;
-    size_t njobs = narms * seeds;
+    size_t njobs = js->narms * seeds;
+    const nvfp4_study_dist *d = o->dist && o->dist->size > 1 ? o->dist : NULL;
     job_out *jobs = calloc(njobs, sizeof *jobs);
     size_t *sel = calloc(njobs, sizeof *sel), nsel = 0;
     if (!jobs || !sel) {
@@ -159,15 +340,24 @@ nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FI
     }
     for (size_t j = 0; j < njobs; j++)
         if (st_job_selected(j, o)) sel[nsel++] = j;
+    char rdir[4096];
+    snprintf(rdir, sizeof rdir, "%s/.resume", o->out_dir);
+    if (mkdir(rdir, 0777) != 0 && access(rdir, W_OK) != 0) {
+        free(jobs);
+        free(sel);
+        return nvfp4_error_set(err, NVFP4_EIO, "cannot create %s", rdir);
+    }
     int threads = o->threads > 0 ? o->threads : 1;
+    size_t stride = d ? (size_t)d->size : 1, first = d ? (size_t)d->rank : 0;
     nvfp4_study_set_threads(1); /* one thread inside each job */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (size_t k = 0; k < nsel; k++) {
+    for (size_t k = first; k < nsel; k += stride) {
         size_t j = sel[k];
-        run_job(s, o, log, base, &arms[j / seeds], (uint64_t)(j % seeds) + 1, steps, &jobs[j]);
+        run_job(s, o, log, js, j / seeds, j, (uint64_t)(j % seeds) + 1, steps, &jobs[j]);
     }
-    nvfp4_status st = NVFP4_OK;
-    for (size_t k = 0; k < nsel && st == NVFP4_OK; k++)
+    nvfp4_status st = d ? gather_jobs(d, sel, nsel, jobs, err) : NVFP4_OK;
+    bool root = !d || d->rank == 0;
+    for (size_t k = 0; root && k < nsel && st == NVFP4_OK; k++)
         if (jobs[sel[k]].st != NVFP4_OK) {
             *err = jobs[sel[k]].err;
             st = jobs[sel[k]].st;
@@ -176,12 +366,12 @@ nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FI
     st_file sfl;
     FILE *fr = NULL, *fl = NULL;
     json_t *timing = json_array();
-    if (st == NVFP4_OK) {
+    if (st == NVFP4_OK && root) {
         fr = st_file_open(&sfr, err);
         fl = fr ? st_file_open(&sfl, err) : NULL;
         if (!fr || !fl) st = NVFP4_ENOMEM;
     }
-    if (st == NVFP4_OK) {
+    if (st == NVFP4_OK && root) {
         fprintf(fr, "%s\n", ST_RUNS_HEADER);
         fprintf(fl, "%s\n", ST_LAYERS_HEADER);
         for (size_t k = 0; k < nsel; k++) {
@@ -205,12 +395,45 @@ nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FI
     }
     free(jobs);
     free(sel);
+    if (!root) {
+        json_decref(timing);
+        return st;
+    }
     json_t *extra = json_object();
     json_object_set_new(extra, "timing", timing);
     json_object_set_new(extra, "steps", json_integer((json_int_t)steps));
     json_object_set_new(extra, "seeds", json_integer((json_int_t)seeds));
     json_object_set_new(extra, "threads", json_integer(threads));
+    if (o->shard_n > 1) json_object_set_new(extra, "shard", json_pack("[I,I]", (json_int_t)o->shard_i, (json_int_t)o->shard_n));
     if (st == NVFP4_OK) st = st_summarize(s, o->out_dir, extra, err);
     else json_decref(extra);
+    if (st == NVFP4_OK) remove_resume_dir(o, njobs);
     return st;
+}
+
+/* The jobs of a C study: its base config changed by each arm's function. */
+typedef struct {
+    st_base_fn base;
+    const st_arm *arms;
+} c_jobs;
+
+static const char *c_arm_name(const void *ctx, size_t a) { return ((const c_jobs *)ctx)->arms[a].name; }
+
+static void c_arm_cfg(const void *ctx, size_t a, size_t steps, bool quick, nvfp4_train_cfg *c)
+{
+    const c_jobs *cj = ctx;
+    const st_arm *arm = &cj->arms[a];
+    (void)quick;
+    cj->base(c, steps);
+    double mult = arm->steps_mult > 0 ? arm->steps_mult : 1.0;
+    c->steps = (size_t)llround((double)steps * mult);
+    if (arm->apply) arm->apply(c);
+}
+
+nvfp4_status st_run_training(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, st_base_fn base,
+                             const st_arm *arms, size_t narms, nvfp4_error *err)
+{
+    c_jobs cj = {base, arms};
+    st_jobs js = {narms, c_arm_name, c_arm_cfg, &cj};
+    return st_run_jobs(s, o, log, &js, err);
 }

@@ -615,6 +615,7 @@ const nvfp4_study st_study_s0 = {
     .seeds = 1,
     .steps = 0,
     .run = s0_run,
+    .serial = true,
     .findings = s0_findings,
     .plots = s0_plots,
     .files = s0_files,

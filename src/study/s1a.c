@@ -142,5 +142,6 @@ const nvfp4_study st_study_s1a = {
     .seeds = 10, /* as every training study (docs/studies.md "How verdicts are decided") */
     .steps = 3000,
     .run = s1a_run,
+    .serial = true,
     .findings = s1a_findings,
 };

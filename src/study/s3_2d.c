@@ -11,16 +11,6 @@
 #include "study/studies.h"
 #include "study/study_internal.h"
 
-static void a_w1d(nvfp4_train_cfg *c)
-{
-    c->recipe.q[NVFP4_GEMM_FPROP][1].block = NVFP4_BLOCK_1X16;
-    c->recipe.q[NVFP4_GEMM_DGRAD][1].block = NVFP4_BLOCK_1X16;
-}
-static const st_arm s3_2d_arms[] = {{"w-16x16", NULL, 0}, {"w-1x16", a_w1d, 0}};
-static nvfp4_status s3_2d_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
-{
-    return st_run_training(s, o, log, st_tinylm_base, s3_2d_arms, 2, err);
-}
 static void s3_2d_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
     (void)a;
@@ -36,6 +26,7 @@ const nvfp4_study st_study_s3_2d = {
              "App. E.5)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,
-    .run = s3_2d_run,
+    .run = st_run_config_study,
+    .config = "s3-2d", /* its arms: studies/s3-2d.json */
     .findings = s3_2d_findings,
 };

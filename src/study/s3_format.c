@@ -12,16 +12,6 @@
 #include "study/study_internal.h"
 #include "study/verdict.h"
 
-static void a_mxfp4(nvfp4_train_cfg *c) { nvfp4_recipe_cfg_mxfp4(&c->recipe); }
-static const st_arm s3_format_arms[] = {
-    {"nvfp4", NULL, 0},          {"mxfp4-x1.00", a_mxfp4, 1.0}, {"mxfp4-x1.25", a_mxfp4, 1.25},
-    {"mxfp4-x1.36", a_mxfp4, 1.36}, {"mxfp4-x1.50", a_mxfp4, 1.5},
-};
-static nvfp4_status s3_format_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
-{
-    return st_run_training(s, o, log, st_tinylm_base, s3_format_arms,
-                           sizeof s3_format_arms / sizeof *s3_format_arms, err);
-}
 static const char *const s3_format_names[5] = {"nvfp4", "mxfp4-x1.00", "mxfp4-x1.25", "mxfp4-x1.36", "mxfp4-x1.50"};
 static const double s3_format_mult[4] = {1.0, 1.25, 1.36, 1.5};
 
@@ -93,6 +83,7 @@ const nvfp4_study st_study_s3_format = {
              "2509.25149 Sec. 5: 1.36x)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,
-    .run = s3_format_run,
+    .run = st_run_config_study,
+    .config = "s3-format", /* its arms: studies/s3-format.json */
     .findings = s3_format_findings,
 };

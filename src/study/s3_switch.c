@@ -12,21 +12,6 @@
 #include "study/study_internal.h"
 #include "study/verdict.h"
 
-static void a_sw_fwd(nvfp4_train_cfg *c) { c->switch_fwd_step = c->steps * 8 / 10; }
-static void a_sw_bwd(nvfp4_train_cfg *c) { c->switch_bwd_step = c->steps * 8 / 10; }
-static void a_sw_both(nvfp4_train_cfg *c)
-{
-    a_sw_fwd(c);
-    a_sw_bwd(c);
-}
-static const st_arm s3_switch_arms[] = {
-    {"no-switch", NULL, 0}, {"fwd@80%", a_sw_fwd, 0}, {"bwd@80%", a_sw_bwd, 0}, {"both@80%", a_sw_both, 0},
-};
-static nvfp4_status s3_switch_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
-{
-    return st_run_training(s, o, log, st_tinylm_base, s3_switch_arms,
-                           sizeof s3_switch_arms / sizeof *s3_switch_arms, err);
-}
 static void s3_switch_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
     (void)a;
@@ -46,6 +31,7 @@ const nvfp4_study st_study_s3_switch = {
              "not (NVIDIA 2509.25149 App. D)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,
-    .run = s3_switch_run,
+    .run = st_run_config_study,
+    .config = "s3-switch", /* its arms: studies/s3-switch.json */
     .findings = s3_switch_findings,
 };

@@ -151,5 +151,6 @@ const nvfp4_study st_study_s6 = {
     .seeds = 10, /* as every training study (docs/studies.md "How verdicts are decided") */
     .steps = 8000,
     .run = s6_run,
+    .serial = true,
     .findings = s6_findings,
 };

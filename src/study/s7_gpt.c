@@ -13,24 +13,6 @@
 #include "study/studies.h"
 #include "study/study_internal.h"
 
-static void all_operands(nvfp4_train_cfg *c, const char *desc)
-{
-    nvfp4_sq_cfg q;
-    if (!nvfp4_sq_cfg_parse(desc, &q)) return;
-    for (int g = 0; g < 3; g++)
-        for (int o = 0; o < 2; o++) c->recipe.q[g][o] = q;
-}
-static void a_bf16(nvfp4_train_cfg *c) { all_operands(c, "bf16"); }
-static void a_fp8(nvfp4_train_cfg *c) { all_operands(c, "fp8"); }
-static void a_mxfp8(nvfp4_train_cfg *c) { all_operands(c, "mxfp8"); }
-
-static const st_arm s7_arms[] = {{"bf16", a_bf16, 0}, {"fp8", a_fp8, 0}, {"mxfp8", a_mxfp8, 0}, {"nvfp4", NULL, 0}};
-
-static nvfp4_status s7_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
-{
-    return st_run_training(s, o, log, o->quick ? st_gpt_quick_base : st_gpt_base, s7_arms,
-                           sizeof s7_arms / sizeof *s7_arms, err);
-}
 
 static void s7_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
@@ -49,7 +31,8 @@ const nvfp4_study st_study_s7_gpt = {
              "shadow (NVIDIA 2509.25149 Sec. 5)",
     .seeds = 2,
     .steps = 300,
-    .run = s7_run,
+    .run = st_run_config_study,
+    .config = "s7-gpt", /* its arms: studies/s7-gpt.json */
     .findings = s7_findings,
     .quick_steps = 20,
 };

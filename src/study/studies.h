@@ -53,6 +53,12 @@ struct nvfp4_study {
      * concatenates them as they are, keeping the first shard's header */
     const char *const *files;
     size_t quick_steps;   /* --quick: steps (0: 4) */
+    /* a study whose arms are a shipped config (studies/<config>.json, built
+     * in): run is st_run_config_study; NULL otherwise */
+    const char *config;
+    /* a study loaded from a config file (nvfp4_study_load_config; owned) */
+    struct st_config *cfg;
+    bool serial;          /* not made of (arm, seed) jobs: under MPI only rank 0 runs it */
 };
 
 /* ---- runs.csv / layers.csv (output.c) ------------------------------------------ */
@@ -101,6 +107,38 @@ typedef struct {
 } st_arm;
 
 typedef void (*st_base_fn)(nvfp4_train_cfg *c, size_t steps);
+
+/* The jobs of a training study: narms arms, each with a job config from
+ * cfg (the seed, steps multiplier and log_every are set by the runner when
+ * set_steps is false). */
+typedef struct {
+    size_t narms;
+    const char *(*arm_name)(const void *ctx, size_t a);
+    /* the config of arm a at the study's step count `steps` (before the arm's
+     * multiplier) with c->steps set to the arm's steps */
+    void (*cfg)(const void *ctx, size_t a, size_t steps, bool quick, nvfp4_train_cfg *c);
+    const void *ctx;
+} st_jobs;
+nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, const st_jobs *jobs,
+                         nvfp4_error *err);
+
+/* ---- study configs (config.c) -------------------------------------------------------- */
+typedef struct st_config st_config;
+/* Parses and checks a study config (file names it in errors); NULL on error. */
+st_config *st_config_parse(const char *text, size_t len, const char *file, nvfp4_error *err);
+void st_config_free(st_config *sc);
+const char *st_config_name(const st_config *sc);
+const char *st_config_claim(const st_config *sc);
+size_t st_config_narms(const st_config *sc);
+size_t st_config_seeds(const st_config *sc);
+size_t st_config_steps(const st_config *sc);
+size_t st_config_quick_steps(const st_config *sc);
+const char *st_config_arm_name(const st_config *sc, size_t a);
+void st_config_job_cfg(const st_config *sc, size_t a, size_t steps, bool quick, nvfp4_train_cfg *c);
+/* The run function of a config study (its .config built in, or its .cfg). */
+nvfp4_status st_run_config_study(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err);
+/* The text of the built-in config `name` (studies/<name>.json), NULL if none. */
+const char *st_builtin_config(const char *name);
 
 /* Whether job j belongs to this shard (--shard i/n). */
 bool st_job_selected(size_t j, const nvfp4_study_opts *o);

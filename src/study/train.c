@@ -208,15 +208,17 @@ static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float s
     }
 }
 
-/* Effective per-linear config: FP32 for the shadow, high-precision layers
- * and switched passes. */
+/* Effective per-linear config (nvfp4_recipe_layer_cfg): FP32 for the
+ * shadow, the high-precision config for high-precision layers and switched
+ * passes. */
 static void lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t nlin, size_t step,
                     nvfp4_sq_cfg q[3][2])
 {
-    bool hp = shadow || l < tc->recipe.first_hp || l + tc->recipe.last_hp >= nlin;
+    bool hp;
+    (void)nlin;
+    nvfp4_recipe_layer_cfg(tc, l, q, &hp);
     for (int g = 0; g < 3; g++)
         for (int o = 0; o < 2; o++) {
-            q[g][o] = tc->recipe.q[g][o];
             bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
             if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
             else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
@@ -933,7 +935,9 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
     return s;
 }
 
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '1'};
+/* Version 2 also holds the logged rows, so that a run resumed from its
+ * checkpoint reports the rows logged before it. */
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '2'};
 
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
@@ -945,7 +949,10 @@ static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
      * reports it, naming the file, and keeps the old checkpoint. */
     if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return NVFP4_OK;
     for (size_t i = 0; i < n; i++)
-        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) break;
+        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) return NVFP4_OK;
+    if (fwrite(&r->nlogs, sizeof r->nlogs, 1, f) != 1 || fwrite(r->logs, sizeof *r->logs, r->nlogs, f) != r->nlogs)
+        return NVFP4_OK;
+    fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f);
     return NVFP4_OK;
 }
 
@@ -974,6 +981,19 @@ nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
     size_t n = state_blobs(*out, b);
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) ok = fread(b[i].p, 1, b[i].n, f) == b[i].n;
+    size_t nl = 0, L = (*out)->q.nlin;
+    ok = ok && fread(&nl, sizeof nl, 1, f) == 1 && nl <= (*out)->cfg.steps + 1;
+    if (ok && nl) {
+        nvfp4_run *r = *out;
+        free(r->logs);
+        free(r->diags);
+        r->nlogs = r->caplogs = 0;
+        r->logs = malloc(nl * sizeof *r->logs);
+        r->diags = malloc(nl * L * sizeof *r->diags);
+        ok = r->logs && r->diags && fread(r->logs, sizeof *r->logs, nl, f) == nl &&
+             fread(r->diags, sizeof *r->diags, nl * L, f) == nl * L;
+        if (r->logs && r->diags) r->nlogs = r->caplogs = nl;
+    }
     ok = ok && fgetc(f) == EOF;
     fclose(f);
     if (!ok) {

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tests/cli/test_study_lab.sh - the lab's study configs, per-layer overrides,
+# sharding, --resume and MPI: a config run equals the built-in study byte for
+# byte; a config with every layer kept in high precision has no gap; bad
+# configs exit 2 naming the file, the JSON path and the problem; --shard
+# 0/2 + 1/2 merged equals the whole run; a SIGKILLed run resumed equals the
+# whole run; mpirun -np 2 equals one process.
+set -euo pipefail
+NVFP4=${NVFP4:-build/bin/nvfp4}
+NVFP4_MPI=${NVFP4_MPI:-$(dirname "$NVFP4")/nvfp4-mpi}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+die() { echo "FAIL: $*" >&2; exit 1; }
+same_json() { # summary.json equal but for the wall-clock timing values ($3 = nofindings: and findings)
+    python3 - "$1" "$2" "${3:-}" <<'PY' || die "summary.json differs: $1 $2"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+if sys.argv[3] == "nofindings":  # a config run from a file has no C findings
+    a.pop("findings"), b.pop("findings")
+assert sorted(a) == sorted(b), (sorted(a), sorted(b))
+ta, tb = a.pop("timing"), b.pop("timing")
+assert [(x["arm"], x["seed"], x["steps"]) for x in ta] == [(x["arm"], x["seed"], x["steps"]) for x in tb]
+assert a == b
+PY
+}
+same_run() {
+    cmp -s "$1/runs.csv" "$2/runs.csv" || die "$3: runs.csv differs"
+    cmp -s "$1/layers.csv" "$2/layers.csv" || die "$3: layers.csv differs"
+    same_json "$1/summary.json" "$2/summary.json" "${4:-}"
+}
+
+# the shipped config, run as a file, is the built-in study
+"$NVFP4" study list | grep -q '^s3-2d .*\[config\]' || die "study list does not mark s3-2d as a config study"
+"$NVFP4" study show s3-2d > "$T/s3-2d.json" || die "study show"
+cmp -s "$T/s3-2d.json" studies/s3-2d.json || die "study show s3-2d is not studies/s3-2d.json"
+"$NVFP4" study run s3-2d --quick --quiet --out "$T/builtin" >/dev/null 2>&1 || die "s3-2d --quick"
+"$NVFP4" study run --config studies/s3-2d.json --quick --quiet --out "$T/cfg" >/dev/null 2>&1 || die "--config s3-2d"
+same_run "$T/builtin" "$T/cfg" "config vs built-in" nofindings
+
+# per-layer overrides: every layer high precision = the FP32 shadow (gap 0);
+# the first block in BF16 changes the run
+cat > "$T/layers.json" <<'JSON'
+{"name": "layers", "steps": 4, "model": {"preset": "tinylm"},
+ "arms": [{"name": "paper"},
+          {"name": "all-hp", "recipe": {"layers": [{"match": "*", "hp": true}]}},
+          {"name": "block0-bf16", "recipe": {"layers": [{"match": "block0.*", "all": "bf16"}]}}]}
+JSON
+"$NVFP4" study run "$T/layers.json" --quiet --out "$T/lay" >/dev/null 2>&1 || die "layers config"
+awk -F, 'NR > 1 && $1 == "all-hp" && $8 != $9 { bad = 1 } END { exit bad }' "$T/lay/runs.csv" \
+    || die "all-hp: eval loss differs from the FP32 shadow's"
+p=$(awk -F, 'NR > 1 && $1 == "paper" { v = $8 } END { print v }' "$T/lay/runs.csv")
+b=$(awk -F, 'NR > 1 && $1 == "block0-bf16" { v = $8 } END { print v }' "$T/lay/runs.csv")
+[ -n "$p" ] && [ "$p" != "$b" ] || die "block0-bf16 override changed nothing ($p vs $b)"
+
+# bad configs: exit 2, the file, the JSON path and the problem
+bad() { # $1: JSON text, $2: expected message fragment
+    printf '%s\n' "$1" > "$T/bad.json"
+    set +e
+    "$NVFP4" study run "$T/bad.json" --quiet --out "$T/bad" >/dev/null 2>"$T/err"
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || die "bad config exits $rc: $1"
+    grep -qF "$T/bad.json" "$T/err" || die "error does not name the file: $(cat "$T/err")"
+    grep -qF -- "$2" "$T/err" || die "expected '$2' in: $(cat "$T/err")"
+    [ ! -e "$T/bad/runs.csv" ] || die "a bad config wrote runs.csv"
+}
+base='"name": "x", "steps": 4, "model": {"preset": "tinylm"}'
+bad "{$base, \"arms\": [{\"name\": \"a\", \"recipe\": {\"fprop\": {\"a\": {\"roundng\": \"sr\"}}}}]}" \
+    "\$.arms[0].recipe.fprop.a: unknown key 'roundng' (did you mean 'rounding'?)"
+bad "{$base, \"arms\": [{\"name\": \"a\", \"recipe\": {\"wgrad\": {\"b\": {\"rht\": 12}}}}]}" \
+    "\$.arms[0].recipe.wgrad.b.rht: expected 0 (off) or a power of two"
+bad "{$base, \"arms\": [{\"name\": \"a\", \"switch_fwd\": \"80\"}]}" "\$.arms[0].switch_fwd: expected a step number"
+bad "{$base, \"arms\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}" "\$.arms[1].name: arm name \"a\" used twice"
+bad "{$base, \"arms\": []}" "\$.arms: expected an array of 1..32 arms"
+bad "{\"name\": \"x\", \"steps\": 4, \"model\": {\"preset\": \"lstm\"}, \"arms\": [{\"name\": \"a\"}]}" \
+    "\$.model.preset: expected one of \"mlp\", \"tinylm\", \"gpt\", got \"lstm\""
+bad "{$base, \"arms\": [{\"name\": \"a\", \"recipe\": {\"layers\": [{\"hp\": true}]}}]}" "\$.arms[0].recipe.layers[0].match"
+bad "{$base, \"arms\": [{\"name\": \"a\"}]" "line"
+
+# --shard 0/2 + 1/2 merged = the whole run, every summary field kept
+A="s3-2d --steps 3 --seeds 3 --quiet"
+"$NVFP4" study run $A --out "$T/whole" >/dev/null 2>&1 || die "whole run"
+"$NVFP4" study run $A --shard 0/2 --out "$T/sh0" >/dev/null 2>&1 || die "shard 0/2"
+"$NVFP4" study run $A --shard 1/2 --out "$T/sh1" >/dev/null 2>&1 || die "shard 1/2"
+"$NVFP4" study merge --out "$T/merged" "$T/sh1" "$T/sh0" >/dev/null 2>&1 || die "merge"
+same_run "$T/merged" "$T/whole" "merged shards"
+
+# --resume: SIGKILL once a job finished and another has a checkpoint, rerun
+R="s3-2d --steps 60 --seeds 2 --threads 1 --checkpoint-every 5"
+"$NVFP4" study run $R --quiet --out "$T/rwhole" >/dev/null 2>&1 || die "resume reference run"
+"$NVFP4" study run $R --quiet --out "$T/rk" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 2000); do
+    ls "$T"/rk/.resume/*.done >/dev/null 2>&1 && ls "$T"/rk/.resume/*.ckpt >/dev/null 2>&1 && break
+    sleep 0.02
+done
+kill -9 "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+[ ! -e "$T/rk/runs.csv" ] || die "the run finished before the kill (no resume tested)"
+ls "$T"/rk/.resume/*.ckpt >/dev/null 2>&1 || die "no checkpoint left by the killed run"
+"$NVFP4" study run $R --out "$T/rk" --resume 2>"$T/rlog" >/dev/null || die "--resume"
+grep -q "finished before, skipped" "$T/rlog" || die "--resume did not skip the finished job"
+same_run "$T/rk" "$T/rwhole" "resumed run"
+[ ! -e "$T/rk/.resume" ] || die "--resume left its .resume folder"
+
+# MPI: 2 ranks = 1 process
+if [ -x "$NVFP4_MPI" ] && command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    mpirun -np 2 --oversubscribe "$NVFP4_MPI" study run $A --out "$T/mpi" >/dev/null 2>"$T/mpierr" \
+        || die "mpirun -np 2: $(tail -5 "$T/mpierr")"
+    same_run "$T/mpi" "$T/whole" "mpirun -np 2"
+    mpirun -np 2 --oversubscribe "$NVFP4_MPI" study run s3-2d --quick --quiet --out "$T/mpiq" >/dev/null 2>&1 \
+        || die "mpirun --quick"
+    same_run "$T/mpiq" "$T/builtin" "mpirun -np 2 --quick"
+else
+    echo "test_study_lab: MPI part skipped (no nvfp4-mpi or mpirun: apt-get install openmpi-bin libopenmpi-dev)"
+fi
+echo "test_study_lab: ok"
