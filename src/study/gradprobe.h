@@ -11,6 +11,7 @@ typedef struct {
     const float *g;     /* the exact gradient (n values, not owned) */
     size_t n, kq, k;    /* kq: the first kq draws also form a sub-mean */
     double *sum, *sumq; /* sum of the draws, of the first kq draws */
+    double *wmean, *wm2; /* Welford's running mean and sum of squared deviations */
     double gn2, se_sum, cos_sum;
 } st_gradprobe;
 

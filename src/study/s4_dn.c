@@ -191,5 +191,5 @@ const nvfp4_study st_study_s4_dn = {
     .run = s4_run,
     .findings = s4_findings,
     .plots = s4_plots,
-    .quick_steps = 12,
+    .quick_steps = 6,
 };
