@@ -378,17 +378,44 @@ static void append(char **buf, size_t *len, const char *fmt, ...)
     *len += (size_t)n;
 }
 
+/* Smallest and largest positive value of a column over the rows (eval
+ * losses, or gaps when gap is set), and whether any gap is <= 0. */
+static void value_range(const st_table *t, bool gap, double *lo, double *hi, bool *nonpos)
+{
+    *lo = INFINITY;
+    *hi = 0;
+    *nonpos = false;
+    for (size_t i = 0; i < t->n; i++) {
+        const st_row *r = &t->rows[i];
+        double v[2] = {r->eval_loss, r->ref_eval_loss};
+        if (gap) v[0] = v[1] = r->ref_eval_loss != 0 ? 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss : 0;
+        for (int k = 0; k < 2; k++) {
+            if (!isfinite(v[k])) continue;
+            if (v[k] <= 0) *nonpos = true;
+            else {
+                if (v[k] < *lo) *lo = v[k];
+                if (v[k] > *hi) *hi = v[k];
+            }
+        }
+    }
+}
+
 static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const char *title,
                                   nvfp4_error *err)
 {
     char *s = NULL;
     size_t len = 0;
+    double lo, hi;
+    bool nonpos;
+    /* gaps spanning decades (s1a, s6: up to 1e9 %) on a log axis, when all are positive */
+    value_range(t, true, &lo, &hi, &nonpos);
+    bool loggap = !nonpos && hi > 1000.0 * lo;
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
            "set title '%s: relative eval-loss gap to the FP32 shadow (mean, 95%% CI over seeds)'\n"
-           "set xlabel 'step'\nset ylabel 'gap (%%)'\nset key outside right\nset grid\n"
+           "set xlabel 'step'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
            "plot ",
-           title);
+           title, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len,
                "'gap_agg.dat' index %zu using 1:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
@@ -399,12 +426,15 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     if (st != NVFP4_OK) return st;
     s = NULL;
     len = 0;
+    /* a log axis only where the losses span more than a decade: across 1-10 it squeezes the arms together */
+    value_range(t, false, &lo, &hi, &nonpos);
+    bool logloss = !nonpos && hi > 10.0 * lo;
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'loss.png'\n"
            "set title '%s: eval loss (mean over seeds); black: the FP32 shadow of the first arm'\n"
-           "set xlabel 'step'\nset ylabel 'eval loss'\nset logscale y\nset format y '%%g'\nset key outside right\nset grid\n"
+           "set xlabel 'step'\nset ylabel 'eval loss%s'\n%sset key outside right\nset grid\n"
            "plot 'gap_agg.dat' index 0 using 1:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
-           title);
+           title, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len, "'gap_agg.dat' index %zu using 1:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");

@@ -16,7 +16,7 @@ have_gp=0; command -v gnuplot >/dev/null 2>&1 && have_gp=1
 
 for s in $(cut -d' ' -f1 "$T/list"); do
     steps=4; [ "$s" = s0 ] && steps=3; [ "$s" = s1a ] && steps=50; [ "$s" = s6 ] && steps=40
-    quick=; case "$s" in s7*) quick=--quick;; esac  # the GPT studies: their CI-sized model
+    quick=; case "$s" in s5|s7*) quick=--quick;; esac  # the GPT studies: their CI-sized model
     if ! "$NVFP4" study run "$s" $quick --steps $steps --seeds 2 --quiet --out "$T/$s" > "$T/$s.out" 2> "$T/$s.err"; then
         die "study run $s: $(cat "$T/$s.err")"; continue
     fi
@@ -27,6 +27,9 @@ for s in $(cut -d' ' -f1 "$T/list"); do
         grep -q '^harmonic,fp16,rn,5130,7.0859375,0,513,' "$T/s0/s0_stagnation.csv" || die "s0: fp16 harmonic constant"
         grep -q '^harmonic,bf16,rn,650,5.0625,0,65,' "$T/s0/s0_stagnation.csv" || die "s0: bf16 harmonic constant"
         [ $have_gp = 0 ] || [ -s "$T/s0/s0_harmonic.png" ] || die "s0: no s0_harmonic.png"
+    elif [ "$s" = s5 ]; then  # gradient probes, no training runs: its own CSV
+        [ -s "$T/s5/s5_gradfid.csv" ] || die "s5: no s5_gradfid.csv"
+        [ $have_gp = 0 ] || [ -s "$T/s5/s5.png" ] || die "s5: no s5.png"
     else
         [ -s "$T/$s/runs.csv" ] || die "$s: no runs.csv"
         rows=$(($(wc -l < "$T/$s/runs.csv") - 1))
