@@ -110,6 +110,11 @@ static void check_mx(const char *recipe, const uint8_t scale[8], const uint8_t c
     ck_assert_int_eq(nvfp4_dequantize(&q, false, d, NULL), NVFP4_OK);
     ck_assert(isnan(d[224]) && isnan(d[225])); /* scale 0xFF dequantizes to NaN */
     ck_assert(d[192] == 0.0f);                 /* scale 0x00 is 2^-127 times code 0 */
+    /* block 5: 1.75*2^-127 was encoded with the clamped divisor 2^-126 (0.875 -> code 0x2 = 1)
+     * and decodes with 2^-127 (to_dtype's pow(2, 0 - 127)): 1 * 2^-127, not 1.75*2^-127 and
+     * not the 2^-126 of the encoder */
+    ck_assert(q.row.scale[5] == 0x00 && (q.row.data[80] & 0xF) == 0x2);
+    ck_assert(d[160] == 0x1p-127f);
     nvfp4_quantized_free(&q);
 }
 

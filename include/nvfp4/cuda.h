@@ -128,8 +128,13 @@ nvfp4_status nvfp4_cuda_compare(nvfp4_cuda_cmp_kind kind, const void *expected, 
 
 typedef struct {
     uint64_t code_mismatches, scale_mismatches; /* differing elements / scale bytes */
-    bool amax_checked, amax_equal;              /* bit patterns */
-    float amax_expected, amax_actual;
+    bool amax_checked, amax_equal;              /* bit patterns; amax_equal: every compared amax */
+    float amax_expected, amax_actual;           /* the tensor amax, or for a row-scaled recipe the first
+                                                   differing row's (the maximum of the rows when none differs) */
+    size_t amax_count;                          /* amaxes compared: 1, or prows for a row-scaled recipe */
+    uint64_t amax_mismatches;                   /* differing amaxes (row-scaled: differing rows) */
+    size_t n_first_amax;
+    nvfp4_cuda_mismatch first_amax[NVFP4_CUDA_CHECK_FIRST]; /* index = stored row (0 for the tensor amax) */
     size_t n_first_codes, n_first_scales;
     nvfp4_cuda_mismatch first_codes[NVFP4_CUDA_CHECK_FIRST];  /* by index, ours vs theirs */
     nvfp4_cuda_mismatch first_scales[NVFP4_CUDA_CHECK_FIRST];
@@ -140,6 +145,7 @@ typedef struct {
     bool explained;
     nvfp4_vreason first_code_reasons[NVFP4_CUDA_CHECK_FIRST];
     nvfp4_vreason first_scale_reasons[NVFP4_CUDA_CHECK_FIRST];
+    nvfp4_vreason first_amax_reasons[NVFP4_CUDA_CHECK_FIRST]; /* NVFP4_VR_VALUE, as verify's amax lines */
     size_t reason_count[NVFP4_VR_COUNT];
     nvfp4_vcause_line causes[NVFP4_VERIFY_MAX_CAUSES];
     size_t n_causes;
@@ -150,7 +156,9 @@ typedef struct {
  * packed E2M1 nibbles or E4M3 bytes, padded shape), scales (device, may be
  * NULL to skip; linear [scale_rows, scale_cols] or, when scales_swizzled, the
  * cuBLAS 128x4 layout of nvfp4_swizzled_size bytes) and amax (host pointer,
- * may be NULL to skip). The report says how many differ, lists the first
+ * may be NULL to skip: one float, or for a row-scaled recipe (te-rowscaled)
+ * prows floats, the amax of each stored row as nvfp4_cuda_qtensor.row_amax,
+ * each compared bit for bit). The report says how many differ, lists the first
  * ones with their reasons and names the systematic causes (the input and
  * both outputs are then downloaded and explained by nvfp4_verify on the
  * host). The status is about the call, not the match: NVFP4_OK with nonzero

@@ -14,14 +14,14 @@
 namespace {
 
 struct host_bufs {
-    float *x = nullptr, *xo = nullptr;
+    float *x = nullptr, *xo = nullptr, *ours_row_amax = nullptr;
     uint8_t *ours_data = nullptr, *ours_scale = nullptr, *ours_swz = nullptr, *their_codes = nullptr,
             *their_scales = nullptr;
     nvfp4_mutant_output *mut = nullptr;
     size_t nmut = 0;
     ~host_bufs()
     {
-        free(x), free(xo), free(ours_data), free(ours_scale), free(ours_swz), free(their_codes), free(their_scales);
+        free(x), free(xo), free(ours_row_amax), free(ours_data), free(ours_scale), free(ours_swz), free(their_codes), free(their_scales);
         for (size_t i = 0; i < nmut; i++) nvfp4_mutant_output_free(&mut[i]);
         free(mut);
     }
@@ -84,6 +84,8 @@ nvfp4_status nvfp4_cu_check_explain(const void *x, nvfp4_dtype dtype, size_t row
         return st;
     size_t their_ns = scales_swizzled ? t->scale_swizzled_bytes : ns;
     if (scales && !download((void **)&h.their_scales, scales, their_ns, err, &st)) return st;
+    size_t namax = t->row_amax ? t->prows : 0; /* row-scaled: one amax per stored row, compared one by one */
+    if (t->row_amax && !download((void **)&h.ours_row_amax, t->row_amax, namax * sizeof(float), err, &st)) return st;
 
     nvfp4_vview ev, av;
     geometry(t, info, q->opts.block, &ev);
@@ -93,7 +95,8 @@ nvfp4_status nvfp4_cu_check_explain(const void *x, nvfp4_dtype dtype, size_t row
     ev.scale_bytes = ns;
     ev.scale_swizzled = h.ours_swz;
     ev.scale_swizzled_bytes = t->scale_swizzled_bytes;
-    ev.amax = info->has_global_amax ? &t->amax : nullptr;
+    ev.amax = !info->has_global_amax ? nullptr : t->row_amax ? h.ours_row_amax : &t->amax;
+    ev.amax_count = namax;
     if (!(columnwise && q->opts.rht)) { /* the input in the stored orientation, zero padded */
         size_t np = t->prows * t->pcols;
         h.xo = (float *)calloc(np ? np : 1, sizeof(float));
@@ -160,6 +163,8 @@ nvfp4_status nvfp4_cu_check_explain(const void *x, nvfp4_dtype dtype, size_t row
             if (rep->first_codes[k].index == m->index) rep->first_code_reasons[k] = m->reason;
         for (size_t k = 0; scale_comp && k < rep->n_first_scales; k++)
             if (rep->first_scales[k].index == m->index) rep->first_scale_reasons[k] = m->reason;
+        for (size_t k = 0; m->component == NVFP4_VC_AMAX && k < rep->n_first_amax; k++)
+            if (rep->first_amax[k].index == m->row) rep->first_amax_reasons[k] = m->reason;
     }
     rep->n_causes = vr.n_causes;
     for (size_t i = 0; i < vr.n_causes; i++) rep->causes[i] = vr.causes[i];

@@ -8,6 +8,7 @@
  * type) and, for machines without a GPU, host emulation (a plain loop).
  */
 #include <cuda_runtime.h>
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -614,6 +615,49 @@ nvfp4_status nvfp4_cu_amax_launch(const void *x, nvfp4_dtype dtype, size_t n, ui
 void nvfp4_cu_prepared_free(nvfp4_cu_prepared *pp) { qtensor_free(&pp->t); }
 
 /* ---- check a kernel's quantized output --------------------------------------------- */
+static void note_amax(nvfp4_cuda_check_report *rep, size_t i, float ours, float theirs)
+{
+    if (nvfp4_core_f32_bits(ours) == nvfp4_core_f32_bits(theirs)) return;
+    if (rep->amax_mismatches == 0) rep->amax_expected = ours, rep->amax_actual = theirs;
+    if (rep->n_first_amax < NVFP4_CUDA_CHECK_FIRST) {
+        nvfp4_cuda_mismatch *m = &rep->first_amax[rep->n_first_amax++];
+        m->index = i;
+        m->expected = nvfp4_core_f32_bits(ours);
+        m->actual = nvfp4_core_f32_bits(theirs);
+        rep->first_amax_reasons[rep->n_first_amax - 1] = NVFP4_VR_VALUE;
+    }
+    rep->amax_mismatches++;
+}
+
+/* The tensor amax, or for a row-scaled recipe every stored row's amax (the
+ * scale of each row depends on its own, so a wrong row is a wrong result even
+ * when the maximum is right). theirs: host, 1 or prows floats. */
+static nvfp4_status compare_amaxes(const nvfp4_cuda_qtensor *t, const float *theirs, nvfp4_cuda_check_report *rep,
+                                   nvfp4_error *err)
+{
+    rep->amax_checked = true;
+    rep->amax_count = t->row_amax ? t->prows : 1;
+    if (!t->row_amax) {
+        rep->amax_expected = t->amax, rep->amax_actual = *theirs;
+        note_amax(rep, 0, t->amax, *theirs);
+    } else {
+        float *ours = (float *)malloc((t->prows ? t->prows : 1) * sizeof(float));
+        if (!ours) return nvfp4_error_set(err, NVFP4_ENOMEM, "nvfp4_cuda_check_quantized: out of host memory");
+        nvfp4_status st = nvfp4_cuda_download(ours, t->row_amax, t->prows * sizeof(float), err);
+        if (st) {
+            free(ours);
+            return st;
+        }
+        float their_max = 0.0f;
+        for (size_t i = 0; i < t->prows; i++) their_max = fmaxf(their_max, theirs[i]);
+        rep->amax_expected = t->amax, rep->amax_actual = their_max;
+        for (size_t i = 0; i < t->prows; i++) note_amax(rep, i, ours[i], theirs[i]);
+        free(ours);
+    }
+    rep->amax_equal = rep->amax_mismatches == 0;
+    return NVFP4_OK;
+}
+
 extern "C" nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
                                                    const nvfp4_quant_opts *opts, bool columnwise, const uint8_t *codes,
                                                    const uint8_t *scales, bool scales_swizzled, const float *amax,
@@ -644,12 +688,7 @@ extern "C" nvfp4_status nvfp4_cuda_check_quantized(const void *x, nvfp4_dtype dt
         rep->n_first_scales =
             rep->scale_mismatches < NVFP4_CUDA_CHECK_FIRST ? (size_t)rep->scale_mismatches : NVFP4_CUDA_CHECK_FIRST;
     }
-    if (!st && amax) {
-        rep->amax_checked = true;
-        rep->amax_expected = t->amax;
-        rep->amax_actual = *amax;
-        rep->amax_equal = nvfp4_core_f32_bits(t->amax) == nvfp4_core_f32_bits(*amax);
-    }
+    if (!st && amax) st = compare_amaxes(t, amax, rep, err);
     if (!st) st = nvfp4_cu_check_explain(x, dtype, rows, cols, &q, columnwise, codes, scales, scales_swizzled, amax, rep, err);
     nvfp4_cuda_quantized_free(&q);
     return st;

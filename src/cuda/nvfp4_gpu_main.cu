@@ -605,6 +605,75 @@ static outcome run_check_case(bool plant, bool cpu_only)
     return out;
 }
 
+/* nvfp4_cuda_check_quantized on a row-scaled recipe (te-rowscaled): the CPU
+ * library's codes, linear scales and row amaxes as "their" kernel. Identical
+ * bytes give a clean report over all prows amaxes; with one row's amax one ulp
+ * high (a row that is not the largest, so the tensor maximum is unchanged and
+ * a check of the single amax would pass) exactly that row must be reported,
+ * with verify's reason (an amax value difference) and nothing else. */
+static outcome run_check_rowscaled_case(bool plant, bool cpu_only)
+{
+    outcome out = {};
+    const size_t rows = 48, cols = 64, bad_row = 17;
+    std::vector<float> x(rows * cols);
+    fill(x.data(), rows, cols, C_OUTLIERS, plant ? 41 : 42);
+    for (size_t j = 0; j < cols; j++) x[bad_row * cols + j] *= 0.25f; /* below the largest row */
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = "te-rowscaled";
+    nvfp4_quantized cq;
+    nvfp4_error err = {};
+    if (nvfp4_quantize(x.data(), NVFP4_DTYPE_F32, rows, cols, &o, &cq, &err)) {
+        snprintf(out.what, sizeof out.what, "cpu quantize failed: %s", err.message);
+        return out;
+    }
+    const nvfp4_qtensor *t = &cq.row;
+    if (cpu_only || !t->row_amax) {
+        out.ok = t->row_amax != NULL;
+        if (!out.ok) snprintf(out.what, sizeof out.what, "te-rowscaled result has no row_amax");
+        nvfp4_quantized_free(&cq);
+        return out;
+    }
+    std::vector<uint8_t> codes(t->data, t->data + t->data_bytes), sc(t->scale, t->scale + t->scale_rows * t->scale_cols);
+    std::vector<float> amaxes(t->row_amax, t->row_amax + t->prows);
+    float tensor_amax = t->amax;
+    if (plant) amaxes[bad_row] = nextafterf(amaxes[bad_row], INFINITY);
+    void *dx = NULL, *dc = NULL, *ds = NULL;
+    nvfp4_cuda_check_report rep;
+    nvfp4_status st = nvfp4_cuda_alloc(&dx, x.size() * 4, &err);
+    if (!st) st = nvfp4_cuda_alloc(&dc, codes.size(), &err);
+    if (!st) st = nvfp4_cuda_alloc(&ds, sc.size(), &err);
+    if (!st) st = nvfp4_cuda_upload(dx, x.data(), x.size() * 4, &err);
+    if (!st) st = nvfp4_cuda_upload(dc, codes.data(), codes.size(), &err);
+    if (!st) st = nvfp4_cuda_upload(ds, sc.data(), sc.size(), &err);
+    if (!st)
+        st = nvfp4_cuda_check_quantized(dx, NVFP4_DTYPE_F32, rows, cols, &o, false, (const uint8_t *)dc, (const uint8_t *)ds,
+                                        false, amaxes.data(), &rep, &err);
+    nvfp4_cuda_free(dx);
+    nvfp4_cuda_free(dc);
+    nvfp4_cuda_free(ds);
+    nvfp4_quantized_free(&cq);
+    if (st) {
+        snprintf(out.what, sizeof out.what, "check_quantized failed: %s", err.message);
+        return out;
+    }
+    bool clean_data = rep.code_mismatches == 0 && rep.scale_mismatches == 0 && rep.amax_checked && rep.amax_count == rows;
+    if (plant)
+        out.ok = clean_data && !rep.amax_equal && rep.amax_mismatches == 1 && rep.n_first_amax == 1 &&
+                 rep.first_amax[0].index == bad_row && rep.first_amax[0].actual == rep.first_amax[0].expected + 1 &&
+                 rep.amax_actual == amaxes[bad_row] && amaxes[bad_row] < tensor_amax && rep.explained &&
+                 rep.first_amax_reasons[0] == NVFP4_VR_VALUE && rep.reason_count[NVFP4_VR_VALUE] == 1;
+    else
+        out.ok = clean_data && rep.amax_equal && rep.amax_mismatches == 0 && !rep.explained &&
+                 rep.amax_expected == tensor_amax;
+    if (!out.ok)
+        snprintf(out.what, sizeof out.what,
+                 "report: %" PRIu64 " codes, %" PRIu64 " scales, %" PRIu64 " of %zu row amaxes differ (first row %" PRIu64 ")",
+                 rep.code_mismatches, rep.scale_mismatches, rep.amax_mismatches, rep.amax_count,
+                 rep.n_first_amax ? rep.first_amax[0].index : 0);
+    return out;
+}
+
 /* ---- selftest ------------------------------------------------------------------------ */
 struct group_row {
     char name[32];
@@ -724,6 +793,8 @@ static int cmd_selftest(int argc, char **argv)
     }
     record("check-api", "check_quantized, identical bytes", run_check_case(false, cpu_only));
     record("check-api", "check_quantized, one code and one scale planted", run_check_case(true, cpu_only));
+    record("check-api", "check_quantized te-rowscaled, identical bytes and row amaxes", run_check_rowscaled_case(false, cpu_only));
+    record("check-api", "check_quantized te-rowscaled, one row amax planted", run_check_rowscaled_case(true, cpu_only));
     bool coverage = total >= 200 && recipes_seen == nvfp4_recipe_count() && has_sr && has_rz && has_rht && has_pad &&
                     has_non128 && blk[NVFP4_BLOCK_1X16] && blk[NVFP4_BLOCK_16X16] && blk[NVFP4_BLOCK_1X32];
     printf("\n| group | cases | identical | refused by both | differ |\n|---|---:|---:|---:|---:|\n");

@@ -21,6 +21,9 @@ where the rule can change, every 8191st bit pattern of the whole 2^32 space
 (about 524k values) and NaN payloads, through libnvfp4.so (found next to
 $NVFP4: <build>/lib/libnvfp4.so) with ctypes.
 
+Comparisons are of bytes, counted per recipe and printed at the end (shared
+with test_torch_oracles.py, whose planted-difference check runs here too).
+
 Skipped unless torch with torchao (resp. ml_dtypes) is importable and $NVFP4
 names the nvfp4 binary."""
 import ctypes as C
@@ -47,7 +50,9 @@ if np is not None:
         tao_mx = tao_nvfp4 = None
 
 if tao_mx is not None:
-    from test_torch_oracles import CanonicalNaNCodes, _Base, e4m3_canon, tensors
+    from test_torch_oracles import (COMPARED, CanonicalNaNCodes, _Base, assert_plants_fail,  # noqa: F401
+                                    assert_same_bytes, e4m3_canon, tensors)
+    from test_torch_oracles import tearDownModule  # noqa: F401  (prints the byte counts)
 else:  # pragma: no cover
     _Base = unittest.TestCase
 
@@ -95,16 +100,11 @@ class TorchaoOneLevelAndMX(_Base):
         cls.cases = cls.cases + [("mx-boundaries", mx_boundary_tensor(), False),
                                  ("mx-boundaries-bf16", mx_boundary_tensor(), True)]
 
-    def assert_same(self, name, b, sfx, scale, data, deq):
-        self.assertTrue(torch.equal(b["scale" + sfx], scale), "%s%s: %d scale bytes differ" % (
-            name, sfx, int((b["scale" + sfx] != scale).sum())))
-        self.assertTrue(torch.equal(b["data" + sfx], data), "%s%s: %d code bytes differ" % (
-            name, sfx, int((b["data" + sfx] != data).sum())))
-        got = b["dequant" + sfx]
-        both_nan = torch.isnan(got) & torch.isnan(deq)
-        diff = int(((got.view(torch.int32) != deq.view(torch.int32)) & ~both_nan).sum())
-        self.assertEqual(diff, 0, "%s%s: %d dequantized values differ" % (name, sfx, diff))
+    def assert_same(self, recipe, name, b, sfx, scale, data, deq):
+        assert_same_bytes(self, recipe, name, b, sfx, scale, data, deq)
         self.assertNotIn("amax" + sfx, b, "a recipe without a global scale stores no amax")
+        if name == "normal":
+            assert_plants_fail(self, b, sfx, scale, data, deq)
 
     def test_torchao_1level_byte_for_byte(self):
         for name, x, bf16 in self.cases:
@@ -118,7 +118,7 @@ class TorchaoOneLevelAndMX(_Base):
                         self.assertIsNone(q.per_tensor_scale)
                         deq = q.dequantize(torch.float32)
                     self.assertFalse(c.other_change, "the NaN wrapper changed a non-NaN code")
-                    self.assert_same(name, b, sfx, e4m3_canon(scale.view(torch.uint8)), data, deq)
+                    self.assert_same("torchao-1level", name, b, sfx, e4m3_canon(scale.view(torch.uint8)), data, deq)
 
     def check_mx(self, recipe, elem, mode):
         for name, x, bf16 in self.cases:
@@ -134,7 +134,7 @@ class TorchaoOneLevelAndMX(_Base):
                     data = data.view(torch.uint8)
                     if elem == torch.float8_e4m3fn:
                         data = e4m3_canon(data)  # torch keeps a NaN's sign (0xFF); the recipe writes 0x7F
-                    self.assert_same(name, b, sfx, scale.view(torch.uint8), data, deq)
+                    self.assert_same(recipe, name, b, sfx, scale.view(torch.uint8), data, deq)
 
     def test_mxfp4_ceil_byte_for_byte(self):
         self.check_mx("mxfp4-ceil", torch.float4_e2m1fn_x2, tao_mx.ScaleCalculationMode.CEIL)
@@ -178,6 +178,10 @@ class UE8M0RoundToNearest(unittest.TestCase):
         bad = np.nonzero(got != want)[0]
         msg = ", ".join("0x%08X: 0x%02X vs 0x%02X" % (self.u[i], got[i], want[i]) for i in bad[:5])
         self.assertEqual(len(bad), 0, "%s: %d of %d differ (%s)" % (what, len(bad), len(got), msg))
+        COMPARED[what] = COMPARED.get(what, 0) + len(got)
+        planted = want.copy()
+        planted[len(planted) // 2] ^= 1
+        self.assertGreater(int(np.count_nonzero(got != planted)), 0, "a planted difference went unnoticed")
 
     def test_hand_computed(self):
         # 1.5 is a tie between 1 and 2: up (0x80); 3 -> 4 (0x81); just below 1.5 -> 1 (0x7F);

@@ -17,9 +17,17 @@ f32_to_f4_unpacked wrapped so that NaN inputs are replaced by 0x7FC00000,
 checks that this changes nothing but codes of NaNs, and maps a 0xFF E4M3
 scale (a negative NaN) to 0x7F.
 
-Skipped unless torch with torchao (pip install torchao) or nvidia-modelopt is
+Every comparison is of bytes (assert_same_bytes: scale bytes, code bytes,
+dequantized fp32 bit patterns, amax bits); the bytes compared per recipe are
+printed at the end, and on the "normal" tensor each test plants one
+difference in every component and demands that the comparison fail.
+Checked with torch 2.15.0 (CPU), torchao 0.18.0 and nvidia-modelopt 0.47.0
+(which imports huggingface_hub).
+
+Skipped unless torch with torchao (pip install torchao==0.18.0) or
+nvidia-modelopt (pip install nvidia-modelopt==0.47.0 huggingface_hub) is
 importable, and $NVFP4 names the nvfp4 binary. Neither is in
-requirements.txt: torch is large."""
+requirements.txt while CI does not install torch (it is large)."""
 import os
 import subprocess
 import tempfile
@@ -176,6 +184,57 @@ def e4m3_canon(b):
     return b
 
 
+# Bytes compared per recipe (codes + scale bytes + 4 per dequantized value
+# and per amax), printed at the end of the module (python -m unittest -v).
+COMPARED = {}
+
+
+def assert_same_bytes(tc, recipe, label, b, sfx, scale, data, deq, amax=None):
+    """Our bundle b (orientation sfx) against the oracle's scale bytes, code
+    bytes, dequantized values (bit patterns; two NaNs match, which the NaN
+    rules of docs/semantics.md need) and, if given, the amax (bits)."""
+    tc.assertTrue(torch.equal(b["scale" + sfx], scale), "%s%s: %d scale bytes differ" % (
+        label, sfx, int((b["scale" + sfx] != scale).sum()) if b["scale" + sfx].shape == scale.shape else -1))
+    tc.assertTrue(torch.equal(b["data" + sfx], data), "%s%s: %d code bytes differ" % (
+        label, sfx, int((b["data" + sfx] != data).sum()) if b["data" + sfx].shape == data.shape else -1))
+    got = b["dequant" + sfx]
+    tc.assertEqual(got.shape, deq.shape, "%s%s: dequant shape" % (label, sfx))
+    both_nan = torch.isnan(got) & torch.isnan(deq)
+    diff = int(((got.view(torch.int32) != deq.view(torch.int32)) & ~both_nan).sum())
+    tc.assertEqual(diff, 0, "%s%s: %d dequantized values differ" % (label, sfx, diff))
+    n = scale.numel() + data.numel() * data.element_size() + 4 * deq.numel()
+    if amax is not None:
+        got_amax = b["amax" + sfx].reshape(())
+        if torch.isnan(amax):
+            tc.assertTrue(torch.isnan(got_amax), "%s%s amax" % (label, sfx))
+        else:
+            tc.assertEqual(same_bits(got_amax, amax.float().reshape(())), 0, "%s%s amax" % (label, sfx))
+        n += 4
+    COMPARED[recipe] = COMPARED.get(recipe, 0) + n
+
+
+def assert_plants_fail(tc, b, sfx, scale, data, deq, amax=None):
+    """The comparison must fail on one planted difference in each component:
+    one code bit, one scale bit, one dequantized value's lowest bit (and the
+    amax's). Run once per recipe on a case that matched."""
+    def planted(key, flip):
+        c = dict(b)
+        t = b[key + sfx].clone()
+        flat = t.reshape(-1).view(torch.int32 if key == "dequant" else torch.uint8)
+        flat[len(flat) // 2] ^= flip
+        c[key + sfx] = t
+        return c
+    for key, flip in (("data", 0x10), ("scale", 0x01), ("dequant", 1)) + ((("amax", 1),) if amax is not None else ()):
+        with tc.assertRaises(AssertionError, msg="a planted %s difference went unnoticed" % key):
+            assert_same_bytes(tc, "(planted)", "planted", planted(key, flip), sfx, scale, data, deq, amax)
+    COMPARED.pop("(planted)", None)
+
+
+def tearDownModule():
+    for recipe, n in sorted(COMPARED.items()):
+        print("%s: %d bytes compared, all identical" % (recipe, n))
+
+
 def same_bits(a, b):
     a = a.contiguous().view(torch.int32)
     b = b.contiguous().view(torch.int32)
@@ -227,19 +286,9 @@ class TorchaoNVFP4(_Base):
                 for sfx, tt in (("", t), ("_t", t.t().contiguous())):
                     amax, scale, data, deq, other = self.run_torchao(tt)
                     self.assertFalse(other, "the NaN wrapper changed a non-NaN code")
-                    got_amax = b["amax" + sfx].reshape(())
-                    if torch.isnan(amax):
-                        self.assertTrue(torch.isnan(got_amax), "%s%s amax" % (name, sfx))
-                    else:
-                        self.assertEqual(same_bits(got_amax, amax.float().reshape(())), 0, "%s%s amax" % (name, sfx))
-                    self.assertTrue(torch.equal(b["scale" + sfx], scale), "%s%s: %d scale bytes differ" % (
-                        name, sfx, int((b["scale" + sfx] != scale).sum())))
-                    self.assertTrue(torch.equal(b["data" + sfx], data), "%s%s: %d code bytes differ" % (
-                        name, sfx, int((b["data" + sfx] != data).sum())))
-                    got = b["dequant" + sfx]
-                    both_nan = torch.isnan(got) & torch.isnan(deq)
-                    diff = int(((got.view(torch.int32) != deq.view(torch.int32)) & ~both_nan).sum())
-                    self.assertEqual(diff, 0, "%s%s: %d dequantized values differ" % (name, sfx, diff))
+                    assert_same_bytes(self, "torchao", name, b, sfx, scale, data, deq, amax)
+                    if name == "normal":
+                        assert_plants_fail(self, b, sfx, scale, data, deq, amax)
 
 
 @unittest.skipIf(tao_nvfp4 is None, "torchao is not installed")
@@ -257,14 +306,9 @@ class TorchaoMXFP4Floor(_Base):
                     data = data.view(torch.uint8)
                     deq = tao_mx.to_dtype(data, scale, torch.float4_e2m1fn_x2, 32, torch.float32)
                     scale = scale.view(torch.uint8)
-                    self.assertTrue(torch.equal(b["scale" + sfx], scale), "%s%s: %d scale bytes differ" % (
-                        name, sfx, int((b["scale" + sfx] != scale).sum())))
-                    self.assertTrue(torch.equal(b["data" + sfx], data), "%s%s: %d code bytes differ" % (
-                        name, sfx, int((b["data" + sfx] != data).sum())))
-                    got = b["dequant" + sfx]
-                    both_nan = torch.isnan(got) & torch.isnan(deq)
-                    diff = int(((got.view(torch.int32) != deq.view(torch.int32)) & ~both_nan).sum())
-                    self.assertEqual(diff, 0, "%s%s: %d dequantized values differ" % (name, sfx, diff))
+                    assert_same_bytes(self, "mxfp4-floor", name, b, sfx, scale, data, deq)
+                    if name == "normal":
+                        assert_plants_fail(self, b, sfx, scale, data, deq)
 
 
 @unittest.skipIf(modelopt_nvfp4 is None, "nvidia-modelopt is not installed")
@@ -281,14 +325,9 @@ class ModeloptNVFP4(_Base):
                     data = qt._quantized_data.view(torch.uint8)
                     deq = qt.dequantize(dtype=torch.float32, scale=wsf, double_scale=wsf2, block_sizes={-1: 16})
                     scale = e4m3_canon(wsf.view(torch.uint8))
-                    self.assertTrue(torch.equal(b["scale" + sfx], scale), "%s%s: %d scale bytes differ" % (
-                        name, sfx, int((b["scale" + sfx] != scale).sum())))
-                    self.assertTrue(torch.equal(b["data" + sfx], data), "%s%s: %d code bytes differ" % (
-                        name, sfx, int((b["data" + sfx] != data).sum())))
-                    got = b["dequant" + sfx]
-                    both_nan = torch.isnan(got) & torch.isnan(deq)
-                    diff = int(((got.view(torch.int32) != deq.view(torch.int32)) & ~both_nan).sum())
-                    self.assertEqual(diff, 0, "%s%s: %d dequantized values differ" % (name, sfx, diff))
+                    assert_same_bytes(self, "modelopt", name, b, sfx, scale, data, deq)
+                    if name == "normal":
+                        assert_plants_fail(self, b, sfx, scale, data, deq)
 
 
 if __name__ == "__main__":
