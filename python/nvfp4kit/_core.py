@@ -8,6 +8,7 @@ output buffers (numpy) and passes pointers.
 """
 import ctypes
 import os
+import sys
 
 import numpy as np
 
@@ -20,8 +21,10 @@ _U64_MAX = (1 << 64) - 1
 # ---- input arrays ---------------------------------------------------------------------------------------------
 
 def _is_torch(x):
-    t = type(x)
-    return t.__module__.startswith("torch") and hasattr(x, "data_ptr") and hasattr(x, "dtype")
+    """A torch.Tensor, subclasses included (nn.Parameter, user subclasses); torch is not imported for it:
+    a tensor can only exist once torch is."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def _bf16_dtype():

@@ -16,6 +16,10 @@ MIRRORS = {
     "nvfp4_quantized": _lib.Quantized, "nvfp4_quant_layout": _lib.QuantLayout, "nvfp4_quant_plan": _lib.QuantPlan,
     "nvfp4_quant_buffers": _lib.QuantBuffers, "nvfp4_recipe_info": _lib.RecipeInfo, "nvfp4_tensor": _lib.Tensor,
     "nvfp4_tensor_set": _lib.TensorSet,
+    # the reports (nvfp4/verify.h, nvfp4/formats.h)
+    "nvfp4_verify_opts": _lib.VerifyOpts, "nvfp4_verify_bundle_opts": _lib.VerifyBundleOpts,
+    "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,
+    "nvfp4_gemm_check_opts": _lib.GemmCheckOpts, "nvfp4_report": _lib.Report, "nvfp4_strbuf": _lib.StrBuf,
 }
 
 
@@ -23,7 +27,7 @@ def test_struct_layouts_match_headers(tmp_path):
     cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("cc")
     if not cc:
         pytest.skip("no C compiler")
-    lines = ['#include <stddef.h>', '#include <stdio.h>', '#include <nvfp4.h>', 'int main(void) {']
+    lines = ['#include <stddef.h>', '#include <stdio.h>', '#include <nvfp4.h>', '#include <nvfp4/verify.h>', 'int main(void) {']
     for cname, py in MIRRORS.items():
         lines.append('printf("%s size %%zu\\n", sizeof(%s));' % (cname, cname))
         for f in py._fields_:

@@ -29,28 +29,14 @@ def find_lib():
     return None
 
 
-class Opts(C.Structure):
-    _fields_ = [("recipe", C.c_char_p), ("block", C.c_int), ("rounding", C.c_int),
-                ("seed", C.c_uint64), ("offset", C.c_uint64),
-                ("rowwise", C.c_bool), ("columnwise", C.c_bool), ("rht", C.c_bool),
-                ("rht_signs", C.c_int), ("rht_sign_seed", C.c_uint64),
-                ("rht_fp32", C.c_bool), ("pad", C.c_bool)]
-
-
-class QTensor(C.Structure):
-    _fields_ = [("rows", C.c_size_t), ("cols", C.c_size_t), ("prows", C.c_size_t), ("pcols", C.c_size_t),
-                ("data", C.POINTER(C.c_uint8)), ("data_bytes", C.c_size_t),
-                ("scale", C.POINTER(C.c_uint8)), ("scale_rows", C.c_size_t), ("scale_cols", C.c_size_t),
-                ("amax", C.c_float), ("rht", C.c_bool), ("row_amax", C.POINTER(C.c_float))]
-
-
-class Quantized(C.Structure):
-    _fields_ = [("recipe", C.c_void_p), ("opts", Opts), ("row", QTensor), ("col", QTensor),
-                ("has_row", C.c_bool), ("has_col", C.c_bool)]
-
-
-class Error(C.Structure):
-    _fields_ = [("status", C.c_int), ("message", C.c_char * 512)]
+def load_lib(path):
+    """libnvfp4.so at path through the package's own ctypes mirrors of the C
+    structures (python/nvfp4kit/_lib.py, checked against the headers by
+    python/tests/test_nvfp4kit_abi.py): one copy of each declaration."""
+    os.environ["NVFP4KIT_LIBDIR"] = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    from nvfp4kit import _lib
+    return _lib
 
 
 BLOCK_1X16, BLOCK_16X16 = 1, 2
@@ -74,12 +60,8 @@ class TeOracle(unittest.TestCase):
         path = find_lib()
         if path is None:
             raise unittest.SkipTest("libnvfp4.so not built")
-        cls.lib = C.CDLL(path)
-        cls.lib.nvfp4_quant_opts_init.argtypes = [C.POINTER(Opts)]
-        cls.lib.nvfp4_quantize.argtypes = [C.c_void_p, C.c_int, C.c_size_t, C.c_size_t, C.POINTER(Opts),
-                                           C.POINTER(Quantized), C.POINTER(Error)]
-        cls.lib.nvfp4_quantize.restype = C.c_int
-        cls.lib.nvfp4_quantized_free.argtypes = [C.POINTER(Quantized)]
+        cls.api = load_lib(path)
+        cls.lib = cls.api.lib
         import te_chain
         cls.te = te_chain
 
@@ -89,13 +71,13 @@ class TeOracle(unittest.TestCase):
                          % (cls.tensors, cls.bytes_compared))
 
     def quantize_c(self, x, block, dtype=DTYPE_F32, bits=None):
-        o = Opts()
+        o = self.api.QuantOpts()
         self.lib.nvfp4_quant_opts_init(C.byref(o))
         o.recipe = b"te"
         o.block = block
         o.rowwise = True
         o.columnwise = True
-        q, err = Quantized(), Error()
+        q, err = self.api.Quantized(), self.api.CError()
         buf = np.ascontiguousarray(bits if dtype == DTYPE_BF16 else x)
         st = self.lib.nvfp4_quantize(buf.ctypes.data, dtype, x.shape[0], x.shape[1], C.byref(o), C.byref(q), C.byref(err))
         self.assertEqual(st, 0, err.message.decode())
