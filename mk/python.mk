@@ -21,9 +21,9 @@ check-python: python-install
 	else echo "check-python: skipped (python3 with numpy and pytest not found; run: pip install -r tests/py/requirements.txt)"; fi
 
 ## check-torch: install torch from PyPI if missing (about 4 GB with its CUDA libraries), then check-python with the torch tests
-# Not part of make check or CI: the only torch wheel on PyPI for Linux x86-64
-# pulls the CUDA libraries (measured on the 2-core machine: 2 min 43 s, 4.2 GB
-# installed), against about 2 minutes allowed for it in CI's run.
+# For a machine set up without tests/py/requirements-torch.txt (CI installs it,
+# and make check then runs the torch tests): the only torch wheel on PyPI for
+# Linux x86-64 pulls the CUDA libraries (2 min 43 s, 4.2 GB on the 2-core machine).
 check-torch:
 	@$(PYTHON) -c 'import torch' 2>/dev/null || $(PYTHON) -m pip install --disable-pip-version-check \
 	    $(if $(VIRTUAL_ENV),,--break-system-packages) torch
