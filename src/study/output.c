@@ -19,6 +19,7 @@
 #include "nvfp4/io.h"
 #include "study/study_internal.h"
 #include "study/studies.h"
+#include "study/verdict.h"
 
 bool st_mkdir_p(const char *dir, nvfp4_error *err)
 {
@@ -270,6 +271,57 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
     return st_file_commit(&sf, dir, "gap_agg.dat", err);
 }
 
+/* paired_agg.dat: per arm after the first (gnuplot index, in the order of
+ * `# arm` lines), tokens, step, mean over seeds of gap(arm) - gap(first arm)
+ * of the same seed at the same step, and its 95% t interval: the band of the
+ * paired difference the verdicts test, not of each arm's own spread. Arms
+ * that share no logged step with the first (other step counts) are left out. */
+static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *has, nvfp4_error *err)
+{
+    st_file sf;
+    for (size_t a = 0; a < t->narms; a++) has[a] = false;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
+    for (size_t a = 1; a < t->narms; a++) {
+        size_t lines = 0, last = (size_t)-1;
+        for (;;) {
+            size_t next = (size_t)-1;
+            for (size_t i = 0; i < t->n; i++)
+                if (t->rows[i].arm == a && (last == (size_t)-1 || t->rows[i].step > last) && t->rows[i].step < next)
+                    next = t->rows[i].step;
+            if (next == (size_t)-1) break;
+            last = next;
+            double d[256];
+            size_t n = 0;
+            uint64_t tokens = 0;
+            for (size_t i = 0; i < t->n && n < 256; i++) {
+                const st_row *r = &t->rows[i];
+                if (r->arm != a || r->step != next) continue;
+                for (size_t j = 0; j < t->n; j++) {
+                    const st_row *b = &t->rows[j];
+                    if (b->arm == 0 && b->step == next && b->seed == r->seed) {
+                        d[n++] = st_row_gap(r) - st_row_gap(b);
+                        tokens = r->tokens;
+                        break;
+                    }
+                }
+            }
+            if (!n) continue;
+            double m, ci;
+            st_mean_ci(d, n, &m, &ci);
+            if (!isfinite(ci)) ci = 0.0;
+            if (!isfinite(m)) continue;
+            if (!lines++) fprintf(f, "# arm %s\n# tokens step mean_paired_gap_diff lo hi n\n", t->arms[a]);
+            fprintf(f, "%llu %zu %.6g %.6g %.6g %zu\n", (unsigned long long)tokens, next, m, m - ci, m + ci, n);
+        }
+        if (lines) {
+            fprintf(f, "\n\n");
+            has[a] = true;
+        }
+    }
+    return st_file_commit(&sf, dir, "paired_agg.dat", err);
+}
+
 /* layers_agg.dat: per arm, per layer: mean SQNR (Fprop, Dgrad, Wgrad), Wgrad
  * cosine, gnr, over every logged step and seed with a quantized GEMM. */
 static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers, nvfp4_error *err)
@@ -400,6 +452,35 @@ static void value_range(const st_table *t, bool gap, double *lo, double *hi, boo
     }
 }
 
+/* paired.png: gap(arm) - gap(first arm) of the same seed against tokens,
+ * mean and the 95% band of the per-seed paired difference */
+static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *has, const char *title,
+                                nvfp4_error *err)
+{
+    char *s = NULL;
+    size_t len = 0, k = 0, n = 0;
+    for (size_t a = 1; a < t->narms; a++) n += has[a];
+    if (!n) return NVFP4_OK;
+    append(&s, &len,
+           "set terminal pngcairo size 900,560 noenhanced\nset output 'paired.png'\n"
+           "set title \"%s: gap(arm) - gap(%s) of the same seed\\n(mean over seeds; band: 95%% t interval of the "
+           "paired difference)\"\n"
+           "set xlabel 'tokens (runs.csv)'\nset ylabel 'paired gap difference (points of %%)'\nset key outside right\n"
+           "set grid\nset xzeroaxis lt -1 lw 1.5\nplot ",
+           title, t->arms[0]);
+    for (size_t a = 1; a < t->narms; a++) {
+        if (!has[a]) continue;
+        append(&s, &len,
+               "'paired_agg.dat' index %zu using 1:4:5 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
+               "'paired_agg.dat' index %zu using 1:3 with lines lw 2 lc %zu title '%s'%s",
+               k, a + 1, k, a + 1, t->arms[a], k + 1 < n ? ", " : "\n");
+        k++;
+    }
+    nvfp4_status st = s ? st_gnuplot(dir, "paired.gp", s, err) : NVFP4_ENOMEM;
+    free(s);
+    return st;
+}
+
 static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const char *title,
                                   nvfp4_error *err)
 {
@@ -443,18 +524,22 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     if (st != NVFP4_OK || !nlayers) return st;
     s = NULL;
     len = 0;
+    /* bars, one cluster per layer, one bar per arm (arm a at layer + offset) */
+    double w = 0.8 / (double)t->narms;
     append(&s, &len,
-           "set terminal pngcairo size 1000,560 noenhanced\nset output 'layers.png'\nset multiplot layout 1,2 title "
-           "'%s: per-layer diagnostics (quantized layers, mean over steps and seeds)'\n"
-           "set xlabel 'linear layer'\nset xtics 1\nset ylabel 'Wgrad SQNR (dB)'\nset grid\nset key bottom left\nplot ",
-           title);
+           "set terminal pngcairo size 1100,600 noenhanced\nset output 'layers.png'\nset multiplot layout 2,1 title "
+           "'%s: per-layer SQNR (quantized GEMMs, mean over steps and seeds)'\n"
+           "set xlabel 'linear layer (index in layers.csv)'\nset xtics 1\nset grid ytics\nset key outside right\n"
+           "set style fill solid 0.6 border -1\nset boxwidth %g absolute\nset xrange [-0.6:%g]\nset yrange [0:*]\n"
+           "set ylabel 'Wgrad SQNR (dB)'\nplot ",
+           title, w, (double)nlayers - 0.4);
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'layers_agg.dat' index %zu using 1:4 with linespoints lc %zu title '%s'%s", a, a + 1,
-               t->arms[a], a + 1 < t->narms ? ", " : "\n");
+        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):4 with boxes lc %zu title '%s'%s", a,
+               w * ((double)a + 0.5), a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "set ylabel 'Fprop output SQNR (dB)'\nplot ");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'layers_agg.dat' index %zu using 1:2 with linespoints lc %zu title '%s'%s", a, a + 1,
-               t->arms[a], a + 1 < t->narms ? ", " : "\n");
+        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):2 with boxes lc %zu title '%s'%s", a,
+               w * ((double)a + 0.5), a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "unset multiplot\n");
     st = s ? st_gnuplot(dir, "layers.gp", s, err) : NVFP4_ENOMEM;
     free(s);
@@ -469,9 +554,60 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *study, co
     size_t nl = 0;
     if (s == NVFP4_OK && t.n) s = write_gap_agg(dir, &t, err);
     if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, err);
+    bool has[ST_MAX_ARMS] = {false};
+    if (s == NVFP4_OK && t.n) s = write_paired_agg(dir, &t, has, err);
     if (skipped) *skipped = !st_have_gnuplot();
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
+    if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_paired(dir, &t, has, title, err);
     if (s == NVFP4_OK && study && study->plots && st_have_gnuplot()) s = study->plots(dir, err);
     free(t.rows);
     return s;
+}
+
+/* ---- tokens-to-match figure (s3-format, s11-format) ---------------------- */
+nvfp4_status st_plot_tokens_to_match(const char *dir, const char *const names[5], double published,
+                                     nvfp4_error *err)
+{
+    static const double mult[5] = {1.0, 1.0, 1.25, 1.36, 1.5};
+    st_table t;
+    nvfp4_status st = st_read_runs(dir, &t, err);
+    if (st != NVFP4_OK) return st;
+    const st_row *rows[5 * 256];
+    size_t n = st_paired_finals(&t, names, 5, rows, 256);
+    double m[5], ci[5];
+    for (size_t k = 0; k < 5 && n; k++) {
+        double x[256];
+        for (size_t i = 0; i < n; i++) x[i] = rows[i * 5 + k]->eval_loss - rows[i * 5 + k]->entropy;
+        st_mean_ci(x, n, &m[k], &ci[k]);
+        if (!isfinite(ci[k])) ci[k] = 0.0;
+    }
+    free(t.rows);
+    if (!n) return NVFP4_OK;
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
+    fprintf(f, "# token_multiple mean_final_excess_loss lo hi arm (95%% t interval over %zu seeds)\n", n);
+    for (size_t k = 1; k < 5; k++)
+        fprintf(f, "%g %.8g %.8g %.8g %s\n", mult[k], m[k], m[k] - ci[k], m[k] + ci[k], names[k]);
+    st = st_file_commit(&sf, dir, "ttm.dat", err);
+    if (st != NVFP4_OK) return st;
+    char *s = NULL;
+    size_t len = 0;
+    append(&s, &len,
+           "set terminal pngcairo size 900,560 noenhanced\nset output 'ttm.png'\n"
+           "set title \"tokens-to-match: MXFP4 at 1-1.5x the tokens against %s (the target line)\\n"
+           "final excess loss: mean and 95%% t interval over %zu seeds\"\n"
+           "set xlabel 'MXFP4 tokens / NVFP4 tokens'\n"
+           "set ylabel 'final excess loss (nats; eval CE - entropy rate, or the CE)'\nset grid\n"
+           "set key bottom left box opaque\nset xrange [0.95:1.55]\n"
+           "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lw 2 lc rgb 'dark-green'\n"
+           "set label 'published %.2fx' at %g, graph 0.95 left offset 0.5,0 tc rgb 'dark-green'\n"
+           "set object 1 rect from graph 0, first %.8g to graph 1, first %.8g fc rgb 'red' fs transparent solid 0.12 "
+           "noborder\n"
+           "plot %.8g with lines lw 2 lc rgb 'red' title '%s (target), band: 95%% CI', "
+           "'ttm.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb 'blue' title 'MXFP4'\n",
+           names[0], n, published, published, published, published, m[0] - ci[0], m[0] + ci[0], m[0], names[0]);
+    st = s ? st_gnuplot(dir, "ttm.gp", s, err) : NVFP4_ENOMEM;
+    free(s);
+    return st;
 }

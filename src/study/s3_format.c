@@ -13,33 +13,6 @@
 #include "study/verdict.h"
 
 static const char *const s3_format_names[5] = {"nvfp4", "mxfp4-x1.00", "mxfp4-x1.25", "mxfp4-x1.36", "mxfp4-x1.50"};
-static const double s3_format_mult[4] = {1.0, 1.25, 1.36, 1.5};
-
-typedef struct {
-    const st_row *const *rows; /* [seed][5], st_paired_finals */
-} ttm_ctx;
-
-static double excess(const st_row *r) { return r->eval_loss - r->entropy; }
-
-/* Tokens-to-match of the seeds idx: MXFP4's mean final excess loss (CE -
- * entropy rate) against the token multiple, linearly interpolated to NVFP4's
- * mean; 1 when MXFP4 matches already at 1x, NAN when not within 1.5x. */
-static double ttm_stat(const size_t *idx, size_t n, const void *vctx)
-{
-    const ttm_ctx *c = vctx;
-    double m[5] = {0};
-    for (size_t k = 0; k < 5; k++) {
-        for (size_t i = 0; i < n; i++) m[k] += excess(c->rows[idx[i] * 5 + k]);
-        m[k] /= (double)n;
-    }
-    double target = m[0];
-    if (m[1] <= target) return 1.0;
-    for (size_t k = 2; k < 5; k++)
-        if (m[k] <= target)
-            return s3_format_mult[k - 2] +
-                   (s3_format_mult[k - 1] - s3_format_mult[k - 2]) * (m[k - 1] - target) / (m[k - 1] - m[k]);
-    return NAN;
-}
 
 static void s3_format_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
@@ -57,24 +30,13 @@ static void s3_format_findings(const st_table *t, const st_arm_summary *a, const
                         1.0);
         st_finding(out, "excess loss at equal tokens", "this study", buf, "measurement");
     }
-    const st_row *rows[5 * 256];
-    size_t n = st_paired_finals(t, s3_format_names, 5, rows, 256);
-    if (!n) return;
-    ttm_ctx c = {rows};
-    st_estimate e;
-    st_est_boot(ttm_stat, &c, n, 1.0, &e);
-    if (isnan(e.est))
-        snprintf(buf, sizeof buf,
-                 "MXFP4 did not reach NVFP4's final excess loss within 1.5x the tokens; 95%% CI [%.2f, %.2f] "
-                 "(paired percentile bootstrap, %zu seeds; inf: not within 1.5x)",
-                 e.lo, e.hi, n);
-    else
-        snprintf(buf, sizeof buf,
-                 "MXFP4 reaches NVFP4's final excess loss at %.2fx the tokens (interpolated), 95%% CI [%.2f, %.2f] "
-                 "(paired percentile bootstrap, %zu seeds; inf: not within 1.5x)",
-                 e.est, e.lo, e.hi, n);
-    st_finding_est(out, "MXFP4 needs more tokens to match NVFP4 (1.36x at 8B/1T)",
-                   "NVIDIA arXiv 2509.25149 Sec. 5 Fig. 6b", buf, &e, +1, 1.36, "tokens-to-match", s3_format_names, 5);
+    st_finding_tokens_to_match(t, out, "MXFP4 needs more tokens to match NVFP4 (1.36x at 8B/1T)",
+                               "NVIDIA arXiv 2509.25149 Sec. 5 Fig. 6b", s3_format_names, 1.36);
+}
+
+static nvfp4_status s3_format_plots(const char *dir, nvfp4_error *err)
+{
+    return st_plot_tokens_to_match(dir, s3_format_names, 1.36, err);
 }
 
 const nvfp4_study st_study_s3_format = {
@@ -86,4 +48,5 @@ const nvfp4_study st_study_s3_format = {
     .run = st_run_config_study,
     .config = "s3-format", /* its arms: studies/s3-format.json */
     .findings = s3_format_findings,
+    .plots = s3_format_plots,
 };

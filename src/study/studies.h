@@ -73,6 +73,11 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *s, const 
                                    nvfp4_error *err);
 /* writes script as dir/name and runs gnuplot on it in dir */
 nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err);
+/* ttm.dat and ttm.png: the final excess loss (mean, 95% t interval over
+ * seeds) of the MXFP4 arms names[1..4] at 1, 1.25, 1.36 and 1.5x the tokens
+ * against NVFP4's (names[0]) as the target line, and the published factor */
+nvfp4_status st_plot_tokens_to_match(const char *dir, const char *const names[5], double published,
+                                     nvfp4_error *err);
 
 /* ---- summary.json and findings (summary.c) ---------------------------------------- */
 /* summary.json from the CSVs in dir (+ plots); extra: study-run facts (may be NULL, stolen) */

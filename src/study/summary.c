@@ -153,3 +153,55 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
     bool skipped;
     return st_aggregate_and_plot(dir, s, s->name, &skipped, err);
 }
+
+/* ---- tokens-to-match (NVFP4 against MXFP4 at 1x..1.5x the tokens) ---------- */
+static const double ttm_mult[4] = {1.0, 1.25, 1.36, 1.5};
+
+typedef struct {
+    const st_row *const *rows; /* [seed][5], st_paired_finals */
+} ttm_ctx;
+
+static double ttm_excess(const st_row *r) { return r->eval_loss - r->entropy; }
+
+/* Tokens-to-match of the seeds idx: the MXFP4 arms' mean final excess loss
+ * (CE - entropy rate; the plain CE where the data has no entropy rate)
+ * against the token multiple, linearly interpolated to NVFP4's mean; 1 when
+ * MXFP4 matches already at 1x, NAN when not within 1.5x. */
+static double ttm_stat(const size_t *idx, size_t n, const void *vctx)
+{
+    const ttm_ctx *c = vctx;
+    double m[5] = {0};
+    for (size_t k = 0; k < 5; k++) {
+        for (size_t i = 0; i < n; i++) m[k] += ttm_excess(c->rows[idx[i] * 5 + k]);
+        m[k] /= (double)n;
+    }
+    double target = m[0];
+    if (m[1] <= target) return 1.0;
+    for (size_t k = 2; k < 5; k++)
+        if (m[k] <= target)
+            return ttm_mult[k - 2] + (ttm_mult[k - 1] - ttm_mult[k - 2]) * (m[k - 1] - target) / (m[k - 1] - m[k]);
+    return NAN;
+}
+
+void st_finding_tokens_to_match(const st_table *t, json_t *out, const char *claim, const char *source,
+                                const char *const names[5], double published)
+{
+    const st_row *rows[5 * 256];
+    size_t n = st_paired_finals(t, names, 5, rows, 256);
+    if (!n) return;
+    ttm_ctx c = {rows};
+    st_estimate e;
+    st_est_boot(ttm_stat, &c, n, 1.0, &e);
+    char buf[512];
+    if (isnan(e.est))
+        snprintf(buf, sizeof buf,
+                 "MXFP4 did not reach NVFP4's final excess loss within 1.5x the tokens; 95%% CI [%.2f, %.2f] "
+                 "(paired percentile bootstrap, %zu seeds; inf: not within 1.5x)",
+                 e.lo, e.hi, n);
+    else
+        snprintf(buf, sizeof buf,
+                 "MXFP4 reaches NVFP4's final excess loss at %.2fx the tokens (interpolated), 95%% CI [%.2f, %.2f] "
+                 "(paired percentile bootstrap, %zu seeds; inf: not within 1.5x)",
+                 e.est, e.lo, e.hi, n);
+    st_finding_est(out, claim, source, buf, &e, +1, published, "tokens-to-match", names, 5);
+}

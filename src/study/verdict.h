@@ -70,6 +70,12 @@ void st_verdicts_finalize(json_t *arr);
  * is arm k's final row of the s-th seed that all arms have. Returns the
  * number of seeds (at most max). */
 size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max);
+/* The finding "MXFP4 needs more tokens than NVFP4": names are the NVFP4 arm
+ * and the MXFP4 arms at 1, 1.25, 1.36 and 1.5x its steps; the statistic is
+ * tokens-to-match (docs/studies.md "How verdicts are decided") with its
+ * paired percentile bootstrap interval; published: the paper's factor. */
+void st_finding_tokens_to_match(const st_table *t, json_t *out, const char *claim, const char *source,
+                                const char *const names[5], double published);
 /* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
 double st_row_gap(const st_row *r);
 

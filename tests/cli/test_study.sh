@@ -16,7 +16,7 @@ have_gp=0; command -v gnuplot >/dev/null 2>&1 && have_gp=1
 
 for s in $(cut -d' ' -f1 "$T/list"); do
     steps=4; [ "$s" = s0 ] && steps=3; [ "$s" = s1a ] && steps=50; [ "$s" = s6 ] && steps=40
-    quick=; case "$s" in s5|s7*) quick=--quick;; esac  # the GPT studies: their CI-sized model
+    quick=; case "$s" in s5|s7*|s2-*|s8-*|s9-*|s1[0-2]-*) quick=--quick;; esac  # the GPT studies: their CI-sized model
     if ! "$NVFP4" study run "$s" $quick --steps $steps --seeds 2 --quiet --out "$T/$s" > "$T/$s.out" 2> "$T/$s.err"; then
         die "study run $s: $(cat "$T/$s.err")"; continue
     fi
