@@ -1,0 +1,249 @@
+/*
+ * simd_generic.c - the fast path of every E4M3-scaled NVFP4 recipe other
+ * than `te` (simd_kernels.h, "generic E4M3-scaled NVFP4 recipes"): one
+ * driver for all of them, and the scalar leaves.
+ *
+ * The driver walks the stored orientation as reference.c does (row by row,
+ * or 16-row groups for 16x16 tiles) and differs only in who does the
+ * per-element work: block amaxes, element codes, SR bytes and 4over6 errors
+ * come from the active variant's leaves; everything decided once per block
+ * (the scale byte, the 4over6 choice, the encode state) or once per row
+ * (te-rowscaled's global state) is the src/core/ call the reference makes,
+ * so no rule has a second copy here.
+ *
+ * Determinism: as in simd_driver.c, a row's bytes depend only on its data,
+ * its index (the Philox counter) and the tensor amax.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/philox.h"
+#include "simd/simd_kernels.h"
+
+/* Below this many elements a parallel region costs more than it saves. */
+#define GEN_PARALLEL_MIN 65536
+#define NAN_CHUNK 65536
+
+/* ---- scalar leaves: src/core/ element by element ------------------------ */
+
+static void scalar_block_amax(const float *x, size_t nb, int nanprop, float *bamax)
+{
+    for (size_t b = 0; b < nb; b++) {
+        float m = 0.0f;
+        for (size_t i = 0; i < 16; i++) m = nvfp4_core_amax_step(m, x[16 * b + i], nanprop);
+        bamax[b] = m;
+    }
+}
+
+static int scalar_has_nan(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (nvfp4_core_isnan(x[i])) return 1;
+    return 0;
+}
+
+static void scalar_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb)
+{
+    for (size_t b = 0; b < nb; b++) nvfp4_core_sr_block_bytes(sr->seed, sr->offset, block0 + b, rb + 16 * b);
+}
+
+static void scalar_encode(const nvfp4_core_recipe *r, const float *x, size_t nb, const float *factor,
+                          const uint8_t *rb, uint8_t *out)
+{
+    int mode = rb ? NVFP4_CORE_SR : NVFP4_CORE_RN;
+    for (size_t b = 0; b < nb; b++) {
+        nvfp4_core_block blk = {0u, factor[b]}; /* the encode reads only the factor */
+        for (size_t i = 0; i < 16; i += 2) {
+            uint8_t lo = nvfp4_core_encode_elem(r, &blk, x[16 * b + i], mode, rb ? rb[16 * b + i] : 0u);
+            uint8_t hi = nvfp4_core_encode_elem(r, &blk, x[16 * b + i + 1], mode, rb ? rb[16 * b + i + 1] : 0u);
+            out[8 * b + i / 2] = (uint8_t)(lo | (hi << 4));
+        }
+    }
+}
+
+static void scalar_err_4over6(const nvfp4_core_recipe *r, const nvfp4_core_global *g, const float *x,
+                              const uint8_t s[2], float err[2])
+{
+    err[0] = nvfp4_core_4over6_seg_error(r, g, s[0], x);
+    err[1] = nvfp4_core_4over6_seg_error(r, g, s[1], x);
+}
+
+const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar = {scalar_block_amax, scalar_has_nan, scalar_sr_bytes,
+                                                            scalar_encode, scalar_err_4over6};
+
+const nvfp4_simd_gen_leaves *nvfp4_simd_gen_leaves_for(nvfp4_simd_variant v)
+{
+    if (v == NVFP4_SIMD_AUTO) v = nvfp4_simd_active();
+    if (v == NVFP4_SIMD_SCALAR || !nvfp4_simd_gen_leaves_avx2.encode) return &nvfp4_simd_gen_leaves_scalar;
+    return &nvfp4_simd_gen_leaves_avx2;
+}
+
+/* ---- what the driver implements ----------------------------------------- */
+
+static int cast_encode(int enc)
+{
+    return enc == NVFP4_CORE_ENC_TE_RECIP || enc == NVFP4_CORE_ENC_RECIP_DIV || enc == NVFP4_CORE_ENC_DIV_TOTAL ||
+           enc == NVFP4_CORE_ENC_TE_BF16;
+}
+
+int nvfp4_simd_gen_supports(const nvfp4_core_recipe *r)
+{
+    if (r->elem != NVFP4_CORE_ELEM_E2M1 || r->scale_format != NVFP4_CORE_SCALE_E4M3 || r->block_len != 16) return 0;
+    if (nvfp4_core_is_4over6(r)) return cast_encode(r->enc_rule); /* the error leaf casts */
+    if (r->enc_rule == NVFP4_CORE_ENC_EXACT) return 1;
+    if (r->enc_rule == NVFP4_CORE_ENC_GGML_NEAREST) return r->special == NVFP4_CORE_SPECIAL_GGML;
+    return cast_encode(r->enc_rule) && r->special <= NVFP4_CORE_SPECIAL_MODELOPT;
+}
+
+/* ---- the driver ---------------------------------------------------------- */
+
+float nvfp4_simd_gen_tensor_amax(const float *x, size_t n, int nan_propagates)
+{
+    if (nan_propagates) {
+        const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_AUTO);
+        size_t nchunk = (n + NAN_CHUNK - 1) / NAN_CHUNK;
+        int any = 0;
+#pragma omp parallel for reduction(| : any) schedule(dynamic, 1) if (n >= GEN_PARALLEL_MIN)
+        for (size_t c = 0; c < nchunk; c++) {
+            size_t i0 = c * NAN_CHUNK;
+            any |= L->has_nan(x + i0, n - i0 < NAN_CHUNK ? n - i0 : NAN_CHUNK);
+        }
+        if (any) return nvfp4_core_f32_from_bits(0x7FC00000u);
+    }
+    return nvfp4_simd_amax(x, 0, n);
+}
+
+/* Per-thread scratch: block amaxes of up to 16 rows, the encode states and
+ * SR bytes of one row. */
+typedef struct {
+    float *bamax;  /* 16 * nb */
+    float *factor; /* nb */
+    uint8_t *rb;   /* 16 * nb */
+} gen_work;
+
+static int work_alloc(gen_work *w, size_t nb)
+{
+    w->bamax = malloc(16 * nb * sizeof *w->bamax);
+    w->factor = malloc(nb * sizeof *w->factor);
+    w->rb = malloc(16 * nb);
+    return w->bamax && w->factor && w->rb;
+}
+
+static void work_free(gen_work *w)
+{
+    free(w->bamax);
+    free(w->factor);
+    free(w->rb);
+}
+
+/* A row's amax from its block amaxes, as reference.c's tensor_amax of the
+ * row gives it (NaN blocks exist only when a NaN propagates). */
+static float row_amax_of(const float *bamax, size_t nb)
+{
+    float m = 0.0f;
+    for (size_t b = 0; b < nb; b++) {
+        if (nvfp4_core_isnan(bamax[b])) return nvfp4_core_f32_from_bits(0x7FC00000u);
+        m = nvfp4_core_fmaxf(m, bamax[b]);
+    }
+    return m;
+}
+
+/* Codes of row i, whose scale bytes are set, with global state g. */
+static void encode_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g,
+                       size_t i, gen_work *w)
+{
+    size_t nb = j->cols / 16;
+    const uint8_t *srow = j->scale + i * nb;
+    for (size_t b = 0; b < nb; b++) w->factor[b] = nvfp4_core_block_prepare(j->r, g, srow[b]).factor;
+    if (j->sr) L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb);
+    L->encode(j->r, j->x + i * j->cols, nb, w->factor, j->sr ? w->rb : NULL, j->data + i * (j->cols / 2));
+}
+
+/* 1x16: row i's scales (4over6: the chosen candidate) and codes. */
+static void quantize_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g0,
+                         size_t i, gen_work *w)
+{
+    const nvfp4_core_recipe *r = j->r;
+    size_t nb = j->cols / 16;
+    const float *x = j->x + i * j->cols;
+    uint8_t *srow = j->scale + i * nb;
+    nvfp4_core_global g = *g0;
+    L->block_amax(x, nb, r->amax_nan_propagates, w->bamax);
+    if (nvfp4_core_recipe_row_scaled(r)) {
+        j->row_amax[i] = row_amax_of(w->bamax, nb);
+        g = nvfp4_core_global_from_amax(r, j->row_amax[i]);
+    }
+    if (nvfp4_core_is_4over6(r)) {
+        for (size_t b = 0; b < nb; b++) {
+            uint8_t s[2];
+            float e[2];
+            nvfp4_core_4over6_scales(r, &g, w->bamax[b], &s[0], &s[1]);
+            L->err_4over6(r, &g, x + 16 * b, s, e);
+            srow[b] = nvfp4_core_4over6_pick(e[0], e[1], s[0], s[1]);
+        }
+    } else {
+        for (size_t b = 0; b < nb; b++) srow[b] = nvfp4_core_block_scale(r, &g, w->bamax[b]);
+    }
+    encode_row(j, L, &g, i, w);
+}
+
+/* 16x16: the tile scales of rows 16 t .. 16 t + 15, then their codes. The
+ * tile amax folds the rows' block amaxes in row order, which is the
+ * reference's row-major fold (the first NaN wins either way). */
+static void quantize_group(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g,
+                           size_t t, gen_work *w)
+{
+    const nvfp4_core_recipe *r = j->r;
+    size_t nb = j->cols / 16, r0 = 16 * t;
+    int nanprop = r->amax_nan_propagates;
+    for (size_t k = 0; k < 16; k++) L->block_amax(j->x + (r0 + k) * j->cols, nb, nanprop, w->bamax + k * nb);
+    uint8_t *s0 = j->scale + r0 * nb;
+    for (size_t b = 0; b < nb; b++) {
+        float amax = 0.0f;
+        for (size_t k = 0; k < 16; k++) amax = nvfp4_core_amax_step(amax, w->bamax[k * nb + b], nanprop);
+        if (nvfp4_core_is_4over6(r)) {
+            uint8_t s[2];
+            float e4[16], e6[16];
+            nvfp4_core_4over6_scales(r, g, amax, &s[0], &s[1]);
+            for (size_t k = 0; k < 16; k++) {
+                float e[2];
+                L->err_4over6(r, g, j->x + (r0 + k) * j->cols + 16 * b, s, e);
+                e4[k] = e[0];
+                e6[k] = e[1];
+            }
+            s0[b] = nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s[0], s[1]);
+        } else {
+            s0[b] = nvfp4_core_block_scale(r, g, amax);
+        }
+    }
+    for (size_t k = 0; k < 16; k++) {
+        if (k) memcpy(s0 + k * nb, s0, nb);
+        encode_row(j, L, g, r0 + k, w);
+    }
+}
+
+int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
+{
+    const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_AUTO);
+    nvfp4_core_global g = nvfp4_core_global_from_amax(j->r, j->amax);
+    size_t nb = j->cols / 16, items = j->tile16 ? j->rows / 16 : j->rows;
+    size_t chunk = j->tile16 ? 1 : (65536 / j->cols ? 65536 / j->cols : 1);
+    int failed = 0;
+#pragma omp parallel if (j->rows * j->cols >= GEN_PARALLEL_MIN)
+    {
+        gen_work w;
+        int ok = work_alloc(&w, nb);
+        if (!ok) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, chunk)
+        for (size_t it = 0; it < items; it++) {
+            if (!ok) continue;
+            if (j->tile16) quantize_group(j, L, &g, it, &w);
+            else quantize_row(j, L, &g, it, &w);
+        }
+        work_free(&w);
+    }
+    return failed ? -1 : 0;
+}
