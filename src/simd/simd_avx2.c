@@ -1639,26 +1639,34 @@ T256 static void gen_encode_exact(const nvfp4_core_recipe *r, const float *x, si
     }
 }
 
-/* ENC_GGML_NEAREST (nvfp4_core_ggml_nearest): the same fp32 errors
- * |fp4(k)*s - x| for k = 0..15 in the same order, a lane taking k only
- * when its error is strictly lower (the first minimum; NaN never wins). */
+/* ENC_GGML_NEAREST (nvfp4_core_ggml_nearest): the same fp32 errors in the
+ * same order, a candidate taken only when its error is strictly lower (the
+ * first minimum; NaN never wins), searched over the magnitudes k = 0..7 of
+ * |x| and given x's sign unless k = 0. Why the other eight need no search:
+ * p(k + 8) = -p(k) exactly; with q = p(k) > 0 the candidate of x's sign
+ * has the error fl(|q - |x||) and the other fl(q + |x|), which is >= both
+ * that error and |x| (rounding is monotone). For x >= 0 the negative
+ * candidates thus never beat their earlier positive twins; for x < 0 the
+ * positive ones never beat code 0, whose error |x| comes first. Codes 0
+ * and 8 tie (|0 - x| = |-0 - x|): 0 wins, as in the core. */
 T256 static void gen_encode_ggml(const float *x, size_t nb, const float *factor, uint8_t *out)
 {
     for (size_t b = 0; b < nb; b++) {
-        float p[16];
-        for (uint8_t k = 1u; k < 16u; k++) p[k] = nvfp4_core_e2m1_decode(k) * factor[b];
+        __m256 p[8];
+        for (uint8_t k = 1u; k < 8u; k++) p[k] = _mm256_set1_ps(nvfp4_core_e2m1_decode(k) * factor[b]);
         __m256i c[2];
         for (int h = 0; h < 2; h++) {
-            __m256 v = _mm256_loadu_ps(x + 16 * b + 8 * h);
-            __m256 best_err = abs8(_mm256_sub_ps(_mm256_setzero_ps(), v));
+            __m256 v = _mm256_loadu_ps(x + 16 * b + 8 * h), a = abs8(v);
+            __m256 best_err = a; /* |0 - x| */
             __m256i best = _mm256_setzero_si256();
-            for (int k = 1; k < 16; k++) {
-                __m256 err = abs8(_mm256_sub_ps(_mm256_set1_ps(p[k]), v));
+            for (int k = 1; k < 8; k++) {
+                __m256 err = abs8(_mm256_sub_ps(p[k], a));
                 __m256 lt = _mm256_cmp_ps(err, best_err, _CMP_LT_OQ);
                 best = blendv_i(best, _mm256_set1_epi32(k), _mm256_castps_si256(lt));
-                best_err = _mm256_blendv_ps(best_err, err, lt);
+                best_err = _mm256_min_ps(err, best_err); /* = the blend: err < best_err picks err, NaN keeps best_err */
             }
-            c[h] = best;
+            __m256i nz = _mm256_xor_si256(_mm256_cmpeq_epi32(best, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+            c[h] = _mm256_or_si256(best, _mm256_and_si256(sign_code8(v), nz));
         }
         pack8x2(c[0], c[1], out + 8 * b);
     }
@@ -1726,18 +1734,25 @@ T256 static void avx2_gen_block_amax(const float *x, size_t nb, int nanprop, flo
     }
 }
 
-T256 static int avx2_gen_has_nan(const float *x, size_t n)
+T256 static float avx2_gen_amax_nan(const float *x, size_t n, int *any_nan)
 {
-    __m256 un = _mm256_setzero_ps();
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, u0 = a0, u1 = a0;
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        un = _mm256_or_ps(un, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    for (; i + 16 <= n; i += 16) {
+        __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        a0 = _mm256_max_ps(abs8(v0), a0); /* NaN loses: vmaxps returns the second operand */
+        a1 = _mm256_max_ps(abs8(v1), a1);
+        u0 = _mm256_or_ps(u0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
+        u1 = _mm256_or_ps(u1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
     }
-    if (_mm256_movemask_ps(un)) return 1;
-    for (; i < n; i++)
-        if (nvfp4_core_isnan(x[i])) return 1;
-    return 0;
+    float m = hmax8(_mm256_max_ps(a0, a1));
+    int nan = _mm256_movemask_ps(_mm256_or_ps(u0, u1)) != 0;
+    for (; i < n; i++) {
+        nan |= nvfp4_core_isnan(x[i]);
+        m = nvfp4_core_amax_step(m, x[i], 0);
+    }
+    *any_nan = nan;
+    return m;
 }
 
 T256 static void avx2_gen_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb)
@@ -1769,7 +1784,7 @@ T256 static inline __m256 e2m1_decode8(__m256i code)
  * differences, then each candidate's left-to-right fp32 sum (the two sums
  * interleaved: independent chains). */
 T256 static void avx2_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_core_global *g, const float *x,
-                                     const uint8_t s[2], float err[2])
+                                     const uint8_t s[2], const float fc[2], float err[2])
 {
     int fp16 = r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MAE_FP16 || r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
     int mse = r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE || r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
@@ -1778,7 +1793,7 @@ T256 static void avx2_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_cor
     __m256 xv[2] = {_mm256_loadu_ps(x), _mm256_loadu_ps(x + 8)};
     _Alignas(32) float e[2][16];
     for (int c = 0; c < 2; c++) {
-        __m256 f = _mm256_set1_ps(nvfp4_core_block_prepare(r, g, s[c]).factor);
+        __m256 f = _mm256_set1_ps(fc[c]);
         __m256 sf = _mm256_set1_ps(nvfp4_core_e4m3_decode(s[c]));
         for (int h = 0; h < 2; h++) {
             __m256i code = cls == GEN_DIV    ? gen_code8(GEN_DIV, r->special, xv[h], f, NULL)
@@ -1803,7 +1818,7 @@ T256 static void avx2_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_cor
     err[1] = b;
 }
 
-const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_avx2 = {avx2_gen_block_amax, avx2_gen_has_nan, avx2_gen_sr_bytes,
+const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_avx2 = {avx2_gen_block_amax, avx2_gen_amax_nan, avx2_gen_sr_bytes,
                                                           avx2_gen_encode, avx2_gen_err_4over6};
 
 

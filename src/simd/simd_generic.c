@@ -22,7 +22,7 @@
 
 /* Below this many elements a parallel region costs more than it saves. */
 #define GEN_PARALLEL_MIN 65536
-#define NAN_CHUNK 65536
+#define AMAX_CHUNK 65536
 
 /* ---- scalar leaves: src/core/ element by element ------------------------ */
 
@@ -35,11 +35,16 @@ static void scalar_block_amax(const float *x, size_t nb, int nanprop, float *bam
     }
 }
 
-static int scalar_has_nan(const float *x, size_t n)
+static float scalar_amax_nan(const float *x, size_t n, int *any_nan)
 {
-    for (size_t i = 0; i < n; i++)
-        if (nvfp4_core_isnan(x[i])) return 1;
-    return 0;
+    float m = 0.0f;
+    int nan = 0;
+    for (size_t i = 0; i < n; i++) {
+        nan |= nvfp4_core_isnan(x[i]);
+        m = nvfp4_core_amax_step(m, x[i], 0);
+    }
+    *any_nan = nan;
+    return m;
 }
 
 static void scalar_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb)
@@ -62,13 +67,14 @@ static void scalar_encode(const nvfp4_core_recipe *r, const float *x, size_t nb,
 }
 
 static void scalar_err_4over6(const nvfp4_core_recipe *r, const nvfp4_core_global *g, const float *x,
-                              const uint8_t s[2], float err[2])
+                              const uint8_t s[2], const float f[2], float err[2])
 {
+    (void)f; /* the core derives it again */
     err[0] = nvfp4_core_4over6_seg_error(r, g, s[0], x);
     err[1] = nvfp4_core_4over6_seg_error(r, g, s[1], x);
 }
 
-const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar = {scalar_block_amax, scalar_has_nan, scalar_sr_bytes,
+const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar = {scalar_block_amax, scalar_amax_nan, scalar_sr_bytes,
                                                             scalar_encode, scalar_err_4over6};
 
 const nvfp4_simd_gen_leaves *nvfp4_simd_gen_leaves_for(nvfp4_simd_variant v)
@@ -99,18 +105,31 @@ int nvfp4_simd_gen_supports(const nvfp4_core_recipe *r)
 
 float nvfp4_simd_gen_tensor_amax(const float *x, size_t n, int nan_propagates)
 {
-    if (nan_propagates) {
-        const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_AUTO);
-        size_t nchunk = (n + NAN_CHUNK - 1) / NAN_CHUNK;
-        int any = 0;
-#pragma omp parallel for reduction(| : any) schedule(dynamic, 1) if (n >= GEN_PARALLEL_MIN)
-        for (size_t c = 0; c < nchunk; c++) {
-            size_t i0 = c * NAN_CHUNK;
-            any |= L->has_nan(x + i0, n - i0 < NAN_CHUNK ? n - i0 : NAN_CHUNK);
-        }
-        if (any) return nvfp4_core_f32_from_bits(0x7FC00000u);
+    const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_AUTO);
+    size_t nchunk = (n + AMAX_CHUNK - 1) / AMAX_CHUNK;
+    float m = 0.0f;
+    int any = 0;
+    /* per-chunk maxima are never NaN, so the max reduction is exact */
+#pragma omp parallel for reduction(max : m) reduction(| : any) schedule(dynamic, 1) if (n >= GEN_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunk; c++) {
+        size_t i0 = c * AMAX_CHUNK;
+        int nan;
+        float a = L->amax_nan(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK, &nan);
+        any |= nan;
+        if (a > m) m = a;
     }
-    return nvfp4_simd_amax(x, 0, n);
+    return nan_propagates && any ? nvfp4_core_f32_from_bits(0x7FC00000u) : m;
+}
+
+/* The encode state of every scale byte under one global state: the
+ * per-block nvfp4_core_block_prepare calls become lookups. */
+typedef struct {
+    float f[256];
+} factor_table;
+
+static void factor_table_init(factor_table *t, const nvfp4_core_recipe *r, const nvfp4_core_global *g)
+{
+    for (unsigned s = 0; s < 256; s++) t->f[s] = nvfp4_core_block_prepare(r, g, (uint8_t)s).factor;
 }
 
 /* Per-thread scratch: block amaxes of up to 16 rows, the encode states and
@@ -119,6 +138,7 @@ typedef struct {
     float *bamax;  /* 16 * nb */
     float *factor; /* nb */
     uint8_t *rb;   /* 16 * nb */
+    factor_table tab; /* row-scaled recipes: this row's */
 } gen_work;
 
 static int work_alloc(gen_work *w, size_t nb)
@@ -148,50 +168,79 @@ static float row_amax_of(const float *bamax, size_t nb)
     return m;
 }
 
-/* Codes of row i, whose scale bytes are set, with global state g. */
-static void encode_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g,
+/* Codes of row i, whose scale bytes are set, with the factors of tab. */
+static void encode_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const factor_table *tab,
                        size_t i, gen_work *w)
 {
     size_t nb = j->cols / 16;
     const uint8_t *srow = j->scale + i * nb;
-    for (size_t b = 0; b < nb; b++) w->factor[b] = nvfp4_core_block_prepare(j->r, g, srow[b]).factor;
+    for (size_t b = 0; b < nb; b++) w->factor[b] = tab->f[srow[b]];
     if (j->sr) L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb);
     L->encode(j->r, j->x + i * j->cols, nb, w->factor, j->sr ? w->rb : NULL, j->data + i * (j->cols / 2));
 }
 
+/* nvfp4_core_block_scale of each block amax, the loop specialized per rule
+ * (a copy of the descriptor whose rule is a constant) so that the core
+ * function is inlined with its switch resolved: the per-block scale is a
+ * third of the driver's time otherwise. */
+#define SCALES_FOR(rule)                                                                                      \
+    case rule: {                                                                                              \
+        nvfp4_core_recipe rr = *r;                                                                            \
+        rr.bscale_rule = rule;                                                                                \
+        for (size_t b = 0; b < nb; b++) out[b] = nvfp4_core_block_scale(&rr, g, bamax[b]);                    \
+        return;                                                                                               \
+    }
+
+__attribute__((flatten)) static void block_scales(const nvfp4_core_recipe *r, const nvfp4_core_global *g,
+                                                  const float *bamax, size_t nb, uint8_t *out)
+{
+    switch (r->bscale_rule) {
+        SCALES_FOR(NVFP4_CORE_BSCALE_TE_MUL)
+        SCALES_FOR(NVFP4_CORE_BSCALE_DIV_DIV)
+        SCALES_FOR(NVFP4_CORE_BSCALE_DIV_PRODUCT)
+        SCALES_FOR(NVFP4_CORE_BSCALE_GGML)
+    default:
+        for (size_t b = 0; b < nb; b++) out[b] = nvfp4_core_block_scale(r, g, bamax[b]);
+    }
+}
+
 /* 1x16: row i's scales (4over6: the chosen candidate) and codes. */
 static void quantize_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g0,
-                         size_t i, gen_work *w)
+                         const factor_table *tab0, size_t i, gen_work *w)
 {
     const nvfp4_core_recipe *r = j->r;
     size_t nb = j->cols / 16;
     const float *x = j->x + i * j->cols;
     uint8_t *srow = j->scale + i * nb;
     nvfp4_core_global g = *g0;
+    const factor_table *tab = tab0;
     L->block_amax(x, nb, r->amax_nan_propagates, w->bamax);
     if (nvfp4_core_recipe_row_scaled(r)) {
         j->row_amax[i] = row_amax_of(w->bamax, nb);
         g = nvfp4_core_global_from_amax(r, j->row_amax[i]);
+        factor_table_init(&w->tab, r, &g);
+        tab = &w->tab;
     }
     if (nvfp4_core_is_4over6(r)) {
         for (size_t b = 0; b < nb; b++) {
             uint8_t s[2];
             float e[2];
             nvfp4_core_4over6_scales(r, &g, w->bamax[b], &s[0], &s[1]);
-            L->err_4over6(r, &g, x + 16 * b, s, e);
+            float f[2] = {tab->f[s[0]], tab->f[s[1]]};
+            L->err_4over6(r, &g, x + 16 * b, s, f, e);
             srow[b] = nvfp4_core_4over6_pick(e[0], e[1], s[0], s[1]);
         }
     } else {
-        for (size_t b = 0; b < nb; b++) srow[b] = nvfp4_core_block_scale(r, &g, w->bamax[b]);
+        block_scales(r, &g, w->bamax, nb, srow);
     }
-    encode_row(j, L, &g, i, w);
+    encode_row(j, L, tab, i, w);
 }
 
 /* 16x16: the tile scales of rows 16 t .. 16 t + 15, then their codes. The
  * tile amax folds the rows' block amaxes in row order, which is the
  * reference's row-major fold (the first NaN wins either way). */
 static void quantize_group(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g,
-                           size_t t, gen_work *w)
+                           const factor_table *tab, size_t t, gen_work *w)
 {
     const nvfp4_core_recipe *r = j->r;
     size_t nb = j->cols / 16, r0 = 16 * t;
@@ -205,9 +254,10 @@ static void quantize_group(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_lea
             uint8_t s[2];
             float e4[16], e6[16];
             nvfp4_core_4over6_scales(r, g, amax, &s[0], &s[1]);
+            float f[2] = {tab->f[s[0]], tab->f[s[1]]};
             for (size_t k = 0; k < 16; k++) {
                 float e[2];
-                L->err_4over6(r, g, j->x + (r0 + k) * j->cols + 16 * b, s, e);
+                L->err_4over6(r, g, j->x + (r0 + k) * j->cols + 16 * b, s, f, e);
                 e4[k] = e[0];
                 e6[k] = e[1];
             }
@@ -218,7 +268,7 @@ static void quantize_group(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_lea
     }
     for (size_t k = 0; k < 16; k++) {
         if (k) memcpy(s0 + k * nb, s0, nb);
-        encode_row(j, L, g, r0 + k, w);
+        encode_row(j, L, tab, r0 + k, w);
     }
 }
 
@@ -226,6 +276,8 @@ int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
 {
     const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_AUTO);
     nvfp4_core_global g = nvfp4_core_global_from_amax(j->r, j->amax);
+    factor_table tab;
+    factor_table_init(&tab, j->r, &g);
     size_t nb = j->cols / 16, items = j->tile16 ? j->rows / 16 : j->rows;
     size_t chunk = j->tile16 ? 1 : (65536 / j->cols ? 65536 / j->cols : 1);
     int failed = 0;
@@ -240,8 +292,8 @@ int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
 #pragma omp for schedule(dynamic, chunk)
         for (size_t it = 0; it < items; it++) {
             if (!ok) continue;
-            if (j->tile16) quantize_group(j, L, &g, it, &w);
-            else quantize_row(j, L, &g, it, &w);
+            if (j->tile16) quantize_group(j, L, &g, &tab, it, &w);
+            else quantize_row(j, L, &g, &tab, it, &w);
         }
         work_free(&w);
     }

@@ -199,8 +199,9 @@ typedef struct {
     /* block amax of each of the nb 16-element blocks at x, as a left-to-right
      * nvfp4_core_amax_step fold with the recipe's NaN rule */
     void (*block_amax)(const float *x, size_t nb, int nan_propagates, float *bamax);
-    /* whether any of x[0..n) is NaN */
-    int (*has_nan)(const float *x, size_t n);
+    /* max |x[0..n)| with fmaxf semantics (NaN ignored), and in *any_nan
+     * whether some element is NaN: one pass for the NaN-propagating amax */
+    float (*amax_nan)(const float *x, size_t n, int *any_nan);
     /* the 16 SR bytes (nvfp4_core_sr_block_bytes) of blocks block0 .. block0 + nb - 1 at rb + 16 b */
     void (*sr_bytes)(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb);
     /* packed codes of the nb blocks at x: block b with encode state factor[b]
@@ -209,9 +210,9 @@ typedef struct {
     void (*encode)(const nvfp4_core_recipe *r, const float *x, size_t nb, const float *factor, const uint8_t *rb,
                    uint8_t *out);
     /* 4over6: nvfp4_core_4over6_seg_error of the segment x[0..15] under each
-     * candidate scale byte s[0], s[1] */
+     * candidate scale byte s[c], whose encode state is f[c] */
     void (*err_4over6)(const nvfp4_core_recipe *r, const nvfp4_core_global *g, const float *x, const uint8_t s[2],
-                       float err[2]);
+                       const float f[2], float err[2]);
 } nvfp4_simd_gen_leaves;
 
 extern const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar;
