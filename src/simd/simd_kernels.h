@@ -5,7 +5,8 @@
  * Kernels on plain arrays: this folder knows no quantizer type (options,
  * plans, results); src/quant/fast.c calls the drivers below. Every kernel
  * reproduces, byte for byte, what the scalar reference (src/quant/reference.c
- * over src/core/) computes for the same configuration. The vector code re-expresses the `te` recipe's chain
+ * over src/core/) computes for the same configuration (the generic driver
+ * of the other E4M3-scaled recipes is described at its section below). The vector code re-expresses the `te` recipe's chain
  * (src/core/recipe.h: TE_ENCODE, BSCALE_TE_MUL, ENC_TE_RECIP, SPECIAL_CUDA,
  * DEQ_TE) lane-wise with the same fp32 operations in the same order; the
  * scalar variant (simd_scalar.c) calls src/core/ directly and is also the
