@@ -96,7 +96,8 @@ static void k_lib_into_row(bench_ctx *c)
 }
 static void k_lib_rowcol_rht(bench_ctx *c) { lib_quantize(c, true, true); }
 
-/* The other E4M3-scaled recipes, rowwise 1x16 RN through nvfp4_quantize:
+/* The other E2M1 recipes of the generic driver, rowwise with their own
+ * block (1x16; te-pow2 1x32), RN, through nvfp4_quantize:
  * on a vector variant the generic fast path, on the scalar baseline their
  * reference path (the speedup column is each recipe's own). */
 static void lib_quantize_recipe(bench_ctx *c, const char *recipe)
@@ -122,9 +123,11 @@ RECIPE_CALL(k_te_rowscaled, "te-rowscaled")
 RECIPE_CALL(k_torchao_1level, "torchao-1level")
 RECIPE_CALL(k_fast_math, "fast-math")
 RECIPE_CALL(k_ggml, "ggml")
+RECIPE_CALL(k_te_pow2, "te-pow2")
 static void k_swizzle_lib(bench_ctx *c) { nvfp4_scale_swizzle(c->scale, c->rows, c->cols / 16, c->swz); }
 
 static const double CODES = 0.5 + 1.0 / 16.0; /* packed codes + E4M3 scale per element */
+static const double MX_CODES = 0.5 + 1.0 / 32.0; /* packed codes + UE8M0 scale per element (1x32) */
 
 /* The public calls, each placed before the library kernel named `before`
  * (at the end when there is none), and the library kernels whose baseline
@@ -150,6 +153,7 @@ static const struct {
     {{"lib_quantize_torchao-1level", 4, CODES, 0, k_torchao_1level, NULL}, "scale_swizzle"},
     {{"lib_quantize_fast-math", 4, CODES, 0, k_fast_math, NULL}, "scale_swizzle"},
     {{"lib_quantize_ggml", 4, CODES, 0, k_ggml, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-pow2", 4, MX_CODES, 0, k_te_pow2, NULL}, "scale_swizzle"},
 };
 static const struct {
     const char *name;

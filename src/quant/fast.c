@@ -2,8 +2,9 @@
  * fast.c - the fast CPU path: plans whose recipe is one of the chains the
  * vector kernels implement (src/core/recipe.h: NVFP4_CORE_CHAIN_TE with 1x16
  * or 16x16 blocks, the two MXFP4 chains with 1x32 blocks; every other
- * E4M3-scaled NVFP4 recipe the generic driver supports
- * (nvfp4_simd_gen_supports) with 1x16 or 16x16 blocks and no RHT; RN or SR)
+ * E2M1 recipe the generic driver supports (nvfp4_simd_gen_supports: the
+ * E4M3-scaled NVFP4 recipes, te-pow2, the other MXFP4 recipes) with any
+ * block shape and no RHT; RN or SR)
  * go to the plain-array drivers of src/simd/ when a vector variant is
  * active. Same
  * bytes as the reference path (tests/check_libpath.c compares them for every
@@ -49,12 +50,12 @@ static bool handles_mx(const nvfp4_quant_plan *p)
     return mx_rule(&p->recipe->core) >= 0 && p->opts.block == NVFP4_BLOCK_1X32;
 }
 
-/* Every other E4M3-scaled NVFP4 recipe with 16-element blocks (1x16, or
- * 16x16 where the recipe allows it), without RHT: the generic driver. */
+/* Every other recipe the generic driver implements (E2M1 elements, the
+ * encode rules of nvfp4_simd_gen_supports), any block shape the plan
+ * accepts, without RHT; nvfp4_quant_fast tries the two above first. */
 static bool handles_generic(const nvfp4_quant_plan *p)
 {
-    return !is_te_chain(&p->recipe->core) && nvfp4_simd_gen_supports(&p->recipe->core) && !p->opts.rht &&
-           (p->opts.block == NVFP4_BLOCK_1X16 || p->opts.block == NVFP4_BLOCK_16X16);
+    return nvfp4_simd_gen_supports(&p->recipe->core) && !p->opts.rht;
 }
 
 bool nvfp4_quant_fast_handles(const nvfp4_quant_plan *p)
@@ -236,8 +237,8 @@ static nvfp4_status generic_orientation(const nvfp4_quant_plan *p, const void *x
                     ? 0.0f
                     : nvfp4_simd_gen_tensor_amax(b, l->prows * l->pcols, r->amax_nan_propagates);
     nvfp4_simd_sr sr = {p->opts.seed, l->sr_offset};
-    nvfp4_simd_gen_job j = {r, b, l->prows, l->pcols, l->tile16, *amax, p->opts.rounding == NVFP4_SR ? &sr : NULL,
-                            t->data, t->scale, t->row_amax};
+    nvfp4_simd_gen_job j = {r,         b,        l->prows, l->pcols, l->block_len, l->tile16, *amax,
+                            p->opts.rounding == NVFP4_SR ? &sr : NULL, t->data,  t->scale, t->row_amax};
     int rc = nvfp4_simd_gen_quantize(&j);
     if (owned) free(b);
     if (rc) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for the quantizer's row buffers");

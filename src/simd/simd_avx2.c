@@ -1531,14 +1531,15 @@ T256 static void avx2_mx_row_encode(int rule, const float *x, size_t nb, const u
  * avx512 variant uses these leaves too. */
 
 /* nvfp4_core_scaled for the cast encodes: x * factor (ENC_TE_RECIP,
- * ENC_RECIP_DIV), x / factor (ENC_DIV_TOTAL), or ENC_TE_BF16's fma(x, c,
+ * ENC_RECIP_DIV), x / factor (ENC_DIV_TOTAL, and ENC_POW2 / ENC_POW2_FP32
+ * with their power-of-two divisors), or ENC_TE_BF16's fma(x, c,
  * +0) as the core computes it: the binary64 product (exact: 24 x 8
  * significant bits) plus +0, rounded once to fp32. */
 enum { GEN_MUL = 0, GEN_DIV = 1, GEN_BF16 = 2 };
 
 static int gen_enc_class(int enc)
 {
-    if (enc == NVFP4_CORE_ENC_DIV_TOTAL) return GEN_DIV;
+    if (enc == NVFP4_CORE_ENC_DIV_TOTAL || enc == NVFP4_CORE_ENC_POW2 || enc == NVFP4_CORE_ENC_POW2_FP32) return GEN_DIV;
     if (enc == NVFP4_CORE_ENC_TE_BF16) return GEN_BF16;
     return GEN_MUL;
 }

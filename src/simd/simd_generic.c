@@ -89,12 +89,15 @@ const nvfp4_simd_gen_leaves *nvfp4_simd_gen_leaves_for(nvfp4_simd_variant v)
 static int cast_encode(int enc)
 {
     return enc == NVFP4_CORE_ENC_TE_RECIP || enc == NVFP4_CORE_ENC_RECIP_DIV || enc == NVFP4_CORE_ENC_DIV_TOTAL ||
-           enc == NVFP4_CORE_ENC_TE_BF16;
+           enc == NVFP4_CORE_ENC_TE_BF16 || enc == NVFP4_CORE_ENC_POW2 || enc == NVFP4_CORE_ENC_POW2_FP32;
 }
 
 int nvfp4_simd_gen_supports(const nvfp4_core_recipe *r)
 {
-    if (r->elem != NVFP4_CORE_ELEM_E2M1 || r->scale_format != NVFP4_CORE_SCALE_E4M3 || r->block_len != 16) return 0;
+    if (r->elem != NVFP4_CORE_ELEM_E2M1) return 0;
+    if (r->scale_format == NVFP4_CORE_SCALE_UE8M0) /* a power-of-two divisor */
+        return (r->enc_rule == NVFP4_CORE_ENC_POW2 || r->enc_rule == NVFP4_CORE_ENC_POW2_FP32) &&
+               r->special <= NVFP4_CORE_SPECIAL_MODELOPT;
     if (nvfp4_core_is_4over6(r)) return cast_encode(r->enc_rule); /* the error leaf casts */
     if (r->enc_rule == NVFP4_CORE_ENC_EXACT) return 1;
     if (r->enc_rule == NVFP4_CORE_ENC_GGML_NEAREST) return r->special == NVFP4_CORE_SPECIAL_GGML;
@@ -135,18 +138,20 @@ static void factor_table_init(factor_table *t, const nvfp4_core_recipe *r, const
 /* Per-thread scratch: block amaxes of up to 16 rows, the encode states and
  * SR bytes of one row. */
 typedef struct {
-    float *bamax;  /* 16 * nb */
-    float *factor; /* nb */
-    uint8_t *rb;   /* 16 * nb */
+    float *bamax;  /* 16 * ns (ns: 16-element segments of a row) */
+    float *factor; /* ns */
+    uint8_t *rb;   /* 16 * ns */
+    uint8_t *rb2;  /* 16 * ns: 1x32 SR, the second halves' bytes */
     factor_table tab; /* row-scaled recipes: this row's */
 } gen_work;
 
-static int work_alloc(gen_work *w, size_t nb)
+static int work_alloc(gen_work *w, size_t ns)
 {
-    w->bamax = malloc(16 * nb * sizeof *w->bamax);
-    w->factor = malloc(nb * sizeof *w->factor);
-    w->rb = malloc(16 * nb);
-    return w->bamax && w->factor && w->rb;
+    w->bamax = malloc(16 * ns * sizeof *w->bamax);
+    w->factor = malloc(ns * sizeof *w->factor);
+    w->rb = malloc(16 * ns);
+    w->rb2 = malloc(16 * ns);
+    return w->bamax && w->factor && w->rb && w->rb2;
 }
 
 static void work_free(gen_work *w)
@@ -154,6 +159,7 @@ static void work_free(gen_work *w)
     free(w->bamax);
     free(w->factor);
     free(w->rb);
+    free(w->rb2);
 }
 
 /* A row's amax from its block amaxes, as reference.c's tensor_amax of the
@@ -168,15 +174,34 @@ static float row_amax_of(const float *bamax, size_t nb)
     return m;
 }
 
+/* The SR bytes of row i's segments: block b of the row is counter
+ * i * nb + b, and a 32-element block takes its second 16 bytes from the
+ * next offset (reference.c row_encode). */
+static void row_sr_bytes(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, size_t i, gen_work *w)
+{
+    size_t nb = j->cols / j->block_len;
+    if (j->block_len == 16) {
+        L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb);
+        return;
+    }
+    nvfp4_simd_sr second = {j->sr->seed, j->sr->offset + 1};
+    L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb2);
+    L->sr_bytes(&second, (uint64_t)i * nb, nb, w->rb2 + 16 * nb);
+    for (size_t b = 0; b < nb; b++) {
+        memcpy(w->rb + 32 * b, w->rb2 + 16 * b, 16);
+        memcpy(w->rb + 32 * b + 16, w->rb2 + 16 * (nb + b), 16);
+    }
+}
+
 /* Codes of row i, whose scale bytes are set, with the factors of tab. */
 static void encode_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const factor_table *tab,
                        size_t i, gen_work *w)
 {
-    size_t nb = j->cols / 16;
-    const uint8_t *srow = j->scale + i * nb;
-    for (size_t b = 0; b < nb; b++) w->factor[b] = tab->f[srow[b]];
-    if (j->sr) L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb);
-    L->encode(j->r, j->x + i * j->cols, nb, w->factor, j->sr ? w->rb : NULL, j->data + i * (j->cols / 2));
+    size_t ns = j->cols / 16, per = j->block_len / 16;
+    const uint8_t *srow = j->scale + i * (j->cols / j->block_len);
+    for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[k / per]];
+    if (j->sr) row_sr_bytes(j, L, i, w);
+    L->encode(j->r, j->x + i * j->cols, ns, w->factor, j->sr ? w->rb : NULL, j->data + i * (j->cols / 2));
 }
 
 /* nvfp4_core_block_scale of each block amax, the loop specialized per rule
@@ -209,12 +234,15 @@ static void quantize_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leave
                          const factor_table *tab0, size_t i, gen_work *w)
 {
     const nvfp4_core_recipe *r = j->r;
-    size_t nb = j->cols / 16;
+    size_t ns = j->cols / 16, nb = j->cols / j->block_len;
     const float *x = j->x + i * j->cols;
     uint8_t *srow = j->scale + i * nb;
     nvfp4_core_global g = *g0;
     const factor_table *tab = tab0;
-    L->block_amax(x, nb, r->amax_nan_propagates, w->bamax);
+    L->block_amax(x, ns, r->amax_nan_propagates, w->bamax);
+    if (j->block_len == 32) /* in place, ascending: segments 2b and 2b + 1 in order, as the reference folds */
+        for (size_t b = 0; b < nb; b++)
+            w->bamax[b] = nvfp4_core_amax_step(w->bamax[2 * b], w->bamax[2 * b + 1], r->amax_nan_propagates);
     if (nvfp4_core_recipe_row_scaled(r)) {
         j->row_amax[i] = row_amax_of(w->bamax, nb);
         g = nvfp4_core_global_from_amax(r, j->row_amax[i]);
@@ -278,13 +306,13 @@ int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
     nvfp4_core_global g = nvfp4_core_global_from_amax(j->r, j->amax);
     factor_table tab;
     factor_table_init(&tab, j->r, &g);
-    size_t nb = j->cols / 16, items = j->tile16 ? j->rows / 16 : j->rows;
+    size_t ns = j->cols / 16, items = j->tile16 ? j->rows / 16 : j->rows;
     size_t chunk = j->tile16 ? 1 : (65536 / j->cols ? 65536 / j->cols : 1);
     int failed = 0;
 #pragma omp parallel if (j->rows * j->cols >= GEN_PARALLEL_MIN)
     {
         gen_work w;
-        int ok = work_alloc(&w, nb);
+        int ok = work_alloc(&w, ns);
         if (!ok) {
 #pragma omp atomic write
             failed = 1;

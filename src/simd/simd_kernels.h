@@ -183,10 +183,11 @@ void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, u
 
 /* ---- generic E4M3-scaled NVFP4 recipes (simd_generic.c) ----------------
  *
- * Every NVFP4 recipe with E2M1 elements, an E4M3 scale and 16-element
- * blocks whose encode rule is a product, a quotient, the bf16 fma, the
- * exact comparison or ggml's nearest search (nvfp4_simd_gen_supports)
- * runs one driver: per block its amax (a vector leaf), its scale byte and
+ * Every recipe with E2M1 elements whose encode rule is a product, a
+ * quotient (E4M3 scales, or the power-of-two divisors of UE8M0 scales),
+ * the bf16 fma, the exact comparison or ggml's nearest search
+ * (nvfp4_simd_gen_supports), with 1x16, 16x16 or 1x32 blocks, runs one
+ * driver: per block its amax (a vector leaf), its scale byte and
  * encode state from the SAME src/core/ calls the reference path makes
  * (nvfp4_core_block_scale, the 4over6 scale/pick/tile-sum functions,
  * nvfp4_core_block_prepare: once per block, 1/16 of the work), then the
@@ -205,7 +206,7 @@ typedef struct {
     float (*amax_nan)(const float *x, size_t n, int *any_nan);
     /* the 16 SR bytes (nvfp4_core_sr_block_bytes) of blocks block0 .. block0 + nb - 1 at rb + 16 b */
     void (*sr_bytes)(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb);
-    /* packed codes of the nb blocks at x: block b with encode state factor[b]
+    /* packed codes of the nb 16-element segments at x: segment b with encode state factor[b]
      * (nvfp4_core_block_prepare) and, when rb is not NULL, SR with its bytes
      * rb + 16 b (RN otherwise) */
     void (*encode)(const nvfp4_core_recipe *r, const float *x, size_t nb, const float *factor, const uint8_t *rb,
@@ -229,7 +230,8 @@ int nvfp4_simd_gen_supports(const nvfp4_core_recipe *r);
 typedef struct {
     const nvfp4_core_recipe *r;
     const float *x;          /* [rows, cols] */
-    size_t rows, cols;       /* cols % 16 == 0; rows % 16 == 0 for tiles */
+    size_t rows, cols;       /* cols % block_len == 0; rows % 16 == 0 for tiles */
+    size_t block_len;        /* the layout's: 16 (1x16, 16x16) or 32 (1x32) */
     int tile16;              /* 16x16 blocks */
     float amax;              /* the tensor amax the global state derives from */
     const nvfp4_simd_sr *sr; /* NULL: RN */
