@@ -138,16 +138,17 @@ static void factor_table_init(factor_table *t, const nvfp4_core_recipe *r, const
 /* Per-thread scratch: block amaxes of up to 16 rows, the encode states and
  * SR bytes of one row. */
 typedef struct {
-    float *bamax;  /* 16 * ns (ns: 16-element segments of a row) */
+    float *bamax;  /* ns, or 16 * ns for tiles (ns: 16-element segments of a row) */
     float *factor; /* ns */
     uint8_t *rb;   /* 16 * ns */
     uint8_t *rb2;  /* 16 * ns: 1x32 SR, the second halves' bytes */
     factor_table tab; /* row-scaled recipes: this row's */
 } gen_work;
 
-static int work_alloc(gen_work *w, size_t ns)
+/* rows: the rows of block amaxes kept (16 for tiles, else 1). */
+static int work_alloc(gen_work *w, size_t ns, size_t rows)
 {
-    w->bamax = malloc(16 * ns * sizeof *w->bamax);
+    w->bamax = malloc(rows * ns * sizeof *w->bamax);
     w->factor = malloc(ns * sizeof *w->factor);
     w->rb = malloc(16 * ns);
     w->rb2 = malloc(16 * ns);
@@ -311,14 +312,15 @@ int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
     int failed = 0;
 #pragma omp parallel if (j->rows * j->cols >= GEN_PARALLEL_MIN)
     {
-        gen_work w;
-        int ok = work_alloc(&w, ns);
-        if (!ok) {
-#pragma omp atomic write
-            failed = 1;
-        }
+        /* allocated by a thread's first item: idle threads take no memory */
+        gen_work w = {.bamax = NULL};
+        int ok = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (size_t it = 0; it < items; it++) {
+            if (ok && !w.bamax && !(ok = work_alloc(&w, ns, j->tile16 ? 16 : 1))) {
+#pragma omp atomic write
+                failed = 1;
+            }
             if (!ok) continue;
             if (j->tile16) quantize_group(j, L, &g, &tab, it, &w);
             else quantize_row(j, L, &g, &tab, it, &w);
