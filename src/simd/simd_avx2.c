@@ -1556,7 +1556,7 @@ T256 static inline __attribute__((always_inline)) __m256 gen_scaled8(const int c
 
 /* nvfp4_core_e2m1_cast's special-value policies on top of the cuda-fp4
  * code (e2m1_rn8 / e2m1_sr8: sign kept, NaN -> 0x7). */
-T256 static inline __m256i gen_special8(int special, __m256 y, __m256i code)
+T256 static inline __attribute__((always_inline)) __m256i gen_special8(const int special, __m256 y, __m256i code)
 {
     __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q));
     __m256i zero = _mm256_castps_si256(_mm256_cmp_ps(y, _mm256_setzero_ps(), _CMP_EQ_OQ));
@@ -1569,7 +1569,7 @@ T256 static inline __m256i gen_special8(int special, __m256 y, __m256i code)
 }
 
 /* nvfp4_core_encode_elem of 8 lanes for a cast encode. */
-T256 static inline __attribute__((always_inline)) __m256i gen_code8(const int cls, int special, __m256 x, __m256 f,
+T256 static inline __attribute__((always_inline)) __m256i gen_code8(const int cls, const int special, __m256 x, __m256 f,
                                                                     const uint8_t *r8)
 {
     __m256 y = gen_scaled8(cls, x, f);
@@ -1577,7 +1577,7 @@ T256 static inline __attribute__((always_inline)) __m256i gen_code8(const int cl
     return gen_special8(special, y, c);
 }
 
-T256 static inline __attribute__((always_inline)) void gen_encode_cast(const int cls, int special, const float *x,
+T256 static inline __attribute__((always_inline)) void gen_encode_cast(const int cls, const int special, const float *x,
                                                                        size_t nb, const float *factor,
                                                                        const uint8_t *rb, uint8_t *out)
 {
@@ -1673,12 +1673,24 @@ T256 static void gen_encode_ggml(const float *x, size_t nb, const float *factor,
     }
 }
 
+/* One instance per encode class, special-value policy and rounding: the
+ * policy's compares and the SR loads are resolved at compile time. */
+#define GEN_CAST_SPECIAL(cls, sp)                                                                              \
+    case sp:                                                                                                   \
+        if (rb) gen_encode_cast(cls, sp, x, nb, factor, rb, out);                                              \
+        else gen_encode_cast(cls, sp, x, nb, factor, NULL, out);                                               \
+        return;
 #define GEN_CAST_FN(name, cls)                                                                                  \
     T256 static void name(int special, const float *x, size_t nb, const float *factor, const uint8_t *rb,      \
                           uint8_t *out)                                                                        \
     {                                                                                                          \
-        if (rb) gen_encode_cast(cls, special, x, nb, factor, rb, out);                                         \
-        else gen_encode_cast(cls, special, x, nb, factor, NULL, out);                                          \
+        switch (special) {                                                                                     \
+            GEN_CAST_SPECIAL(cls, NVFP4_CORE_SPECIAL_PYREF)                                                    \
+            GEN_CAST_SPECIAL(cls, NVFP4_CORE_SPECIAL_TORCHAO)                                                  \
+            GEN_CAST_SPECIAL(cls, NVFP4_CORE_SPECIAL_MODELOPT)                                                 \
+            GEN_CAST_SPECIAL(cls, NVFP4_CORE_SPECIAL_CUDA)                                                     \
+        default: return; /* nvfp4_simd_gen_supports admits no other */                                        \
+        }                                                                                                      \
     }
 GEN_CAST_FN(gen_encode_mul, GEN_MUL)
 GEN_CAST_FN(gen_encode_div, GEN_DIV)

@@ -198,9 +198,12 @@ static void row_sr_bytes(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leave
 static void encode_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const factor_table *tab,
                        size_t i, gen_work *w)
 {
-    size_t ns = j->cols / 16, per = j->block_len / 16;
+    size_t ns = j->cols / 16;
     const uint8_t *srow = j->scale + i * (j->cols / j->block_len);
-    for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[k / per]];
+    if (j->block_len == 16)
+        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[k]];
+    else
+        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[k >> 1]];
     if (j->sr) row_sr_bytes(j, L, i, w);
     L->encode(j->r, j->x + i * j->cols, ns, w->factor, j->sr ? w->rb : NULL, j->data + i * (j->cols / 2));
 }
