@@ -175,37 +175,47 @@ static float row_amax_of(const float *bamax, size_t nb)
     return m;
 }
 
-/* The SR bytes of row i's segments: block b of the row is counter
- * i * nb + b, and a 32-element block takes its second 16 bytes from the
- * next offset (reference.c row_encode). */
-static void row_sr_bytes(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, size_t i, gen_work *w)
+/* The SR bytes of blocks [b0, b1) of row i, by segment from w->rb: block b
+ * of the row is counter i * nb + b, and a 32-element block takes its second
+ * 16 bytes from the next offset (reference.c row_encode). */
+static void range_sr_bytes(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, size_t i, size_t b0,
+                           size_t b1, gen_work *w)
 {
-    size_t nb = j->cols / j->block_len;
+    size_t nb = j->cols / j->block_len, n = b1 - b0;
+    uint64_t first = (uint64_t)i * nb + b0;
     if (j->block_len == 16) {
-        L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb);
+        L->sr_bytes(j->sr, first, n, w->rb);
         return;
     }
     nvfp4_simd_sr second = {j->sr->seed, j->sr->offset + 1};
-    L->sr_bytes(j->sr, (uint64_t)i * nb, nb, w->rb2);
-    L->sr_bytes(&second, (uint64_t)i * nb, nb, w->rb2 + 16 * nb);
-    for (size_t b = 0; b < nb; b++) {
+    L->sr_bytes(j->sr, first, n, w->rb2);
+    L->sr_bytes(&second, first, n, w->rb2 + 16 * n);
+    for (size_t b = 0; b < n; b++) {
         memcpy(w->rb + 32 * b, w->rb2 + 16 * b, 16);
-        memcpy(w->rb + 32 * b + 16, w->rb2 + 16 * (nb + b), 16);
+        memcpy(w->rb + 32 * b + 16, w->rb2 + 16 * (n + b), 16);
     }
 }
 
-/* Codes of row i, whose scale bytes are set, with the factors of tab. */
+/* Codes of blocks [b0, b1) of row i, whose scale bytes are set, with the
+ * factors of tab. */
+static void encode_range(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const factor_table *tab,
+                         size_t i, size_t b0, size_t b1, gen_work *w)
+{
+    size_t per = j->block_len / 16, s0 = b0 * per, ns = (b1 - b0) * per;
+    const uint8_t *srow = j->scale + i * (j->cols / j->block_len);
+    if (per == 1)
+        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[b0 + k]];
+    else
+        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[b0 + (k >> 1)]];
+    if (j->sr) range_sr_bytes(j, L, i, b0, b1, w);
+    L->encode(j->r, j->x + i * j->cols + 16 * s0, ns, w->factor, j->sr ? w->rb : NULL,
+              j->data + i * (j->cols / 2) + 8 * s0);
+}
+
 static void encode_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const factor_table *tab,
                        size_t i, gen_work *w)
 {
-    size_t ns = j->cols / 16;
-    const uint8_t *srow = j->scale + i * (j->cols / j->block_len);
-    if (j->block_len == 16)
-        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[k]];
-    else
-        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[k >> 1]];
-    if (j->sr) row_sr_bytes(j, L, i, w);
-    L->encode(j->r, j->x + i * j->cols, ns, w->factor, j->sr ? w->rb : NULL, j->data + i * (j->cols / 2));
+    encode_range(j, L, tab, i, 0, j->cols / j->block_len, w);
 }
 
 /* nvfp4_core_block_scale of each block amax, the loop specialized per rule
@@ -233,39 +243,66 @@ __attribute__((flatten)) static void block_scales(const nvfp4_core_recipe *r, co
     }
 }
 
-/* 1x16: row i's scales (4over6: the chosen candidate) and codes. */
+/* Block amaxes of blocks [b0, b1) of row i into w->bamax + b0. */
+static void range_amax(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, size_t i, size_t b0, size_t b1,
+                       gen_work *w)
+{
+    int nanprop = j->r->amax_nan_propagates;
+    float *a = w->bamax + b0;
+    size_t per = j->block_len / 16;
+    L->block_amax(j->x + i * j->cols + j->block_len * b0, (b1 - b0) * per, nanprop, a);
+    if (per == 2) /* in place, ascending: segments 2b and 2b + 1 in order, as the reference folds */
+        for (size_t b = 0; b < b1 - b0; b++) a[b] = nvfp4_core_amax_step(a[2 * b], a[2 * b + 1], nanprop);
+}
+
+/* Scale bytes of blocks [b0, b1) of row i from their amaxes (4over6: the
+ * chosen candidate). */
+static void range_scales(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g,
+                         const factor_table *tab, size_t i, size_t b0, size_t b1, gen_work *w)
+{
+    const nvfp4_core_recipe *r = j->r;
+    uint8_t *srow = j->scale + i * (j->cols / j->block_len);
+    if (!nvfp4_core_is_4over6(r)) {
+        block_scales(r, g, w->bamax + b0, b1 - b0, srow + b0);
+        return;
+    }
+    for (size_t b = b0; b < b1; b++) {
+        uint8_t s[2];
+        float e[2];
+        nvfp4_core_4over6_scales(r, g, w->bamax[b], &s[0], &s[1]);
+        float f[2] = {tab->f[s[0]], tab->f[s[1]]};
+        L->err_4over6(r, g, j->x + i * j->cols + 16 * b, s, f, e);
+        srow[b] = nvfp4_core_4over6_pick(e[0], e[1], s[0], s[1]);
+    }
+}
+
+/* Blocks per step of a row: amaxes, scales and codes of a 4-8 KiB stretch
+ * of input in turn, so that the codes read it from L1. */
+#define ROW_STEP 64
+
+/* 1x16 and 1x32: row i's scales and codes. te-rowscaled first takes every
+ * block amax of the row, whose maximum keys the row's global state. */
 static void quantize_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g0,
                          const factor_table *tab0, size_t i, gen_work *w)
 {
     const nvfp4_core_recipe *r = j->r;
-    size_t ns = j->cols / 16, nb = j->cols / j->block_len;
-    const float *x = j->x + i * j->cols;
-    uint8_t *srow = j->scale + i * nb;
+    size_t nb = j->cols / j->block_len;
     nvfp4_core_global g = *g0;
     const factor_table *tab = tab0;
-    L->block_amax(x, ns, r->amax_nan_propagates, w->bamax);
-    if (j->block_len == 32) /* in place, ascending: segments 2b and 2b + 1 in order, as the reference folds */
-        for (size_t b = 0; b < nb; b++)
-            w->bamax[b] = nvfp4_core_amax_step(w->bamax[2 * b], w->bamax[2 * b + 1], r->amax_nan_propagates);
-    if (nvfp4_core_recipe_row_scaled(r)) {
+    int row_scaled = nvfp4_core_recipe_row_scaled(r);
+    if (row_scaled) {
+        range_amax(j, L, i, 0, nb, w);
         j->row_amax[i] = row_amax_of(w->bamax, nb);
         g = nvfp4_core_global_from_amax(r, j->row_amax[i]);
         factor_table_init(&w->tab, r, &g);
         tab = &w->tab;
     }
-    if (nvfp4_core_is_4over6(r)) {
-        for (size_t b = 0; b < nb; b++) {
-            uint8_t s[2];
-            float e[2];
-            nvfp4_core_4over6_scales(r, &g, w->bamax[b], &s[0], &s[1]);
-            float f[2] = {tab->f[s[0]], tab->f[s[1]]};
-            L->err_4over6(r, &g, x + 16 * b, s, f, e);
-            srow[b] = nvfp4_core_4over6_pick(e[0], e[1], s[0], s[1]);
-        }
-    } else {
-        block_scales(r, &g, w->bamax, nb, srow);
+    for (size_t b0 = 0; b0 < nb; b0 += ROW_STEP) {
+        size_t b1 = nb - b0 < ROW_STEP ? nb : b0 + ROW_STEP;
+        if (!row_scaled) range_amax(j, L, i, b0, b1, w);
+        range_scales(j, L, &g, tab, i, b0, b1, w);
+        encode_range(j, L, tab, i, b0, b1, w);
     }
-    encode_row(j, L, tab, i, w);
 }
 
 /* 16x16: the tile scales of rows 16 t .. 16 t + 15, then their codes. The
