@@ -1523,7 +1523,7 @@ T256 static void avx2_mx_row_encode(int rule, const float *x, size_t nb, const u
     }
 }
 
-/* ---- generic E4M3-scaled recipes (simd_generic.c's leaves) --------------------
+/* ---- generic driver (simd_generic.c's leaves) -----------------------------------
  *
  * Each leaf re-expresses, lane-wise, the src/core/ function named in its
  * comment with the same fp32 (or binary64) operations in the same order;

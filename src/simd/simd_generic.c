@@ -1,10 +1,13 @@
 /*
- * simd_generic.c - the fast path of every E4M3-scaled NVFP4 recipe other
- * than `te` (simd_kernels.h, "generic E4M3-scaled NVFP4 recipes"): one
- * driver for all of them, and the scalar leaves.
+ * simd_generic.c - the fast path of every E2M1 recipe without kernels of
+ * its own (the E4M3-scaled NVFP4 recipes other than `te`, te-pow2 and the
+ * other MXFP4 recipes, and te's or the MXFP4 chains' other block shapes;
+ * simd_kernels.h, "generic driver"): one driver for all of them, and the
+ * scalar leaves.
  *
- * The driver walks the stored orientation as reference.c does (row by row,
- * or 16-row groups for 16x16 tiles) and differs only in who does the
+ * The driver walks the stored orientation as reference.c does (row by row
+ * in steps of 64 blocks, or 16-row groups for 16x16 tiles) and differs
+ * only in who does the
  * per-element work: block amaxes, element codes, SR bytes and 4over6 errors
  * come from the active variant's leaves; everything decided once per block
  * (the scale byte, the 4over6 choice, the encode state) or once per row

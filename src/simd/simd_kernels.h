@@ -6,7 +6,7 @@
  * plans, results); src/quant/fast.c calls the drivers below. Every kernel
  * reproduces, byte for byte, what the scalar reference (src/quant/reference.c
  * over src/core/) computes for the same configuration (the generic driver
- * of the other E4M3-scaled recipes is described at its section below). The vector code re-expresses the `te` recipe's chain
+ * of the other E2M1 recipes is described at its section below). The vector code re-expresses the `te` recipe's chain
  * (src/core/recipe.h: TE_ENCODE, BSCALE_TE_MUL, ENC_TE_RECIP, SPECIAL_CUDA,
  * DEQ_TE) lane-wise with the same fp32 operations in the same order; the
  * scalar variant (simd_scalar.c) calls src/core/ directly and is also the
@@ -181,7 +181,7 @@ void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t 
  * nvfp4_scale_swizzle). */
 void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz);
 
-/* ---- generic E4M3-scaled NVFP4 recipes (simd_generic.c) ----------------
+/* ---- generic driver: the other E2M1 recipes (simd_generic.c) -----------
  *
  * Every recipe with E2M1 elements whose encode rule is a product, a
  * quotient (E4M3 scales, or the power-of-two divisors of UE8M0 scales),
