@@ -135,6 +135,11 @@ static void assert_same_qtensor(const nvfp4_qtensor *f, const nvfp4_qtensor *r, 
     ck_assert_msg(bits_f32(f->amax) == bits_f32(r->amax), "%s: %s amax %a, reference %a", cfg, which, (double)f->amax,
                   (double)r->amax);
     ck_assert_msg(f->rht == r->rht, "%s: %s rht flag", cfg, which);
+    ck_assert_msg((f->row_amax == NULL) == (r->row_amax == NULL), "%s: %s row amaxes on one path only", cfg, which);
+    if (f->row_amax)
+        for (size_t i = 0; i < f->prows; i++)
+            ck_assert_msg(bits_f32(f->row_amax[i]) == bits_f32(r->row_amax[i]), "%s: %s row %zu amax %a, reference %a",
+                          cfg, which, i, (double)f->row_amax[i], (double)r->row_amax[i]);
     char what[64];
     snprintf(what, sizeof what, "%s codes", which);
     assert_same_bytes(f->data, r->data, f->data_bytes, what, cfg);
@@ -144,8 +149,8 @@ static void assert_same_qtensor(const nvfp4_qtensor *f, const nvfp4_qtensor *r, 
 
 static void describe(char *buf, size_t len, const tensor *t, int bf16, const nvfp4_quant_opts *o)
 {
-    snprintf(buf, len, "%s %zux%zu %s %s %s%s%s%s rht_signs=%s%s seed=%llu offset=%llu variant %s",
-             bf16 ? "bf16" : "fp32", t->rows, t->cols, nvfp4_block_name(o->block), nvfp4_rounding_name(o->rounding),
+    snprintf(buf, len, "%s %s %zux%zu %s %s %s%s%s%s rht_signs=%s%s seed=%llu offset=%llu variant %s",
+             o->recipe ? o->recipe : "te", bf16 ? "bf16" : "fp32", t->rows, t->cols, nvfp4_block_name(o->block), nvfp4_rounding_name(o->rounding),
              o->rowwise ? "row" : "", o->columnwise ? "+col" : "", o->rht ? "+rht" : "", o->pad ? " pad" : "",
              nvfp4_rht_signs_name(o->rht_signs), o->rht_fp32 ? " rht_fp32" : "", (unsigned long long)o->seed,
              (unsigned long long)o->offset, nvfp4_simd_name(nvfp4_simd_active()));
@@ -359,9 +364,10 @@ static bool fast_takes(const char *recipe, nvfp4_block block, nvfp4_rounding rou
     return nvfp4_quant_fast_handles(&p);
 }
 
-/* Which configurations the fast path takes: te with 1x16/16x16 and the two
- * MXFP4 chains with 1x32, RN/SR, under a vector variant; not te-pyref,
- * torchao, RZ, te with 1x32 blocks, the scalar variant. */
+/* Which configurations the fast path takes: every recipe with E2M1
+ * elements (te's and the MXFP4 chains' own kernels, the generic driver for
+ * the others and other block shapes), RN/SR, under a vector variant; not
+ * RZ, mxfp8 (E4M3 elements), the scalar variant. */
 START_TEST(routing)
 {
     nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
@@ -372,12 +378,15 @@ START_TEST(routing)
         ck_assert(fast_takes("te", NVFP4_BLOCK_1X16, NVFP4_SR));
         ck_assert(fast_takes("te", NVFP4_BLOCK_16X16, NVFP4_SR));
         ck_assert(!fast_takes("te", NVFP4_BLOCK_16X16, NVFP4_RZ));
-        ck_assert(!fast_takes("te", NVFP4_BLOCK_1X32, NVFP4_RN));
-        ck_assert(!fast_takes("te-pyref", NVFP4_BLOCK_1X16, NVFP4_RN));
-        ck_assert(!fast_takes("torchao", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(fast_takes("te", NVFP4_BLOCK_1X32, NVFP4_RN));
+        ck_assert(fast_takes("te-pyref", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(fast_takes("torchao", NVFP4_BLOCK_16X16, NVFP4_SR));
+        ck_assert(fast_takes("torchao", NVFP4_BLOCK_1X32, NVFP4_RN));
+        ck_assert(fast_takes("te-pow2", NVFP4_BLOCK_1X32, NVFP4_RN));
+        ck_assert(fast_takes("mxfp4-ceil", NVFP4_BLOCK_1X32, NVFP4_SR));
         ck_assert(fast_takes("mxfp4-floor", NVFP4_BLOCK_1X32, NVFP4_SR));
         ck_assert(fast_takes("mxfp4-rceil", NVFP4_BLOCK_1X32, NVFP4_RN));
-        ck_assert(!fast_takes("mxfp4-rceil", NVFP4_BLOCK_1X16, NVFP4_RN));
+        ck_assert(fast_takes("mxfp4-rceil", NVFP4_BLOCK_1X16, NVFP4_RN));
         ck_assert(!fast_takes("mxfp8", NVFP4_BLOCK_1X32, NVFP4_RN));
     }
     ck_assert_int_eq(nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL), NVFP4_OK);
@@ -586,6 +595,222 @@ START_TEST(rht_large_both_amaxes_one_pass)
 }
 END_TEST
 
+/* ---- the generic driver: every other E4M3-scaled NVFP4 recipe ------------- */
+
+static const char *const generic_recipes[] = {
+    "te-pyref",      "torchao",    "torchao-0.13-0.16", "modelopt",       "exact",          "te-4over6",
+    "te-4over6-mse", "te-4over6-fast", "te-4over6-mse-fast", "te-rowscaled", "torchao-1level", "fast-math",
+    "ggml",          "te-pow2",  "mxfp4-ceil",        "mxfp4-even",     "te"};
+#define NGENERIC (sizeof generic_recipes / sizeof generic_recipes[0])
+
+/* A tensor planted with the values each recipe's rules turn on: a zero
+ * block, E2M1 midpoints of the block scale (ties: the tensor amax is 2688
+ * so that te's S_enc is 1), E4M3 scale midpoints, subnormals, +-0, NaN and
+ * +-Inf (when specials: a NaN makes the amax of torchao and modelopt NaN,
+ * and every code with it) in separate blocks, on top of tensor_make's
+ * flavours. */
+static void plant_adversarial(tensor *t, int specials)
+{
+    static const float mids[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, -0.25f, -2.5f, -5.0f,
+                                 6.0f,  -6.0f, 0.0f,  -0.0f, 0x1p-149f, -0x1p-130f};
+    size_t n = t->rows * t->cols;
+    for (size_t i = 0; i < n; i++) {
+        size_t blk = i / 16;
+        switch (blk % 11) {
+        case 0: t->x[i] = 0.0f; break;                          /* amax 0 block */
+        case 1: t->x[i] = mids[i % 16] * (blk % 3 ? 1.0f : 448.0f); break; /* E2M1 ties */
+        case 2: t->x[i] = (float)(i % 16) * 0x1.2p-4f; break;     /* scale E4M3 midpoints */
+        case 3: t->x[i] = f32_bits((uint32_t)(1 + (i * 7919) % 0x7FFFFF)); break; /* subnormals */
+        default: break;
+        }
+    }
+    if (specials && n > 64) {
+        t->x[n / 3] = NAN;
+        t->x[n / 2] = INFINITY;
+        t->x[n / 2 + 17] = -INFINITY;
+    }
+    if (n > 8) t->x[n - 1] = 2688.0f;
+    for (size_t i = 0; i < n; i++) t->xb[i] = nvfp4_bf16_from_f32(t->x[i]);
+}
+
+/* Each generic recipe (and te, whose 1x32 blocks take the generic driver)
+ * x block (1x16, 16x16, 1x32 where the plan accepts it) x orientation x
+ * RN/SR x dtype on shapes with and without padding, seeded and adversarial
+ * values; the fast path must be taken (checked) and give the reference's
+ * bytes, amaxes and row amaxes. _i: the recipe. */
+START_TEST(generic_recipes_match_reference)
+{
+    const char *name = generic_recipes[_i];
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    /* 16 x 2090: rows of 131 (1x32: 66) blocks, more than one of the driver's 64-block steps */
+    static const size_t shapes[][2] = {{32, 64}, {48, 160}, {37, 50}, {32, 32}, {5, 33}, {64, 1024}, {16, 2090}};
+    int ran = 0, ran_1x16_rn = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int kind = 0; kind < 3; kind++) { /* finite; finite and planted; all specials */
+            rng_state = 0x6E0ull * (unsigned)(_i + 1) + 31 * sh + (unsigned)kind;
+            tensor t;
+            tensor_make(&t, shapes[sh][0], shapes[sh][1], kind == 2);
+            if (kind) plant_adversarial(&t, kind == 2);
+            bool pad = t.rows % 16 || t.cols % 16;
+            for (int cfg = 0; cfg < 18; cfg++) {
+                static const nvfp4_block blocks[] = {NVFP4_BLOCK_1X16, NVFP4_BLOCK_16X16, NVFP4_BLOCK_1X32};
+                nvfp4_quant_opts o;
+                nvfp4_quant_opts_init(&o);
+                o.recipe = name;
+                o.pad = pad;
+                o.block = blocks[cfg % 3];
+                o.rounding = (cfg / 3) & 1 ? NVFP4_SR : NVFP4_RN;
+                o.seed = rnd();
+                o.offset = rnd() % 1000;
+                int orient = cfg / 6; /* row, col, both */
+                o.rowwise = orient != 1;
+                o.columnwise = orient != 0;
+                nvfp4_quant_plan p;
+                /* what the recipe refuses (SR without SR, 4over6 or row scales with 1x32) is skipped */
+                if (nvfp4_quant_plan_init(&p, &o, NVFP4_DTYPE_F32, t.rows, t.cols, NULL) != NVFP4_OK) continue;
+                if (o.block == NVFP4_BLOCK_1X16 && o.rounding == NVFP4_RN) ran_1x16_rn++;
+                ran++;
+                for (int v = 0; v < nv; v++) {
+                    ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+                    ck_assert_msg(nvfp4_quant_fast_handles(&p), "%s %s %s: not on the fast path", name,
+                                  nvfp4_block_name(o.block), nvfp4_rounding_name(o.rounding));
+                    compare_paths(&t, 0, &o);
+                    compare_paths(&t, 1, &o);
+                }
+            }
+            tensor_free(&t);
+        }
+    /* 7 shapes x 3 kinds x 3 orientations of 1x16 RN; 105: at least 5 of the 18 configurations */
+    ck_assert_msg(ran_1x16_rn == 63 && ran >= 105, "%s: only %d configurations (%d 1x16 RN) ran", name, ran, ran_1x16_rn);
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
+/* 4over6 errors only feed err4 < err6: equal bits, or both NaN (whose
+ * payload and sign follow the operand order the compiler chose). */
+static bool same_error(float a, float b) { return bits_f32(a) == bits_f32(b) || (isnan(a) && isnan(b)); }
+
+/* The leaves one by one against the scalar leaves (src/core/ per element)
+ * on rows of every flavour, for each generic recipe: block amaxes with
+ * either NaN rule, encodes with RN and SR, 4over6 errors by bits. */
+START_TEST(generic_leaves_match_scalar)
+{
+    const nvfp4_recipe *rec = nvfp4_recipe_find(generic_recipes[_i]);
+    const nvfp4_core_recipe *r = &rec->core;
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    const nvfp4_simd_gen_leaves *S = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_SCALAR);
+    enum { NB = 37 };
+    for (int v = 0; v < nv; v++) {
+        const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(vs[v]);
+        ck_assert_ptr_ne(L, S);
+        for (unsigned s = 0; s < 40; s++) {
+            rng_state = 0x1EAFull * (unsigned)(_i + 1) + s;
+            tensor t;
+            tensor_make(&t, 1, 16 * NB, (int)(s % 2));
+            if (s % 4 == 3) plant_adversarial(&t, (int)(s % 2));
+            float a1[NB], a2[NB], f[NB];
+            for (int nanprop = 0; nanprop < 2; nanprop++) {
+                L->block_amax(t.x, NB, nanprop, a1);
+                S->block_amax(t.x, NB, nanprop, a2);
+                for (size_t b = 0; b < NB; b++)
+                    ck_assert_msg(bits_f32(a1[b]) == bits_f32(a2[b]), "%s block %zu amax %a vs %a", rec->info.name, b,
+                                  (double)a1[b], (double)a2[b]);
+            }
+            for (size_t len = 16 * NB - 5; len <= 16 * NB; len += 5) {
+                int n1, n2;
+                float m1 = L->amax_nan(t.x, len, &n1), m2 = S->amax_nan(t.x, len, &n2);
+                ck_assert_msg(bits_f32(m1) == bits_f32(m2) && n1 == n2, "%s amax_nan over %zu: %a %d vs %a %d",
+                              rec->info.name, len, (double)m1, n1, (double)m2, n2);
+            }
+            float amax = nvfp4_simd_gen_tensor_amax(t.x, 16 * NB, r->amax_nan_propagates);
+            if (s % 5 == 4) amax = 2688.0f;
+            nvfp4_core_global g = nvfp4_core_global_from_amax(r, amax);
+            S->block_amax(t.x, NB, r->amax_nan_propagates, a2);
+            for (size_t b = 0; b < NB; b++) {
+                uint8_t sc = nvfp4_core_block_scale(r, &g, a2[b]);
+                if (s % 7 == 6) sc = (uint8_t)(rnd() % 0x7F); /* any byte, 0 included */
+                f[b] = nvfp4_core_block_prepare(r, &g, sc).factor;
+                if (nvfp4_core_is_4over6(r)) {
+                    uint8_t cand[2];
+                    float e1[2], e2[2];
+                    nvfp4_core_4over6_scales(r, &g, a2[b], &cand[0], &cand[1]);
+                    float fc[2] = {nvfp4_core_block_prepare(r, &g, cand[0]).factor,
+                                   nvfp4_core_block_prepare(r, &g, cand[1]).factor};
+                    L->err_4over6(r, &g, t.x + 16 * b, cand, fc, e1);
+                    S->err_4over6(r, &g, t.x + 16 * b, cand, fc, e2);
+                    ck_assert_msg(same_error(e1[0], e2[0]) && same_error(e1[1], e2[1]),
+                                  "%s block %zu errors %a %a vs %a %a", rec->info.name, b, (double)e1[0],
+                                  (double)e1[1], (double)e2[0], (double)e2[1]);
+                }
+            }
+            uint8_t rb1[16 * NB], rb2[16 * NB], c1[8 * NB], c2[8 * NB];
+            nvfp4_simd_sr sr = {rnd(), rnd() % 100};
+            uint64_t block0 = s % 3 ? rnd() : 0xFFFFFFFFull - 3; /* a carry into the counter's high word */
+            L->sr_bytes(&sr, block0, NB, rb1);
+            S->sr_bytes(&sr, block0, NB, rb2);
+            assert_same_bytes(rb1, rb2, sizeof rb1, "SR bytes", rec->info.name);
+            for (int use_sr = 0; use_sr < 2; use_sr++) {
+                if (use_sr && !rec->info.supports_sr) continue;
+                L->encode(r, t.x, NB, f, use_sr ? rb1 : NULL, c1);
+                S->encode(r, t.x, NB, f, use_sr ? rb1 : NULL, c2);
+                assert_same_bytes(c1, c2, sizeof c1, use_sr ? "SR codes" : "RN codes", rec->info.name);
+            }
+            tensor_free(&t);
+        }
+    }
+}
+END_TEST
+
+/* te-rowscaled on a large tensor with 1, 2 and 3 threads, and the generic
+ * driver through nvfp4_quantize_into on the caller's buffers. */
+START_TEST(generic_threads_and_into)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    if (!nv) return;
+    int saved = omp_get_max_threads();
+    ck_assert_int_eq(nvfp4_simd_set(vs[nv - 1], NULL), NVFP4_OK);
+    rng_state = 0x5CA1Eull;
+    tensor t;
+    tensor_make(&t, 301, 1000, 1);
+    static const char *const names[] = {"te-rowscaled", "torchao", "te-4over6-mse"};
+    for (size_t k = 0; k < 3; k++) {
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.recipe = names[k];
+        o.pad = true;
+        o.columnwise = true;
+        o.rounding = k == 2 ? NVFP4_RN : NVFP4_SR;
+        o.seed = 5;
+        for (int threads = 1; threads <= 3; threads++) {
+            omp_set_num_threads(threads);
+            compare_paths(&t, (int)(k == 1), &o);
+        }
+        nvfp4_quant_plan p;
+        ck_assert_int_eq(nvfp4_quant_plan_init(&p, &o, NVFP4_DTYPE_F32, t.rows, t.cols, NULL), NVFP4_OK);
+        ck_assert(nvfp4_quant_fast_handles(&p));
+        nvfp4_quant_buffers b = {malloc(p.row.data_bytes), malloc(p.row.scale_rows * p.row.scale_cols),
+                                 malloc(p.col.data_bytes), malloc(p.col.scale_rows * p.col.scale_cols)};
+        nvfp4_quantized got, want;
+        ck_assert_int_eq(nvfp4_quantize_into(&p, t.x, &b, &got, NULL), NVFP4_OK);
+        ck_assert_int_eq(quantize(&t, 0, &o, 1, &want, NULL), NVFP4_OK);
+        assert_same_qtensor(&got.row, &want.row, "rowwise", names[k]);
+        assert_same_qtensor(&got.col, &want.col, "columnwise", names[k]);
+        nvfp4_quantized_free(&got);
+        nvfp4_quantized_free(&want);
+        free(b.row_data);
+        free(b.row_scale);
+        free(b.col_data);
+        free(b.col_scale);
+    }
+    tensor_free(&t);
+    omp_set_num_threads(saved);
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("libpath");
@@ -600,6 +825,9 @@ static Suite *suite(void)
     tcase_add_test(tc, shape_errors_unchanged);
     tcase_add_test(tc, threads_and_large_buffers);
     tcase_add_test(tc, rht_large_both_amaxes_one_pass);
+    tcase_add_loop_test(tc, generic_recipes_match_reference, 0, (int)NGENERIC);
+    tcase_add_loop_test(tc, generic_leaves_match_scalar, 0, (int)NGENERIC);
+    tcase_add_test(tc, generic_threads_and_into);
     suite_add_tcase(s, tc);
     return s;
 }

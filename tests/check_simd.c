@@ -770,10 +770,14 @@ static void check_hook_case(unsigned seed)
         assert_same_orientation(&q.col, &ref.col, "fast path columnwise", (nvfp4_simd_variant)v);
         nvfp4_quantized_free(&q);
     }
-    /* not accelerated: another recipe chain; any recipe with the scalar variant */
+    /* not accelerated: RHT with a recipe other than te (the generic driver
+     * of the other E4M3-scaled recipes has none); any recipe with the
+     * scalar variant */
     nvfp4_quant_plan other;
     o.recipe = "te-pyref";
-    o.rht = false;
+    o.block = NVFP4_BLOCK_1X16;
+    o.columnwise = true;
+    o.rht = true;
     ck_assert_int_eq(nvfp4_quant_plan_init(&other, &o, NVFP4_DTYPE_F32, rows, cols, NULL), NVFP4_OK);
     ck_assert(!nvfp4_quant_fast_handles(&other));
     nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);

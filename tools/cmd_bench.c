@@ -95,9 +95,39 @@ static void k_lib_into_row(bench_ctx *c)
     (void)nvfp4_quantize_into(&c->row_plan, c->x, &b, &q, NULL);
 }
 static void k_lib_rowcol_rht(bench_ctx *c) { lib_quantize(c, true, true); }
+
+/* The other E2M1 recipes of the generic driver, rowwise with their own
+ * block (1x16; te-pow2 1x32), RN, through nvfp4_quantize:
+ * on a vector variant the generic fast path, on the scalar baseline their
+ * reference path (the speedup column is each recipe's own). */
+static void lib_quantize_recipe(bench_ctx *c, const char *recipe)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = recipe;
+    nvfp4_quantized q;
+    if (nvfp4_quantize(c->x, NVFP4_DTYPE_F32, c->rows, c->cols, &o, &q, NULL) == NVFP4_OK) nvfp4_quantized_free(&q);
+}
+#define RECIPE_CALL(fn, name) \
+    static void fn(bench_ctx *c) { lib_quantize_recipe(c, name); }
+RECIPE_CALL(k_te_pyref, "te-pyref")
+RECIPE_CALL(k_torchao, "torchao")
+RECIPE_CALL(k_torchao_0_13, "torchao-0.13-0.16")
+RECIPE_CALL(k_modelopt, "modelopt")
+RECIPE_CALL(k_exact, "exact")
+RECIPE_CALL(k_te_4over6, "te-4over6")
+RECIPE_CALL(k_te_4over6_mse, "te-4over6-mse")
+RECIPE_CALL(k_te_4over6_fast, "te-4over6-fast")
+RECIPE_CALL(k_te_4over6_mse_fast, "te-4over6-mse-fast")
+RECIPE_CALL(k_te_rowscaled, "te-rowscaled")
+RECIPE_CALL(k_torchao_1level, "torchao-1level")
+RECIPE_CALL(k_fast_math, "fast-math")
+RECIPE_CALL(k_ggml, "ggml")
+RECIPE_CALL(k_te_pow2, "te-pow2")
 static void k_swizzle_lib(bench_ctx *c) { nvfp4_scale_swizzle(c->scale, c->rows, c->cols / 16, c->swz); }
 
 static const double CODES = 0.5 + 1.0 / 16.0; /* packed codes + E4M3 scale per element */
+static const double MX_CODES = 0.5 + 1.0 / 32.0; /* packed codes + UE8M0 scale per element (1x32) */
 
 /* The public calls, each placed before the library kernel named `before`
  * (at the end when there is none), and the library kernels whose baseline
@@ -110,6 +140,20 @@ static const struct {
     {{"lib_quantize_te_row", 4, CODES, 0, k_lib_row, NULL}, "scale_swizzle"},
     {{"lib_quantize_into_te_row", 8, CODES, 0, k_lib_into_row, NULL}, "scale_swizzle"},
     {{"lib_quantize_te_row+col_rht", 4, 2 * CODES, 0, k_lib_rowcol_rht, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-pyref", 4, CODES, 0, k_te_pyref, NULL}, "scale_swizzle"},
+    {{"lib_quantize_torchao", 4, CODES, 0, k_torchao, NULL}, "scale_swizzle"},
+    {{"lib_quantize_torchao-0.13-0.16", 4, CODES, 0, k_torchao_0_13, NULL}, "scale_swizzle"},
+    {{"lib_quantize_modelopt", 4, CODES, 0, k_modelopt, NULL}, "scale_swizzle"},
+    {{"lib_quantize_exact", 4, CODES, 0, k_exact, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-4over6", 4, CODES, 0, k_te_4over6, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-4over6-mse", 4, CODES, 0, k_te_4over6_mse, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-4over6-fast", 4, CODES, 0, k_te_4over6_fast, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-4over6-mse-fast", 4, CODES, 0, k_te_4over6_mse_fast, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-rowscaled", 4, CODES, 0, k_te_rowscaled, NULL}, "scale_swizzle"},
+    {{"lib_quantize_torchao-1level", 4, CODES, 0, k_torchao_1level, NULL}, "scale_swizzle"},
+    {{"lib_quantize_fast-math", 4, CODES, 0, k_fast_math, NULL}, "scale_swizzle"},
+    {{"lib_quantize_ggml", 4, CODES, 0, k_ggml, NULL}, "scale_swizzle"},
+    {{"lib_quantize_te-pow2", 4, MX_CODES, 0, k_te_pow2, NULL}, "scale_swizzle"},
 };
 static const struct {
     const char *name;
@@ -586,12 +630,12 @@ static int run(int argc, char **argv)
         printf("effective clock of the main thread: %.2f GHz before the kernels, %.2f after (a figure well below\n"
                "the CPU's clock means the host shared the core: every rate below then understates the kernels)\n\n",
                clock_start, clock_end);
-    printf("%-28s %10s %10s %9s %8s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy", "memcpy%", "busy",
+    printf("%-32s %10s %10s %9s %8s %8s %5s%s\n", "kernel", "ms", "Gelem/s", "GB/s", "memcpy", "memcpy%", "busy",
            scalar_baseline ? "   scalar-1t Gelem/s  speedup" : "");
     for (size_t i = 0; i < nk; i++) {
         if (!sel[i]) continue;
         double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
-        printf("%-28s %10.2f %10.3f %9.2f %8.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3,
+        printf("%-32s %10.2f %10.3f %9.2f %8.2f %7.1f%% %4.0f%%", kernels[i].name, t[i] * 1e3,
                (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9, 100.0 * bytes / t[i] / mc[i],
                100.0 * busy[i]);
         if (scalar_baseline)

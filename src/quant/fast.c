@@ -1,8 +1,12 @@
 /*
  * fast.c - the fast CPU path: plans whose recipe is one of the chains the
  * vector kernels implement (src/core/recipe.h: NVFP4_CORE_CHAIN_TE with 1x16
- * or 16x16 blocks, the two MXFP4 chains with 1x32 blocks; RN or SR) go to the
- * plain-array drivers of src/simd/ when a vector variant is active. Same
+ * or 16x16 blocks, the two MXFP4 chains with 1x32 blocks; every other
+ * E2M1 recipe the generic driver supports (nvfp4_simd_gen_supports: the
+ * E4M3-scaled NVFP4 recipes, te-pow2, the other MXFP4 recipes) with any
+ * block shape and no RHT; RN or SR)
+ * go to the plain-array drivers of src/simd/ when a vector variant is
+ * active. Same
  * bytes as the reference path (tests/check_libpath.c compares them for every
  * configuration this file accepts); this file decides which driver runs and
  * with which counters and amaxes, and computes nothing itself.
@@ -46,12 +50,20 @@ static bool handles_mx(const nvfp4_quant_plan *p)
     return mx_rule(&p->recipe->core) >= 0 && p->opts.block == NVFP4_BLOCK_1X32;
 }
 
+/* Every other recipe the generic driver implements (E2M1 elements, the
+ * encode rules of nvfp4_simd_gen_supports), any block shape the plan
+ * accepts, without RHT; nvfp4_quant_fast tries the two above first. */
+static bool handles_generic(const nvfp4_quant_plan *p)
+{
+    return nvfp4_simd_gen_supports(&p->recipe->core) && !p->opts.rht;
+}
+
 bool nvfp4_quant_fast_handles(const nvfp4_quant_plan *p)
 {
     if (nvfp4_simd_active() == NVFP4_SIMD_SCALAR) return false;
     if (p->opts.rounding != NVFP4_RN && p->opts.rounding != NVFP4_SR) return false;
     if (p->opts.rht && p->opts.block == NVFP4_BLOCK_16X16) return false; /* RHT on 16x16 tiles: reference path */
-    return handles_te(p) || handles_mx(p);
+    return handles_te(p) || handles_mx(p) || handles_generic(p);
 }
 
 /* ---- te ----------------------------------------------------------------- */
@@ -205,9 +217,49 @@ static nvfp4_status mx_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quan
     return st;
 }
 
+/* ---- the other E4M3-scaled recipes ---------------------------------------- */
+
+/* One orientation through the generic driver on the stored fp32 buffer
+ * (the reference's own: x itself for unpadded fp32 rowwise). *amax: the
+ * tensor amax to use, or -1 to take it from this buffer. */
+static nvfp4_status generic_orientation(const nvfp4_quant_plan *p, const void *x, bool columnwise, float *amax,
+                                        nvfp4_qtensor *t, nvfp4_error *err)
+{
+    const nvfp4_core_recipe *r = &p->recipe->core;
+    const nvfp4_quant_layout *l = columnwise ? &p->col : &p->row;
+    int owned;
+    float *b = nvfp4_quant_stored_f32(p, x, columnwise, &owned);
+    if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", l->prows, l->pcols);
+    /* as reference.c: MX-like recipes without a global scale read no amax;
+     * without RHT the columnwise amax is the rowwise one */
+    if (*amax < 0.0f)
+        *amax = r->global_rule == NVFP4_CORE_GLOBAL_NONE
+                    ? 0.0f
+                    : nvfp4_simd_gen_tensor_amax(b, l->prows * l->pcols, r->amax_nan_propagates);
+    nvfp4_simd_sr sr = {p->opts.seed, l->sr_offset};
+    nvfp4_simd_gen_job j = {r,         b,        l->prows, l->pcols, l->block_len, l->tile16, *amax,
+                            p->opts.rounding == NVFP4_SR ? &sr : NULL, t->data,  t->scale, t->row_amax};
+    int rc = nvfp4_simd_gen_quantize(&j);
+    if (owned) free(b);
+    if (rc) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for the quantizer's row buffers");
+    t->amax = *amax;
+    return NVFP4_OK;
+}
+
+static nvfp4_status generic_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
+{
+    nvfp4_status st = NVFP4_OK;
+    float amax = -1.0f;
+    if (p->has_row) st = generic_orientation(p, x, false, &amax, &out->row, err);
+    if (!st && p->has_col) st = generic_orientation(p, x, true, &amax, &out->col, err);
+    return st;
+}
+
 nvfp4_status nvfp4_quant_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
 {
-    return handles_te(p) ? te_fast(p, x, out, err) : mx_fast(p, x, out, err);
+    if (handles_te(p)) return te_fast(p, x, out, err);
+    if (handles_mx(p)) return mx_fast(p, x, out, err);
+    return generic_fast(p, x, out, err);
 }
 
 int nvfp4_quant_fast_dequantize(const nvfp4_quantized *q, bool columnwise, float *out)

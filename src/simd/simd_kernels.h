@@ -5,7 +5,8 @@
  * Kernels on plain arrays: this folder knows no quantizer type (options,
  * plans, results); src/quant/fast.c calls the drivers below. Every kernel
  * reproduces, byte for byte, what the scalar reference (src/quant/reference.c
- * over src/core/) computes for the same configuration. The vector code re-expresses the `te` recipe's chain
+ * over src/core/) computes for the same configuration (the generic driver
+ * of the other E2M1 recipes is described at its section below). The vector code re-expresses the `te` recipe's chain
  * (src/core/recipe.h: TE_ENCODE, BSCALE_TE_MUL, ENC_TE_RECIP, SPECIAL_CUDA,
  * DEQ_TE) lane-wise with the same fp32 operations in the same order; the
  * scalar variant (simd_scalar.c) calls src/core/ directly and is also the
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/recipe.h"
 #include "nvfp4/simd.h"
 
 /* The `te` recipe's per-tensor constants, derived from the global amax
@@ -178,5 +180,70 @@ void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t 
 /* cuBLAS 128x4 swizzle of a linear [rows, cols] scale matrix (same bytes as
  * nvfp4_scale_swizzle). */
 void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz);
+
+/* ---- generic driver: the other E2M1 recipes (simd_generic.c) -----------
+ *
+ * Every recipe with E2M1 elements whose encode rule is a product, a
+ * quotient (E4M3 scales, or the power-of-two divisors of UE8M0 scales),
+ * the bf16 fma, the exact comparison or ggml's nearest search
+ * (nvfp4_simd_gen_supports), with 1x16, 16x16 or 1x32 blocks, runs one
+ * driver: per block its amax (a vector leaf), its scale byte and
+ * encode state from the SAME src/core/ calls the reference path makes
+ * (nvfp4_core_block_scale, the 4over6 scale/pick/tile-sum functions,
+ * nvfp4_core_block_prepare: once per block, 1/16 of the work), then the
+ * elements through a vector leaf per encode rule and the recipe's E2M1
+ * special-value policy. The leaves below are the per-rule pieces; the
+ * scalar ones call src/core/ element by element (the oracle and the
+ * scalar variant's), the AVX2 ones (simd_avx2.c) serve the avx2 and avx512
+ * variants (every AVX-512 CPU has AVX2). */
+
+typedef struct {
+    /* block amax of each of the nb 16-element blocks at x, as a left-to-right
+     * nvfp4_core_amax_step fold with the recipe's NaN rule */
+    void (*block_amax)(const float *x, size_t nb, int nan_propagates, float *bamax);
+    /* max |x[0..n)| with fmaxf semantics (NaN ignored), and in *any_nan
+     * whether some element is NaN: one pass for the NaN-propagating amax */
+    float (*amax_nan)(const float *x, size_t n, int *any_nan);
+    /* the 16 SR bytes (nvfp4_core_sr_block_bytes) of blocks block0 .. block0 + nb - 1 at rb + 16 b */
+    void (*sr_bytes)(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb);
+    /* packed codes of the nb 16-element segments at x: segment b with encode state factor[b]
+     * (nvfp4_core_block_prepare) and, when rb is not NULL, SR with its bytes
+     * rb + 16 b (RN otherwise) */
+    void (*encode)(const nvfp4_core_recipe *r, const float *x, size_t nb, const float *factor, const uint8_t *rb,
+                   uint8_t *out);
+    /* 4over6: nvfp4_core_4over6_seg_error of the segment x[0..15] under each
+     * candidate scale byte s[c], whose encode state is f[c] */
+    void (*err_4over6)(const nvfp4_core_recipe *r, const nvfp4_core_global *g, const float *x, const uint8_t s[2],
+                       const float f[2], float err[2]);
+} nvfp4_simd_gen_leaves;
+
+extern const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar;
+extern const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_avx2;
+/* The leaves of a variant (AUTO: the active one). */
+const nvfp4_simd_gen_leaves *nvfp4_simd_gen_leaves_for(nvfp4_simd_variant v);
+
+/* Whether the generic driver implements the recipe's chain. */
+int nvfp4_simd_gen_supports(const nvfp4_core_recipe *r);
+
+/* One stored orientation: the fp32 rows as the reference path stores them
+ * (transposed, zero padded), quantized with the recipe. */
+typedef struct {
+    const nvfp4_core_recipe *r;
+    const float *x;          /* [rows, cols] */
+    size_t rows, cols;       /* cols % block_len == 0; rows % 16 == 0 for tiles */
+    size_t block_len;        /* the layout's: 16 (1x16, 16x16) or 32 (1x32) */
+    int tile16;              /* 16x16 blocks */
+    float amax;              /* the tensor amax the global state derives from */
+    const nvfp4_simd_sr *sr; /* NULL: RN */
+    uint8_t *data;           /* rows * cols / 2 bytes */
+    uint8_t *scale;          /* rows * cols / 16 bytes */
+    float *row_amax;         /* row-scaled recipes: one amax per row (written) */
+} nvfp4_simd_gen_job;
+
+/* The tensor amax with the recipe's NaN rule (reference.c tensor_amax): a
+ * canonical quiet NaN when a NaN propagates, else the fmaxf amax. */
+float nvfp4_simd_gen_tensor_amax(const float *x, size_t n, int nan_propagates);
+/* 0, or -1 when out of memory (nothing else can fail). */
+int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j);
 
 #endif /* NVFP4_SIMD_KERNELS_H */
