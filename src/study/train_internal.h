@@ -17,4 +17,7 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
                           size_t in, size_t out, const nvfp4_sq_key *key, float *dx, float *dw, lin_diag *dg,
                           nvfp4_error *err);
 
+/* The GELU's tanh (layers.c), exposed for its accuracy test. */
+float st_tanh(float x);
+
 #endif
