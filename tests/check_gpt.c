@@ -254,6 +254,49 @@ static void run_tiny(nvfp4_train_cfg *tc, size_t steps, int threads, float *para
     nvfp4_study_set_threads(1);
 }
 
+/* The quantized model and its FP32 shadow stepped on two threads (the study
+ * runner's lone job at --threads 2) give the bytes of stepping them one
+ * after the other: parameters and every logged loss. */
+static nvfp4_run *run_paired(const nvfp4_train_cfg *tc, bool pair)
+{
+    nvfp4_run *r;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_run_create(tc, &r, &err), NVFP4_OK);
+    st_run_pair(r, pair);
+    ck_assert_int_eq(nvfp4_run_advance(r, tc->steps, &err), NVFP4_OK);
+    return r;
+}
+
+START_TEST(paired_models_equal_serial)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
+    nvfp4_recipe_cfg_paper(&tc.recipe);
+    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tc.steps = 30;
+    tc.log_every = 7;
+    nvfp4_study_set_threads(1);
+    nvfp4_run *a = run_paired(&tc, false), *b = run_paired(&tc, true);
+    size_t np = nvfp4_run_param_count(a);
+    float *pa = malloc(np * sizeof *pa), *pb = malloc(np * sizeof *pb);
+    nvfp4_run_params(a, pa);
+    nvfp4_run_params(b, pb);
+    ck_assert_int_eq(memcmp(pa, pb, np * sizeof *pa), 0);
+    ck_assert_uint_eq(nvfp4_run_n_logs(a), 6);
+    ck_assert_uint_eq(nvfp4_run_n_logs(b), 6);
+    for (size_t i = 0; i < 6; i++) {
+        const nvfp4_log_row *x = nvfp4_run_log(a, i), *y = nvfp4_run_log(b, i);
+        ck_assert(x->loss == y->loss && x->ref_loss == y->ref_loss && x->eval_loss == y->eval_loss &&
+                  x->ref_eval_loss == y->ref_eval_loss && x->drift == y->drift);
+        ck_assert(x->loss != x->ref_loss); /* the quantized model is not the shadow */
+    }
+    free(pa);
+    free(pb);
+    nvfp4_run_free(a);
+    nvfp4_run_free(b);
+}
+END_TEST
+
 START_TEST(training_learns_and_is_deterministic)
 {
     nvfp4_train_cfg tc;
@@ -373,6 +416,7 @@ static Suite *suite(void)
     tcase_add_test(t, gelu_vector_equals_scalar);
     tcase_add_test(t, attention_is_causal);
     tcase_add_test(t, bad_configs_refused);
+    tcase_add_test(t, paired_models_equal_serial);
     tcase_add_test(t, training_learns_and_is_deterministic);
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_test(t, fortunes_data);
