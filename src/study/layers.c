@@ -215,11 +215,6 @@ static float *scratch(int slot, size_t n)
     }
     return scratch_buf[slot];
 }
-static void transpose(const float *a, size_t rows, size_t cols, float *t)
-{
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++) t[c * rows + r] = a[r * cols + c];
-}
 
 static nvfp4_sq_key key_for(const nvfp4_sq_key *base, uint32_t gemm, uint32_t operand)
 {
@@ -332,7 +327,7 @@ static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, siz
         cb->rounding == NVFP4_RN && !cb->rht) {
         nvfp4_sq_key kf = key_for(key, NVFP4_GEMM_FPROP, 1);
         s = nvfp4_sq_fakequant(cb, w, out, in, &kf, tmp, dg ? &sb : NULL, err);
-        transpose(tmp, out, in, wt);
+        st_transpose(tmp, out, in, wt);
     } else {
         nvfp4_sq_key kb = key_for(key, NVFP4_GEMM_DGRAD, 1);
         s = st_fakequant_t(cb, w, out, in, &kb, wt, dg ? &sb : NULL, err);
@@ -371,7 +366,12 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         goto done;
     }
     /* Dgrad: dX[t,in] = dY[t,out] W[out,in]; reduction over out. */
-    if (dx) {
+    if (dx && is_fp32(&q[NVFP4_GEMM_DGRAD][0]) && is_fp32(&q[NVFP4_GEMM_DGRAD][1])) {
+        /* FP32 (the shadow, high-precision layers): no operand copies */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)t, (int)in, (int)out, 1.0f, dy, (int)out, w,
+                    (int)in, 0.0f, dx, (int)in);
+        if (dg) dg->sqnr[NVFP4_GEMM_DGRAD] = 300.0;
+    } else if (dx) {
         const nvfp4_sq_cfg *ca = &q[NVFP4_GEMM_DGRAD][0];
         nvfp4_sq_stats sa = {0, 0, 0};
         nvfp4_sq_key ka = key_for(key, NVFP4_GEMM_DGRAD, 0);
@@ -381,7 +381,7 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         if (dg) put_stats(dg, NVFP4_GEMM_DGRAD, 0, &sa);
         gemm_abt(b1, b2, t, in, out, dx);
         if (dg) {
-            transpose(w, out, in, b3);
+            st_transpose(w, out, in, b3);
             gemm_abt(dy, b3, t, in, out, b4);
             dg->sqnr[NVFP4_GEMM_DGRAD] = sq_err_db(b4, dx, t * in);
         }
@@ -390,13 +390,21 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
     }
     /* Wgrad: dW[out,in] = dY^T[out,t] X[t,in]; reduction over t. The
      * operands dY^T and X^T are quantized from dY and X as they are. */
+    if (is_fp32(&q[NVFP4_GEMM_WGRAD][0]) && is_fp32(&q[NVFP4_GEMM_WGRAD][1])) {
+        /* FP32: dY and X untransposed, no copies; the diagnostics of an
+         * exact GEMM (what wgrad_diag gives for dW against itself) */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out, (int)in, (int)t, 1.0f, dy, (int)out, x,
+                    (int)in, 0.0f, dw, (int)in);
+        if (dg) wgrad_diag(dw, dw, out * in, dg);
+        goto done;
+    }
     s = fq_pair(&q[NVFP4_GEMM_WGRAD][0], &q[NVFP4_GEMM_WGRAD][1], dy, x, out, in, t, true, key, NVFP4_GEMM_WGRAD, b3,
                 b4, dg, err);
     if (s != NVFP4_OK) goto done;
     gemm_abt(b3, b4, out, in, t, dw);
     if (dg) {
-        transpose(dy, t, out, b1);
-        transpose(x, t, in, b2);
+        st_transpose(dy, t, out, b1);
+        st_transpose(x, t, in, b2);
         gemm_abt(b1, b2, out, in, t, b3);
         wgrad_diag(dw, b3, out * in, dg);
     }

@@ -22,6 +22,9 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
  * study runner's lone job at --threads >= 2. The same bytes. */
 void st_run_pair(nvfp4_run *r, bool on);
 
+/* t[c][r] = a[r][c] in cache-friendly tiles (fakequant.c). */
+void st_transpose(const float *a, size_t rows, size_t cols, float *t);
+
 /* The GELU's tanh (layers.c), exposed for its accuracy test. */
 float st_tanh(float x);
 
