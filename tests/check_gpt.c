@@ -13,6 +13,7 @@
 #include "nvfp4/study.h"
 #include "study/gpt.h"
 #include "study/study_internal.h"
+#include "study/train_internal.h"
 
 enum { V = 16, S = 8, D = 16, H = 2, F = 32, L = 2, B = 2 };
 
@@ -130,6 +131,66 @@ START_TEST(gradients_rmsnorm_untied) { grad_check(NVFP4_NORM_RMS, true); }
 END_TEST
 
 /* Changing the token at position t changes no logit before t and some at t. */
+/* ulps between got and the double ref, counted at ref's float spacing
+ * towards got. */
+static double ulp_err(float got, double ref)
+{
+    float rf = (float)ref;
+    float step = fabsf(nextafterf(rf, (double)got > ref ? INFINITY : -INFINITY) - rf);
+    return fabs((double)got - ref) / step;
+}
+
+/* The GELU's tanh (layers.c) against tanh in double: a dense sweep (every
+ * 61st float of [2^-31, 9.5]; the full sweep of every float measured 6.28
+ * ulp at 8.007, 3.92 below 2), oddness, and the saturated tails. */
+START_TEST(gelu_tanh_accuracy)
+{
+    double worst = 0.0, worst_small = 0.0;
+    for (uint32_t b = 0x30000000u;; b += 61) {
+        float x;
+        memcpy(&x, &b, sizeof x);
+        if (x > 9.5f) break;
+        double e = ulp_err(st_tanh(x), tanh((double)x));
+        worst = e > worst ? e : worst;
+        if (x < 2.0f && e > worst_small) worst_small = e;
+        ck_assert(st_tanh(-x) == -st_tanh(x));
+    }
+    ck_assert_msg(worst <= 6.3 && worst > 3.0, "tanh worst %.3f ulp", worst);
+    ck_assert_msg(worst_small <= 3.95, "tanh worst %.3f ulp below 2", worst_small);
+    ck_assert(st_tanh(0.0f) == 0.0f && !signbit(st_tanh(0.0f)) && signbit(st_tanh(-0.0f)));
+    ck_assert(st_tanh(1e-30f) == 1e-30f);
+    ck_assert(st_tanh(9.02f) == 1.0f && st_tanh(100.0f) == 1.0f && st_tanh(-INFINITY) == -1.0f);
+    ck_assert(isnan(st_tanh(NAN)));
+}
+END_TEST
+
+/* The vectorized GELU loops give the bytes of the scalar rule written out
+ * element by element, on inputs that cover the clamps and the tails. */
+START_TEST(gelu_vector_equals_scalar)
+{
+    enum { N = 1003 };
+    float x[N], y[N], dy[N], dx[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i - N / 2) * 0.031f;
+        dy[i] = 1.0f + 0.001f * (float)i;
+    }
+    x[0] = 40.0f;
+    x[1] = -40.0f;
+    nvfp4_act_forward(NVFP4_ACT_GELU, x, y, N);
+    nvfp4_act_backward(NVFP4_ACT_GELU, x, dy, dx, N);
+    const float c = 0.7978845608028654f, k = 0.044715f;
+    for (int i = 0; i < N; i++) {
+        float v = x[i];
+        float t = st_tanh(c * (v + k * v * v * v));
+        float f = 0.5f * v * (1.0f + t);
+        float g = dy[i] * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * (c * (1.0f + 3.0f * k * v * v)));
+        ck_assert_msg(memcmp(&f, &y[i], sizeof f) == 0, "GELU(%g): %a vs %a", (double)v, (double)y[i], (double)f);
+        ck_assert_msg(memcmp(&g, &dx[i], sizeof g) == 0, "GELU'(%g): %a vs %a", (double)v, (double)dx[i], (double)g);
+    }
+    ck_assert(y[0] == 40.0f && y[1] == 0.0f);
+}
+END_TEST
+
 START_TEST(attention_is_causal)
 {
     nvfp4_train_cfg tc;
@@ -192,6 +253,49 @@ static void run_tiny(nvfp4_train_cfg *tc, size_t steps, int threads, float *para
     nvfp4_run_free(r);
     nvfp4_study_set_threads(1);
 }
+
+/* The quantized model and its FP32 shadow stepped on two threads (the study
+ * runner's lone job at --threads 2) give the bytes of stepping them one
+ * after the other: parameters and every logged loss. */
+static nvfp4_run *run_paired(const nvfp4_train_cfg *tc, bool pair)
+{
+    nvfp4_run *r;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_run_create(tc, &r, &err), NVFP4_OK);
+    st_run_pair(r, pair);
+    ck_assert_int_eq(nvfp4_run_advance(r, tc->steps, &err), NVFP4_OK);
+    return r;
+}
+
+START_TEST(paired_models_equal_serial)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
+    nvfp4_recipe_cfg_paper(&tc.recipe);
+    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tc.steps = 30;
+    tc.log_every = 7;
+    nvfp4_study_set_threads(1);
+    nvfp4_run *a = run_paired(&tc, false), *b = run_paired(&tc, true);
+    size_t np = nvfp4_run_param_count(a);
+    float *pa = malloc(np * sizeof *pa), *pb = malloc(np * sizeof *pb);
+    nvfp4_run_params(a, pa);
+    nvfp4_run_params(b, pb);
+    ck_assert_int_eq(memcmp(pa, pb, np * sizeof *pa), 0);
+    ck_assert_uint_eq(nvfp4_run_n_logs(a), 6);
+    ck_assert_uint_eq(nvfp4_run_n_logs(b), 6);
+    for (size_t i = 0; i < 6; i++) {
+        const nvfp4_log_row *x = nvfp4_run_log(a, i), *y = nvfp4_run_log(b, i);
+        ck_assert(x->loss == y->loss && x->ref_loss == y->ref_loss && x->eval_loss == y->eval_loss &&
+                  x->ref_eval_loss == y->ref_eval_loss && x->drift == y->drift);
+        ck_assert(x->loss != x->ref_loss); /* the quantized model is not the shadow */
+    }
+    free(pa);
+    free(pb);
+    nvfp4_run_free(a);
+    nvfp4_run_free(b);
+}
+END_TEST
 
 START_TEST(training_learns_and_is_deterministic)
 {
@@ -308,8 +412,11 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, gradients_layernorm_tied);
     tcase_add_test(t, gradients_rmsnorm_untied);
+    tcase_add_test(t, gelu_tanh_accuracy);
+    tcase_add_test(t, gelu_vector_equals_scalar);
     tcase_add_test(t, attention_is_causal);
     tcase_add_test(t, bad_configs_refused);
+    tcase_add_test(t, paired_models_equal_serial);
     tcase_add_test(t, training_learns_and_is_deterministic);
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_test(t, fortunes_data);

@@ -39,6 +39,7 @@
 #include "core/recipe.h"
 #include "core/scale_variants.h"
 #include "study/study_internal.h"
+#include "study/train_internal.h"
 
 void nvfp4_sq_cfg_fp32(nvfp4_sq_cfg *c)
 {
@@ -200,7 +201,7 @@ static uint8_t *fq_bytes(int slot, size_t n, nvfp4_error *err)
 
 /* t[c][r] = a[r][c], in 16x16 tiles so that both sides stay in cache lines
  * (a plain double loop strides through t a whole column at a time). */
-static void fq_transpose(const float *a, size_t rows, size_t cols, float *t)
+void st_transpose(const float *a, size_t rows, size_t cols, float *t)
 {
     for (size_t r0 = 0; r0 < rows; r0 += 16)
         for (size_t c0 = 0; c0 < cols; c0 += 16) {
@@ -367,7 +368,7 @@ static nvfp4_status fq_library_t(const fq_route *rt, const nvfp4_sq_cfg *c, cons
     if (s == NVFP4_OK && st && c->format != NVFP4_SQ_MXFP8) { /* counts: the E2M1 formats only */
         float *src = fq_scratch(FQ_SLOT_SRC, rows * k, err);
         if (!src) s = NVFP4_ENOMEM;
-        if (s == NVFP4_OK) fq_transpose(xt, k, rows, src);
+        if (s == NVFP4_OK) st_transpose(xt, k, rows, src);
         if (s == NVFP4_OK && c->rht) {
             nvfp4_rht_config rc;
             fq_rht_config(c->rht, c->rht_signs, c->rht_fp32, key, &rc);
@@ -550,7 +551,7 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
         /* the library's RHT-16 runs on its columnwise output: hand it x^T */
         float *xt = fq_scratch(FQ_SLOT_T, n, err);
         if (!xt) return NVFP4_ENOMEM;
-        fq_transpose(x, rows, k, xt);
+        st_transpose(x, rows, k, xt);
         return fq_library_t(&rt, c, xt, k, rows, key, out, stats, err);
     }
     const float *src = x;
@@ -599,7 +600,7 @@ nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, si
     }
     float *x = fq_scratch(FQ_SLOT_T, n, err);
     if (!x && n) return NVFP4_ENOMEM;
-    if (n) fq_transpose(xt, k, rows, x);
+    if (n) st_transpose(xt, k, rows, x);
     return nvfp4_sq_fakequant(c, x, rows, k, key, out, stats, err);
 }
 

@@ -218,6 +218,7 @@ static void norm_forward(const gpt *g, const float *p, const gpt_norm_off *n, co
         float rstd = (float)(1.0 / sqrt(ss / (double)D + GPT_LN_EPS)), mf = (float)m;
         mu[r] = mf;
         rs[r] = rstd;
+#pragma omp simd
         for (size_t i = 0; i < D; i++) y[r * D + i] = (xr[i] - mf) * rstd * gain[i] + bias[i];
     }
 }
@@ -245,6 +246,7 @@ static void norm_backward(const gpt *g, const float *p, const gpt_norm_off *n, c
         }
         s1 /= (double)D;
         s2 /= (double)D;
+#pragma omp simd
         for (size_t i = 0; i < D; i++) {
             float xh = (xr[i] - m) * rstd;
             dx[r * D + i] = (float)(rstd * ((double)dyr[i] * gain[i] - s1 - (double)xh * s2));

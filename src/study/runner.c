@@ -18,6 +18,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/train_internal.h"
 
 static double now_s(void)
 {
@@ -204,7 +205,7 @@ static nvfp4_status job_start(const nvfp4_study_opts *o, const nvfp4_train_cfg *
 }
 
 static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, const st_jobs *jobs, size_t a,
-                    size_t j, uint64_t seed, size_t steps, job_out *jo)
+                    size_t j, uint64_t seed, size_t steps, bool pair, job_out *jo)
 {
     const char *arm = jobs->arm_name(jobs->ctx, a);
     if (o->resume && job_load_done(o, j, jo)) {
@@ -225,6 +226,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
     nvfp4_run *r = NULL;
     double t0 = now_s();
     jo->st = job_start(o, &c, ckpt, &r, &jo->err);
+    if (jo->st == NVFP4_OK) st_run_pair(r, pair);
     if (jo->st == NVFP4_OK) jo->st = advance_with_progress(s, o, log, arm, seed, r, c.steps, ckpt, &jo->err);
     double dt = now_s() - t0;
     if (jo->st != NVFP4_OK) {
@@ -323,7 +325,8 @@ static void remove_resume_dir(const nvfp4_study_opts *o, size_t njobs)
 }
 
 /* Runs the selected (arm, seed) jobs, `threads` at a time (each job single-
- * threaded inside; under MPI, those of this rank), and writes their rows in
+ * threaded inside, or a lone job's two models side by side; under MPI,
+ * those of this rank), and writes their rows in
  * job order: the files do not depend on the thread or process count. */
 nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, const st_jobs *js,
                          nvfp4_error *err)
@@ -349,11 +352,15 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
     }
     int threads = o->threads > 0 ? o->threads : 1;
     size_t stride = d ? (size_t)d->size : 1, first = d ? (size_t)d->rank : 0;
+    size_t nmine = nsel > first ? (nsel - first + stride - 1) / stride : 0;
+    /* A lone job with threads to spare steps its quantized model and its
+     * FP32 shadow concurrently (train.c), the same bytes. */
+    bool pair = nmine == 1 && threads >= 2;
     nvfp4_study_set_threads(1); /* one thread inside each job */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(pair ? 1 : threads)
     for (size_t k = first; k < nsel; k += stride) {
         size_t j = sel[k];
-        run_job(s, o, log, js, j / seeds, j, (uint64_t)(j % seeds) + 1, steps, &jobs[j]);
+        run_job(s, o, log, js, j / seeds, j, (uint64_t)(j % seeds) + 1, steps, pair, &jobs[j]);
     }
     nvfp4_status st = d ? gather_jobs(d, sel, nsel, jobs, err) : NVFP4_OK;
     bool root = !d || d->rank == 0;

@@ -398,6 +398,7 @@ struct nvfp4_run {
     nvfp4_layer_diag *diags;
     size_t nlogs, caplogs;
     double q_sec, ref_sec; /* time spent in the quantized model and in the FP32 shadow */
+    bool pair;             /* step the two models concurrently even with one OpenMP thread set */
 };
 
 static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
@@ -782,6 +783,53 @@ static double drift(const nvfp4_run *r)
     return den > 0 ? sqrt(num / den) : 0.0;
 }
 
+/* One model's training step on the batch in place: forward, loss,
+ * backward, clipping, update; its wall time added to *sec. */
+static nvfp4_status model_step(nvfp4_run *r, model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
+                               double *loss, double *sec, nvfp4_error *err)
+{
+    double t0 = mono_s();
+    float *y;
+    nvfp4_status s = model_forward(m, &r->cfg, shadow, step, T, dg, &y, err);
+    if (s != NVFP4_OK) return s;
+    *loss = batch_loss(r, y, T, r->labels, r->targets, m->d1 /* dy scratch */);
+    /* copy dy out of d1: backward uses d1..d3 as scratch */
+    float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
+    if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
+    s = model_backward(m, &r->cfg, shadow, step, T, gy, dg, err);
+    free(gy);
+    if (s != NVFP4_OK) return s;
+    clip_gradient(m, r->cfg.grad_clip);
+    model_update(m, &r->cfg, step, lr);
+    *sec += mono_s() - t0;
+    return NVFP4_OK;
+}
+
+/* In a pair section: the model's own parallel loops (quantizer, attention)
+ * stay on its thread, whatever OMP_MAX_ACTIVE_LEVELS allows. */
+static void one_thread_inside(void)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+}
+
+/* Whether the quantized model and its shadow step concurrently: asked for
+ * (st_run_pair) or two or more OpenMP threads set, and not inside a region
+ * that uses the threads (the study runner's jobs run one per thread). */
+static bool pair_concurrent(const nvfp4_run *r)
+{
+#ifdef _OPENMP
+    return (r->pair || omp_get_max_threads() >= 2) && omp_get_active_level() < omp_get_max_active_levels();
+#else
+    (void)r;
+    return false;
+#endif
+}
+
+void st_run_pair(nvfp4_run *r, bool on) { r->pair = on; }
+
 static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
     size_t step = r->step, T = batch_rows(r);
@@ -800,24 +848,39 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     }
     make_batch(r, step);
     double losses[2];
-    for (int k = 0; k < 2; k++) {
-        model *m = k ? &r->ref : &r->q;
-        double t0 = mono_s();
-        float *y;
-        nvfp4_status s = model_forward(m, &r->cfg, k == 1, step, T, (log && !k) ? dg : NULL, &y, err);
-        if (s != NVFP4_OK) return s;
-        losses[k] = batch_loss(r, y, T, r->labels, r->targets, m->d1 /* dy scratch */);
-        /* copy dy out of d1: backward uses d1..d3 as scratch */
-        float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
-        if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-        memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
-        s = model_backward(m, &r->cfg, k == 1, step, T, gy, (log && !k) ? dg : NULL, err);
-        free(gy);
-        if (s != NVFP4_OK) return s;
-        clip_gradient(m, r->cfg.grad_clip);
-        model_update(m, &r->cfg, step, lr);
-        *(k ? &r->ref_sec : &r->q_sec) += mono_s() - t0;
+    nvfp4_status st[2] = {NVFP4_OK, NVFP4_OK};
+    nvfp4_error errs[2] = {{NVFP4_OK, ""}, {NVFP4_OK, ""}};
+    lin_diag *dq = log ? dg : NULL;
+    if (pair_concurrent(r)) {
+        /* The two models share nothing but the batch: one thread each, BLAS
+         * on one thread inside (as at --threads 1), so the bytes are those
+         * of running them one after the other. */
+        int blas = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+#pragma omp parallel sections num_threads(2)
+        {
+#pragma omp section
+            {
+                one_thread_inside();
+                st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+            }
+#pragma omp section
+            {
+                one_thread_inside();
+                st[1] = model_step(r, &r->ref, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
+            }
+        }
+        openblas_set_num_threads(blas);
+    } else {
+        st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+        if (st[0] == NVFP4_OK)
+            st[1] = model_step(r, &r->ref, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
     }
+    for (int k = 0; k < 2; k++)
+        if (st[k] != NVFP4_OK) {
+            if (err) *err = errs[k];
+            return st[k];
+        }
     row.loss = losses[0];
     row.ref_loss = losses[1];
     if (log) {

@@ -17,4 +17,15 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
                           size_t in, size_t out, const nvfp4_sq_key *key, float *dx, float *dw, lin_diag *dg,
                           nvfp4_error *err);
 
+/* Steps r's quantized model and its FP32 shadow on two threads, each on one
+ * thread inside, while the rest of the run stays on one (train.c); the
+ * study runner's lone job at --threads >= 2. The same bytes. */
+void st_run_pair(nvfp4_run *r, bool on);
+
+/* t[c][r] = a[r][c] in cache-friendly tiles (fakequant.c). */
+void st_transpose(const float *a, size_t rows, size_t cols, float *t);
+
+/* The GELU's tanh (layers.c), exposed for its accuracy test. */
+float st_tanh(float x);
+
 #endif
