@@ -398,6 +398,59 @@ END_TEST
 
 /* ---- explain ---------------------------------------------------------------------------------------- */
 
+/* nvfp4_vview_from_quantized: te-rowscaled 32 x 48, columnwise: the stored
+ * orientation is 48 x 32 (two 1x16 blocks a row), one amax per stored row,
+ * 48 x 2 linear scale bytes and a 128 x 4 swizzled tile (512 bytes); the view
+ * verified against itself matches, and against one changed row amax it does
+ * not. */
+START_TEST(vview_from_quantized_rowscaled_columnwise)
+{
+    float x[32 * 48];
+    for (int i = 0; i < 32 * 48; i++) x[i] = (float)((i * 37) % 101 - 50) * 0.125f;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = "te-rowscaled";
+    o.columnwise = true;
+    nvfp4_quantized q;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 32, 48, &o, &q, &err), NVFP4_OK);
+    nvfp4_vview v;
+    uint8_t *z = NULL;
+    ck_assert_int_eq(nvfp4_vview_from_quantized(&q, true, &v, &z, &err), NVFP4_OK);
+    ck_assert_uint_eq(v.rows, 48);
+    ck_assert_uint_eq(v.cols, 32);
+    ck_assert_uint_eq(v.block_rows, 1);
+    ck_assert_uint_eq(v.block_cols, 16);
+    ck_assert(!v.e4m3_elements && !v.ue8m0_scales);
+    ck_assert_ptr_eq(v.data, q.col.data);
+    ck_assert_uint_eq(v.data_bytes, 48 * 16);
+    ck_assert_uint_eq(v.scale_bytes, 48 * 2);
+    ck_assert_uint_eq(v.scale_swizzled_bytes, 512);
+    ck_assert_ptr_eq(v.scale_swizzled, z);
+    ck_assert_ptr_eq(v.amax, q.col.row_amax);
+    ck_assert_uint_eq(v.amax_count, 48);
+    ck_assert_ptr_null(v.x);
+    ck_assert_ptr_null(v.dequant);
+
+    nvfp4_verify_opts vo;
+    nvfp4_verify_opts_init(&vo);
+    nvfp4_vreport rep;
+    ck_assert_int_eq(nvfp4_verify(&v, &v, &vo, &rep, &err), NVFP4_OK);
+    ck_assert(nvfp4_vreport_match(&rep));
+    nvfp4_vreport_free(&rep);
+    float amax2[48];
+    memcpy(amax2, q.col.row_amax, sizeof amax2);
+    amax2[5] = nextafterf(amax2[5], INFINITY);
+    nvfp4_vview bad = v;
+    bad.amax = amax2;
+    ck_assert_int_eq(nvfp4_verify(&v, &bad, &vo, &rep, &err), NVFP4_OK);
+    ck_assert(!nvfp4_vreport_match(&rep));
+    nvfp4_vreport_free(&rep);
+    nvfp4_free(z);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 START_TEST(explain_text_and_errors)
 {
     nvfp4_strbuf out = {0};
@@ -434,6 +487,7 @@ static Suite *suite(void)
     tcase_add_test(tc, sr_test_bad_input_errors);
     tcase_add_test(tc, gemm_check_exact_and_outside);
     tcase_add_test(tc, explain_text_and_errors);
+    tcase_add_test(tc, vview_from_quantized_rowscaled_columnwise);
     suite_add_tcase(s, tc);
     return s;
 }

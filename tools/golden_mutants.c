@@ -146,7 +146,9 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
                         bool colwise)
 {
     vcli_view ev;
-    if (vcli_view_from_q(q, colwise, &ev)) return;
+    memset(&ev, 0, sizeof ev);
+    nvfp4_error verr;
+    if (nvfp4_vview_from_quantized(q, colwise, &ev.v, &ev.swz_owned, &verr)) return;
     float *xo = NULL;
     if (!(colwise && q->opts.rht)) {
         xo = oriented(x, dt, rows, cols, colwise ? &q->col : &q->row, colwise);

@@ -27,9 +27,6 @@ typedef struct {
 
 void vcli_view_free(vcli_view *v);
 
-/* The view of one orientation of a quantization result (swizzle computed). */
-int vcli_view_from_q(const nvfp4_quantized *q, bool colwise, vcli_view *out);
-
 /* verify of one bundle against one kernel file (cmd_verify.c): appends one
  * report object per orientation to outputs (a JSON array) and prints nothing
  * but errors. 0 match, 1 mismatch, 2 error. */

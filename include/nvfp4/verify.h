@@ -158,6 +158,14 @@ typedef struct {
 
 void nvfp4_verify_opts_init(nvfp4_verify_opts *o);
 
+/* The expected view of one orientation of a quantization result: data,
+ * scales, amax (one per stored row for a row-scaled recipe) and geometry
+ * point into q; the cuBLAS-swizzled scales are computed into a buffer
+ * returned in *swizzled, which the caller releases with nvfp4_free after the
+ * last use of the view. The input x and the dequant are left NULL. */
+nvfp4_status nvfp4_vview_from_quantized(const nvfp4_quantized *q, bool colwise, nvfp4_vview *v, uint8_t **swizzled,
+                                        nvfp4_error *err);
+
 /* Compares actual with expected (same orientation). Returns NVFP4_OK when
  * the comparison ran (the verdict is in the report: nvfp4_vreport_match),
  * an error for an unusable expected view (inconsistent sizes). The caller

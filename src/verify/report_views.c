@@ -119,26 +119,37 @@ static void geometry_view(const nvfp4_qtensor *t, const nvfp4_recipe_info *info,
     v->dequant_cols = t->cols;
 }
 
-int vrep_view_from_q(const nvfp4_quantized *q, bool colwise, vrep_view *out)
+nvfp4_status nvfp4_vview_from_quantized(const nvfp4_quantized *q, bool colwise, nvfp4_vview *v, uint8_t **swizzled,
+                                        nvfp4_error *err)
 {
-    memset(out, 0, sizeof *out);
     const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
     const nvfp4_recipe_info *info = nvfp4_recipe_get_info(q->recipe);
-    geometry_view(t, info, q->opts.block, &out->v);
+    geometry_view(t, info, q->opts.block, v);
+    *swizzled = NULL;
+    v->data = t->data;
+    v->data_bytes = t->data_bytes;
+    v->scale = t->scale;
+    v->scale_bytes = t->scale_rows * t->scale_cols;
+    size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+    uint8_t *z = malloc(zn ? zn : 1);
+    if (!z) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for %zu swizzled scale bytes", zn);
+    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, z);
+    v->scale_swizzled = z;
+    v->scale_swizzled_bytes = zn;
+    if (info->has_global_amax) v->amax = t->row_amax ? t->row_amax : &t->amax;
+    if (t->row_amax) v->amax_count = t->prows; /* row-scaled: one per stored row */
+    *swizzled = z;
+    return NVFP4_OK;
+}
+
+int vrep_view_from_q(const nvfp4_quantized *q, bool colwise, vrep_view *out)
+{
+    const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
+    nvfp4_error err;
+    memset(out, 0, sizeof *out);
+    if (nvfp4_vview_from_quantized(q, colwise, &out->v, &out->swz_owned, &err)) return VREP_ERROR;
     out->srows = t->rows;
     out->scols = t->cols;
-    out->v.data = t->data;
-    out->v.data_bytes = t->data_bytes;
-    out->v.scale = t->scale;
-    out->v.scale_bytes = t->scale_rows * t->scale_cols;
-    size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
-    out->swz_owned = malloc(zn ? zn : 1);
-    if (!out->swz_owned) return VREP_ERROR;
-    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, out->swz_owned);
-    out->v.scale_swizzled = out->swz_owned;
-    out->v.scale_swizzled_bytes = zn;
-    if (info->has_global_amax) out->v.amax = t->row_amax ? t->row_amax : &t->amax;
-    if (t->row_amax) out->v.amax_count = t->prows; /* row-scaled: one per stored row */
     out->any = true;
     return 0;
 }
