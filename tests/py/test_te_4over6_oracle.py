@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "oracles"))
 sys.path.insert(0, HERE)
 
 if np is not None:
-    from test_te_oracle import Error, Opts, Quantized, find_lib  # ctypes mirrors of the public structs
+    from test_te_oracle import find_lib, load_lib  # libnvfp4 through the package's ctypes mirrors
 
 BLOCK_1X16, BLOCK_16X16, BLOCK_1X32 = 1, 2, 3
 VARIANTS = {"te-4over6": ("MAE", False, 256), "te-4over6-mse": ("MSE", False, 256),
@@ -50,12 +50,8 @@ class Te4over6Oracle(unittest.TestCase):
         path = find_lib()
         if path is None:
             raise unittest.SkipTest("libnvfp4.so not built")
-        cls.lib = C.CDLL(path)
-        cls.lib.nvfp4_quant_opts_init.argtypes = [C.POINTER(Opts)]
-        cls.lib.nvfp4_quantize.argtypes = [C.c_void_p, C.c_int, C.c_size_t, C.c_size_t, C.POINTER(Opts),
-                                           C.POINTER(Quantized), C.POINTER(Error)]
-        cls.lib.nvfp4_quantize.restype = C.c_int
-        cls.lib.nvfp4_quantized_free.argtypes = [C.POINTER(Quantized)]
+        cls.api = load_lib(path)
+        cls.lib = cls.api.lib
         import te_ref_variants
         cls.ref = te_ref_variants
 
@@ -68,11 +64,11 @@ class Te4over6Oracle(unittest.TestCase):
                                           s["blocks"]))
 
     def quantize_c(self, recipe, x, block):
-        o = Opts()
+        o = self.api.QuantOpts()
         self.lib.nvfp4_quant_opts_init(C.byref(o))
         o.recipe = recipe.encode()
         o.block = block
-        q, err = Quantized(), Error()
+        q, err = self.api.Quantized(), self.api.CError()
         buf = np.ascontiguousarray(x, dtype=np.float32)
         st = self.lib.nvfp4_quantize(buf.ctypes.data, 0, x.shape[0], x.shape[1], C.byref(o), C.byref(q), C.byref(err))
         self.assertEqual(st, 0, err.message.decode())
