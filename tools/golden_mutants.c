@@ -145,17 +145,17 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
                         const nvfp4_quant_opts *o, const nvfp4_quantized *q, const nvfp4_mutant_output *mo,
                         bool colwise)
 {
-    vcli_view ev;
-    memset(&ev, 0, sizeof ev);
+    nvfp4_vview ev;
+    uint8_t *swizzled = NULL;
     nvfp4_error verr;
-    if (nvfp4_vview_from_quantized(q, colwise, &ev.v, &ev.swz_owned, &verr)) return;
+    if (nvfp4_vview_from_quantized(q, colwise, &ev, &swizzled, &verr)) return;
     float *xo = NULL;
     if (!(colwise && q->opts.rht)) {
         xo = oriented(x, dt, rows, cols, colwise ? &q->col : &q->row, colwise);
-        ev.v.x = xo;
+        ev.x = xo;
     }
     nvfp4_vview av;
-    mutant_view(&ev.v, mo, colwise, &av);
+    mutant_view(&ev, mo, colwise, &av);
     nvfp4_mutant_output *outs = calloc(s->n, sizeof *outs);
     nvfp4_vcandidate *cand = calloc(s->n, sizeof *cand);
     size_t nc = 0;
@@ -164,7 +164,7 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
         nvfp4_error err;
         if (nvfp4_mutant_quantize(s->e[i].m, x, dt, rows, cols, o, &outs[i], &err)) continue;
         cand[nc].name = s->e[i].m->name;
-        mutant_view(&ev.v, &outs[i], colwise, &cand[nc].view);
+        mutant_view(&ev, &outs[i], colwise, &cand[nc].view);
         cand[nc].mutant = s->e[i].m;
         nc++;
     }
@@ -176,7 +176,7 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
     vo.expected_name = s->recipe;
     nvfp4_vreport rep;
     nvfp4_error err;
-    if (nvfp4_verify(&ev.v, &av, &vo, &rep, &err) == NVFP4_OK) {
+    if (nvfp4_verify(&ev, &av, &vo, &rep, &err) == NVFP4_OK) {
         char buf[1024] = "";
         size_t len = 0;
         for (size_t i = 0; i < rep.n_causes && len + 40 < sizeof buf; i++)
@@ -196,7 +196,7 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
     free(outs);
     free(cand);
     free(xo);
-    vcli_view_free(&ev);
+    nvfp4_free(swizzled);
 }
 
 size_t gm_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
