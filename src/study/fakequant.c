@@ -160,43 +160,20 @@ uint64_t sq_derive(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t t
 
 
 /* ---- per-thread scratch ---------------------------------------------------- */
-/* Reused across calls, so a training step does not fault in fresh pages. */
-enum { FQ_SLOT_T = 0, FQ_SLOT_SRC = 1, FQ_SLOTS = 2 };
-static _Thread_local float *fq_buf[FQ_SLOTS];
-static _Thread_local size_t fq_cap[FQ_SLOTS];
-
-static float *fq_scratch(int slot, size_t n, nvfp4_error *err)
+/* Buffers reused across calls (scratch.c); the quantized bytes are written in
+ * full by nvfp4_quantize_into each time. */
+static float *fq_scratch(st_scratch_slot slot, size_t n, nvfp4_error *err)
 {
-    if (n > fq_cap[slot]) {
-        float *p = realloc(fq_buf[slot], n * sizeof *p);
-        if (!p) {
-            nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: out of memory");
-            return NULL;
-        }
-        fq_buf[slot] = p;
-        fq_cap[slot] = n;
-    }
-    return fq_buf[slot];
+    float *p = st_scratch(slot, n * sizeof *p);
+    if (!p) nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: out of memory");
+    return p;
 }
 
-/* The quantized bytes of one operand (codes, scales), reused across calls
- * like fq_scratch: nvfp4_quantize_into writes them in full each time. */
-enum { FQ_BYTES_DATA = 0, FQ_BYTES_SCALE = 1, FQ_BYTE_SLOTS = 2 };
-static _Thread_local uint8_t *fq_bbuf[FQ_BYTE_SLOTS];
-static _Thread_local size_t fq_bcap[FQ_BYTE_SLOTS];
-
-static uint8_t *fq_bytes(int slot, size_t n, nvfp4_error *err)
+static uint8_t *fq_bytes(st_scratch_slot slot, size_t n, nvfp4_error *err)
 {
-    if (n > fq_bcap[slot] || !fq_bbuf[slot]) {
-        uint8_t *p = realloc(fq_bbuf[slot], n ? n : 1);
-        if (!p) {
-            nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: out of memory");
-            return NULL;
-        }
-        fq_bbuf[slot] = p;
-        fq_bcap[slot] = n ? n : 1;
-    }
-    return fq_bbuf[slot];
+    uint8_t *p = st_scratch(slot, n);
+    if (!p) nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: out of memory");
+    return p;
 }
 
 /* t[c][r] = a[r][c], in 16x16 tiles so that both sides stay in cache lines
@@ -340,8 +317,8 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
     nvfp4_status s = nvfp4_quant_plan_init(&plan, &o, NVFP4_DTYPE_F32, xr, xc, err);
     if (s != NVFP4_OK) return s;
     const nvfp4_quant_layout *l = columnwise ? &plan.col : &plan.row;
-    uint8_t *data = fq_bytes(FQ_BYTES_DATA, l->data_bytes, err);
-    uint8_t *scale = data ? fq_bytes(FQ_BYTES_SCALE, l->scale_rows * l->scale_cols, err) : NULL;
+    uint8_t *data = fq_bytes(ST_SCR_FQ_DATA, l->data_bytes, err);
+    uint8_t *scale = data ? fq_bytes(ST_SCR_FQ_SCALE, l->scale_rows * l->scale_cols, err) : NULL;
     if (!scale) return NVFP4_ENOMEM;
     nvfp4_quant_buffers b = {NULL, NULL, NULL, NULL};
     if (columnwise) {
@@ -366,7 +343,7 @@ static nvfp4_status fq_library_t(const fq_route *rt, const nvfp4_sq_cfg *c, cons
     memset(&q, 0, sizeof q);
     nvfp4_status s = fq_library(rt, c, xt, k, rows, true, key, out, &q, err);
     if (s == NVFP4_OK && st && c->format != NVFP4_SQ_MXFP8) { /* counts: the E2M1 formats only */
-        float *src = fq_scratch(FQ_SLOT_SRC, rows * k, err);
+        float *src = fq_scratch(ST_SCR_FQ_SRC, rows * k, err);
         if (!src) s = NVFP4_ENOMEM;
         if (s == NVFP4_OK) st_transpose(xt, k, rows, src);
         if (s == NVFP4_OK && c->rht) {
@@ -549,14 +526,14 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
     fq_route rt = fq_route_of(c);
     if (rt.lib_rht) {
         /* the library's RHT-16 runs on its columnwise output: hand it x^T */
-        float *xt = fq_scratch(FQ_SLOT_T, n, err);
+        float *xt = fq_scratch(ST_SCR_FQ_T, n, err);
         if (!xt) return NVFP4_ENOMEM;
         st_transpose(x, rows, k, xt);
         return fq_library_t(&rt, c, xt, k, rows, key, out, stats, err);
     }
     const float *src = x;
     if (c->rht) {
-        float *h = fq_scratch(FQ_SLOT_SRC, n, err);
+        float *h = fq_scratch(ST_SCR_FQ_SRC, n, err);
         if (!h) return NVFP4_ENOMEM;
         nvfp4_rht_config rc;
         fq_rht_config(c->rht, c->rht_signs, c->rht_fp32, key, &rc);
@@ -598,7 +575,7 @@ nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, si
         if (stats) stats->n += n;
         return fq_library_t(&rt, c, xt, k, rows, key, out, stats, err);
     }
-    float *x = fq_scratch(FQ_SLOT_T, n, err);
+    float *x = fq_scratch(ST_SCR_FQ_T, n, err);
     if (!x && n) return NVFP4_ENOMEM;
     if (n) st_transpose(xt, k, rows, x);
     return nvfp4_sq_fakequant(c, x, rows, k, key, out, stats, err);

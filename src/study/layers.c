@@ -199,22 +199,8 @@ double nvfp4_lr_at(const nvfp4_train_cfg *c, size_t step)
 }
 
 /* ---- quantized linear ------------------------------------------------------- */
-/* Growable per-thread scratch buffers: the GEMM operands of one linear call.
- * Reused across calls so a training step does not fault in fresh pages. */
-#define N_SCRATCH 6
-static _Thread_local float *scratch_buf[N_SCRATCH];
-static _Thread_local size_t scratch_cap[N_SCRATCH];
-
-static float *scratch(int slot, size_t n)
-{
-    if (n > scratch_cap[slot]) {
-        float *p = realloc(scratch_buf[slot], n * sizeof *p);
-        if (!p) return NULL;
-        scratch_buf[slot] = p;
-        scratch_cap[slot] = n;
-    }
-    return scratch_buf[slot];
-}
+/* One linear call's operands, in this thread's scratch (scratch.c). */
+static float *scratch(st_scratch_slot slot, size_t n) { return st_scratch(slot, n * sizeof(float)); }
 
 static nvfp4_sq_key key_for(const nvfp4_sq_key *base, uint32_t gemm, uint32_t operand)
 {
@@ -285,12 +271,12 @@ nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const f
         if (dg) dg->sqnr[NVFP4_GEMM_FPROP] = 300.0;
         return NVFP4_OK;
     }
-    float *qx = scratch(0, t * in), *qw = scratch(1, out * in);
+    float *qx = scratch(ST_SCR_QX, t * in), *qw = scratch(ST_SCR_QW, out * in);
     if (!qx || !qw) return nvfp4_error_set(err, NVFP4_ENOMEM, "linear forward: out of memory");
     nvfp4_status s = fq_pair(fa, fb, x, w, t, out, in, false, key, NVFP4_GEMM_FPROP, qx, qw, dg, err);
     if (s == NVFP4_OK) {
         gemm_abt(qx, qw, t, out, in, y);
-        float *ref = dg ? scratch(2, t * out) : NULL;
+        float *ref = dg ? scratch(ST_SCR_B1, t * out) : NULL;
         if (ref) {
             gemm_abt(x, w, t, out, in, ref);
             dg->sqnr[NVFP4_GEMM_FPROP] = sq_err_db(ref, y, t * out);
@@ -359,7 +345,8 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
     size_t big = t * in;
     if (t * out > big) big = t * out;
     if (in * out > big) big = in * out;
-    float *b1 = scratch(2, big), *b2 = scratch(3, big), *b3 = scratch(4, big), *b4 = scratch(5, big);
+    float *b1 = scratch(ST_SCR_B1, big), *b2 = scratch(ST_SCR_B2, big), *b3 = scratch(ST_SCR_B3, big),
+          *b4 = scratch(ST_SCR_B4, big);
     nvfp4_status s = NVFP4_OK;
     if (!b1 || !b2 || !b3 || !b4) {
         s = nvfp4_error_set(err, NVFP4_ENOMEM, "linear backward: out of memory");

@@ -359,10 +359,17 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
      * FP32 shadow concurrently (train.c), the same bytes. */
     bool pair = nmine == 1 && threads >= 2;
     nvfp4_study_set_threads(1); /* one thread inside each job */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(pair ? 1 : threads)
-    for (size_t k = first; k < nsel; k += stride) {
-        size_t j = sel[k];
-        run_job(s, o, log, js, j / seeds, j, (uint64_t)(j % seeds) + 1, steps, pair, &jobs[j]);
+    if (pair) /* outside any parallel region: the pair's team is then the
+               * top level one, whose threads libgomp keeps from step to step
+               * (a nested team gets fresh threads at every step) */
+        run_job(s, o, log, js, sel[first] / seeds, sel[first], (uint64_t)(sel[first] % seeds) + 1, steps, true,
+                &jobs[sel[first]]);
+    else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (size_t k = first; k < nsel; k += stride) {
+            size_t j = sel[k];
+            run_job(s, o, log, js, j / seeds, j, (uint64_t)(j % seeds) + 1, steps, false, &jobs[j]);
+        }
     }
     nvfp4_status st = d ? gather_jobs(d, sel, nsel, jobs, err) : NVFP4_OK;
     bool root = !d || d->rank == 0;

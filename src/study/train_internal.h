@@ -22,6 +22,18 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
  * study runner's lone job at --threads >= 2. The same bytes. */
 void st_run_pair(nvfp4_run *r, bool on);
 
+/* The slots of the per-thread scratch buffers (scratch.c). */
+typedef enum {
+    ST_SCR_QX, ST_SCR_QW, ST_SCR_B1, ST_SCR_B2, ST_SCR_B3, ST_SCR_B4, /* layers.c: one linear call's operands */
+    ST_SCR_FQ_T, ST_SCR_FQ_SRC,                                       /* fakequant.c: transposed / source copy */
+    ST_SCR_FQ_DATA, ST_SCR_FQ_SCALE,                                  /* fakequant.c: quantized codes, scales */
+    ST_SCRATCH_SLOTS
+} st_scratch_slot;
+
+/* This thread's buffer for slot, grown to at least bytes (kept across
+ * calls; freed when the thread exits); NULL when out of memory. */
+void *st_scratch(st_scratch_slot slot, size_t bytes);
+
 /* t[c][r] = a[r][c] in cache-friendly tiles (fakequant.c). */
 void st_transpose(const float *a, size_t rows, size_t cols, float *t);
 
