@@ -171,7 +171,7 @@ sanitize:
 determinism:
 	@bash tests/determinism.sh
 
-## install: headers, libnvfp4 + libnvfp4_study (.a, .so), libnvfp4_cuda.so if built, .pc files, nvfp4 into $(DESTDIR)$(PREFIX)
+## install: headers, libnvfp4 + libnvfp4_study (.a, .so), libnvfp4_cuda.so if built, .pc files, nvfp4 (and nvfp4-mpi where built) into $(DESTDIR)$(PREFIX)
 # nvfp4/cuda.h and nvfp4-cuda.pc go with libnvfp4_cuda.so, so an install
 # never holds a header whose library it lacks.
 install: all
@@ -193,6 +193,9 @@ install: all
 	    $(PC_SUBST) nvfp4-cuda.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvfp4-cuda.pc; \
 	else echo "install: $(CUDA_LIB_SO) not built (make cuda): the CUDA library is not installed"; fi
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	@if [ -n "$(CLI_MPI)" ] && [ -f "$(CLI_MPI)" ]; then \
+	    echo "install: $(CLI_MPI)"; install -m 755 $(CLI_MPI) $(DESTDIR)$(PREFIX)/bin/; \
+	else echo "install: nvfp4-mpi not built (no mpicc): not installed"; fi
 	@# a real install (no DESTDIR) by root: refresh the loader's cache, so that
 	@# programs find the new libraries under $(PREFIX)/lib (Debian's default
 	@# /usr/local/lib is in /etc/ld.so.conf.d) right away
@@ -207,7 +210,7 @@ uninstall:
 	    $(foreach l,libnvfp4 libnvfp4_study libnvfp4_cuda,\
 	        $(DESTDIR)$(PREFIX)/lib/$(l).so $(DESTDIR)$(PREFIX)/lib/$(l).so.$(SO_MAJOR))
 	rm -f $(foreach p,nvfp4 nvfp4-study nvfp4-cuda,$(DESTDIR)$(PREFIX)/lib/pkgconfig/$(p).pc)
-	rm -f $(DESTDIR)$(PREFIX)/bin/nvfp4
+	rm -f $(DESTDIR)$(PREFIX)/bin/nvfp4 $(DESTDIR)$(PREFIX)/bin/nvfp4-mpi
 
 ## clean: remove build/
 clean:

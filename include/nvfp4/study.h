@@ -193,6 +193,11 @@ typedef struct {
     float beta1, beta2, adam_eps, weight_decay, momentum;
     nvfp4_schedule sched;
     size_t steps, batch, log_every;
+    /* GPT: the final metric's held-out set. The last heldout_evals logged
+     * steps each evaluate both models on their own 1/heldout_evals share of
+     * heldout_tokens held-out tokens (evenly spaced windows, interleaved), so
+     * their mean covers all of them (docs/studies.md, "Metrics"); 0: none */
+    size_t heldout_tokens, heldout_evals;
     uint64_t seed;            /* init, data and every random draw */
     /* events: at this step switch to FP32 (SIZE_MAX: never) */
     size_t switch_fwd_step, switch_bwd_step;
@@ -231,6 +236,7 @@ typedef struct nvfp4_run nvfp4_run;
 typedef struct {
     size_t step;
     double lr, loss, ref_loss, eval_loss, ref_eval_loss, drift;
+    double heldout_loss, ref_heldout_loss; /* NaN except on the held-out evaluations */
 } nvfp4_log_row;
 
 typedef struct {
@@ -311,6 +317,11 @@ typedef struct {
     int rank, size;
     bool (*move_to_root)(void *ctx, int from, char **buf, size_t *len);
     void *ctx;
+    /* collective, called by every rank before its jobs start: true when
+     * every rank passed ok = true, so a rank that cannot start (memory, the
+     * output folder) stops them all instead of leaving rank 0 waiting in
+     * move_to_root (NULL: not checked) */
+    bool (*all_ok)(void *ctx, bool ok);
 } nvfp4_study_dist;
 
 typedef struct {

@@ -363,7 +363,7 @@ static bool train(ctx *c, const char *path, json_t *v, nvfp4_train_cfg *t)
     static const char *const keys[] = {"batch", "log_every", "lr", "lr_min_frac", "warmup_frac", "decay_frac",
                                        "beta1", "beta2", "adam_eps", "weight_decay", "momentum", "init_scale",
                                        "label_noise", "diverge_factor", "grad_clip", "schedule", "optimizer",
-                                       "data", NULL};
+                                       "data", "heldout_tokens", "heldout_evals", NULL};
     static const char *const scheds[] = {"cosine", "wsd", "constant", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const datas[] = {"markov", "fortunes", NULL};
@@ -402,6 +402,14 @@ static bool train(ctx *c, const char *path, json_t *v, nvfp4_train_cfg *t)
         sub(p, sizeof p, path, "log_every");
         if (!get_size(c, p, x, 0, SIZE_MAX >> 1, &t->log_every)) return false;
     }
+    if ((x = json_object_get(v, "heldout_tokens"))) {
+        sub(p, sizeof p, path, "heldout_tokens");
+        if (!get_size(c, p, x, 0, (size_t)1 << 30, &t->heldout_tokens)) return false;
+    }
+    if ((x = json_object_get(v, "heldout_evals"))) {
+        sub(p, sizeof p, path, "heldout_evals");
+        if (!get_size(c, p, x, 0, 1000, &t->heldout_evals)) return false;
+    }
     if ((x = json_object_get(v, "schedule"))) {
         sub(p, sizeof p, path, "schedule");
         if (!get_enum(c, p, x, scheds, &e)) return false;
@@ -439,6 +447,19 @@ struct st_config {
     json_t *root;
     size_t seeds, steps, quick_steps, narms;
 };
+
+nvfp4_status st_config_write(const st_config *sc, const char *dir, const char *name, nvfp4_error *err)
+{
+    st_file sf;
+    FILE *f = st_file_open(&sf, err);
+    if (!f) return NVFP4_ENOMEM;
+    if (json_dumpf(sc->root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+        st_file_discard(&sf);
+        return nvfp4_error_set(err, NVFP4_EIO, "%s/%s: cannot write the study config", dir, name);
+    }
+    fputc('\n', f);
+    return st_file_commit(&sf, dir, name, err);
+}
 
 static const char *const MODEL_PRESETS[] = {"mlp", "tinylm", "gpt", NULL};
 

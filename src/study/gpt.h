@@ -79,6 +79,9 @@ void st_seqdata_batch(const st_seqdata *d, uint64_t seed, size_t step, size_t ns
 /* Held-out sequence i (< st_seqdata_n_eval): S inputs and labels. */
 size_t st_seqdata_n_eval(const st_seqdata *d);
 void st_seqdata_eval(const st_seqdata *d, size_t i, size_t S, uint32_t *tok, uint32_t *lab);
+/* Window i of n evenly spaced over the held-out text (disjoint when the
+ * held-out text holds n windows; Markov: held-out sequence i). */
+void st_seqdata_heldout(const st_seqdata *d, size_t i, size_t n, size_t S, uint32_t *tok, uint32_t *lab);
 /* Entropy rate (nats/token) of the Markov source, 0 for text. */
 double st_seqdata_entropy(const st_seqdata *d);
 /* Training and held-out bytes of the corpus (0 for Markov). */

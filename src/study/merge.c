@@ -29,12 +29,41 @@ static nvfp4_status read_study_name(const char *dir, char *name, size_t n, nvfp4
     return NVFP4_OK;
 }
 
+/* The study of a run folder: a built-in one by name, or the one its
+ * config.json defines (a study run from a file; *owned is then set, to be
+ * freed with nvfp4_study_free). NULL, and *owned NULL, when neither. */
+static nvfp4_status study_of(const char *dir, const char *name, const nvfp4_study **st, nvfp4_study **owned,
+                             nvfp4_error *err)
+{
+    *owned = NULL;
+    *st = nvfp4_study_find(name);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, ST_CONFIG_FILE);
+    if (*st || access(path, F_OK) != 0) return NVFP4_OK;
+    nvfp4_status s = nvfp4_study_load_config(path, owned, err);
+    if (s != NVFP4_OK) return s;
+    if (strcmp((*owned)->name, name)) {
+        s = nvfp4_error_set(err, NVFP4_EFORMAT, "%s defines study %s, but the folder's summary.json holds %s", path,
+                            (*owned)->name, name);
+        nvfp4_study_free(*owned);
+        *owned = NULL;
+        return s;
+    }
+    *st = *owned;
+    return NVFP4_OK;
+}
+
 nvfp4_status nvfp4_study_plot(const char *dir, bool *skipped, nvfp4_error *err)
 {
     char name[128];
     nvfp4_status s = read_study_name(dir, name, sizeof name, err);
     if (s != NVFP4_OK) return s;
-    return st_aggregate_and_plot(dir, nvfp4_study_find(name), name, skipped, err);
+    const nvfp4_study *st;
+    nvfp4_study *owned;
+    s = study_of(dir, name, &st, &owned, err);
+    if (s == NVFP4_OK) s = st_aggregate_and_plot(dir, st, name, skipped, err);
+    nvfp4_study_free(owned);
+    return s;
 }
 
 /* ---- merge ------------------------------------------------------------------- */
@@ -203,6 +232,9 @@ static json_t *merged_extra(json_t **sums, size_t n, const size_t *order)
     return extra;
 }
 
+static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, size_t n, const char *out_dir,
+                                nvfp4_error *err);
+
 nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err)
 {
     if (!n) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: no input folders");
@@ -216,8 +248,24 @@ nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *ou
                                 other);
     }
     if (s != NVFP4_OK) return s;
-    const nvfp4_study *st = nvfp4_study_find(name);
-    if (!st) return nvfp4_error_set(err, NVFP4_EINVAL, "merge: unknown study %s", name);
+    const nvfp4_study *st;
+    nvfp4_study *owned;
+    s = study_of(dirs[0], name, &st, &owned, err);
+    if (s != NVFP4_OK) return s;
+    if (!st)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "merge: unknown study %s (not built in, and %s has no %s)", name,
+                               dirs[0], ST_CONFIG_FILE);
+    s = merge_study(st, dirs, n, out_dir, err);
+    if (s == NVFP4_OK && owned) s = st_config_write(owned->cfg, out_dir, ST_CONFIG_FILE, err);
+    nvfp4_study_free(owned);
+    return s;
+}
+
+/* Merges the folders of study st into out_dir (nvfp4_study_merge). */
+static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, size_t n, const char *out_dir,
+                                nvfp4_error *err)
+{
+    nvfp4_status s = NVFP4_OK;
     if (!st_mkdir_p(out_dir, err)) return NVFP4_EIO;
     json_t **sums = calloc(n, sizeof *sums);
     size_t *order = calloc(n, sizeof *order);

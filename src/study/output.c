@@ -101,7 +101,8 @@ void st_mean_ci(const double *x, size_t n, double *mean, double *ci)
 
 /* ---- runs.csv ------------------------------------------------------------ */
 const char *const ST_RUNS_HEADER =
-    "arm,seed,step,tokens,lr,loss,ref_loss,eval_loss,ref_eval_loss,gap_pct,entropy,drift,diverged";
+    "arm,seed,step,tokens,lr,loss,ref_loss,eval_loss,ref_eval_loss,gap_pct,entropy,drift,diverged,"
+    "heldout_loss,ref_heldout_loss";
 const char *const ST_LAYERS_HEADER =
     "arm,seed,step,layer,sqnr_fprop,sqnr_dgrad,sqnr_wgrad,wgrad_cos,wgrad_align,gnr,"
     "zero_fprop_a,zero_fprop_b,zero_dgrad_a,zero_dgrad_b,zero_wgrad_a,zero_wgrad_b,"
@@ -112,9 +113,10 @@ void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *ro
     for (size_t i = 0; i < n; i++) {
         const st_row *r = &rows[i];
         double gap = r->ref_eval_loss != 0 ? 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss : NAN;
-        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d\n", arm, (unsigned long long)seed,
-                r->step, (unsigned long long)r->tokens, r->lr, r->loss, r->ref_loss, r->eval_loss, r->ref_eval_loss,
-                gap, r->entropy, r->drift, r->diverged);
+        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d,%.9g,%.9g\n", arm,
+                (unsigned long long)seed, r->step, (unsigned long long)r->tokens, r->lr, r->loss, r->ref_loss,
+                r->eval_loss, r->ref_eval_loss, gap, r->entropy, r->drift, r->diverged,
+                r->has_heldout ? r->heldout_loss : NAN, r->has_heldout ? r->ref_heldout_loss : NAN);
     }
 }
 
@@ -122,6 +124,44 @@ bool st_read_line(FILE *f, char *buf, size_t n)
 {
     if (!fgets(buf, (int)n, f)) return false;
     buf[strcspn(buf, "\r\n")] = 0;
+    return true;
+}
+
+/* t->fin: per (arm, seed), in order of appearance, its last row; when the
+ * run did not diverge and has held-out evaluations, eval_loss and
+ * ref_eval_loss become their means (the final metric: docs/studies.md,
+ * "Metrics"). */
+static bool build_finals(st_table *t)
+{
+    t->fin = calloc(t->n ? t->n : 1, sizeof *t->fin);
+    if (!t->fin) return false;
+    t->nfin = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const st_row *r = &t->rows[i];
+        st_row *f = (st_row *)st_final_row(t, r->arm, r->seed);
+        if (!f) t->fin[t->nfin++] = *r;
+        else if (r->step > f->step) *f = *r;
+    }
+    for (size_t k = 0; k < t->nfin; k++) {
+        st_row *f = &t->fin[k];
+        double h = 0.0, rh = 0.0;
+        size_t n = 0;
+        for (size_t i = 0; i < t->n; i++) {
+            const st_row *r = &t->rows[i];
+            if (r->arm == f->arm && r->seed == f->seed && r->has_heldout) {
+                h += r->heldout_loss;
+                rh += r->ref_heldout_loss;
+                n++;
+            }
+        }
+        f->has_heldout = false;
+        f->heldout_n = 0;
+        if (n && !f->diverged) {
+            f->eval_loss = f->heldout_loss = h / (double)n;
+            f->ref_eval_loss = f->ref_heldout_loss = rh / (double)n;
+            f->heldout_n = n;
+        }
+    }
     return true;
 }
 
@@ -152,8 +192,8 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             if (t->narms == ST_MAX_ARMS) goto bad;
             strcpy(t->arms[t->narms++], tok);
         }
-        double v[12];
-        for (int k = 0; k < 12; k++) {
+        double v[14];
+        for (int k = 0; k < 14; k++) {
             tok = strtok_r(NULL, ",", &save);
             if (!tok) goto bad;
             char *end;
@@ -172,6 +212,9 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         r.entropy = v[9];
         r.drift = v[10];
         r.diverged = (int)v[11];
+        r.has_heldout = isfinite(v[12]) && isfinite(v[13]);
+        r.heldout_loss = v[12];
+        r.ref_heldout_loss = v[13];
         if (t->n == t->cap) {
             size_t nc = t->cap ? 2 * t->cap : 1024;
             st_row *nr = realloc(t->rows, nc * sizeof *nr);
@@ -186,29 +229,37 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         continue;
     bad:
         fclose(f);
+        st_table_free(t);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s:%zu: malformed row", path, lineno);
     }
     fclose(f);
+    if (!build_finals(t)) {
+        st_table_free(t);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
     return NVFP4_OK;
 }
 
-/* Final row (largest step) of each (arm, seed). */
+void st_table_free(st_table *t)
+{
+    free(t->rows);
+    free(t->fin);
+    memset(t, 0, sizeof *t);
+}
+
+const st_row *st_final_row(const st_table *t, size_t arm, uint64_t seed)
+{
+    for (size_t i = 0; i < t->nfin; i++)
+        if (t->fin[i].arm == arm && t->fin[i].seed == seed) return &t->fin[i];
+    return NULL;
+}
+
+/* Final row of each (arm, seed) (the summary's and the verdicts' metric). */
 static size_t finals(const st_table *t, size_t arm, const st_row **out, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const st_row *r = &t->rows[i];
-        if (r->arm != arm) continue;
-        size_t k;
-        for (k = 0; k < n; k++)
-            if (out[k]->seed == r->seed) break;
-        if (k == n) {
-            if (n == max) continue;
-            out[n++] = r;
-        } else if (r->step > out[k]->step) {
-            out[k] = r;
-        }
-    }
+    for (size_t i = 0; i < t->nfin && n < max; i++)
+        if (t->fin[i].arm == arm) out[n++] = &t->fin[i];
     return n;
 }
 
@@ -225,6 +276,7 @@ void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s)
         rev[i] = f[i]->ref_eval_loss;
         ex[i] = f[i]->eval_loss - f[i]->entropy;
         if (f[i]->diverged) s->diverged++;
+        if (i == 0 || f[i]->heldout_n < s->final_evals) s->final_evals = f[i]->heldout_n;
         if (f[i]->step > s->final_step) s->final_step = f[i]->step;
         s->final_tokens = f[i]->tokens;
     }
@@ -234,14 +286,15 @@ void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s)
     st_mean_ci(ex, n, &s->excess_mean, &s->excess_ci);
 }
 
-/* gap_agg.dat: per arm (gnuplot index), step, mean gap %, lo, hi. */
+/* gap_agg.dat: per arm (gnuplot index), step, mean gap %, lo, hi, seeds,
+ * mean eval losses, tokens (the x axis of gap.png and loss.png). */
 static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_error *err)
 {
     st_file sf;
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
     for (size_t a = 0; a < t->narms; a++) {
-        fprintf(f, "# arm %s\n# step mean_gap_pct lo hi n mean_eval_loss mean_fp32_eval_loss\n", t->arms[a]);
+        fprintf(f, "# arm %s\n# step mean_gap_pct lo hi n mean_eval_loss mean_fp32_eval_loss tokens\n", t->arms[a]);
         /* steps present for this arm, in increasing order */
         size_t last = (size_t)-1;
         for (;;) {
@@ -252,8 +305,10 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
             if (next == (size_t)-1) break;
             double g[256], ev = 0.0, rv = 0.0;
             size_t n = 0;
+            uint64_t tokens = 0;
             for (size_t i = 0; i < t->n && n < 256; i++)
                 if (t->rows[i].arm == a && t->rows[i].step == next && t->rows[i].ref_eval_loss != 0) {
+                    tokens = t->rows[i].tokens;
                     g[n++] = 100.0 * (t->rows[i].eval_loss - t->rows[i].ref_eval_loss) / t->rows[i].ref_eval_loss;
                     ev += t->rows[i].eval_loss;
                     rv += t->rows[i].ref_eval_loss;
@@ -262,8 +317,8 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
             st_mean_ci(g, n, &m, &ci);
             if (!isfinite(ci)) ci = 0.0;
             if (isfinite(m))
-                fprintf(f, "%zu %.6g %.6g %.6g %zu %.8g %.8g\n", next, m, m - ci, m + ci, n, ev / (double)n,
-                        rv / (double)n);
+                fprintf(f, "%zu %.6g %.6g %.6g %zu %.8g %.8g %llu\n", next, m, m - ci, m + ci, n, ev / (double)n,
+                        rv / (double)n, (unsigned long long)tokens);
             last = next;
         }
         fprintf(f, "\n\n");
@@ -494,13 +549,13 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
            "set title '%s: relative eval-loss gap to the FP32 shadow (mean, 95%% CI over seeds)'\n"
-           "set xlabel 'step'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
+           "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
            "plot ",
            title, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len,
-               "'gap_agg.dat' index %zu using 1:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
-               "'gap_agg.dat' index %zu using 1:2 with lines lw 2 lc %zu title '%s'%s",
+               "'gap_agg.dat' index %zu using 8:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
+               "'gap_agg.dat' index %zu using 8:2 with lines lw 2 lc %zu title '%s'%s",
                a, a + 1, a, a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     nvfp4_status st = s ? st_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
     free(s);
@@ -513,11 +568,11 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'loss.png'\n"
            "set title '%s: eval loss (mean over seeds); black: the FP32 shadow of the first arm'\n"
-           "set xlabel 'step'\nset ylabel 'eval loss%s'\n%sset key outside right\nset grid\n"
-           "plot 'gap_agg.dat' index 0 using 1:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
+           "set xlabel 'tokens (runs.csv)'\nset ylabel 'eval loss%s'\n%sset key outside right\nset grid\n"
+           "plot 'gap_agg.dat' index 0 using 8:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
            title, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'gap_agg.dat' index %zu using 1:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
+        append(&s, &len, "'gap_agg.dat' index %zu using 8:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");
     st = s ? st_gnuplot(dir, "loss.gp", s, err) : NVFP4_ENOMEM;
     free(s);
@@ -560,7 +615,7 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *study, co
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_paired(dir, &t, has, title, err);
     if (s == NVFP4_OK && study && study->plots && st_have_gnuplot()) s = study->plots(dir, err);
-    free(t.rows);
+    st_table_free(&t);
     return s;
 }
 
@@ -581,7 +636,7 @@ nvfp4_status st_plot_tokens_to_match(const char *dir, const char *const names[5]
         st_mean_ci(x, n, &m[k], &ci[k]);
         if (!isfinite(ci[k])) ci[k] = 0.0;
     }
-    free(t.rows);
+    st_table_free(&t);
     if (!n) return NVFP4_OK;
     st_file sf;
     FILE *f = st_file_open(&sf, err);

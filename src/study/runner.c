@@ -247,7 +247,8 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         for (size_t i = 0; i < n; i++) {
             const nvfp4_log_row *lr = nvfp4_run_log(r, i);
             rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * tokens_per_step, lr->lr, lr->loss, lr->ref_loss,
-                               lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0};
+                               lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0,
+                               isfinite(lr->heldout_loss), lr->heldout_loss, lr->ref_heldout_loss, 0};
         }
         st_write_run_rows(fr, arm, seed, rows, n);
         write_layer_rows(fl, arm, seed, r);
@@ -338,19 +339,24 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
     const nvfp4_study_dist *d = o->dist && o->dist->size > 1 ? o->dist : NULL;
     job_out *jobs = calloc(njobs, sizeof *jobs);
     size_t *sel = calloc(njobs, sizeof *sel), nsel = 0;
+    nvfp4_status setup = NVFP4_OK;
     if (!jobs || !sel) {
-        free(jobs);
-        free(sel);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        setup = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    } else {
+        for (size_t j = 0; j < njobs; j++)
+            if (st_job_selected(j, o)) sel[nsel++] = j;
+        char rdir[4096];
+        snprintf(rdir, sizeof rdir, "%s/.resume", o->out_dir);
+        if (mkdir(rdir, 0777) != 0 && access(rdir, W_OK) != 0)
+            setup = nvfp4_error_set(err, NVFP4_EIO, "cannot create %s", rdir);
     }
-    for (size_t j = 0; j < njobs; j++)
-        if (st_job_selected(j, o)) sel[nsel++] = j;
-    char rdir[4096];
-    snprintf(rdir, sizeof rdir, "%s/.resume", o->out_dir);
-    if (mkdir(rdir, 0777) != 0 && access(rdir, W_OK) != 0) {
+    if (d && d->all_ok && !d->all_ok(d->ctx, setup == NVFP4_OK) && setup == NVFP4_OK)
+        setup = nvfp4_error_set(err, NVFP4_EIO, "another MPI rank could not start its jobs (this is rank %d of %d)",
+                                d->rank, d->size);
+    if (setup != NVFP4_OK) {
         free(jobs);
         free(sel);
-        return nvfp4_error_set(err, NVFP4_EIO, "cannot create %s", rdir);
+        return setup;
     }
     int threads = o->threads > 0 ? o->threads : 1;
     size_t stride = d ? (size_t)d->size : 1, first = d ? (size_t)d->rank : 0;

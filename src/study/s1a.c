@@ -79,7 +79,8 @@ static nvfp4_status s1a_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
         s1a_traj(seed, 0.0, 0.0, steps, every, ref);
         s1a_traj(seed, arms[j / seeds].k, arms[j / seeds].bias, steps, every, lo);
         for (size_t i = 0; i < nl; i++)
-            rows[i] = (st_row){0, i * every, seed, i * every, 0, lo[i], ref[i], lo[i], ref[i], 0, 0, 0};
+            rows[i] = (st_row){.step = i * every, .seed = seed, .tokens = i * every, .loss = lo[i], .ref_loss = ref[i],
+                               .eval_loss = lo[i], .ref_eval_loss = ref[i]};
         st_write_run_rows(f, arms[j / seeds].name, seed, rows, nl);
         if (log && !o->quiet)
             fprintf(log, "[s1a] %-6s seed %llu: loss %.4g after %zu steps (noise-free GD %.4g)\n",

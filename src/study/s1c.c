@@ -136,7 +136,8 @@ static nvfp4_status s1c_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
         s1c_acc acc;
         s1c_traj(p, seed, s1c_arms[a].m, steps, every, lo, gdl, ra, &acc);
         for (size_t i = 0; i < nl; i++) {
-            rows[i] = (st_row){0, i * every, seed, i * every, S1C_ETA, lo[i], gdl[i], lo[i], gdl[i], 0, 0, 0};
+            rows[i] = (st_row){.step = i * every, .seed = seed, .tokens = i * every, .lr = S1C_ETA, .loss = lo[i],
+                               .ref_loss = gdl[i], .eval_loss = lo[i], .ref_eval_loss = gdl[i]};
             fprintf(ft, "%s,%llu,%zu,%.9g,%.9g,%.6g\n", s1c_arms[a].name, (unsigned long long)seed, i * every, lo[i],
                     gdl[i], ra[i]);
         }

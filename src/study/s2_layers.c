@@ -85,7 +85,7 @@ static nvfp4_status s2_plots(const char *dir, nvfp4_error *err)
     size_t order[S2_GROUPS];
     st_estimate est[S2_GROUPS];
     size_t n = s2_ranked(&t, order, est);
-    free(t.rows);
+    st_table_free(&t);
     if (!n) return NVFP4_OK;
     st_file sf;
     FILE *f = st_file_open(&sf, err);

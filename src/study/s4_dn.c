@@ -158,7 +158,7 @@ static nvfp4_status s4_plots(const char *dir, nvfp4_error *err)
     if (st != NVFP4_OK) return st;
     s4_point p[S4_NPTS];
     size_t n = s4_points(&t, p);
-    free(t.rows);
+    st_table_free(&t);
     if (!n) return NVFP4_OK;
     st_file sf;
     FILE *f = st_file_open(&sf, err);

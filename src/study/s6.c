@@ -106,7 +106,8 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
         s6_lockstep(seed, fm, srs, steps, every, rk);
         for (int a = 0; a < 4; a++) {
             for (size_t i = 0; i < nl; i++)
-                rows[i] = (st_row){0, i * every, seed, i * every * S6_B, 0, rk[a + 1][i], rk[0][i], rk[a + 1][i], rk[0][i], 0, 0, 0};
+                rows[i] = (st_row){.step = i * every, .seed = seed, .tokens = i * every * S6_B, .loss = rk[a + 1][i],
+                                   .ref_loss = rk[0][i], .eval_loss = rk[a + 1][i], .ref_eval_loss = rk[0][i]};
             st_write_run_rows(f, arms[a].name, seed, rows, nl);
             if (log && !o->quiet)
                 fprintf(log, "[s6] %-8s seed %llu: excess risk %.4g (fp32 weights %.4g)\n", arms[a].name,

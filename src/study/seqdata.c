@@ -249,9 +249,14 @@ size_t st_seqdata_n_eval(const st_seqdata *d)
 
 void st_seqdata_eval(const st_seqdata *d, size_t i, size_t S, uint32_t *tok, uint32_t *lab)
 {
+    st_seqdata_heldout(d, i, SEQ_N_EVAL, S, tok, lab);
+}
+
+void st_seqdata_heldout(const st_seqdata *d, size_t i, size_t n, size_t S, uint32_t *tok, uint32_t *lab)
+{
     if (d->kind == NVFP4_DATA_FORTUNES) {
         size_t span = d->nheld - S - 1;
-        text_window(d->held, (size_t)((double)i * (double)span / SEQ_N_EVAL), S, tok, lab);
+        text_window(d->held, (size_t)((double)i * (double)span / (double)n), S, tok, lab);
     } else {
         /* a seed of its own: never one of the training sequences */
         markov_sequence(d, 0x4556414cu, 1300, i, S, tok, lab);

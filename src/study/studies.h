@@ -24,6 +24,12 @@ typedef struct {
     uint64_t seed, tokens;
     double lr, loss, ref_loss, eval_loss, ref_eval_loss, entropy, drift;
     int diverged;
+    /* a held-out evaluation (train.c, heldout_share): both losses on this
+     * step's share of the final metric's held-out set; written as nan when
+     * false. In a final row (st_final_row): how many it averages. */
+    bool has_heldout;
+    double heldout_loss, ref_heldout_loss;
+    size_t heldout_n;
 } st_row;
 
 typedef struct {
@@ -31,10 +37,13 @@ typedef struct {
     size_t narms;
     st_row *rows;
     size_t n, cap;
+    st_row *fin; /* one final row per (arm, seed), in order of appearance (st_read_runs) */
+    size_t nfin;
 } st_table;
 
 typedef struct {
     size_t seeds, diverged, final_step;
+    size_t final_evals; /* held-out evaluations behind every seed's final metric (fewest; 0: the last row's) */
     uint64_t final_tokens;
     double gap_mean, gap_ci, eval_mean, eval_ci, ref_eval_mean, ref_eval_ci, excess_mean, excess_ci;
 } st_arm_summary;
@@ -61,12 +70,21 @@ struct nvfp4_study {
     bool serial;          /* not made of (arm, seed) jobs: under MPI only rank 0 runs it */
 };
 
+/* The config a study from a file leaves in its output folder (configstudy.c). */
+#define ST_CONFIG_FILE "config.json"
+
 /* ---- runs.csv / layers.csv (output.c) ------------------------------------------ */
 extern const char *const ST_RUNS_HEADER;
 extern const char *const ST_LAYERS_HEADER;
 
 void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n);
 nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err);
+void st_table_free(st_table *t);
+/* The row the summary and the verdicts read for (arm, seed): its last row,
+ * with eval_loss and ref_eval_loss the means of its held-out evaluations
+ * when it has them and did not diverge (heldout_n says how many); NULL if
+ * the table has no such run. */
+const st_row *st_final_row(const st_table *t, size_t arm, uint64_t seed);
 void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s);
 /* aggregates and plots of a study output folder (s: its study, may be NULL) */
 nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *s, const char *title, bool *skipped,
@@ -132,6 +150,8 @@ typedef struct st_config st_config;
 /* Parses and checks a study config (file names it in errors); NULL on error. */
 st_config *st_config_parse(const char *text, size_t len, const char *file, nvfp4_error *err);
 void st_config_free(st_config *sc);
+/* Writes the config as JSON to dir/name (atomically). */
+nvfp4_status st_config_write(const st_config *sc, const char *dir, const char *name, nvfp4_error *err);
 const char *st_config_name(const st_config *sc);
 const char *st_config_claim(const st_config *sc);
 size_t st_config_narms(const st_config *sc);

@@ -119,6 +119,7 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
         json_object_set_new(o, "diverged", json_integer((json_int_t)m->diverged));
         json_object_set_new(o, "final_step", json_integer((json_int_t)m->final_step));
         json_object_set_new(o, "final_tokens", json_integer((json_int_t)m->final_tokens));
+        json_object_set_new(o, "final_evals", json_integer((json_int_t)m->final_evals));
 #define NUM(k, v) json_object_set_new(o, k, isfinite(v) ? json_real(v) : json_null())
         NUM("gap_pct_mean", m->gap_mean);
         NUM("gap_pct_ci95", m->gap_ci);
@@ -138,7 +139,7 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
     json_object_set_new(root, "findings", fnd);
     if (extra) json_object_update(root, extra);
     json_decref(extra);
-    free(t.rows);
+    st_table_free(&t);
     st_file sf;
     FILE *f = st_file_open(&sf, err);
     if (!f) {

@@ -519,22 +519,56 @@ static double batch_loss(nvfp4_run *r, const float *y, size_t T, const uint32_t 
     return nvfp4_mse_loss(y, tgt, T, r->cfg.model.d_out, dy);
 }
 
-/* The GPT's held-out loss: every held-out sequence, batch by batch (labels
- * in r->labels, free until make_batch). */
+/* The GPT's loss on held-out windows first, first + stride, ... of n
+ * (st_seqdata_heldout), batch by batch (labels in r->labels, free until
+ * make_batch). */
+static nvfp4_status eval_windows_gpt(nvfp4_run *r, model *m, bool shadow, size_t first, size_t stride, size_t n,
+                                     double *out, nvfp4_error *err)
+{
+    size_t B = r->cfg.batch, S = r->cfg.model.seq_len, done = 0;
+    double tot = 0.0;
+    for (size_t w = first; w < n;) {
+        size_t k = 0;
+        for (; k < B && w < n; k++, w += stride)
+            st_seqdata_heldout(r->seq, w, n, S, m->tok + k * S, r->labels + k * S);
+        float *y;
+        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, k * S, NULL, &y, err);
+        if (s != NVFP4_OK) return s;
+        tot += nvfp4_ce_loss(y, r->labels, k * S, r->cfg.model.vocab, NULL) * (double)k;
+        done += k;
+    }
+    *out = done ? tot / (double)done : NAN;
+    return NVFP4_OK;
+}
+
+/* The GPT's loss curve: every sequence of the small fixed held-out set. */
 static nvfp4_status eval_loss_gpt(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
 {
-    size_t B = r->cfg.batch, S = r->cfg.model.seq_len, ne = st_seqdata_n_eval(r->seq);
-    double tot = 0.0;
-    for (size_t e = 0; e < ne; e += B) {
-        size_t n = ne - e < B ? ne - e : B;
-        for (size_t i = 0; i < n; i++) st_seqdata_eval(r->seq, e + i, S, m->tok + i * S, r->labels + i * S);
-        float *y;
-        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, n * S, NULL, &y, err);
-        if (s != NVFP4_OK) return s;
-        tot += nvfp4_ce_loss(y, r->labels, n * S, r->cfg.model.vocab, NULL) * (double)n;
-    }
-    *out = tot / (double)ne;
-    return NVFP4_OK;
+    return eval_windows_gpt(r, m, shadow, 0, 1, st_seqdata_n_eval(r->seq), out, err);
+}
+
+/* Which share of the final metric's held-out set step evaluates: the last
+ * heldout_evals logged steps take shares heldout_evals - 1, ..., 0 (the
+ * final step share 0); -1 for the other steps and when there is none. */
+static long heldout_share(const nvfp4_run *r, size_t step)
+{
+    size_t K = r->cfg.heldout_evals, n = r->cfg.steps, le = r->cfg.log_every ? r->cfg.log_every : 1;
+    if (!is_gpt(r) || r->cfg.heldout_tokens == 0 || K == 0 || step >= n) return -1;
+    if (step % le != 0 && step + 1 != n) return -1;
+    /* logged steps after this one: the multiples of le in (step, n - 1], and
+     * n - 1 when it is not one of them */
+    size_t later = step + 1 == n ? 0 : (n - 1) / le - step / le + ((n - 1) % le ? 1 : 0);
+    return later < K ? (long)later : -1;
+}
+
+/* Both models on their share of the held-out set (row's heldout fields). */
+static nvfp4_status eval_heldout_share(nvfp4_run *r, long share, nvfp4_log_row *row, nvfp4_error *err)
+{
+    size_t S = r->cfg.model.seq_len, K = r->cfg.heldout_evals;
+    size_t n = (r->cfg.heldout_tokens + S - 1) / S; /* windows */
+    nvfp4_status s = eval_windows_gpt(r, &r->q, false, (size_t)share, K, n, &row->heldout_loss, err);
+    if (s == NVFP4_OK) s = eval_windows_gpt(r, &r->ref, true, (size_t)share, K, n, &row->ref_heldout_loss, err);
+    return s;
 }
 
 static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
@@ -585,6 +619,7 @@ void nvfp4_train_cfg_init(nvfp4_train_cfg *t)
     t->steps = 1000;
     t->batch = 256;
     t->log_every = 50;
+    t->heldout_evals = 4;
     t->seed = 1;
     t->switch_fwd_step = SIZE_MAX;
     t->switch_bwd_step = SIZE_MAX;
@@ -624,6 +659,7 @@ void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t)
     t->weight_decay = 0.1f;
     t->grad_clip = 1.0f;
     t->log_every = 0;
+    t->heldout_tokens = 102400; /* 1600 windows of 64 */
     nvfp4_recipe_cfg_paper(&t->recipe);
     t->recipe.first_hp = 0; /* GPT: counted in blocks; the head stays high precision */
     t->recipe.last_hp = 0;
@@ -860,9 +896,12 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     memset(&row, 0, sizeof row);
     row.step = step;
     row.lr = lr;
+    row.heldout_loss = row.ref_heldout_loss = NAN;
     if (log) { /* before make_batch: evaluation reuses the input buffers */
         nvfp4_status s = eval_loss(r, &r->q, false, &row.eval_loss, err);
         if (s == NVFP4_OK) s = eval_loss(r, &r->ref, true, &row.ref_eval_loss, err);
+        long share = heldout_share(r, step);
+        if (s == NVFP4_OK && share >= 0) s = eval_heldout_share(r, share, &row, err);
         if (s != NVFP4_OK) return s;
     }
     make_batch(r, step);
@@ -1019,7 +1058,7 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
 
 /* Version 2 also holds the logged rows, so that a run resumed from its
  * checkpoint reports the rows logged before it. */
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '2'};
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '3'}; /* 3: held-out fields */
 
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {

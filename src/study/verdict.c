@@ -34,6 +34,18 @@ void st_est_t(const double *d, size_t n, st_estimate *e)
     if (e->p > 1.0) e->p = 1.0;
 }
 
+double st_mde80(const st_estimate *e)
+{
+    if (e->n < 2 || !isfinite(e->lo) || !isfinite(e->hi)) return NAN;
+    double half = 0.5 * (e->hi - e->lo);
+    if (!strcmp(e->method, "paired t")) {
+        double df = (double)(e->n - 1), t975 = gsl_cdf_tdist_Pinv(0.975, df);
+        return (t975 + gsl_cdf_tdist_Pinv(0.80, df)) * half / t975;
+    }
+    double z975 = gsl_cdf_ugaussian_Pinv(0.975);
+    return (z975 + gsl_cdf_ugaussian_Pinv(0.80)) * half / z975;
+}
+
 static uint64_t splitmix64(uint64_t *s)
 {
     uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
@@ -188,6 +200,7 @@ void st_finding_est(json_t *arr, const char *claim, const char *source, const ch
     json_object_set_new(x, "seeds", json_integer((json_int_t)e->n));
     json_object_set_new(x, "estimate", num(e->est));
     json_object_set_new(x, "ci95", json_pack("[oo]", num(e->lo), num(e->hi)));
+    json_object_set_new(x, "mde80", num(st_mde80(e)));
     json_object_set_new(x, "null", json_real(e->null_value));
     json_object_set_new(x, "p", json_real(e->p));
     json_object_set_new(x, "expected_sign", json_integer(expected_sign < 0 ? -1 : 1));
@@ -252,16 +265,6 @@ out:
 
 double st_row_gap(const st_row *r) { return 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss; }
 
-static const st_row *final_row(const st_table *t, size_t arm, uint64_t seed)
-{
-    const st_row *best = NULL;
-    for (size_t i = 0; i < t->n; i++) {
-        const st_row *r = &t->rows[i];
-        if (r->arm == arm && r->seed == seed && (!best || r->step > best->step)) best = r;
-    }
-    return best;
-}
-
 size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max)
 {
     ssize_t idx[ST_MAX_ARMS];
@@ -285,7 +288,7 @@ size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms
     for (size_t j = 0; j < ns && n < max; j++) {
         bool all = true;
         for (size_t k = 0; k < narms && all; k++)
-            all = (rows[n * narms + k] = final_row(t, (size_t)idx[k], seen[j])) != NULL;
+            all = (rows[n * narms + k] = st_final_row(t, (size_t)idx[k], seen[j])) != NULL;
         if (all) n++;
     }
     return n;

@@ -34,6 +34,14 @@ typedef struct {
  * (n < 2: est = mean, interval NAN, p = 1). */
 void st_est_t(const double *d, size_t n, st_estimate *e);
 
+/* The power statement of an estimate: the smallest true effect (distance
+ * from null_value) that n seeds of the measured spread detect with
+ * probability 0.8 at the two-sided 5% level, (q_0.975 + q_0.80) * SE, with
+ * Student's t quantiles (df = n - 1) for a paired t and SE its interval's
+ * half-width / t_0.975; normal quantiles and SE = half-width / z_0.975 for a
+ * bootstrap. NAN without an interval. */
+double st_mde80(const st_estimate *e);
+
 /* A statistic of the seeds idx[0..n) (a resample, repeats allowed). */
 typedef double (*st_boot_stat)(const size_t *idx, size_t n, const void *ctx);
 /* The statistic on all n seeds, and its 95% percentile bootstrap interval

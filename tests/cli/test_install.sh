@@ -45,6 +45,10 @@ for f in include/nvfp4.h include/nvfp4/quant.h include/nvfp4/study.h lib/libnvfp
     lib/libnvfp4.so.0 lib/libnvfp4_study.so.0 lib/pkgconfig/nvfp4.pc lib/pkgconfig/nvfp4-study.pc bin/nvfp4; do
     [ -f "$inst/$f" ] || fail "make install did not install $prefix/$f"
 done
+# nvfp4-mpi goes with the rest where it is built (mpicc present)
+if [ -x "$BUILD/bin/nvfp4-mpi" ]; then
+    [ -x "$inst/bin/nvfp4-mpi" ] || fail "make install did not install $prefix/bin/nvfp4-mpi"
+fi
 for l in libnvfp4 libnvfp4_study; do
     [ "$(readlink "$inst/lib/$l.so")" = "$l.so.0" ] || fail "$prefix/lib/$l.so is not a link to $l.so.0"
     soname=$(readelf -d "$inst/lib/$l.so.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')

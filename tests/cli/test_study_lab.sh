@@ -85,6 +85,29 @@ A="s3-2d --steps 3 --seeds 3 --quiet"
 "$NVFP4" study merge --out "$T/merged" "$T/sh1" "$T/sh0" >/dev/null 2>&1 || die "merge"
 same_run "$T/merged" "$T/whole" "merged shards"
 
+# a study run from a file leaves its config.json, so its shards merge and
+# its folder plots again without the file
+L="$T/layers.json --seeds 2 --quiet"
+"$NVFP4" study run $L --out "$T/lwhole" >/dev/null 2>&1 || die "file study, whole run"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' \
+    "$T/lwhole/config.json" "$T/layers.json" || die "config.json of a file study is not its config"
+"$NVFP4" study run $L --shard 0/2 --out "$T/lsh0" >/dev/null 2>&1 || die "file study, shard 0/2"
+"$NVFP4" study run $L --shard 1/2 --out "$T/lsh1" >/dev/null 2>&1 || die "file study, shard 1/2"
+mv "$T/layers.json" "$T/layers.moved"
+"$NVFP4" study merge --out "$T/lmerged" "$T/lsh0" "$T/lsh1" >/dev/null 2>"$T/lerr" || die "merge of a file study: $(cat "$T/lerr")"
+same_run "$T/lmerged" "$T/lwhole" "merged shards of a file study" nofindings
+cmp -s "$T/lmerged/config.json" "$T/lwhole/config.json" || die "merge did not keep config.json"
+"$NVFP4" study plot "$T/lmerged" >/dev/null 2>&1 || die "plot of a merged file study"
+mv "$T/layers.moved" "$T/layers.json"
+rm "$T/lsh0/config.json"
+set +e
+"$NVFP4" study merge --out "$T/lnone" "$T/lsh0" "$T/lsh1" >/dev/null 2>"$T/lerr"
+rc=$?
+set -e
+[ "$rc" = 2 ] || die "merge of a file study without config.json exits $rc"
+grep -q "unknown study layers (not built in, and $T/lsh0 has no config.json)" "$T/lerr" \
+    || die "merge without config.json: $(cat "$T/lerr")"
+
 # --resume: SIGKILL once a job finished and another has a checkpoint, rerun
 R="s3-2d --steps 60 --seeds 2 --threads 1 --checkpoint-every 5"
 "$NVFP4" study run $R --quiet --out "$T/rwhole" >/dev/null 2>&1 || die "resume reference run"
@@ -112,6 +135,20 @@ if [ -x "$NVFP4_MPI" ] && command -v mpirun >/dev/null 2>&1; then
     mpirun -np 2 --oversubscribe "$NVFP4_MPI" study run s3-2d --quick --quiet --out "$T/mpiq" >/dev/null 2>&1 \
         || die "mpirun --quick"
     same_run "$T/mpiq" "$T/builtin" "mpirun -np 2 --quick"
+    # a rank that cannot start (rank 1's folder lies under a regular file)
+    # stops both ranks with an error naming it; none waits for the other
+    cat >"$T/rank1bad.sh" <<EOS
+#!/bin/sh
+if [ "\$OMPI_COMM_WORLD_RANK" = 1 ]; then out=/etc/passwd/x; else out="$T/mpibad"; fi
+exec "$NVFP4_MPI" study run s3-2d --quick --quiet --out "\$out"
+EOS
+    chmod +x "$T/rank1bad.sh"
+    rc=0
+    timeout 120 mpirun -np 2 --oversubscribe "$T/rank1bad.sh" >/dev/null 2>"$T/mpibaderr" || rc=$?
+    [ "$rc" != 124 ] || die "mpirun with a rank that cannot start hung"
+    [ "$rc" != 0 ] || die "mpirun with a rank that cannot start exited 0"
+    grep -q "/etc/passwd/x" "$T/mpibaderr" || die "the failing rank's error does not name its folder: $(tail -3 "$T/mpibaderr")"
+    [ ! -e "$T/mpibad/runs.csv" ] || die "rank 0 wrote runs.csv although rank 1 could not start"
 else
     echo "test_study_lab: MPI part skipped (no nvfp4-mpi or mpirun: apt-get install openmpi-bin libopenmpi-dev)"
 fi

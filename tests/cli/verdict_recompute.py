@@ -9,6 +9,7 @@ Standard library only. Exit 0 when every finding agrees, 1 otherwise."""
 import csv
 import json
 import math
+import statistics
 import sys
 
 ALPHA, BAND, B, BOOT_SEED = 0.05, 0.5, 2000, 0x6E76667034766431
@@ -49,15 +50,32 @@ def t_sf(t, df):
     return 0.5 * ibeta(df / 2.0, 0.5, df / (df + t * t))
 
 
-def t_ppf975(df):
+def t_ppf(q, df):
+    """Student's t quantile, q >= 0.5, by bisection on the tail."""
     lo, hi = 0.0, 1000.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if t_sf(mid, df) > 0.025:
+        if t_sf(mid, df) > 1.0 - q:
             lo = mid
         else:
             hi = mid
     return 0.5 * (lo + hi)
+
+
+def t_ppf975(df):
+    return t_ppf(0.975, df)
+
+
+def mde80(method, n, lo, hi):
+    """Smallest effect n seeds detect with power 0.8 at the two-sided 5% level."""
+    if n < 2 or math.isnan(lo) or math.isnan(hi):
+        return math.nan
+    half = 0.5 * (hi - lo)
+    if method == "paired t":
+        q975 = t_ppf975(n - 1)
+        return (q975 + t_ppf(0.80, n - 1)) * half / q975
+    z975, z80 = statistics.NormalDist().inv_cdf(0.975), statistics.NormalDist().inv_cdf(0.80)
+    return (z975 + z80) * half / z975
 
 
 def est_t(d):
@@ -127,15 +145,26 @@ def decide(est, lo, hi, null, p_holm, sign, pub, n):
     return "inconclusive"
 
 
+def final_metric(runs):
+    """The row a summary reads for one (arm, seed): its last row, with eval_loss
+    and ref_eval_loss the means of its held-out evaluations (rows whose
+    heldout_loss is not nan) when it has them and did not diverge."""
+    last = max(runs, key=lambda r: int(r["step"]))
+    held = [r for r in runs if not math.isnan(float(r["heldout_loss"]))]
+    out = dict(last)
+    if held and last["diverged"] == "0":
+        out["eval_loss"] = sum(float(r["heldout_loss"]) for r in held) / len(held)
+        out["ref_eval_loss"] = sum(float(r["ref_heldout_loss"]) for r in held) / len(held)
+    return out
+
+
 def finals(rows, arms):
-    """Per seed (ascending) that has every arm: the final row of each arm."""
-    last = {}
+    """Per seed (ascending) that has every arm: the final metric of each arm."""
+    runs = {}
     for r in rows:
-        key = (r["arm"], int(r["seed"]))
-        if key not in last or int(r["step"]) > int(last[key]["step"]):
-            last[key] = r
+        runs.setdefault((r["arm"], int(r["seed"])), []).append(r)
     seeds = sorted({int(r["seed"]) for r in rows})
-    return [[last[(a, sd)] for a in arms] for sd in seeds if all((a, sd) in last for a in arms)]
+    return [[final_metric(runs[(a, sd)]) for a in arms] for sd in seeds if all((a, sd) in runs for a in arms)]
 
 
 def gap(r):
@@ -193,8 +222,10 @@ def check_dir(d):
         st = f["stats"]
         pub = None if f.get("published") is None else float(f["published"])
         want = decide(est, lo, hi, float(st["null"]), pa, st["expected_sign"], pub, n)
-        got = [jnum(st["estimate"]), jnum(st["ci95"][0]), jnum(st["ci95"][1]), float(st["p"]), float(st["p_holm"])]
-        for name, a, b in zip(("estimate", "ci lo", "ci hi", "p", "p_holm"), got, (est, lo, hi, p, pa)):
+        got = [jnum(st["estimate"]), jnum(st["ci95"][0]), jnum(st["ci95"][1]), float(st["p"]), float(st["p_holm"]),
+               jnum(st["mde80"])]
+        mde = mde80(st["method"], n, lo, hi)
+        for name, a, b in zip(("estimate", "ci lo", "ci hi", "p", "p_holm", "mde80"), got, (est, lo, hi, p, pa, mde)):
             if not close(a, b):
                 errors.append("%s: %s %r, recomputed %r" % (f["claim"], name, a, b))
         if st["seeds"] != n:

@@ -48,6 +48,15 @@ static bool move_to_root(void *ctx, int from, char **buf, size_t *len)
     return ok;
 }
 
+/* Logical AND of ok over the ranks; ctx counts this rank's calls. */
+static bool all_ranks_ok(void *ctx, bool ok)
+{
+    int mine = ok, all = 0;
+    ++*(int *)ctx;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD) != MPI_SUCCESS) return false;
+    return all != 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -55,8 +64,15 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &dist.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &dist.size);
     dist.move_to_root = move_to_root;
+    dist.all_ok = all_ranks_ok;
+    static int gate_calls;
+    dist.ctx = &gate_calls;
     nvfp4_cli_study_dist = &dist;
     int rc = nvfp4_cli_main(argc, argv), worst = rc;
+    /* A rank that never reached the study runner's start gate (it failed
+     * before, or ran another command) passes it here, so the ranks waiting
+     * there stop too instead of waiting for this rank's jobs. */
+    if (gate_calls == 0) all_ranks_ok(&gate_calls, rc == 0);
     /* every rank exits with the worst status, so mpirun reports a failure */
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
