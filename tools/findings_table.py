@@ -37,7 +37,12 @@ def finding_row(f):
 
 
 def table(d):
-    s = json.load(open(d.rstrip("/") + "/summary.json"))
+    path = d.rstrip("/") + "/summary.json"
+    try:
+        with open(path) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("findings_table: %s: %s" % (path, e))
     print("### %s (%s)\n" % (s["study"], d))
     print("| claim | published | ours (95% CI) | mde80 | p (Holm) | verdict |")
     print("|---|---|---|---|---|---|")

@@ -30,7 +30,11 @@ def read_gap(path, arm):
     per_step = defaultdict(list)
     tokens = {}
     arms = []
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit("gap_trend: %s" % e)
+    with f:
         for r in csv.DictReader(f):
             if r["arm"] not in arms:
                 arms.append(r["arm"])
