@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/e4m3.h"
 #include "hardcases.h"
 #include "nvfp4.h"
 
@@ -82,6 +83,36 @@ START_TEST(e4m3_specials)
 }
 END_TEST
 
+
+/* The float-domain round trip of the lab's FP8 fake quantizer equals
+ * decode(encode(x, 1)) bit for bit: every exponent and sign with the low 12
+ * mantissa bits at the rounding edges (ties, one ulp either side, carries),
+ * and the specials. tests/long_e4m3_round.c checks all 2^32 inputs. */
+START_TEST(e4m3_round_sat_equals_round_trip)
+{
+    /* the top 20 bits take every value, so every rounding position (bit 19
+     * for normals, higher for subnormals) sees its tie and both sides */
+    static const uint32_t low[] = {0x000, 0x001, 0x7FF, 0x800, 0x801, 0xFFF};
+    size_t n = 0, bad = 0;
+    uint32_t first = 0;
+    for (uint32_t hi = 0; hi < (1u << 20); hi++)
+        for (size_t k = 0; k < sizeof low / sizeof *low; k++) {
+            uint32_t u = (hi << 12) | low[k];
+            float x = nvfp4_core_f32_from_bits(u);
+            uint32_t want = nvfp4_core_f32_bits(nvfp4_core_e4m3_decode(nvfp4_core_e4m3_encode(x, 1)));
+            if (nvfp4_core_f32_bits(nvfp4_core_e4m3_round_sat(x)) != want && bad++ == 0) first = u;
+            n++;
+        }
+    ck_assert_uint_eq(n, 6u << 20);
+    ck_assert_msg(bad == 0, "%zu mismatches, the first at input 0x%08x", bad, first);
+    ck_assert_float_eq(nvfp4_core_e4m3_round_sat(464.0f), 448.0f);   /* the tie rounds to 448 */
+    ck_assert_float_eq(nvfp4_core_e4m3_round_sat(-1e30f), -448.0f);  /* saturates */
+    ck_assert_float_eq(nvfp4_core_e4m3_round_sat(ldexpf(7.5f, -9)), ldexpf(1, -6)); /* subnormal tie up */
+    ck_assert_float_eq(nvfp4_core_e4m3_round_sat(ldexpf(6.5f, -9)), ldexpf(6, -9)); /* tie to even */
+    ck_assert_uint_eq(nvfp4_core_f32_bits(nvfp4_core_e4m3_round_sat(-ldexpf(1, -10))), 0x80000000u);
+    ck_assert_uint_eq(nvfp4_core_f32_bits(nvfp4_core_e4m3_round_sat(-NAN)), 0x7FC00000u);
+}
+END_TEST
 
 /* ---- E2M1: every midpoint and grid point with its two float neighbours ---- */
 
@@ -560,6 +591,7 @@ static Suite *suite(void)
     tcase_add_test(tc, e2m1_decode_table);
     tcase_add_test(tc, e2m1_rn_specials);
     tcase_add_test(tc, e4m3_specials);
+    tcase_add_test(tc, e4m3_round_sat_equals_round_trip);
     tcase_add_test(tc, e2m1_rn_midpoints);
     tcase_add_test(tc, e2m1_grid_points_rn_rz);
     tcase_add_test(tc, e2m1_special_inputs);

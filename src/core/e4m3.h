@@ -50,4 +50,28 @@ NVFP4_HD static inline float nvfp4_core_e4m3_decode(uint8_t code)
     return (code & 0x80u) ? -v : v;
 }
 
+/* nvfp4_core_e4m3_decode(nvfp4_core_e4m3_encode(x, 1)), the satfinite
+ * round trip, computed in the float domain so that a loop over it
+ * vectorizes (the lab's FP8 fake quantizer): the same bits for every one of
+ * the 2^32 inputs (tests/long_e4m3_round.c; a sample in check_formats.c).
+ * Normal results (|x| >= 2^-6): round to nearest even at 3 mantissa bits in
+ * the integer image, a carry moving to the next binade by itself; smaller
+ * ones: round to nearest even at a multiple of 2^-9, by adding and removing
+ * 1.5 * 2^14 (the sum's unit in the last place is 2^-9; needs the default
+ * rounding mode and no contraction, as all golden-path code); then the
+ * saturation at 448 (inputs above 464, and infinities, round past it); NaN
+ * gives the decoder's +NaN. */
+NVFP4_HD static inline float nvfp4_core_e4m3_round_sat(float x)
+{
+    uint32_t u = nvfp4_core_f32_bits(x);
+    uint32_t sign = u & 0x80000000u, au = u & 0x7FFFFFFFu;
+    float a = nvfp4_core_f32_from_bits(au);
+    float normal = nvfp4_core_f32_from_bits((au + 0x7FFFFu + ((au >> 20) & 1u)) & 0xFFF00000u);
+    float sub = (a + 24576.0f) - 24576.0f;
+    float v = au < 0x3C800000u ? sub : normal; /* 2^-6 */
+    v = v > NVFP4_E4M3_MAX ? NVFP4_E4M3_MAX : v;
+    uint32_t r = nvfp4_core_f32_bits(v) | sign;
+    return nvfp4_core_f32_from_bits(au > 0x7F800000u ? 0x7FC00000u : r);
+}
+
 #endif /* NVFP4_CORE_E4M3_H */
