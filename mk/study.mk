@@ -7,10 +7,11 @@ STUDY_ARGS ?=
 
 .PHONY: studies
 
-## studies: run every `nvfp4 study` with default sizes into $(BUILD)/study-out (tens of minutes on 2 cores)
+## studies: run every `nvfp4 study` with default sizes into $(BUILD)/study-out, each one's wall time printed (hours on 2 cores)
 studies: $(CLI)
-	@set -e; for s in $$($(CLI) study list | cut -d' ' -f1); do \
-	    $(CLI) study run $$s --out $(STUDY_OUT)/$$s $(STUDY_ARGS); done
+	@set -e; for s in $$($(CLI) study list | cut -d' ' -f1); do t0=$$(date +%s); \
+	    $(CLI) study run $$s --out $(STUDY_OUT)/$$s $(STUDY_ARGS); \
+	    echo "studies: $$s took $$(( $$(date +%s) - t0 )) s of wall time"; done
 
 # The study registry (src/study/registry.c) is generated from the study file
 # names, as the CLI's subcommand table is from tools/cmd_*.c: each
