@@ -3,7 +3,7 @@
 extrapolate it, on paper, to larger token counts (docs/studies.md,
 "Extrapolating to 10^13 tokens").
 
-    python3 tools/gap_trend.py RUN_DIR [--arm NAME] [--params N] [--to 1e9,1e11,1e13]
+    python3 tools/gap_trend.py RUN_DIR [--arm NAME] [--params N] [--to 1e9,1e11,1e13] [--plot OUT.png]
 
 Reads RUN_DIR/runs.csv (any study of `nvfp4 study run`), takes one arm's gap
 to its FP32 shadow (gap_pct, the mean over seeds at each logged step), and
@@ -17,12 +17,17 @@ It prints each fit and its value at the target token counts, and, with
 --params (the model's non-embedding parameters), the tokens per parameter.
 The spread over the three windows is the honest error bar: the logged gaps
 of one run are autocorrelated, so a regression interval would be too narrow.
-Needs only the standard library.
+--plot draws the logged gaps and every fit, extended to the largest target,
+on a log token axis (needs gnuplot). Needs only the standard library.
 """
 import argparse
 import csv
 import math
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 
@@ -77,12 +82,48 @@ def fits(points):
     return out
 
 
+def plot(points, fitted, arm, last_target, out):
+    """gnuplot PNG: the logged gaps as points, each fit as a line out to last_target."""
+    if not shutil.which("gnuplot"):
+        sys.exit("gap_trend: --plot needs gnuplot (Debian: gnuplot-nox)")
+    lo = math.log10(points[0][0])
+    gaps = [g for _, g in points]
+    # every gap positive: a log axis, on which power laws are lines; otherwise
+    # a linear one from the logged range to 3x its top (fits past it are cut)
+    logy = min(gaps) > 0
+    if logy:
+        yaxis = "set logscale y\nset format y '%g'\n"
+    else:
+        top = max(gaps) if max(gaps) > 0 else 1.0
+        yaxis = "set yrange [%g:%g]\n" % (min(min(gaps), 0.0) - 0.1 * top, 3.0 * top)
+    xs = [10 ** (lo + (math.log10(last_target) - lo) * i / 200.0) for i in range(201)]
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "pts.dat"), "w") as f:
+            f.writelines("%.6g %.6g\n" % p for p in points)
+        with open(os.path.join(tmp, "fits.dat"), "w") as f:
+            for _, _, _, fn in fitted:
+                f.writelines("%.6g %.6g\n" % (x, fn(x)) for x in xs)
+                f.write("\n\n")
+        lines = ["'%s' index %d using 1:2 with lines lw 2 dt %d title '%s, %s'" %
+                 (os.path.join(tmp, "fits.dat"), i, 1 if m == "log-linear" else 2, w, m)
+                 for i, (w, m, _, _) in enumerate(fitted)]
+        gp = ("set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n"
+              "set title 'gap of arm %s to its FP32 shadow: logged values and fits, extrapolated'\n"
+              "set logscale x\nset format x '1e%%L'\nset xlabel 'tokens'\nset ylabel 'gap (%%)%s'\n"
+              "set grid\nset key outside right\n%s"
+              "plot '%s' using 1:2 with points pt 7 ps 0.6 lc rgb 'black' title 'logged', %s\n" %
+              (os.path.abspath(out), arm, ", log scale" if logy else "", yaxis, os.path.join(tmp, "pts.dat"),
+               ", ".join(lines)))
+        subprocess.run(["gnuplot"], input=gp.encode(), check=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir")
     ap.add_argument("--arm")
     ap.add_argument("--params", type=float, help="non-embedding parameters (prints tokens per parameter)")
     ap.add_argument("--to", default="1e9,1e11,1e13", help="token counts to extrapolate to (comma-separated)")
+    ap.add_argument("--plot", metavar="PNG", help="draw the logged gaps and the fits (gnuplot)")
     a = ap.parse_args()
     points, arm = read_gap(a.run_dir.rstrip("/") + "/runs.csv", a.arm)
     if len(points) < 6:
@@ -94,8 +135,11 @@ def main():
         print("tokens per parameter: last %.1f; targets %s" %
               (last_t / a.params, ", ".join("%.3g" % (t / a.params) for t in targets)))
     print("%-9s %-10s %-32s %s" % ("window", "model", "fit", "  ".join("gap@%.0e" % t for t in targets)))
-    for window, model, text, f in fits(points):
+    fitted = fits(points)
+    for window, model, text, f in fitted:
         print("%-9s %-10s %-32s %s" % (window, model, text, "  ".join("%9.4f" % f(t) for t in targets)))
+    if a.plot:
+        plot(points, fitted, arm, max(targets), a.plot)
     return 0
 
 

@@ -33,6 +33,10 @@ grep -q "tokens per parameter: last 40.0; targets 1e+10" <<<"$out" || die "gap_t
 out=$(python3 tools/gap_trend.py "$T/run" --arm pow --to 1e13) || die "gap_trend pow"
 # 0.002 * 1e13^0.25 = 0.002 * 10^3.25 = 3.5566
 [ "$(grep -c 'power law  gap = 0.002 D^0.2500 *3.5566' <<<"$out")" = 3 ] || die "power-law fit not exact: $out"
+if command -v gnuplot >/dev/null 2>&1; then
+    python3 tools/gap_trend.py "$T/run" --arm pow --plot "$T/trend.png" >/dev/null || die "gap_trend --plot"
+    [ "$(head -c 4 "$T/trend.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || die "gap_trend --plot wrote no PNG"
+fi
 if python3 tools/gap_trend.py "$T/run" --arm nope >/dev/null 2>"$T/err"; then die "gap_trend accepted a missing arm"; fi
 grep -q "no rows for arm 'nope' (arms: lin, pow)" "$T/err" || die "gap_trend missing arm: $(cat "$T/err")"
 
