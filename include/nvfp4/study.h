@@ -196,7 +196,7 @@ typedef struct {
     /* GPT: the final metric's held-out set. The last heldout_evals logged
      * steps each evaluate both models on their own 1/heldout_evals share of
      * heldout_tokens held-out tokens (evenly spaced windows, interleaved), so
-     * their mean covers all of them (docs/studies.md, "Metrics"); 0: none */
+     * their mean covers all of them (docs/studies.md, "Metric definitions"); 0: none */
     size_t heldout_tokens, heldout_evals;
     uint64_t seed;            /* init, data and every random draw */
     /* events: at this step switch to FP32 (SIZE_MAX: never) */

@@ -130,7 +130,7 @@ bool st_read_line(FILE *f, char *buf, size_t n)
 /* t->fin: per (arm, seed), in order of appearance, its last row; when the
  * run did not diverge and has held-out evaluations, eval_loss and
  * ref_eval_loss become their means (the final metric: docs/studies.md,
- * "Metrics"). */
+ * "Metric definitions"). */
 static bool build_finals(st_table *t)
 {
     t->fin = calloc(t->n ? t->n : 1, sizeof *t->fin);
