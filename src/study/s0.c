@@ -452,7 +452,7 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
         snprintf(buf, sizeof buf, "%s RN stops at %.9g from term %d; SR mean %.4f (std %.4f) vs exact %.4f at n=%s",
                  fm[i], v, at, m, sd, ex, rn->f[3]);
         st_finding(out, "RN harmonic sum freezes at the exact constant; SR tracks ln n + gamma",
-                   "Higham (harmonic note); research 4.2a", buf,
+                   "Higham (harmonic note); Connolly-Higham-Mary SISC 2021", buf,
                    (v == want_v[i] && at == want_at[i]) ? "reproduced" : "not reproduced");
     }
     n = read_csv(dir, "s0_quant.csv", r, 512);
@@ -469,7 +469,7 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
             double na = atof(a->f[2]), nb = atof(b->f[2]), nc = atof(c->f[2]), nd = atof(d->f[2]);
             snprintf(buf, sizeof buf, "normal data NMSE: NVFP4 RN %.3g, SR %.3g (x%.2f), 16x16 %.3g, MXFP4 %.3g", na,
                      nb, nb / na, nc, nd);
-            st_finding(out, "NMSE(SR) ~ 2 x NMSE(RN)", "Quartet 2505.14669 (2.77e-2 vs 1.37e-2); research 6.0", buf,
+            st_finding(out, "NMSE(SR) ~ 2 x NMSE(RN)", "Quartet 2505.14669 (2.77e-2 vs 1.37e-2)", buf,
                        (nb / na > 1.5 && nb / na < 2.6) ? "reproduced" : "not reproduced");
             st_finding(out, "NVFP4 < MXFP4 < and 2D 16x16 > 1D 1x16 in NMSE", "NVIDIA 2509.25149 Sec. 2, 4.3", buf,
                        (na < nd && nc > na) ? "reproduced" : "not reproduced");
@@ -479,14 +479,14 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
                      "channel outliers: MXFP4 %s -> %s with RHT16; NVFP4 RN %s -> %s with RHT16", e->f[2], g->f[2],
                      h->f[2], k->f[2]);
             st_finding(out, "RHT helps MXFP4 a lot with channel outliers and hurts NVFP4 RN there",
-                       "Tseng 2502.20586; NVIDIA App. E.4.1; research 6.0", buf,
+                       "Tseng 2502.20586; NVIDIA 2509.25149 App. E.4.1", buf,
                        (atof(g->f[2]) < 0.7 * atof(e->f[2]) && atof(k->f[2]) > atof(h->f[2])) ? "reproduced"
                                                                                              : "not reproduced");
         }
         const csv_fields *fl = find_row(r, n, "normal", "mxfp4-floor-rn", NULL);
         if (fl) {
             snprintf(buf, sizeof buf, "MXFP4 floor-scale shrink <Q(x),x>/<x,x> = %s, clipped %s%%", fl->f[6], fl->f[5]);
-            st_finding(out, "OCP floor-scale MXFP4 clips and shrinks by ~2%", "Tseng 2502.20586; research 6.0 (0.980)",
+            st_finding(out, "OCP floor-scale MXFP4 clips and shrinks by ~2%", "Tseng 2502.20586; OCP MX v1.0 (floor scale)",
                        buf, atof(fl->f[6]) < 0.99 ? "reproduced" : "not reproduced");
         }
     }
@@ -503,7 +503,7 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
                      "single draw: RN %s, SR %s; SR (scale rounded up) error of the mean falls as T^%.3f up to T=%g",
                      rn->f[2], s1->f[2], slope, T);
             st_finding(out, "the mean of T SR GEMMs converges like 1/sqrt(T); RN does not move",
-                       "TE test_nvfp4_sr_quantize.py criterion; research 6.0", buf,
+                       "TransformerEngine tests/pytorch/nvfp4/test_nvfp4_sr_quantize.py criterion", buf,
                        (slope < -0.4 && slope > -0.6) ? "reproduced" : "not reproduced");
         }
     }
@@ -519,7 +519,7 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
                      a->f[2], c->f[2], b->f[2], d->f[2]);
             st_finding(out, "NVFP4 SR with RN E4M3 block scales is biased low (0.993 normal, 0.975 outliers); "
                             "rounding the scale up removes it",
-                       "research 6.0 / S0-f (no paper)", buf,
+                       "no published source: a consequence of SR inside a block whose RN scale can round down", buf,
                        (atof(a->f[2]) < 0.998 && atof(c->f[2]) < atof(a->f[2]) && fabs(atof(b->f[2]) - 1) < 0.003)
                            ? "reproduced"
                            : "not reproduced");
@@ -539,7 +539,7 @@ static void s0_findings(const st_table *runs, const st_arm_summary *arms, const 
                  rn, sr, rn0, sr0);
         st_finding(out, "RN accumulation error jumps once the sum outgrows the addends (n*u), SR stays bounded "
                         "(sqrt(n)*u); zero-mean data shows no gap",
-                   "Connolly-Higham-Mary SISC 2021; research 4.2d", buf,
+                   "Connolly-Higham-Mary SISC 2021", buf,
                    (rn > 5 * sr && sr < 0.1) ? "reproduced" : "not reproduced");
     }
     free(r);
@@ -611,7 +611,7 @@ const nvfp4_study st_study_s0 = {
     .name = "s0",
     .claim = "arithmetic: RN stagnates (fp16 harmonic sum stops at 7.0859375), SR does not; NVFP4 < MXFP4 in NMSE; "
              "SR averages out like 1/sqrt(T); RN-E4M3 scales bias NVFP4 SR (Higham; Connolly-Higham-Mary 2021; "
-             "research 6.0)",
+             "Quartet 2505.14669)",
     .seeds = 1,
     .steps = 0,
     .run = s0_run,

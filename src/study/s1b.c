@@ -23,7 +23,7 @@ static void s1b_findings(const st_table *t, const st_arm_summary *a, const char 
                       "enough)",
                       "chmiel-bwd80", "chmiel-fwd80");
     st_finding_paired(t, out, "SR on gradients lowers the loss gap versus RTN everywhere",
-                      "Chmiel et al. arXiv 2505.19115 Sec. 3 Fig. 3 (at 350M; research 6.0 pilot: not at 20k params)",
+                      "Chmiel et al. arXiv 2505.19115 Sec. 3 Fig. 3 (at 350M)",
                       "rtn", "sr-grad");
 }
 

@@ -132,7 +132,7 @@ static void s6_findings(const st_table *t, const st_arm_summary *a, const char *
     if (rn && sr) {
         snprintf(buf, sizeof buf, "final excess risk: bf16 RN %.4g, bf16 SR %.4g, fp32 weights %.4g", rn->eval_mean,
                  sr->eval_mean, rn->ref_eval_mean);
-        const char *src = "Gupta et al. ICML 2015; Croci et al. R. Soc. Open Sci. 2022; research 6.0 (0.51 vs 2.2e-3 vs 1e-3)";
+        const char *src = "Gupta et al. ICML 2015; Croci et al. R. Soc. Open Sci. 2022";
         st_finding(out, "RN-rounded bf16 weight updates stagnate far above fp32 (and above SR)", src, buf,
                    (rn->eval_mean > 10 * sr->eval_mean && rn->eval_mean > 100 * rn->ref_eval_mean) ? "reproduced"
                                                                                                   : "not reproduced");
