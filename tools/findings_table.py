@@ -7,7 +7,7 @@ form docs/studies.md reports them in.
 For each statistical finding of RUN_DIR/summary.json: the claim, the
 published value, our estimate with its 95% interval and seed count, the
 power statement mde80, the Holm-adjusted p and the verdict; `underpowered`
-where the published effect lies below mde80 (docs/studies.md, "How
+on an inconclusive verdict whose published effect lies below mde80 (docs/studies.md, "How
 verdicts are decided"). Findings without statistics (fixed criteria) are
 listed with their verdict. Then the wall time of the run (the sum and the
 longest of its jobs' timing) and its arms' final gaps. Needs only the
@@ -30,7 +30,9 @@ def finding_row(f):
     est = "%s [%s, %s], %d seeds" % (num(st["estimate"]), num(lo), num(hi), st["seeds"])
     pub, mde = f.get("published"), st.get("mde80")
     verdict = f["verdict"]
-    if pub is not None and mde is not None and abs(pub - st["null"]) < mde:
+    # only an inconclusive verdict can be explained by too few seeds: a
+    # significant one was seen despite them
+    if verdict == "inconclusive" and pub is not None and mde is not None and abs(pub - st["null"]) < mde:
         verdict += " (underpowered)"
     return "| %s | %s | %s | %s | %s | %s |" % (f["claim"], num(pub, "%.3g"), est, num(mde, "%.3f"),
                                                num(st.get("p_holm"), "%.2g"), verdict)
