@@ -331,6 +331,14 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
  * of the same seed at the same step, and its 95% t interval: the band of the
  * paired difference the verdicts test, not of each arm's own spread. Arms
  * that share no logged step with the first (other step counts) are left out. */
+static size_t arm_last_step(const st_table *t, size_t a)
+{
+    size_t last = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].arm == a && t->rows[i].step > last) last = t->rows[i].step;
+    return last;
+}
+
 static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *has, nvfp4_error *err)
 {
     st_file sf;
@@ -338,6 +346,9 @@ static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *h
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
     for (size_t a = 1; a < t->narms; a++) {
+        /* an arm of another length (a token multiple of s3-format or s11-format)
+         * reaches step k at another point of its own schedule: no pairing */
+        if (arm_last_step(t, a) != arm_last_step(t, 0)) continue;
         size_t lines = 0, last = (size_t)-1;
         for (;;) {
             size_t next = (size_t)-1;

@@ -67,6 +67,9 @@ if command -v gnuplot >/dev/null 2>&1; then
     done
     # the paired band: one block per arm after the first, 6 arms + 1 in s8-ablate
     [ "$(grep -c '^# arm' "$T/s8-ablate/paired_agg.dat")" = 6 ] || die "s8 paired_agg.dat: not 6 arms"
+    # s11's longer MXFP4 arms reach step k at another point of their schedules: only the 1x arm is paired
+    [ "$(grep '^# arm' "$T/s11-format/paired_agg.dat")" = "# arm mxfp4-x1.00" ] \
+        || die "s11 paired_agg.dat pairs arms of other lengths: $(grep '^# arm' "$T/s11-format/paired_agg.dat")"
 fi
 
 # an altered verdict is caught
