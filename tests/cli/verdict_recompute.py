@@ -198,25 +198,19 @@ def close(a, b):
     return abs(a - b) <= 1e-5 * max(abs(a), abs(b), 1e-3)  # summary.json keeps 6 digits
 
 
-def check_dir(d):
-    summ = json.load(open(d + "/summary.json"))
-    with open(d + "/runs.csv") as f:
-        rows = list(csv.DictReader(f))
+def check_findings(d, summ, recompute, label):
+    """Checks every statistical finding of summ against recompute(f), which
+    returns (estimate, lo, hi, p, n) from the run's own files or None for a
+    statistic it does not know, and the verdict vocabulary; prints the errors
+    and a count line starting with label. Returns (count, ok)."""
     found = [f for f in summ["findings"] if "stats" in f]
     errors, recomputed = [], []
     for f in found:
-        st = f["stats"]
-        per = finals(rows, st["arms"])
-        if st["statistic"] == "gap difference":
-            e = est_t([gap(a) - gap(b) for a, b in per])
-        elif st["statistic"] == "fraction of gap recovered":
-            e = est_t([(gap(a) - gap(b)) / gap(a) for a, b in per])
-        elif st["statistic"] == "tokens-to-match":
-            e = est_boot(lambda idx: tokens_to_match(per, idx), len(per), 1.0)
-        else:
-            errors.append("%s: unknown statistic %r" % (f["claim"], st["statistic"]))
+        e = recompute(f)
+        if e is None:
+            errors.append("%s: unknown statistic %r" % (f["claim"], f["stats"]["statistic"]))
             continue
-        recomputed.append((f, e, len(per)))
+        recomputed.append((f, e[:4], e[4]))
     adj = holm([e[3] for _, e, _ in recomputed])
     for (f, (est, lo, hi, p), n), pa in zip(recomputed, adj):
         st = f["stats"]
@@ -242,8 +236,27 @@ def check_dir(d):
             errors.append("%s: no rule" % f["claim"])
     for e in errors:
         print("%s: %s" % (d, e))
-    print("%s: %d statistical findings recomputed, %d errors" % (d, len(recomputed), len(errors)))
+    print("%s: %d statistical findings recomputed, %d errors" % (label, len(recomputed), len(errors)))
     return len(recomputed), not errors
+
+
+def check_dir(d):
+    summ = json.load(open(d + "/summary.json"))
+    with open(d + "/runs.csv") as f:
+        rows = list(csv.DictReader(f))
+
+    def recompute(f):
+        st = f["stats"]
+        per = finals(rows, st["arms"])
+        if st["statistic"] == "gap difference":
+            return est_t([gap(a) - gap(b) for a, b in per]) + (len(per),)
+        if st["statistic"] == "fraction of gap recovered":
+            return est_t([(gap(a) - gap(b)) / gap(a) for a, b in per]) + (len(per),)
+        if st["statistic"] == "tokens-to-match":
+            return est_boot(lambda idx: tokens_to_match(per, idx), len(per), 1.0) + (len(per),)
+        return None
+
+    return check_findings(d, summ, recompute, d)
 
 
 def main():

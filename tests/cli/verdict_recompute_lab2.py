@@ -3,18 +3,16 @@
 the s1c and s5 output folders from their own CSV files (s1c_bands.csv,
 s5_gradfid.csv) with the rules of docs/studies.md "How verdicts are decided",
 independently of the C code; s4's findings are gap differences read from
-runs.csv, which verdict_recompute.py checks. Reuses that script's t-interval,
-Holm and rule. Standard library only. Exit 0 when every finding agrees."""
+runs.csv, which verdict_recompute.py checks. Reuses that script's t-interval
+and its checks of each finding (estimate, interval, p, Holm, mde80, seeds,
+verdict). Standard library only. Exit 0 when every finding agrees."""
 import csv
 import json
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verdict_recompute import close, decide, est_t, holm, jnum  # noqa: E402
-
-SQRT3 = math.sqrt(3.0)
+from verdict_recompute import check_findings, est_t  # noqa: E402
 
 
 def s1c_eff(d, band):
@@ -44,57 +42,33 @@ def s5_units(d, var, col):
 
 
 def with_null(x, null):
-    """t estimate of x with the p-value against null (the interval is of x)."""
+    """t estimate of x with the p-value against null (the interval is of x), and n."""
     m, lo, hi, _ = est_t(x)
-    return m, lo, hi, est_t([v - null for v in x])[3]
+    return m, lo, hi, est_t([v - null for v in x])[3], len(x)
 
 
-def recompute(d, f):
-    st = f["stats"]
-    name = st["statistic"]
-    if name == "efficiency below sqrt(3)":
-        return with_null(list(s1c_eff(d, "below").values()), 1.0)
-    if name == "efficiency drop across sqrt(3)":
-        a, b = s1c_eff(d, "above"), s1c_eff(d, "below")
-        return est_t([a[s] - b[s] for s in sorted(a) if s in b])
-    if name == "error shrink K/4 to K":
-        return with_null(list(s5_units(d, st["arms"][0], None).values()), 1.0)
-    if name == "single-draw error difference":
-        a, b = s5_units(d, st["arms"][0], "rel_mse1"), s5_units(d, st["arms"][1], "rel_mse1")
-        return est_t([a[k] - b[k] for k in a if k in b])
-    return None
+def paired(a, b):
+    d = [a[k] - b[k] for k in sorted(a) if k in b]
+    return est_t(d) + (len(d),)
 
 
 def check_dir(d):
     summ = json.load(open(d + "/summary.json"))
-    found = [f for f in summ["findings"] if "stats" in f]
-    errors, rec = [], []
-    for f in found:
-        e = recompute(d, f)
-        if e is None:
-            errors.append("%s: unknown statistic %r" % (f["claim"], f["stats"]["statistic"]))
-            continue
-        rec.append((f, e))
-    adj = holm([e[3] for _, e in rec])
-    for (f, (est, lo, hi, p)), pa in zip(rec, adj):
+
+    def recompute(f):
         st = f["stats"]
-        pub = None if f.get("published") is None else float(f["published"])
-        want = decide(est, lo, hi, float(st["null"]), pa, st["expected_sign"], pub, st["seeds"])
-        got = [jnum(st["estimate"]), jnum(st["ci95"][0]), jnum(st["ci95"][1]), float(st["p"]), float(st["p_holm"])]
-        for name, a, b in zip(("estimate", "ci lo", "ci hi", "p", "p_holm"), got, (est, lo, hi, p, pa)):
-            if not close(a, b):
-                errors.append("%s: %s %r, recomputed %r" % (f["claim"], name, a, b))
-        if f["verdict"] != want:
-            errors.append("%s: verdict %r, the rule gives %r" % (f["claim"], f["verdict"], want))
-    for f in summ["findings"]:
-        if f["verdict"] not in {"reproduced", "direction only", "not reproduced", "inconclusive", "measurement"}:
-            errors.append("%s: verdict %r outside the vocabulary" % (f["claim"], f["verdict"]))
-        if "rule" not in f and f["verdict"] != "measurement":
-            errors.append("%s: no rule" % f["claim"])
-    for e in errors:
-        print("%s: %s" % (d, e))
-    print("%s: %d statistical findings recomputed, %d errors" % (summ["study"], len(rec), len(errors)))
-    return len(rec), not errors
+        name = st["statistic"]
+        if name == "efficiency below sqrt(3)":
+            return with_null(list(s1c_eff(d, "below").values()), 1.0)
+        if name == "efficiency drop across sqrt(3)":
+            return paired(s1c_eff(d, "above"), s1c_eff(d, "below"))
+        if name == "error shrink K/4 to K":
+            return with_null(list(s5_units(d, st["arms"][0], None).values()), 1.0)
+        if name == "single-draw error difference":
+            return paired(s5_units(d, st["arms"][0], "rel_mse1"), s5_units(d, st["arms"][1], "rel_mse1"))
+        return None
+
+    return check_findings(d, summ, recompute, summ["study"])
 
 
 def main():
