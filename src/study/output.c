@@ -326,11 +326,6 @@ static nvfp4_status write_gap_agg(const char *dir, const st_table *t, nvfp4_erro
     return st_file_commit(&sf, dir, "gap_agg.dat", err);
 }
 
-/* paired_agg.dat: per arm after the first (gnuplot index, in the order of
- * `# arm` lines), tokens, step, mean over seeds of gap(arm) - gap(first arm)
- * of the same seed at the same step, and its 95% t interval: the band of the
- * paired difference the verdicts test, not of each arm's own spread. Arms
- * that share no logged step with the first (other step counts) are left out. */
 static size_t arm_last_step(const st_table *t, size_t a)
 {
     size_t last = 0;
@@ -339,6 +334,13 @@ static size_t arm_last_step(const st_table *t, size_t a)
     return last;
 }
 
+/* paired_agg.dat: per arm after the first (gnuplot index, in the order of
+ * `# arm` lines), tokens, step, mean over seeds of gap(arm) - gap(first arm)
+ * of the same seed at the same step, and its 95% t interval: the band of the
+ * paired difference the verdicts test, not of each arm's own spread. An arm
+ * of another length than the first (a token multiple of s3-format or
+ * s11-format) is left out: it reaches step k at another point of its own
+ * schedule. */
 static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *has, nvfp4_error *err)
 {
     st_file sf;
@@ -346,8 +348,6 @@ static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *h
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
     for (size_t a = 1; a < t->narms; a++) {
-        /* an arm of another length (a token multiple of s3-format or s11-format)
-         * reaches step k at another point of its own schedule: no pairing */
         if (arm_last_step(t, a) != arm_last_step(t, 0)) continue;
         size_t lines = 0, last = (size_t)-1;
         for (;;) {
