@@ -22,10 +22,13 @@
 /* Magnitude codes 0..7 decode to these values. */
 NVFP4_HD static inline float nvfp4_core_e2m1_mag_value(uint32_t mag)
 {
-    /* 0, 0.5, 1, 1.5, 2, 3, 4, 6 without a table (device friendly). */
+    /* 0, 0.5, 1, 1.5, 2, 3, 4, 6 without a table (device friendly) and
+     * without a branch (a select: lanes of a GPU warp decode different
+     * codes). Every operation is exact. */
     uint32_t e = (mag >> 1) & 3u, m = mag & 1u;
-    if (e == 0) return 0.5f * (float)m;
-    return nvfp4_core_exp2i((int)e - 1) * (1.0f + 0.5f * (float)m);
+    float sub = 0.5f * (float)m;
+    float nrm = nvfp4_core_exp2i((int)e - 1) * (1.0f + sub);
+    return e == 0 ? sub : nrm;
 }
 
 NVFP4_HD static inline float nvfp4_core_e2m1_decode(uint8_t code)
@@ -34,30 +37,25 @@ NVFP4_HD static inline float nvfp4_core_e2m1_decode(uint8_t code)
     return (code & 8u) ? -v : v;
 }
 
-/* Round-to-nearest-even magnitude for a = |x|, a not NaN. */
+/* Magnitude ladders: the code is the number of thresholds a has passed.
+ * Written as a sum of comparisons, not as a chain of early returns, so that
+ * it compiles to selects rather than branches (on a GPU, neighbouring lanes
+ * hold different magnitudes and a branch ladder serializes the warp); the
+ * result is the same for every a, the thresholds being increasing. */
+
+/* Round-to-nearest-even magnitude for a = |x|, a not NaN: ties (0.25, 0.75,
+ * ..., 5) go to the even codes, hence <= on the even-to-odd thresholds. */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_rn_mag(float a)
 {
-    if (a <= 0.25f) return 0;
-    if (a < 0.75f) return 1;
-    if (a <= 1.25f) return 2;
-    if (a < 1.75f) return 3;
-    if (a <= 2.5f) return 4;
-    if (a < 3.5f) return 5;
-    if (a <= 5.0f) return 6;
-    return 7;
+    return (uint32_t)(a > 0.25f) + (uint32_t)(a >= 0.75f) + (uint32_t)(a > 1.25f) + (uint32_t)(a >= 1.75f) +
+           (uint32_t)(a > 2.5f) + (uint32_t)(a >= 3.5f) + (uint32_t)(a > 5.0f);
 }
 
 /* Round-toward-zero magnitude, saturating at 6 as cuda_fp4.hpp does. */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_rz_mag(float a)
 {
-    if (a < 0.5f) return 0;
-    if (a < 1.0f) return 1;
-    if (a < 1.5f) return 2;
-    if (a < 2.0f) return 3;
-    if (a < 3.0f) return 4;
-    if (a < 4.0f) return 5;
-    if (a < 6.0f) return 6;
-    return 7;
+    return (uint32_t)(a >= 0.5f) + (uint32_t)(a >= 1.0f) + (uint32_t)(a >= 1.5f) + (uint32_t)(a >= 2.0f) +
+           (uint32_t)(a >= 3.0f) + (uint32_t)(a >= 4.0f) + (uint32_t)(a >= 6.0f);
 }
 
 /* Width of the E2M1 step that contains a (a < 6): 0.5 below 2, 1 below 4,

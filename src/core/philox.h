@@ -15,10 +15,17 @@
 
 NVFP4_HD static inline void nvfp4_core_philox_round(uint32_t c[4], const uint32_t k[2])
 {
+#if defined(__CUDA_ARCH__)
+    /* the same 32x32 -> 64 products as halves: one IMAD.HI and one IMAD
+     * each, where the 64-bit product form costs a wide multiply sequence */
+    uint32_t hi0 = __umulhi(NVFP4_PHILOX_M0, c[0]), lo0 = NVFP4_PHILOX_M0 * c[0];
+    uint32_t hi1 = __umulhi(NVFP4_PHILOX_M1, c[2]), lo1 = NVFP4_PHILOX_M1 * c[2];
+#else
     uint64_t p0 = (uint64_t)NVFP4_PHILOX_M0 * c[0];
     uint64_t p1 = (uint64_t)NVFP4_PHILOX_M1 * c[2];
     uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
     uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
+#endif
     uint32_t n0 = hi1 ^ c[1] ^ k[0];
     uint32_t n2 = hi0 ^ c[3] ^ k[1];
     c[0] = n0;

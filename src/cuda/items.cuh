@@ -273,13 +273,90 @@ template <bool RHT> struct nvfp4_cu_row_amax_item {
     NVFP4_IT void operator()(size_t j) const { out[j] = nvfp4_cu_row_amax<RHT>(p, j); }
 };
 
+/* The recipe an item runs: the descriptor passed at run time, or, when TE
+ * is set, the constant NVFP4_CORE_CHAIN_TE of src/core/recipe.h. With a
+ * constant descriptor the compiler folds every rule switch of src/core away,
+ * so the kernel holds only the te chain's path (the generic kernel inlines
+ * every rule of every recipe for all 16 elements of a segment, a large body
+ * whose branches and instruction fetches dominate its time). The rules
+ * themselves are the same functions either way; the host takes TE only for
+ * a descriptor equal to the chain (nvfp4_core_recipe_equal). */
+template <bool TE> NVFP4_IT nvfp4_cu_qparams nvfp4_cu_specialize(const nvfp4_cu_qparams &p)
+{
+    nvfp4_cu_qparams q = p;
+    if (TE) {
+        const nvfp4_core_recipe te = NVFP4_CORE_CHAIN_TE;
+        q.r = te;
+    }
+    return q;
+}
+
+/* One 1D block (BW elements along stored row j, block b): scale, codes. */
+template <int BW, bool RHT> NVFP4_IT void nvfp4_cu_quant_row_block(const nvfp4_cu_qparams &p, size_t j, size_t b)
+{
+    const int nseg = BW / 16;
+    float v[BW];
+    size_t s0 = b * (size_t)nseg;
+    float bamax = 0.0f;
+    NVFP4_UNROLL
+    for (int q = 0; q < nseg; q++) {
+        nvfp4_cu_fetch<RHT>(p, j, s0 + (size_t)q, v + 16 * q);
+        bamax = nvfp4_cu_seg_amax(p, v + 16 * q, bamax);
+    }
+    nvfp4_core_global g = p.g;
+    if (nvfp4_core_recipe_row_scaled(&p.r)) g = nvfp4_core_global_from_amax(&p.r, p.row_amax[j]);
+    /* 4over6 (1x16 only): the lower-error candidate of src/core/recipe.h */
+    uint8_t sb = nvfp4_core_is_4over6(&p.r) ? nvfp4_core_4over6_seg(&p.r, &g, bamax, v)
+                                            : nvfp4_core_block_scale(&p.r, &g, bamax);
+    nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &g, sb);
+    NVFP4_UNROLL
+    for (int q = 0; q < nseg; q++) nvfp4_cu_encode_seg(p, j, s0 + (size_t)q, v + 16 * q, blk);
+    p.scale[j * p.scale_cols + b] = sb;
+}
+
+/* 4over6 on a 16x16 tile: both candidates' errors of each of its 16 rows (a
+ * third pass over the cached tile), summed in TE's warp order */
+template <bool RHT> NVFP4_IT uint8_t nvfp4_cu_four_over_six_tile(const nvfp4_cu_qparams &p, size_t J, size_t b, float bamax)
+{
+    float v[16], e4[16], e6[16];
+    uint8_t s4, s6;
+    nvfp4_core_4over6_scales(&p.r, &p.g, bamax, &s4, &s6);
+    for (size_t i = 0; i < 16; i++) {
+        nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
+        e4[i] = nvfp4_core_4over6_seg_error(&p.r, &p.g, s4, v);
+        e6[i] = nvfp4_core_4over6_seg_error(&p.r, &p.g, s6, v);
+    }
+    return nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s4, s6);
+}
+
+/* 16x16 tile (J, b): the tile amax over 16 segments, then each segment again
+ * (the second fetch hits the cache; it keeps 16 floats live, not 256). */
+template <bool RHT> NVFP4_IT void nvfp4_cu_quant_tile16(const nvfp4_cu_qparams &p, size_t J, size_t b)
+{
+    float v[16];
+    float bamax = 0.0f;
+    for (size_t i = 0; i < 16; i++) {
+        nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
+        bamax = nvfp4_cu_seg_amax(p, v, bamax);
+    }
+    uint8_t sb = nvfp4_core_is_4over6(&p.r) ? nvfp4_cu_four_over_six_tile<RHT>(p, J, b, bamax)
+                                            : nvfp4_core_block_scale(&p.r, &p.g, bamax);
+    nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
+    for (size_t i = 0; i < 16; i++) {
+        nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
+        nvfp4_cu_encode_seg(p, 16 * J + i, b, v, blk);
+        p.scale[(16 * J + i) * p.scale_cols + b] = sb;
+    }
+}
+
 /* One item = one scale block of the stored orientation: BW elements along
  * a stored row (16 or 32), or a 16x16 tile when TILE. The block shape is a
  * template parameter (and so is the RHT) so that every loop bound is a
- * constant and the values stay in registers. Item order puts neighbouring threads on
+ * constant and the values stay in registers; TE selects the constant te
+ * chain (nvfp4_cu_specialize). Item order puts neighbouring threads on
  * neighbouring addresses of x: along the stored row for rowwise, along the
  * stored rows (= original columns) for columnwise. */
-template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
+template <int BW, bool TILE, bool RHT, bool TE> struct nvfp4_cu_quant_item {
     nvfp4_cu_qparams p;
     NVFP4_IT size_t count() const { return (p.psrows / (TILE ? 16u : 1u)) * (p.pscols / (size_t)BW); }
     NVFP4_IT void operator()(size_t t) const
@@ -288,61 +365,9 @@ template <int BW, bool TILE, bool RHT> struct nvfp4_cu_quant_item {
         size_t jb, b;
         if (p.colwise) nvfp4_cu_divmod(t, nj, &b, &jb);
         else nvfp4_cu_divmod(t, nb, &jb, &b);
-        if (TILE) tile16(jb, b);
-        else one_row(jb, b);
-    }
-    NVFP4_IT void one_row(size_t j, size_t b) const
-    {
-        const int nseg = BW / 16;
-        float v[BW];
-        size_t s0 = b * (size_t)nseg;
-        float bamax = 0.0f;
-        NVFP4_UNROLL
-        for (int q = 0; q < nseg; q++) {
-            nvfp4_cu_fetch<RHT>(p, j, s0 + (size_t)q, v + 16 * q);
-            bamax = nvfp4_cu_seg_amax(p, v + 16 * q, bamax);
-        }
-        nvfp4_core_global g = p.g;
-        if (nvfp4_core_recipe_row_scaled(&p.r)) g = nvfp4_core_global_from_amax(&p.r, p.row_amax[j]);
-        /* 4over6 (1x16 only): the lower-error candidate of src/core/recipe.h */
-        uint8_t sb = nvfp4_core_is_4over6(&p.r) ? nvfp4_core_4over6_seg(&p.r, &g, bamax, v)
-                                                : nvfp4_core_block_scale(&p.r, &g, bamax);
-        nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &g, sb);
-        NVFP4_UNROLL
-        for (int q = 0; q < nseg; q++) nvfp4_cu_encode_seg(p, j, s0 + (size_t)q, v + 16 * q, blk);
-        p.scale[j * p.scale_cols + b] = sb;
-    }
-    /* 4over6 on a 16x16 tile: both candidates' errors of each of its 16
-     * rows (a third pass over the cached tile), summed in TE's warp order */
-    NVFP4_IT uint8_t four_over_six_tile(size_t J, size_t b, float bamax) const
-    {
-        float v[16], e4[16], e6[16];
-        uint8_t s4, s6;
-        nvfp4_core_4over6_scales(&p.r, &p.g, bamax, &s4, &s6);
-        for (size_t i = 0; i < 16; i++) {
-            nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
-            e4[i] = nvfp4_core_4over6_seg_error(&p.r, &p.g, s4, v);
-            e6[i] = nvfp4_core_4over6_seg_error(&p.r, &p.g, s6, v);
-        }
-        return nvfp4_core_4over6_pick(nvfp4_core_4over6_tile_sum(e4), nvfp4_core_4over6_tile_sum(e6), s4, s6);
-    }
-    /* 16x16: the tile amax over 16 segments, then each segment again (the
-     * second fetch hits the cache; it keeps 16 floats live, not 256). */
-    NVFP4_IT void tile16(size_t J, size_t b) const
-    {
-        float v[16];
-        float bamax = 0.0f;
-        for (size_t i = 0; i < 16; i++) {
-            nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
-            bamax = nvfp4_cu_seg_amax(p, v, bamax);
-        }
-        uint8_t sb = nvfp4_core_is_4over6(&p.r) ? four_over_six_tile(J, b, bamax) : nvfp4_core_block_scale(&p.r, &p.g, bamax);
-        nvfp4_core_block blk = nvfp4_core_block_prepare(&p.r, &p.g, sb);
-        for (size_t i = 0; i < 16; i++) {
-            nvfp4_cu_fetch<RHT>(p, 16 * J + i, b, v);
-            nvfp4_cu_encode_seg(p, 16 * J + i, b, v, blk);
-            p.scale[(16 * J + i) * p.scale_cols + b] = sb;
-        }
+        const nvfp4_cu_qparams q = nvfp4_cu_specialize<TE>(p);
+        if (TILE) nvfp4_cu_quant_tile16<RHT>(q, jb, b);
+        else nvfp4_cu_quant_row_block<BW, RHT>(q, jb, b);
     }
 };
 

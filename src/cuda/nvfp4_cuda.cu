@@ -191,25 +191,35 @@ template <class Item> static nvfp4_status launch_exact(const Item &it, nvfp4_err
     return NVFP4_OK;
 }
 
-/* The quantize kernel for the block shape and RHT: five instantiations (the
- * RHT comes with 1x16 blocks and 16x16 tiles). */
-template <int BW, bool TILE, bool RHT> static nvfp4_status launch_quant_t(const nvfp4_cu_qparams &p, nvfp4_error *err)
+/* The quantize kernel for the block shape, RHT and recipe: the generic
+ * kernel runs any descriptor; a descriptor equal to the te chain takes the
+ * kernel compiled for that constant chain (nvfp4_cu_specialize: same rules,
+ * switches folded), nine instantiations in all. */
+template <int BW, bool TILE, bool RHT, bool TE> static nvfp4_status launch_quant_t(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
-    nvfp4_cu_quant_item<BW, TILE, RHT> it;
+    nvfp4_cu_quant_item<BW, TILE, RHT, TE> it;
     it.p = p;
     return launch(it, err, "quantize kernel");
 }
 
-static nvfp4_status launch_quant(const nvfp4_cu_qparams &p, nvfp4_error *err)
+static const nvfp4_core_recipe te_chain = NVFP4_CORE_CHAIN_TE;
+
+template <bool TE> static nvfp4_status launch_quant_16(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
     if (p.rht) {
-        if (p.bw != 16) return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks or 16x16 tiles");
-        if (p.tile == 16) return launch_quant_t<16, true, true>(p, err);
-        return launch_quant_t<16, false, true>(p, err);
+        if (p.tile == 16) return launch_quant_t<16, true, true, TE>(p, err);
+        return launch_quant_t<16, false, true, TE>(p, err);
     }
-    if (p.tile == 16) return launch_quant_t<16, true, false>(p, err);
-    if (p.bw == 32) return launch_quant_t<32, false, false>(p, err);
-    return launch_quant_t<16, false, false>(p, err);
+    if (p.tile == 16) return launch_quant_t<16, true, false, TE>(p, err);
+    return launch_quant_t<16, false, false, TE>(p, err);
+}
+
+static nvfp4_status launch_quant(const nvfp4_cu_qparams &p, nvfp4_error *err)
+{
+    if (p.rht && p.bw != 16) return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks or 16x16 tiles");
+    if (p.bw == 32) return launch_quant_t<32, false, false, false>(p, err);
+    if (nvfp4_core_recipe_equal(&p.r, &te_chain)) return launch_quant_16<true>(p, err);
+    return launch_quant_16<false>(p, err);
 }
 
 /* ---- amax ------------------------------------------------------------------------- */
