@@ -156,9 +156,10 @@ static int verify_main(int argc, char **argv)
     if (junit || tap || require_all) return cli_fail(CMD, "--junit, --tap and --require-all go with --suite");
     if (!expected || !actual) return cli_fail(CMD, "--expected BUNDLE and --actual FILE are required");
     if (is_manifest(expected))
-        return cli_fail(CMD, "%s is a golden suite's MANIFEST, not a bundle: check every case with --suite %s "
-                             "--actual-dir OUTS, or give --expected one of the .safetensors bundles it lists", expected,
-                        expected);
+        return cli_fail(CMD, "%s is a golden MANIFEST (the list of a suite's bundles), not a bundle: check every "
+                             "case with --suite %s --actual-dir OUTS, or give --expected one of the .safetensors "
+                             "bundles it lists",
+                        expected, expected);
     nvfp4_report rep;
     nvfp4_error err;
     int rc = verify_files(expected, actual, &o, lone, json ? NVFP4_REPORT_JSON : NVFP4_REPORT_TEXT, &rep, &err);

@@ -181,7 +181,7 @@ run_v "dequant must be F32" 2 "component 'dequant' is I32; it must be F32" --exp
 # A suite's MANIFEST given as --expected: one message, which names --suite.
 "$NVFP4" verify --expected g/MANIFEST --actual good.safetensors >out.txt 2>err.txt; rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && ! grep -q "header length" err.txt \
-    && grep -qF "g/MANIFEST is a golden suite's MANIFEST, not a bundle: check every case with --suite g/MANIFEST --actual-dir OUTS" err.txt \
+    && grep -qF "g/MANIFEST is a golden MANIFEST (the list of a suite's bundles), not a bundle: check every case with --suite g/MANIFEST --actual-dir OUTS" err.txt \
     && ok "MANIFEST as --expected: one message" || { bad "MANIFEST as --expected (rc $rc)"; cat err.txt; }
 run_v "--help" 0 "usage: nvfp4 verify" --help
 exit $fail
