@@ -25,14 +25,21 @@ static const char usage[] =
     "N mismatches (default 10) decoded with their reason, and one line per systematic cause\n"
     "found over the whole tensor (docs/verify.md explains each).\n"
     "\n"
+    "A component of the wrong size (a per-row amax where the golden has one) is a mismatch\n"
+    "with reason size (\"component 'amax' holds 16 values where 1 was expected\"); the other\n"
+    "components are still compared and explained.\n"
+    "\n"
     "--suite: every case of a golden suite (its folder or MANIFEST) against what the kernel\n"
     "wrote for it in OUTS (OUTS/CASE.safetensors, OUTS/CASE/ or OUTS/CASE.npy): one line per\n"
-    "case and a summary (matched / differing / missing); --junit FILE writes JUnit XML (one\n"
-    "testcase per case: failure for a difference, skipped for a missing output), --json one\n"
-    "JSON object, --tap TAP. Missing outputs fail only with --require-all; exit 2 when OUTS\n"
-    "holds none of the cases.\n"
+    "case (its most specific cause), the causes tallied over all cases (most specific first,\n"
+    "with case counts) and a summary (matched / differing / missing / unreadable); --junit\n"
+    "FILE writes JUnit XML (one testcase per case: failure for a difference, error for an\n"
+    "unreadable file, skipped for a missing output), --json one JSON object, --tap TAP. Every\n"
+    "case is reported and the JUnit file written, also when some case cannot be read. Missing\n"
+    "outputs fail only with --require-all.\n"
     "\n"
-    "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error.\n";
+    "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error (with\n"
+    "--suite: a case that cannot be read, or OUTS holds none of the cases).\n";
 
 enum { OPT_EXPECTED = 256, OPT_ACTUAL, OPT_COMPONENT, OPT_ERRORS, OPT_JSON, OPT_SUITE, OPT_ACTUAL_DIR, OPT_JUNIT,
        OPT_TAP, OPT_REQUIRE_ALL };
