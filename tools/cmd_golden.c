@@ -18,7 +18,7 @@
 #include "golden_mutants.h"
 
 static const char usage[] =
-    "usage: nvfp4 golden --suite edge|random|shapes|all --recipe R --out DIR\n"
+    "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
@@ -34,6 +34,12 @@ static const char usage[] =
     "          that the other cases leave alive differs from the recipe: block amaxes and\n"
     "          elements around the E4M3 / E2M1 decision boundaries of each formula, plus\n"
     "          specials, RHT, 16x16 and odd shapes as needed (only cases that kill one)\n"
+    "  all     the four, so that every catalogued mutant of the recipe at this --round is\n"
+    "          killed (golden --mutants lists any that survive; tests hold that none does).\n"
+    "          Left out: the mutants of the other rounding (an SR kernel needs a --round sr\n"
+    "          suite too: sr-* bugs; an RN suite has the elem-* rounding bugs), --level 2's\n"
+    "          larger cases, and a recipe with no catalogued mutant gets no mutants cases\n"
+    "          (nvfp4 table --mutants lists the recipes of each)\n"
     "--mutants writes nothing: it generates the suite (default all) in memory and prints\n"
     "the mutation report, for every mutant of the recipe the case that kills it and the\n"
     "causes verify names; exit 0 when every mutant is killed, 1 when one survives.\n"

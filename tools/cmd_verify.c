@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_io.h"
@@ -24,14 +25,21 @@ static const char usage[] =
     "N mismatches (default 10) decoded with their reason, and one line per systematic cause\n"
     "found over the whole tensor (docs/verify.md explains each).\n"
     "\n"
+    "A component of the wrong size (a per-row amax where the golden has one) is a mismatch\n"
+    "with reason size (\"component 'amax' holds 16 values where 1 was expected\"); the other\n"
+    "components are still compared and explained.\n"
+    "\n"
     "--suite: every case of a golden suite (its folder or MANIFEST) against what the kernel\n"
     "wrote for it in OUTS (OUTS/CASE.safetensors, OUTS/CASE/ or OUTS/CASE.npy): one line per\n"
-    "case and a summary (matched / differing / missing); --junit FILE writes JUnit XML (one\n"
-    "testcase per case: failure for a difference, skipped for a missing output), --json one\n"
-    "JSON object, --tap TAP. Missing outputs fail only with --require-all; exit 2 when OUTS\n"
-    "holds none of the cases.\n"
+    "case (its most specific cause), the causes tallied over all cases (most specific first,\n"
+    "with case counts) and a summary (matched / differing / missing / unreadable); --junit\n"
+    "FILE writes JUnit XML (one testcase per case: failure for a difference, error for an\n"
+    "unreadable file, skipped for a missing output), --json one JSON object, --tap TAP. Every\n"
+    "case is reported and the JUnit file written, also when some case cannot be read. Missing\n"
+    "outputs fail only with --require-all.\n"
     "\n"
-    "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error.\n";
+    "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error (with\n"
+    "--suite: a case that cannot be read, or OUTS holds none of the cases).\n";
 
 enum { OPT_EXPECTED = 256, OPT_ACTUAL, OPT_COMPONENT, OPT_ERRORS, OPT_JSON, OPT_SUITE, OPT_ACTUAL_DIR, OPT_JUNIT,
        OPT_TAP, OPT_REQUIRE_ALL };
@@ -51,18 +59,18 @@ static const struct option longopts[] = {{"expected", required_argument, NULL, O
 static const char *CMD = "verify";
 
 /* Loads BUNDLE and FILE and runs the library's report (nvfp4_verify_bundle_report).
- * 0 match, 1 mismatch, 2 error (printed after the text of what came before it). */
+ * 0 match, 1 mismatch, 2 error with err set (rep->text then holds the text of
+ * what came before it, when text was asked for). */
 static int verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                        unsigned what, nvfp4_report *rep)
+                        unsigned what, nvfp4_report *rep, nvfp4_error *err)
 {
     memset(rep, 0, sizeof *rep);
     nvfp4_tensor_set b, act;
     nvfp4_tset_init(&b);
     nvfp4_tset_init(&act);
-    nvfp4_error err;
     int rc = 0;
-    if (nvfp4_bundle_load(expected, &b, &err) || nvfp4_tset_read(actual, &act, &err)) {
-        rc = cli_fail(CMD, "%s", err.message);
+    if (nvfp4_bundle_load(expected, &b, err) || nvfp4_tset_read(actual, &act, err)) {
+        rc = NVFP4_EXIT_USAGE;
     } else {
         nvfp4_verify_bundle_opts bo;
         nvfp4_verify_bundle_opts_init(&bo);
@@ -71,12 +79,7 @@ static int verify_files(const char *expected, const char *actual, const nvfp4_ve
         bo.verify = *o;
         bo.lone = lone;
         bo.what = what;
-        if (nvfp4_verify_bundle_report(&b, &act, &bo, rep, &err)) {
-            if (rep->text) fputs(rep->text, stdout);
-            rc = cli_fail(CMD, "%s", err.message);
-        } else {
-            rc = rep->verdict;
-        }
+        rc = nvfp4_verify_bundle_report(&b, &act, &bo, rep, err) ? NVFP4_EXIT_USAGE : rep->verdict;
     }
     nvfp4_tset_free(&act);
     nvfp4_tset_free(&b);
@@ -84,19 +87,36 @@ static int verify_files(const char *expected, const char *actual, const nvfp4_ve
 }
 
 int vcli_verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                      json_t *outputs)
+                      json_t *outputs, char *msg, size_t msg_size)
 {
     nvfp4_report rep;
-    int rc = verify_files(expected, actual, o, lone, NVFP4_REPORT_JSON, &rep);
-    if (rc != 2) {
+    nvfp4_error err;
+    int rc = verify_files(expected, actual, o, lone, NVFP4_REPORT_JSON, &rep, &err);
+    if (rc == NVFP4_EXIT_USAGE) {
+        snprintf(msg, msg_size, "%s", err.message);
+    } else {
         json_t *root = rep.json ? json_loads(rep.json, 0, NULL) : NULL;
         json_t *arr = json_object_get(root, "outputs");
-        if (!json_is_array(arr)) rc = cli_fail(CMD, "out of memory");
+        if (!json_is_array(arr)) rc = NVFP4_EXIT_USAGE, snprintf(msg, msg_size, "out of memory");
         else json_array_extend(outputs, arr);
         json_decref(root);
     }
     nvfp4_report_free(&rep);
     return rc;
+}
+
+/* A suite's MANIFEST given where a bundle goes gets one message that says
+ * what to run instead (not the safetensors reader's "header length ..."). */
+static bool is_manifest(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false; /* a FIFO would block the open */
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char head[32] = {0};
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    return n >= 23 && strncmp(head, "# nvfp4kit golden suite", 23) == 0;
 }
 
 static int verify_main(int argc, char **argv)
@@ -142,11 +162,21 @@ static int verify_main(int argc, char **argv)
     }
     if (junit || tap || require_all) return cli_fail(CMD, "--junit, --tap and --require-all go with --suite");
     if (!expected || !actual) return cli_fail(CMD, "--expected BUNDLE and --actual FILE are required");
+    if (is_manifest(expected))
+        return cli_fail(CMD, "%s is a golden MANIFEST (the list of a suite's bundles), not a bundle: check every "
+                             "case with --suite %s --actual-dir OUTS, or give --expected one of the .safetensors "
+                             "bundles it lists",
+                        expected, expected);
     nvfp4_report rep;
-    int rc = verify_files(expected, actual, &o, lone, json ? NVFP4_REPORT_JSON : NVFP4_REPORT_TEXT, &rep);
-    if (rc != 2) {
-        if (json) puts(rep.json);
-        else fputs(rep.text, stdout);
+    nvfp4_error err;
+    int rc = verify_files(expected, actual, &o, lone, json ? NVFP4_REPORT_JSON : NVFP4_REPORT_TEXT, &rep, &err);
+    if (rc == NVFP4_EXIT_USAGE) {
+        if (rep.text) fputs(rep.text, stdout);
+        cli_fail(CMD, "%s", err.message);
+    } else if (json) {
+        puts(rep.json);
+    } else {
+        fputs(rep.text, stdout);
     }
     nvfp4_report_free(&rep);
     return rc;

@@ -128,6 +128,8 @@ static void hint_bundle_option(const char *cmd, const char *help, int argc, char
     if (!path || !strstr(help, pattern)) return;
     const char *kind = misplaced_file_kind(path);
     if (!kind) return;
+    /* a subcommand that reads MANIFESTs (verify --suite) names a misplaced one itself, with that option */
+    if (strstr(kind, "MANIFEST") && strstr(help, "--suite DIR_OR_MANIFEST")) return;
     fprintf(stderr, "nvfp4 %s: %s is %s, not a golden bundle: %.*s takes a .safetensors bundle written by\n"
                     "  `nvfp4 quantize X.npy -o B.safetensors` or `nvfp4 golden` (one of the files a MANIFEST lists)\n",
             cmd, path, kind, (int)len, argv[i]);

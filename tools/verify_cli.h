@@ -13,10 +13,10 @@
 #include "nvfp4/verify.h"
 
 /* verify of one bundle against one kernel file (cmd_verify.c): appends one
- * report object per orientation to outputs (a JSON array) and prints nothing
- * but errors. 0 match, 1 mismatch, 2 error. */
+ * report object per orientation to outputs (a JSON array) and prints
+ * nothing. 0 match, 1 mismatch, 2 error (its message in msg). */
 int vcli_verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                      json_t *outputs);
+                      json_t *outputs, char *msg, size_t msg_size);
 
 /* verify --suite (verify_suite.c). */
 int vcli_verify_suite(const char *suite, const char *actual_dir, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,

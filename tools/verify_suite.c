@@ -17,6 +17,7 @@ typedef struct {
     char *actual;   /* the kernel's file, or NULL when missing */
     int verdict;    /* 0 match, 1 differs, 2 error, -1 missing */
     char *summary;  /* one line */
+    char *error;    /* why the case could not be read (verdict 2) */
     json_t *outputs;
 } vcase;
 
@@ -119,18 +120,245 @@ static char *find_actual(const char *outs, const vcase *c, const char *dir)
     return NULL;
 }
 
-/* One line: the first cause, else the first differing component. */
+/* ---- causes over the suite ------------------------------------------------------- */
+
+/* How specific a cause line is, 0 most: a catalogued formula that reproduces
+ * the bytes; a whole-tensor relation checked on every byte (another recipe or
+ * orientation exactly, a layout, a formula); a policy seen in (nearly) every
+ * difference; a statistical SR finding; the nearest other recipe (a ranking,
+ * not an explanation). */
+static int cause_rank(const char *cause, const char *line)
+{
+    static const char *const exact[] = {"different-recipe", "transposed-data", "swapped-nibbles",
+                                        "linear-for-swizzled", "swizzled-for-linear", "block-scale-formula",
+                                        "encode-factor", "sr-byte-order"};
+    static const char *const policy[] = {"ties-away", "negative-zero", "nan-policy", "underflow-zeroed",
+                                         "padding-bytes", "scale-off-by-one"};
+    if (!cause) return 5;
+    if (strcmp(cause, "known-bug") == 0) return 0;
+    if (strcmp(cause, "different-recipe") == 0 && line && strstr(line, "nearest")) return 4;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(cause, exact[i]) == 0) return 1;
+    for (size_t i = 0; i < sizeof policy / sizeof policy[0]; i++)
+        if (strcmp(cause, policy[i]) == 0) return 2;
+    return 3;
+}
+
+/* A cause as the suite groups it: its name, plus what tells two stories of
+ * that name apart: the mutant of a known-bug, the recipe of a different-recipe
+ * line (its counts cut off). Lines that differ only in counts are one story. */
+static void cause_key(const char *cause, const char *line, char *key, size_t n)
+{
+    size_t k = 0;
+    if (line && strcmp(cause, "known-bug") == 0) k = strcspn(line, ":");
+    else if (line && strcmp(cause, "different-recipe") == 0) k = strcspn(line, "(");
+    while (k > 0 && line[k - 1] == ' ') k--;
+    snprintf(key, n, "%s%s%.*s", cause, k ? ": " : "", (int)k, line ? line : "");
+}
+
+/* A cause object of a report: proven when it says so (a report without
+ * statuses proves nothing here). */
+static bool cause_proven(json_t *c)
+{
+    const char *st = json_string_value(json_object_get(c, "status"));
+    return st && strcmp(st, "proven") == 0;
+}
+
+typedef struct {
+    char key[192], cause[48], line[512];
+    const char *example; /* the first case that names it */
+    int rank;
+    size_t cases, proven, rowwise, columnwise, seen_in; /* seen_in: 1 + the last case counted */
+} ctally;
+
+typedef struct {
+    ctally *t;
+    size_t n, cap;
+    size_t reasons[32];
+    const char *reason_names[32];
+    size_t n_reasons, differing, uncaused;
+} stally;
+
+static ctally *tally_slot(stally *s, const char *key)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->t[i].key, key) == 0) return &s->t[i];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        ctally *t = realloc(s->t, cap * sizeof *t);
+        if (!t) return NULL;
+        s->t = t;
+        s->cap = cap;
+    }
+    ctally *c = &s->t[s->n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->key, sizeof c->key, "%s", key);
+    return c;
+}
+
+/* key: the story (cause_key), or NULL to take it from the cause and its line. */
+static void tally_one(stally *s, size_t case_index, const char *case_name, const char *orientation, const char *key,
+                      const char *cause, const char *line, bool proven, int rank)
+{
+    char kbuf[192];
+    if (!key) cause_key(cause, line, kbuf, sizeof kbuf), key = kbuf;
+    ctally *c = tally_slot(s, key);
+    if (!c) return;
+    if (!c->example) {
+        snprintf(c->cause, sizeof c->cause, "%s", cause);
+        snprintf(c->line, sizeof c->line, "%s", line ? line : "");
+        c->example = case_name;
+        c->rank = rank;
+    }
+    bool col = orientation && strcmp(orientation, "columnwise") == 0;
+    col ? c->columnwise++ : c->rowwise++;
+    if (c->seen_in == case_index + 1) return; /* both orientations of one case: one case */
+    c->seen_in = case_index + 1;
+    c->cases++;
+    c->proven += proven;
+}
+
+static void tally_reasons(stally *s, json_t *reasons)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach(reasons, name, v) {
+        size_t i = 0;
+        while (i < s->n_reasons && strcmp(s->reason_names[i], name) != 0) i++;
+        if (i == s->n_reasons) {
+            if (i == sizeof s->reasons / sizeof s->reasons[0]) continue;
+            s->reason_names[s->n_reasons++] = name; /* borrowed from the case's outputs */
+            s->reasons[i] = 0;
+        }
+        s->reasons[i] += (size_t)json_integer_value(v);
+    }
+}
+
+/* Size findings are tallied as causes of their own ("size: amax"). */
+static void tally_case(stally *s, size_t ci, const char *name, json_t *outputs)
+{
+    size_t i, before = 0;
+    json_t *out;
+    s->differing++;
+    for (size_t k = 0; k < s->n; k++) before += s->t[k].cases;
+    json_array_foreach(outputs, i, out) {
+        const char *orient = json_string_value(json_object_get(out, "orientation"));
+        size_t j;
+        json_t *c;
+        json_array_foreach(json_object_get(out, "causes"), j, c) {
+            const char *cause = json_string_value(json_object_get(c, "cause"));
+            const char *line = json_string_value(json_object_get(c, "line"));
+            if (cause) tally_one(s, ci, name, orient, NULL, cause, line, cause_proven(c), cause_rank(cause, line));
+        }
+        const char *key;
+        json_t *k;
+        json_object_foreach(json_object_get(out, "components"), key, k) {
+            const char *f = json_string_value(json_object_get(k, "size_finding"));
+            char skey[64]; /* one story per component (both orientations), whatever the counts */
+            snprintf(skey, sizeof skey, "size: %s", key);
+            if (f) tally_one(s, ci, name, orient, skey, "size", f, false, 1); /* a fact, not a cause */
+        }
+        tally_reasons(s, json_object_get(out, "reasons"));
+    }
+    size_t after = 0;
+    for (size_t k = 0; k < s->n; k++) after += s->t[k].cases;
+    if (after == before) s->uncaused++;
+}
+
+/* Proven first (where the reports give statuses), then the most specific,
+ * then the most cases, then the order of first appearance (stable). */
+static bool tally_before(const ctally *a, const ctally *b)
+{
+    if ((a->proven > 0) != (b->proven > 0)) return a->proven > 0;
+    if (a->rank != b->rank) return a->rank < b->rank;
+    return a->cases > b->cases;
+}
+
+static void tally_sort(stally *s)
+{
+    for (size_t i = 1; i < s->n; i++) {
+        ctally v = s->t[i];
+        size_t j = i;
+        while (j > 0 && tally_before(&v, &s->t[j - 1])) {
+            s->t[j] = s->t[j - 1];
+            j--;
+        }
+        s->t[j] = v;
+    }
+}
+
+/* The suite's story, one line per cause: printed after the cases, and the
+ * JUnit testsuite's system-out. */
+static void tally_text(const stally *s, size_t ncases, FILE *f)
+{
+    if (!s->differing) return;
+    fprintf(f, "causes over the %zu differing of %zu cases (most specific first):\n", s->differing, ncases);
+    for (size_t i = 0; i < s->n; i++) {
+        const ctally *c = &s->t[i];
+        fprintf(f, "  %zu of %zu case%s (", c->cases, s->differing, s->differing == 1 ? "" : "s");
+        if (c->rowwise) fprintf(f, "rowwise %zu%s", c->rowwise, c->columnwise ? ", " : "");
+        if (c->columnwise) fprintf(f, "columnwise %zu", c->columnwise);
+        fprintf(f, ")%s %s: %s [%s]\n", c->proven && c->proven == c->cases ? " proven" : "",
+                c->cause, c->line, c->example);
+    }
+    if (s->uncaused) fprintf(f, "  %zu case%s with no cause named\n", s->uncaused, s->uncaused == 1 ? "" : "s");
+    fprintf(f, "reasons over all cases:");
+    for (size_t i = 0; i < s->n_reasons; i++) fprintf(f, " %s %zu", s->reason_names[i], s->reasons[i]);
+    fprintf(f, "\n");
+}
+
+static json_t *tally_json(const stally *s)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < s->n; i++) {
+        const ctally *c = &s->t[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "cause", json_string(c->cause));
+        json_object_set_new(j, "key", json_string(c->key));
+        json_object_set_new(j, "cases", json_integer((json_int_t)c->cases));
+        json_object_set_new(j, "proven_cases", json_integer((json_int_t)c->proven));
+        json_object_set_new(j, "rowwise", json_integer((json_int_t)c->rowwise));
+        json_object_set_new(j, "columnwise", json_integer((json_int_t)c->columnwise));
+        json_object_set_new(j, "line", json_string(c->line));
+        json_object_set_new(j, "example_case", json_string(c->example));
+        json_array_append_new(arr, j);
+    }
+    return arr;
+}
+
+/* One line for a differing case: its most specific cause (and how many more
+ * it has), else a size finding, else the first differing component. */
 static char *summarize(json_t *outputs)
 {
-    char buf[512] = "";
-    size_t i;
-    json_t *out;
+    char buf[768] = "";
+    size_t i, ncauses = 0;
+    json_t *out, *best = NULL, *best_out = NULL;
+    int best_rank = 99;
     json_array_foreach(outputs, i, out) {
-        json_t *causes = json_object_get(out, "causes");
-        if (json_array_size(causes)) {
-            json_t *c0 = json_array_get(causes, 0);
-            snprintf(buf, sizeof buf, "%s: cause %s: %s", json_string_value(json_object_get(out, "orientation")),
-                     json_string_value(json_object_get(c0, "cause")), json_string_value(json_object_get(c0, "line")));
+        size_t j;
+        json_t *c;
+        json_array_foreach(json_object_get(out, "causes"), j, c) {
+            const char *cause = json_string_value(json_object_get(c, "cause"));
+            const char *line = json_string_value(json_object_get(c, "line"));
+            int r = cause_rank(cause, line) - (cause_proven(c) ? 10 : 0);
+            ncauses++;
+            if (r < best_rank) best_rank = r, best = c, best_out = out;
+        }
+    }
+    if (best) {
+        int k = snprintf(buf, sizeof buf, "%s: cause %s: %s", json_string_value(json_object_get(best_out, "orientation")),
+                         json_string_value(json_object_get(best, "cause")), json_string_value(json_object_get(best, "line")));
+        if (ncauses > 1 && k > 0 && (size_t)k < sizeof buf)
+            snprintf(buf + k, sizeof buf - (size_t)k, " (+%zu more cause%s)", ncauses - 1, ncauses > 2 ? "s" : "");
+        return strdup(buf);
+    }
+    json_array_foreach(outputs, i, out) {
+        const char *key;
+        json_t *k;
+        json_object_foreach(json_object_get(out, "components"), key, k) {
+            const char *f = json_string_value(json_object_get(k, "size_finding"));
+            if (!f) continue;
+            snprintf(buf, sizeof buf, "%s: %s", json_string_value(json_object_get(out, "orientation")), f);
             return strdup(buf);
         }
     }
@@ -181,7 +409,7 @@ static void put_xml(sbuf *s, const char *t) /* escaped text or attribute value *
 }
 
 static int write_junit(const char *path, const vsuite *s, size_t failures, size_t errors, size_t skipped,
-                       bool require_all)
+                       bool require_all, const char *story)
 {
     sbuf x = {0};
     char num[160];
@@ -206,7 +434,7 @@ static int write_junit(const char *path, const vsuite *s, size_t failures, size_
         puts_(&x, "<");
         puts_(&x, tag);
         puts_(&x, " message=\"");
-        put_xml(&x, c->summary);
+        put_xml(&x, c->verdict == 2 && c->error ? c->error : c->summary);
         puts_(&x, "\"");
         if (c->verdict == 1 && c->outputs) {
             char *d = json_dumps(c->outputs, JSON_INDENT(1));
@@ -218,6 +446,11 @@ static int write_junit(const char *path, const vsuite *s, size_t failures, size_
             puts_(&x, "/>\n");
         }
         puts_(&x, "    </testcase>\n");
+    }
+    if (story && *story) {
+        puts_(&x, "    <system-out>");
+        put_xml(&x, story);
+        puts_(&x, "</system-out>\n");
     }
     puts_(&x, "  </testsuite>\n</testsuites>\n");
     nvfp4_error err;
@@ -235,6 +468,7 @@ static void free_suite(vsuite *s)
         free(s->c[i].expected);
         free(s->c[i].actual);
         free(s->c[i].summary);
+        free(s->c[i].error);
         json_decref(s->c[i].outputs);
     }
     free(s->c);
@@ -243,6 +477,85 @@ static void free_suite(vsuite *s)
 
 static const char *status_name(int v) { return v == 0 ? "match" : v == 1 ? "mismatch" : v == 2 ? "error" : "missing"; }
 
+/* The suite's story (tally_text) as a string, for JUnit. */
+static char *tally_string(const stally *t, size_t ncases)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    tally_text(t, ncases, f);
+    fclose(f);
+    return buf;
+}
+
+static void print_tap(const vsuite *s, const stally *t, bool require_all)
+{
+    printf("1..%zu\n", s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        const vcase *c = &s->c[i];
+        if (c->verdict == 0) printf("ok %zu - %s\n", i + 1, c->name);
+        else if (c->verdict == -1 && !require_all) printf("ok %zu - %s # SKIP %s\n", i + 1, c->name, c->summary);
+        else if (c->verdict == 2) printf("not ok %zu - %s # ERROR %s\n", i + 1, c->name, c->error);
+        else printf("not ok %zu - %s # %s\n", i + 1, c->name, c->summary);
+    }
+    char *story = tally_string(t, s->n);
+    for (char *line = story ? strtok(story, "\n") : NULL; line; line = strtok(NULL, "\n")) printf("# %s\n", line);
+    free(story);
+}
+
+static void print_json(const vsuite *s, const char *outs, const stally *t, const size_t count[4])
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "suite", json_string(s->dir));
+    json_object_set_new(root, "actual_dir", json_string(outs));
+    for (size_t i = 0; i < s->n; i++) {
+        vcase *c = &s->c[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "case", json_string(c->name));
+        json_object_set_new(j, "status", json_string(status_name(c->verdict)));
+        if (c->actual) json_object_set_new(j, "actual", json_string(c->actual));
+        if (c->summary) json_object_set_new(j, "summary", json_string(c->summary));
+        if (c->error) json_object_set_new(j, "error", json_string(c->error));
+        if (c->outputs) json_object_set(j, "outputs", c->outputs);
+        json_array_append_new(arr, j);
+    }
+    json_object_set_new(root, "cases", arr);
+    json_object_set_new(root, "causes", tally_json(t));
+    json_t *rs = json_object();
+    for (size_t i = 0; i < t->n_reasons; i++)
+        json_object_set_new(rs, t->reason_names[i], json_integer((json_int_t)t->reasons[i]));
+    json_object_set_new(root, "reasons", rs);
+    json_object_set_new(root, "uncaused", json_integer((json_int_t)t->uncaused));
+    json_object_set_new(root, "matched", json_integer((json_int_t)count[0]));
+    json_object_set_new(root, "differing", json_integer((json_int_t)count[1]));
+    json_object_set_new(root, "missing", json_integer((json_int_t)count[2]));
+    json_object_set_new(root, "errors", json_integer((json_int_t)count[3]));
+    char *text = json_dumps(root, JSON_INDENT(2));
+    if (text) puts(text);
+    free(text);
+    json_decref(root);
+}
+
+static void print_text(const vsuite *s, const char *outs, const stally *t, const size_t count[4])
+{
+    printf("suite %s (%zu cases), actual %s\n", s->dir, s->n, outs);
+    for (size_t i = 0; i < s->n; i++) {
+        const vcase *c = &s->c[i];
+        const char *tag = c->verdict == 0 ? "ok" : c->verdict == 1 ? "DIFFERS" : c->verdict == 2 ? "ERROR" : "missing";
+        const char *why = c->verdict == 2 ? c->error : c->verdict ? c->summary : NULL;
+        printf("  %-8s %s%s%s\n", tag, c->name, why ? ": " : "", why ? why : "");
+    }
+    tally_text(t, s->n, stdout);
+    printf("summary: %zu matched, %zu differing, %zu missing", count[0], count[1], count[2]);
+    if (count[3]) printf(", %zu unreadable", count[3]);
+    printf(" (of %zu cases)\n", s->n);
+}
+
+/* Every case is verified and reported, whatever the others do: an unreadable
+ * one is an error entry (JUnit <error>, JSON status error, TAP not ok), never
+ * a lost report. Exit 2 when a case is unreadable or OUTS holds none, else 1
+ * when one differs (or is missing with require_all), else 0. */
 int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
                       const char *junit, bool json, bool tap, bool require_all)
 {
@@ -255,7 +568,9 @@ int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_op
         free_suite(&s);
         return rc;
     }
-    size_t matched = 0, differing = 0, missing = 0, errors = 0;
+    size_t count[4] = {0, 0, 0, 0}; /* matched, differing, missing, unreadable */
+    stally t;
+    memset(&t, 0, sizeof t);
     nvfp4_verify_opts vo = *o;
     vo.max_errors = vo.max_errors < 3 ? vo.max_errors : 3;
     for (size_t i = 0; i < s.n; i++) {
@@ -264,68 +579,42 @@ int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_op
         if (!c->actual) {
             c->verdict = -1;
             c->summary = strdup("no output in the actual folder");
-            missing++;
+            count[2]++;
             continue;
         }
+        char msg[sizeof ((nvfp4_error *)0)->message + 64];
         c->outputs = json_array();
-        c->verdict = vcli_verify_files(c->expected, c->actual, &vo, lone, c->outputs);
+        c->verdict = vcli_verify_files(c->expected, c->actual, &vo, lone, c->outputs, msg, sizeof msg);
         if (c->verdict == 0) {
-            matched++;
+            count[0]++;
         } else if (c->verdict == 1) {
-            differing++;
+            count[1]++;
             c->summary = summarize(c->outputs);
+            tally_case(&t, i, c->name, c->outputs);
         } else {
-            errors++;
-            c->summary = strdup("the expected bundle or the kernel's file could not be read (see the message above)");
+            c->verdict = 2;
+            count[3]++;
+            c->error = strdup(msg);
+            json_decref(c->outputs);
+            c->outputs = NULL;
         }
     }
-    if (tap) {
-        printf("1..%zu\n", s.n);
-        for (size_t i = 0; i < s.n; i++) {
-            const vcase *c = &s.c[i];
-            if (c->verdict == 0) printf("ok %zu - %s\n", i + 1, c->name);
-            else if (c->verdict == -1 && !require_all) printf("ok %zu - %s # SKIP %s\n", i + 1, c->name, c->summary);
-            else printf("not ok %zu - %s # %s\n", i + 1, c->name, c->summary);
-        }
-    } else if (json) {
-        json_t *root = json_object(), *arr = json_array();
-        json_object_set_new(root, "suite", json_string(s.dir));
-        json_object_set_new(root, "actual_dir", json_string(outs));
-        for (size_t i = 0; i < s.n; i++) {
-            vcase *c = &s.c[i];
-            json_t *j = json_object();
-            json_object_set_new(j, "case", json_string(c->name));
-            json_object_set_new(j, "status", json_string(status_name(c->verdict)));
-            if (c->actual) json_object_set_new(j, "actual", json_string(c->actual));
-            if (c->summary) json_object_set_new(j, "summary", json_string(c->summary));
-            if (c->outputs) json_object_set(j, "outputs", c->outputs);
-            json_array_append_new(arr, j);
-        }
-        json_object_set_new(root, "cases", arr);
-        json_object_set_new(root, "matched", json_integer((json_int_t)matched));
-        json_object_set_new(root, "differing", json_integer((json_int_t)differing));
-        json_object_set_new(root, "missing", json_integer((json_int_t)missing));
-        json_object_set_new(root, "errors", json_integer((json_int_t)errors));
-        char *t = json_dumps(root, JSON_INDENT(2));
-        if (t) puts(t);
-        free(t);
-        json_decref(root);
-    } else {
-        printf("suite %s (%zu cases), actual %s\n", s.dir, s.n, outs);
-        for (size_t i = 0; i < s.n; i++) {
-            const vcase *c = &s.c[i];
-            const char *tag = c->verdict == 0 ? "ok" : c->verdict == 1 ? "DIFFERS" : c->verdict == 2 ? "ERROR" : "missing";
-            printf("  %-8s %s%s%s\n", tag, c->name, c->summary && c->verdict ? ": " : "", c->verdict ? c->summary : "");
-        }
-        printf("summary: %zu matched, %zu differing, %zu missing%s (of %zu cases)\n", matched, differing, missing,
-               errors ? ", some unreadable" : "", s.n);
+    tally_sort(&t);
+    if (tap) print_tap(&s, &t, require_all);
+    else if (json) print_json(&s, outs, &t, count);
+    else print_text(&s, outs, &t, count);
+    int verdict = count[3] ? 2 : (count[1] || (require_all && count[2])) ? 1 : 0;
+    if (!count[3] && count[0] + count[1] == 0) verdict = cli_fail(CMD, "%s holds no output for any case of %s", outs, s.dir);
+    if (count[3]) cli_fail(CMD, "%zu of %zu cases could not be read (ERROR in the report)", count[3], s.n);
+    if (junit) {
+        char *story = tally_string(&t, s.n);
+        if (write_junit(junit, &s, count[1] + (require_all ? count[2] : 0), count[3], require_all ? 0 : count[2],
+                        require_all, story))
+            verdict = 2;
+        free(story);
     }
-    int verdict = errors ? 2 : (differing || (require_all && missing)) ? 1 : 0;
-    if (!errors && matched + differing == 0) verdict = cli_fail(CMD, "%s holds no output for any case of %s", outs, s.dir);
-    if (junit && verdict != 2 && write_junit(junit, &s, differing + (require_all ? missing : 0), errors,
-                                             require_all ? 0 : missing, require_all))
-        verdict = 2;
     if (!tap && !json) printf("verdict: %s\n", verdict == 0 ? "MATCH" : verdict == 1 ? "MISMATCH" : "ERROR");
+    free(t.t);
     free_suite(&s);
     return verdict;
 }

@@ -67,10 +67,11 @@ static void text_mismatch(nvfp4_strbuf *t, const nvfp4_vmismatch *m, const char 
     nvfp4_format_f32_shortest(m->expected_value, ev, sizeof ev);
     nvfp4_format_f32_shortest(m->actual_value, av, sizeof av);
     const char *comp = nvfp4_vcomponent_name(m->component);
-    if (m->reason == NVFP4_VR_SIZE) {
-        P("  %s%s: expected %.0f %s, actual has %.0f: %s\n", comp, sfx, (double)m->expected_value,
-          m->component == NVFP4_VC_DEQUANT ? "bytes (fp32)" : "bytes", (double)m->actual_value,
-          nvfp4_vreason_name(m->reason));
+    if (m->reason == NVFP4_VR_SIZE) { /* amax and dequant in values (recorded as 4 bytes each), the rest in bytes */
+        bool values = m->component == NVFP4_VC_AMAX || m->component == NVFP4_VC_DEQUANT;
+        double e = (double)m->expected_value / (values ? 4 : 1), a = (double)m->actual_value / (values ? 4 : 1);
+        P("  %s%s: holds %.0f %s where %.0f %s expected: %s\n", comp, sfx, a, values ? "values" : "bytes", e,
+          e == 1 ? "was" : "were", nvfp4_vreason_name(m->reason));
         return;
     }
     switch (m->component) {
@@ -95,20 +96,52 @@ static void text_mismatch(nvfp4_strbuf *t, const nvfp4_vmismatch *m, const char 
     }
 }
 
+/* How many values (amax, dequant) or bytes (codes, scales) view v holds at component c. */
+static size_t component_size(const nvfp4_vview *v, unsigned c, bool *values)
+{
+    *values = c == NVFP4_VC_AMAX || c == NVFP4_VC_DEQUANT;
+    switch (c) {
+    case NVFP4_VC_DATA: return v->data_bytes;
+    case NVFP4_VC_SCALE: return v->scale_bytes;
+    case NVFP4_VC_SCALE_SWIZZLED: return v->scale_swizzled_bytes;
+    case NVFP4_VC_AMAX: return v->amax_count ? v->amax_count : 1;
+    default: return v->dequant_count;
+    }
+}
+
+/* A component nvfp4_verify found of the wrong size (a mismatch with nothing
+ * compared): "component 'amax' holds 16 values where 1 was expected". */
+static bool size_finding(const nvfp4_vreport *rep, unsigned c, const vrep_view *ev, const vrep_view *av,
+                         const char *name, char *buf, size_t n)
+{
+    if (!rep->compared[c] || rep->total[c] || !rep->mismatches[c]) return false;
+    bool values;
+    size_t ne = component_size(&ev->v, c, &values), na = component_size(&av->v, c, &values);
+    snprintf(buf, n, "component '%s' holds %zu %s%s where %zu %s expected", name, na, values ? "value" : "byte",
+             na == 1 ? "" : "s", ne, ne == 1 ? "was" : "were");
+    return true;
+}
+
+static void component_name(unsigned c, bool colwise, char *name, size_t n)
+{
+    const char *sfx = colwise ? "_t" : "";
+    if (c == NVFP4_VC_SCALE_SWIZZLED) snprintf(name, n, "scale%s_swizzled", sfx); /* bundle name */
+    else snprintf(name, n, "%s%s", nvfp4_vcomponent_name((nvfp4_vcomponent)c), sfx);
+}
+
 static void text_output(nvfp4_strbuf *t, const vrep_bundle *b, const nvfp4_vreport *rep, bool colwise,
-                        const vrep_view *ev)
+                        const vrep_view *ev, const vrep_view *av)
 {
     const char *sfx = colwise ? "_t" : "";
     P("%s output (%zu x %zu, recipe %s, %s, block %s):\n", colwise ? "columnwise" : "rowwise", ev->srows, ev->scols,
       b->info->name, nvfp4_rounding_name(b->opts.rounding), nvfp4_block_name(b->opts.block));
     for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) {
-        char name[40];
-        if (c == NVFP4_VC_SCALE_SWIZZLED) snprintf(name, sizeof name, "scale%s_swizzled", sfx); /* bundle name */
-        else snprintf(name, sizeof name, "%s%s", nvfp4_vcomponent_name((nvfp4_vcomponent)c), sfx);
+        char name[40], finding[160];
+        component_name(c, colwise, name, sizeof name);
         if (!rep->expected_present[c]) continue;
         if (!rep->actual_present[c]) P("  %-18s absent in actual: not compared\n", name);
         else if (!rep->compared[c]) P("  %-18s not selected\n", name);
-        else if (rep->reason_count[NVFP4_VR_SIZE] && rep->total[c] == 0) P("  %-18s WRONG SIZE\n", name);
+        else if (size_finding(rep, c, ev, av, name, finding, sizeof finding)) P("  %-18s WRONG SIZE: %s\n", name, finding);
         else
             P("  %-18s %zu of %zu differ%s\n", name, rep->mismatches[c], rep->total[c],
               rep->mismatches[c] ? "" : " (match)");
@@ -142,7 +175,8 @@ static json_t *json_causes(const nvfp4_vcause_line *causes, size_t n)
     return cs;
 }
 
-static json_t *json_output(const vrep_bundle *b, const nvfp4_vreport *rep, bool colwise, const vrep_view *ev)
+static json_t *json_output(const vrep_bundle *b, const nvfp4_vreport *rep, bool colwise, const vrep_view *ev,
+                           const vrep_view *av)
 {
     json_t *o = json_object();
     json_object_set_new(o, "orientation", json_string(colwise ? "columnwise" : "rowwise"));
@@ -159,6 +193,15 @@ static json_t *json_output(const vrep_bundle *b, const nvfp4_vreport *rep, bool 
         json_object_set_new(k, "status", json_string(state));
         json_object_set_new(k, "compared", json_integer((json_int_t)rep->total[c]));
         json_object_set_new(k, "mismatches", json_integer((json_int_t)rep->mismatches[c]));
+        char name[40], finding[160];
+        component_name(c, colwise, name, sizeof name);
+        if (size_finding(rep, c, ev, av, name, finding, sizeof finding)) {
+            bool values;
+            json_object_set_new(k, "size_finding", json_string(finding));
+            json_object_set_new(k, "expected_size", json_integer((json_int_t)component_size(&ev->v, c, &values)));
+            json_object_set_new(k, "actual_size", json_integer((json_int_t)component_size(&av->v, c, &values)));
+            json_object_set_new(k, "size_unit", json_string(values ? "values" : "bytes"));
+        }
         json_object_set_new(comps, nvfp4_vcomponent_name((nvfp4_vcomponent)c), k);
     }
     json_object_set_new(o, "components", comps);
@@ -309,8 +352,8 @@ static int verify_orientation(const vrep_bundle *b, const nvfp4_tensor_set *act,
                                 "rcp.approx.ftz.f32 of s*S_dec, which PTX does not specify bit for bit, and keeps the RHT "
                                 "output in fp32; this recipe applies the plain cast's bf16 rule, so such a kernel may "
                                 "differ in the blocks where the two round otherwise");
-    json_array_append_new(jarr, json_output(b, &rep, colwise, &ev));
-    text_output(t, b, &rep, colwise, &ev);
+    json_array_append_new(jarr, json_output(b, &rep, colwise, &ev, &av));
+    text_output(t, b, &rep, colwise, &ev, &av);
     int verdict = nvfp4_vreport_match(&rep) ? 0 : 1;
     out->outputs[out->n_outputs++] = (nvfp4_voutput){colwise, ev.srows, ev.scols, rep};
     vrep_variants_free(var, nvar);

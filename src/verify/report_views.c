@@ -245,13 +245,11 @@ int vrep_actual_view(const char *fname, const nvfp4_tensor_set *s, bool colwise,
         if (!f32 && nvfp4_tdtype_size(t[c]->dtype) != 1)
             return fail(err, "%s: component '%s' is %s; codes and scales are bytes (U8)", fname, t[c]->name,
                             nvfp4_tdtype_name(t[c]->dtype));
-        size_t namax = geom->amax_count > 1 ? geom->amax_count : 1; /* row-scaled: one per stored row */
-        if (c == NVFP4_VC_AMAX && nvfp4_tensor_numel(t[c]) != namax && namax == 1)
-            return fail(err, "%s: component '%s' holds %zu values; amax is one F32", fname, t[c]->name,
-                            nvfp4_tensor_numel(t[c]));
-        if (c == NVFP4_VC_AMAX && nvfp4_tensor_numel(t[c]) != namax)
-            return fail(err, "%s: component '%s' holds %zu values; amax is %zu F32 (one per stored row)", fname,
-                            t[c]->name, nvfp4_tensor_numel(t[c]), namax);
+        /* a count other than the golden's (a per-row amax where one is expected) is not an input
+         * error: nvfp4_verify records it as a size mismatch and compares the other components;
+         * an empty amax is (a view's amax_count 0 means one value) */
+        if (c == NVFP4_VC_AMAX && nvfp4_tensor_numel(t[c]) == 0)
+            return fail(err, "%s: component '%s' holds no value", fname, t[c]->name);
         out->any = true;
     }
     if (t[0]) out->v.data = t[0]->data, out->v.data_bytes = t[0]->nbytes;

@@ -53,7 +53,9 @@ int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4
  * F8_E4M3 / F8_E8M0, F4 packing two codes per byte), F32 for amax, F32,
  * BF16 or F16 for dequant (widened; vrep_round_dequant rounds the expected
  * one the same way). A set holding one tensor with another name is taken as `lone`
- * (default data). Shapes are not checked here: sizes are. */
+ * (default data). Dtypes are checked here; sizes and counts (a per-row amax
+ * where the golden has one) are left to nvfp4_verify, which reports them as
+ * reason size and still compares the other components. */
 int vrep_actual_view(const char *fname, const nvfp4_tensor_set *s, bool colwise,
                      const nvfp4_vview *geom, nvfp4_vcomponent lone, vrep_view *out, nvfp4_error *err);
 

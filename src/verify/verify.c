@@ -407,11 +407,11 @@ static void compare_amax(vctx *c)
 {
     size_t ne = c->e->amax_count ? c->e->amax_count : 1, na = c->a->amax_count ? c->a->amax_count : 1;
     c->rep->compared[NVFP4_VC_AMAX] = true;
-    c->rep->total[NVFP4_VC_AMAX] = ne;
-    if (ne != na) {
+    if (ne != na) { /* e.g. a per-row amax where the recipe has one: nothing compared (total 0) */
         record_size(c, NVFP4_VC_AMAX, 4 * ne, 4 * na);
         return;
     }
+    c->rep->total[NVFP4_VC_AMAX] = ne;
     /* one amax, or one per stored row (row-scaled recipes: m.row names it) */
     for (size_t i = 0; i < ne; i++) {
         float ev = c->e->amax[i], av = c->a->amax[i];

@@ -130,7 +130,7 @@ done
 
 # Bad input: exit 2 with a message.
 $K ref.safetensors tr.safetensors --bug truncate-data --keep data
-run_v "short data is a size mismatch" 1 "data: expected 960 bytes, actual has 936: size" --expected ref.safetensors --actual tr.safetensors
+run_v "short data is a size mismatch" 1 "data: holds 936 bytes where 960 were expected: size" --expected ref.safetensors --actual tr.safetensors
 run_v "missing --actual" 2 "--expected BUNDLE and --actual FILE are required" --expected ref.safetensors
 run_v "not a bundle" 2 "not a golden bundle" --expected good.safetensors --actual good.safetensors
 run_v "unreadable actual" 2 "nope.safetensors" --expected ref.safetensors --actual nope.safetensors
@@ -148,10 +148,40 @@ def st(path, tensors):
     open(path, "wb").write(struct.pack("<Q", len(j)) + j + blob)
 st("f32data.safetensors", {"data": ("F32", [40, 24], bytes(40 * 24 * 4))})
 st("amax2.safetensors", {"amax": ("F32", [2], bytes(8))})
+st("amax0.safetensors", {"amax": ("F32", [0], b"")})
+# a kernel that writes a per-row amax (40 values) beside right codes and scales
+b = open("good.safetensors", "rb").read(); n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
+part = lambda k: b[8 + n + h[k]["data_offsets"][0]: 8 + n + h[k]["data_offsets"][1]]
+st("rowamax.safetensors", {"data": ("U8", h["data"]["shape"], part("data")),
+                           "scale": ("U8", h["scale"]["shape"], part("scale")),
+                           "amax": ("F32", [40], part("amax") * 40)})
 st("dqi32.safetensors", {"dequant": ("I32", [40, 48], bytes(40 * 48 * 4))})
 PY
 run_v "codes must be bytes" 2 "component 'data' is F32; codes and scales are bytes (U8)" --expected ref.safetensors --actual f32data.safetensors
-run_v "amax is one value" 2 "component 'amax' holds 2 values; amax is one F32" --expected ref.safetensors --actual amax2.safetensors
+run_v "two amax values: reason size, not an input error" 1 "amax: holds 2 values where 1 was expected: size" \
+    --expected ref.safetensors --actual amax2.safetensors
+run_v "an empty amax is an input error" 2 "component 'amax' holds no value" --expected ref.safetensors --actual amax0.safetensors
+run_v "per-row amax: the case is still analysed" 1 \
+    "amax               WRONG SIZE: component 'amax' holds 40 values where 1 was expected" \
+    --expected ref.safetensors --actual rowamax.safetensors
+grep -q "data               0 of 1920 differ (match)" out.txt && grep -q "scale              0 of 120 differ (match)" out.txt \
+    && grep -q "^reasons: size 1$" out.txt && ok "per-row amax: codes and scales still compared" \
+    || { bad "per-row amax: codes and scales"; cat out.txt; }
+$NVFP4 verify --expected ref.safetensors --actual rowamax.safetensors --json >ra.json; rc=$?
+python3 - <<'PY' && [ $rc -eq 1 ] && ok "per-row amax --json: size finding, data and scale compared" || bad "per-row amax --json (rc=$rc)"
+import json
+o = json.load(open("ra.json"))["outputs"][0]
+a = o["components"]["amax"]
+assert a["status"] == "mismatch" and a["compared"] == 0 and a["expected_size"] == 1 and a["actual_size"] == 40, a
+assert a["size_finding"] == "component 'amax' holds 40 values where 1 was expected", a
+assert o["components"]["data"] == {"status": "match", "compared": 1920, "mismatches": 0}, o["components"]["data"]
+assert o["reasons"] == {"size": 1} and o["first_mismatches"][0]["reason"] == "size"
+PY
 run_v "dequant must be F32" 2 "component 'dequant' is I32; it must be F32" --expected ref.safetensors --actual dqi32.safetensors
+# A suite's MANIFEST given as --expected: one message, which names --suite.
+"$NVFP4" verify --expected g/MANIFEST --actual good.safetensors >out.txt 2>err.txt; rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && ! grep -q "header length" err.txt \
+    && grep -qF "g/MANIFEST is a golden MANIFEST (the list of a suite's bundles), not a bundle: check every case with --suite g/MANIFEST --actual-dir OUTS" err.txt \
+    && ok "MANIFEST as --expected: one message" || { bad "MANIFEST as --expected (rc $rc)"; cat err.txt; }
 run_v "--help" 0 "usage: nvfp4 verify" --help
 exit $fail
