@@ -313,6 +313,22 @@ nvfp4_status nvfp4_sr_test(const nvfp4_sr_input *in, nvfp4_sr_report *rep, nvfp4
 double nvfp4_sr_p_up(float y);
 
 /* ---- GEMM check ---------------------------------------------------------------- */
+/* What gemm-check names when a GEMM is not the golden one (docs/verify.md, "gemm-check"). */
+typedef enum {
+    NVFP4_GEMM_CAUSE_BF16_OUTPUT = 0,   /* every output is bf16-representable: D rounded to bf16 */
+    NVFP4_GEMM_CAUSE_CONSTANT_RATIO,    /* D = c * exact: a missing or doubled scale (the line says which) */
+    NVFP4_GEMM_CAUSE_TRANSPOSED,        /* D written column-major, or an operand's other orientation used */
+    NVFP4_GEMM_CAUSE_ACCUMULATION_ORDER, /* within the any-order bound but not the te order (an order that fits) */
+    NVFP4_GEMM_CAUSE_COUNT
+} nvfp4_gemm_cause;
+
+typedef struct {
+    nvfp4_gemm_cause cause;
+    char line[320];
+} nvfp4_gemm_cause_line;
+
+const char *nvfp4_gemm_cause_name(nvfp4_gemm_cause c); /* "bf16-output", "constant-ratio", ... */
+
 typedef struct {
     size_t total;
     size_t outside_bound;      /* |actual - exact| > bound */
@@ -321,11 +337,24 @@ typedef struct {
     size_t worst_index;
     double worst_ratio;        /* max |actual - exact| / bound (0 when bound is 0 and equal) */
     bool within_bound, equals_te;
+    nvfp4_gemm_cause_line causes[NVFP4_GEMM_CAUSE_COUNT]; /* from nvfp4_gemm_check_causes */
+    size_t n_causes;
 } nvfp4_gemm_check_report;
 
 /* actual, te: n fp32 outputs; exact, bound: from nvfp4_gemm_error_bound. */
 void nvfp4_gemm_check(const float *actual, const float *te, const double *exact, const double *bound, size_t n,
                       nvfp4_gemm_check_report *rep);
+
+/* Names the causes of a GEMM's departure from the golden one into rep
+ * (after nvfp4_gemm_check filled it for the same output): outputs all
+ * bf16-representable; a constant ratio to the exact result (a missing or
+ * doubled global scale or alpha, named from the two amaxes); D written
+ * transposed or an operand's other orientation; and, within the bound but
+ * not the te order, which fp32 order (te, reverse, pairwise, exact)
+ * reproduces it. a, b, alpha as for nvfp4_gemm; actual [M, N] row-major. */
+nvfp4_status nvfp4_gemm_check_causes(const nvfp4_quantized *a, bool a_columnwise, const nvfp4_quantized *b,
+                                     bool b_columnwise, float alpha, const float *actual,
+                                     nvfp4_gemm_check_report *rep, nvfp4_error *err);
 
 /* ---- reports: what nvfp4 verify, identify, sr-test and gemm-check print ------------------------- */
 /* The CLI and the Python package (nvfp4kit) call these, so that both print
