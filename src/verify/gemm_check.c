@@ -205,10 +205,13 @@ static void cause_ratio(nvfp4_gemm_check_report *rep, const gemm_view *v, const 
     double a = (double)v->act[v->transposed ? bj * v->m + bi : big], r = a / exact[big];
     if (!isfinite(r) || r == 0.0 || fabs(r - 1.0) <= v->widen + 0x1p-20 || misfits(v, exact, bound, r, 0x1p-20))
         return;
-    int e;
-    double mant = frexp(fabs(r), &e);
+    /* the nearest power of two, if it fits too, is the simpler story (a scale exponent off) */
     char p2[48] = "";
-    if (mant == 0.5) snprintf(p2, sizeof p2, " (%s2^%d: a scale exponent off)", r < 0 ? "-" : "", e - 1);
+    double r2 = copysign(exp2(round(log2(fabs(r)))), r);
+    if (!misfits(v, exact, bound, r2, 0x1p-20)) {
+        snprintf(p2, sizeof p2, " (%s2^%d: a scale exponent off)", r < 0 ? "-" : "", (int)round(log2(fabs(r))));
+        r = r2;
+    }
     add_gcause(rep, NVFP4_GEMM_CAUSE_CONSTANT_RATIO,
                "gemm: D = %s x exact on every output%s; no global scale or alpha of this GEMM gives that ratio",
                nvfp4_format_f64_digits(r, 7, rs, sizeof rs), p2);
