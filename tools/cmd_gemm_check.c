@@ -21,6 +21,10 @@ static const char usage[] =
     "a tensor named 'd' (as `nvfp4 gemm` writes it). Every element must lie within the rigorous\n"
     "bound of fp32 accumulation of the exact 16-element block partials in ANY order (docs/\n"
     "semantics.md); whether D equals the sequential `te` order bit for bit is reported apart.\n"
+    "When it does not, a cause line says why: bf16-output (D rounded to bf16), constant-ratio\n"
+    "(D = r x exact: a missing or doubled global scale or alpha, named from the amaxes),\n"
+    "transposed (D column-major, or an operand's other orientation), accumulation-order (within\n"
+    "the bound; the reverse, pairwise or exact order that reproduces D bit for bit, if any).\n"
     "\n"
     "Exit: 0 every element within its bound, 1 some are outside, 2 usage or input error.\n";
 
