@@ -215,8 +215,23 @@ static int row_partials(const gemm_operand *oa, const int8_t *ha, const float *s
     return exact;
 }
 
+/* fp32 pairwise sum: the two halves (the first floor(n/2) partials and the rest) summed likewise, then added. */
+static float pairwise_sum(const float *p, size_t n)
+{
+    if (n == 0) return 0.0f;
+    if (n == 1) return 0.0f + p[0]; /* as an accumulator that starts from +0 */
+    size_t h = n / 2;
+    return pairwise_sum(p, h) + pairwise_sum(p + h, n - h);
+}
+
 static float accumulate(const float *p, size_t n, nvfp4_gemm_order order)
 {
+    if (order == NVFP4_GEMM_PAIRWISE) return pairwise_sum(p, n);
+    if (order == NVFP4_GEMM_REVERSE) {
+        float acc = 0.0f;
+        for (size_t k = n; k-- > 0;) acc = acc + p[k];
+        return acc;
+    }
     if (order == NVFP4_GEMM_EXACT) {
         nvfp4_xsum acc;
         nvfp4_core_xsum_init(&acc);
@@ -291,7 +306,8 @@ nvfp4_status nvfp4_gemm(const nvfp4_quantized *a, bool a_columnwise, const nvfp4
     gemm_operand oa, ob;
     nvfp4_status st = operands(a, a_columnwise, b, b_columnwise, &oa, &ob, err);
     if (st != NVFP4_OK) return st;
-    if (order != NVFP4_GEMM_TE && order != NVFP4_GEMM_EXACT)
+    if (order != NVFP4_GEMM_TE && order != NVFP4_GEMM_EXACT && order != NVFP4_GEMM_REVERSE &&
+        order != NVFP4_GEMM_PAIRWISE)
         return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: unknown accumulation order %d", (int)order);
     if (!d && oa.rows * ob.rows > 0) return nvfp4_error_set(err, NVFP4_EINVAL, "gemm: null output");
     gemm_ctx c = {d, ob.rows, gemm_alpha(&oa, &ob, alpha_in), order};

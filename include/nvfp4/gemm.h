@@ -13,7 +13,10 @@ NVFP4_BEGIN_DECLS
 
 typedef enum {
     NVFP4_GEMM_TE = 0,   /* exact block partials, sequential fp32 sum over k, then alpha (bit-reproducible) */
-    NVFP4_GEMM_EXACT = 1 /* exact block partials, exact (binary64 or better) sum, one final rounding */
+    NVFP4_GEMM_EXACT = 1, /* exact block partials, exact (binary64 or better) sum, one final rounding */
+    /* other fp32 orders a kernel may use (gemm-check names the one that reproduces a kernel's bytes): */
+    NVFP4_GEMM_REVERSE = 2, /* sequential fp32 sum over k from the last block partial to the first */
+    NVFP4_GEMM_PAIRWISE = 3 /* recursive halving: sum(first n/2) + sum(rest), each half likewise */
 } nvfp4_gemm_order;
 
 /* TE's GEMM alpha, left to right in fp32:

@@ -265,10 +265,25 @@ typedef struct {
     size_t block_elems;       /* 16 or 32 (32: offsets offset and offset+1) */
 } nvfp4_sr_input;
 
+/* The SR rule sr-test names (docs/verify.md, "sr-test"): what the kernel's
+ * decisions look like when they are not the 8-bit contract's. */
+typedef enum {
+    NVFP4_SR_RULE_CONTRACT = 0,   /* nothing seen that departs from the 8-bit rule */
+    NVFP4_SR_RULE_MORE_BITS,      /* more than 8 random bits: p = frac, not floor(256 frac)/256 */
+    NVFP4_SR_RULE_SHARED_BYTE,    /* one random byte shared by each aligned group of elements (a block) */
+    NVFP4_SR_RULE_DETERMINISTIC,  /* no randomness: the same neighbour in every sample (RN, RZ, ...) */
+    NVFP4_SR_RULE_DEPENDENT,      /* dependent random bits of no named kind */
+    NVFP4_SR_RULE_BIASED          /* round-up rates off the fraction beyond the test's allowance */
+} nvfp4_sr_rule;
+
 typedef struct {
     size_t tested;            /* elements with 0 < p < 1 */
     size_t invalid;           /* codes that are neither neighbour of y */
-    size_t impossible;        /* deterministic elements (p = 0 or 1) with the wrong code */
+    size_t impossible;        /* elements with p = 0 < frac (floor(256 frac) = 0) rounded away in some sample */
+    size_t impossible_ups;    /* their round-ups, over all samples */
+    size_t below8;            /* elements with 0 < frac < 1/256 (p = 0 under the 8-bit rule) */
+    double below8_expected;   /* sum over them of N frac: their expected round-ups if p = frac */
+    double frac_z, frac_pvalue; /* test 2 again with p = frac (the rate of a kernel with many random bits) */
     size_t rejected;          /* binomial tests rejected after Holm */
     size_t rejected_high, rejected_low; /* of those: too many / too few round-ups */
     double min_pvalue;
@@ -278,6 +293,10 @@ typedef struct {
     double serial_z, serial_pvalue; /* runs test across samples (conditional on each element's count) */
     double neighbour_z, neighbour_pvalue; /* joint round-ups of adjacent element pairs within a sample */
     size_t identical_pairs;   /* consecutive samples with identical codes (where any element is random) */
+    nvfp4_sr_rule rule;       /* the rule named (the first cause's) */
+    double deterministic_log10_p; /* log10 P(every element keeps one neighbour in all samples | contract) */
+    size_t shared_group;      /* SHARED_BYTE: the group size (elements i / g share a byte); else 0 */
+    size_t group_samples_mixed; /* SHARED_BYTE: (group, sample) pairs with both round-ups and round-downs */
     /* bit-exact mode */
     size_t bitexact_mismatches, bitexact_total;
     int byte_map[32];         /* byte_map[k]: which of the block's random bytes element k uses; -1 unknown */
@@ -294,6 +313,22 @@ nvfp4_status nvfp4_sr_test(const nvfp4_sr_input *in, nvfp4_sr_report *rep, nvfp4
 double nvfp4_sr_p_up(float y);
 
 /* ---- GEMM check ---------------------------------------------------------------- */
+/* What gemm-check names when a GEMM is not the golden one (docs/verify.md, "gemm-check"). */
+typedef enum {
+    NVFP4_GEMM_CAUSE_BF16_OUTPUT = 0,   /* every output is bf16-representable: D rounded to bf16 */
+    NVFP4_GEMM_CAUSE_CONSTANT_RATIO,    /* D = c * exact: a missing or doubled scale (the line says which) */
+    NVFP4_GEMM_CAUSE_TRANSPOSED,        /* D written column-major, or an operand's other orientation used */
+    NVFP4_GEMM_CAUSE_ACCUMULATION_ORDER, /* within the any-order bound but not the te order (an order that fits) */
+    NVFP4_GEMM_CAUSE_COUNT
+} nvfp4_gemm_cause;
+
+typedef struct {
+    nvfp4_gemm_cause cause;
+    char line[320];
+} nvfp4_gemm_cause_line;
+
+const char *nvfp4_gemm_cause_name(nvfp4_gemm_cause c); /* "bf16-output", "constant-ratio", ... */
+
 typedef struct {
     size_t total;
     size_t outside_bound;      /* |actual - exact| > bound */
@@ -302,11 +337,24 @@ typedef struct {
     size_t worst_index;
     double worst_ratio;        /* max |actual - exact| / bound (0 when bound is 0 and equal) */
     bool within_bound, equals_te;
+    nvfp4_gemm_cause_line causes[NVFP4_GEMM_CAUSE_COUNT]; /* from nvfp4_gemm_check_causes */
+    size_t n_causes;
 } nvfp4_gemm_check_report;
 
 /* actual, te: n fp32 outputs; exact, bound: from nvfp4_gemm_error_bound. */
 void nvfp4_gemm_check(const float *actual, const float *te, const double *exact, const double *bound, size_t n,
                       nvfp4_gemm_check_report *rep);
+
+/* Names the causes of a GEMM's departure from the golden one into rep
+ * (after nvfp4_gemm_check filled it for the same output): outputs all
+ * bf16-representable; a constant ratio to the exact result (a missing or
+ * doubled global scale or alpha, named from the two amaxes); D written
+ * transposed or an operand's other orientation; and, within the bound but
+ * not the te order, which fp32 order (te, reverse, pairwise, exact)
+ * reproduces it. a, b, alpha as for nvfp4_gemm; actual [M, N] row-major. */
+nvfp4_status nvfp4_gemm_check_causes(const nvfp4_quantized *a, bool a_columnwise, const nvfp4_quantized *b,
+                                     bool b_columnwise, float alpha, const float *actual,
+                                     nvfp4_gemm_check_report *rep, nvfp4_error *err);
 
 /* ---- reports: what nvfp4 verify, identify, sr-test and gemm-check print ------------------------- */
 /* The CLI and the Python package (nvfp4kit) call these, so that both print

@@ -15,6 +15,13 @@
  * four tests (alpha/4 each; Holm inside test 1), so a correct kernel fails
  * with probability at most alpha (up to the normal approximation of 2-4).
  *
+ * When a test rejects, the rule the kernel follows is named (name_rule):
+ * no randomness, one random byte shared by a group of elements, more than
+ * 8 random bits, or a bias. Each name is given only when a test above has
+ * rejected or an event of probability 0 under the contract was seen, so a
+ * correct kernel is named with probability at most alpha; the rules below
+ * only choose which name fits.
+ *
  * Bit-exact mode: the kernel follows our Philox contract (docs/semantics.md, "The SR bit contract");
  * every code must equal the reference, and on mismatch the byte->element
  * mapping the kernel actually used is inferred from the data.
@@ -39,11 +46,27 @@ double nvfp4_sr_p_up(float y)
     return (double)nvfp4_core_e2m1_frac8(a) / 256.0;
 }
 
-/* The two codes SR can give for y: toward zero (r = 0) and away (r = 255). */
-static void sr_neighbours(float y, uint8_t *down, uint8_t *up)
+/* The exact position of |y| inside its E2M1 step, in [0, 1): frac8 / 256
+ * without the floor (a - lo is exact in fp32, see nvfp4_core_e2m1_frac8,
+ * and the division by a power of two is exact in binary64); 0 for values
+ * on the grid, |y| >= 6 and NaN. A kernel with more than 8 random bits
+ * rounds away with this probability. */
+static double sr_frac(float y)
 {
-    *down = nvfp4_core_e2m1_encode(y, NVFP4_CORE_SR, 0);
-    *up = nvfp4_core_e2m1_encode(y, NVFP4_CORE_SR, 255);
+    float a = nvfp4_core_fabs(y);
+    if (nvfp4_core_isnan(y) || !(a < NVFP4_E2M1_MAX)) return 0.0;
+    float lo = nvfp4_core_e2m1_mag_value(nvfp4_core_e2m1_rz_mag(a));
+    return (double)(a - lo) / (double)nvfp4_core_e2m1_step(a);
+}
+
+/* The two codes any stochastic rounding can give for y: toward zero, and
+ * the next grid point away from zero when y is not on the grid (frac > 0).
+ * The upper neighbour is defined by the grid, not by the 8-bit rule: a
+ * kernel with more random bits may choose it where floor(256 frac) = 0. */
+static void sr_neighbours(float y, double frac, uint8_t *down, uint8_t *up)
+{
+    *down = nvfp4_core_e2m1_encode(y, NVFP4_CORE_RZ, 0);
+    *up = frac > 0.0 ? (uint8_t)(*down + 1u) : *down; /* magnitude + 1, same sign (|y| < 6, so mag < 7) */
 }
 
 static void add_cause(nvfp4_sr_report *rep, nvfp4_cause c, const char *fmt, ...)
@@ -94,22 +117,42 @@ static int up_of(const nvfp4_sr_input *in, size_t s, size_t i, uint8_t down, uin
     return -1;
 }
 
-static void statistical(const nvfp4_sr_input *in, nvfp4_sr_report *rep, unsigned *k, double *p, uint8_t *dn,
-                        uint8_t *upc)
+/* Per-element data shared by the tests: round-up counts, the 8-bit
+ * probability p, the exact fraction, the two neighbours. */
+typedef struct {
+    unsigned *k;
+    double *p, *frac;
+    uint8_t *dn, *up;
+} sr_elems;
+
+/* Test 2 (value-weighted mean) with probabilities q (p: the contract; frac: many random bits) over the
+ * elements where 0 < q < 1; returns z and sets *num to the weighted excess. */
+static double mean_z(const nvfp4_sr_input *in, const sr_elems *e, const double *q, double *num_out)
+{
+    double num = 0, var = 0, N = (double)in->samples;
+    for (size_t i = 0; i < in->n; i++) {
+        if (!(q[i] > 0.0 && q[i] < 1.0)) continue;
+        double step = nvfp4_core_e2m1_step(nvfp4_core_fabs(in->y[i]));
+        num += step * ((double)e->k[i] - N * q[i]);
+        var += step * step * N * q[i] * (1.0 - q[i]);
+    }
+    if (num_out) *num_out = num;
+    return var > 0 ? num / sqrt(var) : 0.0;
+}
+
+static void statistical(const nvfp4_sr_input *in, nvfp4_sr_report *rep, const sr_elems *e)
 {
     size_t n = in->n, N = in->samples;
+    const unsigned *k = e->k;
+    const double *p = e->p;
+    const uint8_t *dn = e->dn, *upc = e->up;
     double a4 = in->alpha / 4.0;
     pv *pvals = malloc((n ? n : 1) * sizeof *pvals);
     size_t m = 0;
-    double num = 0, var = 0;
     for (size_t i = 0; i < n; i++) {
-        float y = in->y[i];
-        double step = nvfp4_core_e2m1_step(nvfp4_core_fabs(y));
         if (!(p[i] > 0.0 && p[i] < 1.0)) continue;
         rep->tested++;
         if (pvals) pvals[m++] = (pv){binom_two_sided(k[i], p[i], (unsigned)N), i};
-        num += step * ((double)k[i] - (double)N * p[i]);
-        var += step * step * (double)N * p[i] * (1.0 - p[i]);
     }
     /* 1. Holm step-down over the m element tests */
     rep->min_pvalue = 1.0;
@@ -126,10 +169,14 @@ static void statistical(const nvfp4_sr_input *in, nvfp4_sr_report *rep, unsigned
         }
     }
     free(pvals);
-    /* 2. mean */
-    rep->mean_z = var > 0 ? num / sqrt(var) : 0.0;
-    rep->mean_pvalue = var > 0 ? normal_two_sided(rep->mean_z) : 1.0;
+    /* 2. mean; and the same statistic with p = frac, which names (not
+     * tests) a kernel with more than 8 random bits */
+    double num;
+    rep->mean_z = mean_z(in, e, p, &num);
+    rep->mean_pvalue = rep->mean_z != 0.0 ? normal_two_sided(rep->mean_z) : 1.0;
     rep->bias_per_element = rep->tested ? num / ((double)N * (double)rep->tested) : 0.0;
+    rep->frac_z = mean_z(in, e, e->frac, NULL);
+    rep->frac_pvalue = rep->frac_z != 0.0 ? normal_two_sided(rep->frac_z) : 1.0;
     /* 3. independence across samples: a Wald-Wolfowitz runs test per
      * element, conditional on its round-up count k (so a bias, test 2, does
      * not look like dependence): given k ups in N samples, the number of
@@ -168,29 +215,184 @@ static void statistical(const nvfp4_sr_input *in, nvfp4_sr_report *rep, unsigned
     rep->neighbour_pvalue = av > 0 ? normal_two_sided(rep->neighbour_z) : 1.0;
     for (size_t s = 0; s + 1 < N; s++)
         if (rep->tested && memcmp(in->codes[s], in->codes[s + 1], n) == 0) rep->identical_pairs++;
+}
 
-    bool dependent = rep->serial_pvalue < a4 || rep->neighbour_pvalue < a4 || rep->identical_pairs;
-    char p1[32], p2[32], p3[32], al[32], bias[32];
-    if (dependent)
-        add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
-                  "sr: random bits look dependent: runs across samples z = %.1f (p = %s), adjacent elements z = %.1f "
-                  "(p = %s), %zu identical consecutive samples",
-                  rep->serial_z, nvfp4_format_f64_digits(rep->serial_pvalue, 2, p1, sizeof p1), rep->neighbour_z,
-                  nvfp4_format_f64_digits(rep->neighbour_pvalue, 2, p2, sizeof p2), rep->identical_pairs);
+/* ---- naming the rule ------------------------------------------------------------------ */
+
+/* log10 of the probability, under the contract, that every element with
+ * 0 < p < 1 keeps one neighbour in all N samples: prod_i (p^N + (1-p)^N). */
+static double log10_all_constant(const nvfp4_sr_input *in, const sr_elems *e)
+{
+    double l = 0.0, N = (double)in->samples;
+    for (size_t i = 0; i < in->n; i++) {
+        double q = e->p[i];
+        if (q > 0.0 && q < 1.0) l += log10(pow(q, N) + pow(1.0 - q, N));
+    }
+    return l;
+}
+
+/* Whether every element that has two neighbours took the same one in every sample. */
+static bool all_constant(const nvfp4_sr_input *in, const sr_elems *e)
+{
+    for (size_t i = 0; i < in->n; i++)
+        if (e->dn[i] != e->up[i] && e->k[i] != 0 && e->k[i] != in->samples) return false;
+    return true;
+}
+
+/* Which deterministic rule the (constant) decisions follow: RN (ties to
+ * even, compared code for code), always toward zero, always away, a fixed
+ * threshold on the fraction, or none of these (the same random bits in
+ * every call). Writes a phrase into buf. */
+static void deterministic_rule(const nvfp4_sr_input *in, const sr_elems *e, char *buf, size_t len)
+{
+    bool rn = true, rz = true, away = true;
+    double max_down = -1.0, min_up = 2.0;
+    for (size_t i = 0; i < in->n; i++) {
+        if (e->dn[i] == e->up[i]) continue;
+        bool up = e->k[i] == in->samples;
+        if (in->codes[0][i] != nvfp4_core_e2m1_encode(in->y[i], NVFP4_CORE_RN, 0)) rn = false;
+        if (up) rz = false, min_up = e->frac[i] < min_up ? e->frac[i] : min_up;
+        else away = false, max_down = e->frac[i] > max_down ? e->frac[i] : max_down;
+    }
+    char lo[32], hi[32];
+    if (rn) snprintf(buf, len, "every code is round-to-nearest-even (RN disguised as SR)");
+    else if (rz) snprintf(buf, len, "every code is the neighbour toward zero (RZ disguised as SR)");
+    else if (away) snprintf(buf, len, "every code is the neighbour away from zero (rounding away disguised as SR)");
+    else if (max_down < min_up)
+        snprintf(buf, len, "an element rounds away iff its fraction exceeds a fixed threshold between %s and %s",
+                 nvfp4_format_f64_digits(max_down, 4, lo, sizeof lo), nvfp4_format_f64_digits(min_up, 4, hi, sizeof hi));
+    else
+        snprintf(buf, len, "the choice is not a function of the fraction: the same random bits in every call (the "
+                           "seed or offset is not advanced)");
+}
+
+/* The largest aligned group size g (a power of two up to the block) such
+ * that in every sample and every group of elements i / g, each element that
+ * rounded up has a larger floor(256 frac) than each that rounded down: the
+ * order that one random byte r shared by the group imposes (up iff
+ * floor(256 frac) >= 256 - r). Independent bytes break it in about half the
+ * mixed groups. 0 when no group size keeps it; *mixed receives the number of
+ * (group, sample) pairs that hold both decisions at the size returned. */
+static size_t shared_group(const nvfp4_sr_input *in, const sr_elems *e, size_t *mixed)
+{
+    size_t be = in->block_elems == 32 ? 32 : 16;
+    for (size_t g = be; g >= 2; g /= 2) {
+        size_t mix = 0;
+        bool ordered = true;
+        for (size_t s = 0; s < in->samples && ordered; s++)
+            for (size_t g0 = 0; g0 < in->n && ordered; g0 += g) {
+                int max_down = -1, min_up = 256;
+                for (size_t i = g0; i < g0 + g && i < in->n; i++) {
+                    if (!(e->p[i] > 0.0 && e->p[i] < 1.0)) continue;
+                    int f8 = (int)nvfp4_core_e2m1_frac8(nvfp4_core_fabs(in->y[i]));
+                    int u = up_of(in, s, i, e->dn[i], e->up[i]);
+                    if (u == 1 && f8 < min_up) min_up = f8;
+                    if (u == 0 && f8 > max_down) max_down = f8;
+                }
+                if (max_down >= 0 && min_up < 256) {
+                    mix++;
+                    ordered = max_down < min_up;
+                }
+            }
+        if (ordered && mix) {
+            *mixed = mix;
+            return g;
+        }
+    }
+    *mixed = 0;
+    return 0;
+}
+
+static void set_rule(nvfp4_sr_report *rep, nvfp4_sr_rule r)
+{
+    if (rep->rule == NVFP4_SR_RULE_CONTRACT) rep->rule = r;
+}
+
+/* The cause lines: which rule the rejections (or the impossible round-ups)
+ * point to. The order matters: no randomness explains dependence and any
+ * per-element rejection; a shared byte explains the adjacent-element
+ * dependence; more than 8 bits explains an upward mean and the impossible
+ * round-ups when the rates fit p = frac; anything else is a bias. */
+static void name_rule(const nvfp4_sr_input *in, nvfp4_sr_report *rep, const sr_elems *e)
+{
+    double a4 = in->alpha / 4.0;
+    char p1[32], p2[32], p3[32], al[32], bias[32], ex[32];
     nvfp4_format_f64_digits(a4, 2, al, sizeof al);
-    if (rep->mean_pvalue < a4)
+    bool dependent = rep->serial_pvalue < a4 || rep->neighbour_pvalue < a4 || rep->identical_pairs;
+    rep->deterministic_log10_p = rep->tested && in->samples > 1 ? log10_all_constant(in, e) : 0.0;
+    bool deterministic = rep->tested && in->samples > 1 && all_constant(in, e) &&
+                         rep->deterministic_log10_p <= log10(a4);
+    if (deterministic) {
+        char rule[200];
+        deterministic_rule(in, e, rule, sizeof rule);
+        add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
+                  "sr: no randomness: each of the %zu elements with 0 < p < 1 took the same neighbour in all %zu "
+                  "samples (probability 10^%.0f under the contract, < %s; %zu identical consecutive samples); %s",
+                  rep->tested, in->samples, floor(rep->deterministic_log10_p), al, rep->identical_pairs, rule);
+        set_rule(rep, NVFP4_SR_RULE_DETERMINISTIC);
+    } else if (dependent) {
+        size_t g = rep->neighbour_pvalue < a4 && rep->neighbour_z > 0 ? shared_group(in, e, &rep->group_samples_mixed) : 0;
+        rep->shared_group = g;
+        if (g) {
+            add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
+                      "sr: one random byte shared by each aligned group of %zu elements%s: adjacent elements round up "
+                      "together (z = %.1f, p = %s < %s); in all %zu (group, sample) pairs with both decisions, those "
+                      "rounded up have a larger floor(256 frac) than those rounded down, as a shared byte imposes",
+                      g, g == (in->block_elems == 32 ? 32u : 16u) ? " (a whole block)" : "", rep->neighbour_z,
+                      nvfp4_format_f64_digits(rep->neighbour_pvalue, 2, p2, sizeof p2), al, rep->group_samples_mixed);
+            set_rule(rep, NVFP4_SR_RULE_SHARED_BYTE);
+        } else {
+            add_cause(rep, NVFP4_CAUSE_SR_DEPENDENT,
+                      "sr: random bits look dependent: runs across samples z = %.1f (p = %s), adjacent elements z = "
+                      "%.1f (p = %s), %zu identical consecutive samples",
+                      rep->serial_z, nvfp4_format_f64_digits(rep->serial_pvalue, 2, p1, sizeof p1), rep->neighbour_z,
+                      nvfp4_format_f64_digits(rep->neighbour_pvalue, 2, p2, sizeof p2), rep->identical_pairs);
+            set_rule(rep, NVFP4_SR_RULE_DEPENDENT);
+        }
+    }
+    bool mean_up = rep->mean_pvalue < a4 && rep->mean_z > 0;
+    bool fits_frac = rep->frac_pvalue >= a4;
+    if (!deterministic && (rep->impossible || mean_up) && fits_frac) {
+        if (rep->impossible)
+            add_cause(rep, NVFP4_CAUSE_BIASED_SR,
+                      "sr: more than 8 random bits (proven: the 8-bit rule gives these probability 0): %zu round-ups "
+                      "of %zu elements with 0 < frac < 1/256, where floor(256 frac) = 0 (%s expected if p = frac); "
+                      "the rates fit p = frac (z = %.1f, p = %s) rather than floor(256 frac)/256 (z = %.1f)",
+                      rep->impossible_ups, rep->below8, nvfp4_format_f64_digits(rep->below8_expected, 3, ex, sizeof ex),
+                      rep->frac_z, nvfp4_format_f64_digits(rep->frac_pvalue, 2, p1, sizeof p1), rep->mean_z);
+        else
+            add_cause(rep, NVFP4_CAUSE_BIASED_SR,
+                      "sr: consistent with more than 8 random bits: rounds up more often than floor(256 frac)/256 "
+                      "(z = %.1f, p = %s < %s) at the rate p = frac (z = %.1f, p = %s); no element with floor(256 "
+                      "frac) = 0 rounded up (%zu such elements, %s round-ups expected if p = frac)",
+                      rep->mean_z, nvfp4_format_f64_digits(rep->mean_pvalue, 2, p3, sizeof p3), al, rep->frac_z,
+                      nvfp4_format_f64_digits(rep->frac_pvalue, 2, p1, sizeof p1), rep->below8,
+                      nvfp4_format_f64_digits(rep->below8_expected, 3, ex, sizeof ex));
+        set_rule(rep, NVFP4_SR_RULE_MORE_BITS);
+    } else if (rep->mean_pvalue < a4) {
         add_cause(rep, NVFP4_CAUSE_BIASED_SR,
                   "sr: biased: the mean is off its exact expectation by %s%s scaled units per element (z = %.1f, p = "
-                  "%s < %s); rounds %s too often",
-                  signbit(rep->bias_per_element) ? "" : "+", nvfp4_format_f64_digits(rep->bias_per_element, 3, bias, sizeof bias),
-                  rep->mean_z, nvfp4_format_f64_digits(rep->mean_pvalue, 2, p3, sizeof p3), al,
-                  rep->mean_z > 0 ? "up" : "down");
-    else if (rep->rejected)
+                  "%s < %s); rounds %s too often%s",
+                  signbit(rep->bias_per_element) ? "" : "+",
+                  nvfp4_format_f64_digits(rep->bias_per_element, 3, bias, sizeof bias), rep->mean_z,
+                  nvfp4_format_f64_digits(rep->mean_pvalue, 2, p3, sizeof p3), al, rep->mean_z > 0 ? "up" : "down",
+                  rep->mean_z > 0 && !fits_frac ? ", also against p = frac (more random bits do not explain it)" : "");
+        set_rule(rep, NVFP4_SR_RULE_BIASED);
+    } else if (rep->impossible) {
+        add_cause(rep, NVFP4_CAUSE_BIASED_SR,
+                  "sr: %zu round-ups of %zu elements whose floor(256 frac) = 0 (probability 0 under the 8-bit rule), "
+                  "at a rate that does not fit p = frac either (z = %.1f, p = %s < %s): biased",
+                  rep->impossible_ups, rep->below8, rep->frac_z,
+                  nvfp4_format_f64_digits(rep->frac_pvalue, 2, p1, sizeof p1), al);
+        set_rule(rep, NVFP4_SR_RULE_BIASED);
+    } else if (rep->rejected && !deterministic) {
         add_cause(rep, dependent ? NVFP4_CAUSE_SR_DEPENDENT : NVFP4_CAUSE_BIASED_SR,
                   "sr: %zu elements round up with a frequency inconsistent with their exact probability (Holm, "
                   "family-wise alpha %s; %zu too often, %zu too rarely)%s",
                   rep->rejected, al, rep->rejected_high, rep->rejected_low,
                   dependent ? ": consistent with the dependence above" : "");
+        set_rule(rep, dependent ? NVFP4_SR_RULE_DEPENDENT : NVFP4_SR_RULE_BIASED);
+    }
 }
 
 /* The 32 random bytes of block b in sample s (16-element blocks use 16). */
@@ -257,70 +459,36 @@ nvfp4_status nvfp4_sr_test(const nvfp4_sr_input *in, nvfp4_sr_report *rep, nvfp4
     if (!(in->alpha > 0.0 && in->alpha < 1.0))
         return nvfp4_error_set(err, NVFP4_EINVAL, "sr-test: alpha must lie in (0, 1)");
     size_t n = in->n;
-    unsigned *k = calloc(n, sizeof *k);
-    double *p = calloc(n, sizeof *p);
-    uint8_t *dn = calloc(n, 1), *up = calloc(n, 1);
-    if (!k || !p || !dn || !up) {
-        free(k), free(p), free(dn), free(up);
+    sr_elems e = {calloc(n, sizeof(unsigned)), calloc(n, sizeof(double)), calloc(n, sizeof(double)), calloc(n, 1),
+                  calloc(n, 1)};
+    if (!e.k || !e.p || !e.frac || !e.dn || !e.up) {
+        free(e.k), free(e.p), free(e.frac), free(e.dn), free(e.up);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "sr-test: out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        p[i] = nvfp4_sr_p_up(in->y[i]);
-        sr_neighbours(in->y[i], &dn[i], &up[i]);
+        e.p[i] = nvfp4_sr_p_up(in->y[i]);
+        e.frac[i] = sr_frac(in->y[i]);
+        sr_neighbours(in->y[i], e.frac[i], &e.dn[i], &e.up[i]);
         for (size_t s = 0; s < in->samples; s++) {
-            int u = up_of(in, s, i, dn[i], up[i]);
+            int u = up_of(in, s, i, e.dn[i], e.up[i]);
             if (u < 0) rep->invalid++;
-            else if (u == 1) k[i]++;
+            else if (u == 1) e.k[i]++;
         }
-        bool random = p[i] > 0.0 && p[i] < 1.0;
-        if (!random && k[i] != 0) rep->impossible++;
+        /* 0 < frac < 1/256: the 8-bit rule never rounds these away */
+        if (e.frac[i] > 0.0 && e.p[i] == 0.0) {
+            rep->below8++;
+            rep->below8_expected += (double)in->samples * e.frac[i];
+            rep->impossible += e.k[i] != 0;
+            rep->impossible_ups += e.k[i];
+        }
     }
     if (rep->invalid)
         add_cause(rep, NVFP4_CAUSE_BIASED_SR,
                   "sr: %zu codes are neither neighbour of the scaled value (not a rounding of it at all)", rep->invalid);
-    else if (rep->impossible)
-        add_cause(rep, NVFP4_CAUSE_BIASED_SR,
-                  "sr: %zu elements that lie exactly on the grid (probability 0) were rounded away", rep->impossible);
-    statistical(in, rep, k, p, dn, up);
+    statistical(in, rep, &e);
+    name_rule(in, rep, &e);
     if (in->bitexact) bitexact(in, rep);
     rep->pass = rep->n_causes == 0 && (!in->bitexact || rep->bitexact_mismatches == 0);
-    free(k), free(p), free(dn), free(up);
+    free(e.k), free(e.p), free(e.frac), free(e.dn), free(e.up);
     return NVFP4_OK;
-}
-
-/* ---- GEMM ---------------------------------------------------------------------------- */
-
-void nvfp4_gemm_check(const float *actual, const float *te, const double *exact, const double *bound, size_t n,
-                      nvfp4_gemm_check_report *rep)
-{
-    memset(rep, 0, sizeof *rep);
-    rep->total = n;
-    for (size_t i = 0; i < n; i++) {
-        double a = (double)actual[i], x = exact[i], b = bound[i];
-        if (te) {
-            uint32_t ua, ut;
-            memcpy(&ua, &actual[i], 4);
-            memcpy(&ut, &te[i], 4);
-            rep->te_equal += ua == ut || (isnan(actual[i]) && isnan(te[i]));
-        }
-        if (!isfinite(a) || !isfinite(x)) {
-            bool same = (isnan(a) && isnan(x)) || a == x;
-            if (!same) {
-                rep->nan_mismatch++;
-                rep->outside_bound++;
-                rep->worst_ratio = INFINITY;
-                rep->worst_index = i;
-            }
-            continue;
-        }
-        double d = fabs(a - x);
-        double ratio = d == 0.0 ? 0.0 : (b > 0.0 ? d / b : INFINITY);
-        if (ratio > 1.0) rep->outside_bound++;
-        if (ratio > rep->worst_ratio) {
-            rep->worst_ratio = ratio;
-            rep->worst_index = i;
-        }
-    }
-    rep->within_bound = rep->outside_bound == 0;
-    rep->equals_te = te && rep->te_equal == n;
 }

@@ -4,6 +4,9 @@
 # columnwise and for 1x32 blocks), and on broken "kernels" built from them:
 # repeated samples and round-to-nearest (dependent), a max-of-two-samples
 # kernel (biased up), a kernel that changes the scales; bad input exits 2.
+# Fake kernels (numpy) that follow another SR rule must have it named: a
+# float uniform (more than 8 random bits), one byte per block, RN, RZ and a
+# threshold disguised as SR; a fair kernel with its own generator gets none.
 # The statistical tests run at alpha = 0.001: a correct kernel fails with
 # probability at most 0.001, and the data here are fixed, so the test is
 # deterministic.
@@ -86,6 +89,91 @@ PY
 run_s "a biased kernel is caught" 1 "cause biased-sr: sr: biased" --input x.safetensors \
     --samples $(for k in $(seq 0 $((S - 2))); do echo m$k.safetensors; done)
 grep -q "rounds up too often" out.txt && ok "bias direction named" || bad "bias direction"
+grep -q "also against p = frac (more random bits do not explain it)" out.txt && ! grep -q "more than 8 random bits" out.txt \
+    && ok "a biased kernel is not taken for more random bits" || bad "bias vs more bits"
+# fake kernels that each follow another SR rule, on an input whose scaled
+# values equal x (global amax 2688 in block 0, so S_enc = 1; every other
+# block holds +-6, so its scale is 1): 35% of the elements lie just above a
+# grid point (0 < frac < 1/256), where the 8-bit rule never rounds away.
+mkdir rules && cd rules
+python3 - <<'PY'
+import numpy as np, sys, json, struct
+GRID = np.array([0, .5, 1, 1.5, 2, 3, 4, 6], dtype=np.float64)
+rows, cols = 32, 64
+rng = np.random.default_rng(5)
+x = np.zeros((rows, cols), dtype=np.float32)
+x[0, 0] = 2688.0  # global amax 2688: S_enc = 1; block 0 scale 448, others ...
+for b in range(1, rows * cols // 16):
+    r, c0 = divmod(b * 16, cols)
+    v = rng.uniform(-6, 6, 16)
+    near = rng.random(16) < 0.35   # just above a grid point: 0 < frac < 1/256
+    g = rng.integers(0, 7, 16)
+    step = np.where(GRID[g] >= 4, 2.0, np.where(GRID[g] >= 2, 1.0, 0.5))
+    v = np.where(near, (GRID[g] + step * rng.uniform(1e-4, 1 / 256 - 1e-4, 16)) * rng.choice([-1, 1], 16), v)
+    v[rng.integers(0, 16)] = 6.0 * rng.choice([-1, 1])   # block amax 6: scale 1, so y = x
+    x[r, c0:c0 + 16] = v
+x.tofile("x.f32")
+PY
+cat > kern.py <<'PY'
+# fake SR kernels: python3 kern.py KIND N SEED writes KIND_0.safetensors ... (codes only)
+import json, struct, sys
+import numpy as np
+GRID = np.array([0, .5, 1, 1.5, 2, 3, 4, 6], dtype=np.float64)
+kind, N, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rows, cols = 32, 64
+y = np.fromfile("x.f32", dtype=np.float32).astype(np.float64)
+y[0] = 6.0  # 2688 * fl(1/448): saturates to code 7
+a = np.abs(y)
+mag = np.where(a >= 6, 7, np.searchsorted(GRID, a, side="right") - 1)
+step = np.where(a >= 4, 2.0, np.where(a >= 2, 1.0, 0.5))
+frac = np.where(a >= 6, 0.0, (a - GRID[np.minimum(mag, 7)]) / step)
+f8 = np.floor(frac * 256)
+sign = (np.signbit(y)).astype(np.uint8) << 3
+rng = np.random.default_rng(seed)
+def write(path, codes):
+    d = (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8).tobytes()
+    h = json.dumps({"data": {"dtype": "U8", "shape": [rows, cols // 2], "data_offsets": [0, len(d)]}}).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + d)
+for s in range(N):
+    if kind == "own8":        # a fair 8-bit kernel with its own generator
+        up = f8 + rng.integers(0, 256, y.size) >= 256
+    elif kind == "float":     # a float uniform: P(up) = frac (more than 8 random bits)
+        up = rng.random(y.size) < frac
+    elif kind == "shared":    # one random byte per 16-element block
+        up = f8 + np.repeat(rng.integers(0, 256, y.size // 16), 16) >= 256
+    elif kind == "rn":        # round to nearest even, whatever the random bits
+        up = (frac > 0.5) | ((frac == 0.5) & (mag % 2 == 1))
+    elif kind == "rz":
+        up = np.zeros(y.size, bool)
+    elif kind == "threshold": # up iff frac > 0.3
+        up = frac > 0.3
+    up &= frac > 0
+    codes = (sign | (mag + up).astype(np.uint8)).astype(np.uint8)
+    write("%s_%d.safetensors" % (kind, s), codes)
+PY
+rule() {
+    local name=$1 want=$2 needle=$3 kind=$4
+    python3 kern.py "$kind" 24 7 || bad "kernel $kind"
+    run_s "$name" "$want" "$needle" --input x.f32 --shape 32x64 --dtype f32 --samples $(ls "${kind}"_*.safetensors)
+}
+rule "a fair 8-bit kernel with its own generator passes" 0 "verdict: PASS" own8
+grep -q "^cause" out.txt && bad "a fair kernel gets no cause" || ok "a fair kernel gets no cause"
+rule "a float uniform (p = frac) is named: more than 8 random bits" 1 \
+    "cause biased-sr: sr: more than 8 random bits (proven: the 8-bit rule gives these probability 0): 33 round-ups of 656 elements with 0 < frac < 1/256" float
+grep -q "codes that are not a neighbour of y: 0;" out.txt && ! grep -q "neither neighbour" out.txt \
+    && ok "the upper neighbours of floor(256 frac) = 0 are neighbours" || bad "neighbours of the float-uniform kernel"
+grep -c "^cause" out.txt | grep -qx 1 && ok "more than 8 bits is the only cause" || bad "more than 8 bits alone"
+rule "one byte per block is named" 1 \
+    "cause sr-dependent: sr: one random byte shared by each aligned group of 16 elements (a whole block)" shared
+grep -c "^cause" out.txt | grep -qx 1 && ok "a shared byte is the only cause (each element is fair)" || bad "shared alone"
+rule "RN disguised as SR is named" 1 "every code is round-to-nearest-even (RN disguised as SR)" rn
+grep -q "cause sr-dependent: sr: no randomness: each of the 1249 elements with 0 < p < 1 took the same neighbour in all 24 samples" \
+    out.txt && ok "no randomness stated with its count" || bad "no randomness count"
+rule "RZ disguised as SR is named" 1 "every code is the neighbour toward zero (RZ disguised as SR)" rz
+grep -q "rounds down too often" out.txt && ok "RZ is also biased down" || bad "RZ bias"
+rule "a fixed threshold is named" 1 "rounds away iff its fraction exceeds a fixed threshold between 0.2987 and 0.3006" threshold
+cd ..
 python3 "$here/vkernel.py" s0.safetensors sc.safetensors --keep data,scale --bug scale-plus-one
 $NVFP4 sr-test --input x.safetensors --samples $(for k in $(seq 0 $((S - 2))); do echo m$k.safetensors; done) --json >j.json; rc=$?
 python3 - <<'PY' && [ $rc -eq 1 ] && ok "--json report of the biased kernel" || bad "--json (rc=$rc)"
