@@ -214,6 +214,99 @@ START_TEST(scale_mutants_hand_computed)
 }
 END_TEST
 
+
+/* The mutants learned from third-party quantizers, on hand-computed blocks:
+ * global amax 2688 (S_enc = 1), block 0 holds 6 (scale 1.0, factor 1) and
+ * the E2M1 midpoints, block 1 is zero (scale 0x00), block 2 holds -0 and a
+ * negative value that underflows. */
+START_TEST(learned_mutants_hand_computed)
+{
+    float x[48] = {6.0f, 0.75f, 1.75f, 3.5f, 0.25f, 2.5f, 5.0f, 1.25f};
+    x[32] = 2688.0f;
+    x[33] = -0.0f;
+    x[34] = -1.0f; /* scale 448 / 6 * ... : -1 / (2688 / 6) underflows to -0 */
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate("elem-ties-toward-zero", x, 1, 48, &m, &q);
+    /* te (ties to even): 6 0x7, 0.75 0x2, 1.75 0x4, 3.5 0x6; toward zero: 0.75 0x1, 1.75 0x3, 3.5 0x5 */
+    ck_assert_uint_eq(q.row.data[0], 0x27);
+    ck_assert_uint_eq(q.row.data[1], 0x64);
+    ck_assert_uint_eq(m.q.row.data[0], 0x17);
+    ck_assert_uint_eq(m.q.row.data[1], 0x53);
+    ck_assert_uint_eq(m.q.row.data[2], q.row.data[2]); /* 0.25, 2.5: ties whose even code is the smaller */
+    ck_assert_uint_eq(m.q.row.data[3], 0x26);         /* 5 -> 4 (0x6) both ways; 1.25 -> 1 (0x2) */
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("scale-zero-to-eighth", x, 1, 48, &m, &q);
+    ck_assert_uint_eq(q.row.scale[1], 0x00);
+    ck_assert_uint_eq(m.q.row.scale[1], 0x20); /* E4M3 0.125 */
+    ck_assert_uint_eq(m.q.row.scale[0], 0x38);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("encode-senc-over-s-no-clamp", x, 1, 48, &m, &q);
+    ck_assert_uint_eq(q.row.data[8], 0x00);   /* zero block: te's factor FLT_MAX, 0 * FLT_MAX = 0 */
+    ck_assert_uint_eq(m.q.row.data[8], 0x77); /* 0 * Inf = NaN -> 0x7 (satfinite) */
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    mutate("elem-negzero-input-dropped", x, 1, 48, &m, &q);
+    ck_assert_uint_eq(q.row.data[16], 0x87 & 0xFF); /* 2688 -> 0x7, -0 -> 0x8 */
+    ck_assert_uint_eq(m.q.row.data[16], 0x07);      /* -0 -> 0x0 */
+    ck_assert_uint_eq(q.row.data[17] & 0xFu, 0x8u); /* -1 / 448 underflows: 0x8 */
+    ck_assert_uint_eq(m.q.row.data[17] & 0xFu, 0x8u); /* kept */
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
+/* The swizzle with the padded group count as row stride: 2 x 48 has 3 scale
+ * columns (padded to 4); scale (1, 0) is flat index 3, read back as (0, 3):
+ * byte 3 of the tile instead of byte 16. */
+START_TEST(swizzle_padded_stride_hand_computed)
+{
+    float x[96];
+    for (size_t i = 0; i < 96; i++) x[i] = (float)(i % 7) + 0.5f * (float)(i / 16);
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate("layout-swizzle-padded-stride", x, 2, 48, &m, &q);
+    ck_assert_uint_eq(m.swizzled[0][0], q.row.scale[0]);
+    ck_assert_uint_eq(m.swizzled[0][3], q.row.scale[3]); /* scale (1, 0) */
+    ck_assert_uint_eq(m.swizzled[0][16], q.row.scale[4]); /* scale (1, 1) at flat 4 = (1, 0) */
+    ck_assert_uint_ne(q.row.scale[3], 0);
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
+/* S_enc from torch's orders, for amaxes where they differ from te's
+ * correctly rounded 2688/amax by one ulp (float32, checked with numpy):
+ * amax 1000: fl(fl(1/amax)*2688) is one ulp above; amax 3: fl(1/fl(amax/2688))
+ * and fl(1/fl(amax*fl(1/2688))) are one ulp below. Over 64 block amaxes
+ * amax*b/64 some scale byte or code moves with a one-ulp S_enc, none with
+ * an equal one. */
+static bool some_scale_differs(const char *name, float amax)
+{
+    float x[16 * 64] = {0};
+    x[0] = amax;
+    for (size_t b = 1; b < 64; b++) x[b * 16] = amax * (float)b / 64.0f;
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate(name, x, 1, 16 * 64, &m, &q);
+    bool d = memcmp(m.q.row.scale, q.row.scale, 64) != 0 || memcmp(m.q.row.data, q.row.data, 16 * 32) != 0;
+    nvfp4_mutant_output_free(&m);
+    nvfp4_quantized_free(&q);
+    return d;
+}
+START_TEST(global_scale_orders_differ)
+{
+    ck_assert(!some_scale_differs("global-torch-rdiv", 3.0f)); /* the same S_enc as te */
+    ck_assert(!some_scale_differs("global-recip-of-div", 1000.0f));
+    ck_assert(!some_scale_differs("global-recip-of-mul", 1000.0f));
+    ck_assert(some_scale_differs("global-torch-rdiv", 1000.0f));
+    ck_assert(some_scale_differs("global-recip-of-div", 3.0f));
+    ck_assert(some_scale_differs("global-recip-of-mul", 3.0f));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mutants");
@@ -223,6 +316,9 @@ static Suite *suite(void)
     tcase_add_test(tc, catalog_is_well_formed);
     tcase_add_test(tc, element_mutants_hand_computed);
     tcase_add_test(tc, scale_mutants_hand_computed);
+    tcase_add_test(tc, learned_mutants_hand_computed);
+    tcase_add_test(tc, swizzle_padded_stride_hand_computed);
+    tcase_add_test(tc, global_scale_orders_differ);
     suite_add_tcase(s, tc);
     return s;
 }

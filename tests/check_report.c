@@ -473,6 +473,106 @@ START_TEST(explain_text_and_errors)
 }
 END_TEST
 
+
+/* ---- proven or consistent (docs/verify.md) ---------------------------------------------------------------- */
+
+/* Block b's amax is A * (b + 1) / 32 (the first A itself), its 15 other
+ * elements one to three ulps around the E2M1 midpoints after te's encode
+ * factor of the block's scale, so that a kernel whose S_enc is one ulp off
+ * moves some codes (or scale bytes). */
+static void boundary_input(float A, float *x)
+{
+    static const float mids[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+    memset(x, 0, R * C * sizeof *x);
+    for (size_t b = 0; b < R * C / 16; b++) x[b * 16] = A * (float)(b + 1) / 32.0f;
+    x[0] = A;
+    nvfp4_quantized q;
+    quantize_te(x, NVFP4_RN, 0, 0, &q);
+    for (size_t i = 0; i < R * C; i++) {
+        size_t k = i % 16, b = i / 16;
+        if (k == 0) continue;
+        float f = nvfp4_verify_te_scaled(1.0f, q.row.scale[b], A), v = mids[(k + b) % 7] / f;
+        for (int n = (int)((k * 3 + b) % 7) - 3; n != 0; n += n > 0 ? -1 : 1) v = nextafterf(v, n > 0 ? INFINITY : 0.0f);
+        x[i] = (k + b) & 2 ? -v : v;
+    }
+    nvfp4_quantized_free(&q);
+}
+
+/* The kernel: catalogued mutant `name` run on x, writing data, scale and amax. */
+static void mutant_kernel(const char *name, const float *x, nvfp4_tensor_set *a)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    nvfp4_mutant_output m;
+    nvfp4_error err = {0};
+    ck_assert_int_eq(nvfp4_mutant_quantize(nvfp4_mutant_find(name), x, NVFP4_DTYPE_F32, R, C, &o, &m, &err), NVFP4_OK);
+    nvfp4_tset_init(a);
+    add_u8(a, "data", m.q.row.data, m.q.row.data_bytes);
+    add_u8(a, "scale", m.q.row.scale, m.q.row.scale_rows * m.q.row.scale_cols);
+    add_f32(a, "amax", &m.q.row.amax, 1, 1);
+    nvfp4_mutant_output_free(&m);
+}
+
+static const nvfp4_vcause_line *known_bug(const nvfp4_report *rep)
+{
+    const nvfp4_vreport *v = &rep->outputs[0].report;
+    for (size_t i = 0; i < v->n_causes; i++)
+        if (v->causes[i].cause == NVFP4_CAUSE_KNOWN_BUG) return &v->causes[i];
+    return NULL;
+}
+
+/* A kernel computing S_enc as torch does for 2688.0 / amax (fl(fl(1/amax) * 2688)).
+ * amax 1000: one ulp above te's S_enc, while torchao's reciprocal orders give te's:
+ * no other candidate gives its bytes, the cause is proven with a deciding element.
+ * amax 0.0123: torchao's fl(1/fl(amax/2688)) is the same float as torch's, so
+ * both give the same bytes: consistent with global-recip-of-div, never proven. */
+START_TEST(verify_torch_senc_proven_or_consistent)
+{
+    float x[R * C];
+    nvfp4_tensor_set b, a;
+    nvfp4_report rep;
+    nvfp4_error err = {0};
+    nvfp4_verify_bundle_opts o = verify_opts();
+
+    boundary_input(1000.0f, x);
+    golden_bundle(x, &b);
+    mutant_kernel("global-torch-rdiv", x, &a);
+    ck_assert_int_eq(nvfp4_verify_bundle_report(&b, &a, &o, &rep, &err), NVFP4_OK);
+    ck_assert_int_eq(rep.verdict, 1);
+    const nvfp4_vcause_line *l = known_bug(&rep);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_str_eq(l->step, "global-scale");
+    ck_assert_int_eq(l->status, NVFP4_CAUSE_PROVEN);
+    ck_assert_ptr_nonnull(strstr(l->line, "global-torch-rdiv: your kernel computes S_enc = fl(fl(1/amax) * 2688)"));
+    ck_assert_str_eq(l->alternatives, "");
+    ck_assert_ptr_nonnull(strstr(l->evidence, "global-inverted gives")); /* a deciding element of another global-scale candidate */
+    ck_assert_ptr_nonnull(strstr(rep.text, "\n  step global-scale: proven: "));
+    ck_assert_ptr_nonnull(strstr(rep.json, "\"status\": \"proven\""));
+    ck_assert_ptr_nonnull(strstr(rep.json, "\"step\": \"global-scale\""));
+    ck_assert_ptr_null(strstr(rep.text, "tie-rule")); /* the kernel's scaled values are not ties */
+    nvfp4_report_free(&rep);
+    nvfp4_tset_free(&a);
+    nvfp4_tset_free(&b);
+
+    boundary_input(0.0123f, x);
+    golden_bundle(x, &b);
+    mutant_kernel("global-torch-rdiv", x, &a);
+    ck_assert_int_eq(nvfp4_verify_bundle_report(&b, &a, &o, &rep, &err), NVFP4_OK);
+    ck_assert_int_eq(rep.verdict, 1);
+    l = known_bug(&rep);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(l->status, NVFP4_CAUSE_CONSISTENT);
+    ck_assert_ptr_nonnull(strstr(l->line, "global-torch-rdiv: "));
+    ck_assert_str_eq(l->alternatives, "global-recip-of-div");
+    ck_assert_ptr_nonnull(strstr(rep.text, "\n  step global-scale: consistent with global-recip-of-div (same bytes on this input)\n"));
+    ck_assert_ptr_nonnull(strstr(rep.json, "\"alternatives\": [\n"));
+    ck_assert_ptr_nonnull(strstr(rep.json, "\"global-recip-of-div\""));
+    nvfp4_report_free(&rep);
+    nvfp4_tset_free(&a);
+    nvfp4_tset_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -480,6 +580,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, verify_golden_bytes_match);
     tcase_add_test(tc, verify_one_flipped_nibble);
+    tcase_add_test(tc, verify_torch_senc_proven_or_consistent);
     tcase_add_test(tc, verify_bad_input_errors);
     tcase_add_test(tc, identify_ranks_te_first);
     tcase_add_test(tc, identify_bad_input_errors);

@@ -19,7 +19,8 @@ typedef struct {
     char *killer;      /* the first case that separates it, or NULL */
     char *causes;      /* what verify names there */
     char *line;        /* the known-bug line, or the first cause line */
-    bool named;        /* verify's known-bug line names it */
+    bool named;        /* verify's known-bug cause names it (first or among the alternatives) */
+    bool proven;       /* ... first, with status proven: the killing case separates it from every candidate */
 } gm_entry;
 
 struct gm_state {
@@ -139,6 +140,19 @@ static void mutant_view(const nvfp4_vview *geom, const nvfp4_mutant_output *mo, 
 
 static char *dup_s(const char *s) { return s ? strdup(s) : NULL; }
 
+/* Whether word is an item of the ", "-separated list. */
+static bool in_list(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; p && *p;) {
+        const char *e = strstr(p, ", ");
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k == n && strncmp(p, word, n) == 0) return true;
+        p = e ? e + 2 : p + k;
+    }
+    return false;
+}
+
 /* Runs verify on the killing orientation with every applicable mutant as a
  * candidate and records the causes it names. */
 static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
@@ -183,11 +197,13 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
             len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? "," : "", nvfp4_cause_name(rep.causes[i].cause));
         e->causes = dup_s(rep.n_causes ? buf : "none");
         const char *line = NULL;
+        const nvfp4_vcause_line *kb = NULL;
         for (size_t i = 0; i < rep.n_causes; i++)
-            if (rep.causes[i].cause == NVFP4_CAUSE_KNOWN_BUG) line = rep.causes[i].line;
-        /* named: the known-bug line names this mutant (first, or among those
-         * that give the same bytes on the case) */
-        e->named = line && strstr(line, e->m->name) != NULL;
+            if (rep.causes[i].cause == NVFP4_CAUSE_KNOWN_BUG) kb = &rep.causes[i], line = kb->line;
+        /* named: the known-bug cause names this mutant, first (proven or not)
+         * or among the alternatives that give the same bytes on the case */
+        e->named = kb && (strncmp(kb->line, e->m->name, strlen(e->m->name)) == 0 || in_list(kb->alternatives, e->m->name));
+        e->proven = e->named && kb->status == NVFP4_CAUSE_PROVEN && strncmp(kb->line, e->m->name, strlen(e->m->name)) == 0;
         if (!line && rep.n_causes) line = rep.causes[0].line;
         e->line = dup_s(line);
         nvfp4_vreport_free(&rep);
@@ -366,6 +382,7 @@ int gm_report(const gm_state *s, const char *suite, bool json)
             json_object_set_new(j, "causes", e->causes ? json_string(e->causes) : json_null());
             json_object_set_new(j, "line", e->line ? json_string(e->line) : json_null());
             json_object_set_new(j, "named", json_boolean(e->named));
+            json_object_set_new(j, "proven", json_boolean(e->proven));
             json_array_append_new(arr, j);
         }
         json_object_set_new(o, "mutants", arr);

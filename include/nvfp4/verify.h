@@ -116,10 +116,25 @@ typedef struct {
 
 #define NVFP4_VERIFY_MAX_CAUSES 16
 
+/* How sure a cause is (docs/verify.md, "Proven or consistent"): proven when
+ * the kernel's bytes exclude every other candidate evaluated for its step
+ * (evidence cites the deciding elements), consistent otherwise
+ * (alternatives lists the candidates that give the same bytes). */
+typedef enum { NVFP4_CAUSE_CONSISTENT = 0, NVFP4_CAUSE_PROVEN = 1 } nvfp4_cause_status;
+
 typedef struct {
     nvfp4_cause cause;
     char line[320];
+    const char *step;            /* global-scale, block-scale, encode-factor, element-rounding, special-values,
+                                    layout, rht, amax, recipe (nvfp4_cause_step) */
+    nvfp4_cause_status status;
+    char evidence[320];          /* proven: the deciding elements; consistent: what was (not) compared */
+    char alternatives[320];      /* consistent: other candidates with the same bytes, comma separated */
 } nvfp4_vcause_line;
+
+const char *nvfp4_cause_status_name(nvfp4_cause_status s); /* "proven", "consistent" */
+/* The chain step a cause belongs to ("layout" for swapped-nibbles, ...). */
+const char *nvfp4_cause_step(nvfp4_cause c);
 
 typedef struct {
     bool expected_present[NVFP4_VC_COUNT], actual_present[NVFP4_VC_COUNT];
@@ -230,6 +245,8 @@ const char *nvfp4_mutant_recipe_family(const char *recipe);
 /* Whether m mutates recipe (it is listed) under these options
  * (rounding, RHT, block): false when what it needs is absent. */
 bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *opts);
+/* The chain step m replaces as a cause step token (nvfp4_cause_step's vocabulary). */
+const char *nvfp4_mutant_step_id(const nvfp4_mutant_info *m);
 
 /* A mutant's output: the quantized result (same layout as nvfp4_quantize)
  * and the swizzled scales it writes for each orientation (0: rowwise). */

@@ -63,6 +63,23 @@ bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const 
     return true;
 }
 
+const char *nvfp4_mutant_step_id(const nvfp4_mutant_info *m)
+{
+    static const char *const special[] = {"elem-nan", "elem-negzero", "elem-sat"};
+    if (!m) return "recipe";
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        if (strncmp(m->name, special[i], strlen(special[i])) == 0) return "special-values";
+    if (strcmp(m->name, "2d-tile-amax-first-row") == 0) return "amax";
+    static const char *const map[][2] = {{"encode factor", "encode-factor"}, {"block scale", "block-scale"},
+                                         {"global scale", "global-scale"},   {"global amax", "amax"},
+                                         {"block amax", "amax"},             {"element cast", "element-rounding"},
+                                         {"SR bits", "element-rounding"},    {"layout", "layout"},
+                                         {"RHT", "rht"},                     {"2D scaling", "block-scale"}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(m->step, map[i][0]) == 0) return map[i][1];
+    return "recipe";
+}
+
 static const nvfp4_mutant *of_info(const nvfp4_mutant_info *m)
 {
     for (size_t i = 0; i < nvfp4_mutant_catalog_size; i++)

@@ -631,6 +631,104 @@ static uint8_t bs_mx_even_fp8_bits(const nvfp4_mctx *c, const nvfp4_core_global 
     return nvfp4_core_ue8m0_torchao_scale(bamax, c->r->emax_elem, 1, 3);
 }
 
+
+/* ---- learned from third-party quantizers ------------------------------------------------
+ * Each hook below is one step of a real implementation that differs from te
+ * (the catalog entry names the repository, path, line and version). */
+
+/* te's special cases around a global encode scale computed in another order. */
+static nvfp4_core_global te_global_with(float amax, float s_enc)
+{
+    nvfp4_core_global g;
+    g.amax = amax;
+    g.g = 1.0f;
+    g.s_enc = nvfp4_core_fminf(s_enc, NVFP4_CORE_FLT_MAX);
+    if (amax == 0.0f || g.s_enc == 0.0f) g.s_enc = 1.0f;
+    g.s_dec = 1.0f / g.s_enc;
+    return g;
+}
+/* torch's `2688.0 / amax` on a tensor: Tensor.__rtruediv__ is reciprocal() * 2688 */
+static nvfp4_core_global gl_torch_rdiv(const nvfp4_mctx *c, float amax)
+{
+    (void)c;
+    float r = 1.0f / amax;
+    return te_global_with(amax, r * NVFP4_CORE_2688);
+}
+/* torchao's per_tensor_scale = amax / 2688 (a true division on the CPU), then reciprocal() */
+static nvfp4_core_global gl_recip_of_div(const nvfp4_mctx *c, float amax)
+{
+    (void)c;
+    float t = amax / NVFP4_CORE_2688;
+    return te_global_with(amax, 1.0f / t);
+}
+/* the same on CUDA, where torch divides by a CPU scalar as a multiply by its reciprocal */
+static nvfp4_core_global gl_recip_of_mul(const nvfp4_mctx *c, float amax)
+{
+    (void)c;
+    float t = amax * NVFP4_CORE_INV2688;
+    return te_global_with(amax, 1.0f / t);
+}
+/* compressed-tensors generate_gparam: nan_to_num(2688 / amax, nan=1, posinf=1), no FLT_MAX clamp */
+static nvfp4_core_global gl_nonfinite_to_1(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    float s = NVFP4_CORE_2688 / amax;
+    if (!isfinite(s)) s = 1.0f;
+    if (s == 0.0f) s = 1.0f; /* amax = Inf: te's rule, kept so that one step differs */
+    g.s_enc = s;
+    g.s_dec = 1.0f / s;
+    return g;
+}
+/* y = x / (s / S_enc): the divisor s / S_enc, correctly rounded (s = 0: x / 0) */
+static nvfp4_core_block prep_s_over_senc(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    nvfp4_core_block b = {s, nvfp4_core_e4m3_decode(s) / g->s_enc};
+    return b;
+}
+/* y = x * (S_enc / s) without the FLT_MAX clamp: Inf when s = 0, so 0 * Inf = NaN */
+static nvfp4_core_block prep_senc_over_s_unclamped(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    nvfp4_core_block b = {s, g->s_enc / nvfp4_core_e4m3_decode(s)};
+    return b;
+}
+/* compressed-tensors calculate_qparams: scales == 0 replaced by the E4M3 eps 0.125 (byte 0x20) */
+static uint8_t bs_zero_to_eighth(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    uint8_t s = nvfp4_mutant_default_scale(c, g, bamax);
+    return (s & 0x7Fu) == 0 ? 0x20u : s;
+}
+/* a midpoint goes to the smaller magnitude: the RZ cast where y is an exact tie */
+static uint8_t el_ties_toward_zero(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    float y = scaled(c, b, x);
+    if (!nvfp4_core_isnan(y) && nvfp4_trace_e2m1_is_tie(y)) return nvfp4_core_e2m1_cast(c->r, y, NVFP4_CORE_RZ, 0);
+    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+}
+/* the sign from y < 0 before rounding, the packer's sign from the rounded value's
+ * sign bit: an exact -0 input gives 0x0, a negative value that rounds to zero 0x8 */
+static uint8_t el_negzero_input_dropped(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    uint8_t q = nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    float y = scaled(c, b, x);
+    return q == 0x8u && y == 0.0f ? 0x0u : q;
+}
+/* the swizzled offset of scale (r, k) taken from the flat index r * C + k
+ * decoded with the padded column count as the row stride */
+static void ly_swizzle_padded_stride(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    memset(swz, 0, n);
+    size_t C = t->scale_cols, Cp = (C + 3) / 4 * 4, tiles_c = Cp / 4;
+    for (size_t r = 0; r < t->scale_rows; r++)
+        for (size_t k = 0; k < C; k++) {
+            size_t f = r * C + k, rr = f / Cp, kk = f % Cp;
+            size_t off = ((rr / 128) * tiles_c + kk / 4) * 512 + (rr % 32) * 16 + ((rr % 128) / 32) * 4 + (kk % 4);
+            if (off < n) swz[off] = t->scale[r * C + k];
+        }
+}
+
 /* ---- the catalog ----------------------------------------------------------------------- */
 
 #define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
@@ -920,6 +1018,58 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "the rounding add of MXFP8 (1 << (23 - 3 - 1)) reused for FP4, whose mantissa has 1 bit (1 << 21)",
                "mxfp4-even", 0),
      .bscale = bs_mx_even_fp8_bits},
+    /* learned from third-party quantizers (docs/verify.md, "Mutants") */
+    {.info = M("global-torch-rdiv", "global scale", "S_enc = fl(fl(1/amax) * 2688)",
+               "torch's `2688.0 / amax` on a tensor (Tensor.__rtruediv__ = reciprocal() * 2688): compressed-tensors "
+               "0.20.1 quantization/utils/helpers.py:344 generate_gparam, mslk v1.1.0 "
+               "mslk/quantize/triton/fp4_quantize.py:5260",
+               R_TE, 0),
+     .global = gl_torch_rdiv},
+    {.info = M("global-recip-of-div", "global scale", "S_enc = fl(1 / fl(amax / 2688))",
+               "torchao 0.18 prototype/mx_formats/kernels.py:1192 mslk_quantize_nvfp4 passes "
+               "per_tensor_scale.reciprocal(), per_tensor_scale = amax / 2688 (nvfp4_tensor.py:769, CPU division)",
+               R_TE, 0),
+     .global = gl_recip_of_div},
+    {.info = M("global-recip-of-mul", "global scale", "S_enc = fl(1 / fl(amax * fl(1/2688)))",
+               "torchao 0.18 kernels.py:1192 on CUDA, where torch divides a tensor by a CPU scalar as a multiply by "
+               "its reciprocal (pytorch aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu)",
+               R_TE, 0),
+     .global = gl_recip_of_mul},
+    {.info = M("global-nonfinite-to-1", "global scale", "S_enc = 2688/amax, 1 where it is Inf or NaN (no FLT_MAX clamp)",
+               "compressed-tensors 0.20.1 quantization/utils/helpers.py:351 generate_gparam: "
+               "torch.nan_to_num(global_scale, nan=1.0, posinf=1.0) where te clamps to FLT_MAX (tiny amax)",
+               R_TE, 0),
+     .global = gl_nonfinite_to_1},
+    {.info = M("encode-s-over-senc", "encode factor", "y = x / (s / S_enc)",
+               "compressed-tensors 0.20.1 quantization/lifecycle/forward_helpers.py:185-187 (scale = scale / "
+               "global_scale; x / scale): one divisor s/S_enc",
+               R_TE, 0),
+     .prepare = prep_s_over_senc, .elem = elem_divide},
+    {.info = M("encode-senc-over-s-no-clamp", "encode factor", "y = x * div_rn(S_enc, s), Inf when s = 0",
+               "mslk v1.1.0 mslk/quantize/triton/fp4_quantize.py:5496 total_scale = tl.div_rn(global_scale, scales): "
+               "no FLT_MAX clamp, so zero-scale blocks give 0 * Inf = NaN codes",
+               R_TE, 0),
+     .prepare = prep_senc_over_s_unclamped},
+    {.info = M("scale-zero-to-eighth", "block scale", "s = 0x20 (0.125) where the scale byte would be 0",
+               "compressed-tensors 0.20.1 quantization/utils/helpers.py:117-128 calculate_qparams: scales == 0 "
+               "replaced by _get_dtype_eps(float8_e4m3fn) = 0.125",
+               R_TE, 0),
+     .bscale = bs_zero_to_eighth},
+    {.info = M("elem-ties-toward-zero", "element cast", "E2M1 ties rounded to the smaller magnitude",
+               "a threshold search with > at every midpoint (compressed-tensors 0.20.1 "
+               "quantization/utils/fp4_utils.py:23-35 _round_to_fp4 mixes >= and > to get ties to even)",
+               R_E2M1, NVFP4_MUTANT_NEEDS_RN),
+     .elem = el_ties_toward_zero},
+    {.info = M("elem-negzero-input-dropped", "element cast", "an exact -0 gives 0x0; negative underflow keeps 0x8",
+               "compressed-tensors 0.20.1 quantization/utils/fp4_utils.py:19 sign = tl.where(x < 0.0, -32.0, 32.0) "
+               "(-0.0 is not < 0), packed by its sign bit (compressors/nvfp4/helpers.py:63)",
+               "te,torchao,torchao-0.13-0.16,mxfp4-floor,mxfp4-rceil", 0),
+     .elem = el_negzero_input_dropped},
+    {.info = M("layout-swizzle-padded-stride", "layout", "scale (r, k) placed as flat index r*C+k with row stride round_up(C, 4)",
+               "the 128x4 swizzle indexed from the linear scale buffer with the padded group count as its row "
+               "stride: wrong whenever K/16 is not a multiple of 4",
+               R_E2M1, 0),
+     .layout = ly_swizzle_padded_stride},
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];

@@ -129,6 +129,17 @@ static void component_name(unsigned c, bool colwise, char *name, size_t n)
     else snprintf(name, n, "%s%s", nvfp4_vcomponent_name((nvfp4_vcomponent)c), sfx);
 }
 
+/* One cause: its line, then its step and status in words. */
+static void text_cause(nvfp4_strbuf *t, const nvfp4_vcause_line *l)
+{
+    const char *step = l->step ? l->step : nvfp4_cause_step(l->cause); /* lines filled without add_cause */
+    P("cause %s: %s\n", nvfp4_cause_name(l->cause), l->line);
+    if (l->status == NVFP4_CAUSE_PROVEN) P("  step %s: proven: %s\n", step, l->evidence);
+    else if (l->alternatives[0]) P("  step %s: consistent with %s (same bytes on this input)\n", step, l->alternatives);
+    else if (l->evidence[0]) P("  step %s: consistent (%s)\n", step, l->evidence);
+    else P("  step %s: consistent\n", step);
+}
+
 static void text_output(nvfp4_strbuf *t, const vrep_bundle *b, const nvfp4_vreport *rep, bool colwise,
                         const vrep_view *ev, const vrep_view *av)
 {
@@ -154,8 +165,7 @@ static void text_output(nvfp4_strbuf *t, const vrep_bundle *b, const nvfp4_vrepo
             if (rep->reason_count[r]) P(" %s %zu", nvfp4_vreason_name((nvfp4_vreason)r), rep->reason_count[r]);
         P("\n");
     }
-    for (size_t i = 0; i < rep->n_causes; i++)
-        P("cause %s: %s\n", nvfp4_cause_name(rep->causes[i].cause), rep->causes[i].line);
+    for (size_t i = 0; i < rep->n_causes; i++) text_cause(t, &rep->causes[i]);
 }
 
 static json_t *json_f(float v)
@@ -170,6 +180,17 @@ static json_t *json_causes(const nvfp4_vcause_line *causes, size_t n)
         json_t *j = json_object();
         json_object_set_new(j, "cause", json_string(nvfp4_cause_name(causes[i].cause)));
         json_object_set_new(j, "line", json_string(causes[i].line));
+        json_object_set_new(j, "step", json_string(causes[i].step ? causes[i].step : nvfp4_cause_step(causes[i].cause)));
+        json_object_set_new(j, "status", json_string(nvfp4_cause_status_name(causes[i].status)));
+        json_object_set_new(j, "evidence", json_string(causes[i].evidence));
+        json_t *alt = json_array();
+        for (const char *p = causes[i].alternatives; *p;) { /* the comma-separated list as an array */
+            const char *e = strstr(p, ", ");
+            size_t k = e ? (size_t)(e - p) : strlen(p);
+            json_array_append_new(alt, json_stringn(p, k));
+            p = e ? e + 2 : p + k;
+        }
+        json_object_set_new(j, "alternatives", alt);
         json_array_append_new(cs, j);
     }
     return cs;
@@ -537,9 +558,16 @@ static void text_ranking(nvfp4_strbuf *t, const nvfp4_vrank *rank, size_t ncand,
     if (rank[0].fraction == 1.0) {
         size_t ties = 1;
         while (ties < ncand && rank[ties].fraction == 1.0) ties++;
-        P("identified: the kernel implements %s", rank[0].name);
-        if (ties > 1) P(" (and %zu other variants give the same bytes on this input)", ties - 1);
-        P("\n");
+        if (ties == 1) {
+            P("identified: the kernel implements %s\n", rank[0].name);
+            P("  proven: the only one of the %zu variants that matches every byte\n", ncand);
+        } else {
+            P("identified: the kernel implements %s, or equally %zu other variants: it matches ", rank[0].name, ties - 1);
+            for (size_t i = 0; i < ties && i < 8; i++) P("%s%s", i ? ", " : "", rank[i].name);
+            P("%s exactly (indistinguishable on this input)\n", ties > 8 ? ", ..." : "");
+            P("  consistent with %zu variants (same bytes on this input): run the kernel on an input that separates them\n",
+              ties);
+        }
     } else {
         P("not identified: no variant reproduces every byte; the nearest is %s with %.4f%% (%zu of %zu bytes "
           "differ); run `nvfp4 verify` against its golden bundle to see why\n",
@@ -743,8 +771,7 @@ static void text_sr(nvfp4_strbuf *t, const nvfp4_sr_input *in, const nvfp4_sr_re
         P("  bit-exact (seed %llu, offset %llu + k*%llu): %zu of %zu codes differ\n", (unsigned long long)in->seed,
           (unsigned long long)in->offset, (unsigned long long)in->offset_step, rep->bitexact_mismatches,
           rep->bitexact_total);
-    for (size_t i = 0; i < rep->n_causes; i++)
-        P("cause %s: %s\n", nvfp4_cause_name(rep->causes[i].cause), rep->causes[i].line);
+    for (size_t i = 0; i < rep->n_causes; i++) text_cause(t, &rep->causes[i]);
     P("verdict: %s\n", rep->pass ? "PASS" : "FAIL");
 }
 

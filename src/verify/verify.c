@@ -63,6 +63,30 @@ static const char *const cause_names[NVFP4_CAUSE_COUNT] = {
 
 const char *nvfp4_cause_name(nvfp4_cause c) { return (unsigned)c < NVFP4_CAUSE_COUNT ? cause_names[c] : "?"; }
 
+const char *nvfp4_cause_status_name(nvfp4_cause_status s) { return s == NVFP4_CAUSE_PROVEN ? "proven" : "consistent"; }
+
+const char *nvfp4_cause_step(nvfp4_cause c)
+{
+    switch (c) {
+    case NVFP4_CAUSE_SWAPPED_NIBBLES:
+    case NVFP4_CAUSE_TRANSPOSED_DATA:
+    case NVFP4_CAUSE_LINEAR_FOR_SWIZZLED:
+    case NVFP4_CAUSE_SWIZZLED_FOR_LINEAR:
+    case NVFP4_CAUSE_PADDING_BYTES: return "layout";
+    case NVFP4_CAUSE_SCALE_OFF_BY_ONE:
+    case NVFP4_CAUSE_BLOCK_SCALE_FORMULA: return "block-scale";
+    case NVFP4_CAUSE_ENCODE_FACTOR: return "encode-factor";
+    case NVFP4_CAUSE_TIES_AWAY:
+    case NVFP4_CAUSE_SR_BYTE_ORDER:
+    case NVFP4_CAUSE_BIASED_SR:
+    case NVFP4_CAUSE_SR_DEPENDENT: return "element-rounding";
+    case NVFP4_CAUSE_NEGATIVE_ZERO:
+    case NVFP4_CAUSE_NAN_POLICY:
+    case NVFP4_CAUSE_UNDERFLOW_ZEROED: return "special-values";
+    default: return "recipe";
+    }
+}
+
 void nvfp4_verify_opts_init(nvfp4_verify_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -84,7 +108,11 @@ void nvfp4_vreport_add_cause(nvfp4_vreport *rep, nvfp4_cause c, const char *fmt,
 {
     if (rep->n_causes >= NVFP4_VERIFY_MAX_CAUSES) return;
     nvfp4_vcause_line *l = &rep->causes[rep->n_causes++];
+    memset(l, 0, sizeof *l);
     l->cause = c;
+    l->step = nvfp4_cause_step(c);
+    l->status = NVFP4_CAUSE_CONSISTENT; /* a detector's pattern: no other candidate compared */
+    snprintf(l->evidence, sizeof l->evidence, "a pattern in the bytes; no other candidate of this step was compared");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(l->line, sizeof l->line, fmt, ap);
@@ -225,7 +253,12 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
     *y_out = NAN;
     if (e->x) *x_out = e->x[r * e->cols + col];
     bool te_like = e->x && e->scale && e->amax && !e->ue8m0_scales && !e->e4m3_elements;
-    float y = te_like ? nvfp4_vchain_te_scaled(*x_out, es, *e->amax) : NAN;
+    /* the kernel's implied scaled value: its own scale byte and global amax where it wrote them */
+    uint8_t ks = c->act_scale && e->scale && si < e->scale_bytes ? c->act_scale[si] : es;
+    float kamax = e->amax ? *e->amax : NAN;
+    if (c->a->amax && (c->a->amax_count ? c->a->amax_count : 1) == (e->amax_count ? e->amax_count : 1))
+        kamax = *c->a->amax;
+    float y = te_like ? nvfp4_vchain_te_scaled(*x_out, ks, kamax) : NAN;
     *y_out = y;
     if (e->x && isnan(*x_out)) return NVFP4_VR_NAN_POLICY;
     if (c->act_scale && e->scale && si < e->scale_bytes && c->act_scale[si] != es) return NVFP4_VR_SCALE_BYTE;
@@ -551,10 +584,21 @@ static void detect_scale_off_by_one(vctx *c, const scale_tally *t)
                             t->mism, c->rep->total[NVFP4_VC_SCALE], t->off_by_one_up, t->off_by_one_down);
 }
 
+/* Whether catalogued mutants were given as candidates: their exact matches
+ * then name the formulas with a status (detect_exact_matches), so the
+ * single-formula detectors below would only repeat one of them unchecked. */
+static bool has_mutant_candidates(const vctx *c)
+{
+    for (size_t i = 0; i < c->o->n_candidates; i++)
+        if (c->o->candidates[i].mutant) return true;
+    return false;
+}
+
 /* Recompute the scale bytes with the known wrong block-scale formulas. */
 static void detect_block_scale_formula(vctx *c, const scale_tally *t)
 {
     const nvfp4_vview *e = c->e, *a = c->a;
+    if (has_mutant_candidates(c)) return;
     if (!t->mism || !e->x || !e->amax || e->ue8m0_scales || !a->scale || a->scale_bytes != e->scale_bytes) return;
     size_t scols = nvfp4_vview_scale_cols(e), agree = 0, n = e->scale_bytes;
     for (size_t i = 0; i < n; i++) {
@@ -572,6 +616,7 @@ static void detect_block_scale_formula(vctx *c, const scale_tally *t)
 static void detect_encode_factor(vctx *c, const data_tally *t)
 {
     const nvfp4_vview *e = c->e, *a = c->a;
+    if (has_mutant_candidates(c)) return;
     if (!t->mism || !e->x || !e->amax || !e->scale || e->e4m3_elements || e->ue8m0_scales) return;
     if (t->near + t->ties_other + t->ties_away == 0) return;
     size_t n = elem_count(e), agree = 0;
@@ -671,34 +716,143 @@ static bool view_equal_present(const nvfp4_vview *a, const nvfp4_vview *k)
     return any;
 }
 
-/* The catalogued mutants (nvfp4_mutant_*) whose bytes equal the actual
- * output exactly: the first is named with its formula, the others that
- * give the same bytes on this input are listed. */
-static void detect_known_bug(vctx *c)
+/* The first element or byte where candidate view k differs from the actual
+ * output, as "element (r, c) is 0xA, NAME gives 0xB"; false when none. */
+static bool deciding_element(const vctx *c, const nvfp4_vview *k, const char *name, char *buf, size_t n)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (a->data && k->data && a->data_bytes == k->data_bytes && a->data_bytes == e->data_bytes)
+        for (size_t i = 0; i < elem_count(e); i++) {
+            uint8_t ac = code_at(e, a->data, i), kc = code_at(e, k->data, i);
+            if (ac != kc) {
+                snprintf(buf, n, "element (%zu, %zu) is 0x%X, %s gives 0x%X", i / e->cols, i % e->cols, ac, name, kc);
+                return true;
+            }
+        }
+    if (a->scale && k->scale && a->scale_bytes == k->scale_bytes) {
+        size_t sc = nvfp4_vview_scale_cols(e);
+        for (size_t i = 0; i < a->scale_bytes; i++)
+            if (a->scale[i] != k->scale[i]) {
+                snprintf(buf, n, "scale (%zu, %zu) is 0x%02X, %s gives 0x%02X", sc ? i / sc : 0, sc ? i % sc : 0,
+                         a->scale[i], name, k->scale[i]);
+                return true;
+            }
+    }
+    if (a->scale_swizzled && k->scale_swizzled && a->scale_swizzled_bytes == k->scale_swizzled_bytes)
+        for (size_t i = 0; i < a->scale_swizzled_bytes; i++)
+            if (a->scale_swizzled[i] != k->scale_swizzled[i]) {
+                snprintf(buf, n, "scale_swizzled byte %zu is 0x%02X, %s gives 0x%02X", i, a->scale_swizzled[i], name,
+                         k->scale_swizzled[i]);
+                return true;
+            }
+    return false;
+}
+
+static const char *cand_step(const nvfp4_vcandidate *k) { return k->mutant ? nvfp4_mutant_step_id(k->mutant) : "recipe"; }
+
+static void append(char *buf, size_t n, const char *word)
+{
+    size_t len = strlen(buf);
+    if (len + strlen(word) + 8 < n) snprintf(buf + len, n - len, "%s%s", len ? ", " : "", word);
+    else if (len + 5 < n && !strstr(buf, ", ...")) snprintf(buf + len, n - len, ", ...");
+}
+
+/* Status of the cause naming candidate `first` among the exact matches
+ * match[0..nm): proven when it is the only one, the evidence citing for
+ * up to three other candidates of its step the element that excludes
+ * them; else consistent, the other matches listed as alternatives. */
+static void set_status(vctx *c, nvfp4_vcause_line *l, const nvfp4_vcandidate *first, const nvfp4_vcandidate *const *match,
+                       size_t nm)
 {
     const nvfp4_verify_opts *o = c->o;
-    const nvfp4_mutant_info *first = NULL;
-    char also[200] = "";
-    size_t len = 0, more = 0;
+    l->step = cand_step(first);
+    l->evidence[0] = l->alternatives[0] = '\0';
+    if (nm > 1) {
+        l->status = NVFP4_CAUSE_CONSISTENT;
+        for (size_t i = 0; i < nm; i++)
+            if (match[i] != first) append(l->alternatives, sizeof l->alternatives, match[i]->name);
+        snprintf(l->evidence, sizeof l->evidence, "%zu candidates give exactly these bytes", nm);
+        return;
+    }
+    l->status = NVFP4_CAUSE_PROVEN;
+    size_t same_step = 0, cited = 0, len = 0;
     for (size_t i = 0; i < o->n_candidates; i++) {
         const nvfp4_vcandidate *k = &o->candidates[i];
-        if (!k->mutant || !view_equal_present(c->a, &k->view)) continue;
-        if (!first) {
-            first = k->mutant;
+        if (k == first || k->transposed || strcmp(cand_step(k), l->step) != 0) continue;
+        same_step++;
+        char one[160];
+        if (cited < 3 && deciding_element(c, &k->view, k->name, one, sizeof one) &&
+            len + strlen(one) + 4 < sizeof l->evidence) {
+            len += (size_t)snprintf(l->evidence + len, sizeof l->evidence - len, "%s%s", cited ? "; " : "", one);
+            cited++;
+        }
+    }
+    if (len + 60 < sizeof l->evidence)
+        snprintf(l->evidence + len, sizeof l->evidence - len, "%sthe only one of %zu candidates (%zu of step %s) to "
+                 "match", len ? "; " : "", o->n_candidates, same_step + 1, l->step);
+}
+
+/* A kernel whose bytes equal a mutant of the global scale or the encode
+ * factor scales by another factor: an element whose te scaled value is an
+ * exact E2M1 midpoint is not a tie for it but a value a few ulps away. */
+static void relabel_ties(vctx *c, const char *step)
+{
+    if (strcmp(step, "global-scale") != 0 && strcmp(step, "encode-factor") != 0) return;
+    nvfp4_vreport *rep = c->rep;
+    for (size_t i = 0; i < rep->n_first; i++)
+        if (rep->first[i].reason == NVFP4_VR_TIE_RULE) rep->first[i].reason = NVFP4_VR_NEAR_BOUNDARY;
+    size_t moved = rep->reason_count[NVFP4_VR_TIE_RULE];
+    rep->reason_count[NVFP4_VR_TIE_RULE] = 0;
+    rep->reason_count[NVFP4_VR_NEAR_BOUNDARY] += moved;
+}
+
+/* Every candidate whose bytes equal the actual output exactly, catalogued
+ * mutants and recipe variants alike: the first mutant is named with its
+ * formula (cause known-bug), the first recipe too (different-recipe); each
+ * is proven only when no other candidate gives the same bytes. */
+static void detect_exact_matches(vctx *c, bool *any)
+{
+    const nvfp4_verify_opts *o = c->o;
+    const nvfp4_vcandidate **match = malloc(o->n_candidates * sizeof *match);
+    if (!match) return;
+    size_t nm = 0;
+    const nvfp4_vcandidate *mutant = NULL, *recipe = NULL, *transposed = NULL;
+    for (size_t i = 0; i < o->n_candidates; i++) {
+        const nvfp4_vcandidate *k = &o->candidates[i];
+        if (!view_equal_present(c->a, &k->view)) continue;
+        if (k->transposed) {
+            if (!transposed) transposed = k;
             continue;
         }
-        if (len + strlen(k->mutant->name) + 3 < sizeof also)
-            len += (size_t)snprintf(also + len, sizeof also - len, "%s%s", len ? ", " : "", k->mutant->name);
-        else more++;
+        match[nm++] = k;
+        if (k->mutant && !mutant) mutant = k;
+        if (!k->mutant && !recipe) recipe = k;
     }
-    if (!first) return;
-    if (len)
-        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_KNOWN_BUG, "%s: your kernel computes %s (%s): %s; the same "
-                                "bytes on this input: %s%s",
-                                first->name, first->formula, first->step, first->source, also, more ? ", ..." : "");
-    else
-        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_KNOWN_BUG, "%s: your kernel computes %s (%s): %s", first->name,
-                                first->formula, first->step, first->source);
+    *any = nm || transposed;
+    if (mutant) relabel_ties(c, nvfp4_mutant_step_id(mutant->mutant));
+    if (mutant) {
+        const nvfp4_mutant_info *m = mutant->mutant;
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_KNOWN_BUG, "%s: your kernel computes %s (%s): %s", m->name,
+                                m->formula, m->step, m->source);
+        if (c->rep->n_causes) set_status(c, &c->rep->causes[c->rep->n_causes - 1], mutant, match, nm);
+    }
+    if (transposed)
+        nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
+                                "data: the output equals the other orientation (%s): rows and columns are swapped",
+                                transposed->name);
+    else if (recipe) {
+        const char *exp = o->expected_name ? o->expected_name : "the expected one";
+        if (nm == 1)
+            nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_DIFFERENT_RECIPE,
+                                    "recipe: the output matches recipe %s exactly, not %s", recipe->name, exp);
+        else
+            nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_DIFFERENT_RECIPE,
+                                    "recipe: the output matches %s and %zu other candidates exactly "
+                                    "(indistinguishable on this input), not %s",
+                                    recipe->name, nm - 1, exp);
+        if (c->rep->n_causes) set_status(c, &c->rep->causes[c->rep->n_causes - 1], recipe, match, nm);
+    }
+    free(match);
 }
 
 static void detect_candidates(vctx *c)
@@ -708,20 +862,9 @@ static void detect_candidates(vctx *c)
     bool data_or_scale_bad = c->rep->mismatches[NVFP4_VC_DATA] || c->rep->mismatches[NVFP4_VC_SCALE] ||
                              c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED];
     if (!data_or_scale_bad) return;
-    detect_known_bug(c);
-    for (size_t i = 0; i < o->n_candidates; i++) {
-        const nvfp4_vcandidate *k = &o->candidates[i];
-        if (k->mutant || !view_equal_present(c->a, &k->view)) continue;
-        if (k->transposed)
-            nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
-                                    "data: the output equals the other orientation (%s): rows and columns are swapped",
-                                    k->name);
-        else
-            nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_DIFFERENT_RECIPE,
-                                    "recipe: the output matches recipe %s exactly, not %s", k->name,
-                                    o->expected_name ? o->expected_name : "the expected one");
-        return;
-    }
+    bool any = false;
+    detect_exact_matches(c, &any);
+    if (any) return;
     /* no exact match: name the nearest when it beats the expected recipe */
     nvfp4_vrank *rank = malloc(o->n_candidates * sizeof *rank);
     nvfp4_vcandidate *recipes = malloc(o->n_candidates * sizeof *recipes);
