@@ -151,7 +151,13 @@ static void cause_key(const char *cause, const char *line, char *key, size_t n)
 {
     size_t k = 0;
     if (line && strcmp(cause, "known-bug") == 0) k = strcspn(line, ":");
-    else if (line && strcmp(cause, "different-recipe") == 0) k = strcspn(line, "(");
+    else if (line && strcmp(cause, "different-recipe") == 0) {
+        /* the recipe named, without how many other candidates also match
+         * on this case ("matches X and 2 other candidates exactly (...)") */
+        k = strcspn(line, "(");
+        const char *and_others = strstr(line, " and ");
+        if (and_others && (size_t)(and_others - line) < k) k = (size_t)(and_others - line);
+    }
     while (k > 0 && line[k - 1] == ' ') k--;
     snprintf(key, n, "%s%s%.*s", cause, k ? ": " : "", (int)k, line ? line : "");
 }
