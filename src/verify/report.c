@@ -917,6 +917,8 @@ static void text_gemm(nvfp4_strbuf *t, const nvfp4_gemm_check_report *rep, size_
           nvfp4_format_f64_digits(exact[i], 17, ex, sizeof ex), nvfp4_format_f64_digits(bound[i], 3, bd, sizeof bd), tt);
         shown++;
     }
+    for (size_t i = 0; i < rep->n_causes; i++)
+        P("cause %s: %s\n", nvfp4_gemm_cause_name(rep->causes[i].cause), rep->causes[i].line);
     P("verdict: %s\n", rep->within_bound ? "WITHIN BOUND" : "OUTSIDE BOUND");
 }
 
@@ -953,10 +955,12 @@ nvfp4_status nvfp4_gemm_check_text(const nvfp4_quantized *qa, const nvfp4_quanti
              !(st = nvfp4_gemm_error_bound(qa, acol, qb, bcol, go->alpha, bound, exact, err))) {
         const float *act = (const float *)(const void *)d->data;
         nvfp4_gemm_check(act, te, exact, bound, mn, rep->gemm);
-        nvfp4_strbuf sb = {0};
-        text_gemm(&sb, rep->gemm, m, n, ta->cols, act, te, exact, bound, go->max_errors);
-        rep->verdict = rep->gemm->within_bound ? 0 : 1;
-        if (!finish(rep, NVFP4_REPORT_TEXT, &sb, NULL)) st = oom(err);
+        if (!(st = nvfp4_gemm_check_causes(qa, acol, qb, bcol, go->alpha, act, rep->gemm, err))) {
+            nvfp4_strbuf sb = {0};
+            text_gemm(&sb, rep->gemm, m, n, ta->cols, act, te, exact, bound, go->max_errors);
+            rep->verdict = rep->gemm->within_bound ? 0 : 1;
+            if (!finish(rep, NVFP4_REPORT_TEXT, &sb, NULL)) st = oom(err);
+        }
     }
     free(te);
     free(exact);
