@@ -479,6 +479,7 @@ struct nvfp4_cu_dequant_item {
     nvfp4_core_global g;
     const float *row_amax; /* row-scaled recipes: one amax per stored row (g from row_amax[j]); else NULL */
     float *out;
+    int vec; /* E2M1 codes 8-byte aligned, out 16-byte aligned and scols % 4 == 0: whole segments in vectors */
     NVFP4_IT size_t count() const { return psrows * (pscols / 16); }
     NVFP4_IT void operator()(size_t t) const
     {
@@ -487,6 +488,24 @@ struct nvfp4_cu_dequant_item {
         if (j >= srows) return;
         nvfp4_core_global gj = row_amax ? nvfp4_core_global_from_amax(&r, row_amax[j]) : g;
         float d = nvfp4_core_dequant_scale(&r, &gj, scale[j * scale_cols + (16 * s) / (size_t)bw]);
+#if defined(__CUDA_ARCH__)
+        /* A whole segment: one 8-byte load of its 16 codes and four 16-byte
+         * stores (the element loop below stores 4 bytes per lane at a 64-byte
+         * lane stride, which wastes most of each memory transaction). */
+        if (vec && 16 * s + 16 <= scols) {
+            uint2 w = *(const uint2 *)(data + (j * pscols + 16 * s) / 2);
+            float4 *o = (float4 *)(out + j * scols + 16 * s);
+            NVFP4_UNROLL
+            for (int q = 0; q < 4; q++) {
+                uint32_t h = (q < 2 ? w.x : w.y) >> (16 * (q & 1));
+                o[q] = make_float4(nvfp4_core_dequant_elem(&r, d, (uint8_t)(h & 0xFu)),
+                                   nvfp4_core_dequant_elem(&r, d, (uint8_t)((h >> 4) & 0xFu)),
+                                   nvfp4_core_dequant_elem(&r, d, (uint8_t)((h >> 8) & 0xFu)),
+                                   nvfp4_core_dequant_elem(&r, d, (uint8_t)((h >> 12) & 0xFu)));
+            }
+            return;
+        }
+#endif
         for (size_t k = 0; k < 16; k++) {
             size_t c = 16 * s + k;
             if (c >= scols) break;

@@ -472,6 +472,8 @@ extern "C" nvfp4_status nvfp4_cuda_dequantize(const nvfp4_cuda_quantized *q, boo
     it.g = nvfp4_core_global_from_amax(&it.r, t->amax);
     it.row_amax = row_scaled ? t->row_amax : NULL;
     it.out = out;
+    it.vec = it.r.elem == NVFP4_CORE_ELEM_E2M1 && (uintptr_t)t->data % 8 == 0 && (uintptr_t)out % 16 == 0 &&
+             t->cols % 4 == 0;
     return launch(it, err, "dequantize kernel");
 }
 
