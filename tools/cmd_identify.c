@@ -8,12 +8,13 @@
 #include "cli.h"
 #include "cli_io.h"
 #include "nvfp4/verify.h"
+#include "verify_cli.h"
 
 static const char usage[] =
     "usage: nvfp4 identify --expected-input X --actual FILE [--rowwise|--columnwise] [--block B]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--seed S] [--offset O] [--no-mutants] [--top N] [--json]\n"
-    "                      [--shape RxC --dtype f32|bf16]\n"
+    "                      [--shape RxC --dtype f32|bf16] [--witness FILE]\n"
     "\n"
     "Quantizes the input X with every recipe x rounding (rn, and sr with seed S, offset O\n"
     "for the recipes that have it) x block shape (1x16, 16x16, 1x32, or only --block B),\n"
@@ -25,10 +26,14 @@ static const char usage[] =
     "component; a single .npy is taken as data). X is an input file as for `nvfp4 quantize`\n"
     "(a bundle works: its tensor 'x'). --json prints the ranking as one JSON object.\n"
     "\n"
+    "--witness FILE: when several variants reproduce every byte, search for the smallest\n"
+    "input on which they give pairwise different bytes and write it to FILE as a golden\n"
+    "bundle (docs/verify.md, \"Witnesses\"); the report says what it separates.\n"
+    "\n"
     "Exit: 0 a variant reproduces every byte, 1 none does (the nearest is named), 2 error.\n";
 
 enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_COL, OPT_SEED, OPT_OFFSET, OPT_TOP, OPT_SHAPE, OPT_DTYPE, OPT_JSON,
-       OPT_ROW, OPT_BLOCK, OPT_RHT, OPT_SIGNS, OPT_RHT32, OPT_PAD, OPT_NO_MUTANTS };
+       OPT_ROW, OPT_BLOCK, OPT_RHT, OPT_SIGNS, OPT_RHT32, OPT_PAD, OPT_NO_MUTANTS, OPT_WITNESS };
 static const struct option longopts[] = {{"expected-input", required_argument, NULL, OPT_INPUT},
                                          {"actual", required_argument, NULL, OPT_ACTUAL},
                                          {"columnwise", no_argument, NULL, OPT_COL},
@@ -45,6 +50,7 @@ static const struct option longopts[] = {{"expected-input", required_argument, N
                                          {"shape", required_argument, NULL, OPT_SHAPE},
                                          {"dtype", required_argument, NULL, OPT_DTYPE},
                                          {"json", no_argument, NULL, OPT_JSON},
+                                         {"witness", required_argument, NULL, OPT_WITNESS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -52,7 +58,7 @@ static const char *CMD = "identify";
 
 static int run(int argc, char **argv)
 {
-    const char *input = NULL, *actual = NULL, *shape = NULL, *dtype = NULL;
+    const char *input = NULL, *actual = NULL, *shape = NULL, *dtype = NULL, *witness = NULL;
     bool colwise = false, rowwise = false, json = false, mutants = true;
     size_t top = 10;
     nvfp4_quant_opts base;
@@ -88,6 +94,7 @@ static int run(int argc, char **argv)
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
         case OPT_JSON: json = true; break;
+        case OPT_WITNESS: witness = optarg; break;
         case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
         default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 identify --help", argv[optind - 1]);
         }
@@ -121,9 +128,17 @@ static int run(int argc, char **argv)
         if (nvfp4_identify_report(in.data, in.dtype, in.rows, in.cols, &act, &io, &rep, &err)) {
             rc = cli_fail(CMD, "%s", err.message);
         } else {
-            if (json) puts(rep.json);
-            else fputs(rep.text, stdout);
+            if (!json) fputs(rep.text, stdout);
+            else if (!witness) puts(rep.json);
             rc = rep.verdict;
+            if (witness) {
+                nvfp4_witness_opts wo;
+                nvfp4_witness_opts_init(&wo);
+                wo.quant = base, wo.orientation = io.orientation, wo.identify = true, wo.mutants = mutants;
+                wo.path = witness, wo.actual_name = actual;
+                if (vcli_witness(CMD, in.data, in.dtype, in.rows, in.cols, &act, &wo, json ? rep.json : NULL))
+                    rc = NVFP4_EXIT_USAGE;
+            }
         }
         nvfp4_report_free(&rep);
     }

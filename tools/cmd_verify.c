@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: nvfp4 verify --expected BUNDLE --actual FILE [--component data|scale|scale_swizzled|amax|dequant|all]\n"
-    "                    [--errors N] [--json]\n"
+    "                    [--errors N] [--json] [--witness FILE]\n"
     "       nvfp4 verify --suite DIR_OR_MANIFEST --actual-dir OUTS [--junit FILE] [--json | --tap]\n"
     "                    [--require-all] [--component C]\n"
     "\n"
@@ -38,11 +38,19 @@ static const char usage[] =
     "case is reported and the JUnit file written, also when some case cannot be read. Missing\n"
     "outputs fail only with --require-all.\n"
     "\n"
+    "--witness FILE: when several candidates (recipes, roundings, catalogued mutants) give\n"
+    "the kernel's bytes on this input, search for the smallest input on which they give\n"
+    "pairwise different bytes and write it to FILE as a golden bundle (x, the expected\n"
+    "outputs, each candidate's bytes as cand.NAME.*): run the kernel on its x and verify\n"
+    "against FILE to settle what this input could not. The report says what it separates,\n"
+    "what it could not, and its size (--json: member \"witness\"). The exit code stays\n"
+    "verify's.\n"
+    "\n"
     "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error (with\n"
     "--suite: a case that cannot be read, or OUTS holds none of the cases).\n";
 
 enum { OPT_EXPECTED = 256, OPT_ACTUAL, OPT_COMPONENT, OPT_ERRORS, OPT_JSON, OPT_SUITE, OPT_ACTUAL_DIR, OPT_JUNIT,
-       OPT_TAP, OPT_REQUIRE_ALL };
+       OPT_TAP, OPT_REQUIRE_ALL, OPT_WITNESS };
 static const struct option longopts[] = {{"expected", required_argument, NULL, OPT_EXPECTED},
                                          {"actual", required_argument, NULL, OPT_ACTUAL},
                                          {"component", required_argument, NULL, OPT_COMPONENT},
@@ -53,6 +61,7 @@ static const struct option longopts[] = {{"expected", required_argument, NULL, O
                                          {"junit", required_argument, NULL, OPT_JUNIT},
                                          {"tap", no_argument, NULL, OPT_TAP},
                                          {"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
+                                         {"witness", required_argument, NULL, OPT_WITNESS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -119,9 +128,39 @@ static bool is_manifest(const char *path)
     return n >= 23 && strncmp(head, "# nvfp4kit golden suite", 23) == 0;
 }
 
+/* --witness: the candidates left by the bundle's input and the kernel output
+ * (nvfp4_witness_search with verify's candidates), printed after the report
+ * (or into its JSON). 0, or 2 with the message printed. */
+static int verify_witness(const char *expected, const char *actual, const char *path, const char *report_json)
+{
+    nvfp4_tensor_set b, act;
+    nvfp4_tset_init(&b);
+    nvfp4_tset_init(&act);
+    nvfp4_error err;
+    nvfp4_witness_opts wo;
+    nvfp4_witness_opts_init(&wo);
+    int rc;
+    const nvfp4_tensor *x;
+    if (nvfp4_bundle_load(expected, &b, &err) || nvfp4_tset_read(actual, &act, &err) ||
+        nvfp4_bundle_opts(&b, expected, &wo.quant, &err)) {
+        rc = cli_fail(CMD, "--witness: %s", err.message);
+    } else if (!(x = nvfp4_tset_find(&b, "x")) || x->ndim != 2 ||
+               (x->dtype != NVFP4_T_F32 && x->dtype != NVFP4_T_BF16)) {
+        rc = cli_fail(CMD, "--witness: %s holds no 2-D input 'x' (F32 or BF16) to start from", expected);
+    } else {
+        wo.path = path;
+        wo.actual_name = actual;
+        rc = vcli_witness(CMD, x->data, x->dtype == NVFP4_T_BF16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, x->shape[0],
+                          x->shape[1], &act, &wo, report_json);
+    }
+    nvfp4_tset_free(&act);
+    nvfp4_tset_free(&b);
+    return rc;
+}
+
 static int verify_main(int argc, char **argv)
 {
-    const char *expected = NULL, *actual = NULL, *suite = NULL, *actual_dir = NULL, *junit = NULL;
+    const char *expected = NULL, *actual = NULL, *suite = NULL, *actual_dir = NULL, *junit = NULL, *witness = NULL;
     bool tap = false, require_all = false;
     nvfp4_verify_opts o;
     nvfp4_verify_opts_init(&o);
@@ -149,12 +188,14 @@ static int verify_main(int argc, char **argv)
         case OPT_JUNIT: junit = optarg; break;
         case OPT_TAP: tap = true; break;
         case OPT_REQUIRE_ALL: require_all = true; break;
+        case OPT_WITNESS: witness = optarg; break;
         case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
         default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 verify --help", argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     if (suite || actual_dir) {
+        if (witness) return cli_fail(CMD, "--witness goes with --expected/--actual (one case)");
         if (!suite || !actual_dir || expected || actual)
             return cli_fail(CMD, "--suite DIR_OR_MANIFEST goes with --actual-dir OUTS (not --expected/--actual)");
         if (json && tap) return cli_fail(CMD, "--json and --tap exclude each other");
@@ -173,6 +214,9 @@ static int verify_main(int argc, char **argv)
     if (rc == NVFP4_EXIT_USAGE) {
         if (rep.text) fputs(rep.text, stdout);
         cli_fail(CMD, "%s", err.message);
+    } else if (witness) {
+        if (!json) fputs(rep.text, stdout);
+        if (verify_witness(expected, actual, witness, json ? rep.json : NULL)) rc = NVFP4_EXIT_USAGE;
     } else if (json) {
         puts(rep.json);
     } else {

@@ -22,4 +22,10 @@ int vcli_verify_files(const char *expected, const char *actual, const nvfp4_veri
 int vcli_verify_suite(const char *suite, const char *actual_dir, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
                       const char *junit, bool json, bool tap, bool require_all);
 
+/* --witness of verify and identify (cli_witness.c): searches, writes wo->path and prints the witness
+ * report after the command's text, or, given the command's JSON, that JSON with a "witness" member.
+ * 0, or 2 with the message printed. */
+int vcli_witness(const char *cmd, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                 const nvfp4_tensor_set *actual, nvfp4_witness_opts *wo, const char *report_json);
+
 #endif /* NVFP4_TOOLS_VERIFY_CLI_H */

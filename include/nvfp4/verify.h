@@ -470,6 +470,70 @@ void nvfp4_gemm_check_opts_init(nvfp4_gemm_check_opts *o);
 /* d holds the kernel's output as tensor 'd', or as its only F32 tensor. */
 nvfp4_status nvfp4_gemm_check_text(const nvfp4_quantized *a, const nvfp4_quantized *b, const nvfp4_tensor_set *d,
                                    const nvfp4_gemm_check_opts *o, nvfp4_report *rep, nvfp4_error *err);
+/* ---- witnesses: an input that separates the candidates left ------------------------------------ */
+/* nvfp4 verify / identify --witness FILE (docs/verify.md, "Witnesses"). The candidates are the chains
+ * verify (or identify) evaluates: verify's are the recipe of the golden, the other recipes and roundings
+ * at its block, and the catalogued mutants of the recipe; identify's are every recipe x rounding x block
+ * and the mutants of each at its default block. Those whose bytes equal the kernel's on x remain; with
+ * two or more, the search looks for the smallest input (block tiles side by side in one stored row of
+ * blocks: first the kernel's own blocks beside the one holding its amax, then boundary values: ties,
+ * amaxes near and far from the kernel's, zero, -0, NaN, Inf and subnormal blocks, seeded random blocks)
+ * on which every pair of them gives different bytes (in the components the kernel wrote: data, scale,
+ * scale_swizzled), verify's expected recipe among them (so that the next verify sees the mismatch); it then
+ * runs every candidate on the witness and searches again with any that still gives the bytes of a
+ * remaining one (up to four rounds), so that each remaining candidate is the only one with its bytes on the
+ * witness wherever the search succeeds; and it builds it as a golden bundle: x, the outputs of the expected recipe, and
+ * for each candidate its bytes as cand.NAME.data, cand.NAME.scale, cand.NAME.scale_swizzled (*_t for
+ * the columnwise output; NAME is the candidate's name with spaces and brackets made '_'), with the
+ * metadata witness_candidates and witness_unseparated. Running the kernel on that x and verifying it
+ * against the bundle settles what this input could not. Pairs that no input tried separates are
+ * reported as such (unseparated), never dropped. */
+typedef struct {
+    nvfp4_quant_opts quant;    /* verify: the golden's options (nvfp4_bundle_opts); identify: as for identify */
+    int orientation;           /* 0 rowwise, 1 columnwise, -1: columnwise when actual holds only *_t components */
+    bool identify;             /* identify's candidates (else verify's) */
+    bool mutants;              /* include the catalogued mutants (default true) */
+    size_t max_blocks;         /* the largest witness, in blocks of a row (default 8) */
+    size_t max_trials;         /* inputs tried at most (default 20000) */
+    const char *path;          /* write the witness bundle there (format from the name), or NULL */
+    const char *actual_name;   /* the kernel output's name in the text */
+    unsigned what;             /* NVFP4_REPORT_TEXT and/or NVFP4_REPORT_JSON */
+} nvfp4_witness_opts;
+
+void nvfp4_witness_opts_init(nvfp4_witness_opts *o);
+
+#define NVFP4_WITNESS_MAX_CANDIDATES 22 /* more remaining candidates: the first 22 are separated */
+
+typedef struct {
+    size_t n_candidates;       /* candidates whose bytes equal the kernel's on x: candidates[0..n_candidates) */
+    size_t left_out;           /* more than NVFP4_WITNESS_MAX_CANDIDATES: how many were not searched for */
+    size_t n_apart;            /* candidates[n_candidates..+n_apart): kept apart from those too: verify's expected
+                                  recipe, and candidates that gave one of their bytes on an earlier witness */
+    char candidates[NVFP4_WITNESS_MAX_CANDIDATES][96];
+    size_t evaluated;          /* candidates run on the final witness (all of verify's or identify's) */
+    char collisions[1024];     /* "A = B" where candidate B outside the set still gives remaining candidate A's
+                                  bytes on the witness (empty: each remaining one is the only one with its bytes) */
+    bool needed;               /* two or more candidates remain */
+    bool found;                /* an input was built (it separates `separated` of `pairs` pairs) */
+    bool written;              /* the bundle was written to opts.path */
+    size_t rows, cols, blocks; /* the witness input's shape (x) and its blocks */
+    float amax;                /* its tensor amax */
+    size_t pairs, separated;   /* pairs of candidates[]; pairs the witness separates */
+    char unseparated[1024];    /* the pairs it does not, "A = B; C = D" (empty when all are) */
+    size_t trials;             /* inputs tried */
+    nvfp4_tensor_set bundle;   /* the witness bundle (when found) */
+    char *text, *json;         /* the report (malloc'd) as opts.what asks */
+} nvfp4_witness;
+
+/* Looks for a witness for the kernel output `actual` of input x (rows x cols, row-major, f32 or bf16)
+ * and writes it to o->path when one was found. NVFP4_OK when the search ran (w->needed false: at most
+ * one candidate gives the kernel's bytes, nothing to separate); an error for unusable inputs, an RHT
+ * output (not searched), or a failed write. Free w with nvfp4_witness_free. */
+nvfp4_status nvfp4_witness_search(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                  const nvfp4_tensor_set *actual, const nvfp4_witness_opts *o, nvfp4_witness *w,
+                                  nvfp4_error *err);
+void nvfp4_witness_free(nvfp4_witness *w);
+
 /* ---- end of reports ------------------------------------------------------------------------------ */
 
 NVFP4_END_DECLS
