@@ -307,6 +307,88 @@ START_TEST(global_scale_orders_differ)
 }
 END_TEST
 
+/* ---- identify infers a chain (src/verify/chain.c) ---------------------------------- */
+
+static const nvfp4_mutant *catalog_entry(const char *name)
+{
+    for (size_t i = 0; i < nvfp4_mutant_catalog_size; i++)
+        if (strcmp(nvfp4_mutant_catalog[i].info.name, name) == 0) return &nvfp4_mutant_catalog[i];
+    ck_abort_msg("no mutant %s", name);
+    return NULL;
+}
+
+/* The input x of a committed golden bundle (reference/te-rn/CASE.safetensors). */
+static float *golden_input(const char *c, size_t *rows, size_t *cols)
+{
+    const char *d = getenv("NVFP4_REFERENCE");
+    char path[512];
+    snprintf(path, sizeof path, "%s/te-rn/%s.safetensors", d ? d : "reference", c);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_tset_read(path, &s, &err) == NVFP4_OK, "%s: %s", path, err.message);
+    nvfp4_tensor *t = nvfp4_tset_find(&s, "x");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(t->dtype, NVFP4_T_F32);
+    *rows = t->shape[0];
+    *cols = t->shape[1];
+    float *x = malloc(*rows * *cols * sizeof *x);
+    memcpy(x, t->data, *rows * *cols * sizeof *x);
+    nvfp4_tset_free(&s);
+    return x;
+}
+
+/* The rowwise data and scales of a fake kernel: recipe te (RN, 1x16) with the named
+ * deviations composed (NULL-terminated), as a tensor set a kernel would write. */
+static void fake_kernel(const float *x, size_t rows, size_t cols, const char *const *names, nvfp4_tensor_set *out)
+{
+    const nvfp4_mutant *parts[NVFP4_MUTANT_MAX_PARTS];
+    size_t n = 0;
+    while (names[n]) parts[n] = catalog_entry(names[n]), n++;
+    nvfp4_mutant m;
+    ck_assert(nvfp4_mutant_compose(parts, n, &m));
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    nvfp4_mutant_output mo;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_mutant_run(&m, x, NVFP4_DTYPE_F32, rows, cols, &o, &mo, &err), NVFP4_OK);
+    const nvfp4_qtensor *t = &mo.q.row;
+    size_t ds[2] = {t->prows, t->pcols / 2}, ss[2] = {t->scale_rows, t->scale_cols};
+    nvfp4_tset_init(out);
+    ck_assert_int_eq(nvfp4_tset_add(out, "data", NVFP4_T_U8, 2, ds, t->data, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(out, "scale", NVFP4_T_U8, 2, ss, t->scale, NULL, &err), NVFP4_OK);
+    nvfp4_mutant_output_free(&mo);
+}
+
+static void identify_case(const char *c, const char *const *names, nvfp4_report *rep)
+{
+    size_t rows, cols;
+    float *x = golden_input(c, &rows, &cols);
+    nvfp4_tensor_set k;
+    fake_kernel(x, rows, cols, names, &k);
+    nvfp4_identify_opts io;
+    nvfp4_identify_opts_init(&io);
+    io.what = NVFP4_REPORT_TEXT | NVFP4_REPORT_JSON;
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_identify_report(x, NVFP4_DTYPE_F32, rows, cols, &k, &io, rep, &err) == NVFP4_OK, "%s",
+                  err.message);
+    if (getenv("CHAIN_DEBUG")) printf("=== %s\n%s", c, rep->text);
+    nvfp4_tset_free(&k);
+    free(x);
+}
+
+START_TEST(chain_debug)
+{
+    static const char *const mslk[] = {"global-torch-rdiv", "encode-senc-over-s-no-clamp", NULL};
+    static const char *const cases[] = {"edge-e2m1-ties", "edge-zero-blocks", "edge-underflow", "edge-nan-neg-zero", "edge-amax-tiny", "edge-outliers", "random-normal"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nvfp4_report rep;
+        identify_case(cases[i], mslk, &rep);
+        nvfp4_report_free(&rep);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mutants");
@@ -319,6 +401,7 @@ static Suite *suite(void)
     tcase_add_test(tc, learned_mutants_hand_computed);
     tcase_add_test(tc, swizzle_padded_stride_hand_computed);
     tcase_add_test(tc, global_scale_orders_differ);
+    tcase_add_test(tc, chain_debug);
     suite_add_tcase(s, tc);
     return s;
 }
