@@ -197,6 +197,27 @@ static bool pass(chain_ctx *cx, int pick[NVFP4_CHAIN_NSTEPS], score *cur, bool f
     return changed;
 }
 
+/* Occam: a deviation taken early in the descent may be no better than the recipe's rule
+ * once the other steps are fitted; such a step goes back to the recipe's rule. Returns
+ * whether a step changed. */
+static bool simplify(chain_ctx *cx, int pick[NVFP4_CHAIN_NSTEPS], score *cur)
+{
+    bool changed = false;
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
+        if (pick[s] < 0) continue;
+        int keep = pick[s];
+        pick[s] = -1;
+        score sc = evaluate(cx, pick, false);
+        if (total_of(&sc) <= total_of(cur)) {
+            *cur = sc;
+            changed = true;
+        } else {
+            pick[s] = keep;
+        }
+    }
+    return changed;
+}
+
 static const nvfp4_mutant_info *info_of(int c) { return c < 0 ? NULL : &nvfp4_mutant_catalog[c].info; }
 static const char *name_of(int c) { return c < 0 ? "the recipe's rule" : nvfp4_mutant_catalog[c].info.name; }
 
@@ -321,7 +342,7 @@ int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quan
         score cur = evaluate(&cx, pick, false);
         bool changed = true;
         for (int p = 0; p < 6 && changed; p++) changed = pass(&cx, pick, &cur, true);
-        if (changed) pass(&cx, pick, &cur, false); /* the per-step table of the final chain */
+        if (simplify(&cx, pick, &cur) || changed) pass(&cx, pick, &cur, false); /* the final chain's table */
         cur = evaluate(&cx, pick, true);
         res->exact = cur.valid && total_of(&cur) == 0;
         res->data_mismatch = cur.data_mis;
