@@ -307,6 +307,217 @@ START_TEST(global_scale_orders_differ)
 }
 END_TEST
 
+/* ---- identify infers a chain (src/verify/chain.c) ---------------------------------- */
+
+static const nvfp4_mutant *catalog_entry(const char *name)
+{
+    for (size_t i = 0; i < nvfp4_mutant_catalog_size; i++)
+        if (strcmp(nvfp4_mutant_catalog[i].info.name, name) == 0) return &nvfp4_mutant_catalog[i];
+    ck_abort_msg("no mutant %s", name);
+    return NULL;
+}
+
+/* The input x of a committed golden bundle (reference/te-rn/CASE.safetensors). */
+static float *golden_input(const char *c, size_t *rows, size_t *cols)
+{
+    const char *d = getenv("NVFP4_REFERENCE");
+    char path[512];
+    snprintf(path, sizeof path, "%s/te-rn/%s.safetensors", d ? d : "reference", c);
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_tset_read(path, &s, &err) == NVFP4_OK, "%s: %s", path, err.message);
+    nvfp4_tensor *t = nvfp4_tset_find(&s, "x");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(t->dtype, NVFP4_T_F32);
+    *rows = t->shape[0];
+    *cols = t->shape[1];
+    float *x = malloc(*rows * *cols * sizeof *x);
+    memcpy(x, t->data, *rows * *cols * sizeof *x);
+    nvfp4_tset_free(&s);
+    return x;
+}
+
+/* An input that separates the catalog's te deviations (200 x 240: padded swizzle rows, 15
+ * column blocks): global amax -1500 (negative; an amax where torch's division orders all give
+ * another S_enc than te's), a second 128-row tile with a smaller amax, blocks of elements
+ * within a few ulps of every E2M1 tie under te's encode factor (so 1-ulp differences of the
+ * factor show), block amaxes within ulps of E4M3 midpoints, subnormal scales, zero and -0
+ * blocks (0 * Inf where the FLT_MAX clamp is missing), NaN and -NaN, -0 and negative underflow. */
+static float block_amax_of(size_t r, size_t b)
+{
+    float m = 1.0f + fabsf(nrand());
+    if (b == 13 && r >= 128) return 0.01f * m;                    /* subnormal E4M3 scales */
+    if (b == 14) {                                                /* near an E4M3 midpoint */
+        uint8_t code = (uint8_t)(8u + (r * 7u) % 110u);
+        float mid = (nvfp4_e4m3_to_f32(code) + nvfp4_e4m3_to_f32((uint8_t)(code + 1u))) * 0.5f;
+        float v = mid * 6.0f / (2688.0f / 1500.0f);
+        for (size_t j = 0; j < r % 5; j++) v = nextafterf(v, INFINITY);
+        return v > 1400.0f ? 1400.0f : v;
+    }
+    return (r < 128 ? 40.0f : 4.0f) * m;
+}
+
+static float *separating_input(size_t *rows, size_t *cols)
+{
+    enum { R = 200, C = 240 };
+    static const float ties[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+    float *x = calloc(R * C, sizeof *x);
+    st = 0x243F6A8885A308D3ull;
+    for (size_t r = 0; r < R; r++)
+        for (size_t b = 0; b < C / 16; b++) {
+            float *blk = x + r * C + b * 16;
+            float bamax = block_amax_of(r, b);
+            if ((r + b) % 11 == 3) continue; /* a zero block */
+            blk[0] = (r + b) & 1 ? -bamax : bamax;
+            uint8_t s = nvfp4_e4m3_from_f32(bamax * (2688.0f / 1500.0f) / 6.0f, true);
+            float factor = nvfp4_verify_te_scaled(1.0f, s, 1500.0f);
+            for (int k = 1; k < 16; k++) {
+                float v = ties[(r + b + (size_t)k) % 7] / factor;
+                for (int j = 0; j < (k % 7) - 3; j++) v = nextafterf(v, INFINITY);
+                for (int j = 0; j < 3 - (k % 7); j++) v = nextafterf(v, 0.0f);
+                blk[k] = k & 1 ? -v : v;
+            }
+        }
+    x[1] = -1500.0f;
+    x[3 * C + 16] = NAN;
+    x[4 * C + 17] = -NAN;
+    x[5 * C + 33] = -1e-30f;
+    x[6 * C + 35] = -0.0f;
+    for (size_t k = 0; k < 16; k++) x[7 * C + 48 + k] = -0.0f;
+    *rows = R;
+    *cols = C;
+    return x;
+}
+
+/* The rowwise data and scales of a fake kernel: recipe te (RN, 1x16) with the named
+ * deviations composed (NULL-terminated), as a tensor set a kernel would write. */
+static void fake_kernel(const float *x, size_t rows, size_t cols, const char *const *names, nvfp4_tensor_set *out)
+{
+    const nvfp4_mutant *parts[NVFP4_MUTANT_MAX_PARTS];
+    size_t n = 0;
+    while (names[n]) parts[n] = catalog_entry(names[n]), n++;
+    nvfp4_mutant m;
+    ck_assert(nvfp4_mutant_compose(parts, n, &m));
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    nvfp4_mutant_output mo;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_mutant_run(&m, x, NVFP4_DTYPE_F32, rows, cols, &o, &mo, &err), NVFP4_OK);
+    const nvfp4_qtensor *t = &mo.q.row;
+    size_t ds[2] = {t->prows, t->pcols / 2}, ss[2] = {t->scale_rows, t->scale_cols}, zs[1] = {mo.swizzled_bytes[0]};
+    nvfp4_tset_init(out);
+    ck_assert_int_eq(nvfp4_tset_add(out, "data", NVFP4_T_U8, 2, ds, t->data, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(out, "scale", NVFP4_T_U8, 2, ss, t->scale, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(out, "scale_swizzled", NVFP4_T_U8, 1, zs, mo.swizzled[0], NULL, &err), NVFP4_OK);
+    nvfp4_mutant_output_free(&mo);
+}
+
+static void identify_case(const char *c, const char *const *names, nvfp4_report *rep)
+{
+    size_t rows, cols;
+    float *x = c ? golden_input(c, &rows, &cols) : separating_input(&rows, &cols);
+    nvfp4_tensor_set k;
+    fake_kernel(x, rows, cols, names, &k);
+    nvfp4_identify_opts io;
+    nvfp4_identify_opts_init(&io);
+    io.what = NVFP4_REPORT_TEXT | NVFP4_REPORT_JSON;
+    nvfp4_error err;
+    ck_assert_msg(nvfp4_identify_report(x, NVFP4_DTYPE_F32, rows, cols, &k, &io, rep, &err) == NVFP4_OK, "%s",
+                  err.message);
+    if (getenv("CHAIN_DEBUG")) printf("=== %s\n%s", c ? c : "separating", rep->text);
+    nvfp4_tset_free(&k);
+    free(x);
+}
+
+static void assert_has(const nvfp4_report *rep, const char *needle)
+{
+    ck_assert_msg(strstr(rep->text, needle) != NULL, "'%s' not in:\n%s", needle, rep->text);
+}
+
+#define NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* mslk's Triton quantizer: torch's global scale and div_rn(S_enc, s) without the clamp. */
+START_TEST(chain_two_deviations_mslk)
+{
+    nvfp4_report rep;
+    identify_case(NULL, NAMES("global-torch-rdiv", "encode-senc-over-s-no-clamp"), &rep);
+    ck_assert_int_eq(rep.verdict, 0);
+    assert_has(&rep, "not identified: no variant reproduces every byte"); /* one mutant at a time: none */
+    assert_has(&rep, "chain: te + global-torch-rdiv + encode-senc-over-s-no-clamp (te rn 1x16) reproduces every byte");
+    assert_has(&rep, "  encode-factor    proven        encode-senc-over-s-no-clamp\n");
+    /* the three division orders give one S_enc at amax 1500: not claimed proven */
+    assert_has(&rep, "  global-scale     ambiguous     global-torch-rdiv, or equally global-recip-of-div, global-recip-of-mul\n");
+    assert_has(&rep, "  element-rounding proven        recipe's rule\n");
+    assert_has(&rep, "  special-values   proven        recipe's rule\n");
+    assert_has(&rep, "  layout           proven        recipe's rule\n");
+    assert_has(&rep, "  amax             proven        recipe's rule\n");
+    ck_assert_ptr_nonnull(strstr(rep.json, "\"deviations\": [\n      \"global-torch-rdiv\",\n      \"encode-senc-over-s-no-clamp\""));
+    nvfp4_report_free(&rep);
+}
+END_TEST
+
+START_TEST(chain_three_deviations)
+{
+    nvfp4_report rep;
+    identify_case(NULL, NAMES("global-torch-rdiv", "encode-senc-over-s-no-clamp", "elem-negzero-input-dropped"), &rep);
+    ck_assert_int_eq(rep.verdict, 0);
+    assert_has(&rep, "chain: te + global-torch-rdiv + encode-senc-over-s-no-clamp + elem-negzero-input-dropped (te rn "
+                     "1x16) reproduces every byte");
+    assert_has(&rep, "  special-values   proven        elem-negzero-input-dropped\n      the 5 other candidates differ; "
+                     "the nearest, the recipe's rule, at data element 1475 (row 6, col 35): kernel 0x0, it gives 0x8\n");
+    assert_has(&rep, "  encode-factor    proven        encode-senc-over-s-no-clamp\n");
+    nvfp4_report_free(&rep);
+}
+END_TEST
+
+/* Two deviations on golden edge inputs, proven where the input separates them. */
+START_TEST(chain_on_edge_inputs)
+{
+    nvfp4_report rep;
+    identify_case("edge-e2m1-ties", NAMES("elem-ties-away", "layout-nibble-swap"), &rep);
+    ck_assert_int_eq(rep.verdict, 0);
+    assert_has(&rep, "chain: te + elem-ties-away + layout-nibble-swap (te rn 1x16) reproduces every byte");
+    assert_has(&rep, "  element-rounding proven        elem-ties-away\n");
+    assert_has(&rep, "  layout           proven        layout-nibble-swap\n");
+    nvfp4_report_free(&rep);
+    identify_case("edge-nan-neg-zero", NAMES("elem-nan-zero", "layout-nibble-swap"), &rep);
+    assert_has(&rep, "chain: te + elem-nan-zero + layout-nibble-swap (te rn 1x16) reproduces every byte");
+    assert_has(&rep, "  special-values   proven        elem-nan-zero\n");
+    assert_has(&rep, "  layout           proven        layout-nibble-swap\n");
+    nvfp4_report_free(&rep);
+    /* S_enc = 1 and exact power-of-two scales: scale-rz gives te's bytes, so it is not named
+     * as the cause, only listed beside the recipe's rule */
+    identify_case("edge-e2m1-ties", NAMES("scale-rz", "elem-ties-away", "layout-nibble-swap"), &rep);
+    assert_has(&rep, "chain: te + elem-ties-away + layout-nibble-swap (te rn 1x16) reproduces every byte");
+    assert_has(&rep, "  block-scale      ambiguous     recipe's rule, or equally scale-div6-then-senc, "
+                     "scale-inv6-then-senc, scale-rz,");
+    nvfp4_report_free(&rep);
+}
+END_TEST
+
+START_TEST(chain_one_deviation_and_none)
+{
+    nvfp4_report rep;
+    identify_case(NULL, NAMES("scale-rz"), &rep);
+    ck_assert_int_eq(rep.verdict, 0);
+    assert_has(&rep, "identified: the kernel implements te rn 1x16 [mutant scale-rz]\n");
+    assert_has(&rep, "chain: te + scale-rz (te rn 1x16) reproduces every byte");
+    assert_has(&rep, "  block-scale      proven        scale-rz\n");
+    nvfp4_report_free(&rep);
+    identify_case(NULL, (const char *const[]){NULL}, &rep);
+    ck_assert_int_eq(rep.verdict, 0);
+    /* te: no single input separates global-nonfinite-to-1 (tiny amax only) from te, nor
+     * scale-no-satfinite (scales above 464 need a clamped S_enc): those two steps stay ambiguous */
+    assert_has(&rep, "chain: te (te rn 1x16) reproduces every byte, but not every step is settled: global-scale, "
+                     "block-scale ambiguous on this input\n");
+    assert_has(&rep, "  global-scale     ambiguous     recipe's rule, or equally global-nonfinite-to-1\n");
+    assert_has(&rep, "  encode-factor    proven        recipe's rule\n");
+    ck_assert_ptr_nonnull(strstr(rep.json, "\"settled\": false"));
+    nvfp4_report_free(&rep);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mutants");
@@ -319,6 +530,10 @@ static Suite *suite(void)
     tcase_add_test(tc, learned_mutants_hand_computed);
     tcase_add_test(tc, swizzle_padded_stride_hand_computed);
     tcase_add_test(tc, global_scale_orders_differ);
+    tcase_add_test(tc, chain_two_deviations_mslk);
+    tcase_add_test(tc, chain_three_deviations);
+    tcase_add_test(tc, chain_on_edge_inputs);
+    tcase_add_test(tc, chain_one_deviation_and_none);
     suite_add_tcase(s, tc);
     return s;
 }

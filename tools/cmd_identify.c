@@ -24,13 +24,18 @@ static const char usage[] =
     "scale bytes they reproduce. FILE holds the kernel's output (data and/or scale or\n"
     "scale_swizzled; *_t for the columnwise output, which is used when FILE has no rowwise\n"
     "component; a single .npy is taken as data). X is an input file as for `nvfp4 quantize`\n"
-    "(a bundle works: its tensor 'x'). --json prints the ranking as one JSON object.\n"
+    "(a bundle works: its tensor 'x'). Unless --no-mutants, it also infers a chain: a base\n"
+    "recipe plus catalogued deviations, at most one per step (amax, global-scale, rht,\n"
+    "block-scale, encode-factor, element-rounding, special-values, layout), searched step by\n"
+    "step, with each step proven, ambiguous, best fit or not explained (docs/verify.md).\n"
+    "--json prints the ranking and the chain as one JSON object.\n"
     "\n"
     "--witness FILE: when several variants reproduce every byte, search for the smallest\n"
     "input on which they give pairwise different bytes and write it to FILE as a golden\n"
     "bundle (docs/verify.md, \"Witnesses\"); the report says what it separates.\n"
     "\n"
-    "Exit: 0 a variant reproduces every byte, 1 none does (the nearest is named), 2 error.\n";
+    "Exit: 0 a variant or a chain reproduces every byte, 1 none does (the nearest is named),\n"
+    "2 error.\n";
 
 enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_COL, OPT_SEED, OPT_OFFSET, OPT_TOP, OPT_SHAPE, OPT_DTYPE, OPT_JSON,
        OPT_ROW, OPT_BLOCK, OPT_RHT, OPT_SIGNS, OPT_RHT32, OPT_PAD, OPT_NO_MUTANTS, OPT_WITNESS };

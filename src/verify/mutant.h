@@ -25,9 +25,12 @@ typedef struct {
     uint64_t seed;
     const float *block_x; /* in a block-scale hook: the block's elements (1D blocks) */
     size_t row, bcol;     /* in a block-scale hook: the stored row and block column */
+    const struct nvfp4_mutant *m; /* the (possibly composed) mutant being run: its scaled hook */
 } nvfp4_mctx;
 
-typedef struct {
+#define NVFP4_MUTANT_MAX_PARTS 8 /* one per step of the chain (nvfp4_mutant_step_id) */
+
+typedef struct nvfp4_mutant {
     nvfp4_mutant_info info;
     /* options the buggy kernel effectively uses (RHT off, fp32 RHT, RN, 1x16 ...) */
     void (*opts)(nvfp4_quant_opts *o);
@@ -42,11 +45,20 @@ typedef struct {
     float (*block_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
     uint8_t (*bscale)(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax);
     nvfp4_core_block (*prepare)(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s);
+    /* the scaled value y the element cast rounds (x * factor unless the kernel divides): the
+     * encode-factor step's formula, seen by every element hook through nvfp4_mutant_y */
+    float (*scaled)(const nvfp4_mctx *c, const nvfp4_core_block *b, float x);
+    /* the element rounding: the code of x (the default casts nvfp4_mutant_y) */
     uint8_t (*elem)(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits);
+    /* the special values: rewrites code q of input x with scaled value y (NaN, -0, saturation),
+     * after the element rounding, so that a rounding and a special-value rule compose */
+    uint8_t (*special)(const nvfp4_mctx *c, float x, float y, uint8_t q);
     /* the 16 random bytes of SR segment (row, block, half) */
     void (*rbytes)(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16]);
     /* rewrites the finished orientation (codes, linear scales, swizzled scales) */
     void (*layout)(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t swz_bytes);
+    /* a composed mutant (nvfp4_mutant_compose): the opts hooks of its parts, applied in order */
+    void (*more_opts[NVFP4_MUTANT_MAX_PARTS])(nvfp4_quant_opts *o);
 } nvfp4_mutant;
 
 extern const nvfp4_mutant nvfp4_mutant_catalog[];
@@ -56,6 +68,18 @@ extern const size_t nvfp4_mutant_catalog_size;
  * pass-through hooks to check that the chain is the recipe's). */
 nvfp4_status nvfp4_mutant_run(const nvfp4_mutant *m, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
                               const nvfp4_quant_opts *opts, nvfp4_mutant_output *out, nvfp4_error *err);
+
+/* A chain of deviations from one recipe, at most one per step: the union of
+ * the parts' hooks in *out (its info names the first part). False when two
+ * parts replace the same hook (they are not independent steps), or n is
+ * larger than NVFP4_MUTANT_MAX_PARTS. n = 0 gives the recipe itself. */
+bool nvfp4_mutant_compose(const nvfp4_mutant *const *parts, size_t n, nvfp4_mutant *out);
+
+/* The scaled value of x in block b as the mutant being run computes it
+ * (its scaled hook, else the recipe's nvfp4_core_scaled). */
+float nvfp4_mutant_y(const nvfp4_mctx *c, const nvfp4_core_block *b, float x);
+/* The code of x in block b as the recipe casts it, from nvfp4_mutant_y. */
+uint8_t nvfp4_mutant_default_elem(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits);
 
 /* The recipe's own steps (what a hook falls back on). The block scale of
  * 4over6 recipes is the per-block choice of src/core/ (16x16: over the

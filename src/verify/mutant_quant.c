@@ -165,6 +165,20 @@ float nvfp4_mutant_row_amax(const nvfp4_mctx *c, size_t row)
     return nvfp4_mutant_tensor_amax_of(c->b + row * c->l->pcols, c->l->pcols, c->r->amax_nan_propagates);
 }
 
+float nvfp4_mutant_y(const nvfp4_mctx *c, const nvfp4_core_block *b, float x)
+{
+    if (c->m && c->m->scaled) return c->m->scaled(c, b, x);
+    return nvfp4_core_scaled(c->r, b, x);
+}
+
+uint8_t nvfp4_mutant_default_elem(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+{
+    if (!(c->m && c->m->scaled)) return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    float y = c->m->scaled(c, b, x);
+    if (c->r->elem == NVFP4_CORE_ELEM_E4M3) return nvfp4_core_e4m3_encode(y, 1);
+    return nvfp4_core_e2m1_cast(c->r, y, c->mode, rbits);
+}
+
 static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, const nvfp4_core_global *gt,
                        uint8_t *scale, uint8_t *out)
 {
@@ -192,8 +206,8 @@ static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, c
                 if (m->rbytes) m->rbytes(c, row, (size_t)row * nb + b, i >> 4, rb);
                 else nvfp4_core_sr_block_bytes(c->seed, c->l->sr_offset + (i >> 4), (uint64_t)row * nb + b, rb);
             }
-            uint8_t q = m->elem ? m->elem(c, &blk, x[j], rb[i & 15u])
-                                : nvfp4_core_encode_elem(c->r, &blk, x[j], c->mode, rb[i & 15u]);
+            uint8_t q = m->elem ? m->elem(c, &blk, x[j], rb[i & 15u]) : nvfp4_mutant_default_elem(c, &blk, x[j], rb[i & 15u]);
+            if (m->special) q = m->special(c, x[j], nvfp4_mutant_y(c, &blk, x[j]), q);
             if (e4m3) out[j] = q;
             else if (j & 1u) out[j >> 1] = (uint8_t)(out[j >> 1] | (q << 4));
             else out[j >> 1] = q;
@@ -204,7 +218,7 @@ static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, c
 static bool arithmetic(const nvfp4_mutant *m)
 {
     return m->transform || m->tensor_amax || m->local_amax || m->global || m->block_amax || m->bscale || m->prepare ||
-           m->elem || m->rbytes;
+           m->scaled || m->elem || m->special || m->rbytes;
 }
 
 static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p, const void *x, bool colwise,
@@ -217,6 +231,7 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
     c.r = nvfp4_recipe_core(p->recipe);
     c.p = p;
     c.l = l;
+    c.m = m;
     c.colwise = colwise;
     c.mode = p->opts.rounding == NVFP4_SR ? NVFP4_CORE_SR : p->opts.rounding == NVFP4_RZ ? NVFP4_CORE_RZ : NVFP4_CORE_RN;
     c.seed = p->opts.seed;
@@ -272,6 +287,42 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
     return NVFP4_OK;
 }
 
+/* Takes hook h of a part into the composed slot *slot: false when the slot is taken. */
+#define TAKE(slot, h)                                                                                                  \
+    do {                                                                                                               \
+        if (h) {                                                                                                       \
+            if (slot) return false;                                                                                    \
+            slot = h;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
+
+bool nvfp4_mutant_compose(const nvfp4_mutant *const *parts, size_t n, nvfp4_mutant *out)
+{
+    memset(out, 0, sizeof *out);
+    out->info = (nvfp4_mutant_info){"recipe", "none", "the recipe", "composed", "", 0};
+    if (n > NVFP4_MUTANT_MAX_PARTS) return false;
+    size_t nopts = 0;
+    for (size_t i = 0; i < n; i++) {
+        const nvfp4_mutant *p = parts[i];
+        if (i == 0) out->info = p->info;
+        if (p->opts) out->more_opts[nopts++] = p->opts;
+        TAKE(out->transform, p->transform);
+        TAKE(out->tensor_amax, p->tensor_amax);
+        TAKE(out->local_amax, p->local_amax);
+        TAKE(out->global, p->global);
+        TAKE(out->block_amax, p->block_amax);
+        TAKE(out->bscale, p->bscale);
+        TAKE(out->prepare, p->prepare);
+        TAKE(out->scaled, p->scaled);
+        TAKE(out->elem, p->elem);
+        TAKE(out->special, p->special);
+        TAKE(out->rbytes, p->rbytes);
+        TAKE(out->layout, p->layout);
+    }
+    return true;
+}
+#undef TAKE
+
 nvfp4_status nvfp4_mutant_quantize(const nvfp4_mutant_info *mi, const void *x, nvfp4_dtype dtype, size_t rows,
                                    size_t cols, const nvfp4_quant_opts *opts, nvfp4_mutant_output *out,
                                    nvfp4_error *err)
@@ -290,6 +341,7 @@ nvfp4_status nvfp4_mutant_run(const nvfp4_mutant *m, const void *x, nvfp4_dtype 
     if (opts) o = *opts;
     else nvfp4_quant_opts_init(&o);
     if (m->opts) m->opts(&o);
+    for (size_t i = 0; i < NVFP4_MUTANT_MAX_PARTS && m->more_opts[i]; i++) m->more_opts[i](&o);
     nvfp4_quant_plan plan;
     nvfp4_status st = nvfp4_quant_plan_init(&plan, &o, dtype, rows, cols, err);
     if (st) return st;

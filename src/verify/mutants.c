@@ -55,7 +55,8 @@ static uint8_t e4m3_directed(float v, int up)
     return c;
 }
 
-static float scaled(const nvfp4_mctx *c, const nvfp4_core_block *b, float x) { return nvfp4_core_scaled(c->r, b, x); }
+/* y as the mutant being run scales it: a composed encode-factor step shows in every element hook */
+static float scaled(const nvfp4_mctx *c, const nvfp4_core_block *b, float x) { return nvfp4_mutant_y(c, b, x); }
 
 static uint8_t cast_rn(const nvfp4_mctx *c, float y) { return nvfp4_core_e2m1_cast(c->r, y, NVFP4_CORE_RN, 0); }
 
@@ -67,9 +68,10 @@ static nvfp4_core_block prep_divisor(const nvfp4_mctx *c, const nvfp4_core_globa
     nvfp4_core_block b = {s, te_divisor(g, s)};
     return b;
 }
-static uint8_t elem_divide(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+static float y_divide(const nvfp4_mctx *c, const nvfp4_core_block *b, float x)
 {
-    return nvfp4_core_e2m1_cast(c->r, x / b->factor, c->mode, rbits);
+    (void)c;
+    return x / b->factor;
 }
 
 static nvfp4_core_block prep_senc_over_s(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
@@ -267,32 +269,33 @@ static uint8_t el_ru(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, ui
     if (y > 0.0f && y < 6.0f && nvfp4_core_e2m1_decode(q) != y && (q & 7u) < 7u) q++;
     return q;
 }
-static uint8_t el_negzero_dropped(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+/* ---- special values: rewrites of the rounded code q (x the input, y its scaled value) ---- */
+
+static uint8_t sp_negzero_dropped(const nvfp4_mctx *c, float x, float y, uint8_t q)
 {
-    uint8_t q = nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    (void)c, (void)x, (void)y;
     return q == 0x8u ? 0x0u : q;
 }
-static uint8_t el_nan_zero(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+static uint8_t sp_nan_zero(const nvfp4_mctx *c, float x, float y, uint8_t q)
 {
-    if (nvfp4_core_isnan(scaled(c, b, x))) return 0x0u;
-    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    (void)c, (void)x;
+    return nvfp4_core_isnan(y) ? 0x0u : q;
 }
-static uint8_t el_nan_0x7(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+static uint8_t sp_nan_0x7(const nvfp4_mctx *c, float x, float y, uint8_t q)
 {
-    if (nvfp4_core_isnan(scaled(c, b, x))) return 0x7u;
-    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    (void)c, (void)x;
+    return nvfp4_core_isnan(y) ? 0x7u : q;
 }
-static uint8_t el_nan_signed(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+static uint8_t sp_nan_signed(const nvfp4_mctx *c, float x, float y, uint8_t q)
 {
-    uint8_t q = nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
-    if (nvfp4_core_isnan(x) && nvfp4_core_signbit(x)) q |= 8u;
-    return q;
+    (void)c, (void)y;
+    return nvfp4_core_isnan(x) && nvfp4_core_signbit(x) ? (uint8_t)(q | 8u) : q;
 }
-static uint8_t el_sat_to_zero(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+static uint8_t sp_sat_to_zero(const nvfp4_mctx *c, float x, float y, uint8_t q)
 {
-    float y = scaled(c, b, x);
+    (void)c, (void)x;
     if (!nvfp4_core_isnan(y) && !(nvfp4_core_fabs(y) <= 6.0f)) return (uint8_t)(nvfp4_core_signbit(y) << 3);
-    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    return q;
 }
 
 /* ---- stochastic rounding bytes ------------------------------------------------------- */
@@ -704,14 +707,13 @@ static uint8_t el_ties_toward_zero(const nvfp4_mctx *c, const nvfp4_core_block *
 {
     float y = scaled(c, b, x);
     if (!nvfp4_core_isnan(y) && nvfp4_trace_e2m1_is_tie(y)) return nvfp4_core_e2m1_cast(c->r, y, NVFP4_CORE_RZ, 0);
-    return nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
+    return nvfp4_mutant_default_elem(c, b, x, rbits);
 }
 /* the sign from y < 0 before rounding, the packer's sign from the rounded value's
  * sign bit: an exact -0 input gives 0x0, a negative value that rounds to zero 0x8 */
-static uint8_t el_negzero_input_dropped(const nvfp4_mctx *c, const nvfp4_core_block *b, float x, uint8_t rbits)
+static uint8_t sp_negzero_input_dropped(const nvfp4_mctx *c, float x, float y, uint8_t q)
 {
-    uint8_t q = nvfp4_core_encode_elem(c->r, b, x, c->mode, rbits);
-    float y = scaled(c, b, x);
+    (void)c, (void)x;
     return q == 0x8u && y == 0.0f ? 0x0u : q;
 }
 /* the swizzled offset of scale (r, k) taken from the flat index r * C + k
@@ -739,7 +741,7 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "a division where TE multiplies by the reciprocal (core_nvfp4.cuh compute_scale_inv); differs near "
                "E2M1 boundaries",
                R_TE, 0),
-     .prepare = prep_divisor, .elem = elem_divide},
+     .prepare = prep_divisor, .scaled = y_divide},
     {.info = M("encode-senc-over-s", "encode factor", "y = x * (S_enc / s)",
                "the algebraically equal S_enc/s for 1/(s*S_dec): two different roundings (a numpy kernel written from the formulas)",
                R_TE, 0),
@@ -836,20 +838,20 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
     {.info = M("elem-negzero-dropped", "element cast", "-0 results written as +0 (0x8 -> 0x0)",
                "the sign taken from y < 0 (TE's Python reference, modelopt) in a kernel that keeps it (cuda_fp4.hpp)",
                "te,torchao,torchao-0.13-0.16,mxfp4-floor,mxfp4-rceil", 0),
-     .elem = el_negzero_dropped},
+     .special = sp_negzero_dropped},
     {.info = M("elem-nan-zero", "element cast", "NaN elements written as 0x0",
                "NaN mapped to 0 (TE's Python reference) where cvt.rn.satfinite gives 0x7", "te,mxfp4-rceil,modelopt", 0),
-     .elem = el_nan_zero},
+     .special = sp_nan_zero},
     {.info = M("elem-nan-0x7", "element cast", "NaN elements written as 0x7 (+6)",
                "cvt.rn.satfinite's NaN code in a kernel that follows torchao (NaN -> 0x3)",
                "torchao,torchao-0.13-0.16,mxfp4-floor", 0),
-     .elem = el_nan_0x7},
+     .special = sp_nan_0x7},
     {.info = M("elem-nan-signed", "element cast", "a NaN keeps its sign bit: -NaN -> 0xF",
                "a software cast that copies the sign bit before testing for NaN", "te,mxfp4-rceil,modelopt", 0),
-     .elem = el_nan_signed},
+     .special = sp_nan_signed},
     {.info = M("elem-sat-to-zero", "element cast", "|y| > 6 (or Inf) written as 0",
                "a bucket search over the 8 magnitudes that finds no bucket above 6 (no satfinite)", R_E2M1, 0),
-     .elem = el_sat_to_zero},
+     .special = sp_sat_to_zero},
     /* stochastic rounding */
     {.info = M("sr-byte-order", "SR bits", "element 4w+k uses byte 3-k of word w",
                "the 32-bit Philox words read from the high byte down (big-endian extraction)", R_E2M1,
@@ -1044,7 +1046,7 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "compressed-tensors 0.20.1 quantization/lifecycle/forward_helpers.py:185-187 (scale = scale / "
                "global_scale; x / scale): one divisor s/S_enc",
                R_TE, 0),
-     .prepare = prep_s_over_senc, .elem = elem_divide},
+     .prepare = prep_s_over_senc, .scaled = y_divide},
     {.info = M("encode-senc-over-s-no-clamp", "encode factor", "y = x * div_rn(S_enc, s), Inf when s = 0",
                "mslk v1.1.0 mslk/quantize/triton/fp4_quantize.py:5496 total_scale = tl.div_rn(global_scale, scales): "
                "no FLT_MAX clamp, so zero-scale blocks give 0 * Inf = NaN codes",
@@ -1064,7 +1066,7 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "compressed-tensors 0.20.1 quantization/utils/fp4_utils.py:19 sign = tl.where(x < 0.0, -32.0, 32.0) "
                "(-0.0 is not < 0), packed by its sign bit (compressors/nvfp4/helpers.py:63)",
                "te,torchao,torchao-0.13-0.16,mxfp4-floor,mxfp4-rceil", 0),
-     .elem = el_negzero_input_dropped},
+     .special = sp_negzero_input_dropped},
     {.info = M("layout-swizzle-padded-stride", "layout", "scale (r, k) placed as flat index r*C+k with row stride round_up(C, 4)",
                "the 128x4 swizzle indexed from the linear scale buffer with the padded group count as its row "
                "stride: wrong whenever K/16 is not a multiple of 4",

@@ -11,6 +11,7 @@
 
 #include "nvfp4/gemm.h"
 #include "verify/report_views.h"
+#include "verify/vchain.h"
 
 #define P(...) nvfp4_strbuf_printf(t, __VA_ARGS__)
 
@@ -577,6 +578,152 @@ static void text_ranking(nvfp4_strbuf *t, const nvfp4_vrank *rank, size_t ncand,
     }
 }
 
+/* ---- the chain (vchain.h): a base recipe plus catalogued deviations ---------------- */
+
+typedef struct {
+    nvfp4_chain_result r;
+    const char *recipe;   /* the base recipe's name */
+    bool found;
+} chain_pick;
+
+/* Whether chain a explains the kernel better than b: exact first, then fewer deviations,
+ * then fewer differing elements. */
+static bool chain_better(const nvfp4_chain_result *a, const nvfp4_chain_result *b)
+{
+    if (a->exact != b->exact) return a->exact;
+    if (a->exact) return nvfp4_chain_deviations(a) < nvfp4_chain_deviations(b);
+    return a->data_mismatch + a->scale_mismatch < b->data_mismatch + b->scale_mismatch;
+}
+
+/* Infers the chain from the best-ranked recipe variants (at most `bases` distinct recipes
+ * that have catalogued deviations), keeping the best chain. */
+static int identify_chain(const float *x, size_t rows, size_t cols, const vrep_variant *var, size_t nvar,
+                          const nvfp4_vrank *rank, size_t nrank, bool colwise, const nvfp4_vview *act,
+                          size_t bases, chain_pick *best)
+{
+    const char *tried[4] = {NULL};
+    size_t ntried = 0;
+    memset(best, 0, sizeof *best);
+    for (size_t k = 0; k < nrank && ntried < bases && ntried < 4; k++) {
+        const vrep_variant *v = NULL;
+        for (size_t i = 0; i < nvar && !v; i++)
+            if (strcmp(var[i].name, rank[k].name) == 0) v = &var[i];
+        if (!v) continue; /* a mutant's row */
+        bool seen = false, has_mutants = false;
+        for (size_t i = 0; i < ntried; i++) seen = seen || strcmp(tried[i], v->q.opts.recipe) == 0;
+        for (size_t j = 0; j < nvfp4_mutant_count() && !has_mutants; j++)
+            has_mutants = nvfp4_mutant_applies(nvfp4_mutant_at(j), v->q.opts.recipe, &v->q.opts);
+        if (seen || !has_mutants) continue;
+        tried[ntried++] = v->q.opts.recipe;
+        nvfp4_chain_result r;
+        if (nvfp4_chain_infer(x, rows, cols, &v->q.opts, v->name, colwise, act, &r)) return -1;
+        size_t evals = best->r.evaluations + r.evaluations;
+        if (!best->found || chain_better(&r, &best->r)) {
+            best->r = r;
+            best->recipe = v->q.opts.recipe;
+            best->found = true;
+        }
+        best->r.evaluations = evals;
+    }
+    return 0;
+}
+
+/* "te + global-torch-rdiv + encode-senc-over-s-no-clamp" */
+static void chain_name(char *buf, size_t n, const chain_pick *c)
+{
+    size_t len = (size_t)snprintf(buf, n, "%s", c->recipe);
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS && len < n; s++)
+        if (c->r.steps[s].chosen) len += (size_t)snprintf(buf + len, n - len, " + %s", c->r.steps[s].chosen->name);
+}
+
+static bool chain_settled(const nvfp4_chain_result *r)
+{
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++)
+        if (r->steps[s].status != NVFP4_CHAIN_PROVEN) return false;
+    return r->exact;
+}
+
+/* The chain's one-line statement (without the "chain: " prefix). */
+static void chain_statement(char *buf, size_t n, const chain_pick *c)
+{
+    char name[512];
+    chain_name(name, sizeof name, c);
+    const nvfp4_chain_result *r = &c->r;
+    if (chain_settled(r)) {
+        snprintf(buf, n, "matches %s %s exactly (%s; every step proven)", nvfp4_chain_deviations(r) ? "chain" : "recipe",
+                 name, r->base);
+    } else if (r->exact) {
+        size_t len = (size_t)snprintf(buf, n, "%s (%s) reproduces every byte, but not every step is settled: ", name,
+                                      r->base);
+        bool first = true;
+        for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS && len < n; s++)
+            if (r->steps[s].status == NVFP4_CHAIN_AMBIGUOUS) {
+                len += (size_t)snprintf(buf + len, n - len, "%s%s", first ? "" : ", ", r->steps[s].step);
+                first = false;
+            }
+        if (len < n) snprintf(buf + len, n - len, " ambiguous on this input");
+    } else {
+        snprintf(buf, n, "not explained: the nearest chain, %s (%s), leaves %zu data elements and %zu scale bytes "
+                         "unexplained", name, r->base, r->data_mismatch, r->scale_mismatch);
+    }
+}
+
+static const char *rule_name(const nvfp4_chain_step *st) { return st->chosen ? st->chosen->name : "recipe's rule"; }
+
+static void text_chain(nvfp4_strbuf *t, const chain_pick *c)
+{
+    char line[1024];
+    chain_statement(line, sizeof line, c);
+    P("chain: %s\n", line);
+    P("  %-16s %-13s %s\n", "step", "status", "rule");
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
+        const nvfp4_chain_step *st = &c->r.steps[s];
+        if (!st->n_candidates && st->status == NVFP4_CHAIN_PROVEN) continue; /* nothing known to compare */
+        P("  %-16s %-13s %s", st->step, nvfp4_chain_status_name(st->status), rule_name(st));
+        if (st->n_alts) {
+            P(", or equally");
+            for (size_t i = 0; i < st->n_alts && i < NVFP4_CHAIN_MAX_ALTS; i++)
+                P("%s %s", i ? "," : "", st->alts[i] ? st->alts[i]->name : "the recipe's rule");
+            if (st->n_alts > NVFP4_CHAIN_MAX_ALTS) P(", ...");
+        }
+        P("\n      %s\n", st->evidence);
+    }
+    P("  (%zu chains run: the steps searched one at a time, each step's %s candidates with the others fixed)\n",
+      c->r.evaluations, "catalogued");
+}
+
+static json_t *json_chain(const chain_pick *c)
+{
+    json_t *o = json_object(), *steps = json_array(), *devs = json_array();
+    char line[1024];
+    chain_statement(line, sizeof line, c);
+    json_object_set_new(o, "statement", json_string(line));
+    json_object_set_new(o, "recipe", json_string(c->recipe));
+    json_object_set_new(o, "base", json_string(c->r.base));
+    json_object_set_new(o, "exact", json_boolean(c->r.exact));
+    json_object_set_new(o, "settled", json_boolean(chain_settled(&c->r)));
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
+        const nvfp4_chain_step *st = &c->r.steps[s];
+        if (st->chosen) json_array_append_new(devs, json_string(st->chosen->name));
+        json_t *j = json_object(), *alts = json_array();
+        json_object_set_new(j, "step", json_string(st->step));
+        json_object_set_new(j, "status", json_string(nvfp4_chain_status_name(st->status)));
+        json_object_set_new(j, "rule", st->chosen ? json_string(st->chosen->name) : json_null());
+        json_object_set_new(j, "candidates", json_integer((json_int_t)st->n_candidates));
+        for (size_t i = 0; i < st->n_alts && i < NVFP4_CHAIN_MAX_ALTS; i++)
+            json_array_append_new(alts, st->alts[i] ? json_string(st->alts[i]->name) : json_null());
+        json_object_set_new(j, "alternatives", alts);
+        json_object_set_new(j, "evidence", json_string(st->evidence));
+        json_array_append_new(steps, j);
+    }
+    json_object_set_new(o, "deviations", devs);
+    json_object_set_new(o, "steps", steps);
+    json_object_set_new(o, "data_mismatch", json_integer((json_int_t)c->r.data_mismatch));
+    json_object_set_new(o, "scale_mismatch", json_integer((json_int_t)c->r.scale_mismatch));
+    json_object_set_new(o, "evaluations", json_integer((json_int_t)c->r.evaluations));
+    return o;
+}
+
 /* Every recipe x rounding (x block) variant of x in one orientation, and for
  * a columnwise kernel also with the RHT (TE's Wgrad path). */
 static int identify_variants(const float *x, size_t rows, size_t cols, const nvfp4_quant_opts *base, bool colwise,
@@ -637,7 +784,6 @@ nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows
     }
     mutant_variant *mv = NULL;
     if (io->mutants) nmv = mutant_variants(xf, rows, cols, var, nvar, colwise, fixed_block, &mv);
-    free(xf);
     vrep_view av;
     nvfp4_status st = NVFP4_OK;
     nvfp4_vcandidate *cand = NULL;
@@ -656,7 +802,15 @@ nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows
         nvfp4_strbuf tb = {0};
         text_ranking(&tb, rep->ranking, ncand, nvar, nmv, top, colwise, rows, cols, &av.v);
         json_t *j = (what & NVFP4_REPORT_JSON) ? json_ranking(rep->ranking, ncand, top, colwise) : NULL;
-        rep->verdict = rep->ranking[0].fraction == 1.0 ? 0 : 1;
+        chain_pick chain;
+        memset(&chain, 0, sizeof chain);
+        if (io->mutants && identify_chain(xf, rows, cols, var, nvar, rep->ranking, ncand, colwise, &av.v, 2, &chain))
+            st = oom(err);
+        if (chain.found) {
+            text_chain(&tb, &chain);
+            if (j) json_object_set_new(j, "chain", json_chain(&chain));
+        }
+        rep->verdict = rep->ranking[0].fraction == 1.0 || (chain.found && chain.r.exact) ? 0 : 1;
         rep->n_variants = nvar;
         rep->n_mutants = nmv;
         /* the names outlive the candidates */
@@ -667,6 +821,7 @@ nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows
         }
         if (rep->n_ranking != ncand || !finish(rep, what, &tb, j)) st = oom(err);
     }
+    free(xf);
     free(cand);
     vrep_view_free(&av);
     mutant_variants_free(mv, nmv);

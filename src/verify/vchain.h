@@ -68,4 +68,53 @@ static inline float nvfp4_vchain_ulps_to_boundary(float y)
     return best;
 }
 
+/* ---- chain inference (src/verify/chain.c, docs/verify.md "identify") -------------------
+ * A kernel's chain: a base recipe plus at most one catalogued deviation per
+ * step. The search goes step by step (coordinate descent over the steps, each
+ * step's candidates tried with the other steps fixed, until a pass changes
+ * nothing), so it costs a few passes over the catalog, not the product of its
+ * steps. The pass that changes nothing is also the per-step test: a step is
+ * proven when, with the other steps as inferred, every other candidate for it
+ * gives different bytes (the deciding element of the nearest one is cited). */
+
+#include "nvfp4/verify.h"
+
+#define NVFP4_CHAIN_NSTEPS 8
+#define NVFP4_CHAIN_MAX_ALTS 8
+
+typedef enum {
+    NVFP4_CHAIN_PROVEN = 0,     /* exact chain, every other candidate of the step excluded */
+    NVFP4_CHAIN_AMBIGUOUS,      /* exact chain, other candidates give the same bytes */
+    NVFP4_CHAIN_BEST_FIT,       /* the chain is not exact: the step's best candidate, nothing proven */
+    NVFP4_CHAIN_NOT_EXPLAINED   /* no candidate of the step explains these elements */
+} nvfp4_chain_status;
+
+typedef struct {
+    const char *step;                    /* global-scale, block-scale, ... (nvfp4_mutant_step_id) */
+    const nvfp4_mutant_info *chosen;     /* NULL: the base recipe's own rule */
+    nvfp4_chain_status status;
+    size_t n_candidates;                 /* catalogued alternatives tried (besides the recipe's rule) */
+    const nvfp4_mutant_info *alts[NVFP4_CHAIN_MAX_ALTS]; /* same score as chosen (NULL: the recipe's rule) */
+    size_t n_alts;
+    char evidence[256];
+} nvfp4_chain_step;
+
+typedef struct {
+    char base[64];                       /* "te rn 1x16" */
+    nvfp4_chain_step steps[NVFP4_CHAIN_NSTEPS];
+    size_t n_steps;                      /* steps with at least one candidate */
+    bool exact;
+    size_t data_mismatch, scale_mismatch, data_total, scale_total;
+    size_t evaluations;                  /* chains quantized */
+} nvfp4_chain_result;
+
+/* Infers the chain of the kernel output `actual` (data and/or scale, scale_swizzled, amax of one
+ * orientation) from input x (rows x cols fp32) and a base variant's options (recipe, rounding,
+ * block, RHT; rowwise or columnwise as colwise). 0, or -1 out of memory. */
+int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quant_opts *base, const char *base_name,
+                      bool colwise, const nvfp4_vview *actual, nvfp4_chain_result *res);
+const char *nvfp4_chain_status_name(nvfp4_chain_status s);
+/* The number of deviations (steps whose rule is not the recipe's). */
+size_t nvfp4_chain_deviations(const nvfp4_chain_result *r);
+
 #endif /* NVFP4_VERIFY_VCHAIN_H */

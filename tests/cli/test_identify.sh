@@ -63,6 +63,26 @@ run_i "identifies a columnwise output" 0 "identified: the kernel implements te r
 $K te.safetensors k_sw.safetensors --keep data,scale --bug swap-nibbles
 run_i "a catalogued bug is identified as its mutant" 0 "identified: the kernel implements te rn 1x16 [mutant layout-nibble-swap]" \
     $X --actual k_sw.safetensors
+grep -q "^chain: te + layout-nibble-swap (te rn 1x16) reproduces every byte" out.txt && ok "chain names the deviation" || bad "chain of the nibble swap"
+grep -qE "^  layout +proven +layout-nibble-swap$" out.txt && ok "the layout step is proven" || bad "layout step status"
+# two deviations at once: the nibble swap and -0 written as +0 (no single mutant matches)
+$K te.safetensors k_sn.safetensors --keep data,scale --bug swap-nibbles
+$K k_sn.safetensors k_sn2.safetensors --keep data,scale --bug neg-zero
+run_i "two deviations are one chain" 0 "chain: te + elem-negzero-dropped + layout-nibble-swap (te rn 1x16) reproduces every byte" \
+    $X --actual k_sn2.safetensors
+grep -q "^not identified" out.txt && ok "no single variant matches the two" || bad "a single variant matched two deviations"
+grep -qE "^  special-values +proven +elem-negzero-dropped$" out.txt && ok "special-values proven" || bad "special-values step"
+$NVFP4 identify $X --actual k_sn2.safetensors --json >jc.json
+python3 - <<'PY' && ok "--json chain per step" || bad "--json chain per step"
+import json
+c = json.load(open("jc.json"))["chain"]
+assert c["exact"] is True and c["recipe"] == "te", c
+assert c["deviations"] == ["elem-negzero-dropped", "layout-nibble-swap"], c["deviations"]
+steps = {s["step"]: s for s in c["steps"]}
+assert steps["layout"]["status"] == "proven" and steps["layout"]["rule"] == "layout-nibble-swap"
+assert steps["special-values"]["status"] == "proven" and "the nearest" in steps["special-values"]["evidence"]
+assert all(s["status"] in ("proven", "ambiguous") for s in c["steps"])
+PY
 run_i "--no-mutants: a corrupted output names the nearest" 1 "the nearest is te rn 1x16" $X --actual k_sw.safetensors --no-mutants
 run_i "--top 3 prints 3 rows" 1 "  3    " $X --actual k_sw.safetensors --top 3 --no-mutants
 grep -q "^  4    " out.txt && bad "--top 3 printed a 4th row" || ok "--top 3 stops at 3"
