@@ -224,6 +224,15 @@ class Report:
         """[(cause token, sentence)] over both orientations."""
         return [(c["cause"], c["line"]) for o in self.outputs for c in o["causes"]]
 
+    @property
+    def cause_details(self):
+        """Every cause as a dict: cause, line, step (the step of the chain it
+        concerns), status ("proven" when the kernel's bytes exclude every other
+        known candidate of that step, else "consistent"), evidence (the
+        deciding elements, or why nothing was decided) and alternatives (the
+        candidates that give the same bytes on this input), plus orientation."""
+        return [dict(c, orientation=o["orientation"]) for o in self.outputs for c in o["causes"]]
+
     def __bool__(self):
         return self.ok
 
@@ -271,13 +280,19 @@ def verify(expected, actual, errors=10, component="all"):
 
 
 class Identification:
-    """identify()'s ranking (the fields of `nvfp4 identify --json`); ok when
-    some variant reproduces every byte; str() is the command's text."""
+    """identify()'s ranking and inferred chain (the fields of `nvfp4
+    identify --json`); ok when some variant, or a chain of a recipe and
+    catalogued deviations, reproduces every byte; str() is the command's text."""
 
     def __init__(self, text, js, rc):
         self.text, self.json, self.ok = text, js, rc == 0
         self.ranking = js.get("ranking", [])
         self.best = self.ranking[0]["variant"] if self.ranking else None
+        # the inferred chain (a recipe plus at most one deviation per step):
+        # statement, recipe, base, exact, settled, deviations and per step
+        # {step, status (proven / ambiguous / best fit / not explained), rule,
+        # alternatives, evidence}; None when identify ran no chain search
+        self.chain = js.get("chain")
 
     def __str__(self):
         return self.text

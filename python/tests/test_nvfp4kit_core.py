@@ -290,3 +290,32 @@ def test_installed_package_is_under_test():
     if site:
         assert os.path.realpath(nk.__file__).startswith(os.path.realpath(site))
         assert os.path.isfile(os.path.join(os.path.dirname(nk.__file__), "_native", "libnvfp4.so"))
+
+
+def test_structured_causes_and_chain(tmp_path, cli):
+    """verify's causes carry step / status / evidence / alternatives, identify
+    its chain, gemm-check its causes, as the CLI's --json and text do."""
+    x = rand(64, 64, seed=21)
+    golden = nk.quantize(x)
+    out = golden.components()
+    out["data"] = ((out["data"] >> 4) | (out["data"] << 4)).astype(np.uint8)   # nibbles the wrong way round
+    rep = nk.verify(golden, out)
+    known = [c for c in rep.cause_details if c["cause"] == "known-bug"]
+    assert known and known[0]["line"].startswith("layout-nibble-swap:")
+    assert known[0]["step"] == "layout" and known[0]["status"] == "proven" and known[0]["alternatives"] == []
+    assert "the only one of" in known[0]["evidence"]
+    pattern = [c for c in rep.cause_details if c["cause"] == "swapped-nibbles"]
+    assert pattern and pattern[0]["status"] == "consistent" and pattern[0]["orientation"] == "rowwise"
+    ident = nk.identify(x, out, top=3)
+    assert ident.ok and ident.chain["exact"] and ident.chain["deviations"] == ["layout-nibble-swap"]
+    steps = {s["step"]: s["status"] for s in ident.chain["steps"]}
+    assert steps["layout"] == "proven"
+    # a D of the te values rounded to bf16: gemm-check names the cause
+    a, b = nk.quantize(rand(16, 64, seed=1)), nk.quantize(rand(8, 64, seed=2))
+    nk.save_bundle(a, tmp_path / "a.safetensors")
+    nk.save_bundle(b, tmp_path / "b.safetensors")
+    cli("gemm", "--a", tmp_path / "a.safetensors", "--b", tmp_path / "b.safetensors", "-o", tmp_path / "d.npy")
+    d = np.load(tmp_path / "d.npy").astype(np.float32)
+    bf = ((d.view(np.uint32) + np.uint32(0x8000)) & np.uint32(0xFFFF0000)).view(np.float32)
+    g = nk.gemm_check(a, b, bf)
+    assert not g.ok and "cause bf16-output:" in str(g)
