@@ -6,7 +6,7 @@
  * and calculate_qparams (line 52, scheme NVFP4 of quant_scheme.py line 184:
  * scale_dtype float8_e4m3fn), quantization/lifecycle/forward_helpers.py
  * _quantize (line 523) and _dequantize (line 548), quantization/utils/fp4_utils.py
- * cast_to_fp4 (line 70) and compressors/nvfp4/helpers.py
+ * cast_to_fp4 (line 77) and compressors/nvfp4/helpers.py
  * quantize_and_pack_fp4 / pack_fp4_to_uint8 (CPU fallbacks).
  *
  *   amax  = torch.amax semantics (a NaN element makes it NaN)

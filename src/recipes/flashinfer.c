@@ -2,11 +2,11 @@
  * flashinfer.c - recipe `flashinfer`: FlashInfer's batch-invariant NVFP4
  * quantization as its CPU reference specifies it, flashinfer-python 0.7.4
  * (PyPI flashinfer-python==0.7.4): flashinfer/batch_invariant/quantization/
- * nvfp4_spec.py (sf_value, sf_quant, inv_scale, block_chain, quant_elem),
- * nvfp4_reference.py (quantize_reference, amax_ignoring_nan, e4m3_round,
- * e2m1_round), with the global scale of
+ * nvfp4_spec.py (sf_value line 90, inv_scale line 100, block_chain line 107,
+ * quant_elem line 119), nvfp4_reference.py (quantize_reference line 261,
+ * amax_ignoring_nan, e4m3_round, e2m1_round), with the global scale of
  * flashinfer/quantization/nvfp4_quantization_utils.py make_nvfp4_global_scale
- * (per tensor, no 4over6).
+ * (line 341; per tensor, no 4over6).
  *
  *   amax  = input.abs().max() (torch: a NaN element makes it NaN)
  *   gs    = FLT_MAX if amax == 0, else fl(fl(1/amax) * 2688)   (torch's 2688 / tensor)

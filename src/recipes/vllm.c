@@ -2,7 +2,8 @@
  * vllm.c - recipe `vllm`: vLLM's reference NVFP4 quantizer ref_nvfp4_quant
  * and ref_nvfp4_quant_dequant, vLLM 0.33.0 (PyPI vllm==0.33.0,
  * vllm-project/vllm vllm/model_executor/layers/quantization/utils/nvfp4_emulation_utils.py:
- * get_reciprocal, cast_to_fp4, ref_nvfp4_quant, ref_nvfp4_quant_dequant),
+ * get_reciprocal line 685, cast_to_fp4 line 695, ref_nvfp4_quant line 709,
+ * ref_nvfp4_quant_dequant line 726),
  * with the global scale its kernel tests compute
  * (tests/kernels/quantization/test_nvfp4_quant.py: (448 * 6) / amax).
  *
