@@ -4,8 +4,9 @@
  * global scale fl(fl(1/amax) * 2688) and its three guards, vLLM's block
  * scale S_enc * (bamax * fl(1/6)) against te's bamax * (S_enc * fl(1/6)) on
  * an E4M3 tie, compressed-tensors' zero scale 0.125 and x / (s / S_enc),
- * vLLM's 1/0 -> fl(1/1e8), FlashInfer's NaN global scale. The byte-for-byte
- * comparison with the packages themselves is tests/py/test_production_oracles.py.
+ * vLLM's 1/0 -> fl(1/1e8), FlashInfer's NaN global scale, and `ggml-mxfp4`'s
+ * floorf(log2f(amax)) exponent. The byte-for-byte comparisons with the packages
+ * themselves are tests/py/test_production_oracles.py and test_ggml_mxfp4_oracle.py.
  */
 #include <check.h>
 #include "support/check_main.h"
@@ -136,6 +137,45 @@ START_TEST(flashinfer_nan_global)
 }
 END_TEST
 
+START_TEST(ggml_mxfp4_log2_scale)
+{
+    /* One ulp below 256: log2 = 8 - 8.6e-8 rounds to 8 in fp32 (half the
+     * spacing below 8 is 2.4e-7), so ggml's e = 8 - 2 + 127 = 133 (0x85)
+     * where the exponent field (mxfp4-floor) gives 132 (0x84). */
+    float x[64] = {0};
+    x[0] = nextafterf(256.0f, 0.0f);
+    /* block 1: a NaN (skipped by ggml's amax) and 3: e = 1 - 2 + 127 = 126,
+     * 3 / 2^-1 = 6 (0x7), NaN -> 0x0; -0.0 -> 0x0 (k = 0 is tried first) */
+    x[32] = NAN;
+    x[33] = 3.0f;
+    x[34] = -0.0f;
+    nvfp4_quantized q;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = "ggml-mxfp4";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 64, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 133);
+    ck_assert_uint_eq(q.row.scale[1], 126);
+    ck_assert_uint_eq(q.row.data[16], 0x70);
+    ck_assert_uint_eq(q.row.data[17], 0x00);
+    nvfp4_quantized_free(&q);
+    o.recipe = "mxfp4-floor";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 64, &o, &q, NULL), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[0], 132);
+    nvfp4_quantized_free(&q);
+    /* zero block: 0; below 2^-125 (ggml's uint8_t conversion is undefined
+     * there) the recipe clamps to 0; FLT_MAX: log2 = 128 - 2^-24/ln2 rounds to
+     * 128, so 128 - 2 + 127 = 253; +Inf (undefined in ggml) is clamped to 254 */
+    const nvfp4_core_recipe *r = nvfp4_recipe_core(nvfp4_recipe_find("ggml-mxfp4"));
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, 0.0f);
+    ck_assert_uint_eq(nvfp4_core_block_scale(r, &g, 0.0f), 0);
+    ck_assert_uint_eq(nvfp4_core_block_scale(r, &g, 0x1p-125f), 0);
+    ck_assert_uint_eq(nvfp4_core_block_scale(r, &g, 0x1p-124f), 1);
+    ck_assert_uint_eq(nvfp4_core_block_scale(r, &g, 0x1.fffffep127f), 253);
+    ck_assert_uint_eq(nvfp4_core_block_scale(r, &g, INFINITY), 254);
+}
+END_TEST
+
 static Suite *production_suite(void)
 {
     Suite *s = suite_create("recipes_production");
@@ -145,6 +185,7 @@ static Suite *production_suite(void)
     tcase_add_test(tc, compressed_tensors_zero_scale);
     tcase_add_test(tc, vllm_zero_scale_factor);
     tcase_add_test(tc, flashinfer_nan_global);
+    tcase_add_test(tc, ggml_mxfp4_log2_scale);
     suite_add_tcase(s, tc);
     return s;
 }

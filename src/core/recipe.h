@@ -87,8 +87,10 @@ enum {
     NVFP4_CORE_BSCALE_GLOBAL_FIRST = 13, /* vLLM ref_nvfp4_quant: e4m3(clamp(S_enc * (bamax * fl(1/6)), 448)): the
                                             product with fl(1/6) rounds first, then the one with S_enc (te: the
                                             other order) */
-    NVFP4_CORE_BSCALE_CT = 14           /* compressed-tensors calculate_qparams: e4m3(clamp(S_enc * (bamax / 6), 448)),
+    NVFP4_CORE_BSCALE_CT = 14,          /* compressed-tensors calculate_qparams: e4m3(clamp(S_enc * (bamax / 6), 448)),
                                             a zero scale replaced by 0.125 (0x20, _get_dtype_eps of FP8) */
+    NVFP4_CORE_BSCALE_UE8M0_LOG2 = 15   /* llama.cpp MXFP4: floorf(log2f(bamax)) - emax_elem + 127, 0 for bamax 0,
+                                            clamped to [0, 254] (nvfp4_core_ue8m0_log2_scale) */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -373,6 +375,27 @@ NVFP4_HD static inline uint8_t nvfp4_core_ggml_ue4m3(float v)
     return (uint8_t)((e << 3) | m);
 }
 
+/* llama.cpp quantize_row_mxfp4_ref (ggml/src/ggml-quants.c):
+ * e = amax > 0 ? (uint8_t)(floorf(log2f(amax)) - 2 + 127) : 0. The
+ * logarithm rounded to fp32 is taken here as the binary64 log2 rounded to
+ * fp32 (no libm float routine differs between host and device that way):
+ * its floor equals glibc's floorf(log2f(x)) for every positive finite fp32
+ * (all 2^31 - 2^23 - 1 compared), and differs from the exponent field for
+ * 7456 of them, values a few ulps below a power of two whose fl(log2) is
+ * the next integer, so e is one higher than the OCP floor. Where ggml's cast to uint8_t is undefined (bamax below 2^-125, +Inf)
+ * this rule clamps to [0, 254] instead; NaN gives 0 (ggml's amax skips NaN
+ * elements, so only an all-NaN block, amax 0, reaches here). */
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_log2_scale(float bamax, int emax_elem)
+{
+    if (!(bamax > 0.0f)) return 0u;
+    if (bamax > NVFP4_CORE_FLT_MAX) return 254u;
+    float l = (float)log2((double)bamax);
+    int e = (int)floorf(l) - emax_elem + 127;
+    if (e < 0) e = 0;
+    if (e > 254) e = 254;
+    return (uint8_t)e;
+}
+
 NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float bamax)
 {
     switch (r->bscale_rule) {
@@ -408,6 +431,8 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
                                               r->elem == NVFP4_CORE_ELEM_E4M3 ? 3 : 1);
     case NVFP4_CORE_BSCALE_GGML:
         return nvfp4_core_ggml_ue4m3(bamax / r->elem_max);
+    case NVFP4_CORE_BSCALE_UE8M0_LOG2:
+        return nvfp4_core_ue8m0_log2_scale(bamax, r->emax_elem);
     case NVFP4_CORE_BSCALE_GLOBAL_FIRST: {
         /* vec_max * FLOAT4_E2M1_MAX_RECIPROCAL: torch multiplies a float32
          * tensor by the Python scalar 1/6 rounded to fp32 */

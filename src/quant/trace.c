@@ -42,6 +42,7 @@ static const char *scale_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL: return "UE8M0 ceil(log2(block_amax / 6)), exact (TE pow_2_scales)";
     case NVFP4_CORE_BSCALE_GLOBAL_FIRST: return "S_enc * (block_amax * fl(1/6)), clamped to 448, E4M3 RN";
     case NVFP4_CORE_BSCALE_CT: return "S_enc * (block_amax / 6), clamped to 448, E4M3 RN (0 -> 0.125)";
+    case NVFP4_CORE_BSCALE_UE8M0_LOG2: return "UE8M0 floorf(log2f(block_amax)) - emax(elem) (llama.cpp)";
     default: return "UE8M0 round-up of block_amax / max(elem)";
     }
 }

@@ -43,5 +43,6 @@ extern const nvfp4_recipe nvfp4_recipe_fast_math;
 extern const nvfp4_recipe nvfp4_recipe_compressed_tensors;
 extern const nvfp4_recipe nvfp4_recipe_vllm;
 extern const nvfp4_recipe nvfp4_recipe_flashinfer;
+extern const nvfp4_recipe nvfp4_recipe_ggml_mxfp4;
 
 #endif /* NVFP4_RECIPES_RECIPE_H */
