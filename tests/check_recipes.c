@@ -482,6 +482,7 @@ START_TEST(registry)
         {"fast-math", NVFP4_BLOCK_1X16, true},    {"te-4over6-448", NVFP4_BLOCK_1X16, true},
         {"compressed-tensors", NVFP4_BLOCK_1X16, true}, {"vllm", NVFP4_BLOCK_1X16, true},
         {"flashinfer", NVFP4_BLOCK_1X16, true}, {"ggml-mxfp4", NVFP4_BLOCK_1X32, false},
+        {"mslk", NVFP4_BLOCK_1X16, true},
     };
     const size_t n = sizeof want / sizeof want[0];
     ck_assert_uint_eq(nvfp4_recipe_count(), n);

@@ -75,7 +75,8 @@ static void print_global(const nvfp4_trace_block *t)
                                : strcmp(name, "flashinfer") == 0 ? "fl(1/amax) * 2688 (amax 0: FLT_MAX)"
                                : strcmp(name, "compressed-tensors") == 0
                                    ? "fl(1/max(amax, 2^-126)) * 2688 (NaN, Inf: 1)"
-                                   : NULL;
+                               : strcmp(name, "mslk") == 0 ? "1 / fl(amax / 2688) (torchao's g, reciprocal)"
+                                                           : NULL;
     if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE && torch_global)
         printf("global scale         S_enc = %s = %s\n", torch_global, f(b1, t->s_enc));
     else if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE)

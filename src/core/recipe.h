@@ -60,8 +60,10 @@ enum {
      * fl(fl(1/amax) * 2688), 1 ulp below 2688/amax for about a quarter of amaxes (nvfp4_core_torch_global_encode) */
     NVFP4_CORE_GLOBAL_TORCH_RECIP = 5,    /* no guard: amax 0 gives +Inf, +Inf gives 0, NaN NaN (vLLM's tests) */
     NVFP4_CORE_GLOBAL_TORCH_RECIP_FI = 6, /* amax 0 gives FLT_MAX (FlashInfer make_nvfp4_global_scale) */
-    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT = 7  /* compressed-tensors generate_gparam: amax raised to 2^-126 first, a NaN or
+    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT = 7, /* compressed-tensors generate_gparam: amax raised to 2^-126 first, a NaN or
                                              infinite result replaced by 1 (amax +Inf still gives 0) */
+    NVFP4_CORE_GLOBAL_RECIP_OF_DECODE = 8 /* torchao's g = amax / 2688, then S_enc = 1/g (mslk_quantize_nvfp4 passes
+                                             per_tensor_scale.reciprocal()); both kept: g dequantizes */
 };
 
 /* Block-scale rule: block amax -> scale byte. */
@@ -89,8 +91,10 @@ enum {
                                             other order) */
     NVFP4_CORE_BSCALE_CT = 14,          /* compressed-tensors calculate_qparams: e4m3(clamp(S_enc * (bamax / 6), 448)),
                                             a zero scale replaced by 0.125 (0x20, _get_dtype_eps of FP8) */
-    NVFP4_CORE_BSCALE_UE8M0_LOG2 = 15   /* llama.cpp MXFP4: floorf(log2f(bamax)) - emax_elem + 127, 0 for bamax 0,
+    NVFP4_CORE_BSCALE_UE8M0_LOG2 = 15,  /* llama.cpp MXFP4: floorf(log2f(bamax)) - emax_elem + 127, 0 for bamax 0,
                                             clamped to [0, 254] (nvfp4_core_ue8m0_log2_scale) */
+    NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL = 16 /* mslk triton_quantize_nvfp4: e4m3(clamp((bamax / 6) * S_enc, lo, 448)),
+                                              lo = scale_lo (2^-16, which rounds to E4M3 0 all the same) */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -110,7 +114,9 @@ enum {
                                        -0); NaN and +-Inf elements give 0x0 */
     NVFP4_CORE_ENC_SAFE_RECIP = 8,   /* vLLM ref_nvfp4_quant: y = x * r(s * r(S_enc)), r(v) = 1/v and r(0) =
                                         fl(1/1e8) (get_reciprocal's 1/(v + (v == 0) * 1e8)) */
-    NVFP4_CORE_ENC_DIV_SCALE_GLOBAL = 9 /* compressed-tensors _quantize: y = x / ((float)s / S_enc) */
+    NVFP4_CORE_ENC_DIV_SCALE_GLOBAL = 9, /* compressed-tensors _quantize: y = x / ((float)s / S_enc) */
+    NVFP4_CORE_ENC_GLOBAL_OVER_SCALE = 10 /* mslk: y = x * fminf(S_enc / (float)s, FLT_MAX); mslk itself has no
+                                             clamp (s = 0 gives +Inf and 0 * Inf = NaN: a defect, not this rule) */
 };
 
 /* Special-value policy of the final E2M1 cast (applied to y). */
@@ -291,6 +297,10 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
         g.s_dec = 1.0f / g.s_enc;
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) {
         g.g = amax / NVFP4_CORE_2688;
+    } else if (r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE) {
+        g.g = amax / NVFP4_CORE_2688;
+        g.s_enc = 1.0f / g.g; /* torch reciprocal(): amax 0 gives +Inf */
+        g.s_dec = g.g;
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
                r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT) {
         g.s_enc = r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP      ? nvfp4_core_torch_global_encode(amax)
@@ -433,6 +443,11 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
         return nvfp4_core_ggml_ue4m3(bamax / r->elem_max);
     case NVFP4_CORE_BSCALE_UE8M0_LOG2:
         return nvfp4_core_ue8m0_log2_scale(bamax, r->emax_elem);
+    case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: {
+        float q = bamax / r->elem_max; /* tl.div_rn(block_amax, 6.0) */
+        float v = q * g->s_enc;
+        return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, r->scale_lo, NVFP4_E4M3_MAX), 1);
+    }
     case NVFP4_CORE_BSCALE_GLOBAL_FIRST: {
         /* vec_max * FLOAT4_E2M1_MAX_RECIPROCAL: torch multiplies a float32
          * tensor by the Python scalar 1/6 rounded to fp32 */
@@ -524,6 +539,9 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
     case NVFP4_CORE_ENC_DIV_SCALE_GLOBAL:
         b.factor = nvfp4_core_e4m3_decode(s) / g->s_enc; /* scale / global_scale, then x / that */
         break;
+    case NVFP4_CORE_ENC_GLOBAL_OVER_SCALE:
+        b.factor = nvfp4_core_fminf(g->s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_FLT_MAX);
+        break;
     case NVFP4_CORE_ENC_TE_BF16: {
         /* S_enc / s correctly rounded (s = 0: Inf -> BF16_MAX), then bf16 RN */
         float c = nvfp4_core_fminf(g->s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_BF16_MAX);
@@ -543,7 +561,7 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
 NVFP4_HD static inline float nvfp4_core_scaled(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x)
 {
     if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP || r->enc_rule == NVFP4_CORE_ENC_RECIP_DIV ||
-        r->enc_rule == NVFP4_CORE_ENC_SAFE_RECIP)
+        r->enc_rule == NVFP4_CORE_ENC_SAFE_RECIP || r->enc_rule == NVFP4_CORE_ENC_GLOBAL_OVER_SCALE)
         return x * b->factor;
     if (r->enc_rule == NVFP4_CORE_ENC_TE_BF16) {
         /* fma(x, c, +0) rounds the exact product once; in binary64 the

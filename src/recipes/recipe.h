@@ -44,5 +44,6 @@ extern const nvfp4_recipe nvfp4_recipe_compressed_tensors;
 extern const nvfp4_recipe nvfp4_recipe_vllm;
 extern const nvfp4_recipe nvfp4_recipe_flashinfer;
 extern const nvfp4_recipe nvfp4_recipe_ggml_mxfp4;
+extern const nvfp4_recipe nvfp4_recipe_mslk;
 
 #endif /* NVFP4_RECIPES_RECIPE_H */

@@ -28,7 +28,9 @@ Inputs: the adversarial tensors of test_torch_oracles.py (E2M1 ties, zero and
 underflowing blocks, fp32 subnormals, tiny and huge amaxes, amax 0, NaN and
 Inf elements, a bf16 input) and these: shapes whose K/16 is not a multiple
 of 4 (48 x 80: 5 blocks per row, 3 per column), a subnormal amax, a huge
-amax with blocks whose scale underflows, and a whole NaN block. Rowwise and
+amax with blocks whose scale underflows, a whole NaN block, and block amaxes
+whose unrounded scale is an E4M3 tie under one product order or another
+(scale-ties). Rowwise and
 columnwise (the transposed tensor). Every comparison is of bytes: scale
 bytes, code bytes, dequantized fp32 bit patterns (where the package defines
 an fp32 dequantization), amax bits.
@@ -128,7 +130,33 @@ def more_tensors():
     x = rng.standard_normal((32, 64)).astype(np.float32)
     x[2, 16:32] = np.nan
     out.append(("nan-block", x, False))
+    out.append(("scale-ties", scale_ties(rng), False))
     return out
+
+
+def scale_ties(rng):
+    """32 x 128, amax 94.9163: block amaxes whose unrounded scale lands on an
+    E4M3 midpoint (or one ulp off) under one product order or another
+    ((bamax / 6) * S, bamax * (S * fl(1/6)), S * (bamax * fl(1/6))), so that
+    recipes that order them differently write different scale bytes; the
+    elements are multiples of the scale's E2M1 midpoints, ties of the encode."""
+    f = np.float32
+    amax = f(94.9163)
+    s_enc = f(f(1) / amax) * f(2688)
+    mids = np.array([9.0, 17.0, 34.0, 68.0, 136.0, 272.0, 4.5, 2.25, 0.5625, 1.125], dtype=f)
+    x = np.zeros((32, 128), dtype=f)
+    for i in range(32):
+        for j in range(8):
+            m = mids[(i * 8 + j) % len(mids)]
+            b = f(m / (s_enc / f(6)))
+            b = np.nextafter(b, f(np.inf) if (i + j) % 3 == 1 else (f(0) if (i + j) % 3 == 2 else b))
+            blk = (rng.uniform(-1, 1, 16) * b).astype(f)
+            blk[0] = b if b < amax else amax
+            s = f(b / f(6))  # about the block scale: ties of the encode near s * midpoint
+            blk[1:8] = (np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0], dtype=f) * s).astype(f)
+            x[i, 16 * j:16 * j + 16] = blk
+    x[0, 0] = amax
+    return x
 
 
 def e2m1_codes_of_values(v):
