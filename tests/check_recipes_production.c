@@ -4,9 +4,10 @@
  * global scale fl(fl(1/amax) * 2688) and its three guards, vLLM's block
  * scale S_enc * (bamax * fl(1/6)) against te's bamax * (S_enc * fl(1/6)) on
  * an E4M3 tie, compressed-tensors' zero scale 0.125 and x / (s / S_enc),
- * vLLM's 1/0 -> fl(1/1e8), FlashInfer's NaN global scale, and `ggml-mxfp4`'s
- * floorf(log2f(amax)) exponent. The byte-for-byte comparisons with the packages
- * themselves are tests/py/test_production_oracles.py and test_ggml_mxfp4_oracle.py.
+ * vLLM's 1/0 -> fl(1/1e8), FlashInfer's NaN global scale, `ggml-mxfp4`'s
+ * floorf(log2f(amax)) exponent, and `mslk`'s (bamax / 6) * S_enc. The byte-for-byte comparisons with the packages
+ * themselves are tests/py/test_production_oracles.py, test_ggml_mxfp4_oracle.py
+ * and test_triton_oracles.py.
  */
 #include <check.h>
 #include "support/check_main.h"
@@ -176,6 +177,34 @@ START_TEST(ggml_mxfp4_log2_scale)
 }
 END_TEST
 
+START_TEST(mslk_rules)
+{
+    /* amax 0x1.c0083ap+5: S_enc = 1/(amax/2688) = 0x1.7ff8f2p+5, here equal to
+     * te's. Block 1 amax 0x1.1005p+1: mslk's (bamax/6) * S_enc = 17.000002 ->
+     * 18 (0x59); te's bamax * (S_enc * fl(1/6)) = 17, the E4M3 tie of 16 and
+     * 18, -> 16 (0x58). Block 2 (zeros): scale 0x00 and, with the recipe's
+     * FLT_MAX clamp of S_enc / 0, codes 0x0 (mslk itself: +Inf, 0 * Inf =
+     * NaN -> 0x7, its defect). */
+    float x[48] = {0};
+    x[0] = 0x1.c0083ap+5f;
+    x[16] = 0x1.1005p+1f;
+    nvfp4_quantized q;
+    quantize_row("mslk", x, 48, &q);
+    ck_assert_uint_eq(q.row.scale[1], 0x59);
+    ck_assert_uint_eq(q.row.scale[2], 0x00);
+    for (int k = 16; k < 24; k++) ck_assert_uint_eq(q.row.data[k], 0x00);
+    nvfp4_quantized_free(&q);
+    quantize_row("te", x, 48, &q);
+    ck_assert_uint_eq(q.row.scale[1], 0x58);
+    nvfp4_quantized_free(&q);
+    ck_assert_float_eq(s_enc_of("mslk", 0x1.c0083ap+5f), 0x1.7ff8f2p+5f);
+    ck_assert(isinf(s_enc_of("mslk", 0.0f))); /* 1 / (0 / 2688) */
+    const nvfp4_core_recipe *r = nvfp4_recipe_core(nvfp4_recipe_find("mslk"));
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, 1.0f);
+    ck_assert_float_eq(nvfp4_core_block_prepare(r, &g, 0x00).factor, 0x1.fffffep127f);
+}
+END_TEST
+
 static Suite *production_suite(void)
 {
     Suite *s = suite_create("recipes_production");
@@ -186,6 +215,7 @@ static Suite *production_suite(void)
     tcase_add_test(tc, vllm_zero_scale_factor);
     tcase_add_test(tc, flashinfer_nan_global);
     tcase_add_test(tc, ggml_mxfp4_log2_scale);
+    tcase_add_test(tc, mslk_rules);
     suite_add_tcase(s, tc);
     return s;
 }
