@@ -480,6 +480,9 @@ START_TEST(registry)
         {"te-4over6-fast", NVFP4_BLOCK_1X16, true}, {"te-4over6-mse-fast", NVFP4_BLOCK_1X16, true},
         {"te-rowscaled", NVFP4_BLOCK_1X16, true}, {"te-pow2", NVFP4_BLOCK_1X32, false},
         {"fast-math", NVFP4_BLOCK_1X16, true},    {"te-4over6-448", NVFP4_BLOCK_1X16, true},
+        {"compressed-tensors", NVFP4_BLOCK_1X16, true}, {"vllm", NVFP4_BLOCK_1X16, true},
+        {"flashinfer", NVFP4_BLOCK_1X16, true}, {"ggml-mxfp4", NVFP4_BLOCK_1X32, false},
+        {"mslk", NVFP4_BLOCK_1X16, true},
     };
     const size_t n = sizeof want / sizeof want[0];
     ck_assert_uint_eq(nvfp4_recipe_count(), n);

@@ -70,7 +70,16 @@ static void print_global(const nvfp4_trace_block *t)
     const char *name = nvfp4_recipe_get_info(t->recipe)->name;
     bool four_over_six = strncmp(name, "te-4over6", 9) == 0 && strcmp(name, "te-4over6-448") != 0, row_scaled = strcmp(name, "te-rowscaled") == 0;
     printf("%s          %s\n", row_scaled ? "row amax   " : "global amax", f(b1, t->amax));
-    if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE)
+    /* the recipes whose S_enc is torch's 2688 / amax tensor: reciprocal(amax) * 2688 */
+    const char *torch_global = strcmp(name, "vllm") == 0 ? "fl(1/amax) * 2688 (amax 0: +Inf)"
+                               : strcmp(name, "flashinfer") == 0 ? "fl(1/amax) * 2688 (amax 0: FLT_MAX)"
+                               : strcmp(name, "compressed-tensors") == 0
+                                   ? "fl(1/max(amax, 2^-126)) * 2688 (NaN, Inf: 1)"
+                               : strcmp(name, "mslk") == 0 ? "1 / fl(amax / 2688) (torchao's g, reciprocal)"
+                                                           : NULL;
+    if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE && torch_global)
+        printf("global scale         S_enc = %s = %s\n", torch_global, f(b1, t->s_enc));
+    else if (t->global_rule == NVFP4_TRACE_GLOBAL_ENCODE)
         printf("global scale         S_enc = fminf(%s/amax, FLT_MAX) = %s, S_dec = 1/S_enc = %s\n",
                four_over_six ? "1536" : "2688", f(b1, t->s_enc), f(b2, t->s_dec));
     else if (t->global_rule == NVFP4_TRACE_GLOBAL_DECODE)

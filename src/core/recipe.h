@@ -37,6 +37,11 @@
 #define NVFP4_CORE_1536 1536.0f
 #define NVFP4_CORE_INV1536 0x1.555556p-11f
 #define NVFP4_CORE_BF16_MAX 0x1.fep127f
+/* compressed-tensors: generate_gparam's lower clamp (torch.finfo(float32).tiny) and the value _get_dtype_eps gives a
+ * zero FP8 scale; vLLM get_reciprocal's substitute for 1/0, 1/(0 + 1e8) in fp32 (1e8 is exact in fp32). */
+#define NVFP4_CORE_FLT_MIN 0x1p-126f
+#define NVFP4_CORE_CT_ZERO_SCALE 0.125f
+#define NVFP4_CORE_SAFE_RECIP_OF_ZERO (1.0f / 100000000.0f)
 
 /* Element formats and scale formats. */
 enum { NVFP4_CORE_ELEM_E2M1 = 0, NVFP4_CORE_ELEM_E4M3 = 1 };
@@ -49,8 +54,16 @@ enum {
     NVFP4_CORE_GLOBAL_DECODE_DIV = 2, /* g = amax / 2688 (a stored decode scale, torchao/modelopt) */
     NVFP4_CORE_GLOBAL_TE_ENCODE_256 = 3, /* TE 4over6: TE_ENCODE with the E4M3 bound 256, S_enc = fminf(1536/amax, FLT_MAX),
                                             so that the 1.5x map-to-4 scale stays below 448 */
-    NVFP4_CORE_GLOBAL_TE_ENCODE_ROW = 4  /* TE row_scaled_nvfp4: TE_ENCODE of each stored row's own amax (the loops derive
+    NVFP4_CORE_GLOBAL_TE_ENCODE_ROW = 4, /* TE row_scaled_nvfp4: TE_ENCODE of each stored row's own amax (the loops derive
                                             one nvfp4_core_global per stored row, nvfp4_core_recipe_row_scaled) */
+    /* torch's `2688.0 / amax` on a tensor, which Tensor.__rtruediv__ evaluates as reciprocal(amax) * 2688: S_enc =
+     * fl(fl(1/amax) * 2688), 1 ulp below 2688/amax for about a quarter of amaxes (nvfp4_core_torch_global_encode) */
+    NVFP4_CORE_GLOBAL_TORCH_RECIP = 5,    /* no guard: amax 0 gives +Inf, +Inf gives 0, NaN NaN (vLLM's tests) */
+    NVFP4_CORE_GLOBAL_TORCH_RECIP_FI = 6, /* amax 0 gives FLT_MAX (FlashInfer make_nvfp4_global_scale) */
+    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT = 7, /* compressed-tensors generate_gparam: amax raised to 2^-126 first, a NaN or
+                                             infinite result replaced by 1 (amax +Inf still gives 0) */
+    NVFP4_CORE_GLOBAL_RECIP_OF_DECODE = 8 /* torchao's g = amax / 2688, then S_enc = 1/g (mslk_quantize_nvfp4 passes
+                                             per_tensor_scale.reciprocal()); both kept: g dequantizes */
 };
 
 /* Block-scale rule: block amax -> scale byte. */
@@ -72,7 +85,16 @@ enum {
     /* torchao to_mx CEIL and EVEN (nvfp4_core_ue8m0_torchao_scale); the ggml UE4M3 rule (nvfp4_core_ggml_ue4m3) */
     NVFP4_CORE_BSCALE_UE8M0_CEIL = 10,  /* exponent(bamax) + (fraction != 0) - emax_elem */
     NVFP4_CORE_BSCALE_UE8M0_EVEN = 11,  /* exponent(bits(bamax) + 2^(22 - mbits(elem))) - emax_elem */
-    NVFP4_CORE_BSCALE_GGML = 12         /* llama.cpp ggml_fp32_to_ue4m3(bamax / 6) */
+    NVFP4_CORE_BSCALE_GGML = 12,        /* llama.cpp ggml_fp32_to_ue4m3(bamax / 6) */
+    NVFP4_CORE_BSCALE_GLOBAL_FIRST = 13, /* vLLM ref_nvfp4_quant: e4m3(clamp(S_enc * (bamax * fl(1/6)), 448)): the
+                                            product with fl(1/6) rounds first, then the one with S_enc (te: the
+                                            other order) */
+    NVFP4_CORE_BSCALE_CT = 14,          /* compressed-tensors calculate_qparams: e4m3(clamp(S_enc * (bamax / 6), 448)),
+                                            a zero scale replaced by 0.125 (0x20, _get_dtype_eps of FP8) */
+    NVFP4_CORE_BSCALE_UE8M0_LOG2 = 15,  /* llama.cpp MXFP4: floorf(log2f(bamax)) - emax_elem + 127, 0 for bamax 0,
+                                            clamped to [0, 254] (nvfp4_core_ue8m0_log2_scale) */
+    NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL = 16 /* mslk triton_quantize_nvfp4: e4m3(clamp((bamax / 6) * S_enc, lo, 448)),
+                                              lo = scale_lo (2^-16, which rounds to E4M3 0 all the same) */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -87,9 +109,14 @@ enum {
     NVFP4_CORE_ENC_TE_BF16 = 6,   /* TE fast math (quantize_transpose_nvfp4_tuned_1D.cuh): c = bf16_rn(fminf(S_enc /
                                      (float)s, BF16_MAX)), y = fma.rn.f32.bf16(x, c, +0): x*c rounded once, an
                                      exactly zero product is +0 */
-    NVFP4_CORE_ENC_GGML_NEAREST = 7 /* llama.cpp best_index_mxfp4: the code k minimizing fabsf(fp4(k)*s - x) in fp32, k
+    NVFP4_CORE_ENC_GGML_NEAREST = 7, /* llama.cpp best_index_mxfp4: the code k minimizing fabsf(fp4(k)*s - x) in fp32, k
                                        tried 0..15, the first minimum kept (ties: the smaller magnitude, and +0 before
                                        -0); NaN and +-Inf elements give 0x0 */
+    NVFP4_CORE_ENC_SAFE_RECIP = 8,   /* vLLM ref_nvfp4_quant: y = x * r(s * r(S_enc)), r(v) = 1/v and r(0) =
+                                        fl(1/1e8) (get_reciprocal's 1/(v + (v == 0) * 1e8)) */
+    NVFP4_CORE_ENC_DIV_SCALE_GLOBAL = 9, /* compressed-tensors _quantize: y = x / ((float)s / S_enc) */
+    NVFP4_CORE_ENC_GLOBAL_OVER_SCALE = 10 /* mslk: y = x * fminf(S_enc / (float)s, FLT_MAX); mslk itself has no
+                                             clamp (s = 0 gives +Inf and 0 * Inf = NaN: a defect, not this rule) */
 };
 
 /* Special-value policy of the final E2M1 cast (applied to y). */
@@ -108,7 +135,9 @@ enum {
     NVFP4_CORE_DEQ_TE = 0,        /* v * (((float)s * amax) * fl(1/2688)) */
     NVFP4_CORE_DEQ_GLOBAL_MUL = 1,/* v * (g * (float)s) */
     NVFP4_CORE_DEQ_POW2 = 2,      /* v * 2^(e-127); 0x00 is 2^-127, 0xFF NaN (no clamp: torchao to_dtype) */
-    NVFP4_CORE_DEQ_TE_256 = 3     /* TE 4over6: v * (((float)s * amax) * fl(1/1536)) */
+    NVFP4_CORE_DEQ_TE_256 = 3,    /* TE 4over6: v * (((float)s * amax) * fl(1/1536)) */
+    NVFP4_CORE_DEQ_SCALE_DIV_GLOBAL = 4 /* v * ((float)s / S_enc) (compressed-tensors _dequantize, vLLM
+                                           ref_nvfp4_quant_dequant) */
 };
 
 typedef struct {
@@ -209,6 +238,43 @@ NVFP4_HD static inline float nvfp4_core_te_global_encode(float amax)
     return nvfp4_core_te_global_encode_bound(amax, NVFP4_CORE_2688);
 }
 
+/* `2688.0 / amax` on a torch tensor: Python float / Tensor is
+ * Tensor.__rtruediv__, i.e. amax.reciprocal() * 2688, two roundings
+ * (torch/_tensor.py __rdiv__). 0 -> +Inf, +Inf -> 0, NaN -> NaN. */
+NVFP4_HD static inline float nvfp4_core_torch_global_encode(float amax)
+{
+    float r = 1.0f / amax;
+    return r * NVFP4_CORE_2688;
+}
+
+/* compressed-tensors generate_gparam (quantization/utils/helpers.py):
+ * torch.clamp(amax, min=FLT_MIN) (NaN passes), 2688 / it as torch
+ * evaluates it, then torch.nan_to_num(nan=1, posinf=1, neginf=1). An amax
+ * below 2688/FLT_MAX (about 7.9e-36) overflows to +Inf and gives 1; amax
+ * +Inf gives 0, which nan_to_num keeps. */
+NVFP4_HD static inline float nvfp4_core_ct_global_encode(float amax)
+{
+    float a = (!nvfp4_core_isnan(amax) && amax < NVFP4_CORE_FLT_MIN) ? NVFP4_CORE_FLT_MIN : amax;
+    float s = nvfp4_core_torch_global_encode(a);
+    if (nvfp4_core_isnan(s) || nvfp4_core_fabs(s) > NVFP4_CORE_FLT_MAX) s = 1.0f;
+    return s;
+}
+
+/* FlashInfer make_nvfp4_global_scale (quantization/nvfp4_quantization_utils.py):
+ * FLT_MAX for amax 0, else the torch division above. */
+NVFP4_HD static inline float nvfp4_core_fi_global_encode(float amax)
+{
+    return amax == 0.0f ? NVFP4_CORE_FLT_MAX : nvfp4_core_torch_global_encode(amax);
+}
+
+/* vLLM get_reciprocal on a tensor (nvfp4_emulation_utils.py):
+ * 1.0 / (v + (v == 0) * 1e8), so 0 (either sign) gives fl(1/1e8) rather
+ * than Inf; every other v its correctly rounded reciprocal. */
+NVFP4_HD static inline float nvfp4_core_safe_recip(float v)
+{
+    return v == 0.0f ? NVFP4_CORE_SAFE_RECIP_OF_ZERO : 1.0f / v;
+}
+
 /* Whether the recipe derives its global state per stored row (TE's
  * row_scaled_nvfp4): the tensor loops then keep one amax per stored row. */
 NVFP4_HD static inline int nvfp4_core_recipe_row_scaled(const nvfp4_core_recipe *r)
@@ -231,6 +297,16 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
         g.s_dec = 1.0f / g.s_enc;
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) {
         g.g = amax / NVFP4_CORE_2688;
+    } else if (r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE) {
+        g.g = amax / NVFP4_CORE_2688;
+        g.s_enc = 1.0f / g.g; /* torch reciprocal(): amax 0 gives +Inf */
+        g.s_dec = g.g;
+    } else if (r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
+               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT) {
+        g.s_enc = r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP      ? nvfp4_core_torch_global_encode(amax)
+                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ? nvfp4_core_fi_global_encode(amax)
+                                                                       : nvfp4_core_ct_global_encode(amax);
+        g.s_dec = 1.0f / g.s_enc; /* FlashInfer's div(1, gs); the other two rules do not use it */
     }
     return g;
 }
@@ -309,6 +385,27 @@ NVFP4_HD static inline uint8_t nvfp4_core_ggml_ue4m3(float v)
     return (uint8_t)((e << 3) | m);
 }
 
+/* llama.cpp quantize_row_mxfp4_ref (ggml/src/ggml-quants.c):
+ * e = amax > 0 ? (uint8_t)(floorf(log2f(amax)) - 2 + 127) : 0. The
+ * logarithm rounded to fp32 is taken here as the binary64 log2 rounded to
+ * fp32 (no libm float routine differs between host and device that way):
+ * its floor equals glibc's floorf(log2f(x)) for every positive finite fp32
+ * (all 2^31 - 2^23 - 1 compared), and differs from the exponent field for
+ * 7456 of them, values a few ulps below a power of two whose fl(log2) is
+ * the next integer, so e is one higher than the OCP floor. Where ggml's cast to uint8_t is undefined (bamax below 2^-125, +Inf)
+ * this rule clamps to [0, 254] instead; NaN gives 0 (ggml's amax skips NaN
+ * elements, so only an all-NaN block, amax 0, reaches here). */
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_log2_scale(float bamax, int emax_elem)
+{
+    if (!(bamax > 0.0f)) return 0u;
+    if (bamax > NVFP4_CORE_FLT_MAX) return 254u;
+    float l = (float)log2((double)bamax);
+    int e = (int)floorf(l) - emax_elem + 127;
+    if (e < 0) e = 0;
+    if (e > 254) e = 254;
+    return (uint8_t)e;
+}
+
 NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float bamax)
 {
     switch (r->bscale_rule) {
@@ -344,6 +441,27 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
                                               r->elem == NVFP4_CORE_ELEM_E4M3 ? 3 : 1);
     case NVFP4_CORE_BSCALE_GGML:
         return nvfp4_core_ggml_ue4m3(bamax / r->elem_max);
+    case NVFP4_CORE_BSCALE_UE8M0_LOG2:
+        return nvfp4_core_ue8m0_log2_scale(bamax, r->emax_elem);
+    case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: {
+        float q = bamax / r->elem_max; /* tl.div_rn(block_amax, 6.0) */
+        float v = q * g->s_enc;
+        return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, r->scale_lo, NVFP4_E4M3_MAX), 1);
+    }
+    case NVFP4_CORE_BSCALE_GLOBAL_FIRST: {
+        /* vec_max * FLOAT4_E2M1_MAX_RECIPROCAL: torch multiplies a float32
+         * tensor by the Python scalar 1/6 rounded to fp32 */
+        float m = bamax * NVFP4_CORE_INV6;
+        float v = g->s_enc * m;
+        return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
+    }
+    case NVFP4_CORE_BSCALE_CT: {
+        float q = bamax / r->elem_max;
+        float v = g->s_enc * q;
+        uint8_t s = nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
+        /* scales == 0 after the FP8 rounding (a NaN scale is not 0) */
+        return nvfp4_core_e4m3_decode(s) == 0.0f ? nvfp4_core_e4m3_encode(NVFP4_CORE_CT_ZERO_SCALE, 1) : s;
+    }
     case NVFP4_CORE_BSCALE_4OVER6_MAE:
     case NVFP4_CORE_BSCALE_4OVER6_MSE:
     case NVFP4_CORE_BSCALE_4OVER6_MAE_FP16:
@@ -383,6 +501,8 @@ NVFP4_HD static inline float nvfp4_core_dequant_scale(const nvfp4_core_recipe *r
         float t = nvfp4_core_e4m3_decode(s) * g->amax;
         return t * NVFP4_CORE_INV1536;
     }
+    case NVFP4_CORE_DEQ_SCALE_DIV_GLOBAL:
+        return nvfp4_core_e4m3_decode(s) / g->s_enc;
     }
     return 0.0f;
 }
@@ -411,6 +531,17 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
     case NVFP4_CORE_ENC_GGML_NEAREST:
         b.factor = nvfp4_core_dequant_scale(r, g, s);
         break;
+    case NVFP4_CORE_ENC_SAFE_RECIP: {
+        float d = nvfp4_core_e4m3_decode(s) * nvfp4_core_safe_recip(g->s_enc);
+        b.factor = nvfp4_core_safe_recip(d);
+        break;
+    }
+    case NVFP4_CORE_ENC_DIV_SCALE_GLOBAL:
+        b.factor = nvfp4_core_e4m3_decode(s) / g->s_enc; /* scale / global_scale, then x / that */
+        break;
+    case NVFP4_CORE_ENC_GLOBAL_OVER_SCALE:
+        b.factor = nvfp4_core_fminf(g->s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_FLT_MAX);
+        break;
     case NVFP4_CORE_ENC_TE_BF16: {
         /* S_enc / s correctly rounded (s = 0: Inf -> BF16_MAX), then bf16 RN */
         float c = nvfp4_core_fminf(g->s_enc / nvfp4_core_e4m3_decode(s), NVFP4_CORE_BF16_MAX);
@@ -429,7 +560,9 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
 /* The value that is cast to the element format. */
 NVFP4_HD static inline float nvfp4_core_scaled(const nvfp4_core_recipe *r, const nvfp4_core_block *b, float x)
 {
-    if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP || r->enc_rule == NVFP4_CORE_ENC_RECIP_DIV) return x * b->factor;
+    if (r->enc_rule == NVFP4_CORE_ENC_TE_RECIP || r->enc_rule == NVFP4_CORE_ENC_RECIP_DIV ||
+        r->enc_rule == NVFP4_CORE_ENC_SAFE_RECIP || r->enc_rule == NVFP4_CORE_ENC_GLOBAL_OVER_SCALE)
+        return x * b->factor;
     if (r->enc_rule == NVFP4_CORE_ENC_TE_BF16) {
         /* fma(x, c, +0) rounds the exact product once; in binary64 the
          * product of an fp32 and a bf16 is exact, and + 0.0 turns only an

@@ -17,7 +17,9 @@
 static nvfp4_trace_global global_of(const nvfp4_core_recipe *r)
 {
     if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
-        r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW)
+        r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP ||
+        r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ||
+        r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE)
         return NVFP4_TRACE_GLOBAL_ENCODE;
     if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) return NVFP4_TRACE_GLOBAL_DECODE;
     return NVFP4_TRACE_GLOBAL_NONE;
@@ -39,6 +41,10 @@ static const char *scale_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_BSCALE_4OVER6_MSE_FP16:
         return "4over6: (block_amax / 6) * S_enc (map-to-6) or that * 1.5 (map-to-4), E4M3 RN, the lower-error one";
     case NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL: return "UE8M0 ceil(log2(block_amax / 6)), exact (TE pow_2_scales)";
+    case NVFP4_CORE_BSCALE_GLOBAL_FIRST: return "S_enc * (block_amax * fl(1/6)), clamped to 448, E4M3 RN";
+    case NVFP4_CORE_BSCALE_CT: return "S_enc * (block_amax / 6), clamped to 448, E4M3 RN (0 -> 0.125)";
+    case NVFP4_CORE_BSCALE_UE8M0_LOG2: return "UE8M0 floorf(log2f(block_amax)) - emax(elem) (llama.cpp)";
+    case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: return "(block_amax / 6) * S_enc, clamped to [2^-16, 448], E4M3 RN";
     default: return "UE8M0 round-up of block_amax / max(elem)";
     }
 }
@@ -56,6 +62,9 @@ static float scale_unrounded(const nvfp4_core_recipe *r, const nvfp4_core_global
     case NVFP4_CORE_BSCALE_UE8M0_RCEIL: return bamax * (1.0f / r->elem_max);
     case NVFP4_CORE_BSCALE_GGML: return bamax / r->elem_max;
     case NVFP4_CORE_BSCALE_UE8M0_DIV_RCEIL: return bamax / r->elem_max;
+    case NVFP4_CORE_BSCALE_GLOBAL_FIRST: return g->s_enc * (bamax * NVFP4_CORE_INV6);
+    case NVFP4_CORE_BSCALE_CT: return g->s_enc * (bamax / r->elem_max);
+    case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: return (bamax / r->elem_max) * g->s_enc;
     case NVFP4_CORE_BSCALE_4OVER6_MAE:
     case NVFP4_CORE_BSCALE_4OVER6_MSE:
     case NVFP4_CORE_BSCALE_4OVER6_MAE_FP16:
@@ -74,6 +83,9 @@ static const char *encode_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_ENC_POW2_FP32: return "x / max(fp32 bits e << 23, 2^-126)";
     case NVFP4_CORE_ENC_TE_BF16: return "fma(x, c, 0), c = bf16(fminf(S_enc/s, BF16_MAX)) (TE fast math)";
     case NVFP4_CORE_ENC_GGML_NEAREST: return "the code k of least fabsf(fp4(k)*s - x), first k of 0..15 on ties";
+    case NVFP4_CORE_ENC_SAFE_RECIP: return "x * r(s * r(S_enc)), r(v) = 1/v, r(0) = fl(1/1e8)";
+    case NVFP4_CORE_ENC_DIV_SCALE_GLOBAL: return "x / (s / S_enc)";
+    case NVFP4_CORE_ENC_GLOBAL_OVER_SCALE: return "x * fminf(S_enc / s, FLT_MAX)";
     default: return "x / 2^e";
     }
 }

@@ -40,5 +40,10 @@ extern const nvfp4_recipe nvfp4_recipe_te_4over6_448;
 extern const nvfp4_recipe nvfp4_recipe_te_rowscaled;
 extern const nvfp4_recipe nvfp4_recipe_te_pow2;
 extern const nvfp4_recipe nvfp4_recipe_fast_math;
+extern const nvfp4_recipe nvfp4_recipe_compressed_tensors;
+extern const nvfp4_recipe nvfp4_recipe_vllm;
+extern const nvfp4_recipe nvfp4_recipe_flashinfer;
+extern const nvfp4_recipe nvfp4_recipe_ggml_mxfp4;
+extern const nvfp4_recipe nvfp4_recipe_mslk;
 
 #endif /* NVFP4_RECIPES_RECIPE_H */

@@ -10,7 +10,8 @@ static const nvfp4_recipe *const all_recipes[] = {
     &nvfp4_recipe_torchao_1level, &nvfp4_recipe_mxfp4_ceil, &nvfp4_recipe_mxfp4_even, &nvfp4_recipe_mxfp8_floor, &nvfp4_recipe_ggml,
     &nvfp4_recipe_te_4over6,   &nvfp4_recipe_te_4over6_mse, &nvfp4_recipe_te_4over6_fast, &nvfp4_recipe_te_4over6_mse_fast,
     &nvfp4_recipe_te_rowscaled, &nvfp4_recipe_te_pow2,     &nvfp4_recipe_fast_math,
-    &nvfp4_recipe_te_4over6_448,
+    &nvfp4_recipe_te_4over6_448, &nvfp4_recipe_compressed_tensors, &nvfp4_recipe_vllm, &nvfp4_recipe_flashinfer,
+    &nvfp4_recipe_ggml_mxfp4, &nvfp4_recipe_mslk,
 };
 
 size_t nvfp4_recipe_count(void) { return sizeof all_recipes / sizeof all_recipes[0]; }
