@@ -37,21 +37,34 @@ NVFP4_HD static inline float nvfp4_core_e2m1_decode(uint8_t code)
     return (code & 8u) ? -v : v;
 }
 
-/* Magnitude ladders: the code is the number of thresholds a has passed.
- * Written as a sum of comparisons, not as a chain of early returns, so that
- * it compiles to selects rather than branches (on a GPU, neighbouring lanes
- * hold different magnitudes and a branch ladder serializes the warp); the
- * result is the same for every a, the thresholds being increasing. */
-
-/* Round-to-nearest-even magnitude for a = |x|, a not NaN: ties (0.25, 0.75,
- * ..., 5) go to the even codes, hence <= on the even-to-odd thresholds. */
+/* Round-to-nearest-even magnitude for a = |x|, a not NaN: one IEEE
+ * addition does the rounding. With m = min(a, 6), adding C = 2^22, 2^23 or
+ * 2^24 for m < 2, 2 <= m < 4 and m >= 4 leaves in m + C a last place worth
+ * 0.5, 1 or 2, which is E2M1's step in that binade, so fl(m + C) (RNE) is
+ * m rounded to the E2M1 grid with ties to even grid points, and those are
+ * the even codes (0, 1, 2, 4 and 0, 2, 4, 6 steps; the tie at 5 goes to 4 =
+ * code 6). bits(fl(m + C)) - bits(C) counts the steps above C's binade
+ * start, and the binade's first code (0, 2, 4) is added. The same as the
+ * comparison ladder (a > 0.25) + (a >= 0.75) + (a > 1.25) + (a >= 1.75) +
+ * (a > 2.5) + (a >= 3.5) + (a > 5) for every a, checked on all 2^32 fp32
+ * inputs against NVIDIA's cuda_fp4.hpp (make check-long) and the ladder;
+ * about a third of the instructions, with no branch. */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_rn_mag(float a)
 {
-    return (uint32_t)(a > 0.25f) + (uint32_t)(a >= 0.75f) + (uint32_t)(a > 1.25f) + (uint32_t)(a >= 1.75f) +
-           (uint32_t)(a > 2.5f) + (uint32_t)(a >= 3.5f) + (uint32_t)(a > 5.0f);
+    uint32_t m = nvfp4_core_f32_bits(a);
+    m = m < 0x40C00000u ? m : 0x40C00000u;  /* min(a, 6); +Inf -> 6 */
+    uint32_t e = m >> 23;                     /* biased exponent: <= 127 below 2 */
+    uint32_t c = e <= 127u ? 0x4A800000u : (e == 128u ? 0x4B000000u : 0x4B800000u); /* 2^22, 2^23, 2^24 */
+    uint32_t first = e <= 127u ? 0u : (e == 128u ? 2u : 4u);
+    float sum = nvfp4_core_f32_from_bits(m) + nvfp4_core_f32_from_bits(c);
+    return nvfp4_core_f32_bits(sum) - c + first;
 }
 
-/* Round-toward-zero magnitude, saturating at 6 as cuda_fp4.hpp does. */
+/* Round-toward-zero magnitude, saturating at 6 as cuda_fp4.hpp does: the
+ * number of grid points a has reached, a sum of comparisons rather than a
+ * chain of early returns, so that it compiles to selects (on a GPU,
+ * neighbouring lanes hold different magnitudes and a branch ladder
+ * serializes the warp). */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_rz_mag(float a)
 {
     return (uint32_t)(a >= 0.5f) + (uint32_t)(a >= 1.0f) + (uint32_t)(a >= 1.5f) + (uint32_t)(a >= 2.0f) +
@@ -87,9 +100,13 @@ NVFP4_HD static inline uint32_t nvfp4_core_e2m1_frac8(float a)
  * |y| < 0.25 just below multiples of 2^-9 (docs/semantics.md, "E2M1 (FP4)"). */
 NVFP4_HD static inline uint32_t nvfp4_core_e2m1_sr_mag(float a, uint8_t r)
 {
-    if (!(a < NVFP4_E2M1_MAX)) return 7; /* >= 6 and +Inf saturate */
-    uint32_t down = nvfp4_core_e2m1_rz_mag(a);
-    return (nvfp4_core_e2m1_frac8(a) + (uint32_t)r >= 256u) ? down + 1u : down;
+    /* >= 6, +Inf (and NaN) saturate to 7; the rounding is computed on 0 for
+     * them (frac8 needs a < 6) and discarded: selects, not a branch */
+    int saturates = !(a < NVFP4_E2M1_MAX);
+    float in_range = saturates ? 0.0f : a;
+    uint32_t down = nvfp4_core_e2m1_rz_mag(in_range);
+    uint32_t rounded = (nvfp4_core_e2m1_frac8(in_range) + (uint32_t)r >= 256u) ? down + 1u : down;
+    return saturates ? 7u : rounded;
 }
 
 typedef enum { NVFP4_CORE_RN = 0, NVFP4_CORE_RZ = 1, NVFP4_CORE_SR = 2 } nvfp4_core_rounding;
@@ -97,14 +114,16 @@ typedef enum { NVFP4_CORE_RN = 0, NVFP4_CORE_RZ = 1, NVFP4_CORE_SR = 2 } nvfp4_c
 /* fp32 -> E2M1 code (4 bits) with the cuda_fp4.hpp special values. */
 NVFP4_HD static inline uint8_t nvfp4_core_e2m1_encode(float x, int mode, uint8_t rbits)
 {
-    if (nvfp4_core_isnan(x)) return (uint8_t)NVFP4_E2M1_NAN_CODE;
     uint32_t sign = (uint32_t)nvfp4_core_signbit(x) << 3;
     float a = nvfp4_core_fabs(x);
     uint32_t mag;
     if (mode == NVFP4_CORE_RZ) mag = nvfp4_core_e2m1_rz_mag(a);
     else if (mode == NVFP4_CORE_SR) mag = nvfp4_core_e2m1_sr_mag(a, rbits);
     else mag = nvfp4_core_e2m1_rn_mag(a);
-    return (uint8_t)(sign | mag);
+    /* NaN: the code is chosen last, as a select (a NaN a makes every ladder
+     * comparison false, harmlessly), so a GPU lane with a NaN element does
+     * not branch away from its warp */
+    return nvfp4_core_isnan(x) ? (uint8_t)NVFP4_E2M1_NAN_CODE : (uint8_t)(sign | mag);
 }
 
 #endif /* NVFP4_CORE_E2M1_H */

@@ -52,19 +52,22 @@ NVFP4_HD static inline int nvfp4_core_signbit(float x)
 }
 
 /* C99 fminf/fmaxf semantics (a NaN operand loses) without calling libm, so
- * that host and device agree and no -ffast-math assumption can creep in. */
+ * that host and device agree and no -ffast-math assumption can creep in.
+ * Written as selects, not early returns: the same result for every pair
+ * (a NaN a gives b, else a NaN b gives a, else the comparison), and no
+ * divergent branch per element on a GPU. */
 NVFP4_HD static inline float nvfp4_core_fminf(float a, float b)
 {
-    if (nvfp4_core_isnan(a)) return b;
-    if (nvfp4_core_isnan(b)) return a;
-    return a < b ? a : b;
+    float r = a < b ? a : b;
+    r = nvfp4_core_isnan(b) ? a : r;
+    return nvfp4_core_isnan(a) ? b : r;
 }
 
 NVFP4_HD static inline float nvfp4_core_fmaxf(float a, float b)
 {
-    if (nvfp4_core_isnan(a)) return b;
-    if (nvfp4_core_isnan(b)) return a;
-    return a > b ? a : b;
+    float r = a > b ? a : b;
+    r = nvfp4_core_isnan(b) ? a : r;
+    return nvfp4_core_isnan(a) ? b : r;
 }
 
 /* v rounded up to a multiple of m (m > 0); a result below v means size_t

@@ -281,13 +281,14 @@ template <bool RHT> struct nvfp4_cu_row_amax_item {
  * whose branches and instruction fetches dominate its time). The rules
  * themselves are the same functions either way; the host takes TE only for
  * a descriptor equal to the chain (nvfp4_core_recipe_equal). */
-template <bool TE> NVFP4_IT nvfp4_cu_qparams nvfp4_cu_specialize(const nvfp4_cu_qparams &p)
+template <bool TE, int MODE> NVFP4_IT nvfp4_cu_qparams nvfp4_cu_specialize(const nvfp4_cu_qparams &p)
 {
     nvfp4_cu_qparams q = p;
     if (TE) {
         const nvfp4_core_recipe te = NVFP4_CORE_CHAIN_TE;
         q.r = te;
     }
+    if (MODE >= 0) q.mode = MODE; /* the rounding as a constant too: one cast path per element */
     return q;
 }
 
@@ -353,10 +354,11 @@ template <bool RHT> NVFP4_IT void nvfp4_cu_quant_tile16(const nvfp4_cu_qparams &
  * a stored row (16 or 32), or a 16x16 tile when TILE. The block shape is a
  * template parameter (and so is the RHT) so that every loop bound is a
  * constant and the values stay in registers; TE selects the constant te
- * chain (nvfp4_cu_specialize). Item order puts neighbouring threads on
+ * chain and MODE >= 0 a constant rounding mode (nvfp4_cu_specialize; -1:
+ * p.mode at run time). Item order puts neighbouring threads on
  * neighbouring addresses of x: along the stored row for rowwise, along the
  * stored rows (= original columns) for columnwise. */
-template <int BW, bool TILE, bool RHT, bool TE> struct nvfp4_cu_quant_item {
+template <int BW, bool TILE, bool RHT, bool TE, int MODE> struct nvfp4_cu_quant_item {
     nvfp4_cu_qparams p;
     NVFP4_IT size_t count() const { return (p.psrows / (TILE ? 16u : 1u)) * (p.pscols / (size_t)BW); }
     NVFP4_IT void operator()(size_t t) const
@@ -365,7 +367,7 @@ template <int BW, bool TILE, bool RHT, bool TE> struct nvfp4_cu_quant_item {
         size_t jb, b;
         if (p.colwise) nvfp4_cu_divmod(t, nj, &b, &jb);
         else nvfp4_cu_divmod(t, nb, &jb, &b);
-        const nvfp4_cu_qparams q = nvfp4_cu_specialize<TE>(p);
+        const nvfp4_cu_qparams q = nvfp4_cu_specialize<TE, MODE>(p);
         if (TILE) nvfp4_cu_quant_tile16<RHT>(q, jb, b);
         else nvfp4_cu_quant_row_block<BW, RHT>(q, jb, b);
     }

@@ -192,32 +192,42 @@ template <class Item> static nvfp4_status launch_exact(const Item &it, nvfp4_err
 }
 
 /* The quantize kernel for the block shape, RHT and recipe: the generic
- * kernel runs any descriptor; a descriptor equal to the te chain takes the
- * kernel compiled for that constant chain (nvfp4_cu_specialize: same rules,
- * switches folded), nine instantiations in all. */
-template <int BW, bool TILE, bool RHT, bool TE> static nvfp4_status launch_quant_t(const nvfp4_cu_qparams &p, nvfp4_error *err)
+ * kernel runs any descriptor and rounding; a descriptor equal to the te chain
+ * takes a kernel compiled for that constant chain (nvfp4_cu_specialize: same
+ * rules, switches folded), without the RHT also for a constant rounding mode:
+ * thirteen instantiations in all. */
+template <int BW, bool TILE, bool RHT, bool TE, int MODE>
+static nvfp4_status launch_quant_t(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
-    nvfp4_cu_quant_item<BW, TILE, RHT, TE> it;
+    nvfp4_cu_quant_item<BW, TILE, RHT, TE, MODE> it;
     it.p = p;
     return launch(it, err, "quantize kernel");
 }
 
 static const nvfp4_core_recipe te_chain = NVFP4_CORE_CHAIN_TE;
 
+template <bool TILE> static nvfp4_status launch_quant_te_mode(const nvfp4_cu_qparams &p, nvfp4_error *err)
+{
+    if (p.mode == NVFP4_CORE_SR) return launch_quant_t<16, TILE, false, true, NVFP4_CORE_SR>(p, err);
+    if (p.mode == NVFP4_CORE_RZ) return launch_quant_t<16, TILE, false, true, NVFP4_CORE_RZ>(p, err);
+    return launch_quant_t<16, TILE, false, true, NVFP4_CORE_RN>(p, err);
+}
+
 template <bool TE> static nvfp4_status launch_quant_16(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
     if (p.rht) {
-        if (p.tile == 16) return launch_quant_t<16, true, true, TE>(p, err);
-        return launch_quant_t<16, false, true, TE>(p, err);
+        if (p.tile == 16) return launch_quant_t<16, true, true, TE, -1>(p, err);
+        return launch_quant_t<16, false, true, TE, -1>(p, err);
     }
-    if (p.tile == 16) return launch_quant_t<16, true, false, TE>(p, err);
-    return launch_quant_t<16, false, false, TE>(p, err);
+    if (TE) return p.tile == 16 ? launch_quant_te_mode<true>(p, err) : launch_quant_te_mode<false>(p, err);
+    if (p.tile == 16) return launch_quant_t<16, true, false, false, -1>(p, err);
+    return launch_quant_t<16, false, false, false, -1>(p, err);
 }
 
 static nvfp4_status launch_quant(const nvfp4_cu_qparams &p, nvfp4_error *err)
 {
     if (p.rht && p.bw != 16) return nvfp4_error_set(err, NVFP4_EINVAL, "RHT needs 1x16 blocks or 16x16 tiles");
-    if (p.bw == 32) return launch_quant_t<32, false, false, false>(p, err);
+    if (p.bw == 32) return launch_quant_t<32, false, false, false, -1>(p, err);
     if (nvfp4_core_recipe_equal(&p.r, &te_chain)) return launch_quant_16<true>(p, err);
     return launch_quant_16<false>(p, err);
 }
