@@ -258,6 +258,116 @@ START_TEST(learned_mutants_hand_computed)
 }
 END_TEST
 
+/* mutate() for recipe r (its default block), RN. */
+static void mutate_recipe(const char *name, const char *r, const float *x, size_t cols, nvfp4_mutant_output *m,
+                          nvfp4_quantized *q)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = r;
+    nvfp4_error err;
+    const nvfp4_mutant_info *mi = nvfp4_mutant_find(name);
+    ck_assert_ptr_nonnull(mi);
+    ck_assert(nvfp4_mutant_applies(mi, r, &o));
+    ck_assert_int_eq(nvfp4_mutant_quantize(mi, x, NVFP4_DTYPE_F32, 1, cols, &o, m, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, cols, &o, q, &err), NVFP4_OK);
+}
+static void mx_free(nvfp4_mutant_output *m, nvfp4_quantized *q)
+{
+    nvfp4_mutant_output_free(m);
+    nvfp4_quantized_free(q);
+}
+
+/* The MX mutants learned from TE, torchao, llama.cpp and fbgemm, on 1x32 blocks.
+ * Byte 0x00 means 2^-127. mxfp4-rceil: a block with amax 6 * 2^-127 has
+ * amax * fl(1/6) = 2^-127 (1 + 2^-25), which rounds to 2^-127 (a subnormal),
+ * so its scale byte is 0x00: elements 6, 3, -1 times 2^-127 scale to 6, 3, -1
+ * (0x7, 0x5, 0xA); with a reciprocal of 1 to +-0 (0x0, 0x0, 0x8); encoded with
+ * 2^-126 to 3, 1.5, -0.5 (0x5, 0x3, 0x9). */
+START_TEST(mx_mutants_hand_computed)
+{
+    float x[32] = {0};
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    x[0] = 6.0f * 0x1p-127f, x[1] = 3.0f * 0x1p-127f, x[2] = -0x1p-127f;
+    mutate_recipe("mx-rcp-byte0-one", "mxfp4-rceil", x, 32, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x00);
+    ck_assert_uint_eq(m.q.row.scale[0], 0x00);
+    ck_assert_uint_eq(q.row.data[0], 0x57);
+    ck_assert_uint_eq(q.row.data[1], 0x0A);
+    ck_assert_uint_eq(m.q.row.data[0], 0x00);
+    ck_assert_uint_eq(m.q.row.data[1], 0x08);
+    mx_free(&m, &q);
+    mutate_recipe("mx-byte0-encode-min-normal", "mxfp4-rceil", x, 32, &m, &q);
+    ck_assert_uint_eq(m.q.row.data[0], 0x35);
+    ck_assert_uint_eq(m.q.row.data[1], 0x09);
+    mx_free(&m, &q);
+    /* mxfp8: amax 448 * 2^-127, amax * fl(1/448) rounds to 2^-127: byte 0x00; 448 is E4M3 0x7E, the
+     * reciprocal 1 leaves 448 * 2^-127 (0x00), 2^-126 gives 224 (0x76) */
+    memset(x, 0, sizeof x);
+    x[0] = 448.0f * 0x1p-127f;
+    mutate_recipe("mx-rcp-byte0-one", "mxfp8", x, 32, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x00);
+    ck_assert_uint_eq(q.row.data[0], 0x7E);
+    ck_assert_uint_eq(m.q.row.data[0], 0x00);
+    mx_free(&m, &q);
+    mutate_recipe("mx-byte0-encode-min-normal", "mxfp8", x, 32, &m, &q);
+    ck_assert_uint_eq(m.q.row.data[0], 0x76);
+    mx_free(&m, &q);
+    /* mxfp4-floor: amax 2^-125 has exponent bits 2, byte 2 - 2 = 0x00; torchao encodes with 2^-126
+     * (2^-125 -> 2, 0x4; -2^-126 -> -1, 0xA; 0.75 * 2^-126 -> the tie 0.75, even 1.0, 0x2), the byte's
+     * own 2^-127 doubles them (4 0x6, -2 0xC, 1.5 0x3) */
+    memset(x, 0, sizeof x);
+    x[0] = 0x1p-125f, x[1] = -0x1p-126f, x[2] = 0.75f * 0x1p-126f;
+    mutate_recipe("mx-byte0-encode-exact", "mxfp4-floor", x, 32, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x00);
+    ck_assert_uint_eq(q.row.data[0], 0xA4);
+    ck_assert_uint_eq(q.row.data[1], 0x02);
+    ck_assert_uint_eq(m.q.row.data[0], 0xC6);
+    ck_assert_uint_eq(m.q.row.data[1], 0x03);
+    mx_free(&m, &q);
+    /* mxfp4-even: amax 7 = 1.75 * 4 (bits 0x40E00000): torchao adds 2^21 and carries into the exponent
+     * (8: byte 127 + 3 - 2 = 0x80, 7 / 2 = 3.5, the tie goes to 4, 0x6); fbgemm adds 2^21 - 1, no carry
+     * (4: byte 0x7F, 7 saturates to 6, 0x7). 6.5 has no carry either way. */
+    memset(x, 0, sizeof x);
+    x[0] = 7.0f;
+    x[31] = 6.5f;
+    mutate_recipe("mxfp4-even-add-less-one", "mxfp4-even", x, 64, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x80);
+    ck_assert_uint_eq(m.q.row.scale[0], 0x7F);
+    ck_assert_uint_eq(q.row.data[0] & 0xFu, 0x6u);
+    ck_assert_uint_eq(m.q.row.data[0] & 0xFu, 0x7u);
+    mx_free(&m, &q);
+    /* mxfp4-floor: amax 8 - 2^-21 (0x40FFFFFF) has exponent bits 2 (byte 0x7F, 7.9999995 saturates to 6,
+     * 0x7); its binary32 log2 is 3 - 8.6e-8 rounded to 3.0 (spacing 2^-22), so floorf(log2f) gives byte
+     * 0x80 (7.9999995 / 2 -> 4, 0x6). At 2 - 2^-22 the log2 1 - 8.6e-8 is representable near 1 (spacing
+     * 2^-24 below 1): floor 0, both give 127 + 0 - 2 = 0x7D. */
+    float y[64] = {0};
+    uint32_t below8 = 0x40FFFFFFu;
+    memcpy(&y[0], &below8, 4);
+    y[32] = nextafterf(2.0f, 0.0f);
+    mutate_recipe("mx-floor-log2f", "mxfp4-floor", y, 64, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x7F);
+    ck_assert_uint_eq(m.q.row.scale[0], 0x80);
+    ck_assert_uint_eq(q.row.data[0] & 0xFu, 0x7u);
+    ck_assert_uint_eq(m.q.row.data[0] & 0xFu, 0x6u);
+    ck_assert_uint_eq(q.row.scale[1], 0x7D);
+    ck_assert_uint_eq(m.q.row.scale[1], 0x7D);
+    mx_free(&m, &q);
+    /* mxfp4-rceil: amax 6291456.5 (6 * 2^20 + one ulp): amax / 6 and amax * fl(1/6) both round to
+     * 2^20 (1 + 2^-23), whose cvt.rp is 2^21 (byte 0x94; 6291456.5 / 2^21 -> 3, 0x5); its binary32 log2
+     * 20 + 1.7e-7 rounds to 20.0 (spacing 2^-19), ceil 20 (byte 0x93; / 2^20 saturates to 6, 0x7) */
+    memset(y, 0, sizeof y);
+    y[0] = 6291456.5f;
+    mutate_recipe("mx-rceil-log2f", "mxfp4-rceil", y, 32, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x94);
+    ck_assert_uint_eq(m.q.row.scale[0], 0x93);
+    ck_assert_uint_eq(q.row.data[0] & 0xFu, 0x5u);
+    ck_assert_uint_eq(m.q.row.data[0] & 0xFu, 0x7u);
+    mx_free(&m, &q);
+}
+END_TEST
+
 /* The swizzle with the padded group count as row stride: 2 x 48 has 3 scale
  * columns (padded to 4); scale (1, 0) is flat index 3, read back as (0, 3):
  * byte 3 of the tile instead of byte 16. */
@@ -529,6 +639,7 @@ static Suite *suite(void)
     tcase_add_test(tc, scale_mutants_hand_computed);
     tcase_add_test(tc, learned_mutants_hand_computed);
     tcase_add_test(tc, swizzle_padded_stride_hand_computed);
+    tcase_add_test(tc, mx_mutants_hand_computed);
     tcase_add_test(tc, global_scale_orders_differ);
     tcase_add_test(tc, chain_two_deviations_mslk);
     tcase_add_test(tc, chain_three_deviations);

@@ -564,6 +564,14 @@ START_TEST(planted_sr_byte_order)
     static const int want[16] = {3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12};
     for (int k = 0; k < 16; k++) ck_assert_int_eq(rep.byte_map[k], want[k]);
     ck_assert(!sr_has(&rep, NVFP4_CAUSE_BIASED_SR)); /* statistically it is a fine kernel */
+    /* codes the contract's bytes cannot give, each position explained by one byte: proven */
+    const nvfp4_vcause_line *l = &rep.causes[rep.n_causes - 1];
+    ck_assert_int_eq(l->cause, NVFP4_CAUSE_SR_BYTE_ORDER);
+    ck_assert_str_eq(l->step, "element-rounding");
+    ck_assert_int_eq(l->status, NVFP4_CAUSE_PROVEN);
+    ck_assert_ptr_nonnull(strstr(l->evidence, "exactly one of the block's 16 bytes"));
+    ck_assert_int_eq(rep.rule, NVFP4_SR_RULE_CONTRACT); /* the statistics name no other rule */
+    ck_assert_str_eq(nvfp4_sr_rule_name(NVFP4_SR_RULE_MORE_BITS), "more-bits");
 }
 END_TEST
 

@@ -26,11 +26,14 @@ static const char usage[] =
     "  4. independence of adjacent elements within a sample (hypergeometric, conditional).\n"
     "A rejection names the SR rule seen instead: no randomness (RN, RZ, a threshold, the same\n"
     "bits every call), one random byte shared by a block (or smaller group), more than 8 random\n"
-    "bits (round-ups where floor(256*frac) = 0, rates that fit p = frac), or a bias.\n"
+    "bits (round-ups where floor(256*frac) = 0, rates that fit p = frac), or a bias. Each cause\n"
+    "is at step element-rounding and proven only when its evidence (cited) has probability 0\n"
+    "under the 8-bit rule; a statistical finding is consistent.\n"
     "--bitexact: the kernel follows the Philox contract (docs/semantics.md: SR bit contract); sample k must equal\n"
     "the reference with seed S and offset O + k*D (D default 1; columnwise adds 1, or 2 for\n"
     "1x32 blocks) byte for byte; on mismatch the byte order it used is inferred.\n"
-    "--json prints the statistics and causes as one JSON object.\n"
+    "--json prints the statistics, the rule named (\"rule\": contract, more-bits, shared-byte,\n"
+    "deterministic, dependent, biased) and the causes (step, status, evidence) as one JSON object.\n"
     "\n"
     "Exit: 0 pass, 1 a test rejects (the cause is named), 2 usage or input error.\n";
 

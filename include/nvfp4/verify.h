@@ -293,6 +293,10 @@ typedef enum {
     NVFP4_SR_RULE_BIASED          /* round-up rates off the fraction beyond the test's allowance */
 } nvfp4_sr_rule;
 
+/* The rule's token in `sr-test --json` ("rule"): contract, more-bits, shared-byte, deterministic,
+ * dependent, biased. */
+const char *nvfp4_sr_rule_name(nvfp4_sr_rule r);
+
 typedef struct {
     size_t tested;            /* elements with 0 < p < 1 */
     size_t invalid;           /* codes that are neither neighbour of y */

@@ -330,12 +330,16 @@ def identify(x, actual, columnwise=False, seed=0, offset=0, top=None, **quantize
 
 
 class SRReport:
-    """sr_test()'s statistics (the fields of `nvfp4 sr-test --json`); ok when every test passes."""
+    """sr_test()'s statistics (the fields of `nvfp4 sr-test --json`); ok when every test passes. rule: the
+    SR rule named ("contract", "more-bits", "shared-byte", "deterministic", "dependent", "biased"; None when
+    no test ran); causes: each with step, status ("proven" only on an event of probability 0 under the
+    8-bit rule, else "consistent"), evidence and alternatives."""
 
     def __init__(self, text, js, note=None):
         self.text, self.json, self.note = text or (note + "\n" if note else ""), js, note
         self.ok = js.get("verdict") == "pass"
         self.causes = js.get("causes", [])
+        self.rule = js.get("rule")
 
     def __getitem__(self, k):
         return self.json[k]

@@ -214,6 +214,31 @@ def test_explain_identify_gemm_srtest_equal_cli(tmp_path, cli):
     assert not nk.sr_test(x, same, bitexact=True, seed=5, offset=0).ok
 
 
+def test_sr_test_rule_and_cause_status():
+    """SRReport.rule is the rule sr-test names; a cause is proven only on an event of probability 0."""
+    x = rand(32, 64, seed=12)
+    samples = [nk.quantize(x, rounding="sr", seed=5, offset=i) for i in range(8)]
+    fair = nk.sr_test(x, samples)
+    assert fair.ok and fair.rule == "contract" and fair.causes == [], str(fair)
+    # the same bytes every call: no randomness, a statistical finding (consistent)
+    same = nk.sr_test(x, [samples[0]] * 8)
+    assert not same.ok and same.rule == "deterministic", str(same)
+    assert same.causes[0]["cause"] == "sr-dependent" and same.causes[0]["step"] == "element-rounding"
+    assert same.causes[0]["status"] == "consistent"
+    # one code moved four magnitudes away: no rounding of its y gives it (probability 0): proven
+    bad = dict(samples[0].components())
+    d = bad["data"].copy()
+    q = int(d.flat[0]) & 15
+    d.flat[0] = (int(d.flat[0]) & 0xF0) | (q & 8) | ((q + 4) & 7)
+    bad["data"] = d
+    rep = nk.sr_test(x, [bad] + samples[1:])
+    assert not rep.ok and rep.rule == "biased", str(rep)
+    c = rep.causes[0]
+    assert c["cause"] == "biased-sr" and c["step"] == "element-rounding" and c["status"] == "proven", c
+    assert c["evidence"].startswith("sample 1 element 0: code 0x%X is neither" % ((q & 8) | ((q + 4) & 7))), c
+    assert rep.rule == rep.json["rule"] and rep["invalid"] == 1
+
+
 BAD_INPUTS = [
     (lambda: np.zeros(32, np.float32), "2-D"),
     (lambda: np.zeros((2, 16, 16), np.float32), "2-D"),

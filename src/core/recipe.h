@@ -344,17 +344,46 @@ NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_floor_scale(float bamax, int ema
  * then takes the exponent bits. The exponent minus emax_elem is clamped to
  * [-127, 128] and biased; NaN -> 0xFF. +Inf has the exponent bits 255 like
  * any number (FLOOR does the same). */
-NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_torchao_scale(float bamax, int emax_elem, int even, int elem_mbits)
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_torchao_biased(int e, int emax_elem)
 {
-    uint32_t au = nvfp4_core_f32_bits(bamax) & 0x7FFFFFFFu;
-    if (au > 0x7F800000u) return 0xFFu;
-    int e;
-    if (even) e = (int)((au + (1u << (22 - elem_mbits))) >> 23);
-    else e = (int)(au >> 23) + ((au & 0x7FFFFFu) != 0u);
     int b = e - 127 - emax_elem;
     if (b < -127) b = -127;
     if (b > 128) b = 128;
     return (uint8_t)(b + 127);
+}
+
+/* The exponent bits of bamax after adding `add` to its fp32 bits (a carry
+ * into the exponent rounds bamax up to the next power of two), minus
+ * emax_elem, clamped and biased as torchao's: torchao's EVEN adds
+ * 2^(22 - elem_mbits), so an amax whose fraction is exactly the midpoint
+ * (1.75 * 2^k for E2M1) rounds up; fbgemm's MX4 "even" adds one less
+ * (ties down). NaN -> 0xFF. */
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_round_add_scale(float bamax, int emax_elem, uint32_t add)
+{
+    uint32_t au = nvfp4_core_f32_bits(bamax) & 0x7FFFFFFFu;
+    if (au > 0x7F800000u) return 0xFFu;
+    return nvfp4_core_ue8m0_torchao_biased((int)((au + add) >> 23), emax_elem);
+}
+
+NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_torchao_scale(float bamax, int emax_elem, int even, int elem_mbits)
+{
+    uint32_t au = nvfp4_core_f32_bits(bamax) & 0x7FFFFFFFu;
+    if (au > 0x7F800000u) return 0xFFu;
+    if (even) return nvfp4_core_ue8m0_round_add_scale(bamax, emax_elem, 1u << (22 - elem_mbits));
+    return nvfp4_core_ue8m0_torchao_biased((int)(au >> 23) + ((au & 0x7FFFFFu) != 0u), emax_elem);
+}
+
+/* floor (up = 0) or ceil (up = 1) of log2(v) rounded to binary32 first, as
+ * code that takes an exponent from log2f (C) or torch.log2 (an fp32 tensor)
+ * computes it, for a finite v > 0. The binary32 log2 is modelled as the
+ * correctly rounded one (through binary64). It is not the exponent of v: a
+ * v a few ulps below 2^k (|k| >= 2) has log2 exactly k in binary32, so its
+ * floor is k where the exponent bits give k - 1; a v a few ulps above 2^k
+ * has ceil k, not k + 1. */
+NVFP4_HD static inline int nvfp4_core_log2_f32_rounded(float v, int up)
+{
+    double l = (double)(float)log2((double)v);
+    return (int)(up ? ceil(l) : floor(l));
 }
 
 /* llama.cpp ggml_fp32_to_ue4m3 (ggml/src/ggml-impl.h): its own UE4M3

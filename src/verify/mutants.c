@@ -583,11 +583,10 @@ static uint8_t bs_pow2_log2_f32(const nvfp4_mctx *c, const nvfp4_core_global *g,
 {
     float v = bamax / c->r->elem_max;
     if (!(v > 0.0f) || v > NVFP4_CORE_FLT_MAX) return nvfp4_core_block_scale(c->r, g, bamax); /* 0, NaN, Inf: as TE */
-    float l = (float)log2((double)v);
-    double e = ceil((double)l);
-    if (e < -127.0) e = -127.0;
-    if (e > 127.0) e = 127.0;
-    return (uint8_t)((int)e + 127);
+    int e = nvfp4_core_log2_f32_rounded(v, 1);
+    if (e < -127) e = -127;
+    if (e > 127) e = 127;
+    return (uint8_t)(e + 127);
 }
 
 /* ---- ggml (llama.cpp GGML_TYPE_NVFP4) ------------------------------------------------- */
@@ -634,6 +633,57 @@ static uint8_t bs_mx_even_fp8_bits(const nvfp4_mctx *c, const nvfp4_core_global 
     return nvfp4_core_ue8m0_torchao_scale(bamax, c->r->emax_elem, 1, 3);
 }
 
+
+/* ---- MX (UE8M0) steps learned from third-party code -----------------------------------
+ * The catalog entries name the repository, path, line and version. */
+
+/* The element encode of a block whose scale byte is 0x00 with another divisor d0 (the
+ * recipe's for every other byte): the byte means 2^-127, torchao's to_mx encodes with
+ * 2^-126, TE <= 2.12 and torchao's RCEIL multiply by a reciprocal of 1. */
+static nvfp4_core_block mx_byte0_divisor(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s, float d0)
+{
+    nvfp4_core_block b = nvfp4_core_block_prepare(c->r, g, s);
+    if (s == 0x00u) b.factor = d0; /* POW2 encodes divide: x / 1 is x * 1 */
+    return b;
+}
+static nvfp4_core_block prep_mx_rcp_byte0_one(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    return mx_byte0_divisor(c, g, s, 1.0f);
+}
+static nvfp4_core_block prep_mx_byte0_min_normal(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    return mx_byte0_divisor(c, g, s, 0x1p-126f);
+}
+static nvfp4_core_block prep_mx_byte0_exact(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    return mx_byte0_divisor(c, g, s, 0x1p-127f);
+}
+/* fbgemm MX4 "even": the rounding add one less than torchao's (2^21 - 1 for E2M1) */
+static uint8_t bs_mx_even_add_less_one(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    return nvfp4_core_ue8m0_round_add_scale(bamax, c->r->emax_elem, (1u << 21) - 1u);
+}
+/* llama.cpp quantize_row_mxfp4_ref: floor(log2f(amax)) - 2 for the exponent bits of FLOOR.
+ * Zero, NaN and Inf amaxes keep the recipe's byte, so that only the log2 rounding differs. */
+static uint8_t bs_mx_floor_log2f(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    if (!(bamax > 0.0f) || bamax > NVFP4_CORE_FLT_MAX) return nvfp4_mutant_default_scale(c, g, bamax);
+    return nvfp4_core_ue8m0_torchao_biased(nvfp4_core_log2_f32_rounded(bamax, 0) + 127, c->r->emax_elem);
+}
+/* torchao _to_mx_rceil without the PTX: clamp(ceil(torch.log2(amax / max_pos)), -127, 127) + 127,
+ * NaN -> 0xFF, Inf -> 0xFE (a zero amax: log2 = -Inf, clamped to byte 0) */
+static uint8_t bs_mx_rceil_log2f(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)g;
+    float d = bamax / c->r->elem_max;
+    if (nvfp4_core_isnan(d)) return 0xFFu;
+    if (d > NVFP4_CORE_FLT_MAX) return 0xFEu;
+    int e = d > 0.0f ? nvfp4_core_log2_f32_rounded(d, 1) : -127;
+    if (e < -127) e = -127;
+    if (e > 127) e = 127;
+    return (uint8_t)(e + 127);
+}
 
 /* ---- learned from third-party quantizers ------------------------------------------------
  * Each hook below is one step of a real implementation that differs from te
@@ -1020,6 +1070,44 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "the rounding add of MXFP8 (1 << (23 - 3 - 1)) reused for FP4, whose mantissa has 1 bit (1 << 21)",
                "mxfp4-even", 0),
      .bscale = bs_mx_even_fp8_bits},
+    /* MX (UE8M0) steps learned from third-party code */
+    {.info = M("mx-rcp-byte0-one", "encode factor", "y = x * rcp(s), rcp(0x00) = 1 instead of 2^127",
+               "TransformerEngine v2.12 (5671fd36) transformer_engine/common/util/ptx.cuh:330-333 exp2f_rcp "
+               "(biased_exp == 0 ? 1 : ...), used by cast/mxfp8/quantize_mxfp8.cuh:281, fixed in v2.13 (71971e33, "
+               "PR #2647); torchao v0.18.0 (5f2baf9d) prototype/mx_formats/mx_tensor.py:197-199 _to_mx_rceil "
+               "(rcp 1.0 where exponent == 0): blocks with amax <= max_elem * 2^-127 are not scaled up",
+               "mxfp4-rceil,mxfp8", 0),
+     .prepare = prep_mx_rcp_byte0_one},
+    {.info = M("mx-byte0-encode-min-normal", "encode factor", "y = x / 2^-126 where s = 0x00 (2^-127)",
+               "torchao v0.18.0 (5f2baf9d) prototype/mx_formats/mx_tensor.py:359 to_mx: "
+               "torch.clamp(scale_fp32, min=F32_MIN_NORMAL) (2^-127 flushed to 0 under Triton): byte-0 blocks "
+               "encoded with twice their scale",
+               "mxfp4-rceil,mxfp8", 0),
+     .prepare = prep_mx_byte0_min_normal},
+    {.info = M("mx-byte0-encode-exact", "encode factor", "y = x / 2^-127 where s = 0x00 (torchao: 2^-126)",
+               "the byte's own value where torchao's to_mx clamps the encode divisor to 2^-126: llama.cpp "
+               "(01243c58) ggml/src/ggml-impl.h ggml_e8m0_to_fp32 / _half (x == 0: 2^-127, 2^-128 with the doubled "
+               "kvalues) used by ggml/src/ggml-quants.c:371 quantize_row_mxfp4_ref; fbgemm (71d6f8b2) "
+               "fbgemm_gpu/triton/quantize.py:235 (2.0**-127)",
+               "mxfp4-floor,mxfp4-ceil,mxfp4-even,mxfp8-floor", 0),
+     .prepare = prep_mx_byte0_exact},
+    {.info = M("mxfp4-even-add-less-one", "block scale", "s = exponent(bits(block_amax) + 2^21 - 1) - 2",
+               "fbgemm v1.8.0 (99a76f4e) fbgemm_gpu/fbgemm_gpu/triton/quantize.py:61,71-73 _compute_exp "
+               "RoundingMode.even: M_ROUND = (1 << (23 - MBITS - 1)) - 1, one less than torchao's 2^21, so a "
+               "block amax of exactly 1.75 * 2^k keeps 2^k (ties down)",
+               "mxfp4-even", 0),
+     .bscale = bs_mx_even_add_less_one},
+    {.info = M("mx-floor-log2f", "block scale", "s = floor(fl32(log2(block_amax))) - 2 + 127",
+               "llama.cpp (01243c58) ggml/src/ggml-quants.c:369 quantize_row_mxfp4_ref: floorf(log2f(amax)) - 2 + "
+               "127; log2f of an amax a few ulps below 2^k (|k| >= 2) rounds to k, one above the exponent bits",
+               "mxfp4-floor", 0),
+     .bscale = bs_mx_floor_log2f},
+    {.info = M("mx-rceil-log2f", "block scale", "s = clamp(ceil(fl32(log2(block_amax / max_elem))), -127, 127) + 127",
+               "torchao v0.18.0 (5f2baf9d) prototype/mx_formats/mx_tensor.py:133,167-181 _to_mx_rceil without the "
+               "PTX (eager, CPU, pre-SM100): torch.log2 in fp32 of amax / max_pos; a quotient a few ulps above 2^k "
+               "gives k, not k + 1 (then the block max saturates)",
+               "mxfp4-rceil,mxfp8", 0),
+     .bscale = bs_mx_rceil_log2f},
     /* learned from third-party quantizers (docs/verify.md, "Mutants") */
     {.info = M("global-torch-rdiv", "global scale", "S_enc = fl(fl(1/amax) * 2688)",
                "torch's `2688.0 / amax` on a tensor (Tensor.__rtruediv__ = reciprocal() * 2688): compressed-tensors "

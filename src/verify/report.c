@@ -897,6 +897,16 @@ static json_t *json_sr(const nvfp4_sr_input *in, const nvfp4_sr_report *rep)
         JI("bitexact_mismatches", rep->bitexact_mismatches);
         JI("bitexact_total", rep->bitexact_total);
     }
+    /* the rule named and the statistics that name it (docs/verify.md, "sr-test") */
+    json_object_set_new(o, "rule", json_string(nvfp4_sr_rule_name(rep->rule)));
+    JI("impossible_round_ups", rep->impossible_ups);
+    JI("below8", rep->below8);
+    JR("below8_expected", rep->below8_expected);
+    JR("frac_z", rep->frac_z);
+    JR("frac_pvalue", rep->frac_pvalue);
+    JR("deterministic_log10_p", rep->deterministic_log10_p);
+    JI("shared_group", rep->shared_group);
+    JI("group_samples_mixed", rep->group_samples_mixed);
 #undef JI
 #undef JR
     json_object_set_new(o, "causes", json_causes(rep->causes, rep->n_causes));

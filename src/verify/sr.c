@@ -75,15 +75,47 @@ static void add_cause(nvfp4_sr_report *rep, nvfp4_cause c, const char *fmt, ...)
 #endif
     ;
 
+/* Every sr-test cause concerns the element rounding. It is consistent (a
+ * statistical finding: a correct kernel gives it with probability at most
+ * alpha) unless prove_last() records an event of probability 0 under the
+ * 8-bit rule as its evidence. */
 static void add_cause(nvfp4_sr_report *rep, nvfp4_cause c, const char *fmt, ...)
 {
     if (rep->n_causes >= NVFP4_VERIFY_MAX_CAUSES) return;
     nvfp4_vcause_line *l = &rep->causes[rep->n_causes++];
+    memset(l, 0, sizeof *l);
     l->cause = c;
+    l->step = nvfp4_cause_step(c);
+    l->status = NVFP4_CAUSE_CONSISTENT;
+    snprintf(l->evidence, sizeof l->evidence,
+             "a statistical test at the family-wise alpha, not an event of probability 0 under the 8-bit rule");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(l->line, sizeof l->line, fmt, ap);
     va_end(ap);
+}
+
+static void prove_last(nvfp4_sr_report *rep, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void prove_last(nvfp4_sr_report *rep, const char *fmt, ...)
+{
+    if (!rep->n_causes) return;
+    nvfp4_vcause_line *l = &rep->causes[rep->n_causes - 1];
+    l->status = NVFP4_CAUSE_PROVEN;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->evidence, sizeof l->evidence, fmt, ap);
+    va_end(ap);
+}
+
+const char *nvfp4_sr_rule_name(nvfp4_sr_rule r)
+{
+    static const char *const names[] = {"contract", "more-bits", "shared-byte", "deterministic", "dependent", "biased"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
 /* Two-sided exact binomial p-value: 2 * min(P(K <= k), P(K >= k)), capped at 1. */
@@ -124,6 +156,17 @@ typedef struct {
     double *p, *frac;
     uint8_t *dn, *up;
 } sr_elems;
+
+/* The first (sample, element) whose code is neither neighbour of y. */
+static void first_invalid(const nvfp4_sr_input *in, const sr_elems *e, size_t *s_out, size_t *i_out)
+{
+    for (size_t s = 0; s < in->samples; s++)
+        for (size_t i = 0; i < in->n; i++)
+            if (up_of(in, s, i, e->dn[i], e->up[i]) < 0) {
+                *s_out = s, *i_out = i;
+                return;
+            }
+}
 
 /* Test 2 (value-weighted mean) with probabilities q (p: the contract; frac: many random bits) over the
  * elements where 0 < q < 1; returns z and sets *num to the weighted excess. */
@@ -308,6 +351,27 @@ static void set_rule(nvfp4_sr_report *rep, nvfp4_sr_rule r)
     if (rep->rule == NVFP4_SR_RULE_CONTRACT) rep->rule = r;
 }
 
+/* The first element with 0 < frac < 1/256 (floor(256 frac) = 0) that rounded
+ * away in some sample: an event of probability 0 under the 8-bit rule. */
+static size_t first_impossible(const nvfp4_sr_input *in, const sr_elems *e)
+{
+    for (size_t i = 0; i < in->n; i++)
+        if (e->frac[i] > 0.0 && e->p[i] == 0.0 && e->k[i]) return i;
+    return 0;
+}
+
+/* The evidence of a rule proven by round-ups of probability 0. */
+static void prove_impossible(const nvfp4_sr_input *in, nvfp4_sr_report *rep, const sr_elems *e)
+{
+    size_t i = first_impossible(in, e);
+    char fr[32];
+    prove_last(rep,
+               "the 8-bit rule is excluded: element %zu (y = %.9g, frac = %s, floor(256 frac) = 0) rounded away in "
+               "%u of %zu samples, probability 0 under it (%zu such round-ups in all)",
+               i, (double)in->y[i], nvfp4_format_f64_digits(e->frac[i], 3, fr, sizeof fr), e->k[i], in->samples,
+               rep->impossible_ups);
+}
+
 /* The cause lines: which rule the rejections (or the impossible round-ups)
  * point to. The order matters: no randomness explains dependence and any
  * per-element rejection; a shared byte explains the adjacent-element
@@ -353,14 +417,15 @@ static void name_rule(const nvfp4_sr_input *in, nvfp4_sr_report *rep, const sr_e
     bool mean_up = rep->mean_pvalue < a4 && rep->mean_z > 0;
     bool fits_frac = rep->frac_pvalue >= a4;
     if (!deterministic && (rep->impossible || mean_up) && fits_frac) {
-        if (rep->impossible)
+        if (rep->impossible) {
             add_cause(rep, NVFP4_CAUSE_BIASED_SR,
                       "sr: more than 8 random bits (proven: the 8-bit rule gives these probability 0): %zu round-ups "
                       "of %zu elements with 0 < frac < 1/256, where floor(256 frac) = 0 (%s expected if p = frac); "
                       "the rates fit p = frac (z = %.1f, p = %s) rather than floor(256 frac)/256 (z = %.1f)",
                       rep->impossible_ups, rep->below8, nvfp4_format_f64_digits(rep->below8_expected, 3, ex, sizeof ex),
                       rep->frac_z, nvfp4_format_f64_digits(rep->frac_pvalue, 2, p1, sizeof p1), rep->mean_z);
-        else
+            prove_impossible(in, rep, e);
+        } else {
             add_cause(rep, NVFP4_CAUSE_BIASED_SR,
                       "sr: consistent with more than 8 random bits: rounds up more often than floor(256 frac)/256 "
                       "(z = %.1f, p = %s < %s) at the rate p = frac (z = %.1f, p = %s); no element with floor(256 "
@@ -368,6 +433,7 @@ static void name_rule(const nvfp4_sr_input *in, nvfp4_sr_report *rep, const sr_e
                       rep->mean_z, nvfp4_format_f64_digits(rep->mean_pvalue, 2, p3, sizeof p3), al, rep->frac_z,
                       nvfp4_format_f64_digits(rep->frac_pvalue, 2, p1, sizeof p1), rep->below8,
                       nvfp4_format_f64_digits(rep->below8_expected, 3, ex, sizeof ex));
+        }
         set_rule(rep, NVFP4_SR_RULE_MORE_BITS);
     } else if (rep->mean_pvalue < a4) {
         add_cause(rep, NVFP4_CAUSE_BIASED_SR,
@@ -384,6 +450,7 @@ static void name_rule(const nvfp4_sr_input *in, nvfp4_sr_report *rep, const sr_e
                   "at a rate that does not fit p = frac either (z = %.1f, p = %s < %s): biased",
                   rep->impossible_ups, rep->below8, rep->frac_z,
                   nvfp4_format_f64_digits(rep->frac_pvalue, 2, p1, sizeof p1), al);
+        prove_impossible(in, rep, e);
         set_rule(rep, NVFP4_SR_RULE_BIASED);
     } else if (rep->rejected && !deterministic) {
         add_cause(rep, dependent ? NVFP4_CAUSE_SR_DEPENDENT : NVFP4_CAUSE_BIASED_SR,
@@ -447,6 +514,10 @@ static void bitexact(const nvfp4_sr_input *in, nvfp4_sr_report *rep)
                   "sr: random bytes consumed in another order: element k of a block uses byte [%s] of the Philox "
                   "output; the contract is byte k (word k/4, bits 8*(k%%4)..+7)",
                   map);
+        prove_last(rep,
+                   "bit-exact: %zu of %zu codes differ from the contract's bytes (probability 0 under it); over all "
+                   "%zu samples every element position of a block agrees with exactly one of the block's %zu bytes",
+                   rep->bitexact_mismatches, rep->bitexact_total, in->samples, be);
     }
 }
 
@@ -482,9 +553,17 @@ nvfp4_status nvfp4_sr_test(const nvfp4_sr_input *in, nvfp4_sr_report *rep, nvfp4
             rep->impossible_ups += e.k[i];
         }
     }
-    if (rep->invalid)
+    if (rep->invalid) {
         add_cause(rep, NVFP4_CAUSE_BIASED_SR,
                   "sr: %zu codes are neither neighbour of the scaled value (not a rounding of it at all)", rep->invalid);
+        size_t fs = 0, fi = 0;
+        first_invalid(in, &e, &fs, &fi);
+        prove_last(rep,
+                   "sample %zu element %zu: code 0x%X is neither 0x%X nor 0x%X, the neighbours of y = %.9g "
+                   "(probability 0 under any stochastic rounding of y)",
+                   fs + 1, fi, (unsigned)in->codes[fs][fi], (unsigned)e.dn[fi], (unsigned)e.up[fi], (double)in->y[fi]);
+        rep->rule = NVFP4_SR_RULE_BIASED; /* no rounding rule of y gives these codes */
+    }
     statistical(in, rep, &e);
     name_rule(in, rep, &e);
     if (in->bitexact) bitexact(in, rep);

@@ -173,6 +173,67 @@ grep -q "cause sr-dependent: sr: no randomness: each of the 1249 elements with 0
 rule "RZ disguised as SR is named" 1 "every code is the neighbour toward zero (RZ disguised as SR)" rz
 grep -q "rounds down too often" out.txt && ok "RZ is also biased down" || bad "RZ bias"
 rule "a fixed threshold is named" 1 "rounds away iff its fraction exceeds a fixed threshold between 0.2987 and 0.3006" threshold
+# a kernel that writes a code that is no rounding of y at all: element 0 (y = 6, code 0x7) written 0x5
+python3 - <<'PY'
+import json, struct
+b = bytearray(open("own8_0.safetensors", "rb").read()); n = struct.unpack("<Q", b[:8])[0]
+b[8 + n] = (b[8 + n] & 0xF0) | 0x5
+open("bad_0.safetensors", "wb").write(bytes(b))
+PY
+for k in $(seq 1 23); do cp own8_$k.safetensors bad_$k.safetensors; done
+# --json names the rule ("rule") and gives every cause its step and a status: proven only where the
+# evidence is an event of probability 0 under the 8-bit rule (its element and counts are checked here)
+rule_json() {
+    local kind=$1 want_rule=$2 want_status=$3
+    $NVFP4 sr-test --input x.f32 --shape 32x64 --dtype f32 --samples $(ls "${kind}"_*.safetensors | sort -t_ -k2 -n) \
+        --json >"j_$kind.json"
+    python3 - "$kind" "$want_rule" "$want_status" <<'PY' && ok "--json $kind: rule $want_rule, first cause $want_status" \
+        || bad "--json $kind: rule $want_rule, $want_status"
+import json, struct, sys
+import numpy as np
+kind, rule, status = sys.argv[1:]
+j = json.load(open("j_%s.json" % kind))
+assert j["rule"] == rule, j["rule"]
+cs = j["causes"]
+if status == "none":
+    assert not cs and j["verdict"] == "pass", cs
+    sys.exit(0)
+assert cs and all(c["step"] == "element-rounding" for c in cs), cs
+c = cs[0]
+assert c["status"] == status, c
+assert all(x["status"] == "consistent" for x in cs[1:]), cs
+if status == "consistent":
+    assert "not an event of probability 0" in c["evidence"], c
+    sys.exit(0)
+ev = c["evidence"]
+def codes(s):
+    b = open("%s_%d.safetensors" % (kind, s), "rb").read(); n = struct.unpack("<Q", b[:8])[0]
+    d = np.frombuffer(b[8 + n:], np.uint8); return np.stack([d & 15, d >> 4], 1).reshape(-1)
+if kind == "float":  # the cited element lies in (0, 1/256) of its step and rounded away in the cited samples
+    i = int(ev.split("element ")[1].split(" ")[0]); k = int(ev.split("rounded away in ")[1].split(" ")[0])
+    y = float(np.fromfile("x.f32", np.float32)[i]); a = abs(y)
+    grid = [0, .5, 1, 1.5, 2, 3, 4, 6]; lo = max(g for g in grid if g <= a); step = .5 if a < 2 else (1 if a < 4 else 2)
+    assert 0 < (a - lo) / step < 1 / 256, (i, y)
+    ups = sum(int(codes(s)[i] & 7) > grid.index(lo) for s in range(24))
+    assert ups == k and k > 0 and "probability 0" in ev, (ups, ev)
+    assert j["impossible"] > 0 and j["impossible_round_ups"] == 33 and j["below8"] == 656, j
+else:                # bad: sample 1, element 0, code 0x5 where y = 6 allows only 0x7
+    assert ev.startswith("sample 1 element 0: code 0x5 is neither 0x7 nor 0x7"), ev
+    assert j["invalid"] == 1, j
+PY
+}
+rule_json own8 contract none
+rule_json float more-bits proven
+rule_json shared shared-byte consistent
+rule_json rn deterministic consistent
+rule_json threshold deterministic consistent
+rule_json bad biased proven
+$NVFP4 sr-test --input x.f32 --shape 32x64 --dtype f32 --samples $(ls bad_*.safetensors) >out.txt
+grep -q "^  step element-rounding: proven: sample 1 element 0: code 0x5 is neither 0x7 nor 0x7" out.txt \
+    && ok "the proven status is printed in words under the cause" || { bad "proven in words"; cat out.txt; }
+$NVFP4 sr-test --input x.f32 --shape 32x64 --dtype f32 --samples $(ls shared_*.safetensors) >out.txt
+grep -q "^  step element-rounding: consistent (a statistical test at the family-wise alpha" out.txt \
+    && ok "a statistical finding is printed as consistent" || { bad "consistent in words"; cat out.txt; }
 cd ..
 python3 "$here/vkernel.py" s0.safetensors sc.safetensors --keep data,scale --bug scale-plus-one
 $NVFP4 sr-test --input x.safetensors --samples $(for k in $(seq 0 $((S - 2))); do echo m$k.safetensors; done) --json >j.json; rc=$?
@@ -181,6 +242,8 @@ import json
 j = json.load(open("j.json"))
 assert j["verdict"] == "fail" and j["mean_z"] > 5, j
 assert any(c["cause"] == "biased-sr" for c in j["causes"])
+# max-of-two reuses each sample in two outputs: the runs test names the dependence first
+assert j["rule"] == "dependent" and all(c["status"] == "consistent" and c["step"] == "element-rounding" for c in j["causes"]), j
 PY
 run_s "SR samples with other scales" 1 "block scales differ" --input x.safetensors --samples sc.safetensors s1.safetensors
 run_s "missing --samples" 2 "--input X and --samples FILE... are required" --input x.safetensors
