@@ -56,10 +56,14 @@ except ImportError:  # pragma: no cover
 
 
 def _mslk_package_dir():
-    """$MSLK_DIR/mslk (pip install --no-deps --target $MSLK_DIR mslk-cuda==1.1.0), else an installed mslk."""
+    """$MSLK_DIR/mslk (pip install --no-deps --target $MSLK_DIR mslk-cuda==1.1.0), else build/third-party/mslk
+    of this checkout (where .ci/run installs it), else an installed mslk."""
     target = os.environ.get("MSLK_DIR")
     if target:
         return os.path.join(target, "mslk")
+    local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "third-party", "mslk")
+    if os.path.isdir(local):
+        return local
     spec = importlib.util.find_spec("mslk")
     return list(spec.submodule_search_locations)[0] if spec and spec.submodule_search_locations else None
 
