@@ -522,10 +522,14 @@ static const nvfp4_vcause_line *known_bug(const nvfp4_report *rep)
 }
 
 /* A kernel computing S_enc as torch does for 2688.0 / amax (fl(fl(1/amax) * 2688)).
- * amax 1000: one ulp above te's S_enc, while torchao's reciprocal orders give te's:
- * no other candidate gives its bytes, the cause is proven with a deciding element.
- * amax 0.0123: torchao's fl(1/fl(amax/2688)) is the same float as torch's, so
- * both give the same bytes: consistent with global-recip-of-div, never proven. */
+ * amax 1000: one ulp above te's S_enc, while torchao's reciprocal orders give te's;
+ * but vLLM's and FlashInfer's references compute the global scale so too, and
+ * on this input give the same bytes: consistent with them, not proven. With a
+ * block whose scale underflows (vLLM writes 0 there, te's chain +-6) and a NaN
+ * element (FlashInfer then writes every scale 0x7F) no other candidate gives
+ * its bytes: proven, with a deciding element. amax 0.0123: torchao's
+ * fl(1/fl(amax/2688)) is the same float as torch's: consistent with
+ * global-recip-of-div, never proven. */
 START_TEST(verify_torch_senc_proven_or_consistent)
 {
     float x[R * C];
@@ -540,6 +544,21 @@ START_TEST(verify_torch_senc_proven_or_consistent)
     ck_assert_int_eq(nvfp4_verify_bundle_report(&b, &a, &o, &rep, &err), NVFP4_OK);
     ck_assert_int_eq(rep.verdict, 1);
     const nvfp4_vcause_line *l = known_bug(&rep);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_str_eq(l->step, "global-scale");
+    ck_assert_int_eq(l->status, NVFP4_CAUSE_CONSISTENT);
+    ck_assert_str_eq(l->alternatives, "vllm rn 1x16, flashinfer rn 1x16");
+    nvfp4_report_free(&rep);
+    nvfp4_tset_free(&a);
+    nvfp4_tset_free(&b);
+
+    for (size_t k = 0; k < 16; k++) x[R * C - 16 + k] = 1e-6f * (float)(k + 1); /* scale underflows to 0 */
+    x[5] = NAN;
+    golden_bundle(x, &b);
+    mutant_kernel("global-torch-rdiv", x, &a);
+    ck_assert_int_eq(nvfp4_verify_bundle_report(&b, &a, &o, &rep, &err), NVFP4_OK);
+    ck_assert_int_eq(rep.verdict, 1);
+    l = known_bug(&rep);
     ck_assert_ptr_nonnull(l);
     ck_assert_str_eq(l->step, "global-scale");
     ck_assert_int_eq(l->status, NVFP4_CAUSE_PROVEN);
@@ -563,8 +582,9 @@ START_TEST(verify_torch_senc_proven_or_consistent)
     ck_assert_ptr_nonnull(l);
     ck_assert_int_eq(l->status, NVFP4_CAUSE_CONSISTENT);
     ck_assert_ptr_nonnull(strstr(l->line, "global-torch-rdiv: "));
-    ck_assert_str_eq(l->alternatives, "global-recip-of-div");
-    ck_assert_ptr_nonnull(strstr(rep.text, "\n  step global-scale: consistent with global-recip-of-div (same bytes on this input)\n"));
+    ck_assert_str_eq(l->alternatives, "global-recip-of-div, vllm rn 1x16, flashinfer rn 1x16");
+    ck_assert_ptr_nonnull(strstr(rep.text, "\n  step global-scale: consistent with global-recip-of-div, vllm rn 1x16, "
+                                           "flashinfer rn 1x16 (same bytes on this input)\n"));
     ck_assert_ptr_nonnull(strstr(rep.json, "\"alternatives\": [\n"));
     ck_assert_ptr_nonnull(strstr(rep.json, "\"global-recip-of-div\""));
     nvfp4_report_free(&rep);

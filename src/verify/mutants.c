@@ -22,6 +22,9 @@
 #define R_NVFP4 "te,te-pyref,torchao,torchao-0.13-0.16,modelopt"
 #define R_E2M1 "te,te-pyref,torchao,torchao-0.13-0.16,modelopt,mxfp4-floor,mxfp4-rceil"
 #define R_TORCHAO "torchao,torchao-0.13-0.16"
+/* te plus mslk (te's chain with torch's global scale and x * fminf(S_enc / s, FLT_MAX)): the encode-factor
+ * deviations that are not mslk's own rule apply to its chain as they do to te's */
+#define R_TE_MSLK "te,te-pyref,mslk"
 
 /* ---- shared pieces ---------------------------------------------------------- */
 
@@ -790,7 +793,7 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
     {.info = M("encode-division", "encode factor", "y = x / (s * S_dec)",
                "a division where TE multiplies by the reciprocal (core_nvfp4.cuh compute_scale_inv); differs near "
                "E2M1 boundaries",
-               R_TE, 0),
+               R_TE_MSLK, 0),
      .prepare = prep_divisor, .scaled = y_divide},
     {.info = M("encode-senc-over-s", "encode factor", "y = x * (S_enc / s)",
                "the algebraically equal S_enc/s for 1/(s*S_dec): two different roundings (a numpy kernel written from the formulas)",
@@ -799,18 +802,18 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
     {.info = M("encode-approx-recip", "encode factor", "y = x * rcp.approx(s * S_dec)",
                "__frcp_rn replaced by rcp.approx.ftz.f32 / fast-math __fdividef (1 ulp); modelled as the reciprocal "
                "rounded toward zero",
-               R_TE, 0),
+               R_TE_MSLK, 0),
      .prepare = prep_approx_recip},
     {.info = M("encode-bf16-factor", "encode factor", "y = x * bf16(1 / (s * S_dec))",
-               "the encode factor kept in a bf16 register (kernels that carry scales in the input dtype)", R_TE, 0),
+               "the encode factor kept in a bf16 register (kernels that carry scales in the input dtype)", R_TE_MSLK, 0),
      .prepare = prep_bf16_factor},
     {.info = M("encode-no-flt-max-clamp", "encode factor", "y = x * (1 / (s * S_dec)), Inf when s = 0",
                "the fminf(..., FLT_MAX) of TE's compute_scale_inv dropped: 0 * Inf = NaN in underflowing blocks",
-               R_TE, 0),
+               R_TE_MSLK, 0),
      .prepare = prep_no_clamp},
     {.info = M("encode-sdec-from-amax", "encode factor", "y = x / (s * (amax * fl(1/2688)))",
                "the dequantization's S_dec = amax/2688 (dequantize_nvfp4.cuh) reused for the encode, not 1/S_enc",
-               R_TE, 0),
+               R_TE_MSLK, 0),
      .prepare = prep_sdec_from_amax},
     /* block scale */
     {.info = M("scale-div6-then-senc", "block scale", "s = e4m3((block_amax / 6) * S_enc)",
@@ -1133,12 +1136,12 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
     {.info = M("encode-s-over-senc", "encode factor", "y = x / (s / S_enc)",
                "compressed-tensors 0.20.1 quantization/lifecycle/forward_helpers.py:185-187 (scale = scale / "
                "global_scale; x / scale): one divisor s/S_enc",
-               R_TE, 0),
+               R_TE_MSLK, 0),
      .prepare = prep_s_over_senc, .scaled = y_divide},
     {.info = M("encode-senc-over-s-no-clamp", "encode factor", "y = x * div_rn(S_enc, s), Inf when s = 0",
                "mslk v1.1.0 mslk/quantize/triton/fp4_quantize.py:5496 total_scale = tl.div_rn(global_scale, scales): "
                "no FLT_MAX clamp, so zero-scale blocks give 0 * Inf = NaN codes",
-               R_TE, 0),
+               R_TE_MSLK, 0),
      .prepare = prep_senc_over_s_unclamped},
     {.info = M("scale-zero-to-eighth", "block scale", "s = 0x20 (0.125) where the scale byte would be 0",
                "compressed-tensors 0.20.1 quantization/utils/helpers.py:117-128 calculate_qparams: scales == 0 "
