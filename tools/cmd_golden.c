@@ -632,6 +632,16 @@ static int suite_mutants(gen *g)
             snprintf(names[nn], sizeof names[nn], "mutants-%s", c.name);
             rc = try_case(g, &c, names[nn++]);
         }
+    /* then inputs that separate the candidates no case tells apart (golden_mutants.c) */
+    for (unsigned k = 1; !rc && nn < 64; k++) {
+        gcase c = {0};
+        if ((rc = gm_separating_case(g->gm, g->seed, 4u * g->index, &c.x, &c.rows, &c.cols, &c.block, &c.desc)) || !c.x)
+            break;
+        snprintf(names[nn], sizeof names[nn], "separate-%u", k);
+        c.name = names[nn++];
+        rc = emit(g, &c);
+    }
+    if (!rc && !g->report_only) gm_print_unseparated(g->gm, stderr);
     return rc;
 }
 
