@@ -777,8 +777,8 @@ int gm_separating_case(gm_state *s, uint64_t seed, uint64_t offset, float **xp, 
         if (!x) x = sep_by_witness(s, lead, k, cw, &eo, rows, cols);
         if (!x) continue;
         snprintf(s->desc, sizeof s->desc,
-                 "separates %s from every other candidate of verify (found by %s); on the cases before, another "
-                 "candidate gave its bytes wherever they differ from the recipe's", c->name, how);
+                 "singles out %s (no other candidate of verify gives its bytes here; on the cases before, another "
+                 "gave them wherever they differ from the recipe's), found by %s", c->name, how);
         s->pending = true;
         *xp = x;
         *block = eo.block;
@@ -806,14 +806,34 @@ static size_t unseparated(const gm_state *s, char *buf, size_t size)
     return count;
 }
 
+/* Candidates that some case tells from the recipe but none singles out:
+ * wherever they differ from it, another candidate gives the same bytes. */
+static size_t not_singled(const gm_state *s, char *buf, size_t size)
+{
+    size_t count = 0, len = 0;
+    if (size) buf[0] = '\0';
+    for (size_t i = 1; i < s->nc; i++) {
+        if (s->c[i].singled_by || s->c[i].first_case < 0) continue;
+        count++;
+        if (len + strlen(s->c[i].name) + 8 < size)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s->c[i].name);
+    }
+    return count;
+}
+
 void gm_print_unseparated(const gm_state *s, FILE *f)
 {
     char buf[4096];
     size_t k = unseparated(s, buf, sizeof buf);
     if (k)
         fprintf(f, "nvfp4 golden: %zu pair%s of candidates no case separates (same bytes on every case and on every "
-                   "input the witness search tried; verify can only say `consistent with` between them): %s\n",
+                   "input the searches tried; verify can only say `consistent with` between them): %s\n",
                 k, k == 1 ? "" : "s", buf);
+    k = not_singled(s, buf, sizeof buf);
+    if (k)
+        fprintf(f, "nvfp4 golden: %zu candidate%s no case singles out (wherever %s bytes differ from the recipe's, "
+                   "another candidate gives them too, on every case and every input the searches tried): %s\n",
+                k, k == 1 ? "" : "s", k == 1 ? "its" : "their", buf);
 }
 
 static const gs_cand *sep_find(const gm_state *s, const nvfp4_mutant_info *m)
@@ -873,6 +893,10 @@ int gm_report(const gm_state *s, const char *suite, bool json)
                     json_array_append_new(un, pr);
                 }
             }
+        json_t *ns = json_array();
+        for (size_t i = 1; i < s->nc; i++)
+            if (!s->c[i].singled_by && s->c[i].first_case >= 0) json_array_append_new(ns, json_string(s->c[i].name));
+        json_object_set_new(o, "not_singled_out", ns);
         json_object_set_new(o, "separating", sep);
         json_object_set_new(o, "unseparated", un);
         json_object_set_new(o, "candidates", json_integer((json_int_t)s->nc));
@@ -895,16 +919,20 @@ int gm_report(const gm_state *s, const char *suite, bool json)
         printf("killed %zu of %zu mutants of %s (%zu in the catalog), %zu named by verify\n", killed, relevant,
                s->recipe, s->n, named);
         for (size_t i = 0; i < s->nadded; i++)
-            printf("separating case %s: separates %zu pairs of candidates no case before did (%s)\n", s->added[i].name,
-                   s->added[i].pairs, s->added[i].from);
+            printf("separating case %s: %s; it separates %zu pair%s no case before did\n", s->added[i].name,
+                   s->added[i].from, s->added[i].pairs, s->added[i].pairs == 1 ? "" : "s");
         char buf[4096];
         size_t k = unseparated(s, buf, sizeof buf);
         if (k)
             printf("not separated: %zu pair%s of the %zu candidates give the same bytes on every case and on every input "
-                   "the witness search tried: %s\n", k, k == 1 ? "" : "s", s->nc, buf);
+                   "the searches tried: %s\n", k, k == 1 ? "" : "s", s->nc, buf);
         else
             printf("separated: every pair of the %zu candidates (recipe variants and mutants) differs on some case\n",
                    s->nc);
+        k = not_singled(s, buf, sizeof buf);
+        if (k)
+            printf("not singled out: %zu candidate%s give bytes another candidate gives too wherever they differ from "
+                   "the recipe's (verify: consistent at best): %s\n", k, k == 1 ? "" : "s", buf);
     }
     return killed == relevant && named == relevant ? 0 : 1;
 }
