@@ -35,14 +35,23 @@ static const char usage[] =
     "          elements around the E4M3 / E2M1 decision boundaries of each formula, plus\n"
     "          specials, RHT, 16x16 and odd shapes as needed (only cases that kill one)\n"
     "  all     the four, so that every catalogued mutant of the recipe at this --round is\n"
-    "          killed (golden --mutants lists any that survive; tests hold that none does).\n"
+    "          killed (golden --mutants lists any that survive; tests hold that none does),\n"
+    "          plus separate-N cases (suites all and mutants): each candidate of verify (the\n"
+    "          recipe's mutants, every recipe at each rounding) that some case tells from the\n"
+    "          recipe but none singles out (another candidate gives its bytes wherever they\n"
+    "          differ from the recipe's, so verify could only say `consistent with`) gets an\n"
+    "          input, found by a seeded boundary search or the witness search, on which no\n"
+    "          other candidate gives its bytes. Pairs that no input tried separates (the same\n"
+    "          formula, e.g. te-rowscaled and amax-per-row) and candidates never singled out\n"
+    "          are printed on stderr and by --mutants, never dropped.\n"
     "          Left out: the mutants of the other rounding (an SR kernel needs a --round sr\n"
     "          suite too: sr-* bugs; an RN suite has the elem-* rounding bugs), --level 2's\n"
     "          larger cases, and a recipe with no catalogued mutant gets no mutants cases\n"
     "          (nvfp4 table --mutants lists the recipes of each)\n"
     "--mutants writes nothing: it generates the suite (default all) in memory and prints\n"
     "the mutation report, for every mutant of the recipe the case that kills it and the\n"
-    "causes verify names; exit 0 when every mutant is killed, 1 when one survives.\n"
+    "causes verify names, then the separate-N cases, the pairs not separated and the\n"
+    "candidates not singled out; exit 0 when every mutant is killed, 1 when one survives.\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
     "The suite is built in a hidden folder beside DIR and swapped into place when complete, so\n"
@@ -664,6 +673,16 @@ static int suite_mutants(gen *g)
         snprintf(names[nn], sizeof names[nn], "mutants-%s", c.name);
         rc = try_case(g, &c, names[nn++]);
     }
+    /* then inputs that separate the candidates no case tells apart (golden_mutants.c) */
+    for (unsigned k = 1; !rc && nn < 64; k++) {
+        gcase c = {0};
+        if ((rc = gm_separating_case(g->gm, g->seed, 4u * g->index, &c.x, &c.rows, &c.cols, &c.block, &c.desc)) || !c.x)
+            break;
+        snprintf(names[nn], sizeof names[nn], "separate-%u", k);
+        c.name = names[nn++];
+        rc = emit(g, &c);
+    }
+    if (!rc && !g->report_only) gm_print_unseparated(g->gm, stderr);
     return rc;
 }
 

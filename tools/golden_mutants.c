@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nvfp4/io.h"
 #include "nvfp4/trace.h"
 #include "verify_cli.h"
 
@@ -23,12 +24,52 @@ typedef struct {
     bool proven;       /* ... first, with status proven: the killing case separates it from every candidate */
 } gm_entry;
 
+/* A candidate of verify's on a case of the suite (docs/verify.md, "Proven or
+ * consistent"): a recipe variant (every recipe at each rounding, the case's
+ * block) or a catalogued mutant of the suite's recipe. */
+typedef struct {
+    char name[96];
+    const char *recipe;         /* a recipe variant (with round), or NULL */
+    nvfp4_rounding round;
+    const nvfp4_mutant_info *m; /* a mutant */
+    long first_case;            /* the first case whose bytes (first_orient: 0 rowwise) differ from the recipe's, or -1 */
+    int first_orient;
+    char *singled_by;           /* the first case where no other candidate gives its bytes, or NULL */
+    bool tried;                 /* a separating case was searched from it */
+} gs_cand;
+
+/* A case of the suite, kept for the separating search (x widened to fp32). */
+typedef struct {
+    float *x;
+    size_t rows, cols;
+    nvfp4_quant_opts o;
+} gs_case;
+
+/* A separating case added, for the report. */
+typedef struct {
+    char *name;
+    size_t pairs;      /* pairs of candidates it separates that no case before did */
+    char from[400];    /* how it was found (its description) */
+} gs_added;
+
+enum { GS_MET = 1, GS_SEP = 2 }; /* a pair: both evaluated on some case; given different bytes on one */
+
 struct gm_state {
     const char *recipe;
     nvfp4_rounding round;
     bool causes;
     size_t n;
     gm_entry *e;
+    /* separation (gm_separating_case): candidate 0 is the recipe itself */
+    gs_cand *c;
+    size_t nc;
+    uint8_t *pair; /* nc x nc, i < j: GS_MET | GS_SEP */
+    gs_case *cases;
+    size_t ncases, capcases;
+    gs_added *added;
+    size_t nadded;
+    bool pending;  /* the next case noted is a separating one */
+    char desc[400];
 };
 
 static bool rounding_fits(const nvfp4_mutant_info *m, nvfp4_rounding r)
@@ -37,6 +78,8 @@ static bool rounding_fits(const nvfp4_mutant_info *m, nvfp4_rounding r)
     if ((m->needs & NVFP4_MUTANT_NEEDS_SR) && r != NVFP4_SR) return false;
     return true;
 }
+
+static bool sep_candidates(gm_state *s);
 
 gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes)
 {
@@ -55,6 +98,10 @@ gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes)
         s->e[i].m = nvfp4_mutant_at(i);
         s->e[i].relevant = nvfp4_mutant_applies(s->e[i].m, recipe, NULL) && rounding_fits(s->e[i].m, round);
     }
+    if (!sep_candidates(s)) {
+        gm_free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -67,6 +114,13 @@ void gm_free(gm_state *s)
         free(s->e[i].line);
     }
     free(s->e);
+    for (size_t i = 0; i < s->nc; i++) free(s->c[i].singled_by);
+    free(s->c);
+    free(s->pair);
+    for (size_t i = 0; i < s->ncases; i++) free(s->cases[i].x);
+    free(s->cases);
+    for (size_t i = 0; i < s->nadded; i++) free(s->added[i].name);
+    free(s->added);
     free(s);
 }
 
@@ -215,6 +269,9 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
     nvfp4_free(swizzled);
 }
 
+static void sep_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
+                     const nvfp4_quant_opts *o);
+
 size_t gm_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
                const nvfp4_quant_opts *o, const nvfp4_quantized *q, bool commit)
 {
@@ -238,6 +295,7 @@ size_t gm_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt
         }
         nvfp4_mutant_output_free(&mo);
     }
+    if (commit) sep_note(s, case_name, x, dt, rows, cols, o);
     return killed;
 }
 
@@ -257,13 +315,19 @@ static float nudge(float v, int k)
     return v;
 }
 
-int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, size_t *cols, const char **desc)
+/* The boundary-seeking input of R x C (rows a multiple of the tile's) under
+ * global amax A. variant 0 is the `mutants-boundary-K` pattern; other
+ * variants shift which E4M3 codes and nudges each block takes, and (with
+ * special) end the last row with a block of zeros and values far below the
+ * scale's underflow (its scale is 0: te saturates there, an encode factor
+ * without the FLT_MAX clamp gives 0 * Inf), and in odd variants a NaN, for
+ * the separating search. */
+static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsigned variant, bool special, float **xp)
 {
     static const float mids[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
     const nvfp4_recipe *rec = nvfp4_recipe_find(recipe);
     const nvfp4_recipe_info *info = nvfp4_recipe_get_info(rec);
-    size_t R = 32, C = 256, bl = info->default_block == NVFP4_BLOCK_1X32 ? 32 : 16, nbc = C / bl;
-    float A = boundary_amax[k % gm_boundary_count()];
+    size_t bl = info->default_block == NVFP4_BLOCK_1X32 ? 32 : 16, nbc = C / bl, v = variant;
     float *x = calloc(R * C, sizeof *x);
     uint8_t *scale = NULL;
     float *f = NULL, *ones = NULL;
@@ -271,13 +335,13 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
     /* pass 1: the block amaxes alone. Block b sweeps the E4M3 codes: its
      * amax is 6 * (midpoint of codes c, c+1) / S_enc, nudged -3..3 ulps. */
     for (size_t b = 0; b < R * nbc; b++) {
-        size_t code = 8 + (b * 7) % 117;
+        size_t code = 8 + (b * 7 + v * 13) % 117;
         float lo = nvfp4_e4m3_to_f32((uint8_t)code), hi = nvfp4_e4m3_to_f32((uint8_t)(code + 1));
-        float v = 0.5f * (lo + hi) * 6.0f;
-        if (info->has_global_amax) v = v * (A / 2688.0f);
-        else v = ldexpf(1.0f, (int)(b % 40) - 20) * (1.0f + (float)(b % 16) / 16.0f);
-        v = nudge(v, (int)(b % 7) - 3);
-        x[b * bl + (b % bl)] = (b & 1) ? -v : v;
+        float val = 0.5f * (lo + hi) * 6.0f;
+        if (info->has_global_amax) val = val * (A / 2688.0f);
+        else val = ldexpf(1.0f, (int)((b + v * 5) % 40) - 20) * (1.0f + (float)((b + v) % 16) / 16.0f);
+        val = nudge(val, (int)((b + v) % 7) - 3);
+        x[b * bl + (b % bl)] = (b & 1) ? -val : val;
     }
     if (info->has_global_amax) x[0] = A;
     nvfp4_quant_opts o;
@@ -290,7 +354,7 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
         return cli_fail("golden", "%s", err.message);
     }
     /* pass 2: each block's encode factor (the scaled value of x = 1), then
-     * the other 15 elements one to three ulps around m / factor for the
+     * the other elements one to three ulps around m / factor for the
      * E2M1 midpoints m, so that y lands around every rounding boundary. */
     scale = q.row.scale;
     f = malloc(R * C * sizeof *f);
@@ -307,10 +371,18 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
         for (size_t i = 0; i < bl; i++) {
             size_t j = b * bl + i;
             if (i == b % bl || (b == 0 && i == 0) || !(f[j] > 0.0f) || isinf(f[j])) continue;
-            float m = mids[(i + b) % 7], v = nudge(m / f[j], (int)((i * 3 + b) % 7) - 3);
-            if (!(v <= bam)) continue;
-            x[j] = (i + b) & 2 ? -v : v;
+            float m = mids[(i + b + v) % 7], val = nudge(m / f[j], (int)((i * 3 + b + v) % 7) - 3);
+            if (!(val <= bam)) continue;
+            x[j] = (i + b) & 2 ? -val : val;
         }
+    }
+    if (!rc && special && R * nbc > 1) { /* the last block: zeros and values whose block scale underflows to 0 */
+        size_t b = R * nbc - 1;
+        float tiny = (info->has_global_amax ? A : 1.0f) * 0x1p-40f;
+        for (size_t i = 0; i < bl; i++) x[b * bl + i] = i % 4 == 0 ? 0.0f : i % 4 == 1 ? -0.0f : i % 4 == 2 ? tiny : -tiny;
+        /* odd variants: a NaN element there too (the recipes part on NaN: ignored by te's fmaxf amax, every
+         * scale 0x7F in FlashInfer's reference, a NaN amax in torchao's) */
+        if (v & 1u) x[b * bl + bl - 1] = NAN;
     }
     nvfp4_quantized_free(&q);
     free(f);
@@ -320,8 +392,15 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
         return rc;
     }
     *xp = x;
-    *rows = R;
-    *cols = C;
+    return 0;
+}
+
+int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, size_t *cols, const char **desc)
+{
+    int rc = boundary_input(recipe, 32, 256, boundary_amax[k % gm_boundary_count()], 0, false, xp);
+    if (rc) return rc;
+    *rows = 32;
+    *cols = 256;
     *desc = "block amaxes around E4M3 decision boundaries, elements around E2M1 midpoints after the encode factor";
     return 0;
 }
@@ -356,6 +435,418 @@ int gm_tile_ties_case(const char *recipe, float **xp, size_t *rows, size_t *cols
     return 0;
 }
 
+/* ---- separation: pairs of candidates that no case tells apart ---------------------- */
+/* A suite run can only say "consistent with A, B" for a kernel whose bytes
+ * two candidates give on every case. After the kill search, each candidate
+ * with a partner that no case separates starts a witness search
+ * (nvfp4_witness_search, docs/verify.md, "Witnesses") from the first case
+ * where its bytes differ from the recipe's; the input found becomes a
+ * `separate-N` case when it separates a pair no case before did. The search
+ * is seeded, so the suite regenerates byte for byte. Pairs it cannot
+ * separate are listed (gm_report, gm_print_unseparated), never dropped. */
+
+static bool sep_candidates(gm_state *s)
+{
+    size_t nr = nvfp4_recipe_count(), cap = 2 * nr + s->n + 1;
+    s->c = calloc(cap, sizeof *s->c);
+    if (!s->c) return false;
+    gs_cand *c = &s->c[s->nc++]; /* the recipe itself first */
+    c->recipe = s->recipe;
+    c->round = s->round;
+    for (size_t i = 0; i < nr; i++) {
+        const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_at(i));
+        for (int rnd = 0; rnd < 2; rnd++) {
+            nvfp4_rounding r = rnd ? NVFP4_SR : NVFP4_RN;
+            if ((rnd && !info->supports_sr) || (strcmp(info->name, s->recipe) == 0 && r == s->round)) continue;
+            c = &s->c[s->nc++];
+            c->recipe = info->name;
+            c->round = r;
+        }
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].relevant) s->c[s->nc++].m = s->e[i].m;
+    for (size_t i = 0; i < s->nc; i++) {
+        c = &s->c[i];
+        c->first_case = -1;
+        if (c->m) snprintf(c->name, sizeof c->name, "%s", c->m->name);
+        else snprintf(c->name, sizeof c->name, "%s %s", c->recipe, nvfp4_rounding_name(c->round));
+    }
+    s->pair = calloc(s->nc * s->nc, 1);
+    return s->pair != NULL;
+}
+
+/* One candidate's output on a case. */
+typedef struct {
+    bool ran;
+    nvfp4_quantized q;       /* a recipe variant's */
+    nvfp4_mutant_output mo;  /* a mutant's */
+    uint8_t *swz[2];         /* a variant's swizzled scales */
+    size_t swz_bytes[2];
+} gs_run;
+
+/* The bytes a kernel writes in one orientation (those verify matches
+ * candidates on: data, scale, scale_swizzled) and their hash. */
+typedef struct {
+    bool has;
+    const uint8_t *p[3];
+    size_t len[3];
+    uint64_t h;
+} gs_bytes;
+
+static void run_free(gs_run *r)
+{
+    if (!r->ran) return;
+    nvfp4_quantized_free(&r->q);
+    nvfp4_mutant_output_free(&r->mo);
+    free(r->swz[0]);
+    free(r->swz[1]);
+}
+
+static bool run_candidate(const gm_state *s, const gs_cand *c, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
+                          const nvfp4_quant_opts *o, gs_run *r)
+{
+    memset(r, 0, sizeof *r);
+    nvfp4_error err;
+    if (c->m) {
+        if (!nvfp4_mutant_applies(c->m, s->recipe, o) || nvfp4_mutant_quantize(c->m, x, dt, rows, cols, o, &r->mo, &err))
+            return false;
+        return r->ran = true;
+    }
+    nvfp4_quant_opts v = *o;
+    v.recipe = c->recipe;
+    v.rounding = c->round;
+    if (nvfp4_quantize(x, dt, rows, cols, &v, &r->q, &err)) return false;
+    r->ran = true;
+    for (int cw = 0; cw < 2; cw++) {
+        const nvfp4_qtensor *t = cw ? &r->q.col : &r->q.row;
+        if (!(cw ? r->q.has_col : r->q.has_row)) continue;
+        r->swz_bytes[cw] = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+        r->swz[cw] = malloc(r->swz_bytes[cw] ? r->swz_bytes[cw] : 1);
+        if (r->swz[cw]) nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, r->swz[cw]);
+    }
+    return true;
+}
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001B3ull;
+    return (h ^ n) * 0x100000001B3ull;
+}
+
+static gs_bytes run_bytes(const gs_run *r, bool is_mutant, int cw)
+{
+    gs_bytes b = {0};
+    const nvfp4_quantized *q = is_mutant ? &r->mo.q : &r->q;
+    if (!r->ran || !(cw ? q->has_col : q->has_row)) return b;
+    const nvfp4_qtensor *t = cw ? &q->col : &q->row;
+    b.p[0] = t->data, b.len[0] = t->data_bytes;
+    b.p[1] = t->scale, b.len[1] = t->scale_rows * t->scale_cols;
+    b.p[2] = is_mutant ? r->mo.swizzled[cw] : r->swz[cw];
+    b.len[2] = is_mutant ? r->mo.swizzled_bytes[cw] : r->swz_bytes[cw];
+    if (!b.p[2]) return b;
+    b.h = 0xCBF29CE484222325ull;
+    for (int k = 0; k < 3; k++) b.h = fnv(b.h, b.p[k], b.len[k]);
+    b.has = true;
+    return b;
+}
+
+static bool bytes_differ(const gs_bytes *a, const gs_bytes *b)
+{
+    if (a->h != b->h) return true;
+    for (int k = 0; k < 3; k++)
+        if (a->len[k] != b->len[k] || (a->len[k] && memcmp(a->p[k], b->p[k], a->len[k]))) return true;
+    return false;
+}
+
+/* Every candidate on one case. A mutant that does not apply to the case's
+ * options writes the recipe's bytes (its step is not reached); recipe
+ * variants are not evaluated on the columnwise RHT output (verify re-quantizes
+ * x only outside the Hadamard domain). Returns the pairs this case separates
+ * that no case noted before did; commit records them (and case_name);
+ * *want_alone says whether candidate want gives bytes no other one gives. */
+static size_t sep_case(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
+                       const nvfp4_quant_opts *o, bool commit, size_t want, bool *want_alone)
+{
+    if (want_alone) *want_alone = false;
+    size_t n = s->nc, gain = 0;
+    gs_run *r = calloc(n, sizeof *r);
+    gs_bytes *b = calloc(n, sizeof *b);
+    if (!r || !b) {
+        free(r);
+        free(b);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) run_candidate(s, &s->c[i], x, dt, rows, cols, o, &r[i]);
+    for (int cw = 0; cw < 2; cw++) {
+        if (!r[0].ran || !(cw ? r[0].q.has_col : r[0].q.has_row)) continue;
+        for (size_t i = 0; i < n; i++) {
+            b[i] = run_bytes(&r[i], s->c[i].m != NULL, cw);
+            if (s->c[i].m && !r[i].ran && !nvfp4_mutant_applies(s->c[i].m, s->recipe, o)) b[i] = b[0];
+            if (!s->c[i].m && i && cw && o->rht) b[i].has = false;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (!b[i].has) continue;
+            bool alone = i > 0;
+            for (size_t j = 0; j < n; j++) {
+                if (j == i || !b[j].has) continue;
+                bool d = bytes_differ(&b[i], &b[j]);
+                alone = alone && d;
+                if (j < i) continue;
+                uint8_t *p = &s->pair[i * n + j];
+                if (d && !(*p & GS_SEP)) gain++;
+                if (commit) *p |= GS_MET | (d ? GS_SEP : 0);
+            }
+            if (i == want && alone) *want_alone = true;
+            if (!commit) continue;
+            if (alone && !s->c[i].singled_by) s->c[i].singled_by = dup_s(case_name);
+            if (i && s->c[i].first_case < 0 && bytes_differ(&b[i], &b[0]))
+                s->c[i].first_case = (long)s->ncases, s->c[i].first_orient = cw;
+        }
+    }
+    for (size_t i = 0; i < n; i++) run_free(&r[i]);
+    free(r);
+    free(b);
+    return gain;
+}
+
+/* Notes a case the suite holds: its pairs, and its input for later searches. */
+static void sep_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt, size_t rows, size_t cols,
+                     const nvfp4_quant_opts *o)
+{
+    size_t gain = sep_case(s, case_name, x, dt, rows, cols, o, true, SIZE_MAX, NULL);
+    if (s->pending) {
+        s->pending = false;
+        gs_added *a = realloc(s->added, (s->nadded + 1) * sizeof *a);
+        if (a) {
+            s->added = a;
+            a = &s->added[s->nadded++];
+            a->name = dup_s(case_name);
+            a->pairs = gain;
+            snprintf(a->from, sizeof a->from, "%s", s->desc);
+        }
+    }
+    if (s->ncases == s->capcases) {
+        size_t cap = s->capcases ? 2 * s->capcases : 64;
+        gs_case *g = realloc(s->cases, cap * sizeof *g);
+        if (!g) return;
+        s->cases = g;
+        s->capcases = cap;
+    }
+    gs_case *k = &s->cases[s->ncases];
+    size_t nx = rows * cols;
+    k->x = malloc((nx ? nx : 1) * sizeof *k->x);
+    if (!k->x) return;
+    for (size_t i = 0; i < nx; i++)
+        k->x[i] = dt == NVFP4_DTYPE_BF16 ? nvfp4_bf16_to_f32(((const uint16_t *)x)[i]) : ((const float *)x)[i];
+    k->rows = rows;
+    k->cols = cols;
+    k->o = *o;
+    s->ncases++;
+}
+
+/* The first candidate that some case tells from the recipe, that no case
+ * singles out (some other candidate gives its bytes wherever it differs from
+ * the recipe: verify can only say "consistent with") and no search started from. */
+static size_t next_leader(const gm_state *s)
+{
+    for (size_t i = 1; i < s->nc; i++)
+        if (!s->c[i].tried && !s->c[i].singled_by && s->c[i].first_case >= 0) return i;
+    return SIZE_MAX;
+}
+
+/* The case the search for candidate i starts from, and its orientation:
+ * where its bytes first differ from the recipe's, else the first case;
+ * never the columnwise RHT output (the witness search does not take it). */
+static long start_case(const gm_state *s, const gs_cand *c, int *cw)
+{
+    if (c->first_case >= 0 && !(c->first_orient == 1 && s->cases[c->first_case].o.rht)) {
+        *cw = c->first_orient;
+        return c->first_case;
+    }
+    *cw = 0;
+    for (size_t k = 0; k < s->ncases; k++)
+        if (!s->cases[k].o.rht) return (long)k;
+    return -1;
+}
+
+/* The candidate's bytes on case k as a kernel's output (orientation cw). */
+static bool kernel_output(const gm_state *s, const gs_cand *c, const gs_case *k, int cw, nvfp4_tensor_set *a)
+{
+    gs_run r;
+    if (!run_candidate(s, c, k->x, NVFP4_DTYPE_F32, k->rows, k->cols, &k->o, &r)) {
+        c = &s->c[0]; /* a mutant that does not apply writes the recipe's bytes */
+        if (!run_candidate(s, c, k->x, NVFP4_DTYPE_F32, k->rows, k->cols, &k->o, &r)) return false;
+    }
+    gs_bytes b = run_bytes(&r, c->m != NULL, cw);
+    static const char *const names[2][3] = {{"data", "scale", "scale_swizzled"}, {"data_t", "scale_t", "scale_swizzled_t"}};
+    nvfp4_error err;
+    bool ok = b.has;
+    for (int i = 0; ok && i < 3; i++) {
+        size_t shape[1] = {b.len[i]};
+        ok = nvfp4_tset_add(a, names[cw][i], NVFP4_T_U8, 1, shape, b.p[i], NULL, &err) == NVFP4_OK;
+    }
+    run_free(&r);
+    return ok;
+}
+
+/* Global amaxes tried by the boundary search: full-significand encode
+ * factors (formulas equal in real arithmetic round apart there), then
+ * seeded ones across 2^-20 .. 2^20 (a fixed seed: the suite regenerates). */
+#define SEP_TRIES 40
+static float sep_amax(unsigned t, uint64_t *rs)
+{
+    static const float fixed[] = {1000.0f, 3.7f, 0.0123f, 123456.0f};
+    if (t < sizeof fixed / sizeof fixed[0]) return fixed[t];
+    uint64_t z = (*rs += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return ldexpf(1.0f + (float)(z >> 40) / 16777216.0f, (int)((z >> 8) % 41) - 20);
+}
+
+/* 1. the boundary search: small boundary inputs (4 rows, or one row of
+ * 16x16 tiles, of 8 blocks) with an underflowing block, under the amaxes
+ * of sep_amax, until one singles out candidate `lead`. */
+static float *sep_by_boundary(gm_state *s, size_t lead, const nvfp4_quant_opts *eo, size_t *rows, size_t *cols)
+{
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(s->recipe));
+    size_t bl = info->default_block == NVFP4_BLOCK_1X32 ? 32 : 16;
+    size_t R = eo->block == NVFP4_BLOCK_16X16 ? 16 : 4, C = 8 * bl;
+    uint64_t rs = 0x5E9A2A7E;
+    for (unsigned t = 0; t < SEP_TRIES; t++) {
+        float A = sep_amax(t, &rs), *x = NULL;
+        if (boundary_input(s->recipe, R, C, A, 1 + t, true, &x)) return NULL;
+        bool alone = false;
+        sep_case(s, NULL, x, NVFP4_DTYPE_F32, R, C, eo, false, lead, &alone);
+        if (alone) {
+            *rows = R, *cols = C;
+            return x;
+        }
+        free(x);
+    }
+    return NULL;
+}
+
+/* 2. the witness search (nvfp4_witness_search) from case k, the candidate's
+ * bytes there as the kernel's: its input if it singles out `lead`. */
+static float *sep_by_witness(gm_state *s, size_t lead, const gs_case *k, int cw, const nvfp4_quant_opts *eo,
+                             size_t *rows, size_t *cols)
+{
+    nvfp4_tensor_set act;
+    nvfp4_tset_init(&act);
+    if (!kernel_output(s, &s->c[lead], k, cw, &act)) {
+        nvfp4_tset_free(&act);
+        return NULL;
+    }
+    nvfp4_witness_opts wo;
+    nvfp4_witness_opts_init(&wo);
+    wo.quant = *eo;
+    wo.orientation = cw;
+    wo.actual_name = s->c[lead].name;
+    nvfp4_witness w;
+    nvfp4_error err;
+    nvfp4_status st = nvfp4_witness_search(k->x, NVFP4_DTYPE_F32, k->rows, k->cols, &act, &wo, &w, &err);
+    nvfp4_tset_free(&act);
+    const nvfp4_tensor *wx = st == NVFP4_OK && w.found ? nvfp4_tset_find(&w.bundle, "x") : NULL;
+    float *x = NULL;
+    if (wx && wx->dtype == NVFP4_T_F32 && wx->ndim == 2 && (x = malloc(wx->nbytes ? wx->nbytes : 1))) {
+        memcpy(x, wx->data, wx->nbytes);
+        *rows = wx->shape[0], *cols = wx->shape[1];
+        bool alone = false;
+        sep_case(s, NULL, x, NVFP4_DTYPE_F32, *rows, *cols, eo, false, lead, &alone);
+        if (!alone) free(x), x = NULL;
+    }
+    nvfp4_witness_free(&w);
+    return x;
+}
+
+int gm_separating_case(gm_state *s, uint64_t seed, uint64_t offset, float **xp, size_t *rows, size_t *cols,
+                       nvfp4_block *block, const char **desc)
+{
+    *xp = NULL;
+    for (size_t lead; (lead = next_leader(s)) != SIZE_MAX;) {
+        gs_cand *c = &s->c[lead];
+        c->tried = true;
+        int cw;
+        long ki = start_case(s, c, &cw);
+        if (ki < 0) continue;
+        const gs_case *k = &s->cases[ki];
+        nvfp4_quant_opts eo = k->o; /* the options the case is written with (case_opts in cmd_golden.c) */
+        eo.rht = false;
+        eo.seed = seed;
+        eo.offset = offset;
+        const char *how = "boundary inputs under seeded global amaxes";
+        float *x = sep_by_boundary(s, lead, &eo, rows, cols);
+        if (!x) how = "the witness search (docs/verify.md, \"Witnesses\")";
+        if (!x) x = sep_by_witness(s, lead, k, cw, &eo, rows, cols);
+        if (!x) continue;
+        snprintf(s->desc, sizeof s->desc,
+                 "singles out %s (no other candidate of verify gives its bytes here; on the cases before, another "
+                 "gave them wherever they differ from the recipe's), found by %s", c->name, how);
+        s->pending = true;
+        *xp = x;
+        *block = eo.block;
+        *desc = s->desc;
+        return 0;
+    }
+    return 0;
+}
+
+/* Pairs that both ran on some case and no case separates, "A = B; ..." into
+ * buf; returns how many. */
+static size_t unseparated(const gm_state *s, char *buf, size_t size)
+{
+    size_t n = s->nc, count = 0, len = 0;
+    if (size) buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            uint8_t p = s->pair[i * n + j];
+            if (!(p & GS_MET) || (p & GS_SEP)) continue;
+            count++;
+            if (buf && len + strlen(s->c[i].name) + strlen(s->c[j].name) + 8 < size)
+                len += (size_t)snprintf(buf + len, size - len, "%s%s = %s", len ? "; " : "", s->c[i].name,
+                                        s->c[j].name);
+        }
+    return count;
+}
+
+/* Candidates that some case tells from the recipe but none singles out:
+ * wherever they differ from it, another candidate gives the same bytes. */
+static size_t not_singled(const gm_state *s, char *buf, size_t size)
+{
+    size_t count = 0, len = 0;
+    if (size) buf[0] = '\0';
+    for (size_t i = 1; i < s->nc; i++) {
+        if (s->c[i].singled_by || s->c[i].first_case < 0) continue;
+        count++;
+        if (len + strlen(s->c[i].name) + 8 < size)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s->c[i].name);
+    }
+    return count;
+}
+
+void gm_print_unseparated(const gm_state *s, FILE *f)
+{
+    char buf[4096];
+    size_t k = unseparated(s, buf, sizeof buf);
+    if (k)
+        fprintf(f, "nvfp4 golden: %zu pair%s of candidates no case separates (same bytes on every case and on every "
+                   "input the searches tried; verify can only say `consistent with` between them): %s\n",
+                k, k == 1 ? "" : "s", buf);
+    k = not_singled(s, buf, sizeof buf);
+    if (k)
+        fprintf(f, "nvfp4 golden: %zu candidate%s no case singles out (wherever %s bytes differ from the recipe's, "
+                   "another candidate gives them too, on every case and every input the searches tried): %s\n",
+                k, k == 1 ? "" : "s", k == 1 ? "its" : "their", buf);
+}
+
+static const gs_cand *sep_find(const gm_state *s, const nvfp4_mutant_info *m)
+{
+    for (size_t i = 0; i < s->nc; i++)
+        if (s->c[i].m == m) return &s->c[i];
+    return NULL;
+}
+
 /* ---- the report ------------------------------------------------------------------- */
 
 int gm_report(const gm_state *s, const char *suite, bool json)
@@ -383,9 +874,36 @@ int gm_report(const gm_state *s, const char *suite, bool json)
             json_object_set_new(j, "line", e->line ? json_string(e->line) : json_null());
             json_object_set_new(j, "named", json_boolean(e->named));
             json_object_set_new(j, "proven", json_boolean(e->proven));
+            const gs_cand *c = sep_find(s, e->m);
+            json_object_set_new(j, "singled_out_by", c && c->singled_by ? json_string(c->singled_by) : json_null());
             json_array_append_new(arr, j);
         }
         json_object_set_new(o, "mutants", arr);
+        json_t *sep = json_array(), *un = json_array();
+        for (size_t i = 0; i < s->nadded; i++) {
+            json_t *j = json_object();
+            json_object_set_new(j, "case", json_string(s->added[i].name));
+            json_object_set_new(j, "pairs", json_integer((json_int_t)s->added[i].pairs));
+            json_object_set_new(j, "description", json_string(s->added[i].from));
+            json_array_append_new(sep, j);
+        }
+        for (size_t i = 0; i < s->nc; i++)
+            for (size_t j = i + 1; j < s->nc; j++) {
+                uint8_t p = s->pair[i * s->nc + j];
+                if ((p & GS_MET) && !(p & GS_SEP)) {
+                    json_t *pr = json_array();
+                    json_array_append_new(pr, json_string(s->c[i].name));
+                    json_array_append_new(pr, json_string(s->c[j].name));
+                    json_array_append_new(un, pr);
+                }
+            }
+        json_t *ns = json_array();
+        for (size_t i = 1; i < s->nc; i++)
+            if (!s->c[i].singled_by && s->c[i].first_case >= 0) json_array_append_new(ns, json_string(s->c[i].name));
+        json_object_set_new(o, "not_singled_out", ns);
+        json_object_set_new(o, "separating", sep);
+        json_object_set_new(o, "unseparated", un);
+        json_object_set_new(o, "candidates", json_integer((json_int_t)s->nc));
         json_object_set_new(o, "relevant", json_integer((json_int_t)relevant));
         json_object_set_new(o, "killed", json_integer((json_int_t)killed));
         json_object_set_new(o, "named", json_integer((json_int_t)named));
@@ -404,6 +922,21 @@ int gm_report(const gm_state *s, const char *suite, bool json)
         }
         printf("killed %zu of %zu mutants of %s (%zu in the catalog), %zu named by verify\n", killed, relevant,
                s->recipe, s->n, named);
+        for (size_t i = 0; i < s->nadded; i++)
+            printf("separating case %s: %s; it separates %zu pair%s no case before did\n", s->added[i].name,
+                   s->added[i].from, s->added[i].pairs, s->added[i].pairs == 1 ? "" : "s");
+        char buf[4096];
+        size_t k = unseparated(s, buf, sizeof buf);
+        if (k)
+            printf("not separated: %zu pair%s of the %zu candidates give the same bytes on every case and on every input "
+                   "the searches tried: %s\n", k, k == 1 ? "" : "s", s->nc, buf);
+        else
+            printf("separated: every pair of the %zu candidates (recipe variants and mutants) differs on some case\n",
+                   s->nc);
+        k = not_singled(s, buf, sizeof buf);
+        if (k)
+            printf("not singled out: %zu candidate%s give bytes another candidate gives too wherever they differ from "
+                   "the recipe's (verify: consistent at best): %s\n", k, k == 1 ? "" : "s", buf);
     }
     return killed == relevant && named == relevant ? 0 : 1;
 }

@@ -7,6 +7,8 @@
 #ifndef NVFP4_TOOLS_GOLDEN_MUTANTS_H
 #define NVFP4_TOOLS_GOLDEN_MUTANTS_H
 
+#include <stdio.h>
+
 #include "nvfp4/quant.h"
 #include "nvfp4/verify.h"
 
@@ -37,6 +39,20 @@ int gm_boundary_case(const char *recipe, size_t k, float **x, size_t *rows, size
  * with a global amax: 16 x 32, to be quantized with 16x16 blocks. *x is
  * NULL (and 0 returned) when the recipe has no such case. */
 int gm_tile_ties_case(const char *recipe, float **x, size_t *rows, size_t *cols, const char **desc);
+
+/* The next separating case: when two candidates of verify (the recipe
+ * variants and the recipe's mutants at this rounding) give the same bytes on
+ * every case noted so far, the witness search (nvfp4_witness_search) runs
+ * from the first case where one of them differs from the recipe; its input
+ * is returned (rows x cols fp32, malloc'd, to be quantized with *block and
+ * the suite's seed and this offset) when it separates a pair no case did.
+ * *x is NULL (and 0 returned) when no pair is left to try. The case must
+ * then be noted (gm_note with commit) before the next call. */
+int gm_separating_case(gm_state *s, uint64_t seed, uint64_t offset, float **x, size_t *rows, size_t *cols,
+                       nvfp4_block *block, const char **desc);
+
+/* Prints (to f) the pairs of candidates that no case separates, if any. */
+void gm_print_unseparated(const gm_state *s, FILE *f);
 
 /* Prints the mutation report (text or JSON); 0 when every applicable mutant
  * is killed, 1 when one survives. */

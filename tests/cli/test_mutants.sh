@@ -3,7 +3,8 @@
 # recipe family (and both roundings where the committed reference/ has them),
 # `golden --mutants` over `--suite all` kills and names every catalogued
 # mutant (exit 0), and the `mutants` suite alone does too; a suite that
-# misses mutants exits 1 and says SURVIVES; `table --mutants` lists them.
+# misses mutants exits 1 and says SURVIVES; `table --mutants` lists them; the separate-N
+# cases single out what the kill cases leave `consistent with` another candidate.
 set -uo pipefail
 : "${NVFP4:?set NVFP4 to the nvfp4 binary}"
 tmp=$(mktemp -d)
@@ -32,6 +33,28 @@ for r in te te-pyref torchao torchao-0.13-0.16 modelopt mxfp4-floor mxfp4-rceil 
         done
     done
 done
+# separating cases (docs/verify.md, "Separating cases"): on te RN, global-torch-rdiv is killed by
+# random-bf16-exact, where other global-scale formulas give its bytes, and singled out by a
+# separate-N case; te-rowscaled rn = amax-per-row (the same formula) is listed, not dropped
+$NVFP4 golden --mutants --recipe te --round rn --json >sep.json 2>/dev/null
+python3 - <<'PY' && ok "te rn: separate-N cases single out global-torch-rdiv; te-rowscaled rn = amax-per-row listed" \
+    || bad "te rn separating cases"
+import json
+d = json.load(open("sep.json"))
+m = {e["mutant"]: e for e in d["mutants"]}
+assert m["global-torch-rdiv"]["killed_by"] == "random-bf16-exact", m["global-torch-rdiv"]
+assert m["global-torch-rdiv"]["singled_out_by"].startswith("separate-"), m["global-torch-rdiv"]
+assert m["layout-nibble-swap"]["singled_out_by"] == "edge-e2m1-ties", m["layout-nibble-swap"]
+assert len(d["separating"]) >= 1 and all(s["case"].startswith("separate-") for s in d["separating"]), d["separating"]
+assert ["te-rowscaled rn", "amax-per-row"] in d["unseparated"], d["unseparated"]
+assert "global-torch-rdiv" not in d["not_singled_out"] and "te-rowscaled rn" in d["not_singled_out"], d["not_singled_out"]
+PY
+$NVFP4 golden --mutants --recipe te --round rn >sep.txt 2>/dev/null
+grep -q '^separating case separate-1: singles out ' sep.txt && grep -q '^not separated: 1 pair .*te-rowscaled rn = amax-per-row' sep.txt \
+    && ok "golden --mutants prints the separating cases and the pairs not separated" || { bad "separating text"; tail -5 sep.txt; }
+$NVFP4 golden --suite all --recipe te --out gsep 2>gsep.err && ls gsep/separate-1.safetensors >/dev/null \
+    && grep -q 'pair of candidates no case separates .*te-rowscaled rn = amax-per-row' gsep.err \
+    && ok "golden --suite all writes separate-N cases and says on stderr what no case separates" || { bad "golden stderr"; tail -3 gsep.err; }
 # the check can fail: the edge suite alone has no RHT or 16x16 case
 $NVFP4 golden --mutants --suite edge --recipe te >edge.txt 2>/dev/null
 rc=$?
