@@ -138,9 +138,34 @@ nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t l
  * renamed onto path only when write returned NVFP4_OK, the stream saw no
  * error and it closed cleanly. On any failure the temporary file is removed
  * and path is left as it was, so no half-written file remains; err then
- * names path (or holds the status and message write set itself). */
+ * names path (or holds the status and message write set itself).
+ * A destination that exists must be a regular file (see
+ * nvfp4_file_check_destination): a FIFO, a device, a socket or a folder is
+ * refused with NVFP4_EIO before anything is written, never replaced. */
 typedef nvfp4_status (*nvfp4_file_writer)(FILE *f, void *ctx, nvfp4_error *err);
 nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err);
+
+/* NVFP4_OK when path may be replaced by a new regular file: it does not
+ * exist, is a regular file, or is a symbolic link to a regular file or to
+ * nothing (the link itself is replaced; nothing is written through it).
+ * Otherwise NVFP4_EIO, the message naming path and what it is ("is a FIFO,
+ * not a regular file; refusing to replace it"). Every writer of the toolkit
+ * checks this before writing and again just before its rename. */
+nvfp4_status nvfp4_file_check_destination(const char *path, nvfp4_error *err);
+
+/* The atomic writer in two steps, for outputs that succeed or fail together
+ * (quantize -o with --ggml-out): txn_write writes the temporary file (on
+ * failure nothing remains and t needs no abort); commit renames it onto
+ * path (checking path again); abort removes it. Exactly one of commit and
+ * abort follows a successful txn_write. */
+typedef struct {
+    char *dest, *tmp;
+    int slot; /* internal: the signal-cleanup registration */
+} nvfp4_file_txn;
+nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_file_writer write, void *ctx,
+                                  nvfp4_error *err);
+nvfp4_status nvfp4_file_txn_commit(nvfp4_file_txn *t, nvfp4_error *err);
+void nvfp4_file_txn_abort(nvfp4_file_txn *t);
 
 /* ---- atomic folder writing ---------------------------------------------- */
 /* A folder (a folder output, a golden suite) is built under a temporary

@@ -17,7 +17,7 @@ bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size
  * ever blocking on a FIFO or device. Every reader in src/io/ opens through it. */
 FILE *io_open_regular(const char *path, struct stat *st, nvfp4_error *err);
 
-/* "a directory", "a FIFO", ... for an st_mode that is not a regular file. */
+/* "a directory", "a FIFO", "a symbolic link", ... for an st_mode (from lstat or stat). */
 const char *io_file_kind(unsigned mode);
 
 /* nvfp4_tset_add and nvfp4_tset_meta_set without the linear search for the
