@@ -36,7 +36,9 @@ static const char usage[] =
     "FILE writes JUnit XML (one testcase per case: failure for a difference, error for an\n"
     "unreadable file, skipped for a missing output), --json one JSON object, --tap TAP. Every\n"
     "case is reported and the JUnit file written, also when some case cannot be read. Missing\n"
-    "outputs fail only with --require-all.\n"
+    "outputs fail only with --require-all. Each golden's sha256 is checked against the MANIFEST\n"
+    "before it is used (an altered golden is an error for its case); a MANIFEST line the format\n"
+    "does not describe, or a MANIFEST that is not a regular file, is refused (exit 2).\n"
     "\n"
     "Exit: 0 every compared component matches, 1 mismatch, 2 usage or input error (with\n"
     "--suite: a case that cannot be read, or OUTS holds none of the cases).\n";

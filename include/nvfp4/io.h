@@ -186,6 +186,41 @@ nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error
 nvfp4_status nvfp4_dir_txn_commit(nvfp4_dir_txn *t, nvfp4_error *err);
 void nvfp4_dir_txn_abort(nvfp4_dir_txn *t);
 
+/* ---- golden suite MANIFEST ----------------------------------------------- */
+/* docs/file-formats.md, section 6: `#` header lines (the first one ours:
+ * "# nvfp4kit golden suite ..."; "# recipe: R"), blank lines, and entries
+ * "<64 hex digits of sha256><two spaces><path>", the path relative to the
+ * suite folder: CASE (a file) or CASE/FILE (a folder case lists each of its
+ * files). Anything else is refused with NVFP4_EFORMAT and "FILE:LINE: what":
+ * a line over NVFP4_MANIFEST_MAX_LINE characters, a NUL byte, an absolute
+ * path, an empty, "." or ".." component, more than two components, a path
+ * that is not UTF-8 or holds a control character, a path listed twice, a
+ * case listed as a file and as a folder, no entry at all. The file must be
+ * a regular file of at most NVFP4_MANIFEST_MAX_BYTES (a FIFO or a device is
+ * refused without waiting on it). Checking the goldens' sha256 is the
+ * caller's (nvfp4_sha256_file). */
+#define NVFP4_MANIFEST_MAX_LINE 1023
+#define NVFP4_MANIFEST_MAX_BYTES ((size_t)256 << 20)
+typedef struct {
+    char sha256[65]; /* lowercase */
+    char *path;
+    size_t line; /* 1-based, for messages */
+} nvfp4_manifest_entry;
+typedef struct {
+    nvfp4_manifest_entry *entries; /* in file order */
+    size_t n;
+    bool ours;       /* the first line is this tool's header */
+    char recipe[64]; /* "# recipe: R", or "" */
+} nvfp4_manifest;
+nvfp4_status nvfp4_manifest_read(const char *path, nvfp4_manifest *m, nvfp4_error *err);
+/* The same on text in memory (fuzzing entry point); fname names it in messages. */
+nvfp4_status nvfp4_manifest_parse(const char *text, size_t len, const char *fname, nvfp4_manifest *m,
+                                  nvfp4_error *err);
+void nvfp4_manifest_free(nvfp4_manifest *m);
+/* Length (1..4) of the well-formed UTF-8 sequence that starts s[0..n), or 0
+ * when s does not start one (overlong forms and surrogates are not). */
+size_t nvfp4_utf8_prefix(const char *s, size_t n);
+
 /* SHA-256 of a buffer as 64 lowercase hex digits plus NUL. */
 void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);
 nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err);

@@ -61,6 +61,9 @@ bool io_remove_tree(const char *path);
  * names the destination dest instead (the user never sees a temp name). */
 void io_error_retarget(nvfp4_error *err, const char *tmp, const char *dest);
 
+/* True when s[0..n) is well-formed UTF-8. */
+bool io_utf8_valid(const char *s, size_t n);
+
 /* Largest header we accept (safetensors' own limit is 100 MB). */
 #define IO_MAX_HEADER ((size_t)100 * 1000 * 1000)
 /* Most key/value pairs a safetensors header may hold: 2^20, about 262,000
