@@ -29,7 +29,7 @@ PRELUDE = textwrap.dedent("""
 
 def run_script(body, timeout=120):
     env = dict(os.environ)
-    env.setdefault("OMP_NUM_THREADS", "2")  # a pool of workers, also on a one-core machine
+    env["OMP_NUM_THREADS"] = "4"  # a pool of workers, also on a one-core machine
     try:
         p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout, env=env)
