@@ -373,7 +373,7 @@ static nvfp4_status check_replaceable(const char *dir, nvfp4_error *err)
     if (!S_ISDIR(st.st_mode)) {
         struct stat target;
         if (S_ISLNK(st.st_mode) && stat(dir, &target) == 0)
-            return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link to %s, not a folder; refusing to replace it",
+            return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link to %s; refusing to replace it",
                                    dir, io_file_kind((unsigned)target.st_mode));
         return nvfp4_error_set(err, NVFP4_EIO, "%s: is %s, not a folder; refusing to replace it", dir,
                                io_file_kind((unsigned)st.st_mode));
