@@ -97,7 +97,7 @@ def test_save_bundle_refuses_a_link_to_dev_null(tmp_path):
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
     folder = tmp_path / "null-folder"
     os.symlink("/dev/null", folder)
-    with pytest.raises(nk.Error, match="not a folder; refusing to replace it"):
+    with pytest.raises(nk.Error, match="null-folder: is a symbolic link to a character device; refusing to replace it"):
         nk.save_bundle(q, str(folder))
     assert os.path.islink(folder)
 

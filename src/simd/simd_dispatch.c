@@ -3,7 +3,6 @@
  * NVFP4_SIMD environment variable, nvfp4_simd_set(), or the best the CPU
  * supports (GCC/clang __builtin_cpu_supports).
  */
-#include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,12 +30,16 @@
  * they share this libgomp) run on one thread too, which also keeps them from
  * hanging. Regions with an explicit num_threads clause (the study runner's)
  * are not covered: the lab is not meant to run in a forked child. */
+#ifdef _OPENMP /* a build without OpenMP (the fuzz targets) has no pool to lose */
+#include <omp.h>
+
 static void one_thread_after_fork(void) { omp_set_num_threads(1); }
 
 __attribute__((constructor)) static void install_fork_handler(void)
 {
     (void)pthread_atfork(NULL, NULL, one_thread_after_fork);
 }
+#endif
 
 static const char *const variant_names[NVFP4_SIMD_VARIANTS] = {"scalar", "avx2", "avx512"};
 
