@@ -493,10 +493,10 @@ START_TEST(failed_writes_leave_no_file)
     nvfp4_tensor_set s;
     sample_set(&s);
     nvfp4_error err;
-    /* The destination is an existing folder: rename fails; temp removed. */
+    /* The destination is an existing folder: refused before writing, nothing left. */
     mkdir(path_in("taken.safetensors"), 0777);
     ck_assert_int_eq(nvfp4_safetensors_write(path_in("taken.safetensors"), &s, &err), NVFP4_EIO);
-    ck_assert_ptr_nonnull(strstr(err.message, "taken.safetensors: write failed"));
+    ck_assert_ptr_nonnull(strstr(err.message, "taken.safetensors: is a directory, not a regular file"));
     ck_assert_int_eq(count_entries(tmpdir), 1);
     ck_assert_int_eq(count_entries(path_in("taken.safetensors")), 0);
     /* A folder that is not ours is never replaced. */
@@ -681,6 +681,150 @@ START_TEST(bundle_malformed)
 }
 END_TEST
 
+/* Writers refuse a special file at the destination and leave it as it was;
+ * a link to a regular file is replaced, its target untouched. */
+START_TEST(writers_refuse_special_files)
+{
+    const char *fifo = path_in("f.safetensors"), *link = path_in("null.safetensors");
+    const char *reg = path_in("r.bin"), *rlink = path_in("rl.bin");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink("/dev/null", link), 0);
+    nvfp4_error err;
+    alarm(10);
+    ck_assert_int_eq(nvfp4_file_write_atomic(fifo, "abc", 3, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, fifo) && strstr(err.message, "is a FIFO, not a regular file; refusing to replace it"),
+                  "%s", err.message);
+    ck_assert_int_eq(nvfp4_file_write_atomic(link, "abc", 3, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "is a symbolic link to a character device"), "%s", err.message);
+    ck_assert_int_eq(nvfp4_file_check_destination(tmpdir, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "is a directory"), "%s", err.message);
+    alarm(0);
+    struct stat st;
+    ck_assert(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    ck_assert(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+    ck_assert_int_eq(nvfp4_file_check_destination(path_in("new.bin"), &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_file_write_atomic(reg, "old", 3, &err), NVFP4_OK);
+    ck_assert_int_eq(symlink(reg, rlink), 0);
+    ck_assert_int_eq(nvfp4_file_write_atomic(rlink, "new!", 4, &err), NVFP4_OK);
+    ck_assert(lstat(rlink, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4);
+    ck_assert(lstat(reg, &st) == 0 && st.st_size == 3);
+}
+END_TEST
+
+static nvfp4_status put_two_bytes(FILE *f, void *ctx, nvfp4_error *err)
+{
+    (void)ctx, (void)err;
+    fputs("hi", f);
+    return NVFP4_OK;
+}
+
+/* The staged writer: nothing under the name until commit; abort leaves no
+ * temporary; a commit onto a name that became a FIFO meanwhile is refused. */
+START_TEST(staged_write_commit_and_abort)
+{
+    const char *dest = path_in("s.bin");
+    nvfp4_file_txn t;
+    nvfp4_error err;
+    struct stat st;
+    ck_assert_int_eq(nvfp4_file_txn_write(&t, dest, put_two_bytes, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(lstat(dest, &st), -1);
+    ck_assert_int_eq(count_entries(tmpdir), 1); /* the temporary */
+    nvfp4_file_txn_abort(&t);
+    ck_assert_int_eq(count_entries(tmpdir), 0);
+    ck_assert_int_eq(nvfp4_file_txn_write(&t, dest, put_two_bytes, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_file_txn_commit(&t, &err), NVFP4_OK);
+    ck_assert(lstat(dest, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 2);
+    ck_assert_int_eq(nvfp4_file_txn_write(&t, dest, put_two_bytes, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(unlink(dest), 0);
+    ck_assert_int_eq(mkfifo(dest, 0600), 0);
+    ck_assert_int_eq(nvfp4_file_txn_commit(&t, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "is a FIFO"), "%s", err.message);
+    ck_assert(lstat(dest, &st) == 0 && S_ISFIFO(st.st_mode));
+    ck_assert_int_eq(count_entries(tmpdir), 1); /* the FIFO only */
+}
+END_TEST
+
+static nvfp4_status manifest_of(const char *text, nvfp4_manifest *m, nvfp4_error *err)
+{
+    return nvfp4_manifest_parse(text, strlen(text), "M", m, err);
+}
+
+#define SUM "0123456789abcdef0123456789abcdef0123456789abcdef0123456789ABCDEF"
+
+/* Every line the format does not describe is refused with its line number. */
+START_TEST(manifest_lines)
+{
+    nvfp4_manifest m;
+    nvfp4_error err;
+    ck_assert_int_eq(manifest_of("# nvfp4kit golden suite (x)\n# recipe: te\r\n\n" SUM "  a.safetensors\n" SUM
+                                 "  b/meta.json\n" SUM "  b/x.npy", &m, &err), NVFP4_OK);
+    ck_assert(m.ours);
+    ck_assert_str_eq(m.recipe, "te");
+    ck_assert_uint_eq(m.n, 3);
+    ck_assert_str_eq(m.entries[2].path, "b/x.npy");
+    ck_assert_uint_eq(m.entries[2].line, 6);
+    ck_assert_str_eq(m.entries[0].sha256, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    nvfp4_manifest_free(&m);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"# x\n" SUM "  /etc/passwd\n", "M:2: an absolute path"},
+        {SUM "  a/../b\n", "M:1: a '.' or '..' component"},
+        {SUM "  ./a\n", "M:1: a '.' or '..' component"},
+        {SUM "  a/b/c\n", "M:1: a path more than two levels deep"},
+        {SUM "  a/\n", "M:1: an empty path component"},
+        {SUM " a\n", "M:1: not a MANIFEST line"},
+        {SUM "  \n", "M:1: not a MANIFEST line"},
+        {"0123  a\n", "M:1: not a MANIFEST line"},
+        {SUM " *a\n", "M:1: not a MANIFEST line"},
+        {SUM "  a\xff\n", "M:1: a path that is not UTF-8"},
+        {SUM "  a\xc0\xaf\n", "M:1: a path that is not UTF-8"},       /* overlong '/' */
+        {SUM "  a\xed\xa0\x80\n", "M:1: a path that is not UTF-8"},   /* a surrogate */
+        {SUM "  a\tb\n", "M:1: a control character"},
+        {"\n" SUM "  a\n" SUM "  a\n", "M:3: 'a' is listed twice (also on line 2)"},
+        {SUM "  a/x\n" SUM "  a\n", "M:2: 'a' is listed as a file and as a folder (line 1)"},
+        {"# only a header\n", "M: the MANIFEST lists no case"},
+        {"", "M: the MANIFEST lists no case"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(manifest_of(bad[i].text, &m, &err), NVFP4_EFORMAT);
+        ck_assert_msg(strstr(err.message, bad[i].want), "case %zu: '%s' lacks '%s'", i, err.message, bad[i].want);
+        ck_assert_ptr_null(m.entries);
+    }
+    char nul[] = SUM "  a\0b\n";
+    ck_assert_int_eq(nvfp4_manifest_parse(nul, sizeof nul - 1, "M", &m, &err), NVFP4_EFORMAT);
+    ck_assert_msg(strstr(err.message, "M:1: a NUL byte"), "%s", err.message);
+    char longl[1200];
+    snprintf(longl, sizeof longl, "%s  %01000d\n", SUM, 7);
+    ck_assert_int_eq(manifest_of(longl, &m, &err), NVFP4_EFORMAT);
+    ck_assert_msg(strstr(err.message, "M:1: line of 1066 characters (at most 1023)"), "%s", err.message);
+    longl[1023] = '\n', longl[1024] = '\0'; /* 1,023 characters: the limit */
+    ck_assert_msg(manifest_of(longl, &m, &err) == NVFP4_OK, "%s", err.message);
+    nvfp4_manifest_free(&m);
+    alarm(10);
+    ck_assert_int_eq(nvfp4_manifest_read("/dev/zero", &m, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "/dev/zero: is a character device"), "%s", err.message);
+    alarm(0);
+}
+END_TEST
+
+/* nvfp4_utf8_prefix: the length of one well-formed sequence, 0 otherwise. */
+START_TEST(utf8_prefix)
+{
+    ck_assert_uint_eq(nvfp4_utf8_prefix("a", 1), 1);
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xc3\xa9", 2), 2);
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xe2\x82\xac", 3), 3);
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xf0\x9f\x98\x80", 4), 4);
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xe2\x82\xac", 2), 0);     /* cut short */
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\x80", 1), 0);             /* a continuation byte */
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xe0\x80\xaf", 3), 0);     /* overlong */
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xf4\x90\x80\x80", 4), 0); /* above U+10FFFF */
+    ck_assert_uint_eq(nvfp4_utf8_prefix("\xff", 1), 0);
+    ck_assert_uint_eq(nvfp4_utf8_prefix("", 0), 0);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
     Suite *s = suite_create("io");
@@ -703,6 +847,10 @@ static Suite *io_suite(void)
     tcase_add_test(tc, tset_rejects_duplicates_and_overflow);
     tcase_add_test(tc, bundle_components_and_round_trip);
     tcase_add_test(tc, bundle_malformed);
+    tcase_add_test(tc, writers_refuse_special_files);
+    tcase_add_test(tc, staged_write_commit_and_abort);
+    tcase_add_test(tc, manifest_lines);
+    tcase_add_test(tc, utf8_prefix);
     suite_add_tcase(s, tc);
     return s;
 }

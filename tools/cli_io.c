@@ -144,3 +144,41 @@ int cli_write_set(const char *cmd, const char *path, const char *format, const n
     if (nvfp4_tset_write(path, s, f, &err)) return cli_fail_err(cmd, &err);
     return 0;
 }
+
+/* realpath of path's folder, then "/" and its last component: the name a
+ * rename would replace (a symbolic link there is itself that name). NULL
+ * when the folder does not resolve; caller frees. */
+static char *destination_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!real) return NULL;
+    size_t n = strlen(real) + strlen(base) + 2;
+    char *out = malloc(n);
+    if (out) snprintf(out, n, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+    free(real);
+    return out;
+}
+
+bool cli_same_destination(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return true;
+    char *ra = destination_name(a), *rb = destination_name(b);
+    bool same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
+bool cli_destination_inside(const char *file, const char *dir)
+{
+    char *rf = destination_name(file), *rd = realpath(dir, NULL);
+    size_t n = rd ? strlen(rd) : 0;
+    bool inside = rf && rd && strncmp(rf, rd, n) == 0 && (rf[n] == '/' || n == 1);
+    free(rf);
+    free(rd);
+    return inside;
+}

@@ -32,6 +32,13 @@ bool cli_parse_shape(const char *s, size_t *rows, size_t *cols);
  * nvfp4_file_format_guess). Returns 0 or prints the error and returns 2. */
 int cli_write_set(const char *cmd, const char *path, const char *format, const nvfp4_tensor_set *s);
 
+/* True when writing a and b would replace the same name: the same string,
+ * or the same last component in the same (resolved) folder. */
+bool cli_same_destination(const char *a, const char *b);
+/* True when the file file would be written inside the existing folder dir
+ * (or a folder below it). */
+bool cli_destination_inside(const char *file, const char *dir);
+
 /* Between guard and unguard, a runtime library that ends the process with
  * exit() (libgomp's "Thread creation failed", OpenBLAS out of memory: both
  * exit(1)) makes it exit 2 with a message instead, so such a failure never

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "nvfp4/io.h"
 
 static bool have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
@@ -65,6 +66,8 @@ int cli_plot_begin(const char *cmd, const char *file, int width, int height, cli
         return cli_fail(cmd, "--plot needs gnuplot, which is not installed (apt-get install gnuplot-nox)");
     if (strlen(file) >= sizeof p->target) return cli_fail(cmd, "--plot: the path is too long");
     snprintf(p->target, sizeof p->target, "%s", file);
+    nvfp4_error err;
+    if (nvfp4_file_check_destination(file, &err)) return cli_fail(cmd, "--plot: %s", err.message);
     /* the PNG is drawn beside its target, so that the final rename stays on
      * one file system and is atomic */
     snprintf(p->png_tmp, sizeof p->png_tmp, "%s.tmpXXXXXX", file);
@@ -141,6 +144,11 @@ int cli_plot_finish(const char *cmd, cli_plot *p)
     mode_t mask = umask(0);
     umask(mask);
     chmod(p->png_tmp, 0666 & ~mask);
+    nvfp4_error err;
+    if (nvfp4_file_check_destination(p->target, &err)) { /* again: it may have changed while gnuplot ran */
+        cli_plot_abort(p);
+        return cli_fail(cmd, "--plot: %s", err.message);
+    }
     if (rename(p->png_tmp, p->target) != 0) {
         cli_plot_abort(p);
         return cli_fail(cmd, "%s: cannot rename the picture into place", p->target);

@@ -388,39 +388,30 @@ static int suite_write_set(const gen *g, const char *path, const char *fmt, cons
     return nvfp4_tset_write(path, s, f, &err) ? suite_fail(g, &err) : 0;
 }
 
-/* First path component of a MANIFEST line ("<sha256>  REL") in name[]. */
-static bool manifest_entry(const char *line, char *name, size_t cap)
+static int cmp_entry_path(const void *a, const void *b)
 {
-    size_t n = strlen(line);
-    if (n < 67 || line[64] != ' ' || line[65] != ' ') return false;
-    const char *rel = line + 66, *slash = strchr(rel, '/');
-    size_t len = slash ? (size_t)(slash - rel) : strcspn(rel, "\n");
-    if (len == 0 || len >= cap) return false;
-    memcpy(name, rel, len);
-    name[len] = '\0';
-    return true;
+    return strcmp(((const nvfp4_manifest_entry *)a)->path, ((const nvfp4_manifest_entry *)b)->path);
 }
 
-/* True when dir/MANIFEST is one of ours (its first line) and lists name. */
-static bool manifest_lists(const char *dir, const char *name)
+/* True when the sorted entries list name (a case: a file, or a folder
+ * through its files "name/..."). */
+static bool manifest_lists(const nvfp4_manifest *m, const char *name)
 {
     if (strcmp(name, "MANIFEST") == 0) return true;
-    char *mpath = malloc(strlen(dir) + sizeof "/MANIFEST");
-    if (!mpath) return false;
-    sprintf(mpath, "%s/MANIFEST", dir);
-    FILE *f = fopen(mpath, "r");
-    free(mpath);
-    if (!f) return false;
-    char line[1024], entry[300];
-    bool ours = fgets(line, sizeof line, f) && strncmp(line, "# nvfp4kit golden suite", 23) == 0, found = false;
-    while (ours && !found && fgets(line, sizeof line, f))
-        found = manifest_entry(line, entry, sizeof entry) && strcmp(entry, name) == 0;
-    fclose(f);
-    return found;
+    size_t lo = 0, hi = m->n, k = strlen(name);
+    while (lo < hi) { /* the first entry not below name */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(m->entries[mid].path, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == m->n || strncmp(m->entries[lo].path, name, k) != 0) return false;
+    return m->entries[lo].path[k] == '\0' || m->entries[lo].path[k] == '/';
 }
 
 /* An existing --out is replaced only if it is empty or a suite of ours:
- * everything in it is listed by its MANIFEST (which replacing deletes). */
+ * everything in it is listed by its MANIFEST (which replacing deletes). The
+ * MANIFEST is read once, by the library's reader (a FIFO there is refused,
+ * not waited on; a malformed one makes the folder not ours). */
 static int suite_check_replaceable(const char *dir, bool force)
 {
     struct stat st;
@@ -429,15 +420,27 @@ static int suite_check_replaceable(const char *dir, bool force)
     if (force) return 0;
     DIR *d = opendir(dir);
     if (!d) return cli_fail("golden", "%s: cannot list: %s", dir, strerror(errno));
+    nvfp4_manifest m;
+    nvfp4_error err;
+    char *mpath = malloc(strlen(dir) + sizeof "/MANIFEST");
+    bool ours = false;
+    if (mpath) {
+        sprintf(mpath, "%s/MANIFEST", dir);
+        ours = nvfp4_manifest_read(mpath, &m, &err) == NVFP4_OK;
+        if (ours && !m.ours) nvfp4_manifest_free(&m), ours = false;
+        if (ours) qsort(m.entries, m.n, sizeof *m.entries, cmp_entry_path);
+        free(mpath);
+    }
     struct dirent *e;
     int rc = 0;
     while (!rc && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (!manifest_lists(dir, e->d_name))
+        if (!ours || !manifest_lists(&m, e->d_name))
             rc = cli_fail("golden", "%s: not empty and not a golden suite of this tool ('%s' is not in a MANIFEST of "
                           "ours); not overwriting (--force replaces it)", dir, e->d_name);
     }
     closedir(d);
+    if (ours) nvfp4_manifest_free(&m);
     return rc;
 }
 

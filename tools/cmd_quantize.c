@@ -3,6 +3,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_io.h"
@@ -35,7 +37,10 @@ static const char usage[] =
     "  --pad                     zero-pad dimensions up to the block (default: error)\n"
     "  --ggml-out FILE           also write the rowwise codes and scales as llama.cpp's NVFP4\n"
     "                            blocks (block_nvfp4, docs/file-formats.md); recipes ggml and\n"
-    "                            torchao-1level, a multiple of 64 columns\n"
+    "                            torchao-1level, a multiple of 64 columns; written together\n"
+    "                            with OUT or not at all, never OUT itself or inside it\n"
+    "An existing OUT or FILE must be a regular file (or a folder for a folder OUT): a FIFO,\n"
+    "a device or a link to one is refused, never replaced.\n"
     "Exit: 0 written, 2 usage or input error.\n";
 
 enum { OPT_RECIPE = 256, OPT_ROW, OPT_COL, OPT_BLOCK, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_RHT, OPT_SIGNS,
@@ -53,18 +58,59 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* --ggml-out: the rowwise orientation as block_nvfp4 bytes (nvfp4/ggml.h). */
-static int write_ggml(const char *cmd, const char *path, const nvfp4_quantized *q)
+typedef struct {
+    const uint8_t *buf;
+    size_t len;
+} ggml_bytes;
+
+static nvfp4_status put_ggml_bytes(FILE *f, void *ctx, nvfp4_error *err)
+{
+    const ggml_bytes *g = ctx;
+    (void)err; /* a short write shows as a stream error, reported by the writer */
+    if (g->len) (void)fwrite(g->buf, 1, g->len, f);
+    return NVFP4_OK;
+}
+
+/* --ggml-out, first step: the rowwise orientation as block_nvfp4 bytes
+ * (nvfp4/ggml.h) in a temporary file beside path, renamed by
+ * nvfp4_file_txn_commit once the bundle is written. */
+static int stage_ggml(const char *cmd, const char *path, const nvfp4_quantized *q, nvfp4_file_txn *t)
 {
     size_t n = nvfp4_ggml_nvfp4_size(q->row.rows, q->row.cols);
     uint8_t *buf = n ? malloc(n) : NULL;
     nvfp4_error err;
     int rc = NVFP4_EXIT_OK;
+    ggml_bytes g = {buf, n};
     if (n && !buf) rc = cli_fail(cmd, "out of memory for %zu bytes of ggml blocks", n);
-    else if (nvfp4_ggml_nvfp4_pack(&q->row, buf, n, &err) || nvfp4_file_write_atomic(path, buf, n, &err))
-        rc = cli_fail(cmd, "%s: %s", path, err.message);
+    else if (nvfp4_ggml_nvfp4_pack(&q->row, buf, n, &err) || nvfp4_file_txn_write(t, path, put_ggml_bytes, &g, &err))
+        rc = cli_fail_err(cmd, &err); /* the message names path */
     free(buf);
     return rc;
+}
+
+/* The bundle and the ggml blocks are written together or not at all: the
+ * ggml file is staged first (everything that can fail for it fails there),
+ * then the bundle is written (atomically), then the ggml file is renamed
+ * into place. Only that last rename can fail after the bundle is written
+ * (the destination turned into a FIFO meanwhile, say): then a bundle file is
+ * removed again; a bundle folder cannot be, and the message says so. */
+static int write_outputs(const char *cmd, const char *out, const char *format, const nvfp4_tensor_set *b,
+                         const char *ggml_out, const nvfp4_quantized *q)
+{
+    nvfp4_file_txn t;
+    int rc = ggml_out ? stage_ggml(cmd, ggml_out, q, &t) : 0;
+    if (rc) return rc;
+    rc = cli_write_set(cmd, out, format, b);
+    if (!ggml_out) return rc;
+    if (rc) {
+        nvfp4_file_txn_abort(&t);
+        return rc;
+    }
+    nvfp4_error err;
+    if (!nvfp4_file_txn_commit(&t, &err)) return 0;
+    struct stat st;
+    if (lstat(out, &st) == 0 && S_ISREG(st.st_mode) && unlink(out) == 0) return cli_fail_err(cmd, &err);
+    return cli_fail(cmd, "%s (the bundle %s was written)", err.message, out);
 }
 
 /* The recipes whose bytes ggml's decoder reads as they are meant: E2M1 codes,
@@ -134,6 +180,10 @@ static int run(int argc, char **argv)
     if (ggml_out && !ggml_layout_fits(&o))
         return cli_fail(cmd, "--ggml-out takes a recipe with E2M1 codes, 1x16 E4M3 scales and no global scale (ggml, torchao-1level)");
     if (ggml_out && !o.rowwise) return cli_fail(cmd, "--ggml-out writes the rowwise output: add --rowwise");
+    if (ggml_out && cli_same_destination(out, ggml_out))
+        return cli_fail(cmd, "-o and --ggml-out name the same file (%s): give each its own", ggml_out);
+    if (ggml_out && cli_destination_inside(ggml_out, out))
+        return cli_fail(cmd, "--ggml-out %s is inside the bundle folder -o %s: write it elsewhere", ggml_out, out);
 
     cli_input in;
     int rc = cli_input_load(cmd, argv[optind], shape, dtype, &in);
@@ -152,7 +202,7 @@ static int run(int argc, char **argv)
         rc = cli_fail_err(cmd, &err);
     else if (ggml_out && in.cols % NVFP4_GGML_NVFP4_BLOCK != 0)
         rc = cli_fail(cmd, "--ggml-out: %zu columns are not a multiple of 64 (ggml's NVFP4 block)", in.cols);
-    else if (!(rc = cli_write_set(cmd, out, format, &b)) && ggml_out) rc = write_ggml(cmd, ggml_out, &q);
+    else rc = write_outputs(cmd, out, format, &b, ggml_out, &q);
     nvfp4_quantized_free(&q);
     nvfp4_tset_free(&b);
     cli_input_free(&in);

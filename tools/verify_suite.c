@@ -1,12 +1,15 @@
 /* verify_suite.c - `nvfp4 verify --suite`: every case of a golden suite
  * against what a kernel wrote for it, one summary, JUnit XML / JSON / TAP
  * for CI (docs/verify.md, "Suite verify"). */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_io.h"
 #include "verify_cli.h"
 
 static const char *const CMD = "verify";
@@ -19,12 +22,17 @@ typedef struct {
     char *summary;  /* one line */
     char *error;    /* why the case could not be read (verdict 2) */
     json_t *outputs;
+    const nvfp4_manifest_entry **files; /* its MANIFEST entries: CASE, or CASE/FILE for each file of a folder */
+    size_t nfiles, first_line; /* files sorted by path */
+    bool folder;
 } vcase;
 
 typedef struct {
-    char *dir, recipe[64];
+    char *dir, *mpath, recipe[64];
+    nvfp4_manifest m;
+    const nvfp4_manifest_entry **by_case; /* the entries grouped by case; the cases point into it */
     vcase *c;
-    size_t n, cap;
+    size_t n;
 } vsuite;
 
 static bool exists(const char *p, bool *is_dir)
@@ -43,65 +51,150 @@ static char *join(const char *a, const char *b, const char *ext)
     return p;
 }
 
-/* The first path component of a MANIFEST entry is the case's file or folder. */
-static int add_case(vsuite *s, const char *rel)
+/* A JSON string of t (jansson refuses text that is not UTF-8, and a NULL
+ * value would drop its key): each byte that does not start well-formed
+ * UTF-8 becomes U+FFFD. */
+static json_t *json_text(const char *t)
 {
-    size_t k = strcspn(rel, "/");
-    char comp[1024];
-    if (k == 0 || k >= sizeof comp) return 0;
-    memcpy(comp, rel, k);
-    comp[k] = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->c[i].expected + strlen(s->dir) + 1, comp) == 0) return 0;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 32;
-        vcase *c = realloc(s->c, s->cap * sizeof *c);
-        if (!c) return cli_fail(CMD, "out of memory");
-        s->c = c;
+    size_t n = strlen(t), k;
+    char *u = malloc(3 * n + 1), *o = u;
+    if (!u) return json_string("");
+    for (size_t i = 0; i < n; i += k ? k : 1) {
+        k = nvfp4_utf8_prefix(t + i, n - i);
+        if (k) memcpy(o, t + i, k), o += k;
+        else memcpy(o, "\xEF\xBF\xBD", 3), o += 3;
     }
-    vcase *c = &s->c[s->n++];
-    memset(c, 0, sizeof *c);
-    c->expected = join(s->dir, comp, "");
-    size_t nl = strlen(comp);
-    if (nl > 12 && strcmp(comp + nl - 12, ".safetensors") == 0) comp[nl - 12] = 0;
-    c->name = strdup(comp);
-    return c->expected && c->name ? 0 : cli_fail(CMD, "out of memory");
+    *o = 0;
+    json_t *j = json_string(u);
+    free(u);
+    return j;
 }
 
+/* The case of an entry: the first component of its path. */
+static size_t case_len(const nvfp4_manifest_entry *e) { return strcspn(e->path, "/"); }
+
+static int cmp_case_then_line(const void *a, const void *b)
+{
+    const nvfp4_manifest_entry *x = *(const nvfp4_manifest_entry *const *)a;
+    const nvfp4_manifest_entry *y = *(const nvfp4_manifest_entry *const *)b;
+    size_t kx = case_len(x), ky = case_len(y);
+    int c = memcmp(x->path, y->path, kx < ky ? kx : ky);
+    if (c == 0 && kx != ky) c = kx < ky ? -1 : 1;
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_first_line(const void *a, const void *b)
+{
+    const vcase *x = a, *y = b;
+    return (x->first_line > y->first_line) - (x->first_line < y->first_line);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp((*(const nvfp4_manifest_entry *const *)a)->path, (*(const nvfp4_manifest_entry *const *)b)->path);
+}
+
+/* A file of a folder case, by its name inside the folder (k: the case's length). */
+static bool case_lists(const vcase *c, size_t k, const char *name)
+{
+    size_t lo = 0, hi = c->nfiles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(c->files[mid]->path + k + 1, name);
+        if (r == 0) return true;
+        if (r < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+/* One case per first path component, in the order of their first lines:
+ * sorted, not searched, so 200,000 lines group in O(n log n). */
+static int group_cases(vsuite *s)
+{
+    size_t n = s->m.n;
+    s->by_case = malloc(n * sizeof *s->by_case);
+    s->c = calloc(n, sizeof *s->c);
+    if (!s->by_case || !s->c) return cli_fail(CMD, "out of memory");
+    for (size_t i = 0; i < n; i++) s->by_case[i] = &s->m.entries[i];
+    qsort(s->by_case, n, sizeof *s->by_case, cmp_case_then_line);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1, k = case_len(s->by_case[i]);
+        while (j < n && case_len(s->by_case[j]) == k && memcmp(s->by_case[j]->path, s->by_case[i]->path, k) == 0) j++;
+        vcase *c = &s->c[s->n++];
+        c->files = &s->by_case[i];
+        c->nfiles = j - i;
+        c->folder = s->by_case[i]->path[k] == '/';
+        c->first_line = s->by_case[i]->line;
+        qsort(c->files, c->nfiles, sizeof *c->files, cmp_path);
+        char *comp = strndup(s->by_case[i]->path, k);
+        if (!comp) return cli_fail(CMD, "out of memory");
+        c->expected = join(s->dir, comp, "");
+        if (k > 12 && strcmp(comp + k - 12, ".safetensors") == 0) comp[k - 12] = 0;
+        c->name = comp;
+        if (!c->expected) return cli_fail(CMD, "out of memory");
+        i = j;
+    }
+    qsort(s->c, s->n, sizeof *s->c, cmp_first_line);
+    return 0;
+}
+
+/* The suite's MANIFEST, read whole and checked line by line by the library
+ * (nvfp4_manifest_read: a FIFO or /dev/zero is refused, not waited on; a
+ * line the format does not describe is an error with its file and line). */
 static int load_manifest(const char *arg, vsuite *s)
 {
     bool dir = false;
     if (!exists(arg, &dir)) return cli_fail(CMD, "%s: no such suite folder or MANIFEST", arg);
-    char *mpath = dir ? join(arg, "MANIFEST", "") : strdup(arg);
-    if (!mpath) return cli_fail(CMD, "out of memory");
+    s->mpath = dir ? join(arg, "MANIFEST", "") : strdup(arg);
+    if (!s->mpath) return cli_fail(CMD, "out of memory");
     if (dir) s->dir = strdup(arg);
     else {
         const char *sl = strrchr(arg, '/');
         s->dir = sl ? strndup(arg, (size_t)(sl - arg)) : strdup(".");
     }
-    FILE *f = fopen(mpath, "r");
-    if (!f) {
-        int rc = cli_fail(CMD, "%s: cannot read the suite's MANIFEST", mpath);
-        free(mpath);
-        return rc;
+    if (!s->dir) return cli_fail(CMD, "out of memory");
+    nvfp4_error err;
+    if (nvfp4_manifest_read(s->mpath, &s->m, &err)) return cli_fail_err(CMD, &err);
+    snprintf(s->recipe, sizeof s->recipe, "%s", s->m.recipe);
+    return group_cases(s);
+}
+
+/* Before a golden is used: each file the MANIFEST lists for the case has the
+ * sha256 it lists, and a folder case holds nothing else (a file the MANIFEST
+ * does not describe would be read unchecked). Returns the problem, or NULL. */
+static char *golden_problem(const vsuite *s, const vcase *c)
+{
+    char msg[1400];
+    msg[0] = 0;
+    for (size_t i = 0; i < c->nfiles && !msg[0]; i++) {
+        const nvfp4_manifest_entry *e = c->files[i];
+        char *p = join(s->dir, e->path, ""), hex[65];
+        nvfp4_error err;
+        if (!p) return strdup("out of memory");
+        if (nvfp4_sha256_file(p, hex, &err))
+            snprintf(msg, sizeof msg, "%s (listed on line %zu of %s)", err.message, e->line, s->mpath);
+        else if (strcmp(hex, e->sha256) != 0)
+            snprintf(msg, sizeof msg, "%s: golden altered after generation: its sha256 is %.16s..., line %zu of %s "
+                     "says %.16s...", p, hex, e->line, s->mpath, e->sha256);
+        free(p);
     }
-    char line[4096];
-    int rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (strncmp(line, "# recipe: ", 10) == 0) snprintf(s->recipe, sizeof s->recipe, "%.63s", line + 10);
-        if (line[0] == '#' || !line[0]) continue;
-        const char *sp = strstr(line, "  ");
-        if (strlen(line) < 66 || !sp || sp != line + 64) {
-            rc = cli_fail(CMD, "%s: not a MANIFEST line (sha256, two spaces, path): '%.60s'", mpath, line);
-            break;
-        }
-        rc = add_case(s, line + 66);
+    if (msg[0] || !c->folder) return msg[0] ? strdup(msg) : NULL;
+    DIR *d = opendir(c->expected);
+    if (!d) {
+        snprintf(msg, sizeof msg, "%s: cannot list: %s", c->expected, strerror(errno));
+        return strdup(msg);
     }
-    fclose(f);
-    if (!rc && s->n == 0) rc = cli_fail(CMD, "%s: the MANIFEST lists no case", mpath);
-    free(mpath);
-    return rc;
+    size_t k = strlen(c->expected) - strlen(s->dir) - 1; /* the case's component */
+    struct dirent *de;
+    while (!msg[0] && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        if (!case_lists(c, k, de->d_name))
+            snprintf(msg, sizeof msg, "%s/%s: not listed in %s (the MANIFEST does not describe it)", c->expected,
+                     de->d_name, s->mpath);
+    }
+    closedir(d);
+    return msg[0] ? strdup(msg) : NULL;
 }
 
 /* OUTS/<file of the case>, OUTS/CASE.safetensors, OUTS/CASE (a folder), OUTS/CASE.npy. */
@@ -319,14 +412,14 @@ static json_t *tally_json(const stally *s)
     for (size_t i = 0; i < s->n; i++) {
         const ctally *c = &s->t[i];
         json_t *j = json_object();
-        json_object_set_new(j, "cause", json_string(c->cause));
-        json_object_set_new(j, "key", json_string(c->key));
+        json_object_set_new(j, "cause", json_text(c->cause));
+        json_object_set_new(j, "key", json_text(c->key));
         json_object_set_new(j, "cases", json_integer((json_int_t)c->cases));
         json_object_set_new(j, "proven_cases", json_integer((json_int_t)c->proven));
         json_object_set_new(j, "rowwise", json_integer((json_int_t)c->rowwise));
         json_object_set_new(j, "columnwise", json_integer((json_int_t)c->columnwise));
-        json_object_set_new(j, "line", json_string(c->line));
-        json_object_set_new(j, "example_case", json_string(c->example));
+        json_object_set_new(j, "line", json_text(c->line));
+        json_object_set_new(j, "example_case", json_text(c->example));
         json_array_append_new(arr, j);
     }
     return arr;
@@ -401,16 +494,26 @@ static void put(sbuf *s, const char *t, size_t n)
     s->b[s->n] = 0;
 }
 static void puts_(sbuf *s, const char *t) { put(s, t, strlen(t)); }
-static void put_xml(sbuf *s, const char *t) /* escaped text or attribute value */
+/* Escaped text or attribute value. Every character is one XML 1.0 allows:
+ * control characters but tab and newline become '?', and each byte that
+ * does not start well-formed UTF-8 (a path given on the command line, a
+ * message quoting one) becomes U+FFFD, as do U+FFFE and U+FFFF; case names
+ * are UTF-8 already (the MANIFEST reader refuses others). */
+static void put_xml(sbuf *s, const char *t)
 {
-    for (; t && *t; t++) {
-        unsigned char ch = (unsigned char)*t;
+    size_t n = t ? strlen(t) : 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = (unsigned char)t[i];
+        size_t k = nvfp4_utf8_prefix(t + i, n - i);
         if (ch == '&') puts_(s, "&amp;");
         else if (ch == '<') puts_(s, "&lt;");
         else if (ch == '>') puts_(s, "&gt;");
         else if (ch == '"') puts_(s, "&quot;");
         else if (ch < 0x20 && ch != '\n' && ch != '\t') puts_(s, "?");
-        else put(s, (const char *)&ch, 1);
+        else if (k == 0 || (k == 3 && ch == 0xEF && (unsigned char)t[i + 1] == 0xBF && (unsigned char)t[i + 2] >= 0xBE))
+            puts_(s, "\xEF\xBF\xBD");
+        else put(s, t + i, k);
+        i += k ? k : 1;
     }
 }
 
@@ -478,7 +581,10 @@ static void free_suite(vsuite *s)
         json_decref(s->c[i].outputs);
     }
     free(s->c);
+    free(s->by_case);
     free(s->dir);
+    free(s->mpath);
+    nvfp4_manifest_free(&s->m);
 }
 
 static const char *status_name(int v) { return v == 0 ? "match" : v == 1 ? "mismatch" : v == 2 ? "error" : "missing"; }
@@ -513,16 +619,16 @@ static void print_tap(const vsuite *s, const stally *t, bool require_all)
 static void print_json(const vsuite *s, const char *outs, const stally *t, const size_t count[4])
 {
     json_t *root = json_object(), *arr = json_array();
-    json_object_set_new(root, "suite", json_string(s->dir));
-    json_object_set_new(root, "actual_dir", json_string(outs));
+    json_object_set_new(root, "suite", json_text(s->dir));
+    json_object_set_new(root, "actual_dir", json_text(outs));
     for (size_t i = 0; i < s->n; i++) {
         vcase *c = &s->c[i];
         json_t *j = json_object();
-        json_object_set_new(j, "case", json_string(c->name));
+        json_object_set_new(j, "case", json_text(c->name));
         json_object_set_new(j, "status", json_string(status_name(c->verdict)));
-        if (c->actual) json_object_set_new(j, "actual", json_string(c->actual));
-        if (c->summary) json_object_set_new(j, "summary", json_string(c->summary));
-        if (c->error) json_object_set_new(j, "error", json_string(c->error));
+        if (c->actual) json_object_set_new(j, "actual", json_text(c->actual));
+        if (c->summary) json_object_set_new(j, "summary", json_text(c->summary));
+        if (c->error) json_object_set_new(j, "error", json_text(c->error));
         if (c->outputs) json_object_set(j, "outputs", c->outputs);
         json_array_append_new(arr, j);
     }
@@ -586,6 +692,11 @@ int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_op
             c->verdict = -1;
             c->summary = strdup("no output in the actual folder");
             count[2]++;
+            continue;
+        }
+        if ((c->error = golden_problem(&s, c)) != NULL) {
+            c->verdict = 2;
+            count[3]++;
             continue;
         }
         char msg[sizeof ((nvfp4_error *)0)->message + 64];

@@ -138,9 +138,34 @@ nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t l
  * renamed onto path only when write returned NVFP4_OK, the stream saw no
  * error and it closed cleanly. On any failure the temporary file is removed
  * and path is left as it was, so no half-written file remains; err then
- * names path (or holds the status and message write set itself). */
+ * names path (or holds the status and message write set itself).
+ * A destination that exists must be a regular file (see
+ * nvfp4_file_check_destination): a FIFO, a device, a socket or a folder is
+ * refused with NVFP4_EIO before anything is written, never replaced. */
 typedef nvfp4_status (*nvfp4_file_writer)(FILE *f, void *ctx, nvfp4_error *err);
 nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err);
+
+/* NVFP4_OK when path may be replaced by a new regular file: it does not
+ * exist, is a regular file, or is a symbolic link to a regular file or to
+ * nothing (the link itself is replaced; nothing is written through it).
+ * Otherwise NVFP4_EIO, the message naming path and what it is ("is a FIFO,
+ * not a regular file; refusing to replace it"). Every writer of the toolkit
+ * checks this before writing and again just before its rename. */
+nvfp4_status nvfp4_file_check_destination(const char *path, nvfp4_error *err);
+
+/* The atomic writer in two steps, for outputs that succeed or fail together
+ * (quantize -o with --ggml-out): txn_write writes the temporary file (on
+ * failure nothing remains and t needs no abort); commit renames it onto
+ * path (checking path again); abort removes it. Exactly one of commit and
+ * abort follows a successful txn_write. */
+typedef struct {
+    char *dest, *tmp;
+    int slot; /* internal: the signal-cleanup registration */
+} nvfp4_file_txn;
+nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_file_writer write, void *ctx,
+                                  nvfp4_error *err);
+nvfp4_status nvfp4_file_txn_commit(nvfp4_file_txn *t, nvfp4_error *err);
+void nvfp4_file_txn_abort(nvfp4_file_txn *t);
 
 /* ---- atomic folder writing ---------------------------------------------- */
 /* A folder (a folder output, a golden suite) is built under a temporary
@@ -160,6 +185,41 @@ typedef struct {
 nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error *err);
 nvfp4_status nvfp4_dir_txn_commit(nvfp4_dir_txn *t, nvfp4_error *err);
 void nvfp4_dir_txn_abort(nvfp4_dir_txn *t);
+
+/* ---- golden suite MANIFEST ----------------------------------------------- */
+/* docs/file-formats.md, section 6: `#` header lines (the first one ours:
+ * "# nvfp4kit golden suite ..."; "# recipe: R"), blank lines, and entries
+ * "<64 hex digits of sha256><two spaces><path>", the path relative to the
+ * suite folder: CASE (a file) or CASE/FILE (a folder case lists each of its
+ * files). Anything else is refused with NVFP4_EFORMAT and "FILE:LINE: what":
+ * a line over NVFP4_MANIFEST_MAX_LINE characters, a NUL byte, an absolute
+ * path, an empty, "." or ".." component, more than two components, a path
+ * that is not UTF-8 or holds a control character, a path listed twice, a
+ * case listed as a file and as a folder, no entry at all. The file must be
+ * a regular file of at most NVFP4_MANIFEST_MAX_BYTES (a FIFO or a device is
+ * refused without waiting on it). Checking the goldens' sha256 is the
+ * caller's (nvfp4_sha256_file). */
+#define NVFP4_MANIFEST_MAX_LINE 1023
+#define NVFP4_MANIFEST_MAX_BYTES ((size_t)256 << 20)
+typedef struct {
+    char sha256[65]; /* lowercase */
+    char *path;
+    size_t line; /* 1-based, for messages */
+} nvfp4_manifest_entry;
+typedef struct {
+    nvfp4_manifest_entry *entries; /* in file order */
+    size_t n;
+    bool ours;       /* the first line is this tool's header */
+    char recipe[64]; /* "# recipe: R", or "" */
+} nvfp4_manifest;
+nvfp4_status nvfp4_manifest_read(const char *path, nvfp4_manifest *m, nvfp4_error *err);
+/* The same on text in memory (fuzzing entry point); fname names it in messages. */
+nvfp4_status nvfp4_manifest_parse(const char *text, size_t len, const char *fname, nvfp4_manifest *m,
+                                  nvfp4_error *err);
+void nvfp4_manifest_free(nvfp4_manifest *m);
+/* Length (1..4) of the well-formed UTF-8 sequence that starts s[0..n), or 0
+ * when s does not start one (overlong forms and surrogates are not). */
+size_t nvfp4_utf8_prefix(const char *s, size_t n);
 
 /* SHA-256 of a buffer as 64 lowercase hex digits plus NUL. */
 void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);

@@ -187,6 +187,12 @@ nvfp4_status nvfp4_dir_txn_commit(nvfp4_dir_txn *t, nvfp4_error *err)
     if (lstat(t->dest, &st) != 0) {
         if (rename(t->tmp, t->dest) == 0) t->live = false;
         else rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot rename into place: %s", t->dest, strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        /* checked by the callers before they write; checked again here, as
+         * the exchange would otherwise swap out (and then remove) a file, a
+         * FIFO or a device node that took the folder's name meanwhile */
+        rc = nvfp4_error_set(err, NVFP4_EIO, "%s: is %s, not a folder; refusing to replace it", t->dest,
+                             io_file_kind((unsigned)st.st_mode));
     } else if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, t->dest, RENAME_EXCHANGE) == 0) {
         /* One atomic step: the new folder has the destination's name, the
          * old one the temporary name, still registered (a signal from here

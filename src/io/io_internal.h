@@ -17,7 +17,7 @@ bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size
  * ever blocking on a FIFO or device. Every reader in src/io/ opens through it. */
 FILE *io_open_regular(const char *path, struct stat *st, nvfp4_error *err);
 
-/* "a directory", "a FIFO", ... for an st_mode that is not a regular file. */
+/* "a directory", "a FIFO", "a symbolic link", ... for an st_mode (from lstat or stat). */
 const char *io_file_kind(unsigned mode);
 
 /* nvfp4_tset_add and nvfp4_tset_meta_set without the linear search for the
@@ -60,6 +60,9 @@ bool io_remove_tree(const char *path);
 /* Rewrites err's message so that a path under the temporary folder tmp
  * names the destination dest instead (the user never sees a temp name). */
 void io_error_retarget(nvfp4_error *err, const char *tmp, const char *dest);
+
+/* True when s[0..n) is well-formed UTF-8. */
+bool io_utf8_valid(const char *s, size_t n);
 
 /* Largest header we accept (safetensors' own limit is 100 MB). */
 #define IO_MAX_HEADER ((size_t)100 * 1000 * 1000)

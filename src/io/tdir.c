@@ -370,8 +370,14 @@ static nvfp4_status check_replaceable(const char *dir, nvfp4_error *err)
 {
     struct stat st;
     if (lstat(dir, &st) != 0) return NVFP4_OK;
-    if (!S_ISDIR(st.st_mode))
-        return nvfp4_error_set(err, NVFP4_EIO, "%s: exists and is not a folder; not overwriting", dir);
+    if (!S_ISDIR(st.st_mode)) {
+        struct stat target;
+        if (S_ISLNK(st.st_mode) && stat(dir, &target) == 0)
+            return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link to %s; refusing to replace it",
+                                   dir, io_file_kind((unsigned)target.st_mode));
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: is %s, not a folder; refusing to replace it", dir,
+                               io_file_kind((unsigned)st.st_mode));
+    }
     DIR *d = opendir(dir);
     if (!d) return nvfp4_error_set(err, NVFP4_EIO, "%s: cannot list: %s", dir, strerror(errno));
     json_t *files = NULL;

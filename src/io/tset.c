@@ -202,6 +202,8 @@ const char *io_file_kind(unsigned mode)
     if (S_ISCHR(mode)) return "a character device";
     if (S_ISBLK(mode)) return "a block device";
     if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    if (S_ISREG(mode)) return "a regular file";
     return "not a regular file";
 }
 
@@ -298,24 +300,61 @@ char *io_temp_name(const char *path)
     return t;
 }
 
-nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err)
+/* The one check every writer makes before it creates a temporary file and
+ * again just before the rename: the rename would replace whatever has the
+ * destination's name, so a FIFO, a device node (as root: /dev/null, /dev/full),
+ * a socket or a folder there is refused, never swapped for a regular file. A
+ * symbolic link is itself replaced by the rename (nothing is written through
+ * it), but one that points to such a file is refused too: the user named a
+ * special file. Only a name that does not exist, a regular file, a link to a
+ * regular file and a link to nothing are written. */
+nvfp4_status nvfp4_file_check_destination(const char *path, nvfp4_error *err)
 {
-    char *tmp = io_temp_name(path);
-    if (!tmp) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    int fd = mkstemp(tmp);
+    struct stat ls, ts;
+    /* Nothing there that a rename could replace (no such name, a missing
+     * folder, a name too long): creating the temporary reports the problem. */
+    if (lstat(path, &ls) != 0) return NVFP4_OK;
+    if (S_ISREG(ls.st_mode)) return NVFP4_OK;
+    if (!S_ISLNK(ls.st_mode))
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: is %s, not a regular file; refusing to replace it", path,
+                               io_file_kind((unsigned)ls.st_mode));
+    if (stat(path, &ts) != 0) {
+        if (errno == ENOENT) return NVFP4_OK; /* a link to nothing: the rename replaces the link */
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link that cannot be followed: %s", path,
+                               strerror(errno));
+    }
+    if (S_ISREG(ts.st_mode)) return NVFP4_OK;
+    return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link to %s, not to a regular file; refusing to replace it",
+                           path, io_file_kind((unsigned)ts.st_mode));
+}
+
+nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_file_writer write, void *ctx,
+                                  nvfp4_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->slot = -1;
+    nvfp4_status st = nvfp4_file_check_destination(path, err);
+    if (st) return st;
+    t->dest = strdup(path);
+    t->tmp = io_temp_name(path);
+    if (!t->dest || !t->tmp) {
+        nvfp4_file_txn_abort(t);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    int fd = mkstemp(t->tmp);
     if (fd < 0) {
-        nvfp4_status st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary file: %s", path,
-                                          strerror(errno));
-        free(tmp);
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        free(t->tmp);
+        t->tmp = NULL; /* nothing of ours to remove */
+        nvfp4_file_txn_abort(t);
         return st;
     }
-    int slot = io_temp_register(tmp); /* removed if a signal ends the process mid-write */
+    t->slot = io_temp_register(t->tmp); /* removed if a signal ends the process mid-write */
     /* mkstemp creates 0600; give the file the usual umask-based mode. */
     mode_t um = umask(0);
     umask(um);
     (void)fchmod(fd, 0666 & ~um);
     FILE *f = fdopen(fd, "wb");
-    nvfp4_status st = NVFP4_OK;
     bool ok = f != NULL;
     if (ok) {
         st = write(f, ctx, err);
@@ -324,12 +363,40 @@ nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer wr
     } else {
         close(fd);
     }
-    if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok && st == NVFP4_OK) st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
-    if (!ok) unlink(tmp);
-    io_temp_unregister(slot);
-    free(tmp);
+    if (st) nvfp4_file_txn_abort(t);
     return st;
+}
+
+nvfp4_status nvfp4_file_txn_commit(nvfp4_file_txn *t, nvfp4_error *err)
+{
+    /* checked again: the destination may have changed while the file was written */
+    nvfp4_status st = nvfp4_file_check_destination(t->dest, err);
+    if (!st && rename(t->tmp, t->dest) != 0)
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot rename into place: %s", t->dest, strerror(errno));
+    if (!st) {
+        free(t->tmp); /* renamed: nothing to remove */
+        t->tmp = NULL;
+    }
+    nvfp4_file_txn_abort(t);
+    return st;
+}
+
+void nvfp4_file_txn_abort(nvfp4_file_txn *t)
+{
+    if (t->tmp) (void)unlink(t->tmp);
+    io_temp_unregister(t->slot);
+    free(t->tmp);
+    free(t->dest);
+    memset(t, 0, sizeof *t);
+    t->slot = -1;
+}
+
+nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err)
+{
+    nvfp4_file_txn t;
+    nvfp4_status st = nvfp4_file_txn_write(&t, path, write, ctx, err);
+    return st ? st : nvfp4_file_txn_commit(&t, err);
 }
 
 typedef struct {

@@ -3,6 +3,7 @@
  * NVFP4_SIMD environment variable, nvfp4_simd_set(), or the best the CPU
  * supports (GCC/clang __builtin_cpu_supports).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,35 @@
 
 #include "nvfp4/simd.h"
 #include "simd/simd_kernels.h"
+
+/* ---- fork safety ------------------------------------------------------------------
+ * libgomp keeps the worker threads of a parallel region parked in a pool for
+ * the next one. fork() copies only the calling thread, so in the child that
+ * thread's pool names workers that do not exist, and its next parallel region
+ * (nvfp4_simd_amax's, say) waits for them forever: a Python process that
+ * quantized, then os.fork()ed or started a multiprocessing "fork" pool, hung
+ * in GOMP_parallel. libgomp cannot rebuild the pool, so in the child the
+ * thread that forked runs its parallel regions on one thread: a team of one
+ * never touches the pool. Results do not change (every kernel gives the same
+ * bytes at any thread count, docs/semantics.md); threads the child starts
+ * later get pools of their own and run in parallel as usual, and processes
+ * started by exec or multiprocessing's "spawn" / "forkserver" are unaffected.
+ * The handler is installed when the library is loaded, so it also covers a
+ * fork made before the first call into the library. It sets that thread's
+ * OpenMP thread count, so the host program's own OpenMP loops on it (when
+ * they share this libgomp) run on one thread too, which also keeps them from
+ * hanging. Regions with an explicit num_threads clause (the study runner's)
+ * are not covered: the lab is not meant to run in a forked child. */
+#ifdef _OPENMP /* a build without OpenMP (the fuzz targets) has no pool to lose */
+#include <omp.h>
+
+static void one_thread_after_fork(void) { omp_set_num_threads(1); }
+
+__attribute__((constructor)) static void install_fork_handler(void)
+{
+    (void)pthread_atfork(NULL, NULL, one_thread_after_fork);
+}
+#endif
 
 static const char *const variant_names[NVFP4_SIMD_VARIANTS] = {"scalar", "avx2", "avx512"};
 

@@ -7,9 +7,12 @@
  * nothing), optionally with the payload's header grown to megabytes. Then:
  *   - every reader (safetensors, npy, folder, by extension, the bundle
  *     loader, sha256) must return, never block, and set a message on error;
- *   - a writer (safetensors, npy, folder) to a path beside it must leave no
- *     temporary (".NAME.tmp-XXXXXX") whether it succeeds or fails, and what
- *     it wrote must read back with the same number of tensors.
+ *   - the suite MANIFEST reader as well;
+ *   - a writer (safetensors, npy, folder) to a path beside it or onto it must
+ *     leave no temporary (".NAME.tmp-XXXXXX") whether it succeeds or fails,
+ *     never replace a FIFO, a folder or a link to /dev/zero with a file (nor
+ *     a non-folder with a folder), and what it wrote must read back with the
+ *     same number of tensors.
  * Input: byte 0 kind, byte 1 depth, byte 2 component length, byte 3 header
  * growth and which writer, then the payload. */
 #include <dirent.h>
@@ -210,6 +213,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nvfp4_tset_free(&s);
     err.message[0] = '\0';
     check_reader_error(nvfp4_sha256_file(full, hex, &err), &err);
+    nvfp4_manifest m;
+    err.message[0] = '\0';
+    if (nvfp4_manifest_read(full, &m, &err) == NVFP4_OK) nvfp4_manifest_free(&m);
+    else check_reader_error(NVFP4_EFORMAT, &err);
 
     /* A writer beside it: a small set, to a name next to (or onto) the input. */
     nvfp4_tset_init(&s);
@@ -222,10 +229,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool onto = plen && (payload[0] & 1); /* replace the input (a file, FIFO, folder ...) */
     if (onto) sprintf(out, "%s", full);
     else sprintf(out, "%s/%s", path, outname[writer]);
+    struct stat before, target;
+    bool existed = lstat(out, &before) == 0;
+    bool to_regular = existed && S_ISLNK(before.st_mode) && stat(out, &target) == 0 && S_ISREG(target.st_mode);
+    bool to_nothing = existed && S_ISLNK(before.st_mode) && stat(out, &target) != 0;
     err.message[0] = '\0';
     st = nvfp4_tset_write(out, &s, fmts[writer], &err);
     check_reader_error(st, &err);
     if (has_temp(dfd)) abort(); /* a temporary outlived its writer */
+    /* Never a special file replaced: a write that succeeded replaced nothing,
+     * a regular file or a link to one (or to nothing) for a file format, a
+     * folder for a folder format; a failed one left the name as it was. */
+    struct stat after;
+    bool folder = writer >= 2;
+    if (existed && st == NVFP4_OK) {
+        bool allowed = folder ? S_ISDIR(before.st_mode) : S_ISREG(before.st_mode) || to_regular || to_nothing;
+        if (!allowed) abort();
+    }
+    if (existed && st != NVFP4_OK &&
+        (lstat(out, &after) != 0 || (after.st_mode & S_IFMT) != (before.st_mode & S_IFMT)))
+        abort();
     if (st == NVFP4_OK && !onto) {
         nvfp4_tensor_set r;
         nvfp4_tset_init(&r);
