@@ -414,22 +414,57 @@ NVFP4_HD static inline uint8_t nvfp4_core_ggml_ue4m3(float v)
     return (uint8_t)((e << 3) | m);
 }
 
+/* floor(fl32(log2(x))) for a positive finite fp32 x, with fl32 the correctly
+ * rounded binary32 logarithm (glibc's log2f gives the same floor for every
+ * such x), computed without a logarithm: a libm log2 is not the same
+ * routine on the host and on a GPU, and this is integer work plus one
+ * comparison. Let 2^k be the power of two just above x and n the number of
+ * x's ulps between x and 2^k (x = 2^k (1 - n ulp/2^k)). Then log2(x) is
+ * k - n (ulp/2^k) / ln 2 to first order, and fl32 rounds it up to k exactly
+ * when that distance is below half the binary32 spacing next to k on the
+ * side of x, 2^(E-24) with E = floor(log2 |k|), one binade finer below a
+ * positive power of two k (|k| >= 2; for k = -1, 0, 1
+ * the spacing is too fine for any x to round to k): n < ln2 2^E 2^k / (2^24
+ * ulp). The bound is never within 0.09 of an integer for the E that occur
+ * (0 to 7), far beyond the second-order term (about 1e-11 relative). */
+NVFP4_HD static inline int nvfp4_core_floor_log2_f32(float x)
+{
+    uint32_t u = nvfp4_core_f32_bits(x);
+    int e;           /* x in [2^e, 2^(e+1)) */
+    uint32_t m, top; /* x = m ulp, 2^(e+1) = top ulp */
+    if (u >= 0x00800000u) {
+        e = (int)(u >> 23) - 127;
+        m = (u & 0x7FFFFFu) | 0x800000u;
+        top = 1u << 24;
+    } else { /* subnormal: ulp 2^-149 */
+        int b = 31;
+        while (!(u >> b)) b--;
+        e = b - 149;
+        m = u;
+        top = 1u << (b + 1);
+    }
+    int k = e + 1, ak = k < 0 ? -k : k;
+    if (ak < 2) return e;
+    int E = 0;
+    while ((2 << E) <= ak) E++;
+    if (k > 0 && ak == (1 << E)) E--; /* below a power of two k the spacing is the finer binade's */
+    double bound = 0.69314718055994530942 * (double)(1u << E) * (double)top / 16777216.0;
+    return (double)(top - m) < bound ? k : e;
+}
+
 /* llama.cpp quantize_row_mxfp4_ref (ggml/src/ggml-quants.c):
- * e = amax > 0 ? (uint8_t)(floorf(log2f(amax)) - 2 + 127) : 0. The
- * logarithm rounded to fp32 is taken here as the binary64 log2 rounded to
- * fp32 (no libm float routine differs between host and device that way):
- * its floor equals glibc's floorf(log2f(x)) for every positive finite fp32
- * (all 2^31 - 2^23 - 1 compared), and differs from the exponent field for
- * 7456 of them, values a few ulps below a power of two whose fl(log2) is
- * the next integer, so e is one higher than the OCP floor. Where ggml's cast to uint8_t is undefined (bamax below 2^-125, +Inf)
- * this rule clamps to [0, 254] instead; NaN gives 0 (ggml's amax skips NaN
- * elements, so only an all-NaN block, amax 0, reaches here). */
+ * e = amax > 0 ? (uint8_t)(floorf(log2f(amax)) - 2 + 127) : 0, with the
+ * floor of the rounded logarithm from nvfp4_core_floor_log2_f32: it differs
+ * from the exponent field for values a few ulps below a power of two whose
+ * fl(log2) is the next integer (7456 fp32 values), so e is one higher than
+ * the OCP floor there. Where ggml's cast to uint8_t is undefined (bamax below
+ * 2^-125, +Inf) this rule clamps to [0, 254] instead; NaN gives 0 (ggml's
+ * amax skips NaN elements, so only an all-NaN block, amax 0, reaches here). */
 NVFP4_HD static inline uint8_t nvfp4_core_ue8m0_log2_scale(float bamax, int emax_elem)
 {
     if (!(bamax > 0.0f)) return 0u;
     if (bamax > NVFP4_CORE_FLT_MAX) return 254u;
-    float l = (float)log2((double)bamax);
-    int e = (int)floorf(l) - emax_elem + 127;
+    int e = nvfp4_core_floor_log2_f32(bamax) - emax_elem + 127;
     if (e < 0) e = 0;
     if (e > 254) e = 254;
     return (uint8_t)e;
