@@ -524,14 +524,14 @@ typedef struct {
     float amax;                /* its tensor amax */
     size_t pairs, separated;   /* pairs of candidates[]; pairs the witness separates */
     char unseparated[1024];    /* the pairs it does not, "A = B; C = D" (empty when all are) */
+    size_t trials;             /* inputs tried */
+    nvfp4_tensor_set bundle;   /* the witness bundle (when found) */
+    char *text, *json;         /* the report (malloc'd) as opts.what asks */
     char never_separated[1024]; /* those of them that no input tried separated (same bytes everywhere tried);
                                   the others some input separates, but not together with the pairs it does */
     size_t n_same_as_expected; /* verify: remaining candidates whose bytes on the witness are the expected recipe's */
     char same_as_expected[512]; /* their names, "A, B" (a kernel that is one of them MATCHES on the witness) */
     bool useless;              /* all of them do: the witness can show no mismatch and is not written */
-    size_t trials;             /* inputs tried */
-    nvfp4_tensor_set bundle;   /* the witness bundle (when found) */
-    char *text, *json;         /* the report (malloc'd) as opts.what asks */
 } nvfp4_witness;
 
 /* Looks for a witness for the kernel output `actual` of input x (rows x cols, row-major, f32 or bf16)

@@ -424,8 +424,8 @@ static void generic_pool(tilepool *p, size_t br, size_t bl, float A, uint64_t se
             if (nan) t[bl / 2] = NAN;
             fill_rows(t, br, bl);
         }
-    /* special values: zero, -0, NaN, Inf, negative underflow beside -0, subnormals (a block
-     * holding Inf is tried only beside an anchor of amax Inf: it sets the tensor amax) */
+    /* special values: zero, -0, NaN, Inf (it sets the tensor amax), negative underflow beside -0,
+     * subnormals */
     if ((t = pool_add(p))) fill_rows(t, br, bl);
     if ((t = pool_add(p))) {
         for (size_t k = 0; k < bl; k++) t[k] = -0.0f;
@@ -554,8 +554,9 @@ static bool user_load(const float *x, size_t rows, size_t cols, bool colwise, si
  * anchor stays at or below it, so all candidates of one trial see the same global amax (and
  * the same S_enc formula decides between them: te's fl(2688/amax), torch's fl(fl(1/amax)*2688),
  * torchao's fl(1/fl(amax/2688)) differ by an ulp at some amaxes and agree at others). The blocks
- * beside it (ties, scale ties, an underflowing block, a NaN element, ...) then separate what
- * each block does differently. */
+ * beside it (ties, scale ties, an underflowing block, a NaN element, ...) are built for that amax
+ * and separate what each block does differently (a block holding Inf, or one of the kernel's own
+ * blocks beside a nudged anchor, can still raise it: the bytes of the whole input decide). */
 
 typedef struct {
     size_t nt;                 /* tiles (0: none yet) */
@@ -593,24 +594,14 @@ static bool search_done(const wsearch *s, const best_witness *b)
     return b->nt <= 2 || s->trials >= b->full_at + s->max_trials / 8;
 }
 
-/* The tensor amax a tile implies: its largest magnitude, Inf included, NaN not (te's fmaxf). */
-static float tile_amax(const float *t, size_t len)
-{
-    float m = 0.0f;
-    for (size_t k = 0; k < len; k++)
-        if (fabsf(t[k]) > m) m = fabsf(t[k]);
-    return m;
-}
-
 /* Tries one anchor tile (holding the tensor amax) alone, each pool tile with
  * the anchor's amax put in its element 0, and the anchor plus a greedy cover
  * of pool tiles (each tile's effect measured beside the anchor, the heaviest
  * pairs first, the cover then run whole: the bytes decide, not the greedy
- * estimate). Pool tiles above the anchor's amax are skipped. */
+ * estimate). */
 static void try_anchor(wsearch *s, const float *anchor, size_t amax_elem, const tilepool *pool, best_witness *b)
 {
     size_t np = required_pairs(s->n, s->k), len = s->br * s->bl;
-    float amax = tile_amax(anchor, len);
     const float *one[1] = {anchor};
     pairset a = separated_by(s, one, 1);
     consider(b, s, one, 1, &a);
@@ -624,7 +615,6 @@ static void try_anchor(wsearch *s, const float *anchor, size_t amax_elem, const 
     }
     for (size_t i = 0; i < pool->n && !search_done(s, b); i++) {
         const float *pt = pool->v + i * len;
-        if (tile_amax(pt, len) > amax) continue; /* it would change the tensor amax */
         memcpy(merged, pt, len * sizeof *merged);
         merged[0] = anchor[amax_elem];
         const float *m1[1] = {merged};
