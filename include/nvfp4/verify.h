@@ -480,9 +480,11 @@ nvfp4_status nvfp4_gemm_check_text(const nvfp4_quantized *a, const nvfp4_quantiz
  * at its block, and the catalogued mutants of the recipe; identify's are every recipe x rounding x block
  * and the mutants of each at its default block. Those whose bytes equal the kernel's on x remain; with
  * two or more, the search looks for the smallest input (block tiles side by side in one stored row of
- * blocks: first the kernel's own blocks beside the one holding its amax, then boundary values: ties,
- * amaxes near and far from the kernel's, zero, -0, NaN, Inf and subnormal blocks, seeded random blocks)
- * on which every pair of them gives different bytes (in the components the kernel wrote: data, scale,
+ * blocks: the tensor amax first, screened among the kernel's own nudged by a few ulps, hand-chosen
+ * and seeded random ones, then beside the block holding it the kernel's own blocks and boundary
+ * blocks built for it: ties, block-scale ties, underflowing blocks, zero, -0, NaN, Inf and subnormal
+ * blocks, seeded random blocks) on which every pair of them gives different bytes (a remaining
+ * candidate against the expected recipe first, then the remaining ones among themselves) (in the components the kernel wrote: data, scale,
  * scale_swizzled), verify's expected recipe among them (so that the next verify sees the mismatch); it then
  * runs every candidate on the witness and searches again with any that still gives the bytes of a
  * remaining one (up to four rounds), so that each remaining candidate is the only one with its bytes on the
