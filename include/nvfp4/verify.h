@@ -480,9 +480,11 @@ nvfp4_status nvfp4_gemm_check_text(const nvfp4_quantized *a, const nvfp4_quantiz
  * at its block, and the catalogued mutants of the recipe; identify's are every recipe x rounding x block
  * and the mutants of each at its default block. Those whose bytes equal the kernel's on x remain; with
  * two or more, the search looks for the smallest input (block tiles side by side in one stored row of
- * blocks: first the kernel's own blocks beside the one holding its amax, then boundary values: ties,
- * amaxes near and far from the kernel's, zero, -0, NaN, Inf and subnormal blocks, seeded random blocks)
- * on which every pair of them gives different bytes (in the components the kernel wrote: data, scale,
+ * blocks: the tensor amax first, screened among the kernel's own nudged by a few ulps, hand-chosen
+ * and seeded random ones, then beside the block holding it the kernel's own blocks and boundary
+ * blocks built for it: ties, block-scale ties, underflowing blocks, zero, -0, NaN, Inf and subnormal
+ * blocks, seeded random blocks) on which every pair of them gives different bytes (a remaining
+ * candidate against the expected recipe first, then the remaining ones among themselves) (in the components the kernel wrote: data, scale,
  * scale_swizzled), verify's expected recipe among them (so that the next verify sees the mismatch); it then
  * runs every candidate on the witness and searches again with any that still gives the bytes of a
  * remaining one (up to four rounds), so that each remaining candidate is the only one with its bytes on the
@@ -527,6 +529,11 @@ typedef struct {
     size_t trials;             /* inputs tried */
     nvfp4_tensor_set bundle;   /* the witness bundle (when found) */
     char *text, *json;         /* the report (malloc'd) as opts.what asks */
+    char never_separated[1024]; /* those of them that no input tried separated (same bytes everywhere tried);
+                                  the others some input separates, but not together with the pairs it does */
+    size_t n_same_as_expected; /* verify: remaining candidates whose bytes on the witness are the expected recipe's */
+    char same_as_expected[512]; /* their names, "A, B" (a kernel that is one of them MATCHES on the witness) */
+    bool useless;              /* all of them do: the witness can show no mismatch and is not written */
 } nvfp4_witness;
 
 /* Looks for a witness for the kernel output `actual` of input x (rows x cols, row-major, f32 or bf16)

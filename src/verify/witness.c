@@ -211,11 +211,22 @@ static size_t build_chains(const nvfp4_witness_opts *o, wchain **out)
 
 /* ---- the search ---------------------------------------------------------------------- */
 
+/* What a pair of candidates weighs in the search. A witness on which the kernel (one of the
+ * remaining candidates) gives the expected recipe's bytes proves nothing, so those pairs come
+ * first; then the remaining candidates from each other; then from the candidates kept apart.
+ * Each weight exceeds the most pairs (231) times the next one, so a sum of weights orders
+ * witnesses by how many pairs of each kind they separate, in that order. */
+#define W_EXPECTED ((uint64_t)1 << 20)
+#define W_REMAINING ((uint64_t)1 << 10)
+#define W_APART ((uint64_t)1)
+
 typedef struct {
     const wchain *c[MAXC];
     size_t n;
     size_t k;             /* c[0..k) give the kernel's bytes: only pairs with one of them must differ */
-    size_t core;          /* c[0..core): those and verify's expected recipe, whose pairs come first */
+    size_t core;          /* c[0..core): those and verify's expected recipe (c[k] when core = k + 1) */
+    uint64_t weight[MAXC * (MAXC - 1) / 2]; /* of each pair (pair_index), from pair_weights */
+    pairset ever;         /* the pairs some input tried separated (not always together) */
     bool colwise;
     unsigned mask;        /* components compared */
     size_t br, bl;        /* a tile of the stored orientation: br rows x bl columns */
@@ -237,16 +248,26 @@ static size_t pair_count(const pairset *s)
     return c;
 }
 
-static size_t gain(const pairset *a, const pairset *covered)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < PAIR_WORDS; i++) c += (size_t)__builtin_popcountll(a->w[i] & ~covered->w[i]);
-    return c;
-}
-
 static void pair_or(pairset *a, const pairset *b)
 {
     for (size_t i = 0; i < PAIR_WORDS; i++) a->w[i] |= b->w[i];
+}
+
+static void pair_weights(wsearch *s)
+{
+    memset(s->weight, 0, sizeof s->weight);
+    for (size_t i = 0; i < s->k; i++)
+        for (size_t j = i + 1; j < s->n; j++)
+            s->weight[pair_index(s->n, i, j)] = j < s->k ? W_REMAINING : j < s->core ? W_EXPECTED : W_APART;
+}
+
+/* The weight of the pairs in a that are not in covered (NULL: none are). */
+static uint64_t score(const wsearch *s, const pairset *a, const pairset *covered)
+{
+    uint64_t sum = 0;
+    for (size_t p = 0; p < n_pairs(s->n); p++)
+        if (pair_has(a, p) && !(covered && pair_has(covered, p))) sum += s->weight[p];
+    return sum;
 }
 
 /* The input x (rows x cols) of a stored matrix br x w: itself rowwise, its transpose columnwise. */
@@ -289,6 +310,7 @@ static pairset separated_by(wsearch *s, const float *const *t, size_t nt)
             if (differ) pair_set(&p, pair_index(s->n, i, j));
         }
     for (size_t i = 0; i < s->n; i++) wrun_free(&r[i]);
+    pair_or(&s->ever, &p);
     return p;
 }
 
@@ -347,11 +369,11 @@ static float te_factor(float A, float bamax)
     return isfinite(f) && f > 0.0f ? f : 0.0f;
 }
 
-/* A row whose scaled values sit on the E2M1 midpoints (the tie cases), nudged by `ulps`. */
-static void tie_row(float *t, size_t bl, float A, float r, int ulps)
+/* A row of block amax bamax whose scaled values sit on the E2M1 midpoints (the tie cases),
+ * nudged by `ulps`. */
+static void tie_block(float *t, size_t bl, float A, float bamax, int ulps)
 {
     static const float mids[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
-    float bamax = A * r;
     float f = te_factor(A, bamax);
     if (f == 0.0f) f = 6.0f / bamax;
     t[0] = bamax;
@@ -360,6 +382,22 @@ static void tie_row(float *t, size_t bl, float A, float r, int ulps)
         if (!(fabsf(v) <= bamax)) v = bamax;
         t[k] = (k & 2) ? -v : v;
     }
+}
+
+/* The same with block amax A * r. */
+static void tie_row(float *t, size_t bl, float A, float r, int ulps) { tie_block(t, bl, A, A * r, ulps); }
+
+/* A block whose te block scale bamax * (S_enc * fl(1/6)) sits on the midpoint between E4M3 codes
+ * `code` and code + 1, its amax nudged by `ulps`: where S_enc one ulp apart (torch's, torchao's
+ * division orders) or another product order ((bamax * fl(1/6)) * S_enc, vLLM's) round the scale
+ * to the other code. Its elements sit on E2M1 ties. */
+static void scale_tie_block(float *t, size_t bl, float A, uint8_t code, int ulps)
+{
+    float senc = fminf(2688.0f / A, FLT_MAX);
+    float mid = 0.5f * (nvfp4_e4m3_to_f32(code) + nvfp4_e4m3_to_f32((uint8_t)(code + 1)));
+    float bamax = nudge(mid / (senc * (1.0f / 6.0f)), ulps);
+    if (!(bamax <= A) || !(A > 0.0f) || !isfinite(A)) bamax = A;
+    tie_block(t, bl, A, bamax, 0);
 }
 
 /* The generic blocks tried beside (or as) an anchor of amax A. */
@@ -371,7 +409,23 @@ static void generic_pool(tilepool *p, size_t br, size_t bl, float A, uint64_t se
     for (size_t i = 0; i < sizeof ratios / sizeof ratios[0]; i++)
         for (size_t j = 0; j < sizeof shifts / sizeof shifts[0]; j++)
             if ((t = pool_add(p))) tie_row(t, bl, A, ratios[i], shifts[j]), fill_rows(t, br, bl);
-    /* special values: zero, -0, NaN, Inf, negative underflow beside -0, subnormals */
+    /* block-scale ties: E4M3 midpoints from the subnormals to the top of the range */
+    static const uint8_t codes[] = {0x01, 0x22, 0x3A, 0x52, 0x62, 0x6A, 0x72, 0x7D};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        for (size_t j = 0; j < 3; j++)
+            if ((t = pool_add(p))) scale_tie_block(t, bl, A, codes[i], shifts[j]), fill_rows(t, br, bl);
+    /* an underflowing block: its te scale rounds to E4M3 0 (bamax * S_enc / 6 = 2^-11, below half
+     * the least subnormal), so te encodes with FLT_MAX (codes +-6), vLLM with fl(1/1e8) (codes 0),
+     * mslk with +Inf; beside it, the same block with a NaN element */
+    for (int nan = 0; nan < 2; nan++)
+        if ((t = pool_add(p))) {
+            float bamax = A * (0x1p-11f / 448.0f);
+            for (size_t k = 0; k < bl; k++) t[k] = (k & 1 ? -1.0f : 1.0f) * bamax * (float)(bl - k) / (float)bl;
+            if (nan) t[bl / 2] = NAN;
+            fill_rows(t, br, bl);
+        }
+    /* special values: zero, -0, NaN, Inf (it sets the tensor amax), negative underflow beside -0,
+     * subnormals */
     if ((t = pool_add(p))) fill_rows(t, br, bl);
     if ((t = pool_add(p))) {
         for (size_t k = 0; k < bl; k++) t[k] = -0.0f;
@@ -495,45 +549,56 @@ static bool user_load(const float *x, size_t rows, size_t cols, bool colwise, si
     return found && anchor;
 }
 
-/* ---- search over anchors -------------------------------------------------------------------- */
+/* ---- search over amaxes -------------------------------------------------------------------- */
+/* The tensor amax is chosen first: an anchor block holds it, and every block tried beside the
+ * anchor stays at or below it, so all candidates of one trial see the same global amax (and
+ * the same S_enc formula decides between them: te's fl(2688/amax), torch's fl(fl(1/amax)*2688),
+ * torchao's fl(1/fl(amax/2688)) differ by an ulp at some amaxes and agree at others). The blocks
+ * beside it (ties, scale ties, an underflowing block, a NaN element, ...) are built for that amax
+ * and separate what each block does differently (a block holding Inf, or one of the kernel's own
+ * blocks beside a nudged anchor, can still raise it: the bytes of the whole input decide). */
 
 typedef struct {
     size_t nt;                 /* tiles (0: none yet) */
     float *tiles;              /* nt tiles */
-    size_t separated, core_separated;
+    size_t separated;          /* pairs separated */
+    uint64_t score;            /* their weight (score) */
+    size_t full_at;            /* trials spent when every pair was first separated (0: not yet) */
     pairset sep;
 } best_witness;
 
-/* Pairs separated among c[0..core): the candidates the kernel matched and the expected recipe. */
-static size_t core_count(const wsearch *s, const pairset *sep)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < s->k; i++)
-        for (size_t j = i + 1; j < s->core; j++) c += pair_has(sep, pair_index(s->n, i, j));
-    return c;
-}
-
-/* Keeps the better witness: more core pairs separated, then more pairs, then fewer tiles. */
+/* Keeps the better witness: the heavier separated pairs (score), then fewer tiles. */
 static void consider(best_witness *b, const wsearch *s, const float *const *t, size_t nt, const pairset *sep)
 {
-    size_t c = pair_count(sep), cc = core_count(s, sep);
-    if (b->nt && (cc < b->core_separated || (cc == b->core_separated && c < b->separated) ||
-                  (cc == b->core_separated && c == b->separated && nt >= b->nt)))
-        return;
+    uint64_t sc = score(s, sep, NULL);
+    size_t c = pair_count(sep);
+    if (c == required_pairs(s->n, s->k) && !b->full_at) b->full_at = s->trials ? s->trials : 1;
+    if (b->nt && (sc < b->score || (sc == b->score && nt >= b->nt))) return;
     float *g = realloc(b->tiles, nt * s->br * s->bl * sizeof *g);
     if (!g) return;
     b->tiles = g;
     for (size_t k = 0; k < nt; k++) memcpy(g + k * s->br * s->bl, t[k], s->br * s->bl * sizeof *g);
     b->nt = nt;
     b->separated = c;
-    b->core_separated = cc;
+    b->score = sc;
     b->sep = *sep;
+}
+
+/* The search ends when every pair is separated by at most two blocks, when the trials are
+ * spent, or, once every pair is separated by more blocks, after an eighth of them more spent
+ * looking for a smaller witness. */
+static bool search_done(const wsearch *s, const best_witness *b)
+{
+    if (s->trials >= s->max_trials) return true;
+    if (!b->nt || b->separated != required_pairs(s->n, s->k)) return false;
+    return b->nt <= 2 || s->trials >= b->full_at + s->max_trials / 8;
 }
 
 /* Tries one anchor tile (holding the tensor amax) alone, each pool tile with
  * the anchor's amax put in its element 0, and the anchor plus a greedy cover
- * of pool tiles (each tile's effect measured beside the anchor, the cover
- * then run whole: the bytes decide, not the greedy estimate). */
+ * of pool tiles (each tile's effect measured beside the anchor, the heaviest
+ * pairs first, the cover then run whole: the bytes decide, not the greedy
+ * estimate). */
 static void try_anchor(wsearch *s, const float *anchor, size_t amax_elem, const tilepool *pool, best_witness *b)
 {
     size_t np = required_pairs(s->n, s->k), len = s->br * s->bl;
@@ -548,32 +613,31 @@ static void try_anchor(wsearch *s, const float *anchor, size_t amax_elem, const 
         free(beside);
         return;
     }
-    for (size_t i = 0; i < pool->n && s->trials < s->max_trials; i++) {
+    for (size_t i = 0; i < pool->n && !search_done(s, b); i++) {
         const float *pt = pool->v + i * len;
         memcpy(merged, pt, len * sizeof *merged);
         merged[0] = anchor[amax_elem];
         const float *m1[1] = {merged};
         pairset p1 = separated_by(s, m1, 1);
         consider(b, s, m1, 1, &p1);
-        if (pair_count(&p1) == np) break;
         const float *two[2] = {anchor, pt};
         beside[i] = separated_by(s, two, 2);
         consider(b, s, two, 2, &beside[i]);
-        if (pair_count(&beside[i]) == np) break;
     }
     free(merged);
-    if (b->nt && b->separated == np && b->nt <= 2) {
+    if (search_done(s, b)) {
         free(beside);
         return;
     }
-    /* greedy cover beside the anchor */
+    /* greedy cover beside the anchor, the heaviest pairs first */
     const float *t[16] = {anchor};
     size_t nt = 1;
     pairset covered = a;
     while (pair_count(&covered) < np && nt < s->max_blocks && nt < 16) {
-        size_t bi = SIZE_MAX, bg = 0;
+        size_t bi = SIZE_MAX;
+        uint64_t bg = 0;
         for (size_t i = 0; i < pool->n; i++) {
-            size_t g = gain(&beside[i], &covered);
+            uint64_t g = score(s, &beside[i], &covered);
             if (g > bg) bg = g, bi = i;
         }
         if (bi == SIZE_MAX) break;
@@ -585,59 +649,138 @@ static void try_anchor(wsearch *s, const float *anchor, size_t amax_elem, const 
         pairset whole = separated_by(s, t, nt);
         consider(b, s, t, nt, &whole);
         /* drop the tiles the whole does not need */
-        for (size_t k = nt - 1; k >= 1 && pair_count(&whole) == np; k--) {
+        uint64_t wsc = score(s, &whole, NULL);
+        for (size_t k = nt - 1; k >= 1; k--) {
             const float *u[16];
             size_t nu = 0;
             for (size_t q = 0; q < nt; q++)
                 if (q != k) u[nu++] = t[q];
             pairset p = separated_by(s, u, nu);
-            if (pair_count(&p) == np) {
+            if (score(s, &p, NULL) >= wsc) {
                 memcpy(t, u, nu * sizeof *u);
                 nt = nu;
                 whole = p;
+                wsc = score(s, &p, NULL);
                 consider(b, s, t, nt, &whole);
             }
         }
     }
 }
 
+/* An anchor of tensor amax A: a tie row at A (for A = +Inf, a tie row at 1 holding +Inf). */
+static float anchor_at(float *anchor, size_t br, size_t bl, float A)
+{
+    float mag = isfinite(A) ? A : 1.0f;
+    tie_row(anchor, bl, mag, 1.0f, 0);
+    if (!isfinite(A)) anchor[0] = A;
+    fill_rows(anchor, br, bl);
+    return mag;
+}
+
+/* An amax tried: the kernel's own (its anchor tile, the amax nudged by `shift` ulps) or another
+ * (a tie-row anchor), with the weight of the pairs its probe separates. */
+typedef struct {
+    float A;
+    bool own;
+    int shift;
+    uint64_t screen;
+    size_t order;
+} amax_try;
+
+static int by_screen(const void *a, const void *b)
+{
+    const amax_try *x = a, *y = b;
+    if (x->screen != y->screen) return x->screen > y->screen ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Builds the anchor of amax try t; returns the index of its amax element. */
+static size_t build_anchor(const wsearch *s, const user_input *u, const amax_try *t, float *anchor)
+{
+    size_t len = s->br * s->bl;
+    if (!t->own) {
+        anchor_at(anchor, s->br, s->bl, t->A);
+        return 0;
+    }
+    memcpy(anchor, u->tiles.v + (u->tiles.n - 1) * len, len * sizeof *anchor);
+    float *m = &anchor[u->amax_elem];
+    *m = nudge(*m, t->shift * (*m < 0 ? -1 : 1));
+    return u->amax_elem;
+}
+
+/* The screen of an amax: one trial of its anchor beside block-scale ties (two E4M3 midpoints,
+ * each nudged by -1, 0, +1 ulp), where S_enc formulas an ulp apart and block-scale product
+ * orders give different scale bytes. */
+static uint64_t screen_amax(wsearch *s, const float *anchor, float A)
+{
+    static const uint8_t codes[2] = {0x62, 0x3A};
+    size_t len = s->br * s->bl;
+    float probe[6][16 * 32];
+    const float *t[7] = {anchor};
+    size_t nt = 1;
+    for (size_t i = 0; i < 2; i++)
+        for (int u = -1; u <= 1; u++) {
+            float *p = probe[nt - 1];
+            memset(p, 0, len * sizeof *p);
+            scale_tie_block(p, s->bl, A, codes[i], u);
+            fill_rows(p, s->br, s->bl);
+            t[nt++] = p;
+        }
+    pairset sep = separated_by(s, t, nt);
+    return score(s, &sep, NULL);
+}
+
 static void search(wsearch *s, const user_input *u, best_witness *b)
 {
-    size_t np = required_pairs(s->n, s->k), len = s->br * s->bl;
-    bool done = false;
-#define DONE() (done = done || (b->nt && b->separated == np && b->nt <= 2) || s->trials >= s->max_trials)
-    /* 1. the kernel's own blocks beside the one holding its amax, the amax nudged by a few ulps */
+    size_t len = s->br * s->bl;
     float *anchor = malloc(len * sizeof *anchor);
     tilepool gp = {.len = len};
-    if (!anchor) return;
+    /* the amaxes: the kernel's own nudged by a few ulps; hand-chosen ones (where te's, torch's
+     * and torchao's S_enc differ: 1000, 3.7, 123456; exact ties of te, 2688 * 2^k; the format's
+     * edges, 0 and +Inf); seeded random ones (all three S_enc formulas differ at about 0.6% of
+     * amaxes, and only there can one input separate them all) */
     static const int shifts[] = {0, 1, -1, 2, -2, 3, -3, 4, -4, 8, -8, 16, -16};
-    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0] && !DONE(); i++) {
-        const float *src = u->tiles.v + (u->tiles.n - 1) * len;
-        memcpy(anchor, src, len * sizeof *anchor);
-        anchor[u->amax_elem] = nudge(anchor[u->amax_elem], shifts[i] * (anchor[u->amax_elem] < 0 ? -1 : 1));
-        tilepool own = {.v = u->tiles.v, .n = u->tiles.n - 1, .len = len};
-        if (i > 0 && own.n > 16) own.n = 16;
-        try_anchor(s, anchor, u->amax_elem, &own, b);
-        if (DONE()) break;
-        gp.n = 0;
-        generic_pool(&gp, s->br, s->bl, fabsf(anchor[u->amax_elem]), 1234 + i);
-        try_anchor(s, anchor, u->amax_elem, &gp, b);
+    static const float hand[] = {1000.0f, 3.7f, 123456.0f, 2688.0f, 2688.0f * 0x1p-4f, 2688.0f * 0x1p4f, 1.0f, 6.0f,
+                                 448.0f, 1e-3f, 1e-8f, 1e-20f, 1e-38f, 1e-42f, 3e38f, 0x1p-10f, 0x1p10f, 0.0f,
+                                 INFINITY};
+    enum { N_SHIFTS = sizeof shifts / sizeof shifts[0], N_HAND = sizeof hand / sizeof hand[0], N_RANDOM = 2000 };
+    amax_try *tries = malloc((N_SHIFTS + N_HAND + N_RANDOM) * sizeof *tries);
+    if (!anchor || !tries) {
+        free(anchor);
+        free(tries);
+        return;
     }
-    /* 2. hand-chosen amaxes: exact ties of te (2688 * 2^k), the format's edges, then seeded random ones */
-    static const float hand[] = {2688.0f, 2688.0f * 0x1p-4f, 2688.0f * 0x1p4f, 1.0f, 6.0f, 448.0f, 1e-3f, 1e-8f,
-                                 1e-20f, 1e-38f, 1e-42f, 3e38f, 0x1p-10f, 0x1p10f};
+    size_t nt = 0;
+    float own_amax = fabsf(u->tiles.v[(u->tiles.n - 1) * len + u->amax_elem]);
+    for (size_t i = 0; i < N_SHIFTS; i++) tries[nt++] = (amax_try){.A = own_amax, .own = true, .shift = shifts[i]};
+    for (size_t i = 0; i < N_HAND; i++) tries[nt++] = (amax_try){.A = hand[i]};
     uint64_t rs = 0x5EED;
-    for (size_t i = 0; !DONE() && i < sizeof hand / sizeof hand[0] + 400; i++) {
-        float A = i < sizeof hand / sizeof hand[0]
-                      ? hand[i]
-                      : ldexpf(1.0f + uniform(&rs), (int)(splitmix(&rs) % 41) - 20);
-        tie_row(anchor, s->bl, A, 1.0f, 0);
-        fill_rows(anchor, s->br, s->bl);
-        gp.n = 0;
-        generic_pool(&gp, s->br, s->bl, A, 99 + i);
-        try_anchor(s, anchor, 0, &gp, b);
+    for (size_t i = 0; i < N_RANDOM; i++)
+        tries[nt++] = (amax_try){.A = ldexpf(1.0f + uniform(&rs), (int)(splitmix(&rs) % 41) - 20)};
+    /* 1. the screen: one trial per amax, at most a tenth of the trials */
+    for (size_t i = 0; i < nt; i++) {
+        tries[i].order = i;
+        if (s->trials >= s->max_trials / 10) continue;
+        size_t e = build_anchor(s, u, &tries[i], anchor);
+        tries[i].A = fabsf(anchor[e]);
+        tries[i].screen = screen_amax(s, anchor, isfinite(tries[i].A) ? tries[i].A : 1.0f);
     }
-#undef DONE
+    qsort(tries, nt, sizeof *tries, by_screen);
+    /* 2. the blocks, amax by amax in the screen's order: the kernel's own blocks (for its own
+     * amax) and the boundary blocks beside the anchor */
+    for (size_t i = 0; i < nt && !search_done(s, b); i++) {
+        size_t e = build_anchor(s, u, &tries[i], anchor);
+        if (tries[i].own) {
+            tilepool own = {.v = u->tiles.v, .n = u->tiles.n - 1, .len = len};
+            if (tries[i].shift != 0 && own.n > 16) own.n = 16;
+            try_anchor(s, anchor, e, &own, b);
+            if (search_done(s, b)) break;
+        }
+        gp.n = 0;
+        generic_pool(&gp, s->br, s->bl, isfinite(tries[i].A) ? tries[i].A : 1.0f, 99 + tries[i].order);
+        try_anchor(s, anchor, e, &gp, b);
+    }
+    free(tries);
     free(gp.v);
     free(anchor);
 }
@@ -703,6 +846,32 @@ static nvfp4_status build_bundle(const nvfp4_quant_opts *golden, const wchain *c
     return st;
 }
 
+/* The pairs the witness leaves: those no input tried separates (same bytes everywhere tried),
+ * and those other inputs separate, but none together with the heavier pairs the witness does. */
+static void unseparated_text(nvfp4_strbuf *t, const nvfp4_witness *w)
+{
+    P("separates %zu of %zu pairs; NOT separated: ", w->separated, w->pairs);
+    size_t n = 0;
+    for (const char *p = w->unseparated; *p;) {
+        const char *e = strstr(p, "; ");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char pair[200];
+        snprintf(pair, sizeof pair, "%.*s", (int)(len < sizeof pair ? len : sizeof pair - 1), p);
+        bool never = false;
+        for (const char *q = w->never_separated; *q && !never;) {
+            const char *f = strstr(q, "; ");
+            size_t l2 = f ? (size_t)(f - q) : strlen(q);
+            never = l2 == strlen(pair) && strncmp(q, pair, l2) == 0;
+            q = f ? f + 2 : q + l2;
+        }
+        P("%s%s (%s)", n++ ? "; " : "", pair,
+          never ? "same bytes on every input tried"
+                : "other inputs tried separate them, none together with the pairs this one separates");
+        p = e ? e + 2 : p + len;
+    }
+    P("\n");
+}
+
 static void text_report(nvfp4_strbuf *t, const nvfp4_witness *w, const nvfp4_witness_opts *o, bool colwise)
 {
     if (!w->needed) {
@@ -733,8 +902,15 @@ static void text_report(nvfp4_strbuf *t, const nvfp4_witness *w, const nvfp4_wit
     if (w->separated == w->pairs)
         P("separates all %zu pairs (every candidate gives different bytes)\n", w->pairs);
     else
-        P("separates %zu of %zu pairs; NOT separated (same bytes on every input tried): %s\n", w->separated, w->pairs,
-          w->unseparated);
+        unseparated_text(t, w);
+    if (w->useless)
+        P("witness: NOT written: on the best input found every remaining candidate gives the expected %s bytes, so "
+          "the kernel would MATCH on it whichever it is\n",
+          w->candidates[w->n_candidates]);
+    else if (w->n_same_as_expected)
+        P("witness: WARNING: on it %s give%s the expected %s bytes: a kernel that is %s would MATCH on it\n",
+          w->same_as_expected, w->n_same_as_expected == 1 ? "s" : "", w->candidates[w->n_candidates],
+          w->n_same_as_expected == 1 ? "that one" : "one of those");
     if (w->collisions[0])
         P("witness: on it, candidates outside the set still give the bytes of a remaining one: %s\n", w->collisions);
     else if (w->separated == w->pairs)
@@ -778,6 +954,23 @@ static json_t *json_report(const nvfp4_witness *w, const nvfp4_witness_opts *o)
         p = e ? e + 2 : p + k;
     }
     json_object_set_new(j, "unseparated", u);
+    json_t *never = json_array();
+    for (const char *p = w->never_separated; *p;) {
+        const char *e = strstr(p, "; ");
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        json_array_append_new(never, json_stringn(p, k));
+        p = e ? e + 2 : p + k;
+    }
+    json_object_set_new(j, "never_separated", never);
+    json_t *same = json_array();
+    for (const char *p = w->same_as_expected; *p;) {
+        const char *e = strstr(p, ", ");
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        json_array_append_new(same, json_stringn(p, k));
+        p = e ? e + 2 : p + k;
+    }
+    json_object_set_new(j, "same_as_expected", same);
+    json_object_set_new(j, "useless", json_boolean(w->useless));
     json_object_set_new(j, "trials", json_integer((json_int_t)w->trials));
     json_object_set_new(j, "file", w->written ? json_string(o->path) : json_null());
     return j;
@@ -892,6 +1085,24 @@ static size_t add_colliders(wsearch *s, const best_witness *b, const wchain *all
     return found;
 }
 
+/* verify: the remaining candidates whose bytes on the witness b are the expected recipe's (c[k]
+ * when it is not among them): a kernel that is one of those MATCHES on the witness. */
+static void same_as_expected(const wsearch *s, const best_witness *b, nvfp4_witness *w)
+{
+    w->same_as_expected[0] = '\0';
+    w->n_same_as_expected = 0;
+    if (s->core != s->k + 1) return;
+    size_t len = 0;
+    for (size_t i = 0; i < s->k; i++) {
+        if (pair_has(&b->sep, pair_index(s->n, i, s->k))) continue;
+        w->n_same_as_expected++;
+        if (len < sizeof w->same_as_expected)
+            len += (size_t)snprintf(w->same_as_expected + len, sizeof w->same_as_expected - len, "%s%s",
+                                    len ? ", " : "", s->c[i]->name);
+    }
+    w->useless = w->n_same_as_expected == s->k;
+}
+
 static float *widen(const void *x, nvfp4_dtype dtype, size_t n)
 {
     float *f = malloc((n ? n : 1) * sizeof *f);
@@ -976,17 +1187,22 @@ nvfp4_status nvfp4_witness_search(const void *x, nvfp4_dtype dtype, size_t rows,
         s.n = nset;
         s.k = k;
         s.core = core;
+        size_t br0 = s.br, bl0 = s.bl;
         for (size_t i = 0; i < nset; i++) {
             s.c[i] = keep[i];
             if (keep[i]->opts.block == NVFP4_BLOCK_16X16) s.br = 16;
             if (keep[i]->opts.block == NVFP4_BLOCK_1X32) s.bl = 32;
         }
+        pair_weights(&s);
         free(s.x);
         user_free(&u);
         memset(&u, 0, sizeof u);
-        free(b.tiles);
+        /* the last round's witness, run on the grown set, is the one to beat (same tile shape) */
+        best_witness prev = b;
         memset(&b, 0, sizeof b);
+        if (s.br != br0 || s.bl != bl0) free(prev.tiles), prev.tiles = NULL, prev.nt = 0;
         s.trials = 0;
+        memset(&s.ever, 0, sizeof s.ever);
         s.x = malloc(16 * s.br * s.bl * sizeof *s.x);
         if (!s.x || !user_load(xf, rows, cols, colwise, s.br, s.bl, &u)) {
             /* an input with no finite value or no whole block: a block of ones as the kernel's anchor */
@@ -996,9 +1212,16 @@ nvfp4_status nvfp4_witness_search(const void *x, nvfp4_dtype dtype, size_t rows,
                 for (size_t i = 0; i < u.tiles.len; i++) t[i] = 1.0f;
             u.amax_elem = 0;
         }
+        if (s.x && prev.nt) {
+            const float *tp[16];
+            for (size_t i = 0; i < prev.nt; i++) tp[i] = prev.tiles + i * s.br * s.bl;
+            pairset p = separated_by(&s, tp, prev.nt);
+            consider(&b, &s, tp, prev.nt, &p);
+        }
+        free(prev.tiles);
         if (s.x && u.tiles.n) search(&s, &u, &b);
         trials += s.trials;
-        if (!b.nt || b.separated != required_pairs(nset, k) || nset >= MAXC || round == 3) break;
+        if (!b.nt || nset >= MAXC || round == 3) break;
         /* every candidate on the witness: one that gives a remaining candidate's bytes joins the set */
         size_t added = add_colliders(&s, &b, all, n_all, keep, k, &nset, NULL, 0);
         if (!added) break;
@@ -1025,17 +1248,25 @@ nvfp4_status nvfp4_witness_search(const void *x, nvfp4_dtype dtype, size_t rows,
             w->amax = 0.0f;
             for (size_t i = 0; i < w->rows * w->cols; i++)
                 if (isfinite(s.x[i]) && fabsf(s.x[i]) > w->amax) w->amax = fabsf(s.x[i]);
-            nvfp4_strbuf ub = {0};
+            nvfp4_strbuf ub = {0}, nb = {0};
             for (size_t i = 0; i < k; i++)
-                for (size_t j = i + 1; j < nset; j++)
-                    if (!pair_has(&b.sep, pair_index(nset, i, j)))
-                        nvfp4_strbuf_printf(&ub, "%s%s = %s", ub.len ? "; " : "", keep[i]->name, keep[j]->name);
-            char *us = nvfp4_strbuf_take(&ub);
+                for (size_t j = i + 1; j < nset; j++) {
+                    if (pair_has(&b.sep, pair_index(nset, i, j))) continue;
+                    nvfp4_strbuf_printf(&ub, "%s%s = %s", ub.len ? "; " : "", keep[i]->name, keep[j]->name);
+                    if (!pair_has(&s.ever, pair_index(nset, i, j)))
+                        nvfp4_strbuf_printf(&nb, "%s%s = %s", nb.len ? "; " : "", keep[i]->name, keep[j]->name);
+                }
+            char *us = nvfp4_strbuf_take(&ub), *ns = nvfp4_strbuf_take(&nb);
             snprintf(w->unseparated, sizeof w->unseparated, "%s", us ? us : "");
+            snprintf(w->never_separated, sizeof w->never_separated, "%s", ns ? ns : "");
             free(us);
+            free(ns);
+            same_as_expected(&s, &b, w);
             nvfp4_quant_opts g = golden_opts(o, keep, k, colwise);
             st = build_bundle(&g, keep, nset, s.x, w->rows, w->cols, colwise, w, err);
-            if (!st && o->path) {
+            /* a witness on which every remaining candidate gives the expected bytes cannot show a
+             * mismatch whichever the kernel is: it is reported, not written */
+            if (!st && o->path && !w->useless) {
                 st = nvfp4_tset_write(o->path, &w->bundle, nvfp4_file_format_guess(o->path), err);
                 w->written = st == NVFP4_OK;
             }

@@ -2,8 +2,12 @@
 # test_witness.sh - verify --witness / identify --witness (docs/verify.md, "Witnesses"). A stand-in
 # kernel written here in Python (stdlib only), te's chain with S_enc computed as torch computes
 # 2688.0 / amax on a tensor, fl(fl(1/amax) * 2688), is run on a near-tie input with amax 0.0123, where
-# that S_enc equals torchao's fl(1/fl(amax/2688)): verify says consistent with global-recip-of-div.
-# --witness writes a bundle; the SAME kernel run on its x is then proven global-torch-rdiv.
+# that S_enc equals torchao's fl(1/fl(amax/2688)): verify says consistent with global-recip-of-div,
+# vllm and flashinfer (both compute S_enc as torch does; FlashInfer differs from this kernel only where
+# a NaN element makes every scale 0x7F or amax is 0, vLLM in its block-scale product order and in
+# underflowing blocks). --witness writes a bundle that separates all four from each other and from te
+# (one amax where te's, torch's and torchao's S_enc all differ, a NaN element); the SAME kernel run on
+# its x is then proven global-torch-rdiv.
 set -uo pipefail
 : "${NVFP4:?set NVFP4 to the nvfp4 binary}"
 tmp=$(mktemp -d)
@@ -105,9 +109,14 @@ python3 kern.py ref.safetensors k1.safetensors || bad "kernel on the input"
 $NVFP4 verify --expected ref.safetensors --actual k1.safetensors --witness w.safetensors >v1.txt 2>e1.txt
 rc=$?
 [ "$rc" -eq 1 ] && ok "verify --witness keeps verify's exit code (1)" || { bad "exit $rc"; cat e1.txt; }
-has "the cause is consistent" "  step global-scale: consistent with global-recip-of-div (same bytes on this input)" v1.txt
-has "the candidates left" "witness: 2 candidates give the kernel's bytes on this input (rowwise output): global-torch-rdiv, global-recip-of-div" v1.txt
+has "the cause is consistent" "  step global-scale: consistent with global-recip-of-div, vllm rn 1x16, flashinfer rn 1x16 (same bytes on this input)" v1.txt
+has "the candidates left" "witness: 4 candidates give the kernel's bytes on this input (rowwise output): vllm rn 1x16, flashinfer rn 1x16, global-torch-rdiv, global-recip-of-div" v1.txt
 has "the expected recipe is kept apart" "  kept apart from them too: te rn 1x16" v1.txt
+if grep -q "NOT written\|WARNING: on it" v1.txt; then bad "the witness leaves a candidate with te's bytes"; cat v1.txt; else ok "no candidate gives te's bytes on the witness"; fi
+# what it leaves is between candidates kept apart, never a remaining one against te or another remaining one
+if grep "NOT separated" v1.txt | grep -qE "(global-torch-rdiv|vllm rn 1x16|flashinfer rn 1x16|global-recip-of-div) = (te rn 1x16|global-torch-rdiv|vllm rn 1x16|flashinfer rn 1x16|global-recip-of-div)( |;|$)"; then
+    bad "a pair of the four (or one of them and te) is left"; grep "NOT separated" v1.txt
+else ok "every pair among the four and te is separated"; fi
 has "the file is written" "witness: wrote w.safetensors" v1.txt
 [ -f w.safetensors ] && ok "witness bundle exists" || bad "no witness bundle"
 
@@ -120,14 +129,21 @@ def t(name):
     o = h[name]["data_offsets"]; return b[8 + n + o[0]: 8 + n + o[1]]
 rows, cols = h["x"]["shape"]
 assert rows == 1 and cols % 16 == 0 and cols <= 128, (rows, cols)
-assert meta["recipe"] == "te" and meta["witness_candidates"].startswith("global-torch-rdiv; global-recip-of-div; te rn 1x16"), meta
-for c in ("global-torch-rdiv", "global-recip-of-div"):
+four = ["vllm rn 1x16", "flashinfer rn 1x16", "global-torch-rdiv", "global-recip-of-div"]
+assert meta["recipe"] == "te" and meta["witness_candidates"].startswith("; ".join(four + ["te rn 1x16"])), meta
+def safe(c): return c.replace(" ", "_").replace(".", "_")
+outs = {}
+for c in four:
     for k in ("data", "scale", "scale_swizzled"):
-        assert "cand.%s.%s" % (c, k) in h, (c, k)
-a = t("cand.global-torch-rdiv.data") + t("cand.global-torch-rdiv.scale")
-assert a != t("cand.global-recip-of-div.data") + t("cand.global-recip-of-div.scale"), "the two candidates agree"
-assert a != t("data") + t("scale"), "torch-rdiv agrees with the expected te bytes"
-print("ok   witness bundle: 1 x %d, both candidates' bytes differ from each other and from te's" % cols)
+        assert "cand.%s.%s" % (safe(c), k) in h, (c, k)
+    outs[c] = t("cand.%s.data" % safe(c)) + t("cand.%s.scale" % safe(c))
+outs["te"] = t("data") + t("scale")
+assert len(set(outs.values())) == 5, "two of the four candidates and te give the same bytes"
+# one amax for all: the input's finite amax is the bundle's
+x = struct.unpack("<%df" % (rows * cols), t("x"))
+assert struct.unpack("<f", t("amax"))[0] == max(abs(v) for v in x if v == v), "amax"
+assert any(v != v for v in x), "no NaN element (FlashInfer is told from te + torch's S_enc only by one)"
+print("ok   witness bundle: 1 x %d, the four candidates' bytes and te's pairwise different" % cols)
 PY
 
 # 2. the same kernel on the witness: verify proves the cause
@@ -145,7 +161,9 @@ $NVFP4 verify --expected ref.safetensors --actual k1.safetensors --witness wj.sa
 python3 - <<'PY' || fail=1
 import json
 w = json.load(open("j.txt"))["witness"]
-assert w["candidates"] == ["global-torch-rdiv", "global-recip-of-div"], w
+assert w["candidates"] == ["vllm rn 1x16", "flashinfer rn 1x16", "global-torch-rdiv", "global-recip-of-div"], w
+assert w["same_as_expected"] == [] and not w["useless"], w
+assert w["never_separated"] == [], w
 assert w["needed"] and w["found"] and w["rows"] == 1 and w["file"] == "wj.safetensors", w
 assert "te rn 1x16" in w["kept_apart"], w
 assert all("global-torch-rdiv" not in u for u in w["unseparated"]), w["unseparated"]
@@ -160,7 +178,8 @@ has "a matching kernel: te among the candidates" "candidates give the kernel's b
 $NVFP4 identify --expected-input ref.safetensors --actual k1.safetensors --witness wi.safetensors >i1.txt 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && ok "identify exit 0 (variants tie)" || { bad "identify exit $rc"; cat i1.txt; }
-has "identify lists the tie" "witness: 4 candidates give the kernel's bytes on this input (rowwise output): te rn 1x16 [mutant global-torch-rdiv], te rn 1x16 [mutant global-recip-of-div], te-pyref rn 1x16 [mutant global-torch-rdiv], te-pyref rn 1x16 [mutant global-recip-of-div]" i1.txt
+has "identify lists the tie" "witness: 7 candidates give the kernel's bytes on this input (rowwise output): te rn 1x16 [mutant global-torch-rdiv], te rn 1x16 [mutant global-recip-of-div], te-pyref rn 1x16 [mutant global-torch-rdiv], te-pyref rn 1x16 [mutant global-recip-of-div], vllm rn 1x16, flashinfer rn 1x16, mslk rn 1x16 [mutant encode-no-flt-max-clamp]" i1.txt
+has "identify's witness separates every pair" "separates all 126 pairs" i1.txt
 python3 kern.py wi.safetensors k4.safetensors || bad "kernel on the identify witness"
 $NVFP4 identify --expected-input wi.safetensors --actual k4.safetensors >i2.txt 2>&1
 has "identify on the witness is proven" "identified: the kernel implements te rn 1x16 [mutant global-torch-rdiv]" i2.txt
