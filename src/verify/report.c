@@ -498,18 +498,6 @@ static void mutant_variants_free(mutant_variant *mv, size_t n)
     free(mv);
 }
 
-/* Whether the kernel's tensor set holds only columnwise components. */
-static bool only_columnwise(const nvfp4_tensor_set *act)
-{
-    static const char *const row[] = {"data", "scale", "scale_swizzled"};
-    static const char *const col[] = {"data_t", "scale_t", "scale_swizzled_t", "scale_t_swizzled"};
-    for (size_t i = 0; i < 3; i++)
-        if (nvfp4_tset_find(act, row[i])) return false;
-    for (size_t i = 0; i < 4; i++)
-        if (nvfp4_tset_find(act, col[i])) return true;
-    return false;
-}
-
 /* x widened to fp32 (malloc'd), or NULL. */
 static float *input_f32(const void *x, nvfp4_dtype dtype, size_t rows, size_t cols)
 {
@@ -765,7 +753,7 @@ nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows
     const char *apath = io->actual_name ? io->actual_name : "actual";
     unsigned what = what_or_text(io->what);
     size_t top = io->top ? io->top : 10;
-    bool colwise = io->orientation == 1 || io->quant.rht || (io->orientation < 0 && only_columnwise(actual));
+    bool colwise = io->orientation == 1 || io->quant.rht || (io->orientation < 0 && vrep_only_columnwise(actual));
     nvfp4_quant_opts base = io->quant;
     float *xf = input_f32(x, dtype, rows, cols);
     if (!xf) return oom(err);

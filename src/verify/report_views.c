@@ -340,3 +340,15 @@ int vrep_scaled_values(const nvfp4_recipe *rec, float amax, const uint8_t *scale
     if (nvfp4_trace_scaled(rec, amax, scale, rows, cols, block_len, x, y, err) != NVFP4_OK) return VREP_ERROR;
     return 0;
 }
+
+/* Whether the kernel's tensor set holds only columnwise components. */
+bool vrep_only_columnwise(const nvfp4_tensor_set *act)
+{
+    static const char *const row[] = {"data", "scale", "scale_swizzled"};
+    static const char *const col[] = {"data_t", "scale_t", "scale_swizzled_t", "scale_t_swizzled"};
+    for (size_t i = 0; i < 3; i++)
+        if (nvfp4_tset_find(act, row[i])) return false;
+    for (size_t i = 0; i < 4; i++)
+        if (nvfp4_tset_find(act, col[i])) return true;
+    return false;
+}

@@ -89,4 +89,7 @@ int vrep_scaled_values(const nvfp4_recipe *rec, float amax, const uint8_t *scale
 /* Widens a 2-D F32/BF16 tensor to fp32 (malloc'd). NULL on a bad dtype. */
 float *vrep_tensor_f32(const nvfp4_tensor *t);
 
+/* Whether the kernel's tensor set holds only columnwise components (data_t, scale_t, ...). */
+bool vrep_only_columnwise(const nvfp4_tensor_set *act);
+
 #endif /* NVFP4_VERIFY_REPORT_VIEWS_H */

@@ -993,18 +993,6 @@ static nvfp4_status finish(nvfp4_witness *w, const nvfp4_witness_opts *o, bool c
     return NVFP4_OK;
 }
 
-/* Whether the kernel's tensor set holds only columnwise components. */
-static bool only_columnwise(const nvfp4_tensor_set *act)
-{
-    static const char *const row[] = {"data", "scale", "scale_swizzled"};
-    static const char *const col[] = {"data_t", "scale_t", "scale_swizzled_t", "scale_t_swizzled"};
-    for (size_t i = 0; i < 3; i++)
-        if (nvfp4_tset_find(act, row[i])) return false;
-    for (size_t i = 0; i < 4; i++)
-        if (nvfp4_tset_find(act, col[i])) return true;
-    return false;
-}
-
 /* The candidates whose bytes on x equal the kernel's; their component mask in *mask. */
 static size_t remaining(const wchain *all, size_t n_all, const float *x, size_t rows, size_t cols, bool colwise,
                         const nvfp4_tensor_set *actual, const char *aname, const wchain **keep, size_t *total,
@@ -1141,7 +1129,7 @@ nvfp4_status nvfp4_witness_search(const void *x, nvfp4_dtype dtype, size_t rows,
     if (dtype != NVFP4_DTYPE_F32 && dtype != NVFP4_DTYPE_BF16)
         return nvfp4_error_set(err, NVFP4_EINVAL, "witness: the input is float32 or bfloat16");
     if (o->quant.rht) return nvfp4_error_set(err, NVFP4_EINVAL, "witness: RHT outputs are not searched");
-    bool colwise = o->orientation == 1 || (o->orientation < 0 && only_columnwise(actual));
+    bool colwise = o->orientation == 1 || (o->orientation < 0 && vrep_only_columnwise(actual));
     if (!o->identify && colwise && !o->quant.columnwise)
         return nvfp4_error_set(err, NVFP4_EINVAL, "witness: the golden has no columnwise output");
     size_t n;
