@@ -5,14 +5,20 @@
  * composed mutant; no rounding rule is written here. The search is a
  * coordinate descent over the steps: each step's candidates are tried with
  * the other steps fixed and the one that leaves the fewest differing
- * elements is kept, until a pass changes nothing. That last pass is also
- * the evidence of each step's status.
+ * elements is kept, until a pass changes nothing. A final pass, with the
+ * other steps as inferred, tries every known formula of each step: the
+ * fitted candidates, the rule of that step of every other registered
+ * recipe (its core fields swapped into the base's descriptor) and every
+ * catalogued mutant of the step whatever base it is catalogued for. That
+ * pass is the evidence of each step's status: proven only when all of them
+ * give other bytes.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipes/recipe.h"
 #include "verify/mutant.h"
 #include "verify/vchain.h"
 
@@ -21,6 +27,55 @@
 static const char *const step_order[NVFP4_CHAIN_NSTEPS] = {"amax",           "global-scale",     "rht",
                                                            "block-scale",    "encode-factor",    "element-rounding",
                                                            "special-values", "layout"};
+
+/* Copies the core fields that step s reads (nothing for the steps with no field of their own:
+ * the RHT, the element rounding, the layout) from src into dst. */
+static void take_step_rules(size_t s, nvfp4_core_recipe *dst, const nvfp4_core_recipe *src)
+{
+    switch (s) {
+    case 0: dst->amax_nan_propagates = src->amax_nan_propagates; break;
+    case 1: dst->global_rule = src->global_rule; break;
+    case 3:
+        dst->bscale_rule = src->bscale_rule;
+        dst->scale_lo = src->scale_lo;
+        break;
+    case 4:
+        dst->enc_rule = src->enc_rule;
+        dst->pow2_scale_min = src->pow2_scale_min;
+        dst->dequant_rule = src->dequant_rule; /* ENC_EXACT encodes with the dequantization scale */
+        break;
+    case 6: dst->special = src->special; break;
+    default: break;
+    }
+}
+
+static bool step_has_rules(size_t s) { return s == 0 || s == 1 || s == 3 || s == 4 || s == 6; }
+
+/* Whether recipes a and b compute step s alike. */
+static bool same_step_rules(size_t s, const nvfp4_core_recipe *a, const nvfp4_core_recipe *b)
+{
+    nvfp4_core_recipe x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    take_step_rules(s, &x, a);
+    take_step_rules(s, &y, b);
+    return nvfp4_core_recipe_equal(&x, &y) != 0;
+}
+
+static size_t step_index(const char *step)
+{
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++)
+        if (step && strcmp(step, step_order[s]) == 0) return s;
+    return NVFP4_CHAIN_NSTEPS;
+}
+
+bool nvfp4_chain_same_rule(const nvfp4_chain_step *a, const nvfp4_core_recipe *base_a, const nvfp4_chain_step *b,
+                           const nvfp4_core_recipe *base_b)
+{
+    if (a->chosen || b->chosen) return a->chosen == b->chosen;
+    size_t s = step_index(a->step);
+    return s == NVFP4_CHAIN_NSTEPS || same_step_rules(s, base_a, base_b);
+}
 
 const char *nvfp4_chain_status_name(nvfp4_chain_status s)
 {
@@ -58,8 +113,14 @@ typedef struct {
     bool colwise;
     const nvfp4_vview *act;
     const char *recipe;
-    int *cands[NVFP4_CHAIN_NSTEPS]; /* catalog indices, -1 first (the recipe's rule) */
-    size_t ncand[NVFP4_CHAIN_NSTEPS];
+    /* candidates per step: -1 first (the recipe's rule), catalog indices, then (the final pass
+     * only) foreign mutants and other recipes' rules, donor d as -2 - d */
+    int *cands[NVFP4_CHAIN_NSTEPS];
+    size_t ncand[NVFP4_CHAIN_NSTEPS], nfit[NVFP4_CHAIN_NSTEPS], nrecipe[NVFP4_CHAIN_NSTEPS];
+    nvfp4_core_recipe base_core;
+    nvfp4_core_recipe *donor_core;     /* the base's descriptor with one step's rules of another recipe */
+    const char **donor_name;
+    size_t ndonors;
     score *table[NVFP4_CHAIN_NSTEPS]; /* the last pass's score of each candidate */
     mism *unexplained;                /* the chain's remaining differences (the final evaluation) */
     size_t n_unexplained, cap_unexplained;
@@ -125,10 +186,13 @@ static score evaluate(chain_ctx *cx, const int pick[NVFP4_CHAIN_NSTEPS], bool ke
     memset(&sc, 0, sizeof sc);
     const nvfp4_mutant *parts[NVFP4_CHAIN_NSTEPS];
     size_t n = 0;
+    const nvfp4_core_recipe *core = NULL;
     for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++)
         if (pick[s] >= 0) parts[n++] = &nvfp4_mutant_catalog[pick[s]];
+        else if (pick[s] <= -2) core = &cx->donor_core[-2 - pick[s]];
     nvfp4_mutant m;
     if (!nvfp4_mutant_compose(parts, n, &m)) return sc;
+    m.core = core;
     nvfp4_mutant_output out;
     nvfp4_error err;
     cx->evaluations++;
@@ -149,12 +213,63 @@ static bool visible(const nvfp4_mutant_info *m, bool colwise)
     return colwise || strcmp(m->name, "layout-colwise-not-transposed") != 0;
 }
 
+/* The first recipe a mutant is catalogued for: its hooks assume that recipe's formats. */
+static const nvfp4_recipe *home_recipe(const nvfp4_mutant_info *m)
+{
+    char name[64];
+    size_t k = strcspn(m->recipes, ",");
+    snprintf(name, sizeof name, "%.*s", (int)(k < sizeof name ? k : sizeof name - 1), m->recipes);
+    return nvfp4_recipe_find(name);
+}
+
+/* Whether recipe r's descriptor can stand in for the base's in one step: the same element
+ * and scale formats and block length (the steps' formulas differ, not the data layout). */
+static bool same_formats(const nvfp4_core_recipe *r, const nvfp4_core_recipe *base)
+{
+    return r->elem == base->elem && r->scale_format == base->scale_format && r->block_len == base->block_len;
+}
+
+/* A catalogued mutant of another base that can run on this one (same formats, its needs met). */
+static bool foreign(const chain_ctx *cx, const nvfp4_mutant_info *m)
+{
+    const nvfp4_recipe *home = home_recipe(m);
+    return home && !nvfp4_mutant_applies(m, cx->recipe, &cx->opts) &&
+           same_formats(nvfp4_recipe_core(home), &cx->base_core) && nvfp4_mutant_applies(m, home->info.name, &cx->opts);
+}
+
+/* The rule of step s of every registered recipe whose formula differs from the base's (and from
+ * the ones already listed), as donors. */
+static void add_recipe_rules(chain_ctx *cx, size_t s)
+{
+    if (!step_has_rules(s)) return;
+    for (size_t i = 0; i < nvfp4_recipe_count(); i++) {
+        const nvfp4_recipe *r = nvfp4_recipe_at(i);
+        const nvfp4_core_recipe *rc = nvfp4_recipe_core(r);
+        if (!same_formats(rc, &cx->base_core) || same_step_rules(s, rc, &cx->base_core)) continue;
+        bool seen = false;
+        for (size_t k = cx->nfit[s]; k < cx->ncand[s] && !seen; k++) {
+            int c = cx->cands[s][k];
+            seen = c <= -2 && same_step_rules(s, rc, &cx->donor_core[-2 - c]);
+        }
+        if (seen) continue;
+        nvfp4_core_recipe mixed = cx->base_core;
+        take_step_rules(s, &mixed, rc);
+        cx->donor_core[cx->ndonors] = mixed;
+        cx->donor_name[cx->ndonors] = r->info.name;
+        cx->cands[s][cx->ncand[s]++] = -2 - (int)cx->ndonors++;
+        cx->nrecipe[s]++;
+    }
+}
+
 static int find_candidates(chain_ctx *cx)
 {
-    size_t nm = nvfp4_mutant_catalog_size;
+    size_t nm = nvfp4_mutant_catalog_size, nr = nvfp4_recipe_count();
+    cx->donor_core = malloc((nr * NVFP4_CHAIN_NSTEPS + 1) * sizeof *cx->donor_core);
+    cx->donor_name = malloc((nr * NVFP4_CHAIN_NSTEPS + 1) * sizeof *cx->donor_name);
+    if (!cx->donor_core || !cx->donor_name) return -1;
     for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
-        cx->cands[s] = malloc((nm + 1) * sizeof(int));
-        cx->table[s] = calloc(nm + 1, sizeof(score));
+        cx->cands[s] = malloc((nm + nr + 1) * sizeof(int));
+        cx->table[s] = calloc(nm + nr + 1, sizeof(score));
         if (!cx->cands[s] || !cx->table[s]) return -1;
         cx->cands[s][cx->ncand[s]++] = -1;
         for (size_t i = 0; i < nm; i++) {
@@ -163,19 +278,27 @@ static int find_candidates(chain_ctx *cx)
                 visible(m, cx->colwise))
                 cx->cands[s][cx->ncand[s]++] = (int)i;
         }
+        cx->nfit[s] = cx->ncand[s];
+        for (size_t i = 0; i < nm; i++) {
+            const nvfp4_mutant_info *m = &nvfp4_mutant_catalog[i].info;
+            if (strcmp(nvfp4_mutant_step_id(m), step_order[s]) == 0 && visible(m, cx->colwise) && foreign(cx, m))
+                cx->cands[s][cx->ncand[s]++] = (int)i;
+        }
+        add_recipe_rules(cx, s);
     }
     return 0;
 }
 
-/* One pass over the steps; with fit, each step takes its best candidate (ties keep the current
- * one, so the recipe's own rule wins a tie). Returns whether a step changed. */
+/* One pass over the steps; with fit, each step takes its best fitted candidate (ties keep the
+ * current one, so the recipe's own rule wins a tie); without, every known formula of each step
+ * is scored (the final pass). Returns whether a step changed. */
 static bool pass(chain_ctx *cx, int pick[NVFP4_CHAIN_NSTEPS], score *cur, bool fit)
 {
     bool changed = false;
     for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
         int keep = pick[s];
         size_t best = SIZE_MAX;
-        for (size_t k = 0; k < cx->ncand[s]; k++) {
+        for (size_t k = 0; k < (fit ? cx->nfit[s] : cx->ncand[s]); k++) {
             int c = cx->cands[s][k];
             if (c == keep) {
                 cx->table[s][k] = *cur;
@@ -219,7 +342,32 @@ static bool simplify(chain_ctx *cx, int pick[NVFP4_CHAIN_NSTEPS], score *cur)
 }
 
 static const nvfp4_mutant_info *info_of(int c) { return c < 0 ? NULL : &nvfp4_mutant_catalog[c].info; }
-static const char *name_of(int c) { return c < 0 ? "the recipe's rule" : nvfp4_mutant_catalog[c].info.name; }
+
+/* A candidate's name: the mutant's, "R's rule" for another recipe's rule, "the recipe's rule". */
+static void name_of(const chain_ctx *cx, int c, char *buf, size_t n)
+{
+    if (c >= 0) snprintf(buf, n, "%s", nvfp4_mutant_catalog[c].info.name);
+    else if (c == -1) snprintf(buf, n, "the recipe's rule");
+    else snprintf(buf, n, "%s's rule", cx->donor_name[-2 - c]);
+}
+
+static void add_alt(const chain_ctx *cx, nvfp4_chain_step *st, int c)
+{
+    if (st->n_alts < NVFP4_CHAIN_MAX_ALTS) {
+        if (c == -1) st->alts[st->n_alts][0] = '\0';
+        else name_of(cx, c, st->alts[st->n_alts], sizeof st->alts[st->n_alts]);
+    }
+    st->n_alts++;
+}
+
+/* What the final pass compared: "the recipe's rule, 3 other recipes' rules and 12 catalogued mutants". */
+static void scope(const chain_ctx *cx, size_t s, char *buf, size_t n)
+{
+    size_t nmut = cx->ncand[s] - 1 - cx->nrecipe[s];
+    snprintf(buf, n, "%zu candidate%s: the recipe's rule, %zu other recipe%s rule%s, %zu catalogued mutant%s",
+             cx->ncand[s], cx->ncand[s] == 1 ? "" : "s", cx->nrecipe[s], cx->nrecipe[s] == 1 ? "'s" : "s'",
+             cx->nrecipe[s] == 1 ? "" : "s", nmut, nmut == 1 ? "" : "s");
+}
 
 static void describe(char *buf, size_t n, const mism *m)
 {
@@ -231,7 +379,7 @@ static void describe(char *buf, size_t n, const mism *m)
         snprintf(buf, n, "%s %zu: kernel 0x%02X", m->what, m->index, m->kernel);
 }
 
-/* An exact chain: proven unless another candidate of the step also gives every byte. */
+/* An exact chain: proven unless another known formula of the step also gives every byte. */
 static void settle_exact(chain_ctx *cx, size_t s, int chosen, nvfp4_chain_step *st)
 {
     size_t nearest = SIZE_MAX;
@@ -239,27 +387,29 @@ static void settle_exact(chain_ctx *cx, size_t s, int chosen, nvfp4_chain_step *
         int c = cx->cands[s][k];
         if (c == chosen) continue;
         const score *sc = &cx->table[s][k];
-        if (total_of(sc) == 0 && st->n_alts < NVFP4_CHAIN_MAX_ALTS) st->alts[st->n_alts++] = info_of(c);
-        else if (total_of(sc) == 0) st->n_alts++;
+        if (total_of(sc) == 0) add_alt(cx, st, c);
         else if (sc->valid && (nearest == SIZE_MAX || total_of(sc) < total_of(&cx->table[s][nearest]))) nearest = k;
     }
+    char among[160];
+    scope(cx, s, among, sizeof among);
     if (st->n_alts) {
         st->status = NVFP4_CHAIN_AMBIGUOUS;
-        snprintf(st->evidence, sizeof st->evidence, "%zu other candidate%s give%s the same bytes on this input",
-                 st->n_alts, st->n_alts == 1 ? "" : "s", st->n_alts == 1 ? "s" : "");
+        snprintf(st->evidence, sizeof st->evidence, "%zu other formula%s give%s the same bytes on this input (of %s)",
+                 st->n_alts, st->n_alts == 1 ? "" : "s", st->n_alts == 1 ? "s" : "", among);
         return;
     }
     st->status = NVFP4_CHAIN_PROVEN;
     if (nearest == SIZE_MAX) {
-        snprintf(st->evidence, sizeof st->evidence, "no other catalogued candidate for this recipe and options");
+        snprintf(st->evidence, sizeof st->evidence, "no other known formula for this step, recipe and options");
         return;
     }
     const score *sc = &cx->table[s][nearest];
-    char d[160];
+    char d[160], nn[64];
     describe(d, sizeof d, &sc->first);
-    snprintf(st->evidence, sizeof st->evidence, "the %zu other candidates differ; the nearest, %s, at %s, it gives 0x%X%s",
-             cx->ncand[s] - 1, name_of(cx->cands[s][nearest]), d, sc->first.chain,
-             total_of(sc) > 1 ? " (and more)" : "");
+    name_of(cx, cx->cands[s][nearest], nn, sizeof nn);
+    snprintf(st->evidence, sizeof st->evidence,
+             "proven among %s, the others with the other steps as inferred: all differ; the nearest, %s, at %s, it "
+             "gives 0x%X%s", among, nn, d, sc->first.chain, total_of(sc) > 1 ? " (and more)" : "");
 }
 
 /* A chain that is not exact: each step's best candidate (ties listed), and the steps the
@@ -270,7 +420,7 @@ static void settle_inexact(chain_ctx *cx, size_t s, int chosen, size_t cur_total
     for (size_t k = 0; k < cx->ncand[s]; k++) {
         int c = cx->cands[s][k];
         if (c != chosen && total_of(&cx->table[s][k]) == cur_total && st->n_alts < NVFP4_CHAIN_MAX_ALTS)
-            st->alts[st->n_alts++] = info_of(c);
+            add_alt(cx, st, c);
     }
     snprintf(st->evidence, sizeof st->evidence, "the chain leaves %zu elements unexplained, so no step is proven",
              cur_total);
@@ -321,6 +471,19 @@ static void mark_unexplained(chain_ctx *cx, nvfp4_chain_result *res)
     }
 }
 
+/* The registered recipes whose rule of step s is the base's ("te,te-pyref,..."). */
+static void recipes_sharing(size_t s, const nvfp4_core_recipe *base, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (!step_has_rules(s)) return;
+    for (size_t i = 0; i < nvfp4_recipe_count() && len < n; i++) {
+        const nvfp4_core_recipe *rc = nvfp4_recipe_core(nvfp4_recipe_at(i));
+        if (same_formats(rc, base) && same_step_rules(s, rc, base))
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", nvfp4_recipe_at(i)->info.name);
+    }
+}
+
 int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quant_opts *base, const char *base_name,
                       bool colwise, const nvfp4_vview *actual, nvfp4_chain_result *res)
 {
@@ -333,6 +496,9 @@ int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quan
     cx.opts.rowwise = !colwise;
     cx.opts.columnwise = colwise;
     cx.recipe = base->recipe ? base->recipe : "te";
+    const nvfp4_recipe *br = nvfp4_recipe_find(cx.recipe);
+    if (!br) return -1;
+    cx.base_core = res->core = *nvfp4_recipe_core(br);
     cx.cap_unexplained = 4096;
     cx.unexplained = malloc(cx.cap_unexplained * sizeof *cx.unexplained);
     int rc = cx.unexplained && find_candidates(&cx) == 0 ? 0 : -1;
@@ -342,7 +508,8 @@ int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quan
         score cur = evaluate(&cx, pick, false);
         bool changed = true;
         for (int p = 0; p < 6 && changed; p++) changed = pass(&cx, pick, &cur, true);
-        if (simplify(&cx, pick, &cur) || changed) pass(&cx, pick, &cur, false); /* the final chain's table */
+        simplify(&cx, pick, &cur);
+        pass(&cx, pick, &cur, false); /* the final chain's table, every known formula of each step */
         cur = evaluate(&cx, pick, true);
         res->exact = cur.valid && total_of(&cur) == 0;
         res->data_mismatch = cur.data_mis;
@@ -351,7 +518,10 @@ int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quan
             nvfp4_chain_step *st = &res->steps[s];
             st->step = step_order[s];
             st->chosen = info_of(pick[s]);
-            st->n_candidates = cx.ncand[s] - 1;
+            st->n_candidates = cx.nfit[s] - 1;
+            st->n_recipe_rules = cx.nrecipe[s];
+            st->n_mutants = cx.ncand[s] - 1 - cx.nrecipe[s];
+            if (pick[s] == -1) recipes_sharing(s, &cx.base_core, st->rule_recipes, sizeof st->rule_recipes);
             if (res->exact) settle_exact(&cx, s, pick[s], st);
             else settle_inexact(&cx, s, pick[s], total_of(&cur), st);
             if (st->n_candidates) res->n_steps++;
@@ -364,5 +534,7 @@ int nvfp4_chain_infer(const float *x, size_t rows, size_t cols, const nvfp4_quan
         free(cx.table[s]);
     }
     free(cx.unexplained);
+    free(cx.donor_core);
+    free(cx.donor_name);
     return rc;
 }

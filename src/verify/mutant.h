@@ -57,6 +57,9 @@ typedef struct nvfp4_mutant {
     void (*rbytes)(const nvfp4_mctx *c, size_t row, size_t blk, size_t half, uint8_t rb[16]);
     /* rewrites the finished orientation (codes, linear scales, swizzled scales) */
     void (*layout)(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t swz_bytes);
+    /* the core descriptor the chain runs instead of the recipe's own (NULL: the recipe's): chain
+     * inference (src/verify/chain.c) swaps one step's rules of another recipe in with it */
+    const nvfp4_core_recipe *core;
     /* a composed mutant (nvfp4_mutant_compose): the opts hooks of its parts, applied in order */
     void (*more_opts[NVFP4_MUTANT_MAX_PARTS])(nvfp4_quant_opts *o);
 } nvfp4_mutant;

@@ -217,8 +217,8 @@ static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, c
 
 static bool arithmetic(const nvfp4_mutant *m)
 {
-    return m->transform || m->tensor_amax || m->local_amax || m->global || m->block_amax || m->bscale || m->prepare ||
-           m->scaled || m->elem || m->special || m->rbytes;
+    return m->core || m->transform || m->tensor_amax || m->local_amax || m->global || m->block_amax || m->bscale ||
+           m->prepare || m->scaled || m->elem || m->special || m->rbytes;
 }
 
 static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p, const void *x, bool colwise,
@@ -228,7 +228,7 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
     nvfp4_qtensor *t = colwise ? &out->q.col : &out->q.row;
     nvfp4_mctx c;
     memset(&c, 0, sizeof c);
-    c.r = nvfp4_recipe_core(p->recipe);
+    c.r = m->core ? m->core : nvfp4_recipe_core(p->recipe);
     c.p = p;
     c.l = l;
     c.m = m;

@@ -583,16 +583,47 @@ static bool chain_better(const nvfp4_chain_result *a, const nvfp4_chain_result *
     return a->data_mismatch + a->scale_mismatch < b->data_mismatch + b->scale_mismatch;
 }
 
+/* A step proven on one base is not proven when an exact chain on another base computes it
+ * with another formula: the bytes do not decide between the two chains. */
+static void unprove_disagreeing(chain_pick *best, const nvfp4_chain_result *other, const char *other_recipe)
+{
+    if (!best->r.exact || !other->exact) return;
+    for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
+        nvfp4_chain_step *st = &best->r.steps[s];
+        const nvfp4_chain_step *ot = &other->steps[s];
+        if (nvfp4_chain_same_rule(st, &best->r.core, ot, &other->core)) continue;
+        if (st->status == NVFP4_CHAIN_PROVEN) {
+            st->status = NVFP4_CHAIN_AMBIGUOUS;
+            snprintf(st->evidence, sizeof st->evidence, "the chain on base %s also reproduces every byte, with %s",
+                     other->base, ot->chosen ? ot->chosen->name : "that recipe's rule");
+        }
+        char alt[64];
+        if (ot->chosen) snprintf(alt, sizeof alt, "%s", ot->chosen->name);
+        else snprintf(alt, sizeof alt, "%.48s's rule", other_recipe);
+        bool listed = false;
+        for (size_t i = 0; i < st->n_alts && i < NVFP4_CHAIN_MAX_ALTS; i++) listed = listed || !strcmp(st->alts[i], alt);
+        if (listed) continue;
+        if (st->n_alts < NVFP4_CHAIN_MAX_ALTS) {
+            if (ot->chosen) snprintf(st->alts[st->n_alts], sizeof st->alts[0], "%s", ot->chosen->name);
+            else snprintf(st->alts[st->n_alts], sizeof st->alts[0], "%.48s's rule", other_recipe);
+        }
+        st->n_alts++;
+    }
+}
+
 /* Infers the chain from the best-ranked recipe variants (at most `bases` distinct recipes
- * that have catalogued deviations), keeping the best chain. */
+ * that have catalogued deviations), keeping the best chain; a step of it is proven only when
+ * every exact chain found agrees on its formula. */
 static int identify_chain(const float *x, size_t rows, size_t cols, const vrep_variant *var, size_t nvar,
                           const nvfp4_vrank *rank, size_t nrank, bool colwise, const nvfp4_vview *act,
                           size_t bases, chain_pick *best)
 {
-    const char *tried[4] = {NULL};
-    size_t ntried = 0;
+    const char *tried[8] = {NULL};
+    nvfp4_chain_result *exact = malloc(8 * sizeof *exact);
+    size_t ntried = 0, nexact = 0;
     memset(best, 0, sizeof *best);
-    for (size_t k = 0; k < nrank && ntried < bases && ntried < 4; k++) {
+    if (!exact) return -1;
+    for (size_t k = 0; k < nrank && ntried < bases && ntried < 8; k++) {
         const vrep_variant *v = NULL;
         for (size_t i = 0; i < nvar && !v; i++)
             if (strcmp(var[i].name, rank[k].name) == 0) v = &var[i];
@@ -604,7 +635,11 @@ static int identify_chain(const float *x, size_t rows, size_t cols, const vrep_v
         if (seen || !has_mutants) continue;
         tried[ntried++] = v->q.opts.recipe;
         nvfp4_chain_result r;
-        if (nvfp4_chain_infer(x, rows, cols, &v->q.opts, v->name, colwise, act, &r)) return -1;
+        if (nvfp4_chain_infer(x, rows, cols, &v->q.opts, v->name, colwise, act, &r)) {
+            free(exact);
+            return -1;
+        }
+        if (r.exact) exact[nexact++] = r;
         size_t evals = best->r.evaluations + r.evaluations;
         if (!best->found || chain_better(&r, &best->r)) {
             best->r = r;
@@ -613,6 +648,14 @@ static int identify_chain(const float *x, size_t rows, size_t cols, const vrep_v
         }
         best->r.evaluations = evals;
     }
+    for (size_t i = 0; i < nexact; i++)
+        if (strcmp(exact[i].base, best->r.base) != 0) {
+            const char *rname = exact[i].base;
+            char recipe[64];
+            snprintf(recipe, sizeof recipe, "%.*s", (int)strcspn(rname, " "), rname);
+            unprove_disagreeing(best, &exact[i], recipe);
+        }
+    free(exact);
     return 0;
 }
 
@@ -666,18 +709,20 @@ static void text_chain(nvfp4_strbuf *t, const chain_pick *c)
     P("  %-16s %-13s %s\n", "step", "status", "rule");
     for (size_t s = 0; s < NVFP4_CHAIN_NSTEPS; s++) {
         const nvfp4_chain_step *st = &c->r.steps[s];
-        if (!st->n_candidates && st->status == NVFP4_CHAIN_PROVEN) continue; /* nothing known to compare */
+        if (!st->n_candidates && !st->n_recipe_rules && !st->n_mutants && st->status == NVFP4_CHAIN_PROVEN)
+            continue; /* nothing known to compare */
         P("  %-16s %-13s %s", st->step, nvfp4_chain_status_name(st->status), rule_name(st));
         if (st->n_alts) {
             P(", or equally");
             for (size_t i = 0; i < st->n_alts && i < NVFP4_CHAIN_MAX_ALTS; i++)
-                P("%s %s", i ? "," : "", st->alts[i] ? st->alts[i]->name : "the recipe's rule");
+                P("%s %s", i ? "," : "", st->alts[i][0] ? st->alts[i] : "the recipe's rule");
             if (st->n_alts > NVFP4_CHAIN_MAX_ALTS) P(", ...");
         }
         P("\n      %s\n", st->evidence);
     }
-    P("  (%zu chains run: the steps searched one at a time, each step's %s candidates with the others fixed)\n",
-      c->r.evaluations, "catalogued");
+    P("  (%zu chains run: the steps searched one at a time, each step's candidates with the others fixed; a step is "
+      "proven only against the formulas its evidence counts and when every exact chain found agrees on it)\n",
+      c->r.evaluations);
 }
 
 static json_t *json_chain(const chain_pick *c)
@@ -698,8 +743,11 @@ static json_t *json_chain(const chain_pick *c)
         json_object_set_new(j, "status", json_string(nvfp4_chain_status_name(st->status)));
         json_object_set_new(j, "rule", st->chosen ? json_string(st->chosen->name) : json_null());
         json_object_set_new(j, "candidates", json_integer((json_int_t)st->n_candidates));
+        json_object_set_new(j, "compared_recipe_rules", json_integer((json_int_t)st->n_recipe_rules));
+        json_object_set_new(j, "compared_mutants", json_integer((json_int_t)st->n_mutants));
+        if (!st->chosen && st->rule_recipes[0]) json_object_set_new(j, "rule_recipes", json_string(st->rule_recipes));
         for (size_t i = 0; i < st->n_alts && i < NVFP4_CHAIN_MAX_ALTS; i++)
-            json_array_append_new(alts, st->alts[i] ? json_string(st->alts[i]->name) : json_null());
+            json_array_append_new(alts, st->alts[i][0] ? json_string(st->alts[i]) : json_null());
         json_object_set_new(j, "alternatives", alts);
         json_object_set_new(j, "evidence", json_string(st->evidence));
         json_array_append_new(steps, j);
@@ -792,7 +840,7 @@ nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows
         json_t *j = (what & NVFP4_REPORT_JSON) ? json_ranking(rep->ranking, ncand, top, colwise) : NULL;
         chain_pick chain;
         memset(&chain, 0, sizeof chain);
-        if (io->mutants && identify_chain(xf, rows, cols, var, nvar, rep->ranking, ncand, colwise, &av.v, 2, &chain))
+        if (io->mutants && identify_chain(xf, rows, cols, var, nvar, rep->ranking, ncand, colwise, &av.v, 8, &chain))
             st = oom(err);
         if (chain.found) {
             text_chain(&tb, &chain);

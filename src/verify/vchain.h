@@ -93,11 +93,21 @@ typedef struct {
     const char *step;                    /* global-scale, block-scale, ... (nvfp4_mutant_step_id) */
     const nvfp4_mutant_info *chosen;     /* NULL: the base recipe's own rule */
     nvfp4_chain_status status;
-    size_t n_candidates;                 /* catalogued alternatives tried (besides the recipe's rule) */
-    const nvfp4_mutant_info *alts[NVFP4_CHAIN_MAX_ALTS]; /* same score as chosen (NULL: the recipe's rule) */
+    size_t n_candidates;                 /* catalogued alternatives fitted (besides the recipe's rule) */
+    /* what the final pass compared the chosen rule with (the status's scope): the rules of
+     * this step of the other registered recipes (distinct formulas only) and the catalogued
+     * mutants of this step of any base, each with the other steps as inferred */
+    size_t n_recipe_rules, n_mutants;
+    char alts[NVFP4_CHAIN_MAX_ALTS][64]; /* same bytes as chosen: a mutant, "R's rule", "" the recipe's rule */
     size_t n_alts;
-    char evidence[256];
+    char rule_recipes[160];              /* chosen NULL: the recipes whose rule of this step is the base's */
+    char evidence[512];
 } nvfp4_chain_step;
+
+/* A step's rule as a formula, comparable across bases: the chosen mutant, or the base recipe's
+ * fields of that step (steps with no fields of their own: the same for every base). */
+bool nvfp4_chain_same_rule(const nvfp4_chain_step *a, const nvfp4_core_recipe *base_a, const nvfp4_chain_step *b,
+                           const nvfp4_core_recipe *base_b);
 
 typedef struct {
     char base[64];                       /* "te rn 1x16" */
@@ -106,6 +116,7 @@ typedef struct {
     bool exact;
     size_t data_mismatch, scale_mismatch, data_total, scale_total;
     size_t evaluations;                  /* chains quantized */
+    nvfp4_core_recipe core;              /* the base recipe's descriptor */
 } nvfp4_chain_result;
 
 /* Infers the chain of the kernel output `actual` (data and/or scale, scale_swizzled, amax of one
