@@ -97,6 +97,7 @@ typedef enum {
     NVFP4_CAUSE_BIASED_SR,
     NVFP4_CAUSE_SR_DEPENDENT,
     NVFP4_CAUSE_KNOWN_BUG,           /* the output equals a catalogued mutant exactly (nvfp4_mutant_*) */
+    NVFP4_CAUSE_SCALE_PERMUTED,      /* scale_swizzled follows another catalogued placement of the scales */
     NVFP4_CAUSE_COUNT
 } nvfp4_cause;
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "verify/mutant.h"
 #include "verify/vchain.h"
 
 static const char *const comp_names[NVFP4_VC_COUNT] = {"data", "scale", "scale_swizzled", "amax", "dequant"};
@@ -59,7 +60,7 @@ const char *nvfp4_vreason_text(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_
 static const char *const cause_names[NVFP4_CAUSE_COUNT] = {
     "swapped-nibbles", "transposed-data", "linear-for-swizzled", "swizzled-for-linear", "padding-bytes",
     "scale-off-by-one", "ties-away", "negative-zero", "nan-policy", "underflow-zeroed", "block-scale-formula",
-    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent", "known-bug"};
+    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent", "known-bug", "scale-permuted"};
 
 const char *nvfp4_cause_name(nvfp4_cause c) { return (unsigned)c < NVFP4_CAUSE_COUNT ? cause_names[c] : "?"; }
 
@@ -72,6 +73,7 @@ const char *nvfp4_cause_step(nvfp4_cause c)
     case NVFP4_CAUSE_TRANSPOSED_DATA:
     case NVFP4_CAUSE_LINEAR_FOR_SWIZZLED:
     case NVFP4_CAUSE_SWIZZLED_FOR_LINEAR:
+    case NVFP4_CAUSE_SCALE_PERMUTED:
     case NVFP4_CAUSE_PADDING_BYTES: return "layout";
     case NVFP4_CAUSE_SCALE_OFF_BY_ONE:
     case NVFP4_CAUSE_BLOCK_SCALE_FORMULA: return "block-scale";
@@ -563,6 +565,95 @@ static void detect_scale_layouts(vctx *c)
                                 "expected (nvfp4_scale_unswizzle)");
 }
 
+/* The catalogued placements of the linear scales in the 128x4 swizzled buffer
+ * that are pure permutations (src/verify/mutants.c), tried against the
+ * kernel's scale_swizzled when it differs. */
+static const char *const scale_placements[] = {"layout-swizzle-padded-stride", "layout-swizzle-plain-tile",
+                                               "layout-swizzle-cols-unpadded"};
+#define N_PLACEMENTS (sizeof scale_placements / sizeof scale_placements[0])
+
+/* Of the bytes placement `swz` puts a nonzero scale in, how many the kernel's
+ * buffer holds equal (*placed: how many it puts). */
+static size_t placement_agreement(const uint8_t *swz, const uint8_t *act, size_t n, size_t *placed)
+{
+    size_t eq = 0;
+    *placed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!swz[i]) continue;
+        (*placed)++;
+        eq += act[i] == swz[i];
+    }
+    return eq;
+}
+
+/* scale_swizzled follows another placement of the expected scale bytes: the
+ * rule is that of the placements compared (the expected cuBLAS one and the
+ * catalogued permutations), the one under which the kernel's buffer agrees
+ * on the most placed bytes is named when it agrees on at least 90% of them
+ * and on at least 20 points more than the expected placement. The values may
+ * differ slightly (the scale arithmetic is another step); the positions are
+ * what this decides. Proven when it agrees on every placed byte and no other
+ * placement does; else consistent, the placements as good listed. */
+static void detect_scale_permutation(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    if (!a->scale_swizzled || !e->scale || !e->scale_swizzled || !c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED] ||
+        a->scale_swizzled_bytes != e->scale_swizzled_bytes || !e->scale_bytes)
+        return;
+    size_t n = e->scale_swizzled_bytes, placed, sc = nvfp4_vview_scale_cols(e);
+    size_t eq_exp = placement_agreement(e->scale_swizzled, a->scale_swizzled, n, &placed);
+    double f_exp = placed ? (double)eq_exp / (double)placed : 1.0;
+    uint8_t *swz = malloc(n);
+    uint8_t *lin = malloc(e->scale_bytes);
+    if (!swz || !lin) goto done;
+    double f[N_PLACEMENTS] = {0};
+    size_t best = N_PLACEMENTS, exact = 0;
+    for (size_t k = 0; k < N_PLACEMENTS; k++) {
+        const nvfp4_mutant *m = (const nvfp4_mutant *)(const void *)nvfp4_mutant_find(scale_placements[k]);
+        if (!m || !m->layout) continue;
+        memcpy(lin, e->scale, e->scale_bytes);
+        nvfp4_qtensor t;
+        memset(&t, 0, sizeof t);
+        t.scale = lin;
+        t.scale_cols = sc;
+        t.scale_rows = sc ? e->scale_bytes / sc : 0;
+        nvfp4_mctx mc;
+        memset(&mc, 0, sizeof mc);
+        m->layout(&mc, &t, swz, n);
+        size_t p, eq = placement_agreement(swz, a->scale_swizzled, n, &p);
+        f[k] = p ? (double)eq / (double)p : 0.0;
+        exact += p && eq == p && memcmp(swz, e->scale_swizzled, n) != 0;
+        if (best == N_PLACEMENTS || f[k] > f[best]) best = k;
+    }
+    if (best == N_PLACEMENTS || f[best] < 0.9 || f[best] < f_exp + 0.2) goto done;
+    char alts[256] = "";
+    for (size_t k = 0; k < N_PLACEMENTS; k++)
+        if (k != best && f[k] >= f[best])
+            snprintf(alts + strlen(alts), sizeof alts - strlen(alts), "%s%s", alts[0] ? ", " : "", scale_placements[k]);
+    size_t before = c->rep->n_causes;
+    nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SCALE_PERMUTED,
+                            "scale_swizzled: your scales are placed as %s, where the cuBLAS 128x4 layout was "
+                            "expected (a permutation: %.1f%% of the scale bytes it places agree, %.1f%% under the "
+                            "expected layout)",
+                            scale_placements[best], 100.0 * f[best], 100.0 * f_exp);
+    if (c->rep->n_causes == before) goto done; /* the report's cause list is full */
+    nvfp4_vcause_line *l = &c->rep->causes[c->rep->n_causes - 1];
+    l->step = "layout";
+    snprintf(l->alternatives, sizeof l->alternatives, "%s", alts);
+    if (f[best] == 1.0 && exact == 1 && !alts[0]) {
+        l->status = NVFP4_CAUSE_PROVEN;
+        snprintf(l->evidence, sizeof l->evidence, "every scale byte it places agrees, and no other of the %zu "
+                 "placements compared does", (size_t)N_PLACEMENTS + 1);
+    } else {
+        l->status = NVFP4_CAUSE_CONSISTENT;
+        snprintf(l->evidence, sizeof l->evidence, "the positions follow it; %s", f[best] == 1.0 ?
+                 "another placement agrees as well" : "some scale values differ too (another step)");
+    }
+done:
+    free(swz);
+    free(lin);
+}
+
 static void detect_padding(vctx *c, const swz_tally *t)
 {
     if (!t->padding || t->padding != t->mism) return;
@@ -1029,6 +1120,7 @@ nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual
         detect_sr_byte_order(&c);
     }
     if (want[NVFP4_VC_SCALE] || want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_layouts(&c);
+    if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_permutation(&c);
     if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_padding(&c, &swt);
     if (want[NVFP4_VC_SCALE]) {
         detect_scale_off_by_one(&c, &stl);

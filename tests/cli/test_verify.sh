@@ -79,6 +79,13 @@ $K ref.safetensors pad.safetensors --bug pad-127
 run_v "swizzle padding 127" 1 "cause padding-bytes:" --expected ref.safetensors --actual pad.safetensors
 grep -q "scale_swizzled     392 of 512 differ" out.txt && ok "392 padding bytes counted" || bad "padding count"
 grep -q "most hold 0x7F (127)" out.txt && ok "padding value named" || bad "padding value"
+# fbgemm's swizzle index (the padded group count as the row stride; K/16 = 3 here): the scales'
+# placement is decoded, by the positions of the bytes, to the catalogued permutation
+$K ref.safetensors pst.safetensors --bug swizzle-padded-stride --keep data,scale_swizzled,amax
+run_v "scales placed with the padded stride" 1 "cause scale-permuted: scale_swizzled: your scales are placed as layout-swizzle-padded-stride, where the cuBLAS 128x4 layout was expected (a permutation: 100.0% of the scale bytes it places agree" \
+    --expected ref.safetensors --actual pst.safetensors
+grep -qF "  step layout: proven: every scale byte it places agrees, and no other of the 4 placements compared does" out.txt \
+    && ok "the placement is proven" || bad "placement status"
 $K ref.safetensors sp1.safetensors --bug scale-plus-one --keep data,scale
 run_v "one scale byte off" 1 "cause scale-off-by-one:" --expected ref.safetensors --actual sp1.safetensors
 grep -qF "scale[0] row 0 col 0 block 0: block amax 12 scaled 2 expected 0x40 (2) actual 0x41 (2.25): scale-byte" out.txt \

@@ -83,6 +83,18 @@ def main():
         for i in range(len(z)):
             if i not in used:
                 z[i] = 127
+    elif bug == "swizzle-padded-stride":  # the flat index r * C + k decoded with the padded C as the row stride
+        lin = t["scale"][2]
+        rows, cols = t["scale"][1]
+        z = t["scale_swizzled"][2]
+        z[:] = bytes(len(z))
+        cp = (cols + 3) // 4 * 4
+        for r in range(rows):
+            for c in range(cols):
+                f = r * cols + c
+                o = swz_offset(f // cp, f % cp, cols)
+                if o < len(z):
+                    z[o] = lin[r * cols + c]
     elif bug == "flip-amax":
         a = t["amax"][2]
         v = struct.unpack("<f", a)[0]
