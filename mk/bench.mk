@@ -12,9 +12,12 @@ bench: $(CLI)
 
 ## check-variants: run the unit suites and the quantizer's CLI tests once per SIMD variant this CPU has (NVFP4_SIMD=scalar, avx2, avx512)
 # CLI tests that never reach a SIMD kernel (builds, installs, help texts,
-# pictures, file-system robustness, MANIFEST parsing, verdict arithmetic) run once, in `make check`.
+# pictures, file-system robustness, MANIFEST parsing, verdict arithmetic) run once, in `make check`;
+# so do the catalog's kill search and the witness search (test_mutants, test_witness: minutes of
+# mutant chains on the reference path, whose library quantizations check_libpath and check_simd
+# compare with every SIMD variant in each variant's unit suites).
 VARIANT_SKIP_CLI := cuda_build install help man numbers plot tutorial verdict golden_atomic robust_io robust_writers \
-    verify_suite_manifest
+    verify_suite_manifest mutants witness
 VARIANT_CLI_TESTS := $(filter-out $(VARIANT_SKIP_CLI:%=tests/cli/test_%.sh),$(CLI_TESTS))
 check-variants: all $(CHECK_BIN)
 	@fail=0; for v in $$($(CLI) bench --variants); do \
