@@ -922,22 +922,28 @@ static void text_report(nvfp4_strbuf *t, const nvfp4_witness *w, const nvfp4_wit
           o->path);
 }
 
+/* A list kept as one string, items joined by sep (two characters), as a JSON array. */
+static json_t *split_list(const char *list, const char *sep)
+{
+    json_t *a = json_array();
+    for (const char *p = list; *p;) {
+        const char *e = strstr(p, sep);
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        json_array_append_new(a, json_stringn(p, k));
+        p = e ? e + 2 : p + k;
+    }
+    return a;
+}
+
 static json_t *json_report(const nvfp4_witness *w, const nvfp4_witness_opts *o)
 {
-    json_t *j = json_object(), *c = json_array(), *u = json_array();
-    json_t *apart = json_array(), *col = json_array();
+    json_t *j = json_object(), *c = json_array(), *apart = json_array();
     for (size_t i = 0; i < w->n_candidates; i++) json_array_append_new(c, json_string(w->candidates[i]));
     for (size_t i = 0; i < w->n_apart; i++) json_array_append_new(apart, json_string(w->candidates[w->n_candidates + i]));
     json_object_set_new(j, "candidates", c);
     json_object_set_new(j, "kept_apart", apart);
     json_object_set_new(j, "evaluated", json_integer((json_int_t)w->evaluated));
-    for (const char *p = w->collisions; *p;) {
-        const char *e = strstr(p, "; ");
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        json_array_append_new(col, json_stringn(p, n));
-        p = e ? e + 2 : p + n;
-    }
-    json_object_set_new(j, "collisions", col);
+    json_object_set_new(j, "collisions", split_list(w->collisions, "; "));
     json_object_set_new(j, "candidates_left_out", json_integer((json_int_t)w->left_out));
     json_object_set_new(j, "needed", json_boolean(w->needed));
     json_object_set_new(j, "found", json_boolean(w->found));
@@ -947,29 +953,9 @@ static json_t *json_report(const nvfp4_witness *w, const nvfp4_witness_opts *o)
     json_object_set_new(j, "amax", json_real((double)w->amax));
     json_object_set_new(j, "pairs", json_integer((json_int_t)w->pairs));
     json_object_set_new(j, "separated", json_integer((json_int_t)w->separated));
-    for (const char *p = w->unseparated; *p;) {
-        const char *e = strstr(p, "; ");
-        size_t k = e ? (size_t)(e - p) : strlen(p);
-        json_array_append_new(u, json_stringn(p, k));
-        p = e ? e + 2 : p + k;
-    }
-    json_object_set_new(j, "unseparated", u);
-    json_t *never = json_array();
-    for (const char *p = w->never_separated; *p;) {
-        const char *e = strstr(p, "; ");
-        size_t k = e ? (size_t)(e - p) : strlen(p);
-        json_array_append_new(never, json_stringn(p, k));
-        p = e ? e + 2 : p + k;
-    }
-    json_object_set_new(j, "never_separated", never);
-    json_t *same = json_array();
-    for (const char *p = w->same_as_expected; *p;) {
-        const char *e = strstr(p, ", ");
-        size_t k = e ? (size_t)(e - p) : strlen(p);
-        json_array_append_new(same, json_stringn(p, k));
-        p = e ? e + 2 : p + k;
-    }
-    json_object_set_new(j, "same_as_expected", same);
+    json_object_set_new(j, "unseparated", split_list(w->unseparated, "; "));
+    json_object_set_new(j, "never_separated", split_list(w->never_separated, "; "));
+    json_object_set_new(j, "same_as_expected", split_list(w->same_as_expected, ", "));
     json_object_set_new(j, "useless", json_boolean(w->useless));
     json_object_set_new(j, "trials", json_integer((json_int_t)w->trials));
     json_object_set_new(j, "file", w->written ? json_string(o->path) : json_null());
