@@ -15,9 +15,11 @@ bench: $(CLI)
 # pictures, file-system robustness, MANIFEST parsing, verdict arithmetic) run once, in `make check`;
 # so do the catalog's kill search and the witness search (test_mutants, test_witness: minutes of
 # mutant chains on the reference path, whose library quantizations check_libpath and check_simd
-# compare with every SIMD variant in each variant's unit suites).
+# compare with every SIMD variant in each variant's unit suites), and the suite generation
+# (test_golden, test_reference: check_reference reproduces every reference/ bundle from its x in
+# each variant).
 VARIANT_SKIP_CLI := cuda_build install help man numbers plot tutorial verdict golden_atomic robust_io robust_writers \
-    verify_suite_manifest mutants witness
+    verify_suite_manifest mutants witness golden reference
 VARIANT_CLI_TESTS := $(filter-out $(VARIANT_SKIP_CLI:%=tests/cli/test_%.sh),$(CLI_TESTS))
 check-variants: all $(CHECK_BIN)
 	@fail=0; for v in $$($(CLI) bench --variants); do \
