@@ -12,6 +12,7 @@
 
 #include "nvfp4.h"
 #include "nvfp4/io.h"
+#include "support/check_main.h"
 
 static const char *ref_dir(void)
 {
@@ -112,10 +113,5 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, library_reproduces_reference);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run_nofork(s);
 }

@@ -20,6 +20,7 @@
 #include "nvfp4.h"
 #include "nvfp4/io.h"
 #include "nvfp4/verify.h"
+#include "support/check_main.h"
 
 #define MUTANT "global-torch-rdiv"
 
@@ -246,10 +247,5 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, torch_rdiv_proven_only_by_separating_cases);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return nvfp4_check_run_nofork(s);
 }

@@ -16,4 +16,16 @@ static inline int nvfp4_check_run(Suite *s)
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* The same without forking a process per test: for suites that keep state
+ * across their checks or walk large folders (reference/). */
+static inline int nvfp4_check_run_nofork(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 #endif /* NVFP4_TESTS_CHECK_MAIN_H */
