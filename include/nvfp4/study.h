@@ -206,6 +206,11 @@ typedef struct {
     float diverge_factor;     /* loss > factor * initial loss (or non-finite): diverged */
     float grad_clip;          /* > 0: scale the gradient to this global L2 norm at most */
     nvfp4_data data;          /* GPT only: its sequences */
+    /* GPT only: micro-batches of `batch` sequences per optimizer step (0 or
+     * 1: one). Each is quantized and back-propagated on its own; their
+     * gradients are summed in micro-batch order and divided by accum_steps
+     * (docs/studies.md, "Gradient accumulation"). */
+    size_t accum_steps;
 } nvfp4_train_cfg;
 
 void nvfp4_train_cfg_init(nvfp4_train_cfg *t);

@@ -72,6 +72,7 @@ typedef struct {
     float *inp, *dinp, *z[MAXLIN], *a[MAXLIN], *h[MAXLIN], *nrm[MAXLIN], *rs[MAXLIN], *d1, *d2, *d3;
     uint32_t *tok;
     gpt *gpt; /* arch GPT: the transformer (p, g, m, v laid out by it), else NULL */
+    float *gacc; /* gradient accumulation: the sum of the micro-batch gradients (lazily allocated) */
 } model;
 
 static size_t model_layout(model *m)
@@ -125,6 +126,7 @@ static void model_free(model *m)
     free(m->d2);
     free(m->d3);
     free(m->tok);
+    free(m->gacc);
     for (size_t i = 0; i < MAXLIN; i++) {
         free(m->z[i]);
         free(m->a[i]);
@@ -412,6 +414,9 @@ struct nvfp4_run {
     float *targets;
     /* GPT: its sequences */
     st_seqdata *seq;
+    /* gradient accumulation (accum_steps > 1): the step's accum_steps
+     * micro-batches of tokens and labels, one after the other */
+    uint32_t *acc_tok, *acc_lab;
     /* logs */
     nvfp4_log_row *logs;
     nvfp4_layer_diag *diags;
@@ -424,6 +429,8 @@ static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
 static bool is_gpt(const nvfp4_run *r) { return r->cfg.model.arch == NVFP4_ARCH_GPT; }
 /* Rows of one training batch: sequences x tokens for the GPT. */
 static size_t batch_rows(const nvfp4_run *r) { return r->cfg.batch * (is_gpt(r) ? r->cfg.model.seq_len : 1); }
+/* Micro-batches per optimizer step (gradient accumulation; 1 without). */
+static size_t accum_of(const nvfp4_train_cfg *c) { return c->accum_steps > 1 ? c->accum_steps : 1; }
 
 /* Advances a window of ctx tokens by one token drawn with uniform u. */
 static uint32_t stream_push(const nvfp4_run *r, uint32_t *h, double u)
@@ -489,7 +496,10 @@ static void make_batch(nvfp4_run *r, size_t step)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
     size_t T = r->cfg.batch;
-    if (is_gpt(r)) {
+    if (is_gpt(r) && accum_of(&r->cfg) > 1) {
+        /* the accum_steps * batch sequences a batch that large would draw */
+        st_seqdata_batch(r->seq, r->cfg.seed, step, accum_of(&r->cfg) * T, c->seq_len, r->acc_tok, r->acc_lab);
+    } else if (is_gpt(r)) {
         st_seqdata_batch(r->seq, r->cfg.seed, step, T, c->seq_len, r->q.tok, r->labels);
         memcpy(r->ref.tok, r->q.tok, T * c->seq_len * sizeof *r->q.tok);
     } else if (is_lm(r)) {
@@ -714,6 +724,10 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
         }
         return true;
     }
+    if (c->accum_steps > 1) {
+        nvfp4_error_set(err, NVFP4_EINVAL, "train config: gradient accumulation (accum_steps > 1) needs the GPT");
+        return false;
+    }
     if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > MAXLIN) {
         nvfp4_error_set(err, NVFP4_EINVAL, "train config: batch, steps, d_model, d_out must be > 0, n_blocks <= 31");
         return false;
@@ -743,6 +757,8 @@ static void run_free_parts(nvfp4_run *r)
     free(r->labels);
     free(r->targets);
     st_seqdata_free(r->seq);
+    free(r->acc_tok);
+    free(r->acc_lab);
     free(r->logs);
     free(r->diags);
 }
@@ -774,6 +790,11 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
             return s;
         }
         r->entropy = st_seqdata_entropy(r->seq);
+        if (accum_of(cfg) > 1) {
+            r->acc_tok = calloc(accum_of(cfg) * rows, sizeof *r->acc_tok);
+            r->acc_lab = calloc(accum_of(cfg) * rows, sizeof *r->acc_lab);
+            ok = r->acc_tok && r->acc_lab;
+        }
     } else if (ok && c->vocab) {
         size_t V = c->vocab;
         r->P = malloc(V * V * V * sizeof *r->P);
@@ -838,22 +859,67 @@ static double drift(const nvfp4_run *r)
     return den > 0 ? sqrt(num / den) : 0.0;
 }
 
-/* One model's training step on the batch in place: forward, loss,
- * backward, clipping, update; its wall time added to *sec. */
-static nvfp4_status model_step(nvfp4_run *r, model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
-                               double *loss, double *sec, nvfp4_error *err)
+/* Forward, loss and backward of one (micro-)batch of T rows already in
+ * the model's inputs, labels lab: the gradient in m->g, the loss in *loss. */
+static nvfp4_status micro_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
+                               const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
 {
-    double t0 = mono_s();
     float *y;
-    nvfp4_status s = model_forward(m, &r->cfg, shadow, step, T, dg, &y, err);
+    nvfp4_status s = model_forward(m, tc, shadow, step, T, dg, &y, err);
     if (s != NVFP4_OK) return s;
-    *loss = batch_loss(r, y, T, r->labels, r->targets, m->d1 /* dy scratch */);
+    *loss = batch_loss(r, y, T, lab, r->targets, m->d1 /* dy scratch */);
     /* copy dy out of d1: backward uses d1..d3 as scratch */
     float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
     if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
-    s = model_backward(m, &r->cfg, shadow, step, T, gy, dg, err);
+    s = model_backward(m, tc, shadow, step, T, gy, dg, err);
     free(gy);
+    return s;
+}
+
+/* The gradient of one optimizer step into m->g and its mean loss. Without
+ * accumulation the batch is in the model's inputs and r->labels. With
+ * accum_steps = k > 1 (GPT), micro-batch i is rows [i*T, (i+1)*T) of tok
+ * and lab: each is quantized and back-propagated on its own (its own amax,
+ * scales and SR bits, as a GPU trainer accumulating micro-batches does),
+ * the k gradients are summed in micro-batch order in fp32 and the sum is
+ * divided by k once. Elementwise and in a fixed order: the same bytes at
+ * any thread count. dg (diagnostics) is taken on micro-batch 0. */
+static nvfp4_status step_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
+                              const uint32_t *tok, const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
+{
+    size_t k = accum_of(tc);
+    if (k == 1 && !tok) return micro_grad(r, m, tc, shadow, step, T, r->labels, dg, loss, err);
+    if (k > 1 && !m->gacc && !(m->gacc = fa(m->np))) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    double sum = 0.0;
+    for (size_t i = 0; i < k; i++) {
+        double li;
+        memcpy(m->tok, tok + i * T, T * sizeof *m->tok);
+        nvfp4_status s = micro_grad(r, m, tc, shadow, step, T, lab + i * T, i ? NULL : dg, &li, err);
+        if (s != NVFP4_OK) return s;
+        sum += li;
+        if (k == 1) break;
+        if (i == 0) memcpy(m->gacc, m->g, m->np * sizeof *m->g);
+        else
+            for (size_t j = 0; j < m->np; j++) m->gacc[j] += m->g[j];
+    }
+    if (k > 1) {
+        const float kf = (float)k;
+        for (size_t j = 0; j < m->np; j++) m->g[j] = m->gacc[j] / kf;
+    }
+    *loss = sum / (double)k;
+    return NVFP4_OK;
+}
+
+/* One model's training step on the batch in place: gradient (step_grad),
+ * clipping, update; its wall time added to *sec. */
+static nvfp4_status model_step(nvfp4_run *r, model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
+                               double *loss, double *sec, nvfp4_error *err)
+{
+    double t0 = mono_s();
+    bool acc = accum_of(&r->cfg) > 1;
+    nvfp4_status s = step_grad(r, m, &r->cfg, shadow, step, T, acc ? r->acc_tok : NULL, acc ? r->acc_lab : NULL, dg,
+                               loss, err);
     if (s != NVFP4_OK) return s;
     clip_gradient(m, r->cfg.grad_clip);
     model_update(m, &r->cfg, step, lr);
