@@ -509,6 +509,75 @@ START_TEST(accumulation_is_deterministic)
 }
 END_TEST
 
+/* The gradient probe: under the FP32 recipe the "quantized" gradient is the
+ * FP32 gradient itself, so every probed step reports exactly 0 error, cosine
+ * 1, bias and spread 0 for every linear (and Dgrad's diagnostics cosine 1,
+ * error 0), while the sampling noise of two batches is positive; under the
+ * paper's recipe the error is positive and below the noise at this size. The
+ * probe leaves the run's bytes alone: parameters as without it. Steps
+ * probed: logged rows 0, 2, 4, ... and the last. */
+START_TEST(gradient_probe_values)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
+    tc.steps = 7;
+    tc.log_every = 1;
+    tc.probe_every = 2;
+    tc.probe_draws = 3;
+    tc.accum_steps = 2;
+    nvfp4_run *r = run_paired(&tc, false);
+    size_t nl = nvfp4_run_n_linears(r), probed = 0;
+    ck_assert_uint_eq(nvfp4_run_n_logs(r), 7);
+    for (size_t i = 0; i < 7; i++) {
+        const nvfp4_log_row *x = nvfp4_run_log(r, i);
+        bool due = i % 2 == 0 || i == 6;
+        ck_assert_int_eq(isfinite(x->grad_qerr), due);
+        if (!due) continue;
+        probed++;
+        ck_assert(x->grad_qerr == 0.0);
+        ck_assert_msg(x->grad_noise > 0.05 && isfinite(x->grad_noise), "noise %g", x->grad_noise);
+        for (size_t l = 0; l < nl; l++) {
+            const nvfp4_layer_diag *d = nvfp4_run_diag(r, i, l);
+            ck_assert(d->probe_rel_err == 0.0 && d->probe_cos == 1.0 && d->probe_rel_bias == 0.0 &&
+                      d->probe_rel_std == 0.0);
+            ck_assert(d->dgrad_cos == 1.0 && d->dgrad_rel_err == 0.0);
+        }
+    }
+    ck_assert_uint_eq(probed, 4);
+    size_t np = nvfp4_run_param_count(r);
+    float *pa = malloc(np * sizeof *pa), *pb = malloc(np * sizeof *pb);
+    nvfp4_run_params(r, pa);
+    nvfp4_run_free(r);
+    tc.probe_every = 0;
+    r = run_paired(&tc, false);
+    nvfp4_run_params(r, pb);
+    ck_assert_int_eq(memcmp(pa, pb, np * sizeof *pa), 0);
+    ck_assert(isnan(nvfp4_run_log(r, 0)->grad_qerr));
+    nvfp4_run_free(r);
+    /* the paper's recipe: a positive error, each draw its own SR bits */
+    nvfp4_recipe_cfg_paper(&tc.recipe);
+    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tc.probe_every = 3;
+    r = run_paired(&tc, false);
+    const nvfp4_log_row *x = nvfp4_run_log(r, 0);
+    ck_assert_msg(x->grad_qerr > 0.0 && x->grad_qerr < x->grad_noise, "qerr %g, noise %g", x->grad_qerr,
+                  x->grad_noise);
+    const nvfp4_layer_diag *d = nvfp4_run_diag(r, 0, 0);
+    ck_assert_msg(d->probe_rel_err > 0 && d->probe_rel_std > 0 && d->probe_cos < 1.0 && d->probe_cos > 0.5,
+                  "err %g std %g cos %g", d->probe_rel_err, d->probe_rel_std, d->probe_cos);
+    ck_assert(d->dgrad_cos < 1.0 && d->dgrad_rel_err > 0.0);
+    nvfp4_run_free(r);
+    free(pa), free(pb);
+    /* a model other than the GPT refuses the probe */
+    nvfp4_train_cfg m;
+    nvfp4_error err;
+    nvfp4_train_cfg_init(&m);
+    m.probe_every = 1;
+    ck_assert_int_eq(nvfp4_run_create(&m, &r, &err), NVFP4_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "probe_every"));
+}
+END_TEST
+
 /* The fortunes corpus (when installed): byte tokens, labels shifted by one,
  * a 90/10 split, and batches that depend only on (seed, step). */
 START_TEST(fortunes_data)
@@ -596,6 +665,7 @@ static Suite *suite(void)
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_loop_test(t, accumulation_sums_micro_batches, 0, 2);
     tcase_add_test(t, accumulation_is_deterministic);
+    tcase_add_test(t, gradient_probe_values);
     tcase_add_test(t, fortunes_data);
     tcase_add_test(t, scratch_freed_at_thread_exit);
     suite_add_tcase(s, t);

@@ -97,6 +97,29 @@ static void list_outputs(const char *dir, char *buf, size_t n)
 
 static int run_study(const nvfp4_study *s, int first, int argc, char **argv);
 
+/* The summary's "noise_to_quant" (the gradient probe), one line per arm:
+ * is the quantization error drowned by the sampling noise? */
+static void print_noise_to_quant(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *arr = root ? json_object_get(root, "noise_to_quant") : NULL;
+    size_t i;
+    json_t *o;
+    if (json_array_size(arr))
+        printf("gradient sampling noise / quantization error (||g_A - g_B|| / ||g_q - g_A||, last probe, mean over "
+               "seeds):\n");
+    json_array_foreach(arr, i, o) {
+        printf("  %-16s %8.3g  (noise %.3g, error %.3g, step %lld, %lld seeds)\n",
+               json_string_value(json_object_get(o, "arm")), json_number_value(json_object_get(o, "noise_to_qerr")),
+               json_number_value(json_object_get(o, "noise_mean")), json_number_value(json_object_get(o, "qerr_mean")),
+               (long long)json_integer_value(json_object_get(o, "step")),
+               (long long)json_integer_value(json_object_get(o, "seeds")));
+    }
+    json_decref(root);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     if (argc < 3) return cli_fail("study", "run: which study? (nvfp4 study list, or --config FILE.json)");
@@ -179,6 +202,7 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
     list_outputs(o.out_dir, wrote, sizeof wrote);
     printf("%s: results in %s (%s%s)\n", nvfp4_study_name(s), o.out_dir, wrote,
            system("command -v gnuplot >/dev/null 2>&1") == 0 ? "" : "; plots skipped: gnuplot not found");
+    if (!o.quiet) print_noise_to_quant(o.out_dir);
     return NVFP4_EXIT_OK;
 }
 

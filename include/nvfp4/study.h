@@ -211,6 +211,12 @@ typedef struct {
      * gradients are summed in micro-batch order and divided by accum_steps
      * (docs/studies.md, "Gradient accumulation"). */
     size_t accum_steps;
+    /* GPT only: the gradient probe (docs/studies.md, "Gradient probe") at
+     * every probe_every-th logged step and at the last (0: off): sampling
+     * noise ||g_A - g_B|| / ||g_A|| of two independent batches against the
+     * quantized gradient's error against the FP32 one, at the quantized
+     * model's weights, over probe_draws draws of the SR bits (0: 2). */
+    size_t probe_every, probe_draws;
 } nvfp4_train_cfg;
 
 void nvfp4_train_cfg_init(nvfp4_train_cfg *t);
@@ -242,12 +248,23 @@ typedef struct {
     size_t step;
     double lr, loss, ref_loss, eval_loss, ref_eval_loss, drift;
     double heldout_loss, ref_heldout_loss; /* NaN except on the held-out evaluations */
+    /* the gradient probe (NaN except on probed steps): ||g_A - g_B|| / ||g_A||
+     * and sqrt(mean over draws ||g_q - g_A||^2) / ||g_A||, g_A and g_B the
+     * FP32 gradients of the step's batch and of an independent one */
+    double grad_noise, grad_qerr;
 } nvfp4_log_row;
 
 typedef struct {
     double sqnr_db[3];        /* Fprop Y, Dgrad dX, Wgrad dW vs the unquantized GEMM (same inputs) */
     double wgrad_cos, wgrad_align, gnr; /* gnr = ||g|| / ||g_q - g|| */
     double zero_frac[3][2], clip_frac[3][2];
+    /* Dgrad dX against the unquantized GEMM on the same inputs: cosine,
+     * alignment <q, g>/<g, g>, relative error ||q - g|| / ||g|| (NaN: no dX) */
+    double dgrad_cos, dgrad_align, dgrad_rel_err;
+    /* the gradient probe, this linear's weight gradient (NaN except on probed
+     * steps): relative error (RMS over draws), mean cosine, debiased relative
+     * bias and relative std of one draw against the FP32 gradient (gradprobe) */
+    double probe_rel_err, probe_cos, probe_rel_bias, probe_rel_std;
 } nvfp4_layer_diag;
 
 /* Creates a run (model, FP32 shadow, data task) from a config. */

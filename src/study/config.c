@@ -363,7 +363,8 @@ static bool train(ctx *c, const char *path, json_t *v, nvfp4_train_cfg *t)
     static const char *const keys[] = {"batch", "log_every", "lr", "lr_min_frac", "warmup_frac", "decay_frac",
                                        "beta1", "beta2", "adam_eps", "weight_decay", "momentum", "init_scale",
                                        "label_noise", "diverge_factor", "grad_clip", "schedule", "optimizer",
-                                       "data", "heldout_tokens", "heldout_evals", "accum_steps", NULL};
+                                       "data", "heldout_tokens", "heldout_evals", "accum_steps", "probe_every",
+                                       "probe_draws", NULL};
     static const char *const scheds[] = {"cosine", "wsd", "constant", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const datas[] = {"markov", "fortunes", NULL};
@@ -413,6 +414,14 @@ static bool train(ctx *c, const char *path, json_t *v, nvfp4_train_cfg *t)
     if ((x = json_object_get(v, "accum_steps"))) {
         sub(p, sizeof p, path, "accum_steps");
         if (!get_size(c, p, x, 1, 4096, &t->accum_steps)) return false;
+    }
+    if ((x = json_object_get(v, "probe_every"))) {
+        sub(p, sizeof p, path, "probe_every");
+        if (!get_size(c, p, x, 0, SIZE_MAX >> 1, &t->probe_every)) return false;
+    }
+    if ((x = json_object_get(v, "probe_draws"))) {
+        sub(p, sizeof p, path, "probe_draws");
+        if (!get_size(c, p, x, 1, 64, &t->probe_draws)) return false;
     }
     if ((x = json_object_get(v, "schedule"))) {
         sub(p, sizeof p, path, "schedule");
@@ -526,6 +535,8 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
         sub(pp, sizeof pp, p, "switch_bwd");
         if (!switch_step(c, pp, x, t->steps, &t->switch_bwd_step)) return false;
     }
+    if (t->probe_every && t->model.arch != NVFP4_ARCH_GPT)
+        return fail(c, "$.train.probe_every", "the gradient probe needs the GPT (\"model\": {\"preset\": \"gpt\"})");
     if (t->accum_steps > 1 && t->model.arch != NVFP4_ARCH_GPT)
         return fail(c, "$.train.accum_steps", "gradient accumulation needs the GPT (\"model\": {\"preset\": \"gpt\"})");
     return true;

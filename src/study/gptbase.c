@@ -11,6 +11,7 @@ void st_gpt_base(nvfp4_train_cfg *c, size_t steps)
     nvfp4_train_cfg_gpt(c);
     c->steps = steps;
     c->log_every = 0; /* the runner logs 40 rows per run */
+    c->probe_every = 10; /* the gradient probe at 5 of them (every 10th and the last) */
 }
 
 void st_gpt_quick_base(nvfp4_train_cfg *c, size_t steps)

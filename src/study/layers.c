@@ -338,6 +338,24 @@ static void wgrad_diag(const float *dwq, const float *dwr, size_t n, lin_diag *d
     dg->gnr = ee > 0 ? sqrt(gg / ee) : 1e30;
 }
 
+/* Dgrad's dX against the exact GEMM on the same inputs: SQNR, cosine,
+ * alignment and relative error (the Wgrad statistics, for dX). */
+static void dgrad_diag(const float *dxq, const float *dxr, size_t n, lin_diag *dg)
+{
+    double gg = 0.0, qq = 0.0, gq = 0.0, ee = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double g = dxr[i], q = dxq[i];
+        gg += g * g;
+        qq += q * q;
+        gq += g * q;
+        ee += (q - g) * (q - g);
+    }
+    dg->sqnr[NVFP4_GEMM_DGRAD] = sq_err_db(dxr, dxq, n);
+    dg->dgrad_cos = (gg > 0 && qq > 0) ? gq / sqrt(gg * qq) : 1.0;
+    dg->dgrad_align = gg > 0 ? gq / gg : 1.0;
+    dg->dgrad_rel_err = gg > 0 ? sqrt(ee / gg) : (ee > 0 ? INFINITY : 0.0);
+}
+
 nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const float *w, const float *dy, size_t t,
                           size_t in, size_t out, const nvfp4_sq_key *key, float *dx, float *dw, lin_diag *dg,
                           nvfp4_error *err)
@@ -357,7 +375,11 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         /* FP32 (the shadow, high-precision layers): no operand copies */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)t, (int)in, (int)out, 1.0f, dy, (int)out, w,
                     (int)in, 0.0f, dx, (int)in);
-        if (dg) dg->sqnr[NVFP4_GEMM_DGRAD] = 300.0;
+        if (dg) {
+            dg->sqnr[NVFP4_GEMM_DGRAD] = 300.0;
+            dg->dgrad_cos = dg->dgrad_align = 1.0;
+            dg->dgrad_rel_err = 0.0;
+        }
     } else if (dx) {
         const nvfp4_sq_cfg *ca = &q[NVFP4_GEMM_DGRAD][0];
         nvfp4_sq_stats sa = {0, 0, 0};
@@ -370,10 +392,11 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         if (dg) {
             st_transpose(w, out, in, b3);
             gemm_abt(dy, b3, t, in, out, b4);
-            dg->sqnr[NVFP4_GEMM_DGRAD] = sq_err_db(b4, dx, t * in);
+            dgrad_diag(dx, b4, t * in, dg);
         }
     } else if (dg) {
         dg->sqnr[NVFP4_GEMM_DGRAD] = NAN; /* the first layer computes no dX */
+        dg->dgrad_cos = dg->dgrad_align = dg->dgrad_rel_err = NAN;
     }
     /* Wgrad: dW[out,in] = dY^T[out,t] X[t,in]; reduction over t. The
      * operands dY^T and X^T are quantized from dY and X as they are. */

@@ -102,21 +102,26 @@ void st_mean_ci(const double *x, size_t n, double *mean, double *ci)
 /* ---- runs.csv ------------------------------------------------------------ */
 const char *const ST_RUNS_HEADER =
     "arm,seed,step,tokens,lr,loss,ref_loss,eval_loss,ref_eval_loss,gap_pct,entropy,drift,diverged,"
-    "heldout_loss,ref_heldout_loss";
+    "heldout_loss,ref_heldout_loss,grad_noise,grad_qerr";
 const char *const ST_LAYERS_HEADER =
     "arm,seed,step,layer,sqnr_fprop,sqnr_dgrad,sqnr_wgrad,wgrad_cos,wgrad_align,gnr,"
     "zero_fprop_a,zero_fprop_b,zero_dgrad_a,zero_dgrad_b,zero_wgrad_a,zero_wgrad_b,"
-    "clip_fprop_a,clip_fprop_b,clip_dgrad_a,clip_dgrad_b,clip_wgrad_a,clip_wgrad_b";
+    "clip_fprop_a,clip_fprop_b,clip_dgrad_a,clip_dgrad_b,clip_wgrad_a,clip_wgrad_b,"
+    "dgrad_cos,dgrad_align,dgrad_rel_err,probe_rel_err,probe_cos,probe_rel_bias,probe_rel_std";
 
 void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const st_row *r = &rows[i];
         double gap = r->ref_eval_loss != 0 ? 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss : NAN;
-        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d,%.9g,%.9g\n", arm,
+        /* not probed: nan (rows of the studies without a probe leave both 0;
+         * a probe's two independent batches never give a noise of 0) */
+        bool probed = r->grad_noise > 0;
+        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d,%.9g,%.9g,%.6g,%.6g\n", arm,
                 (unsigned long long)seed, r->step, (unsigned long long)r->tokens, r->lr, r->loss, r->ref_loss,
                 r->eval_loss, r->ref_eval_loss, gap, r->entropy, r->drift, r->diverged,
-                r->has_heldout ? r->heldout_loss : NAN, r->has_heldout ? r->ref_heldout_loss : NAN);
+                r->has_heldout ? r->heldout_loss : NAN, r->has_heldout ? r->ref_heldout_loss : NAN,
+                probed ? r->grad_noise : NAN, probed ? r->grad_qerr : NAN);
     }
 }
 
@@ -192,8 +197,8 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             if (t->narms == ST_MAX_ARMS) goto bad;
             strcpy(t->arms[t->narms++], tok);
         }
-        double v[14];
-        for (int k = 0; k < 14; k++) {
+        double v[16];
+        for (int k = 0; k < 16; k++) {
             tok = strtok_r(NULL, ",", &save);
             if (!tok) goto bad;
             char *end;
@@ -215,6 +220,8 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         r.has_heldout = isfinite(v[12]) && isfinite(v[13]);
         r.heldout_loss = v[12];
         r.ref_heldout_loss = v[13];
+        r.grad_noise = v[14];
+        r.grad_qerr = v[15];
         if (t->n == t->cap) {
             size_t nc = t->cap ? 2 * t->cap : 1024;
             st_row *nr = realloc(t->rows, nc * sizeof *nr);

@@ -45,6 +45,8 @@ static void write_layer_rows(FILE *f, const char *arm, uint64_t seed, const nvfp
                 for (int o = 0; o < 2; o++) fprintf(f, ",%.5g", d->zero_frac[g][o]);
             for (int g = 0; g < 3; g++)
                 for (int o = 0; o < 2; o++) fprintf(f, ",%.5g", d->clip_frac[g][o]);
+            fprintf(f, ",%.7g,%.7g,%.5g,%.5g,%.7g,%.5g,%.5g", d->dgrad_cos, d->dgrad_align, d->dgrad_rel_err,
+                    d->probe_rel_err, d->probe_cos, d->probe_rel_bias, d->probe_rel_std);
             fputc('\n', f);
         }
     }
@@ -249,7 +251,8 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
             const nvfp4_log_row *lr = nvfp4_run_log(r, i);
             rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * tokens_per_step, lr->lr, lr->loss, lr->ref_loss,
                                lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0,
-                               isfinite(lr->heldout_loss), lr->heldout_loss, lr->ref_heldout_loss, 0};
+                               isfinite(lr->heldout_loss), lr->heldout_loss, lr->ref_heldout_loss, 0,
+                               lr->grad_noise, lr->grad_qerr};
         }
         st_write_run_rows(fr, arm, seed, rows, n);
         write_layer_rows(fl, arm, seed, r);

@@ -24,6 +24,12 @@ static void s10_findings(const st_table *t, const st_arm_summary *a, const char 
     st_finding_paired(t, out, "a 128-point Hadamard is better than a 16-point one", size, "h16", "h128");
     st_finding_paired(t, out, "a plain Hadamard (no random signs) is worse than random signs", sig, "h16-no-signs",
                       "h16");
+    /* the same comparisons on the gradient error (the probe: few seeds resolve it) */
+    st_finding_qerr(t, out, "a 4-point Hadamard gives a larger gradient error than a 16-point one", size, "h4", "h16");
+    st_finding_qerr(t, out, "a 128-point Hadamard gives a smaller gradient error than a 16-point one", size, "h16",
+                    "h128");
+    st_finding_qerr(t, out, "a plain Hadamard (no random signs) gives a larger gradient error than random signs", sig,
+                    "h16-no-signs", "h16");
     /* "one fixed vector suffices" is a claim of no effect: a test can only
      * fail to reject it, so it is reported as a measurement with its interval */
     const char *arms[2] = {"h16", "h16-per-step"};

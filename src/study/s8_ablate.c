@@ -24,6 +24,15 @@ static void s8_findings(const st_table *t, const st_arm_summary *a, const char *
                       "no-rht", "paper");
     st_finding_paired(t, out, "removing SR from the gradients (RN dY) raises the loss",
                       "NVIDIA arXiv 2509.25149 App. E.3 Fig. 10", "no-sr", "paper");
+    /* the same components judged on the gradient they produce (the probe's
+     * error against the FP32 gradient: resolves with few seeds) */
+    st_finding_qerr(t, out, "removing the 16x16 weight scales raises the gradient error",
+                    "NVIDIA arXiv 2509.25149 App. E.5 (Fprop and Dgrad see different quantized weights)", "no-2d",
+                    "paper");
+    st_finding_qerr(t, out, "removing the RHT on Wgrad raises the gradient error",
+                    "NVIDIA arXiv 2509.25149 Sec. 4.2 (RHT spreads outliers of the Wgrad operands)", "no-rht", "paper");
+    st_finding_qerr(t, out, "removing SR from the gradients raises the gradient error",
+                    "NVIDIA arXiv 2509.25149 Sec. 4.3 (RN on gradients is biased)", "no-sr", "paper");
     st_finding_paired(t, out, "quantizing the BF16 layers too (here: the head) raises the loss",
                       "NVIDIA arXiv 2509.25149 Sec. 4.1, App. E.2", "no-bf16", "paper");
     /* Fig. 2: NVFP4's loss within ~1% of FP8's in the stable phase, ~1.5% at the end (12B, 10T tokens) */

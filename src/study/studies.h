@@ -30,6 +30,8 @@ typedef struct {
     bool has_heldout;
     double heldout_loss, ref_heldout_loss;
     size_t heldout_n;
+    /* the gradient probe (train.c; nan when the step was not probed) */
+    double grad_noise, grad_qerr;
 } st_row;
 
 typedef struct {
@@ -120,6 +122,17 @@ void st_finding_paired(const st_table *t, json_t *out, const char *claim, const 
  * (gap(base) - gap(arm)) / gap(base), published: the published fraction. */
 void st_finding_recovered(const st_table *t, json_t *out, const char *claim, const char *source, const char *base,
                           const char *arm, double published);
+
+/* ---- the gradient probe's columns (gradnoise.c) ---------------------------------------- */
+/* summary.json "noise_to_quant": per arm with probed rows, the mean over
+ * seeds (95% t half-width) of grad_noise and grad_qerr at each seed's last
+ * probed step, and noise_to_qerr, the ratio of those means. */
+void st_gradnoise_summary(const st_table *t, json_t *root);
+/* A finding that arm `worse` has the larger gradient error: per seed, the
+ * mean of grad_qerr over its probed steps; paired t of worse - better over
+ * the seeds both have (statistic "gradient error difference"). */
+void st_finding_qerr(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
+                     const char *better);
 
 /* ---- training studies (runner.c) --------------------------------------------------- */
 /* One arm: a config change against the study's base config. */

@@ -132,6 +132,7 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
         json_array_append_new(arms, o);
     }
     json_object_set_new(root, "arms", arms);
+    st_gradnoise_summary(&t, root);
     json_t *fnd = json_array();
     /* a study with files of its own has findings without training runs */
     if (s->findings && (t.narms || s->files)) s->findings(&t, sums, dir, fnd);

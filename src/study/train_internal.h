@@ -9,6 +9,8 @@ typedef struct {
     double sqnr[3];
     double wgrad_cos, wgrad_align, gnr;
     double zero[3][2], clip[3][2];
+    double dgrad_cos, dgrad_align, dgrad_rel_err;
+    double probe[4]; /* rel_err, cos, rel_bias, rel_std (nvfp4_layer_diag) */
 } lin_diag;
 
 nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,

@@ -167,6 +167,14 @@ def finals(rows, arms):
     return [[final_metric(runs[(a, sd)]) for a in arms] for sd in seeds if all((a, sd) in runs for a in arms)]
 
 
+def mean_qerr(rows, arm, seed):
+    """The gradient probe's error of (arm, seed), averaged over its probed rows
+    (grad_qerr not nan); None when it has none."""
+    v = [float(r["grad_qerr"]) for r in rows
+         if r["arm"] == arm and int(r["seed"]) == seed and not math.isnan(float(r["grad_qerr"]))]
+    return sum(v) / len(v) if v else None
+
+
 def gap(r):
     e, ref = float(r["eval_loss"]), float(r["ref_eval_loss"])
     return 100.0 * (e - ref) / ref
@@ -252,6 +260,11 @@ def check_dir(d):
             return est_t([gap(a) - gap(b) for a, b in per]) + (len(per),)
         if st["statistic"] == "fraction of gap recovered":
             return est_t([(gap(a) - gap(b)) / gap(a) for a, b in per]) + (len(per),)
+        if st["statistic"] == "gradient error difference":
+            a, b = st["arms"]
+            d = [(mean_qerr(rows, a, int(x["seed"])), mean_qerr(rows, b, int(x["seed"]))) for x, _ in per]
+            d = [x - y for x, y in d if x is not None and y is not None]
+            return est_t(d) + (len(d),)
         if st["statistic"] == "tokens-to-match":
             return est_boot(lambda idx: tokens_to_match(per, idx), len(per), 1.0) + (len(per),)
         return None
