@@ -76,7 +76,7 @@ static nvfp4_status s1a_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
     }
     for (size_t j = 0; j < 4 * seeds; j++) {
         if (!st_job_selected(j, o)) continue;
-        uint64_t seed = j % seeds + 1;
+        uint64_t seed = o->seed_first + j % seeds + 1;
         s1a_traj(seed, 0.0, 0.0, steps, every, ref);
         s1a_traj(seed, arms[j / seeds].k, arms[j / seeds].bias, steps, every, lo);
         for (size_t i = 0; i < nl; i++)

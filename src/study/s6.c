@@ -100,7 +100,7 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
     bool srs[S6_NW] = {false, arms[0].sr, arms[1].sr, arms[2].sr, arms[3].sr};
     for (size_t j = 0; j < seeds; j++) {
         if (!st_job_selected(j, o)) continue;
-        uint64_t seed = j + 1;
+        uint64_t seed = o->seed_first + j + 1;
         bool ok = true;
         for (int k = 0; k < S6_NW; k++) ok = ok && rk[k];
         if (!ok) break;

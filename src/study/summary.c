@@ -204,7 +204,11 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
     json_t *fnd = json_array();
     /* a study with files of its own has findings without training runs */
     if (s->findings && (t.narms || s->files)) s->findings(&t, sums, dir, fnd);
-    st_verdicts_finalize(fnd); /* Holm over the study's findings, then each verdict */
+    /* Holm over the study's findings, then each verdict; a sequential run
+     * (sequential.c) first multiplies each p by the looks its plan allows */
+    json_t *seq = extra ? json_object_get(extra, "sequential") : NULL;
+    json_int_t looks = seq ? json_integer_value(json_object_get(seq, "looks_planned")) : 1;
+    st_verdicts_finalize_looks(fnd, looks > 1 ? (size_t)looks : 1);
     json_object_set_new(root, "findings", fnd);
     if (extra) json_object_update(root, extra);
     json_decref(extra);

@@ -299,7 +299,9 @@ static double jval(const json_t *v)
 }
 static double jnum(const json_t *o, const char *k) { return jval(json_object_get(o, k)); }
 
-void st_verdicts_finalize(json_t *arr)
+void st_verdicts_finalize(json_t *arr) { st_verdicts_finalize_looks(arr, 1); }
+
+void st_verdicts_finalize_looks(json_t *arr, size_t looks)
 {
     size_t n = json_array_size(arr), m = 0;
     double *p = calloc(n ? n : 1, sizeof *p), *adj = malloc((n ? n : 1) * sizeof *adj);
@@ -309,7 +311,9 @@ void st_verdicts_finalize(json_t *arr)
         json_t *x = json_object_get(json_array_get(arr, i), "stats");
         if (x) {
             which[m] = i;
-            p[m++] = jnum(x, "p");
+            p[m] = jnum(x, "p") * (double)looks; /* Bonferroni over the looks */
+            if (!(p[m] <= 1.0)) p[m] = 1.0;
+            m++;
         }
     }
     st_holm(p, m, adj);
@@ -322,6 +326,10 @@ void st_verdicts_finalize(json_t *arr)
         const char *rule;
         st_verdict v = st_verdict_decide(&e, adj[k], (int)json_integer_value(json_object_get(x, "expected_sign")),
                                          jnum(o, "published"), jnum(x, "ceiling"), &rule);
+        if (looks > 1) {
+            json_object_set_new(x, "looks", json_integer((json_int_t)looks));
+            json_object_set_new(x, "p_looks", json_real(p[k]));
+        }
         json_object_set_new(x, "p_holm", json_real(adj[k]));
         json_object_set_new(x, "holm_family", json_integer((json_int_t)m));
         json_object_set_new(o, "verdict", json_string(st_verdict_name(v)));

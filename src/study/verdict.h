@@ -97,6 +97,12 @@ void st_finding_inconclusive(json_t *arr, const char *claim, const char *source,
                              const char *why);
 /* Holm over the findings of arr that carry an estimate, then each one's verdict. */
 void st_verdicts_finalize(json_t *arr);
+/* The same for a run that looked at its data `looks` times (a sequential
+ * run's planned looks): each p is first multiplied by looks (capped at 1,
+ * stored as p_looks), so that by the union bound over the looks the chance
+ * of any false "significant" at whichever look the run stops stays at or
+ * below 5%, whatever rule chose the stop. looks = 1: st_verdicts_finalize. */
+void st_verdicts_finalize_looks(json_t *arr, size_t looks);
 
 /* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
  * is arm k's final row of the s-th seed that all arms have. Returns the

@@ -5,7 +5,8 @@ docs/studies.md "How verdicts are decided", independently of the C code
 (src/study/verdict.c): the paired per-seed statistic, the 95% t-interval (the
 t quantile from its own incomplete-beta series), the percentile bootstrap
 (the same splitmix64 stream), the ratio of mean gaps, Holm's correction, the
-verdict rule with its ceiling and tie rules, seeds_needed and underpowered.
+verdict rule with its ceiling and tie rules, seeds_needed and underpowered,
+and a sequential run's division of the level over its planned looks.
 Standard library only. Exit 0 when every finding agrees, 1 otherwise."""
 import csv
 import json
@@ -277,7 +278,9 @@ def check_findings(d, summ, recompute, label):
             errors.append("%s: unknown statistic %r" % (f["claim"], f["stats"]["statistic"]))
             continue
         recomputed.append((f, e[:4], e[4], e[5] if len(e) > 5 else math.nan))
-    adj = holm([e[3] for _, e, _, _ in recomputed])
+    # a sequential run (--target-ci): each p times the looks its plan allows, then Holm
+    looks = int(summ.get("sequential", {}).get("looks_planned", 1))
+    adj = holm([min(1.0, e[3] * looks) for _, e, _, _ in recomputed])
     for (f, (est, lo, hi, p), n, ceiling), pa in zip(recomputed, adj):
         st = f["stats"]
         pub = None if f.get("published") is None else float(f["published"])
