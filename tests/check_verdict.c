@@ -1,7 +1,9 @@
 /* check_verdict.c - the laboratory's statistics and verdict rules
  * (src/study/verdict.c): the paired t-interval and its p-value against
  * hand-computed values, Holm's correction on a hand-computed example, the
- * deterministic bootstrap, and each verdict rule on hand-made estimates. */
+ * deterministic bootstrap, and each verdict rule on hand-made estimates:
+ * the out-of-reach band, the tie, seeds_needed and underpowered, and the
+ * fraction of a gap as a ratio of means with its bootstrap interval. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -89,7 +91,7 @@ static st_verdict decide(double est, double lo, double hi, double null_value, do
                          const char **rule)
 {
     st_estimate e = {"hand-made", 10, est, lo, hi, null_value, p_holm};
-    return st_verdict_decide(&e, p_holm, sign, pub, rule);
+    return st_verdict_decide(&e, p_holm, sign, pub, NAN, rule);
 }
 
 START_TEST(verdict_rules)
@@ -153,6 +155,225 @@ START_TEST(finalize_applies_holm)
 }
 END_TEST
 
+/* A published band beyond the largest value the run can reach decides
+ * nothing: the issue's s8 case, NVFP4 - FP8 = 0.135 [0.030, 0.241] points
+ * against 1.5 (band [0.75, 2.25]) while gap(NVFP4) itself is at most 0.16. */
+START_TEST(verdict_unreachable_band)
+{
+    const char *r;
+    st_estimate e = {"paired t", 10, 0.135, 0.030, 0.241, 0.0, 0.01};
+    /* reachable (no ceiling): significant, band missed: direction only */
+    ck_assert_int_eq(st_verdict_decide(&e, 0.01, +1, 1.5, NAN, &r), ST_V_DIRECTION);
+    /* out of reach: still direction only, with the reach named in the rule */
+    ck_assert_int_eq(st_verdict_decide(&e, 0.01, +1, 1.5, 0.16, &r), ST_V_DIRECTION);
+    ck_assert_ptr_nonnull(strstr(r, "beyond the largest value this run can reach"));
+    /* not significant, the interval entirely below 0.75: "not reproduced"
+     * when the band is reachable (ceiling 0.75 = band_lo reaches it), never
+     * when it is not (ceiling 0.16, or 0.7499) */
+    st_estimate w = {"paired t", 10, 0.05, -0.05, 0.15, 0.0, 0.3};
+    ck_assert_int_eq(st_verdict_decide(&w, 0.3, +1, 1.5, NAN, &r), ST_V_NOT);
+    ck_assert_int_eq(st_verdict_decide(&w, 0.3, +1, 1.5, 0.75, &r), ST_V_NOT);
+    ck_assert_int_eq(st_verdict_decide(&w, 0.3, +1, 1.5, 0.16, &r), ST_V_INCONCLUSIVE);
+    ck_assert_int_eq(st_verdict_decide(&w, 0.3, +1, 1.5, 0.7499, &r), ST_V_INCONCLUSIVE);
+    ck_assert_ptr_nonnull(strstr(r, "rules nothing out"));
+    /* the opposite sign, significant, refutes the direction whatever the reach */
+    st_estimate o = {"paired t", 10, -0.1, -0.15, -0.05, 0.0, 0.001};
+    ck_assert_int_eq(st_verdict_decide(&o, 0.001, +1, 1.5, 0.16, &r), ST_V_NOT);
+    /* a fraction with ceiling 1 against the published 1.0 (band [0.5, 1.5]) is reachable */
+    st_estimate f = {"paired percentile bootstrap", 10, 0.93, 0.6, 1.2, 0.0, 0.001};
+    ck_assert_int_eq(st_verdict_decide(&f, 0.001, +1, 1.0, 1.0, &r), ST_V_REPRODUCED);
+    /* the ceiling travels through summary.json: finalize reads it back */
+    json_t *arr = json_array();
+    const char *arms[2] = {"paper", "fp8"};
+    st_finding_set_ceiling(st_finding_est(arr, "c", "src", "m", &w, +1, 1.5, "gap difference", arms, 2), 0.16);
+    st_verdicts_finalize(arr);
+    json_t *x = json_array_get(arr, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(x, "verdict")), "inconclusive");
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(x, "stats"), "ceiling")), 0.16);
+    json_decref(arr);
+}
+END_TEST
+
+/* A tie is never a win: equal means (every per-seed difference 0, s6's
+ * --quick E4M3 RN against SR) are inconclusive, even with a small p. */
+START_TEST(verdict_tie)
+{
+    const char *r;
+    const double z[4] = {0, 0, 0, 0};
+    st_estimate e;
+    st_est_t(z, 4, &e);
+    ck_assert_double_eq(e.est, 0.0);
+    ck_assert_double_eq(e.p, 1.0);
+    e.lo = -0.1; /* a hand-made spread around the tie */
+    e.hi = 0.1;
+    ck_assert_int_eq(st_verdict_decide(&e, 1.0, +1, NAN, NAN, &r), ST_V_INCONCLUSIVE);
+    ck_assert_ptr_nonnull(strstr(r, "a tie"));
+    /* even a (hand-made) significant p does not make a tie a win or a loss */
+    ck_assert_int_eq(st_verdict_decide(&e, 0.001, +1, NAN, NAN, &r), ST_V_INCONCLUSIVE);
+    ck_assert_int_eq(st_verdict_decide(&e, 0.001, -1, NAN, NAN, &r), ST_V_INCONCLUSIVE);
+    /* a tie whose interval excludes a reachable published band still rules the size out */
+    st_estimate t = {"paired t", 10, 0.0, -0.01, 0.01, 0.0, 1.0};
+    ck_assert_int_eq(st_verdict_decide(&t, 1.0, +1, 1.0, NAN, &r), ST_V_NOT);
+    /* a tie needs infinitely many seeds and is underpowered */
+    ck_assert(isinf(st_seeds_needed(&e)));
+    ck_assert(st_underpowered(&e, NAN));
+}
+END_TEST
+
+/* seeds_needed: the n at which mde80 equals |estimate - null|. Paired t,
+ * n0 = 10 seeds of per-seed sd 1 (half-width t_0.975,9 / sqrt(10)),
+ * estimate 0.5: (t_0.975,n-1 + t_0.80,n-1) / sqrt(n) is 0.50307 at n = 33
+ * and 0.49514 at n = 34 (an incomplete-beta t quantile, independently of
+ * GSL): 34. Bootstrap, n0 = 10, SE 0.1, estimate 0.1: ceil(10 (z_0.975 +
+ * z_0.80)^2) = ceil(10 x 7.84888) = 79. */
+START_TEST(seeds_needed_hand_computed)
+{
+    const double t975_9 = 2.2621571627982036;
+    st_estimate t = {"paired t", 10, 0.5, 0.5 - t975_9 / sqrt(10.0), 0.5 + t975_9 / sqrt(10.0), 0.0, 0.1};
+    ck_assert_double_eq(st_seeds_needed(&t), 34.0);
+    /* the same about a null of 1 (a ratio), and a negative estimate */
+    st_estimate r = t;
+    r.est = 0.5;
+    r.null_value = 1.0;
+    ck_assert_double_eq(st_seeds_needed(&r), 34.0);
+    const double z975 = 1.959963984540054;
+    st_estimate b = {"paired percentile bootstrap", 10, 0.1, 0.1 - z975 * 0.1, 0.1 + z975 * 0.1, 0.0, 0.3};
+    ck_assert_double_eq(st_seeds_needed(&b), 79.0);
+    /* underpowered: mde80 = 2.8016 x 0.1 = 0.280 against the estimate 0.1
+     * (no published size): yes; against a published 0.5: no */
+    ck_assert_double_eq_tol(st_mde80(&b), 0.28015852, 1e-7);
+    ck_assert(st_underpowered(&b, NAN));
+    ck_assert(!st_underpowered(&b, 0.5));
+    /* already enough seeds: an effect far beyond mde80 needs the minimum, 2 */
+    st_estimate big = t;
+    big.est = 100.0;
+    ck_assert_double_eq(st_seeds_needed(&big), 2.0);
+    ck_assert(!st_underpowered(&big, NAN));
+    /* no interval: no figure, and underpowered */
+    st_estimate one = {"paired t", 1, 0.5, NAN, NAN, 0.0, 1.0};
+    ck_assert(isnan(st_seeds_needed(&one)));
+    ck_assert(st_underpowered(&one, NAN));
+}
+END_TEST
+
+/* A hand-made runs table: per seed 1..n the final gap of arms "base" and
+ * "arm" (ref eval loss 100, eval loss 100 + gap: the gap in % exactly). */
+static void gap_table(st_table *t, st_row *rows, const double *base, const double *arm, size_t n)
+{
+    memset(t, 0, sizeof *t);
+    strcpy(t->arms[0], "base");
+    strcpy(t->arms[1], "arm");
+    t->narms = 2;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < 2; k++)
+            rows[2 * i + k] = (st_row){.arm = k, .step = 10, .seed = i + 1, .ref_eval_loss = 100.0,
+                                       .eval_loss = 100.0 + (k ? arm : base)[i]};
+    t->rows = t->fin = rows;
+    t->n = t->nfin = 2 * n;
+}
+
+/* Gaps base {1, 2, 9}, arm {0, 1, 7}: the ratio of the means is (4 - 8/3) /
+ * 4 = 1/3 (the mean of per-seed ratios would be (1 + 1/2 + 2/9) / 3 =
+ * 0.574). Each seed alone gives 1, 1/2 and 2/9, and every mixed resample
+ * lies between; all-seed-3 and all-seed-1 resamples each have probability
+ * 1/27 (74 of 2000 expected), more than the 2.5% tails: the interval is
+ * exactly [2/9, 1]; no resample reaches 0: p = 2 / 2001. */
+START_TEST(fraction_ratio_of_means)
+{
+    const double base[3] = {1, 2, 9}, arm[3] = {0, 1, 7};
+    st_row rows[6];
+    st_table t;
+    gap_table(&t, rows, base, arm, 3);
+    st_estimate e;
+    double g;
+    ck_assert_uint_eq(st_gap_fraction_est(&t, "base", "arm", true, &e, &g), 3);
+    ck_assert_double_eq_tol(e.est, 1.0 / 3.0, 1e-12);
+    ck_assert_double_eq_tol(g, 4.0, 1e-12);
+    ck_assert_str_eq(e.method, "paired percentile bootstrap");
+    ck_assert_double_eq_tol(e.lo, 2.0 / 9.0, 1e-12);
+    ck_assert_double_eq_tol(e.hi, 1.0, 1e-12);
+    ck_assert_double_eq(e.p, 2.0 / 2001.0);
+    /* the denominator the other arm's gap: (4 - 8/3) / (8/3) = 1/2 */
+    ck_assert_uint_eq(st_gap_fraction_est(&t, "base", "arm", false, &e, &g), 3);
+    ck_assert_double_eq_tol(e.est, 0.5, 1e-12);
+    /* the finding: statistic, denominator, ceiling 1, and its verdict against 2/3 ([1/3, 1]) */
+    json_t *arr = json_array();
+    st_finding_recovered(&t, arr, "recovers 2/3", "src", "base", "arm", 2.0 / 3.0);
+    st_verdicts_finalize(arr);
+    json_t *f = json_array_get(arr, 0), *x = json_object_get(f, "stats");
+    ck_assert_str_eq(json_string_value(json_object_get(x, "statistic")), "fraction of gap recovered");
+    ck_assert_str_eq(json_string_value(json_object_get(x, "denominator")), "base");
+    ck_assert_double_eq(json_real_value(json_object_get(x, "ceiling")), 1.0);
+    ck_assert_str_eq(json_string_value(json_object_get(f, "verdict")), "reproduced"); /* p 0.001, [2/9, 1] meets */
+    json_decref(arr);
+    /* a denominator whose mean gap is not positive: no fraction, inconclusive without statistics */
+    const double nb[3] = {-1, 0.5, 0}, na[3] = {0, 0, 0};
+    gap_table(&t, rows, nb, na, 3);
+    ck_assert_uint_eq(st_gap_fraction_est(&t, "base", "arm", true, &e, &g), 3);
+    ck_assert(isnan(e.est));
+    arr = json_array();
+    st_finding_recovered(&t, arr, "recovers 2/3", "src", "base", "arm", 2.0 / 3.0);
+    st_verdicts_finalize(arr);
+    f = json_array_get(arr, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(f, "verdict")), "inconclusive");
+    ck_assert_ptr_null(json_object_get(f, "stats"));
+    json_decref(arr);
+}
+END_TEST
+
+/* splitmix64: the test's own stream of uniform 53-bit draws in (0, 1) */
+static double test_uniform(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A standard normal draw (Box-Muller). */
+static double test_normal(uint64_t *s)
+{
+    double u1 = test_uniform(s), u2 = test_uniform(s);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* The sequential rule (sequential.c) on 4000 null studies of normal paired
+ * differences (sd 1): 3 seeds, then batches of 3 until the 95% t interval is
+ * narrower than 1 or 30 seeds (10 planned looks). Stopping when the interval
+ * is narrow favours an underestimated spread, so the plain 5% test rejects
+ * in about 8.8% of them (20,000 studies in Python: 0.088); with each p
+ * multiplied by the 10 looks (st_verdicts_finalize_looks), at most 5% by
+ * the union bound (measured 0.013; this stream: 352 and 47 of 4000). The assertions: plain above 6.5%, and
+ * corrected at most 5%. False alarm: the first at 0.088 sits 5 binomial
+ * sds (0.0045) above 6.5% (p < 1e-6); the second cannot fail while the
+ * bound holds unless the corrected rate of ~0.013 exceeds 0.05 by chance,
+ * 20 sds. */
+START_TEST(sequential_looks_bound_false_positives)
+{
+    uint64_t rng = UINT64_C(0x5eed5eed);
+    const size_t first = 3, batch = 3, cap = 30, studies = 4000, looks = 1 + (cap - first + batch - 1) / batch;
+    const double width = 1.0;
+    size_t plain = 0, corrected = 0;
+    double x[30];
+    for (size_t k = 0; k < studies; k++) {
+        size_t n = 0;
+        st_estimate e;
+        for (;;) {
+            size_t add = n ? (batch < cap - n ? batch : cap - n) : first;
+            for (size_t i = 0; i < add; i++) x[n++] = test_normal(&rng);
+            st_est_t(x, n, &e);
+            if (e.hi - e.lo < width || n >= cap) break;
+        }
+        plain += e.p < ST_VERDICT_ALPHA;
+        corrected += e.p * (double)looks < ST_VERDICT_ALPHA;
+    }
+    ck_assert_uint_eq(looks, 10);
+    ck_assert_msg(plain > 260, "plain rejections %zu of %zu", plain, studies);         /* 6.5% */
+    ck_assert_msg(corrected <= 200, "corrected rejections %zu of %zu", corrected, studies); /* 5% */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("verdict");
@@ -162,6 +383,11 @@ int main(void)
     tcase_add_test(t, bootstrap_deterministic);
     tcase_add_test(t, verdict_rules);
     tcase_add_test(t, finalize_applies_holm);
+    tcase_add_test(t, verdict_unreachable_band);
+    tcase_add_test(t, verdict_tie);
+    tcase_add_test(t, seeds_needed_hand_computed);
+    tcase_add_test(t, fraction_ratio_of_means);
+    tcase_add_test(t, sequential_looks_bound_false_positives);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -20,6 +20,7 @@ static void usage(FILE *f)
     fputs("usage: nvfp4 study list\n"
           "       nvfp4 study run NAME|--config FILE.json [--seeds N] [--steps N] [--out DIR] [--shard i/n]\n"
           "                 [--threads T (default 2)] [--quick] [--quiet] [--resume] [--checkpoint-every N]\n"
+          "                 [--target-ci W [--max-seeds N (default 64)] [--seed-batch B]]\n"
           "       nvfp4 study show NAME\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
@@ -33,7 +34,10 @@ static void usage(FILE *f)
           "continues a killed run in the same --out folder from each job's last checkpoint (every\n"
           "--checkpoint-every N steps, default every 300 s), skipping finished jobs: the same bytes. Under MPI\n"
           "(nvfp4-mpi, built where mpicc exists) `mpirun -np N nvfp4-mpi study run ...` spreads the (arm, seed)\n"
-          "jobs over the ranks, with the files of one process. `bench` times one training\n"
+          "jobs over the ranks, with the files of one process. --target-ci W adds seeds in batches (--seed-batch,\n"
+          "default the first batch's --seeds) until every finding's 95% interval is narrower than W (in its\n"
+          "statistic's unit) or --max-seeds is reached; its verdicts divide the 5% level over the planned\n"
+          "looks (docs/studies.md \"Sequential runs\"). `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
           "arms in one run, with each step's ratio to the fp32 arm's. docs/studies.md.\n",
           f);
@@ -157,6 +161,8 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
     o.out_dir = def;
     o.dist = nvfp4_cli_study_dist;
     bool root = !o.dist || o.dist->rank == 0;
+    nvfp4_study_seq seq = {0.0, 64, 0};
+    bool sequential = false, seq_opt = false;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -185,6 +191,20 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
                 return cli_fail("study", "--checkpoint-every: expected a positive step count, got '%s'", v);
         } else if (!strcmp(a, "--out")) {
             o.out_dir = v;
+        } else if (!strcmp(a, "--target-ci")) {
+            char *end;
+            seq.target_ci = strtod(v, &end);
+            if (*end || end == v || !(seq.target_ci > 0.0) || seq.target_ci > 1e300)
+                return cli_fail("study", "--target-ci: expected a positive width, got '%s'", v);
+            sequential = true;
+        } else if (!strcmp(a, "--max-seeds")) {
+            if (!cli_parse_size(v, &seq.max_seeds) || seq.max_seeds < 2 || seq.max_seeds > 256)
+                return cli_fail("study", "--max-seeds: expected 2..256, got '%s'", v);
+            seq_opt = true;
+        } else if (!strcmp(a, "--seed-batch")) {
+            if (!cli_parse_size(v, &seq.seed_batch) || !seq.seed_batch || seq.seed_batch > 256)
+                return cli_fail("study", "--seed-batch: expected 1..256, got '%s'", v);
+            seq_opt = true;
         } else if (!strcmp(a, "--shard")) {
             if (!parse_shard(v, &o.shard_i, &o.shard_n)) return cli_fail("study", "--shard: expected i/n with 0 <= i < n, got '%s'", v);
         } else if (!strcmp(a, "--threads")) {
@@ -194,8 +214,10 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
             return cli_fail("study", "unknown option '%s'", a);
         }
     }
+    if (seq_opt && !sequential) return cli_fail("study", "--max-seeds and --seed-batch need --target-ci");
     nvfp4_error err = {NVFP4_OK, ""};
-    nvfp4_status st = nvfp4_study_run(s, &o, stderr, &err);
+    nvfp4_status st = sequential ? nvfp4_study_run_sequential(s, &o, &seq, stderr, &err)
+                                 : nvfp4_study_run(s, &o, stderr, &err);
     if (st != NVFP4_OK) return cli_fail("study", "%s", err.message);
     if (!root) return NVFP4_EXIT_OK; /* rank 0 wrote the files */
     char wrote[160];

@@ -6,9 +6,12 @@ form docs/studies.md reports them in.
 
 For each statistical finding of RUN_DIR/summary.json: the claim, the
 published value, our estimate with its 95% interval and seed count, the
-power statement mde80, the Holm-adjusted p and the verdict; `underpowered`
-on an inconclusive verdict whose published effect lies below mde80 (docs/studies.md, "How
-verdicts are decided"). Findings without statistics (fixed criteria) are
+power statement mde80, the seeds the finding would need to detect its own
+estimate (seeds_needed), the Holm-adjusted p and the verdict; `underpowered`
+where the summary flags it (mde80 above the published effect, or above the
+estimate where no size is published; older summaries: an inconclusive verdict
+whose published effect lies below mde80) (docs/studies.md, "How verdicts are
+decided"). Findings without statistics (fixed criteria) are
 listed with their verdict. Then the wall time of the run (the sum and the
 longest of its jobs' timing) and its arms' final gaps. Needs only the
 standard library.
@@ -25,17 +28,21 @@ def num(v, fmt="%+.3f"):
 def finding_row(f):
     st = f.get("stats")
     if not st:
-        return "| %s | — | %s | — | — | %s |" % (f["claim"], f.get("measured", ""), f["verdict"])
+        return "| %s | — | %s | — | — | — | %s |" % (f["claim"], f.get("measured", ""), f["verdict"])
     lo, hi = st["ci95"]
     est = "%s [%s, %s], %d seeds" % (num(st["estimate"]), num(lo), num(hi), st["seeds"])
     pub, mde = f.get("published"), st.get("mde80")
     verdict = f["verdict"]
-    # only an inconclusive verdict can be explained by too few seeds: a
-    # significant one was seen despite them
-    if verdict == "inconclusive" and pub is not None and mde is not None and abs(pub - st["null"]) < mde:
+    if "underpowered" in st:
+        under = st["underpowered"]
+    else:  # a summary written before the flag: the old rule
+        under = verdict == "inconclusive" and pub is not None and mde is not None and abs(pub - st["null"]) < mde
+    if under:
         verdict += " (underpowered)"
-    return "| %s | %s | %s | %s | %s | %s |" % (f["claim"], num(pub, "%.3g"), est, num(mde, "%.3f"),
-                                               num(st.get("p_holm"), "%.2g"), verdict)
+    need = st.get("seeds_needed")
+    need = "—" if need is None else str(need)
+    return "| %s | %s | %s | %s | %s | %s | %s |" % (f["claim"], num(pub, "%.3g"), est, num(mde, "%.3f"), need,
+                                                    num(st.get("p_holm"), "%.2g"), verdict)
 
 
 def table(d):
@@ -46,8 +53,8 @@ def table(d):
     except (OSError, ValueError) as e:
         sys.exit("findings_table: %s: %s" % (path, e))
     print("### %s (%s)\n" % (s["study"], d))
-    print("| claim | published | ours (95% CI) | mde80 | p (Holm) | verdict |")
-    print("|---|---|---|---|---|---|")
+    print("| claim | published | ours (95% CI) | mde80 | seeds needed | p (Holm) | verdict |")
+    print("|---|---|---|---|---|---|---|")
     for f in s.get("findings", []):
         print(finding_row(f))
     jobs = s.get("timing", [])

@@ -348,6 +348,8 @@ typedef struct {
 
 typedef struct {
     size_t seeds, steps;      /* 0: the study's default */
+    size_t seed_first;        /* the seeds run are seed_first + 1 .. seed_first + seeds (a later batch
+                                 of nvfp4_study_run_sequential; 0: 1 .. seeds) */
     size_t shard_i, shard_n;  /* run the jobs j with j % shard_n == shard_i */
     int threads;
     bool quiet;
@@ -370,6 +372,20 @@ const char *nvfp4_study_claim(const nvfp4_study *s);
 /* Runs the study, writing CSV, summary.json and (if gnuplot exists) PNGs
  * into opts->out_dir. Progress goes to `log` (may be NULL). */
 nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *opts, FILE *log, nvfp4_error *err);
+/* A sequential run (`study run --target-ci W`): seeds in batches until
+ * every statistical finding's 95% interval is narrower than target_ci (in
+ * the statistic's own unit) or the seeds reach max_seeds. The first batch is
+ * opts->seeds (the study's default, 1 with --quick; at least 2), the later
+ * ones seed_batch (0: the first batch's size). Each batch is a run folder
+ * opts->out_dir/batches/seeds-A-B; the output folder holds them merged, and
+ * its verdicts divide the 5% level over the looks the plan allows
+ * (docs/studies.md "Sequential runs"). Not with MPI, shards or resume. */
+typedef struct {
+    double target_ci;
+    size_t max_seeds, seed_batch;
+} nvfp4_study_seq;
+nvfp4_status nvfp4_study_run_sequential(const nvfp4_study *s, const nvfp4_study_opts *opts, const nvfp4_study_seq *q,
+                                        FILE *log, nvfp4_error *err);
 /* A study defined by a JSON config file (docs/studies.md, "Study configs"):
  * NVFP4_EINVAL with the file, the JSON path and the problem when a field is
  * wrong. Free it with nvfp4_study_free. */

@@ -372,13 +372,13 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
     if (pair) /* outside any parallel region: the pair's team is then the
                * top level one, whose threads libgomp keeps from step to step
                * (a nested team gets fresh threads at every step) */
-        run_job(s, o, log, js, sel[first] / seeds, sel[first], (uint64_t)(sel[first] % seeds) + 1, steps, true,
+        run_job(s, o, log, js, sel[first] / seeds, sel[first], o->seed_first + (sel[first] % seeds) + 1, steps, true,
                 &jobs[sel[first]]);
     else {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (size_t k = first; k < nsel; k += stride) {
             size_t j = sel[k];
-            run_job(s, o, log, js, j / seeds, j, (uint64_t)(j % seeds) + 1, steps, false, &jobs[j]);
+            run_job(s, o, log, js, j / seeds, j, o->seed_first + (j % seeds) + 1, steps, false, &jobs[j]);
         }
     }
     nvfp4_status st = d ? gather_jobs(d, sel, nsel, jobs, err) : NVFP4_OK;

@@ -131,7 +131,7 @@ static nvfp4_status s1c_run(const nvfp4_study *s, const nvfp4_study_opts *o, FIL
     fprintf(ft, "arm,seed,step,loss,gd_loss,ratio\n");
     for (size_t j = 0; j < S1C_NARM * seeds; j++) {
         if (!st_job_selected(j, o)) continue;
-        uint64_t seed = j % seeds + 1;
+        uint64_t seed = o->seed_first + j % seeds + 1;
         size_t a = j / seeds;
         s1c_acc acc;
         s1c_traj(p, seed, s1c_arms[a].m, steps, every, lo, gdl, ra, &acc);

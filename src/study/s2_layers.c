@@ -20,20 +20,12 @@ static const char *const s2_base = "all-nvfp4";
 static const char *const s2_groups[S2_GROUPS] = {"qkv-bf16",  "proj-bf16",   "fc1-bf16",   "fc2-bf16",
                                                  "head-bf16", "block0-bf16", "block1-bf16"};
 
-/* Fraction of the base's final gap that arm recovers, per seed, with its t interval. */
+/* Fraction of the base's final gap that arm recovers (a ratio of the mean
+ * gaps, with its paired percentile bootstrap interval), as its finding. */
 static bool s2_fraction(const st_table *t, const char *arm, st_estimate *e)
 {
-    const char *arms[2] = {s2_base, arm};
-    const st_row *r[2 * 256];
-    double d[256];
-    size_t n = st_paired_finals(t, arms, 2, r, 256);
-    if (!n) return false;
-    for (size_t i = 0; i < n; i++) {
-        double g = st_row_gap(r[2 * i]);
-        d[i] = (g - st_row_gap(r[2 * i + 1])) / g;
-    }
-    st_est_t(d, n, e);
-    return true;
+    double g;
+    return st_gap_fraction_est(t, s2_base, arm, true, e, &g) && !isnan(e->est);
 }
 
 /* The groups in decreasing order of their mean fraction recovered. */
@@ -90,7 +82,8 @@ static nvfp4_status s2_plots(const char *dir, nvfp4_error *err)
     st_file sf;
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
-    fprintf(f, "# rank group fraction_recovered lo hi seeds (lo, hi: 95%% t interval of the per-seed fractions)\n");
+    fprintf(f, "# rank group fraction_recovered lo hi seeds (the ratio of the mean gaps; lo, hi: its 95%% paired "
+               "percentile bootstrap interval)\n");
     for (size_t i = 0; i < n; i++) {
         const st_estimate *e = &est[order[i]];
         fprintf(f, "%zu %s %.6g %.6g %.6g %zu\n", i, s2_groups[order[i]], e->est, isfinite(e->lo) ? e->lo : e->est,
@@ -101,7 +94,7 @@ static nvfp4_status s2_plots(const char *dir, nvfp4_error *err)
     return st_gnuplot(dir, "s2.gp",
                       "set terminal pngcairo size 900,520 noenhanced\nset output 's2.png'\n"
                       "set title \"s2-layers: fraction of the all-NVFP4 gap recovered by keeping one group in BF16\\n"
-                      "(final eval loss, paired per seed; bars: mean, whiskers: 95% t interval)\"\n"
+                      "(final eval loss; bars: ratio of the mean gaps, whiskers: 95% bootstrap interval)\"\n"
                       "set ylabel 'fraction of the gap recovered'\nset grid ytics\nset key off\n"
                       "set style fill solid 0.5 border -1\nset boxwidth 0.6\nset xtics rotate by -30\n"
                       "set xzeroaxis lt -1\n"

@@ -117,6 +117,48 @@ static double s4_crossover(const s4_point *p, size_t n)
     return NAN;
 }
 
+/* The crossover over the seeds idx (a resample): the budgets' mean paired
+ * differences from rows [seed][2 k + {0: SR, 1: RTN}] (seeds with every arm). */
+typedef struct {
+    const st_row *const *rows;
+    double tpp[S4_NPTS];
+} s4_boot_ctx;
+
+static double s4_boot_crossover(const size_t *idx, size_t n, const void *vctx)
+{
+    const s4_boot_ctx *c = vctx;
+    s4_point p[S4_NPTS];
+    for (size_t k = 0; k < S4_NPTS; k++) {
+        double m = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            const st_row *const *r = &c->rows[idx[i] * 2 * S4_NPTS + 2 * k];
+            m += st_row_gap(r[0]) - st_row_gap(r[1]);
+        }
+        p[k] = (s4_point){c->tpp[k], m / (double)n, NAN, NAN, n};
+    }
+    return s4_crossover(p, S4_NPTS);
+}
+
+/* The crossover's paired percentile bootstrap over the seeds that have every
+ * arm (a resample without a sign change counts as +infinity); false when
+ * fewer than 2 seeds have them all. */
+static bool s4_crossover_interval(const st_table *t, st_estimate *e)
+{
+    const char *arms[2 * S4_NPTS];
+    const st_row **rows = malloc(2 * S4_NPTS * 256 * sizeof *rows);
+    if (!rows) return false;
+    s4_boot_ctx c = {rows, {0}};
+    for (size_t k = 0; k < S4_NPTS; k++) {
+        arms[2 * k] = s4_sr[k];
+        arms[2 * k + 1] = s4_rtn[k];
+        c.tpp[k] = s4_tpp(t, s4_sr[k]);
+    }
+    size_t n = st_paired_finals(t, arms, 2 * S4_NPTS, rows, 256);
+    if (n >= 2) st_est_boot(s4_boot_crossover, &c, n, 0.0, e);
+    free(rows);
+    return n >= 2;
+}
+
 static void s4_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
     (void)a;
@@ -137,6 +179,12 @@ static void s4_findings(const st_table *t, const st_arm_summary *a, const char *
         k += snprintf(buf + k, sizeof buf - (size_t)k, " %.3g: %+.3f [%+.3f, %+.3f];", p[i].tpp, p[i].mean, p[i].lo,
                       p[i].hi);
     double x = s4_crossover(p, n);
+    st_estimate e;
+    if (k > 0 && (size_t)k < sizeof buf && s4_crossover_interval(t, &e)) /* n = 1 seed: no interval */
+        k += snprintf(buf + k, sizeof buf - (size_t)k,
+                      " crossover 95%% interval [%.3g, %.3g] tokens/param (paired percentile bootstrap over "
+                      "seeds; inf: no sign change in the resample);",
+                      e.lo, e.hi);
     if (k > 0 && (size_t)k < sizeof buf) {
         if (isnan(x))
             snprintf(buf + k, sizeof buf - (size_t)k, " no sign change of the mean from RTN-better to SR-better (%zu seeds)",

@@ -120,7 +120,7 @@ static nvfp4_status s5_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
         if (!st_job_selected(j, o)) continue;
         nvfp4_train_cfg cfg;
         s5_base(o, &cfg, steps);
-        cfg.seed = j + 1;
+        cfg.seed = o->seed_first + j + 1;
         nvfp4_run *r = NULL;
         st_seqdata *sd = NULL;
         float *p = NULL;

@@ -10,6 +10,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/verdict.h"
 
 #include "core/bf16.h"
 #include "core/e4m3.h"
@@ -99,7 +100,7 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
     bool srs[S6_NW] = {false, arms[0].sr, arms[1].sr, arms[2].sr, arms[3].sr};
     for (size_t j = 0; j < seeds; j++) {
         if (!st_job_selected(j, o)) continue;
-        uint64_t seed = j + 1;
+        uint64_t seed = o->seed_first + j + 1;
         bool ok = true;
         for (int k = 0; k < S6_NW; k++) ok = ok && rk[k];
         if (!ok) break;
@@ -123,27 +124,52 @@ static nvfp4_status s6_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE
     return st;
 }
 
+/* A finding on log10 of a final excess-risk ratio per seed, with its t
+ * interval: risk(a) / risk(b), or risk(a) / the FP32-weight risk of the same
+ * seed (b NULL); against null (a log10 threshold). */
+static void s6_finding(const st_table *t, json_t *out, const char *claim, const char *src, const char *a,
+                       const char *b, double null, int sign)
+{
+    const char *arms[2] = {a, b};
+    const st_row *r[2 * 256];
+    double d[256];
+    size_t narms = b ? 2 : 1, n = st_paired_finals(t, arms, narms, r, 256);
+    if (!n) return;
+    for (size_t i = 0; i < n; i++) {
+        const st_row *x = r[i * narms];
+        d[i] = log10(x->eval_loss / (b ? r[i * narms + 1]->eval_loss : x->ref_eval_loss)) - null;
+    }
+    st_estimate e;
+    st_est_t(d, n, &e); /* of x - null: the interval and p against null */
+    e.est += null;
+    e.lo += null;
+    e.hi += null;
+    e.null_value = null;
+    char buf[320];
+    snprintf(buf, sizeof buf,
+             "log10(risk(%s) / risk(%s)) = %+.3f (x%.3g), 95%% CI [%+.3f, %+.3f] (paired t over %zu seeds) against "
+             "%+.3f (x%.3g)",
+             a, b ? b : "fp32 weights", e.est, pow(10.0, e.est), e.lo, e.hi, n, null, pow(10.0, null));
+    st_finding_est(out, claim, src, buf, &e, sign, NAN, b ? "log10 risk ratio" : "log10 risk ratio to fp32", arms,
+                   narms);
+}
+
+/* The final excess risks compared as log10 ratios per seed (the risks span
+ * decades); "far above" and "close to" use this study's thresholds, stated
+ * in each claim. */
 static void s6_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
+    (void)a;
     (void)dir;
-    const st_arm_summary *rn = st_arm_sum(t, a, "bf16-rn"), *sr = st_arm_sum(t, a, "bf16-sr");
-    const st_arm_summary *ern = st_arm_sum(t, a, "e4m3-rn"), *esr = st_arm_sum(t, a, "e4m3-sr");
-    char buf[320];
-    if (rn && sr) {
-        snprintf(buf, sizeof buf, "final excess risk: bf16 RN %.4g, bf16 SR %.4g, fp32 weights %.4g", rn->eval_mean,
-                 sr->eval_mean, rn->ref_eval_mean);
-        const char *src = "Gupta et al. ICML 2015; Croci et al. R. Soc. Open Sci. 2022";
-        st_finding(out, "RN-rounded bf16 weight updates stagnate far above fp32 (and above SR)", src, buf,
-                   (rn->eval_mean > 10 * sr->eval_mean && rn->eval_mean > 100 * rn->ref_eval_mean) ? "reproduced"
-                                                                                                  : "not reproduced");
-        st_finding(out, "SR bf16 updates reach close to fp32 (within 5x)", src, buf,
-                   sr->eval_mean < 5 * sr->ref_eval_mean ? "reproduced" : "not reproduced");
-    }
-    if (ern && esr) {
-        snprintf(buf, sizeof buf, "final excess risk: E4M3 RN %.4g, E4M3 SR %.4g", ern->eval_mean, esr->eval_mean);
-        st_finding(out, "with E4M3 weight storage SR beats RN", "Croci et al. 2022 (stagnation avoidance)", buf,
-                   ern->eval_mean > esr->eval_mean ? "reproduced" : "not reproduced");
-    }
+    const char *src = "Gupta et al. ICML 2015; Croci et al. R. Soc. Open Sci. 2022";
+    s6_finding(t, out, "RN-rounded bf16 weight updates stagnate far above fp32 (more than 100x its excess risk)", src,
+               "bf16-rn", NULL, 2.0, +1);
+    s6_finding(t, out, "RN-rounded bf16 weight updates stagnate above SR (more than 10x its excess risk)", src,
+               "bf16-rn", "bf16-sr", 1.0, +1);
+    s6_finding(t, out, "SR bf16 updates reach close to fp32 (within 5x its excess risk)", src, "bf16-sr", NULL,
+               log10(5.0), -1);
+    s6_finding(t, out, "with E4M3 weight storage SR beats RN (a lower excess risk)",
+               "Croci et al. 2022 (stagnation avoidance)", "e4m3-rn", "e4m3-sr", 0.0, +1);
 }
 
 const nvfp4_study st_study_s6 = {

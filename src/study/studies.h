@@ -118,10 +118,16 @@ void st_finding_diff(const st_table *t, json_t *out, const char *claim, const ch
                      const char *better, double published);
 void st_finding_paired(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
                        const char *better); /* st_finding_diff without a published size */
-/* A finding that arm recovers a fraction of base's gap: per seed
- * (gap(base) - gap(arm)) / gap(base), published: the published fraction. */
+/* A finding that arm recovers a fraction of base's gap: (mean gap(base) -
+ * mean gap(arm)) / mean gap(base), st_gap_fraction_est; published: the
+ * published fraction; ceiling 1 (arm at the FP32 shadow). */
 void st_finding_recovered(const st_table *t, json_t *out, const char *claim, const char *source, const char *base,
                           const char *arm, double published);
+/* A finding that arm `worse` trails `better` by a published fraction of the
+ * same run's NVFP4 gap (scale-free): (mean gap(worse) - mean gap(better)) /
+ * mean gap(nvfp4), nvfp4 one of the two arms; ceiling 1 when nvfp4 is `worse`. */
+void st_finding_nvfp4_fraction(const st_table *t, json_t *out, const char *claim, const char *source,
+                               const char *worse, const char *better, const char *nvfp4, double published);
 
 /* ---- the gradient probe's columns (gradnoise.c) ---------------------------------------- */
 /* summary.json "noise_to_quant": per arm with probed rows, the mean over

@@ -51,6 +51,14 @@ bool st_paired_gap_diff(const st_table *t, const char *a, const char *b, double 
     return true;
 }
 
+/* Mean final gap of one arm over the paired seeds with its 95% t interval. */
+static void arm_gap_est(const st_row *const *rows, size_t narms, size_t k, size_t n, st_estimate *e)
+{
+    double g[256];
+    for (size_t i = 0; i < n; i++) g[i] = st_row_gap(rows[i * narms + k]);
+    st_est_t(g, n, e);
+}
+
 void st_finding_diff(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
                      const char *better, double published)
 {
@@ -65,7 +73,14 @@ void st_finding_diff(const st_table *t, json_t *out, const char *claim, const ch
     char buf[320];
     snprintf(buf, sizeof buf, "gap(%s) - gap(%s) = %+.3f points, 95%% CI [%+.3f, %+.3f] (paired t, %zu seeds)", worse,
              better, e.est, e.lo, e.hi, n);
-    st_finding_est(out, claim, source, buf, &e, +1, published, "gap difference", arms, 2);
+    json_t *f = st_finding_est(out, claim, source, buf, &e, +1, published, "gap difference", arms, 2);
+    if (isfinite(published)) {
+        /* the difference exceeds gap(worse) only if `better` beats the FP32
+         * shadow: the ceiling is the upper 95% bound of gap(worse)'s mean */
+        st_estimate w;
+        arm_gap_est(r, 2, 0, n, &w);
+        st_finding_set_ceiling(f, n >= 2 ? w.hi : w.est);
+    }
 }
 
 void st_finding_paired(const st_table *t, json_t *out, const char *claim, const char *source, const char *worse,
@@ -74,26 +89,80 @@ void st_finding_paired(const st_table *t, json_t *out, const char *claim, const 
     st_finding_diff(t, out, claim, source, worse, better, NAN);
 }
 
+/* ---- ratios of mean gaps ---------------------------------------------------------- */
+typedef struct {
+    const st_row *const *rows; /* [seed][2], st_paired_finals */
+    size_t ref;                /* the arm (0 or 1) whose mean gap is the denominator */
+} gapfrac_ctx;
+
+/* (mean gap(a) - mean gap(b)) / mean gap(ref) over the seeds idx; NAN when
+ * the denominator is not positive (a fraction of no gap). */
+static double gapfrac_stat(const size_t *idx, size_t n, const void *vctx)
+{
+    const gapfrac_ctx *c = vctx;
+    double m[2] = {0, 0};
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 0; i < n; i++) m[k] += st_row_gap(c->rows[idx[i] * 2 + k]);
+        m[k] /= (double)n;
+    }
+    return m[c->ref] > 0.0 ? (m[0] - m[1]) / m[c->ref] : NAN;
+}
+
+size_t st_gap_fraction_est(const st_table *t, const char *a, const char *b, bool ref_is_a, st_estimate *e,
+                           double *ref_gap)
+{
+    const char *arms[2] = {a, b};
+    const st_row *r[2 * 256];
+    size_t n = st_paired_finals(t, arms, 2, r, 256);
+    if (!n) return 0;
+    gapfrac_ctx c = {r, ref_is_a ? 0u : 1u};
+    st_est_boot(gapfrac_stat, &c, n, 0.0, e);
+    st_estimate g;
+    arm_gap_est(r, 2, c.ref, n, &g);
+    *ref_gap = g.est;
+    return n;
+}
+
+/* A ratio-of-means finding; an undefined ratio (the denominator's mean gap
+ * is not positive) is inconclusive, with no statistic. */
+static void finding_gap_fraction(const st_table *t, json_t *out, const char *claim, const char *source, const char *a,
+                                 const char *b, bool ref_is_a, double published, const char *statistic)
+{
+    st_estimate e;
+    double g;
+    size_t n = st_gap_fraction_est(t, a, b, ref_is_a, &e, &g);
+    if (!n) return;
+    const char *ref = ref_is_a ? a : b;
+    char buf[512];
+    if (isnan(e.est)) {
+        snprintf(buf, sizeof buf, "mean gap(%s) = %+.3f points over %zu seeds: no fraction of it is defined", ref, g,
+                 n);
+        st_finding_inconclusive(out, claim, source, buf,
+                                "the denominator's mean gap is not positive: the fraction is undefined");
+        return;
+    }
+    snprintf(buf, sizeof buf,
+             "(gap(%s) - gap(%s)) / gap(%s) = %.3f, 95%% CI [%.3f, %.3f] (ratio of the mean gaps, paired percentile "
+             "bootstrap, %zu seeds; gap(%s) = %.3f points)",
+             a, b, ref, e.est, e.lo, e.hi, n, ref, g);
+    const char *arms[2] = {a, b};
+    json_t *f = st_finding_est(out, claim, source, buf, &e, +1, published, statistic, arms, 2);
+    json_object_set_new(json_object_get(f, "stats"), "denominator", json_string(ref));
+    /* a - b exceeds gap(a) only if b beats the FP32 shadow */
+    if (ref_is_a) st_finding_set_ceiling(f, 1.0);
+}
+
 void st_finding_recovered(const st_table *t, json_t *out, const char *claim, const char *source, const char *base,
                           const char *arm, double published)
 {
-    const char *arms[2] = {base, arm};
-    const st_row *r[2 * 256];
-    double d[256];
-    size_t n = st_paired_finals(t, arms, 2, r, 256);
-    if (!n) return;
-    for (size_t i = 0; i < n; i++) {
-        double g = st_row_gap(r[2 * i]);
-        d[i] = (g - st_row_gap(r[2 * i + 1])) / g;
-    }
-    st_estimate e;
-    st_est_t(d, n, &e);
-    char buf[320];
-    snprintf(buf, sizeof buf,
-             "fraction of gap(%s) recovered by %s = %.3f, 95%% CI [%.3f, %.3f] (paired t over per-seed fractions, "
-             "%zu seeds)",
-             base, arm, e.est, e.lo, e.hi, n);
-    st_finding_est(out, claim, source, buf, &e, +1, published, "fraction of gap recovered", arms, 2);
+    finding_gap_fraction(t, out, claim, source, base, arm, true, published, "fraction of gap recovered");
+}
+
+void st_finding_nvfp4_fraction(const st_table *t, json_t *out, const char *claim, const char *source,
+                               const char *worse, const char *better, const char *nvfp4, double published)
+{
+    finding_gap_fraction(t, out, claim, source, worse, better, !strcmp(nvfp4, worse), published,
+                         "fraction of the NVFP4 gap");
 }
 
 nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, nvfp4_error *err)
@@ -136,7 +205,11 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
     json_t *fnd = json_array();
     /* a study with files of its own has findings without training runs */
     if (s->findings && (t.narms || s->files)) s->findings(&t, sums, dir, fnd);
-    st_verdicts_finalize(fnd); /* Holm over the study's findings, then each verdict */
+    /* Holm over the study's findings, then each verdict; a sequential run
+     * (sequential.c) first multiplies each p by the looks its plan allows */
+    json_t *seq = extra ? json_object_get(extra, "sequential") : NULL;
+    json_int_t looks = seq ? json_integer_value(json_object_get(seq, "looks_planned")) : 1;
+    st_verdicts_finalize_looks(fnd, looks > 1 ? (size_t)looks : 1);
     json_object_set_new(root, "findings", fnd);
     if (extra) json_object_update(root, extra);
     json_decref(extra);

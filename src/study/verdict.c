@@ -132,8 +132,40 @@ const char *st_verdict_name(st_verdict v)
     }
 }
 
+double st_seeds_needed(const st_estimate *e)
+{
+    if (e->n < 2 || !isfinite(e->lo) || !isfinite(e->hi)) return NAN;
+    double delta = fabs((isnan(e->est) ? INFINITY : e->est) - e->null_value), n0 = (double)e->n;
+    if (isinf(delta)) return 2.0;
+    if (delta == 0.0) return INFINITY; /* a tie: no number of seeds detects it */
+    double half = 0.5 * (e->hi - e->lo);
+    if (strcmp(e->method, "paired t")) { /* bootstrap: SE = half / z_0.975 shrinks as 1/sqrt(n) */
+        double z975 = gsl_cdf_ugaussian_Pinv(0.975), z80 = gsl_cdf_ugaussian_Pinv(0.80);
+        double n = ceil(n0 * pow((z975 + z80) * (half / z975) / delta, 2.0));
+        return n > 1e9 ? INFINITY : n < 2.0 ? 2.0 : n;
+    }
+    double sd = half / gsl_cdf_tdist_Pinv(0.975, n0 - 1.0) * sqrt(n0); /* per-seed standard deviation */
+    if (sd == 0.0) return 2.0;
+    /* the normal-quantile answer is a lower bound (t quantiles exceed z), so
+     * the search starts there and steps up a few seeds at most */
+    double z = gsl_cdf_ugaussian_Pinv(0.975) + gsl_cdf_ugaussian_Pinv(0.80);
+    double n = ceil(pow(z * sd / delta, 2.0));
+    if (n > 1e9) return INFINITY;
+    for (n = n < 2.0 ? 2.0 : n; n <= 1e9; n += 1.0)
+        if ((gsl_cdf_tdist_Pinv(0.975, n - 1.0) + gsl_cdf_tdist_Pinv(0.80, n - 1.0)) * sd / sqrt(n) <= delta) return n;
+    return INFINITY;
+}
+
+bool st_underpowered(const st_estimate *e, double published)
+{
+    double mde = st_mde80(e);
+    double target = isfinite(published) ? fabs(published - e->null_value)
+                                        : fabs((isnan(e->est) ? INFINITY : e->est) - e->null_value);
+    return !(mde <= target); /* NAN (no interval) is underpowered too */
+}
+
 st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_sign, double published,
-                             const char **rule)
+                             double ceiling, const char **rule)
 {
     double s = expected_sign < 0 ? -1.0 : 1.0;
     if (e->n < 2 || isnan(e->lo) || isnan(e->hi)) {
@@ -150,7 +182,11 @@ st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_s
     }
     double band_lo = pub * (1.0 - ST_VERDICT_BAND), band_hi = pub * (1.0 + ST_VERDICT_BAND);
     double est = isnan(e->est) ? INFINITY : e->est; /* a NAN statistic counts as +infinity (verdict.h) */
-    bool sig = p_holm < ST_VERDICT_ALPHA, right = s * (est - e->null_value) > 0;
+    /* out of reach: the band starts beyond the largest value the run's statistic can take */
+    bool reachable = !sized || !isfinite(ceiling) || s * (ceiling - e->null_value) >= band_lo;
+    /* a tie (the estimate equals the null value) is significant in no direction, whatever its p */
+    bool tie = est == e->null_value;
+    bool sig = !tie && p_holm < ST_VERDICT_ALPHA, right = s * (est - e->null_value) > 0;
     if (sig && !right) {
         *rule = "significant after Holm, opposite sign";
         return ST_V_NOT;
@@ -160,6 +196,11 @@ st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_s
             *rule = "significant after Holm, published direction (the source states no size)";
             return ST_V_REPRODUCED;
         }
+        if (!reachable) {
+            *rule = "significant after Holm, published direction; the published value -50% lies beyond the "
+                    "largest value this run can reach";
+            return ST_V_DIRECTION;
+        }
         if (hi >= band_lo && lo <= band_hi) {
             *rule = "significant after Holm, published direction, interval meets the published value +-50%";
             return ST_V_REPRODUCED;
@@ -168,10 +209,15 @@ st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_s
         return ST_V_DIRECTION;
     }
     if (sized && pub > 0 && hi < band_lo) {
+        if (!reachable) {
+            *rule = "not significant after Holm; the published value -50% lies beyond the largest value this run "
+                    "can reach, so missing it rules nothing out";
+            return ST_V_INCONCLUSIVE;
+        }
         *rule = "not significant, and the interval lies below the published value -50%";
         return ST_V_NOT;
     }
-    *rule = "not significant after Holm";
+    *rule = tie ? "a tie: the estimate equals the null value, which is never a win" : "not significant after Holm";
     return ST_V_INCONCLUSIVE;
 }
 
@@ -182,9 +228,12 @@ static json_t *num(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
-void st_finding_est(json_t *arr, const char *claim, const char *source, const char *measured, const st_estimate *e,
-                    int expected_sign, double published, const char *statistic, const char *const *arms,
-                    size_t narms)
+/* seeds_needed: an integer, or "inf" (a tie, or more than 10^9), or null */
+static json_t *seeds_json(double n) { return isfinite(n) ? json_integer((json_int_t)n) : num(n); }
+
+json_t *st_finding_est(json_t *arr, const char *claim, const char *source, const char *measured,
+                       const st_estimate *e, int expected_sign, double published, const char *statistic,
+                       const char *const *arms, size_t narms)
 {
     json_t *o = json_object();
     json_object_set_new(o, "claim", json_string(claim));
@@ -201,12 +250,21 @@ void st_finding_est(json_t *arr, const char *claim, const char *source, const ch
     json_object_set_new(x, "estimate", num(e->est));
     json_object_set_new(x, "ci95", json_pack("[oo]", num(e->lo), num(e->hi)));
     json_object_set_new(x, "mde80", num(st_mde80(e)));
+    json_object_set_new(x, "seeds_needed", seeds_json(st_seeds_needed(e)));
+    json_object_set_new(x, "underpowered", json_boolean(st_underpowered(e, published)));
     json_object_set_new(x, "null", json_real(e->null_value));
     json_object_set_new(x, "p", json_real(e->p));
     json_object_set_new(x, "expected_sign", json_integer(expected_sign < 0 ? -1 : 1));
     json_object_set_new(o, "stats", x);
     json_object_set_new(o, "published", num(published));
     json_array_append_new(arr, o);
+    return o;
+}
+
+void st_finding_set_ceiling(json_t *finding, double ceiling)
+{
+    json_t *x = json_object_get(finding, "stats");
+    if (x) json_object_set_new(x, "ceiling", num(ceiling));
 }
 
 void st_finding_criterion(json_t *arr, const char *claim, const char *source, const char *measured, bool met,
@@ -221,6 +279,18 @@ void st_finding_criterion(json_t *arr, const char *claim, const char *source, co
     json_array_append_new(arr, o);
 }
 
+void st_finding_inconclusive(json_t *arr, const char *claim, const char *source, const char *measured,
+                             const char *why)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "claim", json_string(claim));
+    json_object_set_new(o, "source", json_string(source));
+    json_object_set_new(o, "measured", json_string(measured));
+    json_object_set_new(o, "verdict", json_string("inconclusive"));
+    json_object_set_new(o, "rule", json_string(why));
+    json_array_append_new(arr, o);
+}
+
 static double jval(const json_t *v)
 {
     if (json_is_number(v)) return json_number_value(v);
@@ -229,7 +299,9 @@ static double jval(const json_t *v)
 }
 static double jnum(const json_t *o, const char *k) { return jval(json_object_get(o, k)); }
 
-void st_verdicts_finalize(json_t *arr)
+void st_verdicts_finalize(json_t *arr) { st_verdicts_finalize_looks(arr, 1); }
+
+void st_verdicts_finalize_looks(json_t *arr, size_t looks)
 {
     size_t n = json_array_size(arr), m = 0;
     double *p = calloc(n ? n : 1, sizeof *p), *adj = malloc((n ? n : 1) * sizeof *adj);
@@ -239,7 +311,9 @@ void st_verdicts_finalize(json_t *arr)
         json_t *x = json_object_get(json_array_get(arr, i), "stats");
         if (x) {
             which[m] = i;
-            p[m++] = jnum(x, "p");
+            p[m] = jnum(x, "p") * (double)looks; /* Bonferroni over the looks */
+            if (!(p[m] <= 1.0)) p[m] = 1.0;
+            m++;
         }
     }
     st_holm(p, m, adj);
@@ -251,7 +325,11 @@ void st_verdicts_finalize(json_t *arr)
                          .hi = jval(json_array_get(ci, 1)), .null_value = jnum(x, "null"), .p = p[k]};
         const char *rule;
         st_verdict v = st_verdict_decide(&e, adj[k], (int)json_integer_value(json_object_get(x, "expected_sign")),
-                                         jnum(o, "published"), &rule);
+                                         jnum(o, "published"), jnum(x, "ceiling"), &rule);
+        if (looks > 1) {
+            json_object_set_new(x, "looks", json_integer((json_int_t)looks));
+            json_object_set_new(x, "p_looks", json_real(p[k]));
+        }
         json_object_set_new(x, "p_holm", json_real(adj[k]));
         json_object_set_new(x, "holm_family", json_integer((json_int_t)m));
         json_object_set_new(o, "verdict", json_string(st_verdict_name(v)));

@@ -53,26 +53,56 @@ void st_est_boot(st_boot_stat stat, const void *ctx, size_t n, double null_value
 /* Holm's step-down adjusted p-values of p[0..n). */
 void st_holm(const double *p, size_t n, double *adj);
 
+/* The seeds the estimate's own spread needs to detect its own point
+ * estimate: the smallest n >= 2 at which mde80 (above) equals |est - null|,
+ * with the per-seed standard deviation held at the measured one (SE * sqrt(n)
+ * of this run). Paired t: min{n : (t_0.975,n-1 + t_0.80,n-1) SE sqrt(n0/n) <=
+ * |est - null|}; bootstrap: ceil(n0 ((z_0.975 + z_0.80) SE / |est - null|)^2).
+ * INFINITY for a tie (est == null) or one beyond 10^9; NAN without an interval. */
+double st_seeds_needed(const st_estimate *e);
+
+/* Underpowered: mde80 exceeds the effect the finding looks for, the published
+ * one's distance from null (published finite) or else the point estimate's;
+ * true without an interval. */
+bool st_underpowered(const st_estimate *e, double published);
+
 /* The rule (docs/studies.md): expected_sign +1 or -1 is the published
  * direction of (est - null); published is the published effect in the same
- * unit (NAN: the source states a direction only). rule: the rule's name. */
+ * unit (NAN: the source states a direction only); ceiling is the largest
+ * value this run's statistic can take (NAN: none), so that a published band
+ * beyond it is out of reach and never decides "not reproduced". rule: the
+ * rule's name. */
 st_verdict st_verdict_decide(const st_estimate *e, double p_holm, int expected_sign, double published,
-                             const char **rule);
+                             double ceiling, const char **rule);
 const char *st_verdict_name(st_verdict v);
 
 /* Appends a finding decided by this module: the estimate, the published
  * value and direction, the statistic's name and the arms it reads (so a test
- * can recompute it from runs.csv) are stored; st_verdicts_finalize sets the
- * verdict. */
-void st_finding_est(json_t *arr, const char *claim, const char *source, const char *measured, const st_estimate *e,
-                    int expected_sign, double published, const char *statistic, const char *const *arms,
-                    size_t narms);
+ * can recompute it from runs.csv), its mde80, seeds_needed and underpowered
+ * flag are stored; st_verdicts_finalize sets the verdict. Returns the finding
+ * (owned by arr). */
+json_t *st_finding_est(json_t *arr, const char *claim, const char *source, const char *measured,
+                       const st_estimate *e, int expected_sign, double published, const char *statistic,
+                       const char *const *arms, size_t narms);
+/* Records on a finding of st_finding_est the largest value its statistic can
+ * take in this run (docs/studies.md "How verdicts are decided", rule 5). */
+void st_finding_set_ceiling(json_t *finding, double ceiling);
 /* Appends a finding decided by a stated deterministic criterion (one run, no
  * seed spread): reproduced when met, not reproduced otherwise. */
 void st_finding_criterion(json_t *arr, const char *claim, const char *source, const char *measured, bool met,
                           const char *criterion);
+/* Appends a finding whose statistic is undefined (e.g. a fraction of a gap
+ * that is not positive): inconclusive, with why as its rule. */
+void st_finding_inconclusive(json_t *arr, const char *claim, const char *source, const char *measured,
+                             const char *why);
 /* Holm over the findings of arr that carry an estimate, then each one's verdict. */
 void st_verdicts_finalize(json_t *arr);
+/* The same for a run that looked at its data `looks` times (a sequential
+ * run's planned looks): each p is first multiplied by looks (capped at 1,
+ * stored as p_looks), so that by the union bound over the looks the chance
+ * of any false "significant" at whichever look the run stops stays at or
+ * below 5%, whatever rule chose the stop. looks = 1: st_verdicts_finalize. */
+void st_verdicts_finalize_looks(json_t *arr, size_t looks);
 
 /* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
  * is arm k's final row of the s-th seed that all arms have. Returns the
@@ -84,6 +114,13 @@ size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms
  * paired percentile bootstrap interval; published: the paper's factor. */
 void st_finding_tokens_to_match(const st_table *t, json_t *out, const char *claim, const char *source,
                                 const char *const names[5], double published);
+/* (summary.c) (mean gap(a) - mean gap(b)) / mean gap(ref), ref = a or b, over the seeds
+ * both arms have, with its paired percentile bootstrap interval (st_est_boot;
+ * a ratio of means: per-seed ratios blow up where a seed's gap is near 0);
+ * e->est is NAN where the mean gap(ref) is not positive. ref_gap: that mean.
+ * Returns the number of paired seeds. */
+size_t st_gap_fraction_est(const st_table *t, const char *a, const char *b, bool ref_is_a, st_estimate *e,
+                           double *ref_gap);
 /* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
 double st_row_gap(const st_row *r);
 

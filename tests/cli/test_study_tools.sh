@@ -40,8 +40,9 @@ fi
 if python3 tools/gap_trend.py "$T/run" --arm nope >/dev/null 2>"$T/err"; then die "gap_trend accepted a missing arm"; fi
 grep -q "no rows for arm 'nope' (arms: lin, pow)" "$T/err" || die "gap_trend missing arm: $(cat "$T/err")"
 
-# findings_table: published 0.5 below mde80 0.8 and inconclusive -> underpowered; published 2 above
-# mde80 -> not; published below mde80 but significant -> not
+# findings_table: a summary without the underpowered flag (older runs): published 0.5 below mde80
+# 0.8 and inconclusive -> underpowered; published 2 above mde80 -> not; published below mde80 but
+# significant -> not; a summary with the flag: the flag decides, on any verdict, beside seeds_needed
 cat > "$T/run/summary.json" <<'JSON'
 {"study": "demo", "steps": 40, "seeds": 2,
  "arms": [{"arm": "lin", "seeds": 2, "diverged": 0, "gap_pct_mean": 0.33, "gap_pct_ci95": 0.12,
@@ -55,17 +56,22 @@ cat > "$T/run/summary.json" <<'JSON'
    "stats": {"estimate": 0.9, "ci95": [0.5, 1.3], "seeds": 10, "null": 0.0, "mde80": 0.4, "p_holm": 0.003}},
   {"claim": "seen anyway", "measured": "x", "verdict": "reproduced", "published": 1.0,
    "stats": {"estimate": 1.6, "ci95": [0.8, 2.4], "seeds": 10, "null": 0.0, "mde80": 1.1, "p_holm": 0.002}},
+  {"claim": "flagged", "measured": "x", "verdict": "direction only", "published": null,
+   "stats": {"estimate": 0.3, "ci95": [0.02, 0.58], "seeds": 10, "null": 0.0, "mde80": 0.4, "p_holm": 0.04,
+             "seeds_needed": 18, "underpowered": true}},
   {"claim": "fixed criterion", "measured": "stalls at 7.0859375", "verdict": "reproduced"}],
  "timing": [{"seconds": 10.5}, {"seconds": 30.0}]}
 JSON
 out=$(python3 tools/findings_table.py "$T/run") || die "findings_table"
-grep -qF "| small effect | 0.5 | +0.250 [-0.300, +0.800], 10 seeds | 0.800 | 0.61 | inconclusive (underpowered) |" \
+grep -qF "| small effect | 0.5 | +0.250 [-0.300, +0.800], 10 seeds | 0.800 | — | 0.61 | inconclusive (underpowered) |" \
     <<<"$out" || die "findings_table small effect: $out"
-grep -qF "| large effect | 2 | +0.900 [+0.500, +1.300], 10 seeds | 0.400 | 0.003 | direction only |" <<<"$out" \
+grep -qF "| large effect | 2 | +0.900 [+0.500, +1.300], 10 seeds | 0.400 | — | 0.003 | direction only |" <<<"$out" \
     || die "findings_table large effect: $out"
-grep -qF "| seen anyway | 1 | +1.600 [+0.800, +2.400], 10 seeds | 1.100 | 0.002 | reproduced |" <<<"$out" \
+grep -qF "| seen anyway | 1 | +1.600 [+0.800, +2.400], 10 seeds | 1.100 | — | 0.002 | reproduced |" <<<"$out" \
     || die "findings_table: a significant finding marked underpowered: $out"
-grep -qF "| fixed criterion | — | stalls at 7.0859375 | — | — | reproduced |" <<<"$out" || die "fixed criterion: $out"
+grep -qF "| flagged | — | +0.300 [+0.020, +0.580], 10 seeds | 0.400 | 18 | 0.04 | direction only (underpowered) |" \
+    <<<"$out" || die "findings_table flagged: $out"
+grep -qF "| fixed criterion | — | stalls at 7.0859375 | — | — | — | reproduced |" <<<"$out" || die "fixed criterion: $out"
 grep -qF "2 jobs, 40 steps, 2 seeds; job wall time: sum 40 s, longest 30 s" <<<"$out" || die "timing: $out"
 grep -qF "| lin | 0.330 ± 0.120 | 2.5000 | 2 | 0 |" <<<"$out" || die "arm lin: $out"
 grep -qF "| pow | — ± — | — | 2 | 1 |" <<<"$out" || die "arm pow: $out"

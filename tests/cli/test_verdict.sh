@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_verdict.sh - every statistical verdict of a --quick training-study run
-# (3 seeds) follows the rules of docs/studies.md "How verdicts are decided":
+# (3 seeds; s1a and s6 too, whose findings carry t intervals) follows the
+# rules of docs/studies.md "How verdicts are decided":
 # tests/cli/verdict_recompute.py recomputes each one from runs.csv alone
 # (standard-library Python, independent of src/study/verdict.c); a summary
 # with one verdict altered must be caught.
@@ -14,7 +15,7 @@ fail=0
 die() { echo "FAIL: $*"; fail=1; }
 
 dirs=
-for s in s1b s3-2d s3-format s3-rht s3-switch; do
+for s in s1a s1b s3-2d s3-format s3-rht s3-switch s6; do
     if ! "$NVFP4" study run "$s" --quick --seeds 3 --quiet --out "$T/$s" > /dev/null 2> "$T/$s.err"; then
         die "study run $s: $(cat "$T/$s.err")"; continue
     fi
@@ -22,7 +23,9 @@ for s in s1b s3-2d s3-format s3-rht s3-switch; do
 done
 # shellcheck disable=SC2086
 python3 "$HERE/verdict_recompute.py" $dirs > "$T/out" 2>&1 || die "recomputed verdicts differ: $(cat "$T/out")"
-grep -q "s3-format: 2 statistical findings recomputed, 0 errors" "$T/out" || die "s3-format: $(cat "$T/out")"
+for want in "s3-format: 2" "s3-switch: 3" "s1a: 5" "s6: 4"; do
+    grep -q "/$want statistical findings recomputed, 0 errors" "$T/out" || die "$want: $(cat "$T/out")"
+done
 
 # the recomputation can fail: flip one verdict and one interval bound
 python3 - "$T/s3-switch/summary.json" <<'PY'

@@ -4,7 +4,9 @@ study output folder's summary.json from its runs.csv, with the rules of
 docs/studies.md "How verdicts are decided", independently of the C code
 (src/study/verdict.c): the paired per-seed statistic, the 95% t-interval (the
 t quantile from its own incomplete-beta series), the percentile bootstrap
-(the same splitmix64 stream), Holm's correction and the verdict rule.
+(the same splitmix64 stream), the ratio of mean gaps, Holm's correction, the
+verdict rule with its ceiling and tie rules, seeds_needed and underpowered,
+and a sequential run's division of the level over its planned looks.
 Standard library only. Exit 0 when every finding agrees, 1 otherwise."""
 import csv
 import json
@@ -68,7 +70,7 @@ def t_ppf975(df):
 
 def mde80(method, n, lo, hi):
     """Smallest effect n seeds detect with power 0.8 at the two-sided 5% level."""
-    if n < 2 or math.isnan(lo) or math.isnan(hi):
+    if n < 2 or not (math.isfinite(lo) and math.isfinite(hi)):
         return math.nan
     half = 0.5 * (hi - lo)
     if method == "paired t":
@@ -76,6 +78,37 @@ def mde80(method, n, lo, hi):
         return (q975 + t_ppf(0.80, n - 1)) * half / q975
     z975, z80 = statistics.NormalDist().inv_cdf(0.975), statistics.NormalDist().inv_cdf(0.80)
     return (z975 + z80) * half / z975
+
+
+def seeds_needed(method, n, est, lo, hi, null):
+    """The n at which mde80 equals |est - null| at the measured per-seed spread."""
+    if n < 2 or not (math.isfinite(lo) and math.isfinite(hi)):
+        return math.nan
+    delta = abs((math.inf if math.isnan(est) else est) - null)
+    if math.isinf(delta):
+        return 2
+    if delta == 0:
+        return math.inf
+    half = 0.5 * (hi - lo)
+    z975, z80 = statistics.NormalDist().inv_cdf(0.975), statistics.NormalDist().inv_cdf(0.80)
+    if method != "paired t":
+        m = math.ceil(n * ((z975 + z80) * (half / z975) / delta) ** 2)
+        return math.inf if m > 1e9 else max(2, m)
+    sd = half / t_ppf975(n - 1) * math.sqrt(n)
+    if sd == 0:
+        return 2
+    m = max(2, math.ceil(((z975 + z80) * sd / delta) ** 2))
+    while m <= 1e9:
+        if (t_ppf975(m - 1) + t_ppf(0.80, m - 1)) * sd / math.sqrt(m) <= delta:
+            return m
+        m += 1
+    return math.inf
+
+
+def underpowered(method, n, est, lo, hi, null, pub):
+    mde = mde80(method, n, lo, hi)
+    target = abs(pub - null) if pub is not None else abs((math.inf if math.isnan(est) else est) - null)
+    return not (mde <= target)
 
 
 def est_t(d):
@@ -126,22 +159,27 @@ def holm(p):
     return adj
 
 
-def decide(est, lo, hi, null, p_holm, sign, pub, n):
+def decide(est, lo, hi, null, p_holm, sign, pub, n, ceiling=math.nan):
     if n < 2 or math.isnan(lo) or math.isnan(hi):
         return "inconclusive"
     s = -1.0 if sign < 0 else 1.0
     est = math.inf if math.isnan(est) else est
     o_lo, o_hi = sorted((s * (lo - null), s * (hi - null)))
-    sig, right = p_holm < ALPHA, s * (est - null) > 0
+    tie = est == null  # a tie is significant in no direction
+    sig, right = not tie and p_holm < ALPHA, s * (est - null) > 0
+    op = None if pub is None else s * (pub - null)
+    # out of reach: the band starts beyond the largest value the statistic can take
+    reachable = op is None or not math.isfinite(ceiling) or s * (ceiling - null) >= op * (1 - BAND)
     if sig and not right:
         return "not reproduced"
     if sig:
-        if pub is None:
+        if op is None:
             return "reproduced"
-        op = s * (pub - null)
+        if not reachable:
+            return "direction only"
         return "reproduced" if o_hi >= op * (1 - BAND) and o_lo <= op * (1 + BAND) else "direction only"
-    if pub is not None and s * (pub - null) > 0 and o_hi < s * (pub - null) * (1 - BAND):
-        return "not reproduced"
+    if op is not None and op > 0 and o_hi < op * (1 - BAND):
+        return "not reproduced" if reachable else "inconclusive"
     return "inconclusive"
 
 
@@ -192,6 +230,35 @@ def tokens_to_match(per_seed, idx):
     return math.nan
 
 
+def progress(rows, arm):
+    """s1a: per seed, the log10 loss reduction of arm over that of noise-free GD."""
+    runs = {}
+    for r in rows:
+        if r["arm"] == arm:
+            runs.setdefault(int(r["seed"]), []).append(r)
+    out = {}
+    for sd, rs in runs.items():
+        first, last = min(rs, key=lambda r: int(r["step"])), max(rs, key=lambda r: int(r["step"]))
+        if float(last["ref_loss"]) > 0:
+            out[sd] = (math.log10(float(first["loss"]) / float(last["loss"])) /
+                       math.log10(float(first["ref_loss"]) / float(last["ref_loss"])))
+    return out
+
+
+def shifted_t(x, null):
+    """t estimate of x - null (interval and p against null), shifted back."""
+    m, lo, hi, p = est_t([v - null for v in x])
+    return m + null, lo + null, hi + null, p
+
+
+def ratio_of_means(per, ref):
+    """(mean gap(a) - mean gap(b)) / mean gap(ref) over the seeds idx; nan when not positive."""
+    def stat(idx):
+        m = [sum(gap(per[i][k]) for i in idx) / len(idx) for k in (0, 1)]
+        return (m[0] - m[1]) / m[ref] if m[ref] > 0 else math.nan
+    return stat
+
+
 def jnum(v):
     if v is None:
         return math.nan
@@ -218,18 +285,26 @@ def check_findings(d, summ, recompute, label):
         if e is None:
             errors.append("%s: unknown statistic %r" % (f["claim"], f["stats"]["statistic"]))
             continue
-        recomputed.append((f, e[:4], e[4]))
-    adj = holm([e[3] for _, e, _ in recomputed])
-    for (f, (est, lo, hi, p), n), pa in zip(recomputed, adj):
+        recomputed.append((f, e[:4], e[4], e[5] if len(e) > 5 else math.nan))
+    # a sequential run (--target-ci): each p times the looks its plan allows, then Holm
+    looks = int(summ.get("sequential", {}).get("looks_planned", 1))
+    adj = holm([min(1.0, e[3] * looks) for _, e, _, _ in recomputed])
+    for (f, (est, lo, hi, p), n, ceiling), pa in zip(recomputed, adj):
         st = f["stats"]
         pub = None if f.get("published") is None else float(f["published"])
-        want = decide(est, lo, hi, float(st["null"]), pa, st["expected_sign"], pub, n)
+        null = float(st["null"])
+        want = decide(est, lo, hi, null, pa, st["expected_sign"], pub, n, ceiling)
         got = [jnum(st["estimate"]), jnum(st["ci95"][0]), jnum(st["ci95"][1]), float(st["p"]), float(st["p_holm"]),
-               jnum(st["mde80"])]
+               jnum(st["mde80"]), jnum(st.get("ceiling")), jnum(st.get("seeds_needed"))]
         mde = mde80(st["method"], n, lo, hi)
-        for name, a, b in zip(("estimate", "ci lo", "ci hi", "p", "p_holm", "mde80"), got, (est, lo, hi, p, pa, mde)):
+        need = seeds_needed(st["method"], n, est, lo, hi, null)
+        for name, a, b in zip(("estimate", "ci lo", "ci hi", "p", "p_holm", "mde80", "ceiling", "seeds_needed"), got,
+                              (est, lo, hi, p, pa, mde, ceiling, need)):
             if not close(a, b):
                 errors.append("%s: %s %r, recomputed %r" % (f["claim"], name, a, b))
+        if st.get("underpowered") != underpowered(st["method"], n, est, lo, hi, null, pub):
+            errors.append("%s: underpowered %r, recomputed %r" % (f["claim"], st.get("underpowered"),
+                                                                 not st.get("underpowered")))
         if st["seeds"] != n:
             errors.append("%s: seeds %r, recomputed %r" % (f["claim"], st["seeds"], n))
         if f["verdict"] != want:
@@ -256,10 +331,29 @@ def check_dir(d):
     def recompute(f):
         st = f["stats"]
         per = finals(rows, st["arms"])
+        if st["statistic"] == "gap difference" and f.get("published") is not None:
+            # ceiling: the upper 95% bound of gap(worse)'s mean
+            g = est_t([gap(a) for a, _ in per])
+            return est_t([gap(a) - gap(b) for a, b in per]) + (len(per), g[2] if len(per) >= 2 else g[0])
         if st["statistic"] == "gap difference":
             return est_t([gap(a) - gap(b) for a, b in per]) + (len(per),)
-        if st["statistic"] == "fraction of gap recovered":
-            return est_t([(gap(a) - gap(b)) / gap(a) for a, b in per]) + (len(per),)
+        if st["statistic"] in ("fraction of gap recovered", "fraction of the NVFP4 gap"):
+            ref = st["arms"].index(st.get("denominator", st["arms"][0]))
+            ceiling = 1.0 if ref == 0 else math.nan
+            return est_boot(ratio_of_means(per, ref), len(per), 0.0) + (len(per), ceiling)
+        if st["statistic"] == "progress":
+            x = list(progress(rows, st["arms"][0]).values())
+            return shifted_t(x, float(st["null"])) + (len(x),)
+        if st["statistic"] == "progress difference":
+            a, b = progress(rows, st["arms"][0]), progress(rows, st["arms"][1])
+            d = [a[k] - b[k] for k in sorted(a) if k in b]
+            return est_t(d) + (len(d),)
+        if st["statistic"] == "log10 risk ratio":
+            x = [math.log10(float(a["eval_loss"]) / float(b["eval_loss"])) for a, b in per]
+            return shifted_t(x, float(st["null"])) + (len(x),)
+        if st["statistic"] == "log10 risk ratio to fp32":
+            x = [math.log10(float(a["eval_loss"]) / float(a["ref_eval_loss"])) for (a,) in per]
+            return shifted_t(x, float(st["null"])) + (len(x),)
         if st["statistic"] == "gradient error difference":
             a, b = st["arms"]
             d = [(mean_qerr(rows, a, int(x["seed"])), mean_qerr(rows, b, int(x["seed"]))) for x, _ in per]
