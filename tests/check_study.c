@@ -326,12 +326,13 @@ START_TEST(fakequant_transposed_input_same_bytes)
             ck_assert(nvfp4_sq_cfg_parse(cfgs[i], &c));
             if (c.rht && K % c.rht) continue;
             nvfp4_sq_key key = {7, 5, 2, 1, 0};
-            nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
+            nvfp4_sq_stats sa = {0, 0, 0, 0, 0}, sb = {0, 0, 0, 0, 0};
             nvfp4_error err;
             ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, &key, a, &sa, &err), NVFP4_OK);
             ck_assert_int_eq(st_fakequant_t(&c, xt, K, R, &key, b, &sb, &err), NVFP4_OK);
             ck_assert_msg(memcmp(a, b, R * K * sizeof *a) == 0, "%s %zux%zu: bytes differ", cfgs[i], R, K);
-            ck_assert_msg(sa.n == sb.n && sa.zeros == sb.zeros && sa.clips == sb.clips,
+            ck_assert_msg(sa.n == sb.n && sa.zeros == sb.zeros && sa.clips == sb.clips && sa.in_zeros == sb.in_zeros &&
+                              sa.scale_zeros == sb.scale_zeros,
                           "%s %zux%zu: counts differ", cfgs[i], R, K);
         }
         free(x);
@@ -353,7 +354,7 @@ START_TEST(fakequant_counts)
     for (int i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(12000 + i)) * (i % 7 == 0 ? 1e-3 : 1));
     nvfp4_sq_cfg c;
     nvfp4_sq_cfg_nvfp4(&c);
-    nvfp4_sq_stats st = {0, 0, 0};
+    nvfp4_sq_stats st = {0, 0, 0, 0, 0};
     ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, NULL, q, &st, NULL), NVFP4_OK);
     uint64_t zeros = 0, sixes = 0;
     for (int i = 0; i < R * K; i++) zeros += x[i] != 0.0f && q[i] == 0.0f;
@@ -367,6 +368,37 @@ START_TEST(fakequant_counts)
     ck_assert_uint_gt(st.zeros, 0);
     ck_assert_uint_le(st.clips, sixes); /* clipped elements decode to the block's largest value */
     ck_assert_uint_gt(st.clips, 0);
+}
+END_TEST
+
+/* The underflow split on one row of three 1x16 blocks, by hand (TE's chain,
+ * amax 2688: S_enc = 1, block scale e4m3(block amax / 6), dequantization
+ * scale = the decoded byte). Block 0: amax 2688, scale 448; 100/448 = 0.22
+ * and 112/448 = 0.25 (a tie, to even) round to 0, 113/448 = 0.252 to 0.5;
+ * two inputs are 0. Block 1: sixteen 0.001, 0.001/6 = 1.7e-4 below half of
+ * E4M3's least subnormal 2^-9: scale 0, all sixteen flushed by it. Block 2:
+ * 0.5 and fifteen zeros. So n 48, in_zeros 17, zeros 18, scale_zeros 16.
+ * With e4m3-up scales (the core path) block 1's scale rounds up to 2^-9,
+ * 0.001 / 2^-9 = 0.512 -> 0.5: zeros 2, scale_zeros 0. */
+START_TEST(fakequant_underflow_split)
+{
+    float x[48] = {2688.0f, 0.0f, 0.0f, 100.0f, 112.0f, 113.0f}, q[48];
+    for (int i = 6; i < 16; i++) x[i] = 448.0f;
+    for (int i = 16; i < 32; i++) x[i] = 0.001f;
+    x[32] = 0.5f;
+    static const char *const cfgs[2] = {"nvfp4", "nvfp4/e4m3-up"};
+    static const uint64_t want[2][3] = {{17, 18, 16}, {17, 2, 0}};
+    for (int c = 0; c < 2; c++) {
+        nvfp4_sq_cfg cfg;
+        ck_assert(nvfp4_sq_cfg_parse(cfgs[c], &cfg));
+        nvfp4_sq_stats st = {0, 0, 0, 0, 0};
+        ck_assert_int_eq(nvfp4_sq_fakequant(&cfg, x, 1, 48, NULL, q, &st, NULL), NVFP4_OK);
+        ck_assert_uint_eq(st.n, 48);
+        ck_assert_msg(st.in_zeros == want[c][0] && st.zeros == want[c][1] && st.scale_zeros == want[c][2],
+                      "%s: in_zeros %llu zeros %llu scale_zeros %llu", cfgs[c], (unsigned long long)st.in_zeros,
+                      (unsigned long long)st.zeros, (unsigned long long)st.scale_zeros);
+        ck_assert(q[3] == 0.0f && q[4] == 0.0f && q[5] == 448.0f * 0.5f);
+    }
 }
 END_TEST
 
@@ -606,6 +638,7 @@ static Suite *suite(void)
     tcase_add_test(t, mxfp8_equals_library);
     tcase_add_test(t, fp8_current_scaling_by_hand);
     tcase_add_test(t, fakequant_counts);
+    tcase_add_test(t, fakequant_underflow_split);
     tcase_add_test(t, rht_cancels_in_wgrad);
     tcase_add_test(t, cfg_parse_roundtrip);
     tcase_add_test(t, deterministic_across_threads);

@@ -235,6 +235,8 @@ static void put_stats(lin_diag *dg, uint32_t gemm, int operand, const nvfp4_sq_s
 {
     dg->zero[gemm][operand] = st->n ? (double)st->zeros / (double)st->n : 0.0;
     dg->clip[gemm][operand] = st->n ? (double)st->clips / (double)st->n : 0.0;
+    dg->zero_in[gemm][operand] = st->n ? (double)st->in_zeros / (double)st->n : 0.0;
+    dg->zero_scale[gemm][operand] = st->n ? (double)st->scale_zeros / (double)st->n : 0.0;
 }
 
 /* Both operands of one GEMM, A [m x k] and B [n x k]; with transposed, they
@@ -244,7 +246,7 @@ static nvfp4_status fq_pair(const nvfp4_sq_cfg *ca, const nvfp4_sq_cfg *cb, cons
                             size_t n, size_t k, bool transposed, const nvfp4_sq_key *key, uint32_t gemm, float *qa,
                             float *qb, lin_diag *dg, nvfp4_error *err)
 {
-    nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
+    nvfp4_sq_stats sa = {0, 0, 0, 0, 0}, sb = {0, 0, 0, 0, 0};
     nvfp4_sq_key ka = key_for(key, gemm, 0), kb = key_for(key, gemm, 1);
     nvfp4_status s;
     if (transposed) {
@@ -307,7 +309,7 @@ static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, siz
                                  const nvfp4_sq_key *key, float *wt, float *tmp, lin_diag *dg, nvfp4_error *err)
 {
     const nvfp4_sq_cfg *cb = &q[NVFP4_GEMM_DGRAD][1];
-    nvfp4_sq_stats sb = {0, 0, 0};
+    nvfp4_sq_stats sb = {0, 0, 0, 0, 0};
     nvfp4_status s;
     if (sq_block_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
         cb->rounding == NVFP4_RN && !cb->rht) {
@@ -382,7 +384,7 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         }
     } else if (dx) {
         const nvfp4_sq_cfg *ca = &q[NVFP4_GEMM_DGRAD][0];
-        nvfp4_sq_stats sa = {0, 0, 0};
+        nvfp4_sq_stats sa = {0, 0, 0, 0, 0};
         nvfp4_sq_key ka = key_for(key, NVFP4_GEMM_DGRAD, 0);
         s = nvfp4_sq_fakequant(ca, dy, t, out, &ka, b1, dg ? &sa : NULL, err);
         if (s == NVFP4_OK) s = dgrad_weight(q, w, in, out, key, b2, b3, dg, err);

@@ -846,6 +846,8 @@ static bool push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
         d->gnr = dg[l].gnr;
         memcpy(d->zero_frac, dg[l].zero, sizeof d->zero_frac);
         memcpy(d->clip_frac, dg[l].clip, sizeof d->clip_frac);
+        memcpy(d->zero_in_frac, dg[l].zero_in, sizeof d->zero_in_frac);
+        memcpy(d->zero_scale_frac, dg[l].zero_scale, sizeof d->zero_scale_frac);
         d->dgrad_cos = dg[l].dgrad_cos;
         d->dgrad_align = dg[l].dgrad_align;
         d->dgrad_rel_err = dg[l].dgrad_rel_err;
@@ -1227,6 +1229,8 @@ static nvfp4_status copy_logs(nvfp4_run *dst, const nvfp4_run *src, nvfp4_error 
             dg[l].gnr = d->gnr;
             memcpy(dg[l].zero, d->zero_frac, sizeof dg[l].zero);
             memcpy(dg[l].clip, d->clip_frac, sizeof dg[l].clip);
+            memcpy(dg[l].zero_in, d->zero_in_frac, sizeof dg[l].zero_in);
+            memcpy(dg[l].zero_scale, d->zero_scale_frac, sizeof dg[l].zero_scale);
             dg[l].dgrad_cos = d->dgrad_cos;
             dg[l].dgrad_align = d->dgrad_align;
             dg[l].dgrad_rel_err = d->dgrad_rel_err;

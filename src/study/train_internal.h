@@ -9,6 +9,7 @@ typedef struct {
     double sqnr[3];
     double wgrad_cos, wgrad_align, gnr;
     double zero[3][2], clip[3][2];
+    double zero_in[3][2], zero_scale[3][2]; /* nvfp4_layer_diag zero_in_frac, zero_scale_frac */
     double dgrad_cos, dgrad_align, dgrad_rel_err;
     double probe[4]; /* rel_err, cos, rel_bias, rel_std (nvfp4_layer_diag) */
 } lin_diag;
