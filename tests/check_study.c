@@ -11,6 +11,7 @@
 #include "nvfp4.h"
 #include "nvfp4/study.h"
 #include "study/study_internal.h"
+#include "study/train_internal.h"
 
 /* ---- S0 constants (research/error-accumulation.md 4.2a; Higham) ---------- */
 START_TEST(harmonic_rn_constants)
@@ -402,6 +403,53 @@ START_TEST(fakequant_underflow_split)
 }
 END_TEST
 
+/* Oscillation by hand (docs/studies.md "Layer diagnostics"): four
+ * elements' quantized values at 13 logged steps k = 0..12. e0 moves up,
+ * down (a reversal at k = 2), up (k = 3), then stays; e1 only rises; e2
+ * moves down at 3, up at 4 (a reversal); e3 never moves. A reversal counts
+ * while it is one of the last 8 logged steps: k = 2, 3: 1/4; 4..10: 2/4;
+ * 11: e0's (k = 3) has left the window, 1/4; 12: e2's (k = 4) too, 0. */
+START_TEST(wtrack_oscillation_by_hand)
+{
+    static const float seq[5][4] = {{0, 0, 0, 5}, {1, 1, 0, 5}, {0, 2, 0, 5}, {1, 2, -1, 5}, {1, 3, 0, 5}};
+    static const double want[13] = {0, 0, 0.25, 0.25, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25, 0};
+    lin_diag dg[1];
+    st_wtrack **tracks = NULL;
+    st_wtrack_attach(&tracks, 1, dg);
+    ck_assert_ptr_nonnull(dg[0].track);
+    ck_assert(isnan(dg[0].osc_w));
+    for (int k = 0; k < 13; k++) {
+        double f = st_wtrack_weights(dg[0].track, seq[k < 5 ? k : 4], 4);
+        ck_assert_msg(f == want[k], "k %d: %g, want %g", k, f, want[k]);
+    }
+    st_wtrack_free_all(tracks, 1);
+}
+END_TEST
+
+/* Persistent hot channels on a constructed sequence: 40 input channels, so
+ * the top 5% is 2. Step 0: channels 3 (amax 10) and 7 (9) -> 2 persistent;
+ * step 1: 3 and 12 -> 1 (channel 3); step 2: all equal, the top two are
+ * channels 0 and 1 (ties to the lower index) -> 0. */
+START_TEST(wtrack_hot_channels_by_hand)
+{
+    enum { IN = 40 };
+    float x[3][2 * IN];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 2 * IN; i++) x[k][i] = i < IN ? 0.5f : -1.0f; /* amax 1 */
+    x[0][IN + 3] = -10.0f, x[0][7] = 9.0f;
+    x[1][3] = 10.0f, x[1][IN + 12] = -9.0f;
+    ck_assert_uint_eq(st_hot_k(IN), 2);
+    ck_assert_uint_eq(st_hot_k(10), 1);
+    ck_assert_uint_eq(st_hot_k(64), 4);
+    static const double want[3] = {2, 1, 0};
+    lin_diag dg[2];
+    st_wtrack **tracks = NULL;
+    st_wtrack_attach(&tracks, 2, dg);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(st_wtrack_inputs(dg[1].track, x[k], 2, IN), want[k]);
+    st_wtrack_free_all(tracks, 2);
+}
+END_TEST
+
 /* RHT on both Wgrad operands cancels in the product: Q-free (fp32 format
  * with RHT in fp32) the GEMM equals the plain one to fp32 rounding. */
 START_TEST(rht_cancels_in_wgrad)
@@ -639,6 +687,8 @@ static Suite *suite(void)
     tcase_add_test(t, fp8_current_scaling_by_hand);
     tcase_add_test(t, fakequant_counts);
     tcase_add_test(t, fakequant_underflow_split);
+    tcase_add_test(t, wtrack_oscillation_by_hand);
+    tcase_add_test(t, wtrack_hot_channels_by_hand);
     tcase_add_test(t, rht_cancels_in_wgrad);
     tcase_add_test(t, cfg_parse_roundtrip);
     tcase_add_test(t, deterministic_across_threads);

@@ -274,6 +274,11 @@ typedef struct {
      * already at the quantizer's input, and flushed to 0 by a block scale of
      * 0 (a part of zero_frac, which counts every nonzero input flushed) */
     double zero_in_frac[3][2], zero_scale_frac[3][2];
+    /* across logged steps (NaN where not measured): the fraction of the
+     * quantized Fprop weights that reversed direction within the last 8
+     * logged steps, and the input channels in the top 5% by amax at every
+     * logged step so far */
+    double osc_frac, hot_persist;
 } nvfp4_layer_diag;
 
 /* Creates a run (model, FP32 shadow, data task) from a config. */

@@ -265,12 +265,23 @@ static nvfp4_status fq_pair(const nvfp4_sq_cfg *ca, const nvfp4_sq_cfg *cb, cons
 
 static bool is_fp32(const nvfp4_sq_cfg *c) { return c->format == NVFP4_SQ_FP32; }
 
+/* The diagnostics across logged steps (wtrack.c): the layer input's hot
+ * channels, and the oscillation of the Fprop weight operand qw (NULL: FP32
+ * weights, which have no codes to oscillate between). */
+static void track_diag(lin_diag *dg, const float *x, const float *qw, size_t t, size_t in, size_t out)
+{
+    if (!dg || !dg->track) return;
+    dg->hot_persist = st_wtrack_inputs(dg->track, x, t, in);
+    if (qw) dg->osc_w = st_wtrack_weights(dg->track, qw, out * in);
+}
+
 nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,
                          size_t in, size_t out, const nvfp4_sq_key *key, float *y, lin_diag *dg, nvfp4_error *err)
 {
     if (is_fp32(fa) && is_fp32(fb)) {
         gemm_abt(x, w, t, out, in, y);
         if (dg) dg->sqnr[NVFP4_GEMM_FPROP] = 300.0;
+        track_diag(dg, x, NULL, t, in, out);
         return NVFP4_OK;
     }
     float *qx = scratch(ST_SCR_QX, t * in), *qw = scratch(ST_SCR_QW, out * in);
@@ -283,6 +294,7 @@ nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const f
             gemm_abt(x, w, t, out, in, ref);
             dg->sqnr[NVFP4_GEMM_FPROP] = sq_err_db(ref, y, t * out);
         }
+        track_diag(dg, x, is_fp32(fb) ? NULL : qw, t, in, out);
     }
     return s;
 }

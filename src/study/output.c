@@ -110,7 +110,7 @@ const char *const ST_LAYERS_HEADER =
     "dgrad_cos,dgrad_align,dgrad_rel_err,probe_rel_err,probe_cos,probe_rel_bias,probe_rel_std,"
     "zero_in_fprop_a,zero_in_fprop_b,zero_in_dgrad_a,zero_in_dgrad_b,zero_in_wgrad_a,zero_in_wgrad_b,"
     "zero_scale_fprop_a,zero_scale_fprop_b,zero_scale_dgrad_a,zero_scale_dgrad_b,zero_scale_wgrad_a,"
-    "zero_scale_wgrad_b";
+    "zero_scale_wgrad_b,osc_w,hot_persist";
 
 void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n)
 {
