@@ -11,6 +11,7 @@
 #include "nvfp4.h"
 #include "nvfp4/study.h"
 #include "study/study_internal.h"
+#include "study/train_internal.h"
 
 /* ---- S0 constants (research/error-accumulation.md 4.2a; Higham) ---------- */
 START_TEST(harmonic_rn_constants)
@@ -326,12 +327,13 @@ START_TEST(fakequant_transposed_input_same_bytes)
             ck_assert(nvfp4_sq_cfg_parse(cfgs[i], &c));
             if (c.rht && K % c.rht) continue;
             nvfp4_sq_key key = {7, 5, 2, 1, 0};
-            nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
+            nvfp4_sq_stats sa = {0, 0, 0, 0, 0}, sb = {0, 0, 0, 0, 0};
             nvfp4_error err;
             ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, &key, a, &sa, &err), NVFP4_OK);
             ck_assert_int_eq(st_fakequant_t(&c, xt, K, R, &key, b, &sb, &err), NVFP4_OK);
             ck_assert_msg(memcmp(a, b, R * K * sizeof *a) == 0, "%s %zux%zu: bytes differ", cfgs[i], R, K);
-            ck_assert_msg(sa.n == sb.n && sa.zeros == sb.zeros && sa.clips == sb.clips,
+            ck_assert_msg(sa.n == sb.n && sa.zeros == sb.zeros && sa.clips == sb.clips && sa.in_zeros == sb.in_zeros &&
+                              sa.scale_zeros == sb.scale_zeros,
                           "%s %zux%zu: counts differ", cfgs[i], R, K);
         }
         free(x);
@@ -353,7 +355,7 @@ START_TEST(fakequant_counts)
     for (int i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(12000 + i)) * (i % 7 == 0 ? 1e-3 : 1));
     nvfp4_sq_cfg c;
     nvfp4_sq_cfg_nvfp4(&c);
-    nvfp4_sq_stats st = {0, 0, 0};
+    nvfp4_sq_stats st = {0, 0, 0, 0, 0};
     ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, NULL, q, &st, NULL), NVFP4_OK);
     uint64_t zeros = 0, sixes = 0;
     for (int i = 0; i < R * K; i++) zeros += x[i] != 0.0f && q[i] == 0.0f;
@@ -367,6 +369,84 @@ START_TEST(fakequant_counts)
     ck_assert_uint_gt(st.zeros, 0);
     ck_assert_uint_le(st.clips, sixes); /* clipped elements decode to the block's largest value */
     ck_assert_uint_gt(st.clips, 0);
+}
+END_TEST
+
+/* The underflow split on one row of three 1x16 blocks, by hand (TE's chain,
+ * amax 2688: S_enc = 1, block scale e4m3(block amax / 6), dequantization
+ * scale = the decoded byte). Block 0: amax 2688, scale 448; 100/448 = 0.22
+ * and 112/448 = 0.25 (a tie, to even) round to 0, 113/448 = 0.252 to 0.5;
+ * two inputs are 0. Block 1: sixteen 0.001, 0.001/6 = 1.7e-4 below half of
+ * E4M3's least subnormal 2^-9: scale 0, all sixteen flushed by it. Block 2:
+ * 0.5 and fifteen zeros. So n 48, in_zeros 17, zeros 18, scale_zeros 16.
+ * With e4m3-up scales (the core path) block 1's scale rounds up to 2^-9,
+ * 0.001 / 2^-9 = 0.512 -> 0.5: zeros 2, scale_zeros 0. */
+START_TEST(fakequant_underflow_split)
+{
+    float x[48] = {2688.0f, 0.0f, 0.0f, 100.0f, 112.0f, 113.0f}, q[48];
+    for (int i = 6; i < 16; i++) x[i] = 448.0f;
+    for (int i = 16; i < 32; i++) x[i] = 0.001f;
+    x[32] = 0.5f;
+    static const char *const cfgs[2] = {"nvfp4", "nvfp4/e4m3-up"};
+    static const uint64_t want[2][3] = {{17, 18, 16}, {17, 2, 0}};
+    for (int c = 0; c < 2; c++) {
+        nvfp4_sq_cfg cfg;
+        ck_assert(nvfp4_sq_cfg_parse(cfgs[c], &cfg));
+        nvfp4_sq_stats st = {0, 0, 0, 0, 0};
+        ck_assert_int_eq(nvfp4_sq_fakequant(&cfg, x, 1, 48, NULL, q, &st, NULL), NVFP4_OK);
+        ck_assert_uint_eq(st.n, 48);
+        ck_assert_msg(st.in_zeros == want[c][0] && st.zeros == want[c][1] && st.scale_zeros == want[c][2],
+                      "%s: in_zeros %llu zeros %llu scale_zeros %llu", cfgs[c], (unsigned long long)st.in_zeros,
+                      (unsigned long long)st.zeros, (unsigned long long)st.scale_zeros);
+        ck_assert(q[3] == 0.0f && q[4] == 0.0f && q[5] == 448.0f * 0.5f);
+    }
+}
+END_TEST
+
+/* Oscillation by hand (docs/studies.md "Layer diagnostics"): four
+ * elements' quantized values at 13 logged steps k = 0..12. e0 moves up,
+ * down (a reversal at k = 2), up (k = 3), then stays; e1 only rises; e2
+ * moves down at 3, up at 4 (a reversal); e3 never moves. A reversal counts
+ * while it is one of the last 8 logged steps: k = 2, 3: 1/4; 4..10: 2/4;
+ * 11: e0's (k = 3) has left the window, 1/4; 12: e2's (k = 4) too, 0. */
+START_TEST(wtrack_oscillation_by_hand)
+{
+    static const float seq[5][4] = {{0, 0, 0, 5}, {1, 1, 0, 5}, {0, 2, 0, 5}, {1, 2, -1, 5}, {1, 3, 0, 5}};
+    static const double want[13] = {0, 0, 0.25, 0.25, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25, 0};
+    lin_diag dg[1];
+    st_wtrack **tracks = NULL;
+    st_wtrack_attach(&tracks, 1, dg);
+    ck_assert_ptr_nonnull(dg[0].track);
+    ck_assert(isnan(dg[0].osc_w));
+    for (int k = 0; k < 13; k++) {
+        double f = st_wtrack_weights(dg[0].track, seq[k < 5 ? k : 4], 4);
+        ck_assert_msg(f == want[k], "k %d: %g, want %g", k, f, want[k]);
+    }
+    st_wtrack_free_all(tracks, 1);
+}
+END_TEST
+
+/* Persistent hot channels on a constructed sequence: 40 input channels, so
+ * the top 5% is 2. Step 0: channels 3 (amax 10) and 7 (9) -> 2 persistent;
+ * step 1: 3 and 12 -> 1 (channel 3); step 2: all equal, the top two are
+ * channels 0 and 1 (ties to the lower index) -> 0. */
+START_TEST(wtrack_hot_channels_by_hand)
+{
+    enum { IN = 40 };
+    float x[3][2 * IN];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 2 * IN; i++) x[k][i] = i < IN ? 0.5f : -1.0f; /* amax 1 */
+    x[0][IN + 3] = -10.0f, x[0][7] = 9.0f;
+    x[1][3] = 10.0f, x[1][IN + 12] = -9.0f;
+    ck_assert_uint_eq(st_hot_k(IN), 2);
+    ck_assert_uint_eq(st_hot_k(10), 1);
+    ck_assert_uint_eq(st_hot_k(64), 4);
+    static const double want[3] = {2, 1, 0};
+    lin_diag dg[2];
+    st_wtrack **tracks = NULL;
+    st_wtrack_attach(&tracks, 2, dg);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(st_wtrack_inputs(dg[1].track, x[k], 2, IN), want[k]);
+    st_wtrack_free_all(tracks, 2);
 }
 END_TEST
 
@@ -606,6 +686,9 @@ static Suite *suite(void)
     tcase_add_test(t, mxfp8_equals_library);
     tcase_add_test(t, fp8_current_scaling_by_hand);
     tcase_add_test(t, fakequant_counts);
+    tcase_add_test(t, fakequant_underflow_split);
+    tcase_add_test(t, wtrack_oscillation_by_hand);
+    tcase_add_test(t, wtrack_hot_channels_by_hand);
     tcase_add_test(t, rht_cancels_in_wgrad);
     tcase_add_test(t, cfg_parse_roundtrip);
     tcase_add_test(t, deterministic_across_threads);

@@ -1,5 +1,6 @@
 /* cmd_study.c - `nvfp4 study list | run NAME | plot DIR | merge OUT DIR...`:
  * the error-accumulation laboratory (docs/studies.md). */
+#include <cblas.h>
 #include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ static void usage(FILE *f)
           "statistic's unit) or --max-seeds is reached; its verdicts divide the 5% level over the planned\n"
           "looks (docs/studies.md \"Sequential runs\"). `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
-          "arms in one run, with each step's ratio to the fp32 arm's. docs/studies.md.\n",
+          "arms in one run, with each step's ratio to the fp32 arm's and its fraction of the machine's SGEMM\n"
+          "rate (OpenBLAS sgemm on the step's linear GEMM shapes, timed in the same run). docs/studies.md.\n",
           f);
 }
 
@@ -247,6 +249,13 @@ static double cpu_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static double cpu_wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* ... and *cpu_ms, the process CPU time per step of both models together
  * (robust to other load on the machine; with threads, it counts spinning). */
 static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double *ms_ref, double *cpu_ms,
@@ -276,6 +285,49 @@ static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double
     *params = nvfp4_run_param_count(r);
     nvfp4_run_free(r);
     return ok;
+}
+
+/* The machine's SGEMM time for one step's linear GEMMs, measured now at the
+ * OpenBLAS thread count set: for every linear of the default GPT (per block
+ * qkv d->3d, proj d->d, fc1 d->f, fc2 f->d; the head d->vocab) its three
+ * GEMMs (Fprop, Dgrad, Wgrad) on the step's batch x seq_len tokens, timed
+ * together, best of `reps`. The attention's score products are left out.
+ * *gflop: the GEMMs' work; *cpu_ms: their process CPU time (robust to other
+ * load at one thread). Returns wall ms, or -1 when out of memory. */
+static double sgemm_step_ms(const nvfp4_train_cfg *c, int reps, double *gflop, double *cpu_ms)
+{
+    size_t d = c->model.d_model, f = c->model.d_hidden, v = c->model.vocab, t = c->batch * c->model.seq_len;
+    size_t shape[5][2] = {{d, 3 * d}, {d, d}, {d, f}, {f, d}, {d, v}}; /* in, out */
+    size_t big = 3 * d > f ? 3 * d : f;
+    if (v > big) big = v;
+    float *a = calloc(t * big, sizeof *a), *b = calloc(big * big, sizeof *b), *o = calloc(t * big, sizeof *o);
+    double best = -1.0, work = 0.0, best_cpu = -1.0;
+    for (size_t i = 0; a && b && o && i < t * big; i++) a[i] = o[i] = (float)(i % 7) * 0.25f - 0.75f;
+    for (size_t i = 0; a && b && o && i < big * big; i++) b[i] = (float)(i % 5) * 0.125f - 0.25f;
+    for (int rep = 0; a && b && o && rep < reps; rep++) {
+        double t0 = cpu_wall_s(), c0 = cpu_s();
+        work = 0.0;
+        for (size_t k = 0; k < 5; k++) {
+            size_t n_of = k == 4 ? 1 : c->model.n_blocks;
+            int in = (int)shape[k][0], out = (int)shape[k][1], T = (int)t;
+            for (size_t j = 0; j < n_of; j++) {
+                /* Fprop Y[t,out] = X W^T, Dgrad dX[t,in] = dY W, Wgrad dW[out,in] = dY^T X */
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, a, in, b, in, 0.0f, o, out);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, in, out, 1.0f, o, out, b, in, 0.0f, a, in);
+                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, T, 1.0f, o, out, a, in, 0.0f, b, in);
+                work += 3.0 * 2.0 * (double)t * (double)in * (double)out;
+            }
+        }
+        double ms = 1e3 * (cpu_wall_s() - t0), cms = 1e3 * (cpu_s() - c0);
+        if (best < 0 || ms < best) best = ms;
+        if (best_cpu < 0 || cms < best_cpu) best_cpu = cms;
+    }
+    free(a);
+    free(b);
+    free(o);
+    *gflop = work * 1e-9;
+    *cpu_ms = best_cpu;
+    return best;
 }
 
 static bool parse_threads(const char *s, int *t, size_t *n)
@@ -319,7 +371,8 @@ static int cmd_bench(int argc, char **argv)
     nvfp4_train_cfg_gpt(&c);
     for (size_t ti = 0; ti < nt; ti++) {
         nvfp4_study_set_threads(threads[ti]);
-        double fp32_ms = 0.0, fp32_cpu = 0.0;
+        double fp32_ms = 0.0, fp32_cpu = 0.0, gflop = 0.0, sgemm_cpu = 0.0;
+        double sgemm_ms = sgemm_step_ms(&c, 5, &gflop, &sgemm_cpu);
         for (size_t k = 0; k < na; k++) {
             double mq, mr, cpu;
             nvfp4_error err = {NVFP4_OK, ""};
@@ -334,14 +387,28 @@ static int cmd_bench(int argc, char **argv)
             double ratio = fp32_ms > 0 ? mq / fp32_ms : 0.0, shadow = mr > 0 ? mq / mr : 0.0;
             /* CPU of this arm's model: the pair's CPU less one FP32 model's */
             double cpu_arm = cpu - fp32_cpu, cpu_ratio = fp32_cpu > 0 ? cpu_arm / fp32_cpu : 0.0;
-            json_array_append_new(rows, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "arm", bench_arms[k].name,
-                                                  "threads", threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio,
-                                                  "shadow_ms_per_step", mr, "ratio_to_shadow", shadow,
-                                                  "cpu_ms_per_step", cpu_arm, "cpu_ratio_to_fp32", cpu_ratio));
+            /* the step's fraction of the SGEMM rate: the SGEMM time of its
+             * linear GEMMs over the step's time */
+            double frac = mq > 0 && sgemm_ms > 0 ? sgemm_ms / mq : 0.0;
+            double cpu_frac = cpu_arm > 0 && sgemm_cpu > 0 ? sgemm_cpu / cpu_arm : 0.0;
+            json_t *row = json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "arm", bench_arms[k].name, "threads",
+                                    threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio, "shadow_ms_per_step", mr,
+                                    "ratio_to_shadow", shadow, "cpu_ms_per_step", cpu_arm, "cpu_ratio_to_fp32",
+                                    cpu_ratio);
+            json_object_set_new(row, "sgemm_ms_per_step", json_real(sgemm_ms));
+            json_object_set_new(row, "sgemm_gflops", json_real(sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0));
+            json_object_set_new(row, "fraction_of_sgemm", json_real(frac));
+            json_object_set_new(row, "sgemm_cpu_ms_per_step", json_real(sgemm_cpu));
+            json_object_set_new(row, "cpu_fraction_of_sgemm", json_real(cpu_frac));
+            json_array_append_new(rows, row);
             if (!as_json)
                 printf("threads %d  %-6s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)  CPU %.2f ms, "
-                       "%.2fx\n",
-                       threads[ti], bench_arms[k].name, mq, ratio, mr, shadow, cpu_arm, cpu_ratio);
+                       "%.2fx  SGEMM fraction %.2f (CPU %.2f)\n",
+                       threads[ti], bench_arms[k].name, mq, ratio, mr, shadow, cpu_arm, cpu_ratio, frac, cpu_frac);
+            if (!as_json && k + 1 == na)
+                printf("threads %d  SGEMM of the step's linear GEMMs: %.2f ms (CPU %.2f ms; %.2f GFLOP, %.1f GFLOP/s, "
+                       "best of 5, measured now)\n",
+                       threads[ti], sgemm_ms, sgemm_cpu, gflop, sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0);
         }
     }
     if (as_json) {

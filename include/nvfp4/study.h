@@ -56,11 +56,16 @@ typedef struct {
     bool rht_fp32;            /* keep the RHT output in fp32 (default: bf16, as TE) */
 } nvfp4_sq_cfg;
 
-/* Counts gathered by a fake-quantization (for zero and clip fractions). */
+/* Counts gathered by a fake-quantization (for zero and clip fractions; the
+ * E2M1 formats only: the others leave them at 0). zeros - scale_zeros are
+ * the elements flushed inside a block whose scale is nonzero (|x| / scale
+ * below E2M1's half of 0.5). */
 typedef struct {
     uint64_t n;       /* elements */
     uint64_t zeros;   /* nonzero inputs that became 0 */
     uint64_t clips;   /* elements whose scaled magnitude exceeded the grid maximum */
+    uint64_t in_zeros;    /* inputs (after any RHT) that were 0 already */
+    uint64_t scale_zeros; /* of zeros: those in a block whose dequantization scale is 0 */
 } nvfp4_sq_stats;
 
 /* What keys the random bits of one quantization (SR bits, per-step RHT
@@ -265,6 +270,15 @@ typedef struct {
      * steps): relative error (RMS over draws), mean cosine, debiased relative
      * bias and relative std of one draw against the FP32 gradient (gradprobe) */
     double probe_rel_err, probe_cos, probe_rel_bias, probe_rel_std;
+    /* per GEMM operand, fractions of its elements (docs/studies.md): zero
+     * already at the quantizer's input, and flushed to 0 by a block scale of
+     * 0 (a part of zero_frac, which counts every nonzero input flushed) */
+    double zero_in_frac[3][2], zero_scale_frac[3][2];
+    /* across logged steps (NaN where not measured): the fraction of the
+     * quantized Fprop weights that reversed direction within the last 8
+     * logged steps, and the input channels in the top 5% by amax at every
+     * logged step so far */
+    double osc_frac, hot_persist;
 } nvfp4_layer_diag;
 
 /* Creates a run (model, FP32 shadow, data task) from a config. */

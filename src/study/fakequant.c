@@ -265,19 +265,26 @@ static void fq_count_library(const fq_route *rt, const nvfp4_qtensor *t, const f
                              size_t rows, size_t k, nvfp4_sq_stats *st)
 {
     nvfp4_core_global g = nvfp4_core_global_from_amax(&rt->chain, t->amax);
-    uint64_t zeros = 0, clips = 0;
+    uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
     for (size_t r = 0; r < rows; r++)
         for (size_t j0 = 0; j0 < k; j0 += rt->block_len) {
-            nvfp4_core_block b = nvfp4_core_block_prepare(&rt->chain, &g, t->scale[r * t->scale_cols + j0 / rt->block_len]);
+            uint8_t byte = t->scale[r * t->scale_cols + j0 / rt->block_len];
+            nvfp4_core_block b = nvfp4_core_block_prepare(&rt->chain, &g, byte);
+            bool zero_scale = nvfp4_core_dequant_scale(&rt->chain, &g, byte) == 0.0f;
             size_t j1 = j0 + rt->block_len < k ? j0 + rt->block_len : k;
             for (size_t j = j0; j < j1; j++) {
                 float xi = src[r * k + j];
+                bool flushed = (xi != 0.0f) & (out[r * k + j] == 0.0f);
                 clips += nvfp4_core_fabs(nvfp4_core_scaled(&rt->chain, &b, xi)) > NVFP4_E2M1_MAX;
-                zeros += (xi != 0.0f) & (out[r * k + j] == 0.0f);
+                zeros += flushed;
+                in_zeros += xi == 0.0f;
+                scale_zeros += flushed & zero_scale;
             }
         }
     st->zeros += zeros;
     st->clips += clips;
+    st->in_zeros += in_zeros;
+    st->scale_zeros += scale_zeros;
 }
 
 /* ---- the library path ---------------------------------------------------------------- */
@@ -398,7 +405,7 @@ static void fq_core_segment(const fq_core_ctx *q, const float *x, float *y, size
         if (q->rt->block_len > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_base + 1u, block, rb + 16);
     }
     const nvfp4_core_recipe *r = &q->rt->chain;
-    uint64_t clips = 0, zeros = 0;
+    uint64_t clips = 0, zeros = 0, in_zeros = 0;
     for (size_t i = 0; i < n; i++) {
         float xi = x[i]; /* read before y[i] is written: x and y may alias */
         float v = nvfp4_core_scaled(r, &s->b, xi);
@@ -408,9 +415,12 @@ static void fq_core_segment(const fq_core_ctx *q, const float *x, float *y, size
         y[i] = d;
         clips += nvfp4_core_fabs(v) > NVFP4_E2M1_MAX;
         zeros += (xi != 0.0f) & (d == 0.0f);
+        in_zeros += xi == 0.0f;
     }
     st->clips += clips;
     st->zeros += zeros;
+    st->in_zeros += in_zeros;
+    if (s->dscale == 0.0f) st->scale_zeros += zeros; /* the whole block dequantizes to 0 */
 }
 
 static float fq_seg_amax(const fq_core_ctx *q, const float *x, size_t n, float m)
@@ -423,10 +433,10 @@ static void fq_core_rows_1d(const fq_core_ctx *q, const float *x, size_t rows, s
                             nvfp4_sq_stats *st)
 {
     size_t b = q->rt->block_len, nb = (k + b - 1) / b;
-    uint64_t zeros = 0, clips = 0;
-#pragma omp parallel for reduction(+ : zeros, clips) schedule(static)
+    uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
+#pragma omp parallel for reduction(+ : zeros, clips, in_zeros, scale_zeros) schedule(static)
     for (size_t r = 0; r < rows; r++) {
-        nvfp4_sq_stats ls = {0, 0, 0};
+        nvfp4_sq_stats ls = {0, 0, 0, 0, 0};
         for (size_t j = 0; j < nb; j++) {
             size_t c0 = j * b, n = (c0 + b <= k) ? b : k - c0;
             const float *xs = x + r * k + c0;
@@ -435,9 +445,13 @@ static void fq_core_rows_1d(const fq_core_ctx *q, const float *x, size_t rows, s
         }
         zeros += ls.zeros;
         clips += ls.clips;
+        in_zeros += ls.in_zeros;
+        scale_zeros += ls.scale_zeros;
     }
     st->zeros += zeros;
     st->clips += clips;
+    st->in_zeros += in_zeros;
+    st->scale_zeros += scale_zeros;
 }
 
 /* 16x16 tiles: one scale per tile from the tile amax; SR bits per 1x16 row
@@ -446,10 +460,10 @@ static void fq_core_rows_2d(const fq_core_ctx *q, const float *x, size_t rows, s
                             nvfp4_sq_stats *st)
 {
     size_t nb = (k + 15) / 16, nt = (rows + 15) / 16;
-    uint64_t zeros = 0, clips = 0;
-#pragma omp parallel for reduction(+ : zeros, clips) schedule(static)
+    uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
+#pragma omp parallel for reduction(+ : zeros, clips, in_zeros, scale_zeros) schedule(static)
     for (size_t t = 0; t < nt; t++) {
-        nvfp4_sq_stats ls = {0, 0, 0};
+        nvfp4_sq_stats ls = {0, 0, 0, 0, 0};
         size_t r0 = t * 16, r1 = r0 + 16 <= rows ? r0 + 16 : rows;
         for (size_t j = 0; j < nb; j++) {
             size_t c0 = j * 16, n = (c0 + 16 <= k) ? 16 : k - c0;
@@ -461,9 +475,13 @@ static void fq_core_rows_2d(const fq_core_ctx *q, const float *x, size_t rows, s
         }
         zeros += ls.zeros;
         clips += ls.clips;
+        in_zeros += ls.in_zeros;
+        scale_zeros += ls.scale_zeros;
     }
     st->zeros += zeros;
     st->clips += clips;
+    st->in_zeros += in_zeros;
+    st->scale_zeros += scale_zeros;
 }
 
 static void fq_core(const fq_route *rt, const nvfp4_sq_cfg *c, const float *x, size_t rows, size_t k,
@@ -551,7 +569,7 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
         fq_fp8_tensor(src, n, out);
         return NVFP4_OK;
     }
-    nvfp4_sq_stats local = {0, 0, 0};
+    nvfp4_sq_stats local = {0, 0, 0, 0, 0};
     nvfp4_sq_stats *st = stats ? stats : &local;
     if (!rt.recipe) {
         fq_core(&rt, c, src, rows, k, key, out, st);

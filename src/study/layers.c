@@ -235,6 +235,8 @@ static void put_stats(lin_diag *dg, uint32_t gemm, int operand, const nvfp4_sq_s
 {
     dg->zero[gemm][operand] = st->n ? (double)st->zeros / (double)st->n : 0.0;
     dg->clip[gemm][operand] = st->n ? (double)st->clips / (double)st->n : 0.0;
+    dg->zero_in[gemm][operand] = st->n ? (double)st->in_zeros / (double)st->n : 0.0;
+    dg->zero_scale[gemm][operand] = st->n ? (double)st->scale_zeros / (double)st->n : 0.0;
 }
 
 /* Both operands of one GEMM, A [m x k] and B [n x k]; with transposed, they
@@ -244,7 +246,7 @@ static nvfp4_status fq_pair(const nvfp4_sq_cfg *ca, const nvfp4_sq_cfg *cb, cons
                             size_t n, size_t k, bool transposed, const nvfp4_sq_key *key, uint32_t gemm, float *qa,
                             float *qb, lin_diag *dg, nvfp4_error *err)
 {
-    nvfp4_sq_stats sa = {0, 0, 0}, sb = {0, 0, 0};
+    nvfp4_sq_stats sa = {0, 0, 0, 0, 0}, sb = {0, 0, 0, 0, 0};
     nvfp4_sq_key ka = key_for(key, gemm, 0), kb = key_for(key, gemm, 1);
     nvfp4_status s;
     if (transposed) {
@@ -263,12 +265,23 @@ static nvfp4_status fq_pair(const nvfp4_sq_cfg *ca, const nvfp4_sq_cfg *cb, cons
 
 static bool is_fp32(const nvfp4_sq_cfg *c) { return c->format == NVFP4_SQ_FP32; }
 
+/* The diagnostics across logged steps (wtrack.c): the layer input's hot
+ * channels, and the oscillation of the Fprop weight operand qw (NULL: FP32
+ * weights, which have no codes to oscillate between). */
+static void track_diag(lin_diag *dg, const float *x, const float *qw, size_t t, size_t in, size_t out)
+{
+    if (!dg || !dg->track) return;
+    dg->hot_persist = st_wtrack_inputs(dg->track, x, t, in);
+    if (qw) dg->osc_w = st_wtrack_weights(dg->track, qw, out * in);
+}
+
 nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,
                          size_t in, size_t out, const nvfp4_sq_key *key, float *y, lin_diag *dg, nvfp4_error *err)
 {
     if (is_fp32(fa) && is_fp32(fb)) {
         gemm_abt(x, w, t, out, in, y);
         if (dg) dg->sqnr[NVFP4_GEMM_FPROP] = 300.0;
+        track_diag(dg, x, NULL, t, in, out);
         return NVFP4_OK;
     }
     float *qx = scratch(ST_SCR_QX, t * in), *qw = scratch(ST_SCR_QW, out * in);
@@ -281,6 +294,7 @@ nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const f
             gemm_abt(x, w, t, out, in, ref);
             dg->sqnr[NVFP4_GEMM_FPROP] = sq_err_db(ref, y, t * out);
         }
+        track_diag(dg, x, is_fp32(fb) ? NULL : qw, t, in, out);
     }
     return s;
 }
@@ -307,7 +321,7 @@ static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, siz
                                  const nvfp4_sq_key *key, float *wt, float *tmp, lin_diag *dg, nvfp4_error *err)
 {
     const nvfp4_sq_cfg *cb = &q[NVFP4_GEMM_DGRAD][1];
-    nvfp4_sq_stats sb = {0, 0, 0};
+    nvfp4_sq_stats sb = {0, 0, 0, 0, 0};
     nvfp4_status s;
     if (sq_block_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
         cb->rounding == NVFP4_RN && !cb->rht) {
@@ -382,7 +396,7 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         }
     } else if (dx) {
         const nvfp4_sq_cfg *ca = &q[NVFP4_GEMM_DGRAD][0];
-        nvfp4_sq_stats sa = {0, 0, 0};
+        nvfp4_sq_stats sa = {0, 0, 0, 0, 0};
         nvfp4_sq_key ka = key_for(key, NVFP4_GEMM_DGRAD, 0);
         s = nvfp4_sq_fakequant(ca, dy, t, out, &ka, b1, dg ? &sa : NULL, err);
         if (s == NVFP4_OK) s = dgrad_weight(q, w, in, out, key, b2, b3, dg, err);

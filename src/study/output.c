@@ -107,7 +107,10 @@ const char *const ST_LAYERS_HEADER =
     "arm,seed,step,layer,sqnr_fprop,sqnr_dgrad,sqnr_wgrad,wgrad_cos,wgrad_align,gnr,"
     "zero_fprop_a,zero_fprop_b,zero_dgrad_a,zero_dgrad_b,zero_wgrad_a,zero_wgrad_b,"
     "clip_fprop_a,clip_fprop_b,clip_dgrad_a,clip_dgrad_b,clip_wgrad_a,clip_wgrad_b,"
-    "dgrad_cos,dgrad_align,dgrad_rel_err,probe_rel_err,probe_cos,probe_rel_bias,probe_rel_std";
+    "dgrad_cos,dgrad_align,dgrad_rel_err,probe_rel_err,probe_cos,probe_rel_bias,probe_rel_std,"
+    "zero_in_fprop_a,zero_in_fprop_b,zero_in_dgrad_a,zero_in_dgrad_b,zero_in_wgrad_a,zero_in_wgrad_b,"
+    "zero_scale_fprop_a,zero_scale_fprop_b,zero_scale_dgrad_a,zero_scale_dgrad_b,zero_scale_wgrad_a,"
+    "zero_scale_wgrad_b,osc_w,hot_persist";
 
 void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n)
 {

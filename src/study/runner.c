@@ -47,6 +47,11 @@ static void write_layer_rows(FILE *f, const char *arm, uint64_t seed, const nvfp
                 for (int o = 0; o < 2; o++) fprintf(f, ",%.5g", d->clip_frac[g][o]);
             fprintf(f, ",%.7g,%.7g,%.5g,%.5g,%.7g,%.5g,%.5g", d->dgrad_cos, d->dgrad_align, d->dgrad_rel_err,
                     d->probe_rel_err, d->probe_cos, d->probe_rel_bias, d->probe_rel_std);
+            for (int g = 0; g < 3; g++)
+                for (int o = 0; o < 2; o++) fprintf(f, ",%.5g", d->zero_in_frac[g][o]);
+            for (int g = 0; g < 3; g++)
+                for (int o = 0; o < 2; o++) fprintf(f, ",%.5g", d->zero_scale_frac[g][o]);
+            fprintf(f, ",%.5g,%.5g", d->osc_frac, d->hot_persist);
             fputc('\n', f);
         }
     }

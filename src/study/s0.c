@@ -217,7 +217,7 @@ static nvfp4_status s0_quant(const char *dir, nvfp4_error *err)
             nvfp4_sq_cfg cfg;
             nvfp4_sq_cfg_parse(qconfs[c].cfg, &cfg);
             nvfp4_sq_key key = {11, 0, 0, 0, 0};
-            nvfp4_sq_stats ss = {0, 0, 0};
+            nvfp4_sq_stats ss = {0, 0, 0, 0, 0};
             /* reference in the domain the quantizer sees (RHT'd, fp32) */
             memcpy(h, x, (size_t)QR * QK * sizeof *h);
             if (cfg.rht) st = nvfp4_sq_rht_rows(h, QR, QK, cfg.rht, cfg.rht_signs, &key, err);

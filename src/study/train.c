@@ -422,6 +422,7 @@ struct nvfp4_run {
     nvfp4_log_row *logs;
     nvfp4_layer_diag *diags;
     size_t nlogs, caplogs;
+    st_wtrack **wtrack; /* per linear: the diagnostics across logged steps (wtrack.c) */
     double q_sec, ref_sec; /* time spent in the quantized model and in the FP32 shadow */
     bool pair;             /* step the two models concurrently even with one OpenMP thread set */
 };
@@ -764,6 +765,7 @@ static void run_free_parts(nvfp4_run *r)
     free(r->acc_lab);
     free(r->logs);
     free(r->diags);
+    st_wtrack_free_all(r->wtrack, r->q.nlin);
 }
 
 void nvfp4_run_free(nvfp4_run *r)
@@ -846,6 +848,10 @@ static bool push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
         d->gnr = dg[l].gnr;
         memcpy(d->zero_frac, dg[l].zero, sizeof d->zero_frac);
         memcpy(d->clip_frac, dg[l].clip, sizeof d->clip_frac);
+        memcpy(d->zero_in_frac, dg[l].zero_in, sizeof d->zero_in_frac);
+        memcpy(d->zero_scale_frac, dg[l].zero_scale, sizeof d->zero_scale_frac);
+        d->osc_frac = dg[l].osc_w;
+        d->hot_persist = dg[l].hot_persist;
         d->dgrad_cos = dg[l].dgrad_cos;
         d->dgrad_align = dg[l].dgrad_align;
         d->dgrad_rel_err = dg[l].dgrad_rel_err;
@@ -1089,6 +1095,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.grad_noise = row.grad_qerr = NAN;
     for (size_t l = 0; l < MAXLIN; l++)
         for (int k = 0; k < 4; k++) dg[l].probe[k] = NAN;
+    if (log) st_wtrack_attach(&r->wtrack, r->q.nlin, dg);
     if (log) { /* before make_batch: evaluation reuses the input buffers */
         nvfp4_status s = eval_loss(r, &r->q, false, &row.eval_loss, err);
         if (s == NVFP4_OK) s = eval_loss(r, &r->ref, true, &row.ref_eval_loss, err);
@@ -1227,6 +1234,10 @@ static nvfp4_status copy_logs(nvfp4_run *dst, const nvfp4_run *src, nvfp4_error 
             dg[l].gnr = d->gnr;
             memcpy(dg[l].zero, d->zero_frac, sizeof dg[l].zero);
             memcpy(dg[l].clip, d->clip_frac, sizeof dg[l].clip);
+            memcpy(dg[l].zero_in, d->zero_in_frac, sizeof dg[l].zero_in);
+            memcpy(dg[l].zero_scale, d->zero_scale_frac, sizeof dg[l].zero_scale);
+            dg[l].osc_w = d->osc_frac;
+            dg[l].hot_persist = d->hot_persist;
             dg[l].dgrad_cos = d->dgrad_cos;
             dg[l].dgrad_align = d->dgrad_align;
             dg[l].dgrad_rel_err = d->dgrad_rel_err;

@@ -5,13 +5,42 @@
 
 #include "nvfp4/study.h"
 
+/* A linear's diagnostics state across logged steps (wtrack.c). */
+typedef struct st_wtrack st_wtrack;
+
 typedef struct {
     double sqnr[3];
     double wgrad_cos, wgrad_align, gnr;
     double zero[3][2], clip[3][2];
+    double zero_in[3][2], zero_scale[3][2]; /* nvfp4_layer_diag zero_in_frac, zero_scale_frac */
     double dgrad_cos, dgrad_align, dgrad_rel_err;
     double probe[4]; /* rel_err, cos, rel_bias, rel_std (nvfp4_layer_diag) */
+    st_wtrack *track;              /* NULL: no oscillation / hot-channel diagnostics */
+    double osc_w, hot_persist;     /* nvfp4_layer_diag osc_frac, hot_persist */
 } lin_diag;
+
+/* ---- diagnostics across logged steps (wtrack.c; docs/studies.md "Layer
+ * diagnostics") ---------------------------------------------------------------- */
+#define ST_OSC_WINDOW 8u   /* logged steps: a reversal counts for this many */
+#define ST_HOT_FRAC 0.05   /* the hot channels: the top 5% by amax */
+
+/* Points dg[0..n) at the run's per-linear states (*tracks, created on first
+ * use; a state that cannot be allocated leaves dg[l].track NULL) and sets
+ * their oscillation and hot-channel outputs to NAN. */
+void st_wtrack_attach(st_wtrack ***tracks, size_t n, lin_diag *dg);
+void st_wtrack_free(st_wtrack *t);
+void st_wtrack_free_all(st_wtrack **t, size_t n);
+/* One logged step's quantized weights q[0..nw): the fraction of elements
+ * whose quantized value reversed its direction of change (moved opposite
+ * to its last move) at one of the last ST_OSC_WINDOW logged steps,
+ * this one included (0 at the first). NAN when out of memory. */
+double st_wtrack_weights(st_wtrack *t, const float *q, size_t nw);
+/* One logged step's layer input x [rows x in]: the number of input channels
+ * whose amax over the rows was among the st_hot_k(in) largest (ties to the
+ * lower index) at every logged step so far. NAN when out of memory. */
+double st_wtrack_inputs(st_wtrack *t, const float *x, size_t rows, size_t in);
+/* ceil(ST_HOT_FRAC * in), at least 1 */
+size_t st_hot_k(size_t in);
 
 nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,
                          size_t in, size_t out, const nvfp4_sq_key *key, float *y, lin_diag *dg, nvfp4_error *err);

@@ -359,6 +359,11 @@ def check_dir(d):
             d = [(mean_qerr(rows, a, int(x["seed"])), mean_qerr(rows, b, int(x["seed"]))) for x, _ in per]
             d = [x - y for x, y in d if x is not None and y is not None]
             return est_t(d) + (len(d),)
+        if st["statistic"] == "share of gap":
+            def share(idx):
+                den = sum(gap(per[i][1]) for i in idx)
+                return sum(gap(per[i][0]) for i in idx) / den if den > 0 else math.nan
+            return est_boot(share, len(per), 0.5) + (len(per),)
         if st["statistic"] == "tokens-to-match":
             return est_boot(lambda idx: tokens_to_match(per, idx), len(per), 1.0) + (len(per),)
         return None
