@@ -299,6 +299,44 @@ START_TEST(paired_models_equal_serial)
 }
 END_TEST
 
+/* The shadow is FP32 whatever the recipe's high-precision format: a GPT
+ * whose every linear runs in BF16 (all operands "bf16", hp_format bf16)
+ * differs from its shadow at every logged step after the first (the step 0
+ * eval shares the initial weights but not the arithmetic, so it differs
+ * too), and the shadow's training and eval losses are, byte for byte, those
+ * of an all-FP32 run's model. Before the fix the shadow took the BF16
+ * high-precision format and equalled the BF16 arm (gap 0). */
+START_TEST(shadow_is_fp32_under_bf16_recipe)
+{
+    nvfp4_train_cfg bf, fp;
+    tiny_cfg(&bf, NVFP4_NORM_LAYER, false);
+    bf.steps = 12;
+    bf.log_every = 4;
+    bf.lr = 1e-2f;
+    fp = bf; /* tiny_cfg: the FP32 recipe */
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) ck_assert(nvfp4_sq_cfg_parse("bf16", &bf.recipe.q[g][o]));
+    bf.recipe.hp = NVFP4_SQ_BF16;
+    nvfp4_study_set_threads(1);
+    nvfp4_run *a = run_paired(&bf, false), *b = run_paired(&fp, false);
+    ck_assert_uint_eq(nvfp4_run_n_logs(a), 4); /* steps 0, 4, 8, 11 */
+    ck_assert_uint_eq(nvfp4_run_n_logs(b), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const nvfp4_log_row *x = nvfp4_run_log(a, i), *y = nvfp4_run_log(b, i);
+        /* the all-FP32 run's model is its shadow */
+        ck_assert(y->loss == y->ref_loss && y->eval_loss == y->ref_eval_loss && y->drift == 0.0);
+        /* the BF16 arm's shadow is that FP32 model */
+        ck_assert(x->ref_loss == y->loss && x->ref_eval_loss == y->eval_loss);
+        /* and the BF16 arm is not its shadow */
+        ck_assert_msg(x->eval_loss != x->ref_eval_loss, "row %zu: bf16 eval %.9g equals its shadow's", i,
+                      x->eval_loss);
+        if (i) ck_assert_msg(x->drift > 0.0, "row %zu: drift %g", i, x->drift);
+    }
+    nvfp4_run_free(a);
+    nvfp4_run_free(b);
+}
+END_TEST
+
 START_TEST(training_learns_and_is_deterministic)
 {
     nvfp4_train_cfg tc;
@@ -460,6 +498,7 @@ static Suite *suite(void)
     tcase_add_test(t, attention_is_causal);
     tcase_add_test(t, bad_configs_refused);
     tcase_add_test(t, paired_models_equal_serial);
+    tcase_add_test(t, shadow_is_fp32_under_bf16_recipe);
     tcase_add_test(t, training_learns_and_is_deterministic);
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_test(t, fortunes_data);

@@ -185,20 +185,6 @@ void gpt_init_params(const gpt *g, float *p, uint64_t seed, uint64_t stream0, fl
     if (g->mc.untied_head) normal_fill(p + g->head, g->V * D, sd, seed, stream0 + 2 + 4 * g->L);
 }
 
-void gpt_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t n_blocks, size_t lin, size_t step,
-                 nvfp4_sq_cfg q[3][2])
-{
-    bool hp;
-    (void)n_blocks;
-    nvfp4_recipe_layer_cfg(tc, lin, q, &hp);
-    hp = hp || shadow;
-    for (int gm = 0; gm < 3; gm++)
-        for (int o = 0; o < 2; o++) {
-            bool sw = (gm == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
-            if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[gm][o]);
-        }
-}
-
 /* ---- norms (FP32, statistics in double) --------------------------------------- */
 static void norm_forward(const gpt *g, const float *p, const gpt_norm_off *n, const float *x, size_t rows, float *y,
                          float *mu, float *rs)
@@ -336,7 +322,7 @@ static nvfp4_status lin_fwd(const gpt_pass *ps, size_t lin, const float *w, cons
                             float *y, nvfp4_error *err)
 {
     nvfp4_sq_cfg q[3][2];
-    gpt_lin_cfg(ps->tc, ps->shadow, ps->g->L, lin, ps->step, q);
+    st_lin_cfg(ps->tc, ps->shadow, lin, ps->step, q);
     nvfp4_sq_key key = {ps->tc->seed, ps->step, (uint32_t)lin, 0, 0};
     return lin_forward(&q[0][0], &q[0][1], x, w, ps->rows, in, out, &key, y, ps->dg ? &ps->dg[lin] : NULL, err);
 }
@@ -345,7 +331,7 @@ static nvfp4_status lin_bwd(const gpt_pass *ps, size_t lin, const float *w, cons
                             size_t in, size_t out, float *dx, float *dw, nvfp4_error *err)
 {
     nvfp4_sq_cfg q[3][2];
-    gpt_lin_cfg(ps->tc, ps->shadow, ps->g->L, lin, ps->step, q);
+    st_lin_cfg(ps->tc, ps->shadow, lin, ps->step, q);
     nvfp4_sq_key key = {ps->tc->seed, ps->step, (uint32_t)lin, 0, 0};
     return lin_backward(q, x, w, dy, ps->rows, in, out, &key, dx, dw, ps->dg ? &ps->dg[lin] : NULL, err);
 }

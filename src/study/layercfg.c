@@ -2,8 +2,8 @@
  * layercfg.c - which operand configs each linear of a model trains with: the
  * recipe's per-GEMM configs, the high-precision first / last layers (the
  * GPT's head always), then the per-layer overrides matched on the layer's
- * name (docs/studies.md, "Study configs"). The trainers (train.c, gpt.c)
- * add the shadow and the switch steps on top.
+ * name (docs/studies.md, "Study configs"); and, on top of that, the one rule
+ * both trainers (train.c, gpt.c) apply: the FP32 shadow and the switch steps.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -68,4 +68,17 @@ void nvfp4_recipe_layer_cfg(const nvfp4_train_cfg *t, size_t l, nvfp4_sq_cfg q[3
         for (int g = 0; g < 3; g++)
             for (int k = 0; k < 2; k++) apply_knobs(&q[g][k], &o->q[g][k], o->knobs[g][k]);
     }
+}
+
+void st_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t step, nvfp4_sq_cfg q[3][2])
+{
+    bool hp;
+    nvfp4_recipe_layer_cfg(tc, l, q, &hp);
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) {
+            bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
+            /* the shadow is the FP32 baseline whatever the recipe's high-precision format */
+            if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
+            else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
+        }
 }

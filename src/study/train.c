@@ -208,23 +208,6 @@ static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float s
     }
 }
 
-/* Effective per-linear config (nvfp4_recipe_layer_cfg): FP32 for the
- * shadow, the high-precision config for high-precision layers and switched
- * passes. */
-static void lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t nlin, size_t step,
-                    nvfp4_sq_cfg q[3][2])
-{
-    bool hp;
-    (void)nlin;
-    nvfp4_recipe_layer_cfg(tc, l, q, &hp);
-    for (int g = 0; g < 3; g++)
-        for (int o = 0; o < 2; o++) {
-            bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
-            if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
-            else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
-        }
-}
-
 static void embed(model *m, const uint32_t *tok, size_t T)
 {
     const nvfp4_model_cfg *c = &m->mc;
@@ -250,7 +233,7 @@ static nvfp4_status model_forward(model *m, const nvfp4_train_cfg *tc, bool shad
     }
 #define LIN(l, X)                                                                                                  \
     do {                                                                                                           \
-        lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
+        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
         key.layer = (uint32_t)(l);                                                                                 \
         s = lin_forward(&q[0][0], &q[0][1], (X), m->p + m->lin_w[l], T, m->lin_in[l], m->lin_out[l], &key,       \
                         m->z[l], dg ? &dg[l] : NULL, err);                                                         \
@@ -298,7 +281,7 @@ static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool sha
     memset(m->g, 0, m->np * sizeof(float));
 #define LINB(l, X, DY, DX)                                                                                         \
     do {                                                                                                           \
-        lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
+        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
         key.layer = (uint32_t)(l);                                                                                 \
         s = lin_backward(q, (X), m->p + m->lin_w[l], (DY), T, m->lin_in[l], m->lin_out[l], &key, (DX),          \
                          m->g + m->lin_w[l], dg ? &dg[l] : NULL, err);                                             \
