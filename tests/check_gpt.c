@@ -337,6 +337,112 @@ START_TEST(shadow_is_fp32_under_bf16_recipe)
 }
 END_TEST
 
+/* Rows and parameters of two runs, byte for byte. */
+static void same_runs(const nvfp4_run *a, const nvfp4_run *b)
+{
+    size_t np = nvfp4_run_param_count(a);
+    float *pa = malloc(np * sizeof *pa), *pb = malloc(np * sizeof *pb);
+    nvfp4_run_params(a, pa);
+    nvfp4_run_params(b, pb);
+    ck_assert_int_eq(memcmp(pa, pb, np * sizeof *pa), 0);
+    ck_assert_uint_eq(nvfp4_run_n_logs(a), nvfp4_run_n_logs(b));
+    for (size_t i = 0; i < nvfp4_run_n_logs(a); i++) {
+        ck_assert_int_eq(memcmp(nvfp4_run_log(a, i), nvfp4_run_log(b, i), sizeof(nvfp4_log_row)), 0);
+        for (size_t l = 0; l < nvfp4_run_n_linears(a); l++)
+            ck_assert_int_eq(memcmp(nvfp4_run_diag(a, i, l), nvfp4_run_diag(b, i, l), sizeof(nvfp4_layer_diag)), 0);
+    }
+    free(pa);
+    free(pb);
+}
+
+/* A run reading a shared shadow trace (st_shadow_train, trained once per
+ * seed for every arm) gives the bytes of the run with its own shadow, for
+ * the GPT (with held-out evaluations: heldout_loss / ref_heldout_loss) and
+ * for the MLP regression; the trace of one arm serves another arm of the
+ * same seed (other recipe, a switch step), not another step count; a
+ * checkpoint of a shared run needs its trace again and then resumes to the
+ * same bytes. */
+static void shared_equals_own(nvfp4_train_cfg *tc)
+{
+    nvfp4_error err;
+    st_shadow *sh;
+    ck_assert_int_eq(st_shadow_train(tc, &sh, &err), NVFP4_OK);
+    nvfp4_train_cfg other = *tc; /* another arm of the seed: FP8 everywhere, then FP32 at step 5 */
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) ck_assert(nvfp4_sq_cfg_parse("fp8", &other.recipe.q[g][o]));
+    other.switch_fwd_step = 5;
+    const nvfp4_train_cfg *arms[2] = {tc, &other};
+    for (int k = 0; k < 2; k++) {
+        nvfp4_run *own = run_paired(arms[k], false), *shared;
+        ck_assert_int_eq(nvfp4_run_create(arms[k], &shared, &err), NVFP4_OK);
+        ck_assert_int_eq(st_run_share_shadow(shared, sh, &err), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_run_advance(shared, arms[k]->steps, &err), NVFP4_OK);
+        same_runs(own, shared);
+        double q, ref;
+        nvfp4_run_timing(shared, &q, &ref);
+        ck_assert(q > 0.0 && ref > 0.0); /* the trace's own time */
+        nvfp4_run_free(own);
+        nvfp4_run_free(shared);
+    }
+    /* resume: the checkpoint of a shared run at step 5 */
+    nvfp4_run *whole = run_paired(tc, false), *r, *back;
+    ck_assert_int_eq(nvfp4_run_create(tc, &r, &err), NVFP4_OK);
+    ck_assert_int_eq(st_run_share_shadow(r, sh, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(r, 5, &err), NVFP4_OK);
+    char path[] = "/tmp/check_gpt_shadow_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_load(path, &back, &err), NVFP4_OK);
+    unlink(path);
+    ck_assert(st_run_shadow_external(back));
+    ck_assert_int_eq(nvfp4_run_advance(back, tc->steps, &err), NVFP4_EINVAL); /* its shadow was never stepped */
+    ck_assert_ptr_nonnull(strstr(err.message, "shared trace"));
+    ck_assert_uint_eq(nvfp4_run_step(back), 5);
+    ck_assert_int_eq(st_run_share_shadow(back, sh, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(back, tc->steps, &err), NVFP4_OK);
+    same_runs(whole, back);
+    /* another step count is another shadow (its schedule differs) */
+    nvfp4_train_cfg longer = *tc;
+    longer.steps++;
+    nvfp4_run *l;
+    ck_assert_int_eq(nvfp4_run_create(&longer, &l, &err), NVFP4_OK);
+    ck_assert_int_eq(st_run_share_shadow(l, sh, &err), NVFP4_EINVAL);
+    nvfp4_run_free(l);
+    nvfp4_run_free(whole);
+    nvfp4_run_free(r);
+    nvfp4_run_free(back);
+    st_shadow_free(sh);
+}
+
+START_TEST(shared_shadow_gives_the_same_bytes)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
+    nvfp4_recipe_cfg_paper(&tc.recipe);
+    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tc.recipe.hp = NVFP4_SQ_BF16;
+    tc.steps = 13;
+    tc.log_every = 4;
+    tc.heldout_tokens = 64;
+    tc.heldout_evals = 2;
+    nvfp4_study_set_threads(1);
+    shared_equals_own(&tc);
+    int n = 0; /* the held-out evaluations were compared: steps 8 and 12 */
+    nvfp4_run *r = run_paired(&tc, false);
+    for (size_t i = 0; i < nvfp4_run_n_logs(r); i++) n += isfinite(nvfp4_run_log(r, i)->ref_heldout_loss);
+    ck_assert_int_eq(n, 2);
+    nvfp4_run_free(r);
+    nvfp4_train_cfg mlp; /* the MLP regression: its teacher, its drift */
+    nvfp4_train_cfg_init(&mlp);
+    mlp.batch = 16;
+    mlp.steps = 9;
+    mlp.log_every = 3;
+    shared_equals_own(&mlp);
+}
+END_TEST
+
 START_TEST(training_learns_and_is_deterministic)
 {
     nvfp4_train_cfg tc;
@@ -499,6 +605,7 @@ static Suite *suite(void)
     tcase_add_test(t, bad_configs_refused);
     tcase_add_test(t, paired_models_equal_serial);
     tcase_add_test(t, shadow_is_fp32_under_bf16_recipe);
+    tcase_add_test(t, shared_shadow_gives_the_same_bytes);
     tcase_add_test(t, training_learns_and_is_deterministic);
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_test(t, fortunes_data);

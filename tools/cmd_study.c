@@ -20,6 +20,7 @@ static void usage(FILE *f)
     fputs("usage: nvfp4 study list\n"
           "       nvfp4 study run NAME|--config FILE.json [--seeds N] [--steps N] [--out DIR] [--shard i/n]\n"
           "                 [--threads T (default 2)] [--quick] [--quiet] [--resume] [--checkpoint-every N]\n"
+          "                 [--own-shadows]\n"
           "       nvfp4 study show NAME\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
@@ -33,7 +34,9 @@ static void usage(FILE *f)
           "continues a killed run in the same --out folder from each job's last checkpoint (every\n"
           "--checkpoint-every N steps, default every 300 s), skipping finished jobs: the same bytes. Under MPI\n"
           "(nvfp4-mpi, built where mpicc exists) `mpirun -np N nvfp4-mpi study run ...` spreads the (arm, seed)\n"
-          "jobs over the ranks, with the files of one process. `bench` times one training\n"
+          "jobs over the ranks, with the files of one process. The FP32 shadow (the baseline) is trained once\n"
+          "per seed and read by every arm of that seed that shares its config but for the recipe;\n"
+          "--own-shadows trains one beside every job instead (the same bytes, for timing). `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
           "arms in one run, with each step's ratio to the fp32 arm's. docs/studies.md.\n",
           f);
@@ -148,6 +151,10 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
         }
         if (!strcmp(a, "--resume")) {
             o.resume = true;
+            continue;
+        }
+        if (!strcmp(a, "--own-shadows")) {
+            o.own_shadows = true;
             continue;
         }
         if (!v) return cli_fail("study", "%s needs a value", a);

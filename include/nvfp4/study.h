@@ -337,6 +337,11 @@ typedef struct {
     bool resume;
     size_t checkpoint_every;  /* steps between a job's checkpoints (0: every 300 s of the job) */
     const nvfp4_study_dist *dist; /* a distributed run (MPI), or NULL */
+    /* every job trains its own FP32 shadow beside its quantized model; by
+     * default the jobs of one process that share a seed and all but the
+     * recipe read one shadow trained once (docs/studies.md, "The
+     * baseline"). The same bytes either way. */
+    bool own_shadows;
 } nvfp4_study_opts;
 
 typedef struct nvfp4_study nvfp4_study;
