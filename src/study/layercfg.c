@@ -82,3 +82,24 @@ void st_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t step, n
             else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
         }
 }
+
+/* NVIDIA arXiv 2509.25149 Sec. 4.1: of 62 blocks the first 2 and the last 8
+ * stay BF16. Scaled to L blocks: first = max(1, round(2L/62)), last =
+ * max(1, round(8L/62)) (no ties: 2L/62 and 8L/62 are never k + 1/2 for an
+ * integer L, so the rounding direction never matters); then at least half
+ * of the blocks stay quantized: when first + last > floor(L/2), last =
+ * min(last, floor(L/2)) and first = floor(L/2) - last (the paper keeps four
+ * times as many blocks at the end as at the start, so the end keeps its
+ * block). L = 1: 0, 0; 2, 3: 0, 1; 4..11: 1, 1; 12: 1, 2; 62: 2, 8. */
+void st_paper_bf16_blocks(size_t n_blocks, size_t *first, size_t *last)
+{
+    size_t f = (4 * n_blocks + 62) / 124, l = (16 * n_blocks + 62) / 124, cap = n_blocks / 2;
+    f = f ? f : 1;
+    l = l ? l : 1;
+    if (f + l > cap) {
+        l = l < cap ? l : cap;
+        f = cap - l;
+    }
+    *first = f;
+    *last = l;
+}
