@@ -443,6 +443,55 @@ START_TEST(shared_shadow_gives_the_same_bytes)
 }
 END_TEST
 
+/* How many of x[0..n) are not BF16 values. */
+static size_t not_bf16(const float *x, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], sizeof u);
+        k += (u & 0xFFFFu) != 0;
+    }
+    return k;
+}
+
+/* recipe.bf16_training: the quantized model's linear outputs (QKV, the
+ * logits), the attention probabilities P, the linear input gradients and
+ * the score gradients dS are BF16 values; dW is not rounded; the shadow's
+ * tensors are FP32 (most of them not BF16 values), with or without it. */
+START_TEST(bf16_training_rounds_where_the_paper_does)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, true); /* the FP32 recipe: any rounding is the option's */
+    tc.recipe.bf16_training = true;
+    uint32_t tok[B * S], lab[B * S];
+    tokens(tok, lab);
+    gpt g;
+    ck_assert(gpt_alloc(&g, &tc.model, B));
+    float *p = malloc(g.np * sizeof *p), *grad = malloc(g.np * sizeof *grad), *dl = malloc(B * S * V * sizeof *dl);
+    gpt_init_params(&g, p, 3, 10, 15.0f);
+    size_t T = B * S, att = B * H * S * S;
+    for (int shadow = 1; shadow >= 0; shadow--) {
+        ck_assert_int_eq(gpt_forward(&g, p, tok, B, &tc, shadow, 0, NULL, NULL), NVFP4_OK);
+        nvfp4_ce_loss(g.logits, lab, T, V, dl);
+        ck_assert_int_eq(gpt_backward(&g, p, tok, dl, &tc, shadow, 0, NULL, grad, NULL), NVFP4_OK);
+        size_t y = not_bf16(g.logits, T * V) + not_bf16(g.qkv[0], T * 3 * D) + not_bf16(g.P[L - 1], att);
+        size_t dx = not_bf16(g.dn, T * D) + not_bf16(g.dP, att); /* the last ones: block 0's QKV dX and dS */
+        size_t dw = not_bf16(grad + g.blk[0].wfc1, F * D);
+        if (shadow) {
+            ck_assert_msg(y > T * V && dx > T * D, "shadow: %zu, %zu non-BF16 values", y, dx);
+        } else {
+            ck_assert_msg(y == 0 && dx == 0, "bf16_training: %zu forward, %zu backward values not BF16", y, dx);
+            ck_assert_msg(dw > F * D / 2, "bf16_training: dW rounded (%zu of %d not BF16)", dw, F * D);
+        }
+    }
+    free(p);
+    free(grad);
+    free(dl);
+    gpt_free(&g);
+}
+END_TEST
+
 START_TEST(training_learns_and_is_deterministic)
 {
     nvfp4_train_cfg tc;
@@ -606,6 +655,7 @@ static Suite *suite(void)
     tcase_add_test(t, paired_models_equal_serial);
     tcase_add_test(t, shadow_is_fp32_under_bf16_recipe);
     tcase_add_test(t, shared_shadow_gives_the_same_bytes);
+    tcase_add_test(t, bf16_training_rounds_where_the_paper_does);
     tcase_add_test(t, training_learns_and_is_deterministic);
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_test(t, fortunes_data);

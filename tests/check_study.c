@@ -608,7 +608,8 @@ static void hp_layers(const st_config *sc, size_t arm, char *out)
 /* "bf16_blocks" in a study config: "paper" keeps, for 8 blocks, block 0 and
  * block 7 (4 linears each) and the head; {"first": 0, "last": 0} only the
  * head; an explicit count; the rule follows an arm's own n_blocks (12:
- * blocks 0, 10, 11); refused for a non-GPT model and beside first_hp. */
+ * blocks 0, 10, 11); refused for a non-GPT model and beside first_hp;
+ * bf16_training refused for a non-GPT model. */
 START_TEST(bf16_blocks_config)
 {
     const char *text =
@@ -639,6 +640,11 @@ START_TEST(bf16_blocks_config)
                        "\"recipe\": {\"bf16_blocks\": \"paper\", \"last_hp\": 1}}]}";
     ck_assert_ptr_null(st_config_parse(both, strlen(both), "m.json", &err));
     ck_assert_msg(strstr(err.message, "set the same layers"), "%s", err.message);
+    const char *bft = "{\"name\": \"m\", \"steps\": 4, \"model\": {\"preset\": \"tinylm\"}, \"recipe\": "
+                      "{\"bf16_training\": true}, \"arms\": [{\"name\": \"a\"}]}";
+    ck_assert_ptr_null(st_config_parse(bft, strlen(bft), "m.json", &err));
+    ck_assert_msg(strstr(err.message, "m.json: $.recipe.bf16_training: bf16_training applies to the GPT"), "%s",
+                  err.message);
     const char *bad = "{\"name\": \"m\", \"steps\": 4, \"model\": {\"preset\": \"gpt\"}, \"arms\": [{\"name\": \"a\", "
                       "\"recipe\": {\"bf16_blocks\": {\"frist\": 1}}}]}";
     ck_assert_ptr_null(st_config_parse(bad, strlen(bad), "m.json", &err));

@@ -261,12 +261,14 @@ static bool layer_override(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg
     return true;
 }
 
-/* How the high-precision GPT blocks of a job's recipe were last set: the
- * paper's rule is resolved once the job's model is final (job_cfg), as an
- * arm may change n_blocks after the study's recipe named the rule. */
+/* The recipe keys only the GPT takes, checked once the job's model is
+ * final (job_cfg); and how its high-precision blocks were last set: the
+ * paper's rule is resolved then, as an arm may change n_blocks after the
+ * study's recipe named the rule. */
 typedef struct {
-    bool paper;     /* "bf16_blocks": "paper", not overridden since */
-    char path[512]; /* where bf16_blocks was last given ("" if never) */
+    bool paper;       /* "bf16_blocks": "paper", not overridden since */
+    char path[512];   /* where bf16_blocks was last given ("" if never) */
+    char train[512];  /* where bf16_training was last set true ("" if never) */
 } blocks_rule;
 
 /* "bf16_blocks": {"first": n, "last": m} (blocks; each 0 when absent) or
@@ -304,7 +306,7 @@ static bool bf16_blocks(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r
 static bool recipe(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r, blocks_rule *br)
 {
     static const char *const keys[] = {"preset", "all", "fprop", "dgrad", "wgrad", "first_hp", "last_hp",
-                                       "hp_format", "bf16_blocks", "layers", NULL};
+                                       "hp_format", "bf16_blocks", "bf16_training", "layers", NULL};
     static const char *const presets[] = {"paper", "mxfp4", "fp32", NULL};
     if (!json_is_object(v)) return fail(c, path, "expected a recipe object");
     if (!known_keys(c, path, v, keys)) return false;
@@ -345,6 +347,12 @@ static bool recipe(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r, blo
     if ((x = json_object_get(v, "hp_format"))) {
         sub(p, sizeof p, path, "hp_format");
         if (!get_hp_format(c, p, x, &r->hp)) return false;
+    }
+    if ((x = json_object_get(v, "bf16_training"))) {
+        sub(p, sizeof p, path, "bf16_training");
+        if (!json_is_boolean(x)) return fail(c, p, "expected true or false");
+        r->bf16_training = json_is_true(x);
+        if (r->bf16_training) snprintf(br->train, sizeof br->train, "%s", p);
     }
     if ((x = json_object_get(v, "layers"))) {
         sub(p, sizeof p, path, "layers");
@@ -539,7 +547,7 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
         if (qm && !model(c, "$.quick.model", qm, &t->model)) return false;
         if (qt && !train(c, "$.quick.train", qt, t)) return false;
     }
-    blocks_rule br = {false, ""};
+    blocks_rule br = {false, "", ""};
     if ((x = json_object_get(root, "recipe")) && !recipe(c, "$.recipe", x, &t->recipe, &br)) return false;
     char p[128], pp[512];
     snprintf(p, sizeof p, "$.arms[%zu]", a);
@@ -566,6 +574,8 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
     if (br.path[0] && t->model.arch != NVFP4_ARCH_GPT)
         return fail(c, br.path, "bf16_blocks counts transformer blocks: the GPT's (model preset \"gpt\"); other "
                                 "models take first_hp / last_hp (linears)");
+    if (t->recipe.bf16_training && t->model.arch != NVFP4_ARCH_GPT)
+        return fail(c, br.train, "bf16_training applies to the GPT's arithmetic (model preset \"gpt\")");
     if (br.paper) st_paper_bf16_blocks(t->model.n_blocks, &t->recipe.first_hp, &t->recipe.last_hp);
     if ((x = json_object_get(arm, "switch_fwd"))) {
         sub(pp, sizeof pp, p, "switch_fwd");
