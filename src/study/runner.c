@@ -1,10 +1,11 @@
 /*
  * runner.c - the common body of the training studies: every (arm, seed) job
- * trains the arm's config (the study's base config changed by the arm) next
- * to its FP32 shadow, and runs.csv / layers.csv collect the logged rows in
- * job order, so the files are the same at any thread count and for any
- * sharding (docs/studies.md). It knows no study: the study files pass their
- * base config and arms in.
+ * trains the arm's config (the study's base config changed by the arm)
+ * paired with its FP32 shadow (one per seed, shared by the arms whose
+ * configs differ only in the recipe), and runs.csv / layers.csv collect the
+ * logged rows in job order, so the files are the same at any thread count
+ * and for any sharding (docs/studies.md). It knows no study: the study
+ * files pass their base config and arms in.
  */
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,9 @@
  * train.c - one training run of the simulator: a quantized model and its
  * FP32 shadow (same init, same data, same step) trained side by side, so the
  * relative loss gap and the weight drift are paired by construction
- * (paired differences cut the variance: docs/studies.md, "Studies and results").
+ * (paired differences cut the variance: docs/studies.md, "Studies and results");
+ * or the quantized model alone, reading its shadow from a trace trained once
+ * for every arm of the seed (st_shadow_train: the same bytes).
  *
  * Tasks: teacher-student regression (MSE) and next-token prediction on an
  * order-2 Markov source with a computable entropy rate (CE). Every random
