@@ -299,6 +299,199 @@ START_TEST(paired_models_equal_serial)
 }
 END_TEST
 
+/* The shadow is FP32 whatever the recipe's high-precision format: a GPT
+ * whose every linear runs in BF16 (all operands "bf16", hp_format bf16)
+ * differs from its shadow at every logged step after the first (the step 0
+ * eval shares the initial weights but not the arithmetic, so it differs
+ * too), and the shadow's training and eval losses are, byte for byte, those
+ * of an all-FP32 run's model. Before the fix the shadow took the BF16
+ * high-precision format and equalled the BF16 arm (gap 0). */
+START_TEST(shadow_is_fp32_under_bf16_recipe)
+{
+    nvfp4_train_cfg bf, fp;
+    tiny_cfg(&bf, NVFP4_NORM_LAYER, false);
+    bf.steps = 12;
+    bf.log_every = 4;
+    bf.lr = 1e-2f;
+    fp = bf; /* tiny_cfg: the FP32 recipe */
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) ck_assert(nvfp4_sq_cfg_parse("bf16", &bf.recipe.q[g][o]));
+    bf.recipe.hp = NVFP4_SQ_BF16;
+    nvfp4_study_set_threads(1);
+    nvfp4_run *a = run_paired(&bf, false), *b = run_paired(&fp, false);
+    ck_assert_uint_eq(nvfp4_run_n_logs(a), 4); /* steps 0, 4, 8, 11 */
+    ck_assert_uint_eq(nvfp4_run_n_logs(b), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const nvfp4_log_row *x = nvfp4_run_log(a, i), *y = nvfp4_run_log(b, i);
+        /* the all-FP32 run's model is its shadow */
+        ck_assert(y->loss == y->ref_loss && y->eval_loss == y->ref_eval_loss && y->drift == 0.0);
+        /* the BF16 arm's shadow is that FP32 model */
+        ck_assert(x->ref_loss == y->loss && x->ref_eval_loss == y->eval_loss);
+        /* and the BF16 arm is not its shadow */
+        ck_assert_msg(x->eval_loss != x->ref_eval_loss, "row %zu: bf16 eval %.9g equals its shadow's", i,
+                      x->eval_loss);
+        if (i) ck_assert_msg(x->drift > 0.0, "row %zu: drift %g", i, x->drift);
+    }
+    nvfp4_run_free(a);
+    nvfp4_run_free(b);
+}
+END_TEST
+
+/* Rows and parameters of two runs, byte for byte. */
+static void same_runs(const nvfp4_run *a, const nvfp4_run *b)
+{
+    size_t np = nvfp4_run_param_count(a);
+    float *pa = malloc(np * sizeof *pa), *pb = malloc(np * sizeof *pb);
+    nvfp4_run_params(a, pa);
+    nvfp4_run_params(b, pb);
+    ck_assert_int_eq(memcmp(pa, pb, np * sizeof *pa), 0);
+    ck_assert_uint_eq(nvfp4_run_n_logs(a), nvfp4_run_n_logs(b));
+    for (size_t i = 0; i < nvfp4_run_n_logs(a); i++) {
+        ck_assert_int_eq(memcmp(nvfp4_run_log(a, i), nvfp4_run_log(b, i), sizeof(nvfp4_log_row)), 0);
+        for (size_t l = 0; l < nvfp4_run_n_linears(a); l++)
+            ck_assert_int_eq(memcmp(nvfp4_run_diag(a, i, l), nvfp4_run_diag(b, i, l), sizeof(nvfp4_layer_diag)), 0);
+    }
+    free(pa);
+    free(pb);
+}
+
+/* A run reading a shared shadow trace (st_shadow_train, trained once per
+ * seed for every arm) gives the bytes of the run with its own shadow, for
+ * the GPT (with held-out evaluations: heldout_loss / ref_heldout_loss) and
+ * for the MLP regression; the trace of one arm serves another arm of the
+ * same seed (other recipe, a switch step), not another step count; a
+ * checkpoint of a shared run needs its trace again and then resumes to the
+ * same bytes. */
+static void shared_equals_own(nvfp4_train_cfg *tc)
+{
+    nvfp4_error err;
+    st_shadow *sh;
+    ck_assert_int_eq(st_shadow_train(tc, &sh, &err), NVFP4_OK);
+    nvfp4_train_cfg other = *tc; /* another arm of the seed: FP8 everywhere, then FP32 at step 5 */
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) ck_assert(nvfp4_sq_cfg_parse("fp8", &other.recipe.q[g][o]));
+    other.switch_fwd_step = 5;
+    const nvfp4_train_cfg *arms[2] = {tc, &other};
+    for (int k = 0; k < 2; k++) {
+        nvfp4_run *own = run_paired(arms[k], false), *shared;
+        ck_assert_int_eq(nvfp4_run_create(arms[k], &shared, &err), NVFP4_OK);
+        ck_assert_int_eq(st_run_share_shadow(shared, sh, &err), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_run_advance(shared, arms[k]->steps, &err), NVFP4_OK);
+        same_runs(own, shared);
+        double q, ref;
+        nvfp4_run_timing(shared, &q, &ref);
+        ck_assert(q > 0.0 && ref > 0.0); /* the trace's own time */
+        nvfp4_run_free(own);
+        nvfp4_run_free(shared);
+    }
+    /* resume: the checkpoint of a shared run at step 5 */
+    nvfp4_run *whole = run_paired(tc, false), *r, *back;
+    ck_assert_int_eq(nvfp4_run_create(tc, &r, &err), NVFP4_OK);
+    ck_assert_int_eq(st_run_share_shadow(r, sh, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(r, 5, &err), NVFP4_OK);
+    char path[] = "/tmp/check_gpt_shadow_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_load(path, &back, &err), NVFP4_OK);
+    unlink(path);
+    ck_assert(st_run_shadow_external(back));
+    ck_assert_int_eq(nvfp4_run_advance(back, tc->steps, &err), NVFP4_EINVAL); /* its shadow was never stepped */
+    ck_assert_ptr_nonnull(strstr(err.message, "shared trace"));
+    ck_assert_uint_eq(nvfp4_run_step(back), 5);
+    ck_assert_int_eq(st_run_share_shadow(back, sh, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(back, tc->steps, &err), NVFP4_OK);
+    same_runs(whole, back);
+    /* another step count is another shadow (its schedule differs) */
+    nvfp4_train_cfg longer = *tc;
+    longer.steps++;
+    nvfp4_run *l;
+    ck_assert_int_eq(nvfp4_run_create(&longer, &l, &err), NVFP4_OK);
+    ck_assert_int_eq(st_run_share_shadow(l, sh, &err), NVFP4_EINVAL);
+    nvfp4_run_free(l);
+    nvfp4_run_free(whole);
+    nvfp4_run_free(r);
+    nvfp4_run_free(back);
+    st_shadow_free(sh);
+}
+
+START_TEST(shared_shadow_gives_the_same_bytes)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
+    nvfp4_recipe_cfg_paper(&tc.recipe);
+    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tc.recipe.hp = NVFP4_SQ_BF16;
+    tc.steps = 13;
+    tc.log_every = 4;
+    tc.heldout_tokens = 64;
+    tc.heldout_evals = 2;
+    nvfp4_study_set_threads(1);
+    shared_equals_own(&tc);
+    int n = 0; /* the held-out evaluations were compared: steps 8 and 12 */
+    nvfp4_run *r = run_paired(&tc, false);
+    for (size_t i = 0; i < nvfp4_run_n_logs(r); i++) n += isfinite(nvfp4_run_log(r, i)->ref_heldout_loss);
+    ck_assert_int_eq(n, 2);
+    nvfp4_run_free(r);
+    nvfp4_train_cfg mlp; /* the MLP regression: its teacher, its drift */
+    nvfp4_train_cfg_init(&mlp);
+    mlp.batch = 16;
+    mlp.steps = 9;
+    mlp.log_every = 3;
+    shared_equals_own(&mlp);
+}
+END_TEST
+
+/* How many of x[0..n) are not BF16 values. */
+static size_t not_bf16(const float *x, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], sizeof u);
+        k += (u & 0xFFFFu) != 0;
+    }
+    return k;
+}
+
+/* recipe.bf16_training: the quantized model's linear outputs (QKV, the
+ * logits), the attention probabilities P, the linear input gradients and
+ * the score gradients dS are BF16 values; dW is not rounded; the shadow's
+ * tensors are FP32 (most of them not BF16 values), with or without it. */
+START_TEST(bf16_training_rounds_where_the_paper_does)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, true); /* the FP32 recipe: any rounding is the option's */
+    tc.recipe.bf16_training = true;
+    uint32_t tok[B * S], lab[B * S];
+    tokens(tok, lab);
+    gpt g;
+    ck_assert(gpt_alloc(&g, &tc.model, B));
+    float *p = malloc(g.np * sizeof *p), *grad = malloc(g.np * sizeof *grad), *dl = malloc(B * S * V * sizeof *dl);
+    gpt_init_params(&g, p, 3, 10, 15.0f);
+    size_t T = B * S, att = B * H * S * S;
+    for (int shadow = 1; shadow >= 0; shadow--) {
+        ck_assert_int_eq(gpt_forward(&g, p, tok, B, &tc, shadow, 0, NULL, NULL), NVFP4_OK);
+        nvfp4_ce_loss(g.logits, lab, T, V, dl);
+        ck_assert_int_eq(gpt_backward(&g, p, tok, dl, &tc, shadow, 0, NULL, grad, NULL), NVFP4_OK);
+        size_t y = not_bf16(g.logits, T * V) + not_bf16(g.qkv[0], T * 3 * D) + not_bf16(g.P[L - 1], att);
+        size_t dx = not_bf16(g.dn, T * D) + not_bf16(g.dP, att); /* the last ones: block 0's QKV dX and dS */
+        size_t dw = not_bf16(grad + g.blk[0].wfc1, F * D);
+        if (shadow) {
+            ck_assert_msg(y > T * V && dx > T * D, "shadow: %zu, %zu non-BF16 values", y, dx);
+        } else {
+            ck_assert_msg(y == 0 && dx == 0, "bf16_training: %zu forward, %zu backward values not BF16", y, dx);
+            ck_assert_msg(dw > F * D / 2, "bf16_training: dW rounded (%zu of %d not BF16)", dw, F * D);
+        }
+    }
+    free(p);
+    free(grad);
+    free(dl);
+    gpt_free(&g);
+}
+END_TEST
+
 START_TEST(training_learns_and_is_deterministic)
 {
     nvfp4_train_cfg tc;
@@ -661,6 +854,9 @@ static Suite *suite(void)
     tcase_add_test(t, attention_is_causal);
     tcase_add_test(t, bad_configs_refused);
     tcase_add_test(t, paired_models_equal_serial);
+    tcase_add_test(t, shadow_is_fp32_under_bf16_recipe);
+    tcase_add_test(t, shared_shadow_gives_the_same_bytes);
+    tcase_add_test(t, bf16_training_rounds_where_the_paper_does);
     tcase_add_test(t, training_learns_and_is_deterministic);
     tcase_add_test(t, checkpoint_resume_bitwise);
     tcase_add_loop_test(t, accumulation_sums_micro_batches, 0, 2);

@@ -10,6 +10,7 @@
 
 #include "nvfp4.h"
 #include "nvfp4/study.h"
+#include "study/studies.h"
 #include "study/study_internal.h"
 #include "study/train_internal.h"
 
@@ -650,6 +651,88 @@ START_TEST(divergence_is_reported)
 }
 END_TEST
 
+/* The paper's BF16 blocks (st_paper_bf16_blocks), values computed by hand:
+ * first = max(1, round(2L/62)), last = max(1, round(8L/62)), then at most
+ * floor(L/2) blocks kept. L = 4: 8/62 = 0.13 -> 1, 32/62 = 0.52 -> 1; L = 8:
+ * 0.26 -> 1, 1.03 -> 1; L = 12: 0.39 -> 1, 1.55 -> 2; L = 16: 0.52 -> 1,
+ * 2.06 -> 2; L = 62: 2, 8; L = 2, 3: 1 + 1 > 1, so 0, 1; L = 1: 0, 0. */
+START_TEST(paper_bf16_blocks_rule)
+{
+    static const size_t want[][3] = {{1, 0, 0}, {2, 0, 1}, {3, 0, 1},  {4, 1, 1},  {8, 1, 1},
+                                     {12, 1, 2}, {15, 1, 2}, {16, 1, 2}, {31, 1, 4}, {62, 2, 8}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        size_t f = 99, l = 99;
+        st_paper_bf16_blocks(want[i][0], &f, &l);
+        ck_assert_msg(f == want[i][1] && l == want[i][2], "L = %zu: first %zu last %zu, want %zu %zu", want[i][0], f,
+                      l, want[i][1], want[i][2]);
+    }
+}
+END_TEST
+
+/* Which linears of a GPT config's arm run in high precision. */
+static void hp_layers(const st_config *sc, size_t arm, char *out)
+{
+    nvfp4_train_cfg t;
+    st_config_job_cfg(sc, arm, 10, false, &t);
+    size_t n = nvfp4_model_n_linears(&t.model);
+    for (size_t l = 0; l < n; l++) {
+        nvfp4_sq_cfg q[3][2];
+        bool hp;
+        nvfp4_recipe_layer_cfg(&t, l, q, &hp);
+        out[l] = hp ? 'H' : 'q';
+    }
+    out[n] = 0;
+    ck_assert_int_eq(t.recipe.hp, NVFP4_SQ_BF16);
+}
+
+/* "bf16_blocks" in a study config: "paper" keeps, for 8 blocks, block 0 and
+ * block 7 (4 linears each) and the head; {"first": 0, "last": 0} only the
+ * head; an explicit count; the rule follows an arm's own n_blocks (12:
+ * blocks 0, 10, 11); refused for a non-GPT model and beside first_hp;
+ * bf16_training refused for a non-GPT model. */
+START_TEST(bf16_blocks_config)
+{
+    const char *text =
+        "{\"name\": \"b\", \"steps\": 10, \"model\": {\"preset\": \"gpt\", \"n_blocks\": 8, \"d_model\": 32, "
+        "\"n_heads\": 2, \"d_hidden\": 64}, \"recipe\": {\"bf16_blocks\": \"paper\"}, \"arms\": ["
+        "{\"name\": \"paper\"}, {\"name\": \"none\", \"recipe\": {\"bf16_blocks\": {\"first\": 0, \"last\": 0}}},"
+        "{\"name\": \"two-three\", \"recipe\": {\"bf16_blocks\": {\"first\": 2, \"last\": 3}}},"
+        "{\"name\": \"deeper\", \"model\": {\"n_blocks\": 12}}]}";
+    nvfp4_error err;
+    st_config *sc = st_config_parse(text, strlen(text), "b.json", &err);
+    ck_assert_msg(sc != NULL, "%s", err.message);
+    char got[64];
+    hp_layers(sc, 0, got);
+    ck_assert_str_eq(got, "HHHHqqqqqqqqqqqqqqqqqqqqqqqqHHHHH");
+    hp_layers(sc, 1, got);
+    ck_assert_str_eq(got, "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqH");
+    hp_layers(sc, 2, got);
+    ck_assert_str_eq(got, "HHHHHHHHqqqqqqqqqqqqHHHHHHHHHHHHH");
+    hp_layers(sc, 3, got);
+    ck_assert_str_eq(got, "HHHHqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqHHHHHHHHH");
+    st_config_free(sc);
+    const char *mlp = "{\"name\": \"m\", \"steps\": 4, \"model\": {\"preset\": \"mlp\"}, \"arms\": [{\"name\": \"a\", "
+                      "\"recipe\": {\"bf16_blocks\": \"paper\"}}]}";
+    ck_assert_ptr_null(st_config_parse(mlp, strlen(mlp), "m.json", &err));
+    ck_assert_msg(strstr(err.message, "m.json: $.arms[0].recipe.bf16_blocks: bf16_blocks counts transformer blocks"),
+                  "%s", err.message);
+    const char *both = "{\"name\": \"m\", \"steps\": 4, \"model\": {\"preset\": \"gpt\"}, \"arms\": [{\"name\": \"a\", "
+                       "\"recipe\": {\"bf16_blocks\": \"paper\", \"last_hp\": 1}}]}";
+    ck_assert_ptr_null(st_config_parse(both, strlen(both), "m.json", &err));
+    ck_assert_msg(strstr(err.message, "set the same layers"), "%s", err.message);
+    const char *bft = "{\"name\": \"m\", \"steps\": 4, \"model\": {\"preset\": \"tinylm\"}, \"recipe\": "
+                      "{\"bf16_training\": true}, \"arms\": [{\"name\": \"a\"}]}";
+    ck_assert_ptr_null(st_config_parse(bft, strlen(bft), "m.json", &err));
+    ck_assert_msg(strstr(err.message, "m.json: $.recipe.bf16_training: bf16_training applies to the GPT"), "%s",
+                  err.message);
+    const char *bad = "{\"name\": \"m\", \"steps\": 4, \"model\": {\"preset\": \"gpt\"}, \"arms\": [{\"name\": \"a\", "
+                      "\"recipe\": {\"bf16_blocks\": {\"frist\": 1}}}]}";
+    ck_assert_ptr_null(st_config_parse(bad, strlen(bad), "m.json", &err));
+    ck_assert_msg(strstr(err.message, "$.arms[0].recipe.bf16_blocks: unknown key 'frist' (did you mean 'first'?)"), "%s",
+                  err.message);
+}
+END_TEST
+
 START_TEST(schedules)
 {
     nvfp4_train_cfg c;
@@ -696,6 +779,8 @@ static Suite *suite(void)
     tcase_add_test(t, fork_and_checkpoint_resume_bitwise);
     tcase_add_test(t, divergence_is_reported);
     tcase_add_test(t, schedules);
+    tcase_add_test(t, paper_bf16_blocks_rule);
+    tcase_add_test(t, bf16_blocks_config);
     suite_add_tcase(s, t);
     return s;
 }

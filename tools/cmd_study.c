@@ -21,7 +21,7 @@ static void usage(FILE *f)
     fputs("usage: nvfp4 study list\n"
           "       nvfp4 study run NAME|--config FILE.json [--seeds N] [--steps N] [--out DIR] [--shard i/n]\n"
           "                 [--threads T (default 2)] [--quick] [--quiet] [--resume] [--checkpoint-every N]\n"
-          "                 [--target-ci W [--max-seeds N (default 64)] [--seed-batch B]]\n"
+          "                 [--target-ci W [--max-seeds N (default 64)] [--seed-batch B]] [--own-shadows]\n"
           "       nvfp4 study show NAME\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
           "       nvfp4 study plot DIR\n"
@@ -38,7 +38,9 @@ static void usage(FILE *f)
           "jobs over the ranks, with the files of one process. --target-ci W adds seeds in batches (--seed-batch,\n"
           "default the first batch's --seeds) until every finding's 95% interval is narrower than W (in its\n"
           "statistic's unit) or --max-seeds is reached; its verdicts divide the 5% level over the planned\n"
-          "looks (docs/studies.md \"Sequential runs\"). `bench` times one training\n"
+          "looks (docs/studies.md \"Sequential runs\"). The FP32 shadow (the baseline) is trained once\n"
+          "per seed and read by every arm of that seed that shares its config but for the recipe;\n"
+          "--own-shadows trains one beside every job instead (the same bytes, for timing). `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
           "arms in one run, with each step's ratio to the fp32 arm's and its fraction of the machine's SGEMM\n"
           "rate (OpenBLAS sgemm on the step's linear GEMM shapes, timed in the same run). docs/studies.md.\n",
@@ -179,6 +181,10 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
         }
         if (!strcmp(a, "--resume")) {
             o.resume = true;
+            continue;
+        }
+        if (!strcmp(a, "--own-shadows")) {
+            o.own_shadows = true;
             continue;
         }
         if (!v) return cli_fail("study", "%s needs a value", a);

@@ -177,6 +177,14 @@ typedef struct {
      * passes after a switch step) run in: FP32 (the default) or BF16 as the
      * paper keeps them; the FP32 shadow is always FP32 */
     nvfp4_sq_format hp;
+    /* GPT only: the quantized model trains in BF16 as the paper's runs do
+     * (docs/studies.md, "BF16 training"): every linear's inputs X, W, dY are
+     * rounded to BF16 (RN) before they are quantized or multiplied, its
+     * outputs Y and dX are rounded to BF16, and so are the attention's
+     * probabilities P and score gradients dS before their GEMMs; dW, the
+     * norms, GELU, the residual stream and the loss stay FP32. Never the
+     * shadow. */
+    bool bf16_training;
     size_t n_overrides;
     nvfp4_layer_override overrides[NVFP4_RECIPE_MAX_OVERRIDES];
 } nvfp4_recipe_cfg;
@@ -375,6 +383,11 @@ typedef struct {
     bool resume;
     size_t checkpoint_every;  /* steps between a job's checkpoints (0: every 300 s of the job) */
     const nvfp4_study_dist *dist; /* a distributed run (MPI), or NULL */
+    /* every job trains its own FP32 shadow beside its quantized model; by
+     * default the jobs of one process that share a seed and all but the
+     * recipe read one shadow trained once (docs/studies.md, "The
+     * baseline"). The same bytes either way. */
+    bool own_shadows;
 } nvfp4_study_opts;
 
 typedef struct nvfp4_study nvfp4_study;

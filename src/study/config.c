@@ -261,11 +261,52 @@ static bool layer_override(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg
     return true;
 }
 
+/* The recipe keys only the GPT takes, checked once the job's model is
+ * final (job_cfg); and how its high-precision blocks were last set: the
+ * paper's rule is resolved then, as an arm may change n_blocks after the
+ * study's recipe named the rule. */
+typedef struct {
+    bool paper;       /* "bf16_blocks": "paper", not overridden since */
+    char path[512];   /* where bf16_blocks was last given ("" if never) */
+    char train[512];  /* where bf16_training was last set true ("" if never) */
+} blocks_rule;
+
+/* "bf16_blocks": {"first": n, "last": m} (blocks; each 0 when absent) or
+ * "paper" (st_paper_bf16_blocks): those blocks' linears in the
+ * high-precision format, BF16 (an hp_format in the same object wins). */
+static bool bf16_blocks(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r, blocks_rule *br)
+{
+    static const char *const keys[] = {"first", "last", NULL};
+    snprintf(br->path, sizeof br->path, "%s", path);
+    r->hp = NVFP4_SQ_BF16;
+    if (json_is_string(v) && !strcmp(json_string_value(v), "paper")) {
+        br->paper = true;
+        return true;
+    }
+    if (!json_is_object(v))
+        return fail(c, path, "expected \"paper\" (NVIDIA 2509.25149's first 2 and last 8 of 62 blocks, scaled) or "
+                             "{\"first\": N, \"last\": M}");
+    if (!known_keys(c, path, v, keys)) return false;
+    char p[600];
+    json_t *x;
+    br->paper = false;
+    r->first_hp = r->last_hp = 0;
+    if ((x = json_object_get(v, "first"))) {
+        sub(p, sizeof p, path, "first");
+        if (!get_size(c, p, x, 0, 31, &r->first_hp)) return false;
+    }
+    if ((x = json_object_get(v, "last"))) {
+        sub(p, sizeof p, path, "last");
+        if (!get_size(c, p, x, 0, 31, &r->last_hp)) return false;
+    }
+    return true;
+}
+
 /* A recipe object applied on top of r. */
-static bool recipe(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r)
+static bool recipe(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r, blocks_rule *br)
 {
     static const char *const keys[] = {"preset", "all", "fprop", "dgrad", "wgrad", "first_hp", "last_hp",
-                                       "hp_format", "layers", NULL};
+                                       "hp_format", "bf16_blocks", "bf16_training", "layers", NULL};
     static const char *const presets[] = {"paper", "mxfp4", "fp32", NULL};
     if (!json_is_object(v)) return fail(c, path, "expected a recipe object");
     if (!known_keys(c, path, v, keys)) return false;
@@ -283,20 +324,35 @@ static bool recipe(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r)
         else nvfp4_recipe_cfg_fp32(r);
         r->n_overrides = nov;
         memcpy(r->overrides, ov, sizeof ov);
+        br->paper = false; /* a preset sets its own first_hp / last_hp */
     }
     unsigned knobs[3][2] = {{0}};
     if (!gemm_operands(c, path, v, r->q, knobs)) return false;
+    if ((x = json_object_get(v, "bf16_blocks"))) {
+        if (json_object_get(v, "first_hp") || json_object_get(v, "last_hp"))
+            return fail(c, path, "\"bf16_blocks\" and \"first_hp\" / \"last_hp\" set the same layers: give one");
+        sub(p, sizeof p, path, "bf16_blocks");
+        if (!bf16_blocks(c, p, x, r, br)) return false;
+    }
     if ((x = json_object_get(v, "first_hp"))) {
         sub(p, sizeof p, path, "first_hp");
         if (!get_size(c, p, x, 0, 64, &r->first_hp)) return false;
+        br->paper = false;
     }
     if ((x = json_object_get(v, "last_hp"))) {
         sub(p, sizeof p, path, "last_hp");
         if (!get_size(c, p, x, 0, 64, &r->last_hp)) return false;
+        br->paper = false;
     }
     if ((x = json_object_get(v, "hp_format"))) {
         sub(p, sizeof p, path, "hp_format");
         if (!get_hp_format(c, p, x, &r->hp)) return false;
+    }
+    if ((x = json_object_get(v, "bf16_training"))) {
+        sub(p, sizeof p, path, "bf16_training");
+        if (!json_is_boolean(x)) return fail(c, p, "expected true or false");
+        r->bf16_training = json_is_true(x);
+        if (r->bf16_training) snprintf(br->train, sizeof br->train, "%s", p);
     }
     if ((x = json_object_get(v, "layers"))) {
         sub(p, sizeof p, path, "layers");
@@ -504,7 +560,8 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
         if (qm && !model(c, "$.quick.model", qm, &t->model)) return false;
         if (qt && !train(c, "$.quick.train", qt, t)) return false;
     }
-    if ((x = json_object_get(root, "recipe")) && !recipe(c, "$.recipe", x, &t->recipe)) return false;
+    blocks_rule br = {false, "", ""};
+    if ((x = json_object_get(root, "recipe")) && !recipe(c, "$.recipe", x, &t->recipe, &br)) return false;
     char p[128], pp[512];
     snprintf(p, sizeof p, "$.arms[%zu]", a);
     *mult = 1.0;
@@ -525,8 +582,14 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
     }
     if ((x = json_object_get(arm, "recipe"))) {
         sub(pp, sizeof pp, p, "recipe");
-        if (!recipe(c, pp, x, &t->recipe)) return false;
+        if (!recipe(c, pp, x, &t->recipe, &br)) return false;
     }
+    if (br.path[0] && t->model.arch != NVFP4_ARCH_GPT)
+        return fail(c, br.path, "bf16_blocks counts transformer blocks: the GPT's (model preset \"gpt\"); other "
+                                "models take first_hp / last_hp (linears)");
+    if (t->recipe.bf16_training && t->model.arch != NVFP4_ARCH_GPT)
+        return fail(c, br.train, "bf16_training applies to the GPT's arithmetic (model preset \"gpt\")");
+    if (br.paper) st_paper_bf16_blocks(t->model.n_blocks, &t->recipe.first_hp, &t->recipe.last_hp);
     if ((x = json_object_get(arm, "switch_fwd"))) {
         sub(pp, sizeof pp, p, "switch_fwd");
         if (!switch_step(c, pp, x, t->steps, &t->switch_fwd_step)) return false;

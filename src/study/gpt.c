@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bf16.h"
 #include "study/gpt.h"
 #include "study/study_internal.h"
 
@@ -185,20 +186,6 @@ void gpt_init_params(const gpt *g, float *p, uint64_t seed, uint64_t stream0, fl
     if (g->mc.untied_head) normal_fill(p + g->head, g->V * D, sd, seed, stream0 + 2 + 4 * g->L);
 }
 
-void gpt_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t n_blocks, size_t lin, size_t step,
-                 nvfp4_sq_cfg q[3][2])
-{
-    bool hp;
-    (void)n_blocks;
-    nvfp4_recipe_layer_cfg(tc, lin, q, &hp);
-    hp = hp || shadow;
-    for (int gm = 0; gm < 3; gm++)
-        for (int o = 0; o < 2; o++) {
-            bool sw = (gm == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
-            if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[gm][o]);
-        }
-}
-
 /* ---- norms (FP32, statistics in double) --------------------------------------- */
 static void norm_forward(const gpt *g, const float *p, const gpt_norm_off *n, const float *x, size_t rows, float *y,
                          float *mu, float *rs)
@@ -259,7 +246,14 @@ static void norm_backward(const gpt *g, const float *p, const gpt_norm_off *n, c
 /* ---- causal self-attention (FP32) ------------------------------------------------ */
 /* For sequence b and head h: P = softmax(mask(Q K^T / sqrt(dh))), O = P V;
  * Q, K, V are column slices of qkv [S x 3D], O a slice of att [S x D]. */
-static void attn_forward(const gpt *g, const float *qkv, float *P, float *att, size_t nseq)
+static void round_bf16(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = nvfp4_core_round_bf16(x[i]);
+}
+
+/* bf16: P rounded to BF16 before PV (and kept so for the backward), as a
+ * BF16 attention kernel hands it to its second GEMM. */
+static void attn_forward(const gpt *g, const float *qkv, float *P, float *att, size_t nseq, bool bf16)
 {
     size_t S = g->S, D = g->D, H = g->H, dh = D / H;
     float scale = (float)(1.0 / sqrt((double)dh));
@@ -282,6 +276,7 @@ static void attn_forward(const gpt *g, const float *qkv, float *P, float *att, s
             float inv = (float)(1.0 / sum);
             for (size_t j = 0; j <= i; j++) row[j] *= inv;
             for (size_t j = i + 1; j < S; j++) row[j] = 0.0f;
+            if (bf16) round_bf16(row, i + 1);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, 1.0f, pp, (int)S, v,
                     (int)(3 * D), 0.0f, att + b * S * D + h * dh, (int)D);
@@ -289,9 +284,9 @@ static void attn_forward(const gpt *g, const float *qkv, float *P, float *att, s
 }
 
 /* dP = dO V^T; dV = P^T dO; dS = P * (dP - rowsum(P * dP)); dQ = dS K / sqrt(dh);
- * dK = dS^T Q / sqrt(dh). */
+ * dK = dS^T Q / sqrt(dh). bf16: dS rounded to BF16 before its two GEMMs. */
 static void attn_backward(const gpt *g, const float *qkv, const float *P, const float *datt, float *dP,
-                          float *dqkv)
+                          float *dqkv, bool bf16)
 {
     size_t S = g->S, D = g->D, H = g->H, dh = D / H;
     float scale = (float)(1.0 / sqrt((double)dh));
@@ -315,6 +310,7 @@ static void attn_backward(const gpt *g, const float *qkv, const float *P, const 
             float df = (float)dot;
             for (size_t j = 0; j <= i; j++) dr[j] = pr[j] * (dr[j] - df);
             for (size_t j = i + 1; j < S; j++) dr[j] = 0.0f;
+            if (bf16) round_bf16(dr, i + 1);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S, (int)dh, (int)S, scale, ds, (int)S, k,
                     (int)(3 * D), 0.0f, dq, (int)(3 * D));
@@ -332,22 +328,53 @@ typedef struct {
     lin_diag *dg;
 } gpt_pass;
 
+/* recipe.bf16_training: the quantized model's BF16 arithmetic (never the shadow's). */
+static bool bf16_on(const gpt_pass *ps) { return ps->tc->recipe.bf16_training && !ps->shadow; }
+
+/* x rounded to BF16 in this thread's scratch slot: the operand a BF16 model
+ * holds (the quantizer then starts from it, as TE's does from BF16 tensors). */
+static const float *bf16_copy(st_scratch_slot slot, const float *x, size_t n)
+{
+    float *c = st_scratch(slot, (n ? n : 1) * sizeof *c);
+    if (!c) return NULL;
+    for (size_t i = 0; i < n; i++) c[i] = nvfp4_core_round_bf16(x[i]);
+    return c;
+}
+
 static nvfp4_status lin_fwd(const gpt_pass *ps, size_t lin, const float *w, const float *x, size_t in, size_t out,
                             float *y, nvfp4_error *err)
 {
     nvfp4_sq_cfg q[3][2];
-    gpt_lin_cfg(ps->tc, ps->shadow, ps->g->L, lin, ps->step, q);
+    st_lin_cfg(ps->tc, ps->shadow, lin, ps->step, q);
     nvfp4_sq_key key = {ps->tc->seed, ps->step, (uint32_t)lin, 0, 0};
-    return lin_forward(&q[0][0], &q[0][1], x, w, ps->rows, in, out, &key, y, ps->dg ? &ps->dg[lin] : NULL, err);
+    bool bf16 = bf16_on(ps);
+    if (bf16) {
+        x = bf16_copy(ST_SCR_BF_X, x, ps->rows * in);
+        w = bf16_copy(ST_SCR_BF_W, w, out * in);
+        if (!x || !w) return nvfp4_error_set(err, NVFP4_ENOMEM, "GPT linear: out of memory");
+    }
+    nvfp4_status s =
+        lin_forward(&q[0][0], &q[0][1], x, w, ps->rows, in, out, &key, y, ps->dg ? &ps->dg[lin] : NULL, err);
+    if (s == NVFP4_OK && bf16) round_bf16(y, ps->rows * out);
+    return s;
 }
 
 static nvfp4_status lin_bwd(const gpt_pass *ps, size_t lin, const float *w, const float *x, const float *dy,
                             size_t in, size_t out, float *dx, float *dw, nvfp4_error *err)
 {
     nvfp4_sq_cfg q[3][2];
-    gpt_lin_cfg(ps->tc, ps->shadow, ps->g->L, lin, ps->step, q);
+    st_lin_cfg(ps->tc, ps->shadow, lin, ps->step, q);
     nvfp4_sq_key key = {ps->tc->seed, ps->step, (uint32_t)lin, 0, 0};
-    return lin_backward(q, x, w, dy, ps->rows, in, out, &key, dx, dw, ps->dg ? &ps->dg[lin] : NULL, err);
+    bool bf16 = bf16_on(ps);
+    if (bf16) {
+        x = bf16_copy(ST_SCR_BF_X, x, ps->rows * in);
+        w = bf16_copy(ST_SCR_BF_W, w, out * in);
+        dy = bf16_copy(ST_SCR_BF_DY, dy, ps->rows * out);
+        if (!x || !w || !dy) return nvfp4_error_set(err, NVFP4_ENOMEM, "GPT linear: out of memory");
+    }
+    nvfp4_status s = lin_backward(q, x, w, dy, ps->rows, in, out, &key, dx, dw, ps->dg ? &ps->dg[lin] : NULL, err);
+    if (s == NVFP4_OK && bf16 && dx) round_bf16(dx, ps->rows * in); /* dW stays FP32 (the FP32 main grad) */
+    return s;
 }
 
 /* ---- forward ------------------------------------------------------------------------ */
@@ -373,7 +400,7 @@ nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nse
         norm_forward(g, p, &b->n1, g->x_in[l], T, g->n1[l], g->mu1[l], g->rs1[l]);
         s = lin_fwd(&ps, lin + GPT_LIN_QKV, p + b->wqkv, g->n1[l], D, 3 * D, g->qkv[l], err);
         if (s != NVFP4_OK) break;
-        attn_forward(g, g->qkv[l], g->P[l], g->att[l], nseq);
+        attn_forward(g, g->qkv[l], g->P[l], g->att[l], nseq, bf16_on(&ps));
         s = lin_fwd(&ps, lin + GPT_LIN_PROJ, p + b->wproj, g->att[l], D, D, g->x_mid[l], err);
         if (s != NVFP4_OK) break;
         for (size_t i = 0; i < T * D; i++) g->x_mid[l][i] += g->x_in[l][i];
@@ -421,7 +448,7 @@ nvfp4_status gpt_backward(gpt *g, const float *p, const uint32_t *tok, const flo
         /* attention: x_mid = x_in + PROJ(Attn(QKV(n1))) */
         s = lin_bwd(&ps, lin + GPT_LIN_PROJ, p + b->wproj, g->att[l], g->dx, D, D, g->datt, grad + b->wproj, err);
         if (s != NVFP4_OK) return s;
-        attn_backward(g, g->qkv[l], g->P[l], g->datt, g->dP, g->dqkv);
+        attn_backward(g, g->qkv[l], g->P[l], g->datt, g->dP, g->dqkv, bf16_on(&ps));
         s = lin_bwd(&ps, lin + GPT_LIN_QKV, p + b->wqkv, g->n1[l], g->dqkv, D, 3 * D, g->dn, grad + b->wqkv, err);
         if (s != NVFP4_OK) return s;
         norm_backward(g, p, &b->n1, g->x_in[l], g->mu1[l], g->rs1[l], g->dn, T, g->datt, grad);

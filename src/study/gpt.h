@@ -49,12 +49,6 @@ const char *gpt_cfg_check(const nvfp4_model_cfg *mc);
  * gains 1, biases 0. Keyed by (seed, stream0 + tensor). */
 void gpt_init_params(const gpt *g, float *p, uint64_t seed, uint64_t stream0, float scale);
 
-/* Which config each GEMM operand of linear `lin` gets: the recipe's, or the
- * high-precision config for the FP32 shadow, the head, the first/last
- * recipe.first_hp / last_hp BLOCKS, and passes past a switch step. */
-void gpt_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t n_blocks, size_t lin, size_t step,
-                 nvfp4_sq_cfg q[3][2]);
-
 /* Forward of B' <= B sequences (tok: B'*S tokens): logits [B'*S x V] in
  * g->logits. dg: per-linear diagnostics (nlin entries) or NULL. */
 nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nseq, const nvfp4_train_cfg *tc,

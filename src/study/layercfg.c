@@ -2,8 +2,8 @@
  * layercfg.c - which operand configs each linear of a model trains with: the
  * recipe's per-GEMM configs, the high-precision first / last layers (the
  * GPT's head always), then the per-layer overrides matched on the layer's
- * name (docs/studies.md, "Study configs"). The trainers (train.c, gpt.c)
- * add the shadow and the switch steps on top.
+ * name (docs/studies.md, "Study configs"); and, on top of that, the one rule
+ * both trainers (train.c, gpt.c) apply: the FP32 shadow and the switch steps.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -68,4 +68,38 @@ void nvfp4_recipe_layer_cfg(const nvfp4_train_cfg *t, size_t l, nvfp4_sq_cfg q[3
         for (int g = 0; g < 3; g++)
             for (int k = 0; k < 2; k++) apply_knobs(&q[g][k], &o->q[g][k], o->knobs[g][k]);
     }
+}
+
+void st_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t step, nvfp4_sq_cfg q[3][2])
+{
+    bool hp;
+    nvfp4_recipe_layer_cfg(tc, l, q, &hp);
+    for (int g = 0; g < 3; g++)
+        for (int o = 0; o < 2; o++) {
+            bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
+            /* the shadow is the FP32 baseline whatever the recipe's high-precision format */
+            if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
+            else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
+        }
+}
+
+/* NVIDIA arXiv 2509.25149 Sec. 4.1: of 62 blocks the first 2 and the last 8
+ * stay BF16. Scaled to L blocks: first = max(1, round(2L/62)), last =
+ * max(1, round(8L/62)) (no ties: 2L/62 and 8L/62 are never k + 1/2 for an
+ * integer L, so the rounding direction never matters); then at least half
+ * of the blocks stay quantized: when first + last > floor(L/2), last =
+ * min(last, floor(L/2)) and first = floor(L/2) - last (the paper keeps four
+ * times as many blocks at the end as at the start, so the end keeps its
+ * block). L = 1: 0, 0; 2, 3: 0, 1; 4..11: 1, 1; 12: 1, 2; 62: 2, 8. */
+void st_paper_bf16_blocks(size_t n_blocks, size_t *first, size_t *last)
+{
+    size_t f = (4 * n_blocks + 62) / 124, l = (16 * n_blocks + 62) / 124, cap = n_blocks / 2;
+    f = f ? f : 1;
+    l = l ? l : 1;
+    if (f + l > cap) {
+        l = l < cap ? l : cap;
+        f = cap - l;
+    }
+    *first = f;
+    *last = l;
 }

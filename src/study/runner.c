@@ -1,10 +1,11 @@
 /*
  * runner.c - the common body of the training studies: every (arm, seed) job
- * trains the arm's config (the study's base config changed by the arm) next
- * to its FP32 shadow, and runs.csv / layers.csv collect the logged rows in
- * job order, so the files are the same at any thread count and for any
- * sharding (docs/studies.md). It knows no study: the study files pass their
- * base config and arms in.
+ * trains the arm's config (the study's base config changed by the arm)
+ * paired with its FP32 shadow (one per seed, shared by the arms whose
+ * configs differ only in the recipe), and runs.csv / layers.csv collect the
+ * logged rows in job order, so the files are the same at any thread count
+ * and for any sharding (docs/studies.md). It knows no study: the study
+ * files pass their base config and arms in.
  */
 #include <math.h>
 #include <stdio.h>
@@ -211,8 +212,47 @@ static nvfp4_status job_start(const nvfp4_study_opts *o, const nvfp4_train_cfg *
     return nvfp4_run_create(c, r, err);
 }
 
+/* The config of arm a's job with this seed (the runner logs 40 rows unless
+ * the config says). */
+static void job_cfg(const nvfp4_study_opts *o, const st_jobs *jobs, size_t a, uint64_t seed, size_t steps,
+                    nvfp4_train_cfg *c)
+{
+    jobs->cfg(jobs->ctx, a, steps, o->quick, c);
+    c->seed = seed;
+    if (c->log_every == 0) c->log_every = c->steps / 40 ? c->steps / 40 : 1;
+}
+
+/* The FP32 shadow shared by this process's jobs of one seed whose configs
+ * differ only where the shadow does not look (st_shadow_key): trained once,
+ * read by each of them (docs/studies.md, "The baseline"). */
+typedef struct {
+    nvfp4_train_cfg cfg, key; /* the config of its first job, and its key */
+    size_t users;             /* this process's jobs with that key */
+    bool needed;              /* one of them has not finished before (--resume) */
+    st_shadow *sh;
+    nvfp4_status st;
+    nvfp4_error err;
+} shadow_slot;
+
+/* r reads its shadow from the slot; or, a run resumed from the checkpoint of
+ * a shared-shadow job and left alone now, from a trace trained for it (*own). */
+static nvfp4_status attach_shadow(const shadow_slot *slot, const nvfp4_train_cfg *c, nvfp4_run *r, st_shadow **own,
+                                  nvfp4_error *err)
+{
+    if (slot) {
+        if (slot->st != NVFP4_OK) {
+            *err = slot->err;
+            return slot->st;
+        }
+        return st_run_share_shadow(r, slot->sh, err);
+    }
+    if (!st_run_shadow_external(r)) return NVFP4_OK;
+    nvfp4_status st = st_shadow_train(c, own, err);
+    return st == NVFP4_OK ? st_run_share_shadow(r, *own, err) : st;
+}
+
 static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, const st_jobs *jobs, size_t a,
-                    size_t j, uint64_t seed, size_t steps, bool pair, job_out *jo)
+                    size_t j, uint64_t seed, size_t steps, bool pair, const shadow_slot *slot, job_out *jo)
 {
     const char *arm = jobs->arm_name(jobs->ctx, a);
     if (o->resume && job_load_done(o, j, jo)) {
@@ -224,20 +264,21 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         return;
     }
     nvfp4_train_cfg c;
-    jobs->cfg(jobs->ctx, a, steps, o->quick, &c);
-    c.seed = seed;
-    if (c.log_every == 0) c.log_every = c.steps / 40 ? c.steps / 40 : 1;
+    job_cfg(o, jobs, a, seed, steps, &c);
     char ckpt[4096], done_path[4096];
     resume_path(o, j, "ckpt", ckpt, sizeof ckpt);
     resume_path(o, j, "done", done_path, sizeof done_path);
     nvfp4_run *r = NULL;
+    st_shadow *own = NULL;
     double t0 = now_s();
     jo->st = job_start(o, &c, ckpt, &r, &jo->err);
+    if (jo->st == NVFP4_OK) jo->st = attach_shadow(slot, &c, r, &own, &jo->err);
     if (jo->st == NVFP4_OK) st_run_pair(r, pair);
     if (jo->st == NVFP4_OK) jo->st = advance_with_progress(s, o, log, arm, seed, r, c.steps, ckpt, &jo->err);
     double dt = now_s() - t0;
     if (jo->st != NVFP4_OK) {
         nvfp4_run_free(r);
+        st_shadow_free(own);
         return;
     }
     FILE *fr = open_memstream(&jo->runs, &jo->runs_len), *fl = open_memstream(&jo->layers, &jo->layers_len);
@@ -286,6 +327,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         fprintf(log, "%s\n", line);
     }
     nvfp4_run_free(r);
+    st_shadow_free(own);
     /* finished: its output survives a kill of the study (--resume skips it) */
     char *buf = NULL;
     size_t len = 0;
@@ -336,6 +378,116 @@ static void remove_resume_dir(const nvfp4_study_opts *o, size_t njobs)
     rmdir(path);
 }
 
+/* What every job of one st_run_jobs call shares. */
+typedef struct {
+    const nvfp4_study *s;
+    const nvfp4_study_opts *o;
+    FILE *log;
+    const st_jobs *js;
+    size_t seeds, steps;
+    int threads;
+    job_out *jobs;
+} job_set;
+
+/* Jobs list[0..n) (job numbers), `threads` at a time, job list[i] reading
+ * the shadow of slot[i] (NULL: its own). */
+static void run_list(const job_set *js, const size_t *list, shadow_slot *const *slot, size_t n)
+{
+#pragma omp parallel for schedule(dynamic, 1) num_threads(js->threads)
+    for (size_t i = 0; i < n; i++) {
+        size_t j = list[i];
+        run_job(js->s, js->o, js->log, js->js, j / js->seeds, j, js->o->seed_first + (j % js->seeds) + 1, js->steps,
+                false, slot[i], &js->jobs[j]);
+    }
+}
+
+static void train_shadow(const job_set *js, shadow_slot *sl)
+{
+    double t0 = now_s();
+    sl->st = st_shadow_train(&sl->cfg, &sl->sh, &sl->err);
+    if (sl->st == NVFP4_OK && js->log && !js->o->quiet) {
+#pragma omp critical(study_log)
+        fprintf(js->log, "[%s] %-14s seed %llu: %zu steps in %.1f s, shared by %zu jobs (%.1f MB held)\n",
+                js->s->name, "fp32-shadow", (unsigned long long)sl->cfg.seed, sl->cfg.steps, now_s() - t0, sl->users,
+                (double)st_shadow_bytes(sl->sh) / 1048576.0);
+    }
+}
+
+/* Whether the slot's jobs read one shadow: two or more of them, one not
+ * finished before, and sharing not turned off. */
+static bool slot_shared(const job_set *set, const shadow_slot *sl)
+{
+    return sl->users >= 2 && sl->needed && !set->o->own_shadows;
+}
+
+/* The selected jobs sel[first], sel[first + stride], ... of this process.
+ * Those whose shadow another of them shares (same seed, same config but for
+ * the recipe and switch steps: st_shadow_key) run in waves of `threads`
+ * shadows: the wave's shadows trained side by side, then its jobs, each
+ * reading its seed's shadow, then the shadows freed, so that at most
+ * `threads` traces are held at a time; the other jobs train their own
+ * shadow. The bytes are those of every job with its own shadow. */
+static void run_my_jobs(const job_set *set, const size_t *sel, size_t nsel, size_t first, size_t stride)
+{
+    size_t nmine = nsel > first ? (nsel - first + stride - 1) / stride : 0, nslots = 0;
+    size_t *slot_of = calloc(nmine ? nmine : 1, sizeof *slot_of), *list = calloc(nmine ? nmine : 1, sizeof *list);
+    shadow_slot *slots = calloc(nmine ? nmine : 1, sizeof *slots), **lslot = calloc(nmine ? nmine : 1, sizeof *lslot);
+    bool ok = slot_of && list && slots && lslot;
+    for (size_t i = 0; ok && i < nmine; i++) {
+        size_t j = sel[first + i * stride], k = 0;
+        nvfp4_train_cfg c, key;
+        job_cfg(set->o, set->js, j / set->seeds, set->o->seed_first + (j % set->seeds) + 1, set->steps, &c);
+        st_shadow_key(&c, &key);
+        while (k < nslots && memcmp(&slots[k].key, &key, sizeof key) != 0) k++;
+        if (k == nslots) {
+            memcpy(&slots[k].cfg, &c, sizeof c);
+            memcpy(&slots[k].key, &key, sizeof key);
+            nslots++;
+        }
+        char done[4096];
+        resume_path(set->o, j, "done", done, sizeof done);
+        slots[k].users++;
+        slots[k].needed = slots[k].needed || !set->o->resume || access(done, F_OK) != 0;
+        slot_of[i] = k;
+    }
+    size_t wave = set->threads > 0 ? (size_t)set->threads : 1, w = 0;
+    while (ok) { /* the next wave: up to `threads` shared shadows */
+        size_t ws[64], nw = 0;
+        for (; w < nslots && nw < wave && nw < 64; w++)
+            if (slot_shared(set, &slots[w])) ws[nw++] = w;
+        if (!nw) break;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(set->threads)
+        for (size_t i = 0; i < nw; i++) train_shadow(set, &slots[ws[i]]);
+        size_t n = 0;
+        for (size_t i = 0; i < nmine; i++)
+            for (size_t k = 0; k < nw; k++)
+                if (slot_of[i] == ws[k]) {
+                    list[n] = sel[first + i * stride];
+                    lslot[n++] = &slots[ws[k]];
+                }
+        run_list(set, list, lslot, n);
+        for (size_t k = 0; k < nw; k++) {
+            st_shadow_free(slots[ws[k]].sh);
+            slots[ws[k]].sh = NULL;
+        }
+    }
+    size_t n = 0; /* the jobs with a shadow of their own (all of them if out of memory) */
+    for (size_t i = 0; list && lslot && i < nmine; i++)
+        if (!ok || !slot_shared(set, &slots[slot_of[i]])) {
+            list[n] = sel[first + i * stride];
+            lslot[n++] = NULL;
+        }
+    if (list && lslot) run_list(set, list, lslot, n);
+    else /* not even the lists: one job at a time, each with its own shadow */
+        for (size_t k = first; k < nsel; k += stride)
+            run_job(set->s, set->o, set->log, set->js, sel[k] / set->seeds, sel[k],
+                    set->o->seed_first + (sel[k] % set->seeds) + 1, set->steps, false, NULL, &set->jobs[sel[k]]);
+    free(slot_of);
+    free(list);
+    free(slots);
+    free(lslot);
+}
+
 /* Runs the selected (arm, seed) jobs, `threads` at a time (each job single-
  * threaded inside, or a lone job's two models side by side; under MPI,
  * those of this rank), and writes their rows in
@@ -377,14 +529,11 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
     if (pair) /* outside any parallel region: the pair's team is then the
                * top level one, whose threads libgomp keeps from step to step
                * (a nested team gets fresh threads at every step) */
-        run_job(s, o, log, js, sel[first] / seeds, sel[first], o->seed_first + (sel[first] % seeds) + 1, steps, true,
+        run_job(s, o, log, js, sel[first] / seeds, sel[first], o->seed_first + (sel[first] % seeds) + 1, steps, true, NULL,
                 &jobs[sel[first]]);
     else {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-        for (size_t k = first; k < nsel; k += stride) {
-            size_t j = sel[k];
-            run_job(s, o, log, js, j / seeds, j, o->seed_first + (j % seeds) + 1, steps, false, &jobs[j]);
-        }
+        job_set set = {s, o, log, js, seeds, steps, threads, jobs};
+        run_my_jobs(&set, sel, nsel, first, stride);
     }
     nvfp4_status st = d ? gather_jobs(d, sel, nsel, jobs, err) : NVFP4_OK;
     bool root = !d || d->rank == 0;

@@ -2,7 +2,9 @@
  * train.c - one training run of the simulator: a quantized model and its
  * FP32 shadow (same init, same data, same step) trained side by side, so the
  * relative loss gap and the weight drift are paired by construction
- * (paired differences cut the variance: docs/studies.md, "Studies and results").
+ * (paired differences cut the variance: docs/studies.md, "Studies and results");
+ * or the quantized model alone, reading its shadow from a trace trained once
+ * for every arm of the seed (st_shadow_train: the same bytes).
  *
  * Tasks: teacher-student regression (MSE) and next-token prediction on an
  * order-2 Markov source with a computable entropy rate (CE). Every random
@@ -211,23 +213,6 @@ static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float s
     }
 }
 
-/* Effective per-linear config (nvfp4_recipe_layer_cfg): FP32 for the
- * shadow, the high-precision config for high-precision layers and switched
- * passes. */
-static void lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t nlin, size_t step,
-                    nvfp4_sq_cfg q[3][2])
-{
-    bool hp;
-    (void)nlin;
-    nvfp4_recipe_layer_cfg(tc, l, q, &hp);
-    for (int g = 0; g < 3; g++)
-        for (int o = 0; o < 2; o++) {
-            bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
-            if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
-            else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
-        }
-}
-
 static void embed(model *m, const uint32_t *tok, size_t T)
 {
     const nvfp4_model_cfg *c = &m->mc;
@@ -253,7 +238,7 @@ static nvfp4_status model_forward(model *m, const nvfp4_train_cfg *tc, bool shad
     }
 #define LIN(l, X)                                                                                                  \
     do {                                                                                                           \
-        lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
+        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
         key.layer = (uint32_t)(l);                                                                                 \
         s = lin_forward(&q[0][0], &q[0][1], (X), m->p + m->lin_w[l], T, m->lin_in[l], m->lin_out[l], &key,       \
                         m->z[l], dg ? &dg[l] : NULL, err);                                                         \
@@ -301,7 +286,7 @@ static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool sha
     memset(m->g, 0, m->np * sizeof(float));
 #define LINB(l, X, DY, DX)                                                                                         \
     do {                                                                                                           \
-        lin_cfg(tc, shadow, (l), m->nlin, step, q);                                                               \
+        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
         key.layer = (uint32_t)(l);                                                                                 \
         s = lin_backward(q, (X), m->p + m->lin_w[l], (DY), T, m->lin_in[l], m->lin_out[l], &key, (DX),          \
                          m->g + m->lin_w[l], dg ? &dg[l] : NULL, err);                                             \
@@ -425,6 +410,11 @@ struct nvfp4_run {
     st_wtrack **wtrack; /* per linear: the diagnostics across logged steps (wtrack.c) */
     double q_sec, ref_sec; /* time spent in the quantized model and in the FP32 shadow */
     bool pair;             /* step the two models concurrently even with one OpenMP thread set */
+    /* The shadow's values come from a shared trace (st_run_share_shadow) and
+     * ref is not stepped: true from the first step so read, kept in the
+     * checkpoint, so that a resumed run asks for its trace again. */
+    bool ref_external;
+    const st_shadow *shadow; /* borrowed; NULL: ref steps beside q */
 };
 
 static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
@@ -573,16 +563,6 @@ static long heldout_share(const nvfp4_run *r, size_t step)
     return later < K ? (long)later : -1;
 }
 
-/* Both models on their share of the held-out set (row's heldout fields). */
-static nvfp4_status eval_heldout_share(nvfp4_run *r, long share, nvfp4_log_row *row, nvfp4_error *err)
-{
-    size_t S = r->cfg.model.seq_len, K = r->cfg.heldout_evals;
-    size_t n = (r->cfg.heldout_tokens + S - 1) / S; /* windows */
-    nvfp4_status s = eval_windows_gpt(r, &r->q, false, (size_t)share, K, n, &row->heldout_loss, err);
-    if (s == NVFP4_OK) s = eval_windows_gpt(r, &r->ref, true, (size_t)share, K, n, &row->ref_heldout_loss, err);
-    return s;
-}
-
 static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
@@ -604,6 +584,20 @@ static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, 
     }
     *out = tot / EVAL_N;
     return NVFP4_OK;
+}
+
+/* What a logged step evaluates of model m (the quantized model or the
+ * shadow) before its batch: the eval loss and, on the final metric's steps,
+ * its share of the held-out set (*heldout untouched elsewhere). */
+static nvfp4_status eval_logged(nvfp4_run *r, model *m, bool shadow, size_t step, double *eval, double *heldout,
+                                nvfp4_error *err)
+{
+    nvfp4_status s = eval_loss(r, m, shadow, eval, err);
+    long share = heldout_share(r, step);
+    if (s != NVFP4_OK || share < 0) return s;
+    size_t S = r->cfg.model.seq_len, K = r->cfg.heldout_evals;
+    size_t n = (r->cfg.heldout_tokens + S - 1) / S; /* windows */
+    return eval_windows_gpt(r, m, shadow, (size_t)share, K, n, heldout, err);
 }
 
 /* ---- run lifecycle -------------------------------------------------------------- */
@@ -864,13 +858,14 @@ static bool push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
     return true;
 }
 
-static double drift(const nvfp4_run *r)
+/* ||theta_q - theta_ref|| / ||theta_ref|| over every parameter. */
+static double drift(const float *q, const float *ref, size_t np)
 {
     double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < r->q.np; i++) {
-        double d = (double)r->q.p[i] - r->ref.p[i];
+    for (size_t i = 0; i < np; i++) {
+        double d = (double)q[i] - ref[i];
         num += d * d;
-        den += (double)r->ref.p[i] * r->ref.p[i];
+        den += (double)ref[i] * ref[i];
     }
     return den > 0 ? sqrt(num / den) : 0.0;
 }
@@ -1080,10 +1075,133 @@ static bool pair_concurrent(const nvfp4_run *r)
 
 void st_run_pair(nvfp4_run *r, bool on) { r->pair = on; }
 
+static bool logged_step(const nvfp4_train_cfg *c, size_t step)
+{
+    return step % (c->log_every ? c->log_every : 1) == 0 || step + 1 == c->steps;
+}
+
+/* ---- the shared FP32 shadow ------------------------------------------------------ */
+/* Everything a run's rows take from its shadow, for every step of a config
+ * (st_shadow_train): the shadow depends on the config without its recipe
+ * and switch steps (the shadow is FP32 in every linear), so the arms of one
+ * seed that differ only there read one trace. */
+struct st_shadow {
+    nvfp4_train_cfg key; /* st_shadow_key of the config trained */
+    size_t steps, np, nlogs;
+    double *loss;        /* [steps] training loss of each step's batch */
+    double *eval;        /* [steps] eval loss before the logged steps (NaN elsewhere) */
+    double *heldout;     /* [steps] held-out share of the final metric's steps (NaN elsewhere) */
+    size_t *snap;        /* [steps] row of p holding the weights after the logged step */
+    float *p;            /* [nlogs][np] the shadow's weights after each logged step (for drift) */
+    double sec;          /* wall time of its training steps (evaluation excluded) */
+};
+
+void st_shadow_key(const nvfp4_train_cfg *c, nvfp4_train_cfg *key)
+{
+    memcpy(key, c, sizeof *key);
+    memset(&key->recipe, 0, sizeof key->recipe);
+    key->switch_fwd_step = key->switch_bwd_step = SIZE_MAX;
+    key->diverge_factor = 0.0f; /* stops the quantized model; the shadow trains every step */
+}
+
+size_t st_shadow_bytes(const st_shadow *sh)
+{
+    return sh->steps * (3 * sizeof(double) + sizeof(size_t)) + sh->nlogs * sh->np * sizeof(float);
+}
+
+void st_shadow_free(st_shadow *sh)
+{
+    if (!sh) return;
+    free(sh->loss);
+    free(sh->eval);
+    free(sh->heldout);
+    free(sh->snap);
+    free(sh->p);
+    free(sh);
+}
+
+static st_shadow *shadow_alloc(const nvfp4_train_cfg *c, size_t np)
+{
+    st_shadow *sh = calloc(1, sizeof *sh);
+    if (!sh) return NULL;
+    st_shadow_key(c, &sh->key);
+    sh->steps = c->steps;
+    sh->np = np;
+    for (size_t i = 0; i < c->steps; i++) sh->nlogs += logged_step(c, i);
+    sh->loss = malloc(c->steps * sizeof *sh->loss);
+    sh->eval = malloc(c->steps * sizeof *sh->eval);
+    sh->heldout = malloc(c->steps * sizeof *sh->heldout);
+    sh->snap = malloc(c->steps * sizeof *sh->snap);
+    sh->p = malloc((sh->nlogs ? sh->nlogs : 1) * np * sizeof *sh->p);
+    if (!sh->loss || !sh->eval || !sh->heldout || !sh->snap || !sh->p) {
+        st_shadow_free(sh);
+        return NULL;
+    }
+    return sh;
+}
+
+/* The shadow's step exactly as train_step takes it beside a quantized model:
+ * its evaluations before the batch on a logged step, the batch, its step. */
+nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_error *err)
+{
+    *out = NULL;
+    nvfp4_run *r;
+    nvfp4_status s = nvfp4_run_create(cfg, &r, err);
+    if (s != NVFP4_OK) return s;
+    st_shadow *sh = shadow_alloc(cfg, r->ref.np);
+    if (!sh) {
+        nvfp4_run_free(r);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "shared FP32 shadow: out of memory");
+    }
+    size_t T = batch_rows(r), k = 0;
+    for (size_t step = 0; step < cfg->steps && s == NVFP4_OK; step++) {
+        bool log = logged_step(cfg, step);
+        r->step = step;
+        sh->eval[step] = sh->heldout[step] = NAN;
+        sh->snap[step] = SIZE_MAX;
+        if (log) s = eval_logged(r, &r->ref, true, step, &sh->eval[step], &sh->heldout[step], err);
+        if (s != NVFP4_OK) break;
+        make_batch(r, step);
+        s = model_step(r, &r->ref, true, step, T, nvfp4_lr_at(cfg, step), NULL, &sh->loss[step], &sh->sec, err);
+        if (s == NVFP4_OK && log) {
+            memcpy(sh->p + k * sh->np, r->ref.p, sh->np * sizeof *sh->p);
+            sh->snap[step] = k++;
+        }
+    }
+    nvfp4_run_free(r);
+    if (s != NVFP4_OK) {
+        st_shadow_free(sh);
+        return s;
+    }
+    *out = sh;
+    return NVFP4_OK;
+}
+
+nvfp4_status st_run_share_shadow(nvfp4_run *r, const st_shadow *sh, nvfp4_error *err)
+{
+    nvfp4_train_cfg key;
+    st_shadow_key(&r->cfg, &key);
+    if (memcmp(&key, &sh->key, sizeof key) != 0 || sh->np != r->ref.np)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "run: the shared FP32 shadow was trained for another config");
+    r->shadow = sh;
+    r->ref_external = true;
+    return NVFP4_OK;
+}
+
+bool st_run_shadow_external(const nvfp4_run *r) { return r->ref_external; }
+
+static void shadow_logged(const st_shadow *sh, size_t step, nvfp4_log_row *row)
+{
+    row->ref_eval_loss = sh->eval[step];
+    row->ref_heldout_loss = sh->heldout[step];
+}
+
+static const float *shadow_params(const st_shadow *sh, size_t step) { return sh->p + sh->snap[step] * sh->np; }
+
 static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
     size_t step = r->step, T = batch_rows(r);
-    bool log = (step % (r->cfg.log_every ? r->cfg.log_every : 1) == 0) || step + 1 == r->cfg.steps;
+    bool log = logged_step(&r->cfg, step);
     lin_diag dg[MAXLIN];
     memset(dg, 0, sizeof dg);
     double lr = nvfp4_lr_at(&r->cfg, step);
@@ -1095,12 +1213,13 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.grad_noise = row.grad_qerr = NAN;
     for (size_t l = 0; l < MAXLIN; l++)
         for (int k = 0; k < 4; k++) dg[l].probe[k] = NAN;
+    if (r->ref_external && !r->shadow)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "run: its FP32 shadow is a shared trace; none attached");
     if (log) st_wtrack_attach(&r->wtrack, r->q.nlin, dg);
     if (log) { /* before make_batch: evaluation reuses the input buffers */
-        nvfp4_status s = eval_loss(r, &r->q, false, &row.eval_loss, err);
-        if (s == NVFP4_OK) s = eval_loss(r, &r->ref, true, &row.ref_eval_loss, err);
-        long share = heldout_share(r, step);
-        if (s == NVFP4_OK && share >= 0) s = eval_heldout_share(r, share, &row, err);
+        nvfp4_status s = eval_logged(r, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
+        if (s == NVFP4_OK && r->shadow) shadow_logged(r->shadow, step, &row);
+        else if (s == NVFP4_OK) s = eval_logged(r, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
         if (s == NVFP4_OK && probe_due(r, step)) s = grad_probe(r, step, &row, dg, err);
         if (s != NVFP4_OK) return s;
     }
@@ -1109,7 +1228,10 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     nvfp4_status st[2] = {NVFP4_OK, NVFP4_OK};
     nvfp4_error errs[2] = {{NVFP4_OK, ""}, {NVFP4_OK, ""}};
     lin_diag *dq = log ? dg : NULL;
-    if (pair_concurrent(r)) {
+    if (r->shadow) { /* the shadow's step was taken once for every run that shares it */
+        st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+        losses[1] = r->shadow->loss[step];
+    } else if (pair_concurrent(r)) {
         /* The two models share nothing but the batch: one thread each, BLAS
          * on one thread inside (as at --threads 1), so the bytes are those
          * of running them one after the other. */
@@ -1142,7 +1264,8 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.loss = losses[0];
     row.ref_loss = losses[1];
     if (log) {
-        row.drift = drift(r);
+        const float *ref = r->shadow ? shadow_params(r->shadow, step) : r->ref.p;
+        row.drift = drift(r->q.p, ref, r->q.np);
         if (r->init_eval < 0) r->init_eval = row.ref_eval_loss;
         if (!push_log(r, &row, dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
@@ -1183,7 +1306,8 @@ double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->entropy; }
 void nvfp4_run_timing(const nvfp4_run *r, double *quantized_s, double *fp32_s)
 {
     *quantized_s = r->q_sec;
-    *fp32_s = r->ref_sec;
+    /* shared: the trace's steps so far (trained once for all its runs) */
+    *fp32_s = r->shadow ? r->shadow->sec * (double)r->step / (double)r->shadow->steps : r->ref_sec;
 }
 nvfp4_train_cfg *nvfp4_run_cfg(nvfp4_run *r) { return &r->cfg; }
 size_t nvfp4_run_param_count(const nvfp4_run *r) { return r->q.np; }
@@ -1218,6 +1342,7 @@ static size_t state_blobs(nvfp4_run *r, blob *b)
     b[k++] = (blob){&r->diverged, sizeof r->diverged};
     b[k++] = (blob){&r->div_step, sizeof r->div_step};
     b[k++] = (blob){&r->init_eval, sizeof r->init_eval};
+    b[k++] = (blob){&r->ref_external, sizeof r->ref_external};
     return k;
 }
 
@@ -1259,6 +1384,7 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
     size_t n = state_blobs((nvfp4_run *)r, a);
     state_blobs(*out, b);
     for (size_t i = 0; i < n; i++) memcpy(b[i].p, a[i].p, a[i].n);
+    (*out)->shadow = r->shadow;
     s = copy_logs(*out, r, err);
     if (s != NVFP4_OK) {
         nvfp4_run_free(*out);
@@ -1269,7 +1395,7 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
 
 /* Version 2 also holds the logged rows, so that a run resumed from its
  * checkpoint reports the rows logged before it. */
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '3'}; /* 3: held-out fields */
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '4'}; /* 4: ref_external */
 
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
