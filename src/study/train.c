@@ -1386,6 +1386,8 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
     for (size_t i = 0; i < n; i++) memcpy(b[i].p, a[i].p, a[i].n);
     (*out)->shadow = r->shadow;
     s = copy_logs(*out, r, err);
+    if (s == NVFP4_OK && !st_wtrack_clone(&(*out)->wtrack, r->wtrack, r->q.nlin))
+        s = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     if (s != NVFP4_OK) {
         nvfp4_run_free(*out);
         *out = NULL;
@@ -1395,7 +1397,7 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
 
 /* Version 2 also holds the logged rows, so that a run resumed from its
  * checkpoint reports the rows logged before it. */
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '4'}; /* 4: ref_external */
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 4: ref_external; 5: wtrack */
 
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
@@ -1410,7 +1412,8 @@ static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
         if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) return NVFP4_OK;
     if (fwrite(&r->nlogs, sizeof r->nlogs, 1, f) != 1 || fwrite(r->logs, sizeof *r->logs, r->nlogs, f) != r->nlogs)
         return NVFP4_OK;
-    fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f);
+    if (fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f) != r->nlogs * r->q.nlin) return NVFP4_OK;
+    st_wtrack_write(r->wtrack, r->q.nlin, f); /* a short write: the stream's error flag, as above */
     return NVFP4_OK;
 }
 
@@ -1452,6 +1455,7 @@ nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
              fread(r->diags, sizeof *r->diags, nl * L, f) == nl * L;
         if (r->logs && r->diags) r->nlogs = r->caplogs = nl;
     }
+    ok = ok && st_wtrack_read(&(*out)->wtrack, L, (*out)->q.np, f);
     ok = ok && fgetc(f) == EOF;
     fclose(f);
     if (!ok) {

@@ -3,6 +3,8 @@
 #ifndef NVFP4_TRAIN_INTERNAL_H
 #define NVFP4_TRAIN_INTERNAL_H
 
+#include <stdio.h>
+
 #include "nvfp4/study.h"
 
 /* A linear's diagnostics state across logged steps (wtrack.c). */
@@ -41,6 +43,12 @@ double st_wtrack_weights(st_wtrack *t, const float *q, size_t nw);
 double st_wtrack_inputs(st_wtrack *t, const float *x, size_t rows, size_t in);
 /* ceil(ST_HOT_FRAC * in), at least 1 */
 size_t st_hot_k(size_t in);
+/* The states of n linears into a checkpoint stream, and back (sizes over
+ * max refused; false on a short or malformed stream, *tracks unchanged);
+ * a deep copy for a cloned run. */
+bool st_wtrack_write(st_wtrack *const *tracks, size_t n, FILE *f);
+bool st_wtrack_read(st_wtrack ***tracks, size_t n, size_t max, FILE *f);
+bool st_wtrack_clone(st_wtrack ***dst, st_wtrack *const *src, size_t n);
 
 nvfp4_status lin_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb, const float *x, const float *w, size_t t,
                          size_t in, size_t out, const nvfp4_sq_key *key, float *y, lin_diag *dg, nvfp4_error *err);

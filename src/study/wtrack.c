@@ -4,11 +4,13 @@
  * quantized weights between codes (TetraJet-v2, arXiv 2510.27527), and its
  * persistent hot input channels (arXiv 2602.02047). Fed by lin_forward on
  * the logged steps only, with the Fprop operands it already holds; it
- * changes nothing of the run. It does not save itself in checkpoints: a
- * resumed or forked run starts these counters afresh.
+ * changes nothing of the run. Its state travels in checkpoints and clones
+ * (st_wtrack_write / _read / _clone), so that a resumed or forked run
+ * reports the bytes of the uninterrupted one.
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,4 +152,108 @@ double st_wtrack_inputs(st_wtrack *t, const float *x, size_t rows, size_t in)
         persist += t->hot_count[j] == logged;
     }
     return (double)persist;
+}
+
+/* ---- checkpoints and clones: the state that persists across logged steps ------ */
+
+/* Per linear: a presence byte, then nw, nw_logged, prev_q, last_dir,
+ * last_flip, nin, nx_logged, hot_count (amax and mark are scratch). */
+static bool write_one(const st_wtrack *t, FILE *f)
+{
+    uint8_t present = t != NULL;
+    if (fwrite(&present, 1, 1, f) != 1) return false;
+    if (!t) return true;
+    size_t nw = t->prev_q ? t->nw : 0, nin = t->hot_count ? t->nin : 0;
+    bool ok = fwrite(&nw, sizeof nw, 1, f) == 1 && fwrite(&t->nw_logged, sizeof t->nw_logged, 1, f) == 1;
+    ok = ok && fwrite(t->prev_q, sizeof *t->prev_q, nw, f) == nw && fwrite(t->last_dir, 1, nw, f) == nw &&
+         fwrite(t->last_flip, sizeof *t->last_flip, nw, f) == nw;
+    ok = ok && fwrite(&nin, sizeof nin, 1, f) == 1 && fwrite(&t->nx_logged, sizeof t->nx_logged, 1, f) == 1;
+    return ok && fwrite(t->hot_count, sizeof *t->hot_count, nin, f) == nin;
+}
+
+bool st_wtrack_write(st_wtrack *const *tracks, size_t n, FILE *f)
+{
+    uint8_t any = tracks != NULL;
+    if (fwrite(&any, 1, 1, f) != 1) return false;
+    for (size_t l = 0; any && l < n; l++)
+        if (!write_one(tracks[l], f)) return false;
+    return true;
+}
+
+static st_wtrack *read_one(FILE *f, size_t max, bool *ok)
+{
+    uint8_t present;
+    if (fread(&present, 1, 1, f) != 1 || present > 1) return *ok = false, NULL;
+    if (!present) return NULL;
+    st_wtrack *t = calloc(1, sizeof *t);
+    size_t nw = 0, nin = 0;
+    uint32_t logged = 0;
+    *ok = t && fread(&nw, sizeof nw, 1, f) == 1 && fread(&logged, sizeof logged, 1, f) == 1 && nw <= max;
+    if (*ok && nw) {
+        *ok = weights_sized(t, nw) && fread(t->prev_q, sizeof *t->prev_q, nw, f) == nw &&
+              fread(t->last_dir, 1, nw, f) == nw && fread(t->last_flip, sizeof *t->last_flip, nw, f) == nw;
+        t->nw_logged = logged;
+    }
+    *ok = *ok && fread(&nin, sizeof nin, 1, f) == 1 && fread(&logged, sizeof logged, 1, f) == 1 && nin <= max;
+    if (*ok && nin) {
+        *ok = inputs_sized(t, nin) && fread(t->hot_count, sizeof *t->hot_count, nin, f) == nin;
+        t->nx_logged = logged;
+    }
+    return t;
+}
+
+bool st_wtrack_read(st_wtrack ***tracks, size_t n, size_t max, FILE *f)
+{
+    uint8_t any;
+    if (fread(&any, 1, 1, f) != 1 || any > 1) return false;
+    if (!any) return true;
+    st_wtrack **t = calloc(n ? n : 1, sizeof *t);
+    bool ok = t != NULL;
+    for (size_t l = 0; ok && l < n; l++) t[l] = read_one(f, max, &ok);
+    if (!ok) {
+        st_wtrack_free_all(t, n);
+        return false;
+    }
+    st_wtrack_free_all(*tracks, n);
+    *tracks = t;
+    return true;
+}
+
+static st_wtrack *clone_one(const st_wtrack *s, bool *ok)
+{
+    if (!s) return NULL;
+    st_wtrack *t = calloc(1, sizeof *t);
+    if (!t) return *ok = false, NULL;
+    if (s->prev_q) {
+        *ok = *ok && weights_sized(t, s->nw);
+        if (*ok) {
+            memcpy(t->prev_q, s->prev_q, s->nw * sizeof *s->prev_q);
+            memcpy(t->last_dir, s->last_dir, s->nw);
+            memcpy(t->last_flip, s->last_flip, s->nw * sizeof *s->last_flip);
+            t->nw_logged = s->nw_logged;
+        }
+    }
+    if (s->hot_count) {
+        *ok = *ok && inputs_sized(t, s->nin);
+        if (*ok) {
+            memcpy(t->hot_count, s->hot_count, s->nin * sizeof *s->hot_count);
+            t->nx_logged = s->nx_logged;
+        }
+    }
+    return t;
+}
+
+bool st_wtrack_clone(st_wtrack ***dst, st_wtrack *const *src, size_t n)
+{
+    if (!src) return true;
+    st_wtrack **t = calloc(n ? n : 1, sizeof *t);
+    bool ok = t != NULL;
+    for (size_t l = 0; ok && l < n; l++) t[l] = clone_one(src[l], &ok);
+    if (!ok) {
+        st_wtrack_free_all(t, n);
+        return false;
+    }
+    st_wtrack_free_all(*dst, n);
+    *dst = t;
+    return true;
 }

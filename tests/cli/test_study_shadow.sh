@@ -22,7 +22,7 @@ S="s8-ablate --quick --seeds 2"
 "$NVFP4" study run $S --threads 1 --own-shadows --quiet --out "$T/own" >/dev/null 2>&1 || die "--own-shadows"
 "$NVFP4" study run $S --threads 1 --out "$T/one" >/dev/null 2>"$T/log1" || die "shared, 1 thread"
 same_csv "$T/own" "$T/one" "shared shadow, 1 thread"
-[ "$(grep -c 'fp32-shadow .*shared by 7 jobs' "$T/log1")" = 2 ] || die "not one shadow per seed: $(cat "$T/log1")"
+[ "$(grep -c 'fp32-shadow .*shared by 8 jobs' "$T/log1")" = 2 ] || die "not one shadow per seed: $(cat "$T/log1")"
 "$NVFP4" study run $S --threads 2 --quiet --out "$T/two" >/dev/null 2>&1 || die "shared, 2 threads"
 same_csv "$T/own" "$T/two" "shared shadow, 2 threads"
 
