@@ -98,6 +98,33 @@ bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size
     return true;
 }
 
+/* The dimensions as "[a, b]" ("[]" for a scalar), cut short with "..." when they do not fit. */
+static void shape_text(unsigned ndim, const size_t *shape, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (unsigned d = 0; d < ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%zu", d ? ", " : "", shape[d]);
+    if (k < n) snprintf(buf + k, n - k, "]");
+    if (k >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+}
+
+void io_shape_why(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, char *why, size_t n)
+{
+    char sh[96];
+    shape_text(ndim, shape, sh, sizeof sh);
+    size_t elems = 1;
+    bool fits = true;
+    for (unsigned d = 0; d < ndim && fits; d++) fits = nvfp4_mul_size(elems, shape[d], &elems);
+    if (dtype == NVFP4_T_F4 && fits && elems % 2)
+        snprintf(why, n, "dtype F4 packs two elements per byte, but shape %s holds %zu element%s, an odd count "
+                 "(no whole number of bytes)%s", sh, elems, elems == 1 ? "" : "s",
+                 ndim == 0 ? ": a scalar cannot be F4" : "");
+    else if (nvfp4_tdtype_size(dtype) == 0)
+        snprintf(why, n, "unknown dtype %d", (int)dtype);
+    else
+        snprintf(why, n, "shape %s: its size in bytes overflows (2^%zu or more)", sh, sizeof(size_t) * 8);
+}
+
 nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
                             const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
 {
@@ -118,8 +145,11 @@ nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdt
     if (strcmp(name, "__metadata__") == 0)
         return nvfp4_error_set(err, NVFP4_EINVAL, "the tensor name __metadata__ is reserved");
     size_t bytes;
-    if (!io_shape_bytes(dtype, ndim, shape, &bytes))
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': size overflows", name);
+    if (!io_shape_bytes(dtype, ndim, shape, &bytes)) {
+        char why[256];
+        io_shape_why(dtype, ndim, shape, why, sizeof why);
+        return nvfp4_error_set(err, dtype == NVFP4_T_F4 ? NVFP4_EINVAL : NVFP4_ENOMEM, "tensor '%s': %s", name, why);
+    }
     if (s->count == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 8;
         nvfp4_tensor *t = realloc(s->tensors, cap * sizeof *t);
