@@ -72,8 +72,10 @@ int vrep_bundle_load(const nvfp4_tensor_set *set, const char *path, vrep_bundle 
     if (!r || !c || !parse_size(r, &b->rows) || !parse_size(c, &b->cols))
         return fail(err, "%s: bundle metadata lacks rows/cols", path);
     const nvfp4_tensor *x = nvfp4_tset_find(b->set, "x");
-    if (x) {
-        b->x = vrep_tensor_f32(x);
+    if (x && x->dtype == NVFP4_T_F32 && (uintptr_t)x->data % _Alignof(float) == 0) {
+        b->x = (const float *)(const void *)x->data; /* read in place: a copy cost the input's size again */
+    } else if (x) {
+        b->x = b->x_owned = vrep_tensor_f32(x);
         if (!b->x) return fail(err, "%s: input 'x' is %s, not F32 or BF16", path, nvfp4_tdtype_name(x->dtype));
     }
     return 0;
@@ -81,7 +83,7 @@ int vrep_bundle_load(const nvfp4_tensor_set *set, const char *path, vrep_bundle 
 
 void vrep_bundle_free(vrep_bundle *b)
 {
-    free(b->x);
+    free(b->x_owned);
     memset(b, 0, sizeof *b);
 }
 
@@ -204,8 +206,11 @@ int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4
     out->v.amax_count = am ? nvfp4_tensor_numel(am) : 0; /* [prows] for a row-scaled recipe */
     out->v.dequant = (const float *)(const void *)dq->data;
     out->v.dequant_count = nvfp4_tensor_numel(dq);
-    /* the input in this orientation, unless it is in the Hadamard domain */
-    if (b->x && !(colwise && b->opts.rht)) {
+    /* the input in this orientation, unless it is in the Hadamard domain: the bundle's x itself when that
+     * is the stored orientation (rowwise, unpadded), else a transposed or padded copy */
+    if (b->x && !colwise && t.prows == b->rows && t.pcols == b->cols) {
+        out->v.x = b->x;
+    } else if (b->x && !(colwise && b->opts.rht)) {
         out->x_owned = oriented_x(b->x, b->rows, b->cols, colwise, t.prows, t.pcols);
         if (!out->x_owned) return fail(err, "out of memory");
         out->v.x = out->x_owned;

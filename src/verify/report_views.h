@@ -21,7 +21,9 @@ typedef struct {
     nvfp4_quant_opts opts;     /* from the metadata */
     const nvfp4_recipe_info *info;
     size_t rows, cols;         /* the input's (logical) shape */
-    float *x;                  /* the input widened to fp32 (rows x cols), or NULL */
+    const float *x;            /* the input as fp32 (rows x cols), or NULL: the bundle's own F32 tensor when
+                                  it is one (not copied), else x_owned */
+    float *x_owned;            /* a BF16 input widened to fp32 */
 } vrep_bundle;
 
 /* Takes a loaded bundle (borrowed, not copied). 0, or 2 with err set. */

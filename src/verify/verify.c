@@ -405,12 +405,10 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
         return;
     }
     size_t n = e->scale_swizzled_bytes, scols = nvfp4_vview_scale_cols(e);
-    /* Which bytes are padding: those no (r, c) of the logical matrix maps to. */
-    uint8_t *is_data = calloc(n ? n : 1, 1);
-    if (!is_data) return;
-    if (nvfp4_swizzled_size(e->rows, scols) == n)
-        for (size_t r = 0; r < e->rows; r++)
-            for (size_t k = 0; k < scols; k++) is_data[swz_offset(r, k, scols)] = 1;
+    /* Which bytes are padding: those no (r, c) of the logical matrix maps to (all of them when the buffer
+     * is not the swizzled size of the view); asked only of differing bytes, so no map of the buffer is
+     * built (it was as large as the buffer: 128 MiB for a 1 x 2^24 tensor). */
+    bool layout_known = nvfp4_swizzled_size(e->rows, scols) == n;
     c->rep->total[NVFP4_VC_SCALE_SWIZZLED] = n;
     for (size_t i = 0; i < n; i++) {
         uint8_t es = e->scale_swizzled[i], as = a->scale_swizzled[i];
@@ -425,15 +423,17 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
         m.actual_code = as;
         m.expected_value = scale_value(e, es);
         m.actual_value = scale_value(e, as);
-        m.reason = is_data[i] ? NVFP4_VR_SCALE_BYTE : NVFP4_VR_PADDING;
-        if (!is_data[i]) {
+        size_t r, k;
+        nvfp4_swizzle_position(i, scols, &r, &k);
+        bool is_data = layout_known && r < e->rows && k < scols;
+        m.reason = is_data ? NVFP4_VR_SCALE_BYTE : NVFP4_VR_PADDING;
+        if (!is_data) {
             t->padding++;
             t->pad_value[as]++;
         }
         record(c, &m);
         t->mism++;
     }
-    free(is_data);
 }
 
 /* ---- amax and dequant ---------------------------------------------------------- */
