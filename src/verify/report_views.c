@@ -91,7 +91,6 @@ bool vrep_bundle_has(const vrep_bundle *b, bool colwise) { return colwise ? b->o
 
 void vrep_view_free(vrep_view *v)
 {
-    free(v->x_owned);
     free(v->swz_owned);
     free(v->dq_owned);
     memset(v, 0, sizeof *v);
@@ -206,17 +205,24 @@ int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4
     out->v.amax_count = am ? nvfp4_tensor_numel(am) : 0; /* [prows] for a row-scaled recipe */
     out->v.dequant = (const float *)(const void *)dq->data;
     out->v.dequant_count = nvfp4_tensor_numel(dq);
-    /* the input in this orientation, unless it is in the Hadamard domain: the bundle's x itself when that
-     * is the stored orientation (rowwise, unpadded), else a transposed or padded copy */
-    if (b->x && !colwise && t.prows == b->rows && t.pcols == b->cols) {
+    /* the input in this orientation, unless it is in the Hadamard domain: the bundle's x read in place,
+     * transposed by strides for the columnwise output, its padding read as 0 (a copy cost the input's
+     * size again, and 16 times it for a 1 x N input padded to one block per stored row) */
+    if (b->x && !(colwise && b->opts.rht)) {
         out->v.x = b->x;
-    } else if (b->x && !(colwise && b->opts.rht)) {
-        out->x_owned = oriented_x(b->x, b->rows, b->cols, colwise, t.prows, t.pcols);
-        if (!out->x_owned) return fail(err, "out of memory");
-        out->v.x = out->x_owned;
+        out->v.x_row_stride = colwise ? 1 : b->cols;
+        out->v.x_col_stride = colwise ? b->cols : 1;
+        out->v.x_rows = colwise ? b->cols : b->rows;
+        out->v.x_cols = colwise ? b->rows : b->cols;
     }
     out->any = true;
     return 0;
+}
+
+float *vrep_view_x_dense(const vrep_bundle *b, bool colwise, const vrep_view *v)
+{
+    if (!v->v.x) return NULL;
+    return oriented_x(b->x, b->rows, b->cols, colwise, v->v.rows, v->v.cols);
 }
 
 int vrep_actual_view(const char *fname, const nvfp4_tensor_set *s, bool colwise,

@@ -186,6 +186,16 @@ static size_t scale_index(const nvfp4_vview *v, size_t r, size_t c)
     return r * nvfp4_vview_scale_cols(v) + c / block_cols_of(v);
 }
 
+/* Element (r, c) of the input in the stored orientation (nvfp4_vview.x and its strides); 0.0f in the
+ * padding beyond the elements x holds. */
+static float x_at(const nvfp4_vview *v, size_t r, size_t c)
+{
+    size_t xr = v->x_rows || v->x_cols ? v->x_rows : v->rows, xc = v->x_rows || v->x_cols ? v->x_cols : v->cols;
+    if (r >= xr || c >= xc) return 0.0f;
+    bool strided = v->x_row_stride || v->x_col_stride;
+    return v->x[r * (strided ? v->x_row_stride : v->cols) + c * (strided ? v->x_col_stride : 1)];
+}
+
 /* max |x| over the block that holds (r, c), fmaxf semantics (core). */
 static float block_amax(const nvfp4_vview *v, size_t r, size_t c)
 {
@@ -193,7 +203,7 @@ static float block_amax(const nvfp4_vview *v, size_t r, size_t c)
     size_t r0 = r / br * br, c0 = c / bc * bc;
     float acc = 0.0f;
     for (size_t i = r0; i < r0 + br && i < v->rows; i++)
-        for (size_t j = c0; j < c0 + bc && j < v->cols; j++) acc = nvfp4_core_amax_step(acc, v->x[i * v->cols + j], 0);
+        for (size_t j = c0; j < c0 + bc && j < v->cols; j++) acc = nvfp4_core_amax_step(acc, x_at(v, i, j), 0);
     return acc;
 }
 
@@ -253,7 +263,7 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
     uint8_t es = e->scale && si < e->scale_bytes ? e->scale[si] : 0;
     *x_out = NAN;
     *y_out = NAN;
-    if (e->x) *x_out = e->x[r * e->cols + col];
+    if (e->x) *x_out = x_at(e, r, col);
     bool te_like = e->x && e->scale && e->amax && !e->ue8m0_scales && !e->e4m3_elements;
     /* the kernel's implied scaled value: its own scale byte and global amax where it wrote them */
     uint8_t ks = c->act_scale && e->scale && si < e->scale_bytes ? c->act_scale[si] : es;
@@ -490,7 +500,7 @@ static void compare_dequant(vctx *c)
         m.col = i % dc;
         size_t ei = m.row * e->cols + m.col; /* the element in the (padded) code layout */
         m.block = block_index(e, m.row, m.col);
-        m.input = e->x ? e->x[ei] : NAN;
+        m.input = e->x ? x_at(e, m.row, m.col) : NAN;
         m.scaled = NAN;
         m.expected_code = f32_bits(ev);
         m.actual_code = f32_bits(av);
@@ -714,7 +724,7 @@ static void detect_encode_factor(vctx *c, const data_tally *t)
     for (size_t i = 0; i < n; i++) {
         size_t r = i / e->cols, col = i % e->cols;
         uint8_t s = e->scale[scale_index(e, r, col)];
-        float y = e->x[i] * nvfp4_vchain_factor_senc_over_s(s, *e->amax);
+        float y = x_at(e, r, col) * nvfp4_vchain_factor_senc_over_s(s, *e->amax);
         agree += nvfp4_core_e2m1_encode(y, NVFP4_CORE_RN, 0) == code_at(e, a->data, i);
     }
     if (agree == n)
