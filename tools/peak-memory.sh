@@ -26,20 +26,21 @@ np.save("row.npy", g.standard_normal((1, 1 << 24)).astype(np.float32))' || exit 
 
 fail=0
 kib() { local s=0 f; for f in "$@"; do s=$((s + $(du -k --apparent-size -s "$f" | cut -f1))); done; echo $s; }
-printf '%-44s %8s %8s %8s %8s %6s\n' case "in MiB" "out MiB" "peak" goal ratio
+printf '%-48s %8s %8s %8s %8s %6s\n' case "in MiB" "out MiB" "peak" goal ratio
 measure() { # label "inputs" "outputs" cmd...: peak RSS against inputs + outputs + 64 MiB
     local label=$1 ins=$2 outs=$3; shift 3
     /usr/bin/time -v "$@" >/dev/null 2>time.txt
     local rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then echo "$label: exit $rc: $(tail -n 3 time.txt)"; fail=1; return; fi
-    local peak=$(awk '/Maximum resident/ {print $6}' time.txt)
+    local peak in_k out_k=0 goal verdict=""
+    peak=$(awk '/Maximum resident/ {print $6}' time.txt)
+    # shellcheck disable=SC2086 # ins and outs are lists of file names (without spaces)
+    in_k=$(kib $ins)
     # shellcheck disable=SC2086
-    local in_k=$(kib $ins) out_k=0
     [ -n "$outs" ] && out_k=$(kib $outs)
-    local goal=$((in_k + out_k + 65536))
-    local verdict=""
+    goal=$((in_k + out_k + 65536))
     [ "$peak" -le "$goal" ] || { verdict=" MISSED"; fail=1; }
-    printf '%-44s %8d %8d %8d %8d %6s%s\n' "$label" $((in_k / 1024)) $((out_k / 1024)) $((peak / 1024)) \
+    printf '%-48s %8d %8d %8d %8d %6s%s\n' "$label" $((in_k / 1024)) $((out_k / 1024)) $((peak / 1024)) \
         $((goal / 1024)) "$(awk -v p="$peak" -v g="$goal" 'BEGIN {printf "%.2f", p / g}')" "$verdict"
 }
 for shape in sq row; do

@@ -133,8 +133,30 @@ nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype 
     return io_tset_add_unique(s, name, dtype, ndim, shape, data, added, err);
 }
 
+static nvfp4_status add_tensor(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                               const size_t *shape, const void *copy, void *take, nvfp4_tensor **added,
+                               nvfp4_error *err);
+
+nvfp4_status nvfp4_tset_add_taken(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                                  const size_t *shape, void *data, nvfp4_error *err)
+{
+    nvfp4_status st = name && nvfp4_tset_find(s, name)
+                          ? nvfp4_error_set(err, NVFP4_EINVAL, "duplicate tensor name '%s'", name)
+                          : add_tensor(s, name, dtype, ndim, shape, NULL, data, NULL, err);
+    if (st) free(data);
+    return st;
+}
+
 nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
                                 const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
+{
+    return add_tensor(s, name, dtype, ndim, shape, data, NULL, added, err);
+}
+
+/* One new tensor: a copy of `copy` (NULL: zeros), or the buffer `take` itself when given. */
+static nvfp4_status add_tensor(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                               const size_t *shape, const void *copy, void *take, nvfp4_tensor **added,
+                               nvfp4_error *err)
 {
     if (!name || !*name) return nvfp4_error_set(err, NVFP4_EINVAL, "tensor with an empty name");
     if ((unsigned)dtype >= NVFP4_T_COUNT)
@@ -160,18 +182,18 @@ nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdt
     nvfp4_tensor t;
     memset(&t, 0, sizeof t);
     t.name = strdup(name);
-    t.data = malloc(bytes ? bytes : 1);
+    t.data = take ? take : malloc(bytes ? bytes : 1);
     if (!t.name || !t.data) {
         free(t.name);
-        free(t.data);
+        if (!take) free(t.data);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': out of memory (%zu bytes)", name, bytes);
     }
     t.dtype = dtype;
     t.ndim = ndim;
     for (unsigned d = 0; d < ndim; d++) t.shape[d] = shape[d];
     t.nbytes = bytes;
-    if (data && bytes) memcpy(t.data, data, bytes);
-    else memset(t.data, 0, bytes ? bytes : 1);
+    if (!take && copy && bytes) memcpy(t.data, copy, bytes);
+    else if (!take) memset(t.data, 0, bytes ? bytes : 1); /* a taken buffer holds the caller's bytes */
     s->tensors[s->count] = t;
     if (added) *added = &s->tensors[s->count];
     s->count++;
