@@ -4,11 +4,15 @@
 
 BENCH_ARGS ?=
 
-.PHONY: bench check-variants
+.PHONY: bench bench-memory check-variants
 
 ## bench: run `nvfp4 bench` (te kernels vs memcpy, 256 MiB input; BENCH_ARGS=... for options)
 bench: $(CLI)
 	$(CLI) bench $(BENCH_ARGS)
+
+## bench-memory: peak RSS of quantize, dequantize and verify (4096x4096 and 1x2^24, rowwise and columnwise) against input + outputs + 64 MiB
+bench-memory: $(CLI)
+	bash tools/peak-memory.sh $(CLI)
 
 ## check-variants: run the unit suites and the quantizer's CLI tests once per SIMD variant this CPU has (NVFP4_SIMD=scalar, avx2, avx512)
 # CLI tests that never reach a SIMD kernel (builds, installs, help texts,

@@ -64,7 +64,10 @@ static nvfp4_status write_metadata(const nvfp4_quantized *q, nvfp4_dtype dtype, 
 
 /* ---- components ----------------------------------------------------------------- */
 
-static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp4_tensor_set *s, nvfp4_error *err)
+/* own (NULL: copy): q's code and scale buffers of this orientation, handed to the set (each slot
+ * NULL once handed over: taken, or freed by a failed add). */
+static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp4_tensor_set *s, uint8_t **own,
+                                    nvfp4_error *err)
 {
     const nvfp4_qtensor *t = colwise ? &q->col : &q->row;
     const nvfp4_recipe_info *info = nvfp4_recipe_get_info(q->recipe);
@@ -73,11 +76,16 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
     size_t row_bytes = info->elem == NVFP4_ELEM_E4M3 ? t->pcols : t->pcols / 2;
     size_t shp[2] = {t->prows, row_bytes};
     snprintf(name, sizeof name, "data%s", sfx);
-    nvfp4_status st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, shp, t->data, NULL, err);
+    nvfp4_status st = own ? nvfp4_tset_add_taken(s, name, NVFP4_T_U8, 2, shp, own[0], err)
+                          : nvfp4_tset_add(s, name, NVFP4_T_U8, 2, shp, t->data, NULL, err);
+    if (own) own[0] = NULL;
     if (st) return st;
     size_t ssh[2] = {t->scale_rows, t->scale_cols};
     snprintf(name, sizeof name, "scale%s", sfx);
-    if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, ssh, t->scale, NULL, err))) return st;
+    st = own ? nvfp4_tset_add_taken(s, name, NVFP4_T_U8, 2, ssh, own[1], err)
+             : nvfp4_tset_add(s, name, NVFP4_T_U8, 2, ssh, t->scale, NULL, err);
+    if (own) own[1] = NULL;
+    if (st) return st;
     size_t zsh[2] = {nvfp4_core_roundup(t->scale_rows, 128), nvfp4_core_roundup(t->scale_cols, 4)};
     nvfp4_tensor *z;
     snprintf(name, sizeof name, "scale%s_swizzled", sfx);
@@ -97,16 +105,36 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
     return nvfp4_dequantize(q, colwise, (float *)(void *)d->data, err);
 }
 
+/* own: NULL (copy), or q's four buffers (row data, row scale, col data, col scale) to hand over. */
+static nvfp4_status build(const nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                          nvfp4_tensor_set *out, uint8_t **own, nvfp4_error *err)
+{
+    size_t xs[2] = {rows, cols};
+    nvfp4_status st = nvfp4_tset_add(out, "x", dtype == NVFP4_DTYPE_BF16 ? NVFP4_T_BF16 : NVFP4_T_F32, 2, xs, x,
+                                     NULL, err);
+    if (!st && q->has_row) st = add_orientation(q, false, out, own, err);
+    if (!st && q->has_col) st = add_orientation(q, true, out, own ? own + 2 : NULL, err);
+    if (!st) st = write_metadata(q, dtype, rows, cols, out, err);
+    return st;
+}
+
 nvfp4_status nvfp4_bundle_build(const nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows,
                                 size_t cols, nvfp4_tensor_set *out, nvfp4_error *err)
 {
     if (!q || !q->recipe || !x) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_bundle_build: missing argument");
-    size_t xs[2] = {rows, cols};
-    nvfp4_status st = nvfp4_tset_add(out, "x", dtype == NVFP4_DTYPE_BF16 ? NVFP4_T_BF16 : NVFP4_T_F32, 2, xs, x,
-                                     NULL, err);
-    if (!st && q->has_row) st = add_orientation(q, false, out, err);
-    if (!st && q->has_col) st = add_orientation(q, true, out, err);
-    if (!st) st = write_metadata(q, dtype, rows, cols, out, err);
+    return build(q, x, dtype, rows, cols, out, NULL, err);
+}
+
+nvfp4_status nvfp4_bundle_build_taking(nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows,
+                                       size_t cols, nvfp4_tensor_set *out, nvfp4_error *err)
+{
+    if (!q || !q->recipe || !x) return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_bundle_build: missing argument");
+    if (q->borrowed) return build(q, x, dtype, rows, cols, out, NULL, err);
+    uint8_t *own[4] = {q->row.data, q->row.scale, q->col.data, q->col.scale};
+    q->borrowed = true; /* from here each buffer belongs to the set, or is freed below */
+    nvfp4_status st = build(q, x, dtype, rows, cols, out, own, err);
+    for (int i = 0; i < 4; i++) free(own[i]); /* those a failure left unhanded (NULL once handed over) */
+    if (st) q->row.data = q->row.scale = q->col.data = q->col.scale = NULL; /* some were freed: point at none */
     return st;
 }
 

@@ -244,9 +244,19 @@ START_TEST(safetensors_malformed)
     expect_st("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 4, NVFP4_EFORMAT,
               "outside the data area");
     expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4611686018427387904,8],\"data_offsets\":[0,4]}}", 0, 4,
-              NVFP4_EFORMAT, "shape size overflows");
+              NVFP4_EFORMAT, "size in bytes overflows");
     expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 0, 4, NVFP4_EFORMAT,
               "not a non-negative integer");
+    /* F4 counts 4-bit elements, two per byte: an odd count is no whole number of bytes (the message said
+     * "shape size overflows"); [3, 2] is 6 elements, 3 bytes, and valid, as safetensors counts bits. */
+    expect_st("{\"x\":{\"dtype\":\"F4\",\"shape\":[1],\"data_offsets\":[0,1]}}", 0, 1, NVFP4_EFORMAT,
+              "tensor 'x': dtype F4 packs two elements per byte, but shape [1] holds 1 element, an odd count");
+    expect_st("{\"x\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 0, 2, NVFP4_EFORMAT,
+              "shape [3] holds 3 elements, an odd count");
+    expect_st("{\"x\":{\"dtype\":\"F4\",\"shape\":[],\"data_offsets\":[0,1]}}", 0, 1, NVFP4_EFORMAT,
+              "shape [] holds 1 element, an odd count (no whole number of bytes): a scalar cannot be F4");
+    expect_st("{\"x\":{\"dtype\":\"F4\",\"shape\":[3,2],\"data_offsets\":[0,4]}}", 0, 4, NVFP4_EFORMAT,
+              "need 3 bytes but data_offsets span 4");
     expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
               "\"y\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[2,6]}}", 0, 6, NVFP4_EFORMAT, "overlaps");
     expect_st("{\"x\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[2,6]}}", 0, 6, NVFP4_EFORMAT, "hole");
@@ -382,7 +392,7 @@ START_TEST(npy_malformed)
     expect_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", 8, v1, NVFP4_EFORMAT,
                "4 bytes of trailing data");
     expect_npy("{'descr': '|u1', 'fortran_order': False, 'shape': (4611686018427387904, 8), }\n", 0, v1,
-               NVFP4_EFORMAT, "shape size overflows");
+               NVFP4_EFORMAT, "size in bytes overflows");
     expect_npy("{'descr': '|u1', 'fortran_order': False, 'shape': (99999999999999999999999,), }\n", 0, v1,
                NVFP4_EFORMAT, "overflows");
     expect_npy("{'descr': '<f4', 'shape': (2,), }\n", 8, v1, NVFP4_EFORMAT, "needs descr, fortran_order and shape");
@@ -481,6 +491,13 @@ START_TEST(dir_malformed)
     write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
                   "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"U8\",\"shape\":[18446744073709551615]}]}");
     expect_dir_error(d, NVFP4_EFORMAT, "too big integer");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"F4\",\"shape\":[1,3]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "tensor 'data': dtype F4 packs two elements per byte, but shape [1, 3] holds "
+                     "3 elements");
+    write_meta(d, "{\"format\":\"nvfp4kit-tensors\",\"format_version\":\"1\",\"storage\":\"bin\",\"tensors\":"
+                  "[{\"name\":\"data\",\"file\":\"data.bin\",\"dtype\":\"U8\",\"shape\":[4294967296,4294967296]}]}");
+    expect_dir_error(d, NVFP4_EFORMAT, "shape [4294967296, 4294967296]: its size in bytes overflows (2^64 or more)");
     write_meta(d, "{\"format\": \"nvfp4kit-tensors\", ");
     expect_dir_error(d, NVFP4_EFORMAT, "not valid JSON");
 }
@@ -540,6 +557,10 @@ START_TEST(tset_rejects_duplicates_and_overflow)
     size_t big[2] = {SIZE_MAX / 2, 3};
     ck_assert_int_eq(nvfp4_tset_add(&s, "b", NVFP4_T_U8, 2, big, NULL, NULL, &err), NVFP4_ENOMEM);
     ck_assert_ptr_nonnull(strstr(err.message, "overflows"));
+    size_t odd[1] = {3};
+    ck_assert_int_eq(nvfp4_tset_add(&s, "c", NVFP4_T_F4, 1, odd, NULL, NULL, &err), NVFP4_EINVAL);
+    ck_assert_str_eq(err.message, "tensor 'c': dtype F4 packs two elements per byte, but shape [3] holds 3 "
+                     "elements, an odd count (no whole number of bytes)");
     ck_assert_int_eq(nvfp4_tset_add(&s, "__metadata__", NVFP4_T_U8, 2, sh, NULL, NULL, &err), NVFP4_EINVAL);
     ck_assert_uint_eq(s.count, 1);
     nvfp4_tset_remove(&s, "a");
@@ -616,6 +637,48 @@ static void expect_bundle_error(nvfp4_tensor_set *b, const char *needle)
     ck_assert_msg(strstr(err.message, needle) != NULL, "expected '%s' in: %s", needle, err.message);
     ck_assert_int_eq(nvfp4_bundle_to_quantized(b, "b.safetensors", &q, &err), NVFP4_EFORMAT);
 }
+
+/* nvfp4_bundle_build_taking: the same tensors, in the same order, as nvfp4_bundle_build, the codes and
+ * scales being q's own buffers (not copies); q then borrows them and stays usable while the set lives. */
+START_TEST(bundle_build_taking_same_tensors)
+{
+    nvfp4_tensor_set b, t;
+    nvfp4_quantized q, q2;
+    sample_bundle(&b, &q);
+    float x[32 * 48];
+    for (int i = 0; i < 32 * 48; i++) x[i] = (float)((i * 37) % 101 - 50) * 0.0625f;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.rowwise = o.columnwise = true;
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 32, 48, &o, &q2, &err), NVFP4_OK);
+    const uint8_t *row_data = q2.row.data, *col_scale = q2.col.scale;
+    nvfp4_tset_init(&t);
+    ck_assert_msg(nvfp4_bundle_build_taking(&q2, x, NVFP4_DTYPE_F32, 32, 48, &t, &err) == NVFP4_OK, "%s", err.message);
+    ck_assert(q2.borrowed);
+    ck_assert_ptr_eq(nvfp4_tset_find(&t, "data")->data, row_data);
+    ck_assert_ptr_eq(nvfp4_tset_find(&t, "scale_t")->data, col_scale);
+    ck_assert_uint_eq(t.count, b.count);
+    for (size_t i = 0; i < b.count; i++) {
+        ck_assert_str_eq(t.tensors[i].name, b.tensors[i].name);
+        ck_assert_uint_eq(t.tensors[i].nbytes, b.tensors[i].nbytes);
+        ck_assert_int_eq(memcmp(t.tensors[i].data, b.tensors[i].data, b.tensors[i].nbytes), 0);
+    }
+    float d[32 * 48];
+    ck_assert_int_eq(nvfp4_dequantize(&q2, false, d, &err), NVFP4_OK); /* q2 reads the set's buffers */
+    ck_assert_int_eq(memcmp(d, nvfp4_tset_find(&b, "dequant")->data, sizeof d), 0);
+    nvfp4_quantized_free(&q2); /* leaves the codes to the set */
+    nvfp4_tset_free(&t);
+    /* a taken buffer under a name already there is refused, and freed (ASan / valgrind see no leak) */
+    size_t sh[1] = {4};
+    uint8_t *buf = malloc(4);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(nvfp4_tset_add_taken(&b, "data", NVFP4_T_U8, 1, sh, buf, &err), NVFP4_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "duplicate tensor name 'data'"));
+    nvfp4_quantized_free(&q);
+    nvfp4_tset_free(&b);
+}
+END_TEST
 
 START_TEST(bundle_malformed)
 {
@@ -846,6 +909,7 @@ static Suite *io_suite(void)
     tcase_add_test(tc, failed_writes_leave_no_file);
     tcase_add_test(tc, tset_rejects_duplicates_and_overflow);
     tcase_add_test(tc, bundle_components_and_round_trip);
+    tcase_add_test(tc, bundle_build_taking_same_tensors);
     tcase_add_test(tc, bundle_malformed);
     tcase_add_test(tc, writers_refuse_special_files);
     tcase_add_test(tc, staged_write_commit_and_abort);

@@ -305,6 +305,38 @@ END_TEST
 /* Directed tensors: all zeros (amax 0), all NaN (NaN ignored: amax 0), an
  * Inf (amax Inf), FLT_MAX, only subnormals, -0 everywhere, and a row of
  * every special next to ordinary values. */
+/* A columnwise output whose input needs padding is computed in strips of input columns (fast.c,
+ * te_columnwise_strips: 4 MiB of padded input each); these shapes span several strips, the last one
+ * partial: 1 x 196648 fp32 (65536 columns a strip), 5 x 262181 bf16 (131072), 20 x 70000 16x16 (32768),
+ * RN, columnwise alone and with the rowwise output. */
+START_TEST(columnwise_padding_in_strips)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    static const struct { size_t rows, cols; int bf16, tile16; } cases[] = {
+        {1, 3 * 65536 + 40, 0, 0}, {5, 2 * 131072 + 37, 1, 0}, {20, 70000, 0, 1}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        rng_state = 0x57819ull + k;
+        tensor t;
+        tensor_make(&t, cases[k].rows, cases[k].cols, 1);
+        for (int both = 0; both < 2; both++) {
+            nvfp4_quant_opts o;
+            nvfp4_quant_opts_init(&o);
+            o.pad = true;
+            o.block = cases[k].tile16 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+            o.rowwise = both;
+            o.columnwise = true;
+            for (int v = 0; v < nv; v++) {
+                ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+                compare_paths(&t, cases[k].bf16, &o);
+            }
+        }
+        tensor_free(&t);
+    }
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+}
+END_TEST
+
 START_TEST(special_tensors)
 {
     nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
@@ -818,6 +850,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, random_configurations, 0, 8);
     tcase_add_test(tc, odd_shape_all_orientations);
+    tcase_add_test(tc, columnwise_padding_in_strips);
     tcase_add_test(tc, special_tensors);
     tcase_add_test(tc, routing);
     tcase_add_loop_test(tc, mx_configurations, 0, 2);

@@ -54,6 +54,30 @@ START_TEST(round_trip_and_padding)
 }
 END_TEST
 
+START_TEST(position_inverts_offset)
+{
+    /* every byte of the padded layout maps back to the one (r, c) whose offset it is; the data bytes are
+     * exactly those with r < rows and c < cols (verify's padding test, which builds no map) */
+    size_t shapes[][2] = {{1, 1}, {5, 3}, {128, 4}, {130, 9}, {300, 17}};
+    for (size_t k = 0; k < 5; k++) {
+        size_t rows = shapes[k][0], cols = shapes[k][1], sz = nvfp4_swizzled_size(rows, cols), data = 0;
+        for (size_t i = 0; i < sz; i++) {
+            size_t r, c;
+            nvfp4_swizzle_position(i, cols, &r, &c);
+            ck_assert_uint_lt(r, (rows + 127) / 128 * 128);
+            ck_assert_uint_lt(c, (cols + 3) / 4 * 4);
+            ck_assert_uint_eq(nvfp4_swizzle_offset(r, c, cols), i);
+            data += r < rows && c < cols;
+        }
+        ck_assert_uint_eq(data, rows * cols);
+    }
+    size_t r, c;
+    nvfp4_swizzle_position(512 + 31 * 16 + 3 * 4 + 3, 8, &r, &c);
+    ck_assert_uint_eq(r, 127);
+    ck_assert_uint_eq(c, 7);
+}
+END_TEST
+
 START_TEST(torchao_to_blocked_order)
 {
     /* torchao to_blocked: view (nRB,128,nCB,4) -> permute(0,2,1,3) ->
@@ -77,6 +101,7 @@ int main(void)
     TCase *tc = tcase_create("layout");
     tcase_add_test(tc, known_offsets);
     tcase_add_test(tc, round_trip_and_padding);
+    tcase_add_test(tc, position_inverts_offset);
     tcase_add_test(tc, torchao_to_blocked_order);
     suite_add_tcase(s, tc);
     return nvfp4_check_run(s);

@@ -70,7 +70,11 @@ static int run(int argc, char **argv)
     size_t rows, cols;
     if (!shape || !cli_parse_shape(shape, &rows, &cols)) return cli_fail(CMD, "--shape RxC is required (e.g. 4096x4096)");
     size_t need = nvfp4_ggml_nvfp4_size(rows, cols);
-    if (need == 0) return cli_fail(CMD, "--shape %s: the columns must be a multiple of 64 (ggml's NVFP4 block)", shape);
+    if (need == 0 && cols % NVFP4_GGML_NVFP4_BLOCK != 0)
+        return cli_fail(CMD, "--shape %s: the columns must be a multiple of 64 (ggml's NVFP4 block)", shape);
+    if (need == 0) /* nvfp4_ggml_nvfp4_size's other zero: rows * cols/64 * 36 bytes do not fit in a size_t */
+        return cli_fail(CMD, "--shape %s: %zu x %zu elements overflow: their ggml NVFP4 blocks would take 2^64 bytes "
+                        "or more", shape, rows, cols);
     uint8_t *buf = NULL;
     size_t len = 0;
     nvfp4_error err;

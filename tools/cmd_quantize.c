@@ -198,7 +198,7 @@ static int run(int argc, char **argv)
     nvfp4_tensor_set b;
     nvfp4_tset_init(&b);
     if (nvfp4_quantize(in.data, in.dtype, in.rows, in.cols, &o, &q, &err) ||
-        nvfp4_bundle_build(&q, in.data, in.dtype, in.rows, in.cols, &b, &err))
+        nvfp4_bundle_build_taking(&q, in.data, in.dtype, in.rows, in.cols, &b, &err)) /* codes not held twice */
         rc = cli_fail_err(cmd, &err);
     else if (ggml_out && in.cols % NVFP4_GGML_NVFP4_BLOCK != 0)
         rc = cli_fail(cmd, "--ggml-out: %zu columns are not a multiple of 64 (ggml's NVFP4 block)", in.cols);

@@ -70,6 +70,10 @@ void nvfp4_tset_free(nvfp4_tensor_set *s);
  * points at the stored tensor until the next add. */
 nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
                             const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err);
+/* Adds data itself, not a copy: a buffer from malloc of the tensor's size, which the set now owns
+ * (freed with the set; freed at once when the add fails). For outputs too large to hold twice. */
+nvfp4_status nvfp4_tset_add_taken(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                                  const size_t *shape, void *data, nvfp4_error *err);
 nvfp4_tensor *nvfp4_tset_find(const nvfp4_tensor_set *s, const char *name);
 /* Removes one tensor (no-op if absent). */
 void nvfp4_tset_remove(nvfp4_tensor_set *s, const char *name);
@@ -233,6 +237,11 @@ nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err)
  * for the rowwise output, *_t for the columnwise one, and the metadata. */
 nvfp4_status nvfp4_bundle_build(const nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows,
                                 size_t cols, nvfp4_tensor_set *out, nvfp4_error *err);
+/* The same bundle, the set taking q's code and scale buffers instead of copying them (the quantized
+ * output is not held twice): q is then borrowed (its pointers stay valid while out lives, and
+ * nvfp4_quantized_free leaves them to the set). A q that is already borrowed is copied as above. */
+nvfp4_status nvfp4_bundle_build_taking(nvfp4_quantized *q, const void *x, nvfp4_dtype dtype, size_t rows,
+                                       size_t cols, nvfp4_tensor_set *out, nvfp4_error *err);
 
 /* Checks that s is a well-formed bundle: metadata (format version, recipe,
  * block, rounding, shapes) and the shape of every component present. With

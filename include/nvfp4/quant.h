@@ -181,6 +181,9 @@ float nvfp4_amax_bf16(const uint16_t *x, size_t n);
 size_t nvfp4_swizzled_size(size_t rows, size_t cols);
 /* Byte offset of scale (r, c) in the swizzled layout (docs/semantics.md, "Tensor layout"). */
 size_t nvfp4_swizzle_offset(size_t r, size_t c, size_t cols);
+/* Its inverse: the (r, c) in the padded [roundup(rows,128), roundup(cols,4)] matrix that byte
+ * `offset` holds; a padding byte when r >= rows or c >= cols. */
+void nvfp4_swizzle_position(size_t offset, size_t cols, size_t *r, size_t *c);
 /* linear[rows*cols] -> swz[nvfp4_swizzled_size(rows, cols)], padding zeroed. */
 void nvfp4_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz);
 /* swz -> linear[rows*cols] (padding ignored). */

@@ -41,6 +41,11 @@ typedef struct {
     bool e4m3_elements;            /* MXFP8: one E4M3 byte per element (else packed E2M1) */
     bool ue8m0_scales;             /* MX recipes: UE8M0 scale bytes (else E4M3) */
     const float *x;                /* the input in this orientation, rows*cols (fp32), or NULL */
+    size_t x_row_stride, x_col_stride; /* element (r, c) of x is x[r*x_row_stride + c*x_col_stride]; both 0:
+                                      contiguous rows (cols, 1). Lets a columnwise view read the rowwise
+                                      input in place, transposed, instead of a copy of it */
+    size_t x_rows, x_cols;         /* the elements x holds; (r, c) beyond them is padding, read as 0.0f;
+                                      both 0: rows x cols */
     const uint8_t *data;
     size_t data_bytes;
     const uint8_t *scale;          /* linear, one byte per (row, column block) */

@@ -44,6 +44,7 @@ class _Input:
         self.torch_device = None
         if _is_torch(x):
             import torch
+            _check_torch_storage(x, what)
             if x.dtype not in (torch.float32, torch.bfloat16):
                 raise Error("%s: torch dtype %s is not supported (float32 or bfloat16)" % (what, x.dtype))
             if x.dim() != 2:
@@ -51,7 +52,7 @@ class _Input:
             if x.device.type != "cpu":
                 self.torch_device = x.device
                 x = x.detach().to("cpu")  # CUDA (or other) tensors: copied to the host
-            x = x.detach().contiguous()
+            x = _torch_contiguous(x.detach(), what)  # expanded (stride-0) and strided views: copied once
             self.keep = x
             self.rows, self.cols = int(x.shape[0]), int(x.shape[1])
             self.dtype = _lib.DTYPE_F32 if x.dtype == torch.float32 else _lib.DTYPE_BF16
@@ -85,11 +86,34 @@ class _Input:
         self.ptr = x.ctypes.data
 
 
+def _check_torch_storage(t, what):
+    """Refuses the torch tensors whose elements are not in one strided host or device buffer: nested, sparse
+    (COO, CSR, ...), MKL-DNN and meta tensors (the last hold no data at all)."""
+    import torch
+    if t.is_nested:
+        raise Error("%s: a nested tensor is not supported (a 2-D strided tensor is needed)" % what)
+    if t.layout != torch.strided:
+        raise Error("%s: a tensor of layout %s is not supported: pass a dense one (t.to_dense())"
+                    % (what, str(t.layout).replace("torch.", "")))
+    if t.device.type == "meta":
+        raise Error("%s: a meta tensor holds no data (shape %s only)" % (what, tuple(t.shape)))
+
+
+def _torch_contiguous(t, what):
+    """t.contiguous(), an Error when the copy cannot be made (torch raises RuntimeError for a size that
+    overflows, e.g. an expanded view of 2^31 x 2^31 elements)."""
+    try:
+        return t.contiguous()
+    except (RuntimeError, MemoryError) as e:
+        raise Error("%s: shape %s cannot be copied into a contiguous buffer (%s)"
+                    % (what, tuple(t.shape), str(e).split("\n")[0])) from None
+
+
 # ---- options --------------------------------------------------------------------------------------------------
 
 def _u64(v, name):
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= _U64_MAX:
-        raise Error("%s must be an integer from 0 to 2^64-1, got %r" % (name, v))
+        raise Error("%s must be an integer from 0 to 2^64-1, got %s" % (name, _lib._short(v)))
     return int(v)
 
 
@@ -97,20 +121,16 @@ def _opts(recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True
           rht_signs="te", pad=False, rht_fp32=False):
     o = _lib.QuantOpts()
     lib.nvfp4_quant_opts_init(ctypes.byref(o))
-    if not isinstance(recipe, str):
-        raise Error("recipe must be a name (nvfp4kit.recipes()), got %r" % (recipe,))
-    rb = recipe.encode()
-    if not lib.nvfp4_recipe_find(rb):
-        raise Error("unknown recipe '%s' (%s)" % (recipe, ", ".join(r["name"] for r in recipes())))
+    rb = recipe_name(recipe)
     o.recipe = rb
     v = ctypes.c_int()
     if block in (None, "default"):
         o.block = 0
-    elif isinstance(block, str) and lib.nvfp4_block_parse(block.encode(), ctypes.byref(v)):
+    elif isinstance(block, str) and lib.nvfp4_block_parse(_lib.text_arg(block, "block"), ctypes.byref(v)):
         o.block = v.value
     else:
         raise Error("bad block %r (1x16, 16x16, 1x32 or 'default')" % (block,))
-    if isinstance(rounding, str) and lib.nvfp4_rounding_parse(rounding.encode(), ctypes.byref(v)):
+    if isinstance(rounding, str) and lib.nvfp4_rounding_parse(_lib.text_arg(rounding, "rounding"), ctypes.byref(v)):
         o.rounding = v.value
     else:
         raise Error("bad rounding %r (rn or sr)" % (rounding,))
@@ -122,13 +142,24 @@ def _opts(recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True
     o.rht = bool(rht)
     if rht_signs in ("te", "none"):
         o.rht_signs = _lib.RHT_SIGNS[rht_signs]
-    elif isinstance(rht_signs, str) and rht_signs.startswith("seed:") and rht_signs[5:].isdigit():
+    elif isinstance(rht_signs, str) and rht_signs.startswith("seed:") and rht_signs[5:].isascii() \
+            and rht_signs[5:].isdigit():  # ASCII digits only, as the CLI reads them
         o.rht_signs = _lib.RHT_SIGNS["seeded"]
         o.rht_sign_seed = _u64(int(rht_signs[5:]), "rht_signs seed")
     else:
         raise Error("bad rht_signs %r (te, seed:N or none)" % (rht_signs,))
     o.rht_fp32, o.pad = bool(rht_fp32), bool(pad)
     return o, rb
+
+
+def recipe_name(recipe):
+    """The recipe's name as the bytes the library takes; an Error for a non-string or unknown name."""
+    if not isinstance(recipe, str):
+        raise Error("recipe must be a name (nvfp4kit.recipes()), got %r" % (recipe,))
+    rb = _lib.text_arg(recipe, "recipe")
+    if not lib.nvfp4_recipe_find(rb):
+        raise Error("unknown recipe '%s' (%s)" % (recipe, ", ".join(r["name"] for r in recipes())))
+    return rb
 
 
 def _recipe_info(ptr):
@@ -155,7 +186,8 @@ class Orientation:
     data (uint8 [prows, pcols/2], element 2j in the low nibble; MXFP8: one
     E4M3 byte per element), scale (uint8 [scale_rows, scale_cols]: E4M3 or
     UE8M0 bytes), scale_swizzled (the cuBLAS 128x4 layout, padding zero),
-    amax (float32 [1], None for MX recipes). Arrays are torch tensors when the
+    amax (float32 [1]; [prows] for a row-scaled recipe, one per stored row;
+    None for MX recipes). Arrays are torch tensors when the
     input was one (on its device)."""
 
     def __init__(self, parent, colwise, data, scale, amax, rows, cols, prows, pcols, rht, row_amax=None):
@@ -181,6 +213,10 @@ class Orientation:
 
     @property
     def amax(self):
+        """The bundle's amax: float32 [1]; for a row-scaled recipe (te-rowscaled) float32 [prows], the amax
+        of each stored row, which its scales use (the bundle stores that); None for MX recipes."""
+        if self._row_amax is not None:
+            return self._out(self._row_amax)
         return None if self._amax is None else self._out(self._amax)
 
     @property
@@ -247,6 +283,7 @@ class Quantized:
         self._torch, self._device = torch_out, device
         self.recipe_info = _recipe_info(recipe_ptr)
         self.row = self.col = None
+        self._x_checked = False  # True when x is a private read-only copy (load_bundle): no re-check needed
 
     # arrays handed out: numpy, or torch tensors sharing the numpy memory
     def _wrap(self, a):
@@ -325,6 +362,59 @@ class Quantized:
             " columnwise" + (" rht" if o["rht"] else "") if o["columnwise"] else "")
 
 
+def _same_bytes(ptr, n, arr):
+    return n == arr.nbytes and (n == 0 or np.array_equal(np.ctypeslib.as_array(ptr, shape=(n,)),
+                                                         arr.reshape(-1).view(np.uint8)))
+
+
+def _input_gives_codes(q, arr, dt):
+    """True when quantizing arr (q's shape, dtype dt) with q's options gives every byte q holds: codes,
+    scales, amax (one per row for a row-scaled recipe). A quantization shares its input with the caller
+    (zero copy), who may change it afterwards; a bundle that paired the new input with the old codes
+    would be a wrong golden, so save_bundle and verify check it first (the cost of one quantize)."""
+    opts = _lib.QuantOpts.from_buffer_copy(q._opts)
+    opts.rowwise, opts.columnwise = q.row is not None, q.col is not None
+    out = _lib.Quantized()
+    err = _lib.CError()
+    if lib.nvfp4_quantize(arr.ctypes.data, dt, q.rows, q.cols, ctypes.byref(opts), ctypes.byref(out),
+                          ctypes.byref(err)) != 0:
+        return False
+    try:
+        for o, qt in ((q.row, out.row), (q.col, out.col)):
+            if o is None:
+                continue
+            if not (_same_bytes(qt.data, qt.data_bytes, o._data) and
+                    _same_bytes(qt.scale, qt.scale_rows * qt.scale_cols, o._scale)):
+                return False
+            if o._amax is not None and np.float32(qt.amax).tobytes() != o._amax.tobytes():
+                return False
+            if o._row_amax is not None and not (qt.row_amax and _same_bytes(
+                    ctypes.cast(qt.row_amax, _lib.c_u8p), qt.prows * 4, o._row_amax)):
+                return False
+        return True
+    finally:
+        lib.nvfp4_quantized_free(ctypes.byref(out))
+
+
+def _bundle_input(q, x, what):
+    """(array, dtype) of the x a bundle of q holds: x when given, else the input q was quantized from;
+    an Error unless it reproduces q's bytes (an input changed after quantize, or a different x)."""
+    if x is None:
+        if q._x is None:
+            raise Error("%s: this Quantized has no input (load_bundle of a bundle without x?): pass x" % what)
+        arr, dt = q._x, q._x_dtype
+        if not q._x_checked and not _input_gives_codes(q, arr, dt):
+            raise Error("%s: the input no longer gives this quantization's codes: it was changed after quantize "
+                        "(nvfp4kit reads it in place); quantize it again, or pass the original as x" % what)
+        return arr, dt
+    inp = _Input(x)
+    if (inp.rows, inp.cols) != (q.rows, q.cols):
+        raise Error("%s: x is %d x %d, the quantization %d x %d" % (what, inp.rows, inp.cols, q.rows, q.cols))
+    if not _input_gives_codes(q, inp.array, inp.dtype):
+        raise Error("%s: x does not give this quantization's codes (not the input it was quantized from)" % what)
+    return inp.array, inp.dtype
+
+
 def _data_shape(lay, e4m3):
     return (lay.prows, lay.pcols if e4m3 else lay.pcols // 2)
 
@@ -390,7 +480,10 @@ def dequantize(q, columnwise=False):
 def _path(p, what):
     if not isinstance(p, (str, os.PathLike)):
         raise Error("%s: expected a path, got %s" % (what, type(p).__name__))
-    return os.fsencode(p)
+    b = os.fsencode(p)
+    if b"\0" in b:  # C would stop at the NUL and open a shorter path
+        raise Error("%s: the path %r holds a NUL character" % (what, os.fspath(p)))
+    return b
 
 
 class _TSet:
@@ -435,18 +528,12 @@ class _TSet:
 def save_bundle(q, path, x=None):
     """Writes q as a golden bundle (the bytes `nvfp4 quantize` writes for the
     same input and options): *.safetensors, or a folder of .npy files plus
-    meta.json. x: the input (default: the one q was quantized from)."""
+    meta.json. x: the input (default: the one q was quantized from). The
+    input must still give q's codes (it is read in place by quantize, and
+    checked here by quantizing it again): an Error otherwise."""
     if not isinstance(q, Quantized):
         raise Error("save_bundle: expected a nvfp4kit.Quantized, got %s" % type(q).__name__)
-    if x is None:
-        if q._x is None:
-            raise Error("save_bundle: this Quantized has no input: pass x")
-        arr, dt = q._x, q._x_dtype
-    else:
-        inp = _Input(x)
-        if (inp.rows, inp.cols) != (q.rows, q.cols):
-            raise Error("save_bundle: x is %d x %d, the quantization %d x %d" % (inp.rows, inp.cols, q.rows, q.cols))
-        arr, dt = inp.array, inp.dtype
+    arr, dt = _bundle_input(q, x, "save_bundle")
     cq = q._c()
     err = _lib.CError()
     with _TSet() as s:
@@ -478,7 +565,11 @@ def load_bundle(path):
                     x = arr.view(bf) if bf is not None else arr
             rows = int(lib.nvfp4_tset_meta_get(s.ref(), b"rows") or 0)
             cols = int(lib.nvfp4_tset_meta_get(s.ref(), b"cols") or 0)
+            if arr is not None:  # the file's bytes, private: read-only, so they stay those of the codes
+                arr.flags.writeable = False
+                x.flags.writeable = False
             q = Quantized(cq.recipe, _lib.QuantOpts.from_buffer_copy(cq.opts), None, x, arr, dt, rows, cols, False, None)
+            q._x_checked = arr is not None
             # the options' recipe string points into the tensor set: use the recipe's own name
             q._recipe_bytes = q.recipe_info["name"].encode()
             q._opts.recipe = q._recipe_bytes

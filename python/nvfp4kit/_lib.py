@@ -22,6 +22,47 @@ class Error(ValueError):
         self.status = status
 
 
+# ---- argument checks shared by the modules: every bad value becomes an Error naming the argument ------------
+
+def text_arg(v, what):
+    """A name handed to the library (recipe, block, component, ...) as UTF-8 bytes: a str without NUL (C would
+    stop reading at it and take a shorter name) that UTF-8 can encode (lone surrogates cannot)."""
+    if not isinstance(v, str):
+        raise Error("%s must be a string, got %r" % (what, v))
+    if "\0" in v:
+        raise Error("%s %r holds a NUL character" % (what, v))
+    try:
+        return v.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Error("%s %r is not valid text (a lone surrogate cannot be encoded as UTF-8)" % (what, v)) from None
+
+
+def int_arg(v, what, lo, hi):
+    """An integer argument in [lo, hi] (bools and floats refused: 1.7 is not taken as 1). ctypes would store
+    a larger value in a C field modulo 2^N without a word, so every bound is checked here."""
+    import numbers
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= int(v) <= hi:
+        raise Error("%s must be an integer from %d to %s, got %s" % (what, lo, hi if hi < 1 << 32 else
+                                                                     "2^%d-1" % (hi.bit_length()), _short(v)))
+    return int(v)
+
+
+def real_arg(v, what):
+    """A real number as a Python float; an int too large for a double is an Error, not an OverflowError."""
+    import numbers
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise Error("%s must be a number, got %r" % (what, v))
+    try:
+        return float(v)
+    except OverflowError:
+        raise Error("%s %s is too large for a double (about 1.8e308 at most)" % (what, _short(v))) from None
+
+
+def _short(v):
+    """repr of a number, shortened when it has thousands of digits."""
+    return repr(v) if not isinstance(v, int) or v.bit_length() < 256 else "an integer of %d bits" % v.bit_length()
+
+
 class CError(ctypes.Structure):  # nvfp4_error (nvfp4/common.h)
     _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * 512)]
 
@@ -156,7 +197,8 @@ DTYPE_F32, DTYPE_BF16 = 0, 1
 SCALEFMT_UE8M0 = 1
 ELEM_E4M3 = 1
 RHT_SIGNS = {"te": 0, "seeded": 1, "none": 2}
-T_NAMES = ["F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8"]
+T_NAMES = ["F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8",
+           "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4"]  # nvfp4_tdtype, in its order (nvfp4/io.h)
 T_F32, T_F16, T_BF16, T_U8 = 1, 2, 3, 11
 FMT_SAFETENSORS, FMT_NPY_DIR, FMT_BIN_DIR, FMT_NPY = 0, 1, 2, 3
 
@@ -195,6 +237,7 @@ def _load():
         "nvfp4_recipe_at": (P, [c_size]),
         "nvfp4_recipe_find": (P, [ctypes.c_char_p]),
         "nvfp4_recipe_get_info": (ctypes.POINTER(RecipeInfo), [P]),
+        "nvfp4_tdtype_name": (ctypes.c_char_p, [ctypes.c_int]),
         "nvfp4_tset_init": (V, [ctypes.POINTER(TensorSet)]),
         "nvfp4_tset_free": (V, [ctypes.POINTER(TensorSet)]),
         "nvfp4_tset_add": (S, [ctypes.POINTER(TensorSet), ctypes.c_char_p, ctypes.c_int, ctypes.c_uint,

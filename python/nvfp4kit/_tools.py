@@ -16,7 +16,8 @@ import os
 import numpy as np
 
 from . import _lib
-from ._core import Quantized, _Input, _is_torch, _TSet, _path
+from ._core import (Quantized, _Input, _bundle_input, _check_torch_storage, _is_torch, _torch_contiguous, _TSet,
+                    _path)
 from ._lib import Error, lib
 
 _ONE_BYTE_TORCH = ("uint8", "int8", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn_x2",
@@ -30,10 +31,11 @@ def _to_numpy_bytes(name, v):
     rounded to it, as `nvfp4 verify` does for such a file)."""
     if _is_torch(v):
         import torch
+        _check_torch_storage(v, "component '%s'" % name)
         v = v.detach()
         if v.device.type != "cpu":
             v = v.to("cpu")  # CUDA (or other) tensors: copied to the host
-        v = v.contiguous()
+        v = _torch_contiguous(v, "component '%s'" % name)  # expanded (stride-0) views: copied once
         if str(v.dtype).replace("torch.", "") in _ONE_BYTE_TORCH:
             return _lib.T_U8, v.view(torch.uint8).numpy()
         if v.dtype == torch.bfloat16:
@@ -79,6 +81,7 @@ class _View:
         for i, (name, v) in enumerate(d.items()):
             if not isinstance(name, str) or not name:
                 raise Error("actual: component names are non-empty strings, got %r" % (name,))
+            nb = _lib.text_arg(name, "actual: component name")
             t, arr = _to_numpy_bytes(name, v)
             if name.startswith("amax") and t in (_lib.T_BF16, _lib.T_F16):  # amax is F32: widened exactly
                 arr = (arr.view(np.float16) if t == _lib.T_F16 else
@@ -88,7 +91,6 @@ class _View:
                 arr = arr.reshape(1)
             if arr.ndim > _lib.MAX_DIMS:
                 raise Error("component '%s': %d dimensions (at most %d)" % (name, arr.ndim, _lib.MAX_DIMS))
-            nb = name.encode()
             self.keep += [arr, nb]
             ct = self.tensors[i]
             ct.name, ct.dtype, ct.ndim, ct.nbytes = nb, t, arr.ndim, arr.nbytes
@@ -137,11 +139,10 @@ def _bundle(expected, what="expected"):
     err = _lib.CError()
     try:
         if isinstance(expected, Quantized):
-            if expected._x is None:
-                raise Error("%s: this Quantized has no input (load_bundle of a bundle without x?)" % what)
+            arr, dt = _bundle_input(expected, None, what)
             cq = expected._c()
-            _lib.check(lib.nvfp4_bundle_build(ctypes.byref(cq), expected._x.ctypes.data, expected._x_dtype,
-                                              expected.rows, expected.cols, s.ref(), ctypes.byref(err)), err)
+            _lib.check(lib.nvfp4_bundle_build(ctypes.byref(cq), arr.ctypes.data, dt, expected.rows, expected.cols,
+                                              s.ref(), ctypes.byref(err)), err)
             return "<Quantized>", s
         if isinstance(expected, (str, os.PathLike)):
             _lib.check(lib.nvfp4_bundle_load(_path(expected, what), s.ref(), ctypes.byref(err)), err)
@@ -253,16 +254,16 @@ def verify(expected, actual, errors=10, component="all"):
     float8_e8m0fnu; amax as float32; dequant as float32, bfloat16 or
     float16 (compared with the golden dequant rounded to it). Contiguous
     arrays are read in place; CUDA tensors are copied to the host."""
-    if isinstance(errors, bool) or not isinstance(errors, int) or not 0 <= errors <= 1000000:
-        raise Error("errors must be an integer from 0 to 1000000, got %r" % (errors,))
+    errors = _lib.int_arg(errors, "errors", 0, 1000000)
     if not isinstance(component, str):
         raise Error("component must be a name (data, scale, scale_swizzled, amax, dequant or all)")
+    cb = _lib.text_arg(component, "component")
     o = _lib.VerifyBundleOpts()
     lib.nvfp4_verify_bundle_opts_init(ctypes.byref(o))
     o.verify.max_errors = errors
     if component != "all":
         c = ctypes.c_int()
-        if not lib.nvfp4_vcomponent_parse(component.encode(), ctypes.byref(c)):
+        if not lib.nvfp4_vcomponent_parse(cb, ctypes.byref(c)):
             raise Error("nvfp4 verify: bad --component '%s' (data, scale, scale_swizzled, amax, dequant or all)"
                         % component)
         o.verify.components = 1 << c.value
@@ -271,7 +272,7 @@ def verify(expected, actual, errors=10, component="all"):
     ename, bundle = _bundle(expected)
     try:
         with _Operand(actual, "actual") as act:
-            en, an = ename.encode(), act.name.encode()
+            en, an = os.fsencode(ename), os.fsencode(act.name)
             o.expected_name, o.actual_name = en, an
             with _call(lib.nvfp4_verify_bundle_report, bundle.ref(), act.ref(), ctypes.byref(o)) as rep:
                 return Report(rep.text(), rep.json())
@@ -309,8 +310,8 @@ def identify(x, actual, columnwise=False, seed=0, offset=0, top=None, **quantize
     extra = sorted(k for k in quantize_options if k not in ("recipe", "block", "rounding"))
     if extra:
         raise Error("identify: unsupported option(s) %s (seed, offset, columnwise, top)" % ", ".join(extra))
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-        raise Error("identify: top must be a positive integer, got %r" % (top,))
+    if top is not None:
+        top = _lib.int_arg(top, "identify: top", 1, (1 << 63) - 1)
     from ._core import _u64
     inp = _Input(x)
     o = _lib.IdentifyOpts()
@@ -322,7 +323,7 @@ def identify(x, actual, columnwise=False, seed=0, offset=0, top=None, **quantize
         o.top = top
     o.what = _lib.REPORT_TEXT | _lib.REPORT_JSON
     with _Operand(actual, "actual") as act:
-        an = act.name.encode()
+        an = os.fsencode(act.name)
         o.actual_name = an
         with _call(lib.nvfp4_identify_report, inp.ptr, inp.dtype, inp.rows, inp.cols, act.ref(),
                    ctypes.byref(o)) as rep:
@@ -360,7 +361,7 @@ def sr_test(x, samples, alpha=0.001, recipe="te", block=None, columnwise=False, 
     from ._core import _opts, _u64
     if not isinstance(samples, (list, tuple)) or len(samples) < 2:
         raise Error("sr_test: samples must be a list of at least 2 outputs")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < float(alpha) < 1.0:
+    if not 0.0 < _lib.real_arg(alpha, "sr_test: alpha") < 1.0:
         raise Error("sr_test: alpha must lie in (0, 1), got %r" % (alpha,))
     inp = _Input(x)
     o = _lib.SRTestOpts()
@@ -376,7 +377,8 @@ def sr_test(x, samples, alpha=0.001, recipe="te", block=None, columnwise=False, 
     try:
         for s in samples:
             ops.append(_Operand(s, "samples"))
-        names = [("<sample %d>" % (i + 1) if op.name == "<arrays>" else op.name).encode() for i, op in enumerate(ops)]
+        names = [os.fsencode("<sample %d>" % (i + 1) if op.name == "<arrays>" else op.name)
+                 for i, op in enumerate(ops)]
         cnames = (ctypes.c_char_p * len(ops))(*names)
         o.sample_names = cnames
         sets = (ctypes.POINTER(_lib.TensorSet) * len(ops))(
@@ -410,7 +412,7 @@ class _CQuantized:
         self.q = _lib.Quantized()
         err = _lib.CError()
         try:
-            _lib.check(lib.nvfp4_bundle_to_quantized(s.ref(), self.name.encode(), ctypes.byref(self.q),
+            _lib.check(lib.nvfp4_bundle_to_quantized(s.ref(), os.fsencode(self.name), ctypes.byref(self.q),
                                                      ctypes.byref(err)), err)
         finally:
             s.__exit__()
@@ -427,16 +429,17 @@ def gemm_check(a, b, actual, a_columnwise=False, b_columnwise=False, alpha=1.0, 
     rigorous bound of the block-scaled product (`nvfp4 gemm-check`, the
     library's nvfp4_gemm_check_text); a and b are bundle paths or Quantized
     results, actual a 2-D float32 array (or a file holding 'd')."""
-    if isinstance(errors, bool) or not isinstance(errors, int) or errors < 0:
-        raise Error("gemm_check: errors must be a non-negative integer, got %r" % (errors,))
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or alpha != alpha or abs(alpha) == float("inf"):
-        raise Error("gemm_check: alpha must be a finite number, got %r" % (alpha,))
+    errors = _lib.int_arg(errors, "gemm_check: errors", 0, (1 << 63) - 1)
+    al = _lib.real_arg(alpha, "gemm_check: alpha")
+    if al != al or abs(al) > float(np.finfo(np.float32).max):  # NaN, inf, or inf once stored in a C float
+        raise Error("gemm_check: alpha must be a finite float32 number, got %r" % (alpha,))
+    alpha = al
     o = _lib.GemmCheckOpts()
     lib.nvfp4_gemm_check_opts_init(ctypes.byref(o))
     o.a_columnwise, o.b_columnwise, o.alpha, o.max_errors = bool(a_columnwise), bool(b_columnwise), alpha, errors
     with _CQuantized(a, "a") as qa, _CQuantized(b, "b") as qb, \
             _Operand(actual if isinstance(actual, (str, os.PathLike)) else {"d": actual}, "actual") as d:
-        names = [qa.name.encode(), qb.name.encode(), d.name.encode()]
+        names = [os.fsencode(n) for n in (qa.name, qb.name, d.name)]
         o.a_name, o.b_name, o.d_name = names
         with _call(lib.nvfp4_gemm_check_text, ctypes.byref(qa.q), ctypes.byref(qb.q), d.ref(), ctypes.byref(o)) as rep:
             return GemmReport(rep.text(), rep.r.verdict)
@@ -447,16 +450,19 @@ def explain(value, fmt="e2m1", rounding="rn"):
     text (the library's nvfp4_explain)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise Error("explain: value must be a number, got %r" % (value,))
-    v = float(value)
+    v = _lib.real_arg(value, "explain: value")
     label = "nan" if v != v else ("inf" if v == float("inf") else "-inf" if v == float("-inf") else repr(v))
     f, r = ctypes.c_int(), ctypes.c_int()
-    if not isinstance(fmt, str) or not lib.nvfp4_explain_format_parse(fmt.encode(), ctypes.byref(f)):
+    if not isinstance(fmt, str) or not lib.nvfp4_explain_format_parse(_lib.text_arg(fmt, "explain: format"),
+                                                                       ctypes.byref(f)):
         raise Error("nvfp4 explain: unknown format '%s' (expected e2m1, e4m3 or ue8m0)" % (fmt,))
-    if not isinstance(rounding, str) or not lib.nvfp4_rounding_parse(rounding.encode(), ctypes.byref(r)):
+    if not isinstance(rounding, str) or not lib.nvfp4_rounding_parse(_lib.text_arg(rounding, "explain: rounding"),
+                                                                      ctypes.byref(r)):
         raise Error("nvfp4 explain: unknown rounding '%s' (expected rn, rz or sr)" % (rounding,))
     if fmt != "e2m1":
         r.value = 0  # the rounding applies to e2m1 only (e4m3 is rn; ue8m0 shows every mode)
-    x = np.float32(v)  # the value as fp32, as the CLI reads it (round to nearest)
+    with np.errstate(over="ignore"):  # beyond FLT_MAX: inf, as the CLI reads it (strtof), without a warning
+        x = np.float32(v)  # the value as fp32, as the CLI reads it (round to nearest)
     buf = _lib.StrBuf()
     err = _lib.CError()
     try:

@@ -19,9 +19,11 @@ and each operand's configuration is written as the lab writes it: "fp32"
 or /sr and /rht16 (RHT only on the Wgrad operands, which are quantized
 columnwise, as TransformerEngine does).
 """
+import math
+
 import torch as _torch
 
-from . import _core
+from . import _core, _lib
 from ._lib import Error
 
 #: NVIDIA's NVFP4 training recipe (arXiv 2509.25149, Sec. 4; the lab's nvfp4_recipe_cfg_paper):
@@ -43,6 +45,7 @@ def parse_config(s, recipe="te"):
     """An operand configuration string -> None (fp32: not quantized) or quantize() options."""
     if not isinstance(s, str) or not s:
         raise Error("operand configuration must be a string such as 'nvfp4/1x16/sr', got %r" % (s,))
+    _core.recipe_name(recipe)  # a string naming a recipe of the library
     parts = s.lower().split("/")
     if parts[0] == "fp32" and len(parts) == 1:
         return None
@@ -82,8 +85,10 @@ def fake_quantize(x, recipe="te", block=None, rounding="rn", seed=0, offset=0, c
     """The dequantized NVFP4 (or MX) value of every element of a 2-D tensor:
     bit-identical to `nvfp4 quantize` then `nvfp4 dequantize` with the same
     options. float32 result on x's device; columnwise gives the transposed
-    (stored) orientation, RHT'd data stays in the Hadamard domain."""
-    q = _core.quantize(x.detach(), recipe=recipe, block=block, rounding=rounding, seed=seed, offset=offset,
+    (stored) orientation, RHT'd data stays in the Hadamard domain. A numpy
+    array gives a numpy result (nvfp4kit.quantize then dequantize)."""
+    x = x.detach() if _core._is_torch(x) else x
+    q = _core.quantize(x, recipe=recipe, block=block, rounding=rounding, seed=seed, offset=offset,
                        rowwise=not columnwise, columnwise=columnwise, rht=rht, pad=pad)
     return q.dequantize(columnwise=columnwise)
 
@@ -93,23 +98,34 @@ def sr_offset(step, layer, gemm, operand):
     (offset, block) of the SR contract keyed by (step, layer, GEMM, operand)
     as ((((step * 2^16 + layer) * 4 + gemm) * 2 + operand) * 4); the low two
     bits stay free for the columnwise (+1) and 1x32 (+2, +3) sub-streams."""
-    if not (0 <= step < 1 << 40 and 0 <= layer < 1 << 16 and 0 <= gemm < 3 and operand in (0, 1)):
-        raise Error("sr_offset: step < 2^40, layer < 2^16, gemm 0..2, operand 0..1")
+    step = _lib.int_arg(step, "sr_offset: step", 0, (1 << 40) - 1)
+    layer = _lib.int_arg(layer, "sr_offset: layer", 0, (1 << 16) - 1)
+    gemm = _lib.int_arg(gemm, "sr_offset: gemm", 0, 2)
+    operand = _lib.int_arg(operand, "sr_offset: operand", 0, 1)
     return ((((step << 16 | layer) << 2 | gemm) << 1) | operand) << 2
+
+
+def _empty_gemm(x, weight):
+    """A batch of 0 rows, or 0 input or output features: the library quantizes no empty tensor, and every
+    GEMM of the layer is then a sum of nothing (zeros) or has no element."""
+    return x.shape[0] == 0 or x.shape[1] == 0 or weight.shape[0] == 0
 
 
 class _NVFP4LinearFn(_torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias, mod, step):
         cfg, seed, layer = mod._parsed, mod.seed, mod.layer_id
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        ctx.mod, ctx.step = mod, step
+        if _empty_gemm(x, weight):  # nothing to quantize: nn.Linear's result (bias, or an empty tensor)
+            y = x.new_zeros((x.shape[0], weight.shape[0]), dtype=_torch.float32)
+            return (y if bias is None else y + bias.float()).to(x.dtype)
         xq = _deq(x, cfg["fprop_a"], False, seed, sr_offset(step, layer, 0, 0))
         wq = _deq(weight, cfg["fprop_b"], False, seed, sr_offset(step, layer, 0, 1))
         y = xq @ wq.t()
         if bias is not None:
             y = y + bias.float()
-        ctx.save_for_backward(x, weight)
-        ctx.has_bias = bias is not None
-        ctx.mod, ctx.step = mod, step
         return y.to(x.dtype)
 
     @staticmethod
@@ -118,6 +134,12 @@ class _NVFP4LinearFn(_torch.autograd.Function):
         cfg, seed, layer, step = ctx.mod._parsed, ctx.mod.seed, ctx.mod.layer_id, ctx.step
         dy = dy.contiguous()
         dx = dw = db = None
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            db = dy.float().sum(0).to(dy.dtype)
+        if _empty_gemm(x, weight):  # sums over nothing: zero gradients of the shapes nn.Linear gives
+            dx = _torch.zeros_like(x) if ctx.needs_input_grad[0] else None
+            dw = _torch.zeros_like(weight) if ctx.needs_input_grad[1] else None
+            return dx, dw, db, None, None
         if ctx.needs_input_grad[0]:  # Dgrad: dX = dY W, reduction over the outputs
             a = _deq(dy, cfg["dgrad_a"], False, seed, sr_offset(step, layer, 1, 0))
             b = _deq(weight, cfg["dgrad_b"], True, seed, sr_offset(step, layer, 1, 1))  # W^T [in, out]
@@ -126,8 +148,6 @@ class _NVFP4LinearFn(_torch.autograd.Function):
             a = _deq(dy, cfg["wgrad_a"], True, seed, sr_offset(step, layer, 2, 0))  # dY^T [out, n]
             b = _deq(x, cfg["wgrad_b"], True, seed, sr_offset(step, layer, 2, 1))   # X^T [in, n]
             dw = (a @ b.t()).to(weight.dtype)
-        if ctx.has_bias and ctx.needs_input_grad[2]:
-            db = dy.float().sum(0).to(dy.dtype)
         return dx, dw, db, None, None
 
 
@@ -148,6 +168,8 @@ class NVFP4Linear(_torch.nn.Linear):
                  seed=0, layer_id=0):
         super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
         cfg = dict(DEFAULT_CONFIG)
+        if config is not None and not isinstance(config, dict):
+            raise Error("NVFP4Linear: config must be a dict {operand: configuration}, got %r" % (config,))
         for k, v in (config or {}).items():
             if k not in DEFAULT_CONFIG:
                 raise Error("NVFP4Linear: unknown operand '%s' (%s)" % (k, ", ".join(OPERANDS)))
@@ -159,7 +181,8 @@ class NVFP4Linear(_torch.nn.Linear):
             if self._parsed[k] is not None and self._parsed[k]["rht"]:
                 raise Error("NVFP4Linear: %s is quantized rowwise; rht16 applies to the Wgrad operands" % k)
         self.seed = _core._u64(seed, "seed")
-        self.layer_id = int(layer_id)
+        # an integer key of the SR offsets (sr_offset): 1.7 or "3" is refused, not rounded
+        self.layer_id = _lib.int_arg(layer_id, "NVFP4Linear: layer_id", 0, (1 << 16) - 1)
         self.step = 0
 
     @classmethod
@@ -178,7 +201,8 @@ class NVFP4Linear(_torch.nn.Linear):
         if _torch.is_grad_enabled():
             self.step += 1
         shape = x.shape
-        y = _NVFP4LinearFn.apply(x.reshape(-1, shape[-1]), self.weight, self.bias, self, step)
+        rows = math.prod(shape[:-1])  # not -1: a reshape of 0 elements to [-1, 0] is ambiguous to torch
+        y = _NVFP4LinearFn.apply(x.reshape(rows, shape[-1]), self.weight, self.bias, self, step)
         return y.reshape(*shape[:-1], self.out_features)
 
     def extra_repr(self):

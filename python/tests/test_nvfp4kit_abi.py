@@ -44,3 +44,9 @@ def test_struct_layouts_match_headers(tmp_path):
             want["%s %s" % (cname, f[0])] = getattr(py, f[0]).offset
     got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in out if l}
     assert got == want
+
+
+def test_tensor_dtype_names_match_the_library():
+    # T_NAMES mirrors nvfp4_tdtype; a bundle whose scales are F8_E4M3 (or data F4) once raised IndexError
+    assert [_lib.lib.nvfp4_tdtype_name(i).decode() for i in range(len(_lib.T_NAMES))] == _lib.T_NAMES
+    assert _lib.lib.nvfp4_tdtype_name(len(_lib.T_NAMES)) == b"?"  # the list is complete

@@ -9,8 +9,13 @@
 
 #include "nvfp4/io.h"
 
-/* prod(shape) * size(dtype) without overflow; false if it overflows. */
+/* prod(shape) * size(dtype) without overflow; false if it overflows, or for
+ * F4 (two elements per byte) when the element count is odd. */
 bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size_t *bytes);
+/* Why io_shape_bytes refused a shape, as a clause for a message: "dtype F4
+ * packs two elements per byte, but shape [3] holds 3 elements, an odd count
+ * ..." or "shape [a, b]: its size in bytes overflows ...". */
+void io_shape_why(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, char *why, size_t n);
 
 /* Opens path for reading and fstats it; refuses (NULL, err set: EIO, the
  * message names the file and what it is) anything but a regular file, without

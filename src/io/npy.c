@@ -220,8 +220,11 @@ static nvfp4_status npy_layout_of(const uint8_t *buf, size_t have, size_t len, c
     L->dt = NVFP4_T_U8;
     st = dtype_of_descr(h.descr, fname, &L->dt, err);
     if (st) return st;
-    if (!io_shape_bytes(L->dt, h.ndim, h.shape, &L->bytes))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: shape size overflows", fname);
+    if (!io_shape_bytes(L->dt, h.ndim, h.shape, &L->bytes)) {
+        char why[256];
+        io_shape_why(L->dt, h.ndim, h.shape, why, sizeof why);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: %s", fname, why);
+    }
     size_t avail = len - pre - hlen;
     if (avail < L->bytes)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated data: shape needs %zu bytes, file has %zu", fname,

@@ -109,8 +109,11 @@ static nvfp4_status parse_entry(const char *name, const json_t *v, const char *f
     e->begin = (size_t)b;
     e->end = (size_t)en;
     size_t bytes;
-    if (!io_shape_bytes(e->dtype, e->ndim, e->shape, &bytes))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape size overflows", fname, name);
+    if (!io_shape_bytes(e->dtype, e->ndim, e->shape, &bytes)) {
+        char why[256];
+        io_shape_why(e->dtype, e->ndim, e->shape, why, sizeof why);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': %s", fname, name, why);
+    }
     if (bytes != e->end - e->begin)
         return nvfp4_error_set(err, NVFP4_EFORMAT,
                                "%s: tensor '%s': shape and dtype need %zu bytes but data_offsets span %zu", fname, name,

@@ -143,8 +143,11 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
     nvfp4_status st = io_json_shape(sh, mfile, name, &ndim, shape, err);
     if (st) return st;
     size_t bytes;
-    if (!io_shape_bytes(dt, ndim, shape, &bytes))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': shape size overflows", mfile, name);
+    if (!io_shape_bytes(dt, ndim, shape, &bytes)) {
+        char why[256];
+        io_shape_why(dt, ndim, shape, why, sizeof why);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': %s", mfile, name, why);
+    }
     if (jsha && !sha)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': \"sha256\" is not a string", mfile, name);
     const json_t *jb = json_object_get(e, "bytes");

@@ -98,6 +98,33 @@ bool io_shape_bytes(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, size
     return true;
 }
 
+/* The dimensions as "[a, b]" ("[]" for a scalar), cut short with "..." when they do not fit. */
+static void shape_text(unsigned ndim, const size_t *shape, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (unsigned d = 0; d < ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%zu", d ? ", " : "", shape[d]);
+    if (k < n) snprintf(buf + k, n - k, "]");
+    if (k >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+}
+
+void io_shape_why(nvfp4_tdtype dtype, unsigned ndim, const size_t *shape, char *why, size_t n)
+{
+    char sh[96];
+    shape_text(ndim, shape, sh, sizeof sh);
+    size_t elems = 1;
+    bool fits = true;
+    for (unsigned d = 0; d < ndim && fits; d++) fits = nvfp4_mul_size(elems, shape[d], &elems);
+    if (dtype == NVFP4_T_F4 && fits && elems % 2)
+        snprintf(why, n, "dtype F4 packs two elements per byte, but shape %s holds %zu element%s, an odd count "
+                 "(no whole number of bytes)%s", sh, elems, elems == 1 ? "" : "s",
+                 ndim == 0 ? ": a scalar cannot be F4" : "");
+    else if (nvfp4_tdtype_size(dtype) == 0)
+        snprintf(why, n, "unknown dtype %d", (int)dtype);
+    else
+        snprintf(why, n, "shape %s: its size in bytes overflows (2^%zu or more)", sh, sizeof(size_t) * 8);
+}
+
 nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
                             const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
 {
@@ -106,8 +133,30 @@ nvfp4_status nvfp4_tset_add(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype 
     return io_tset_add_unique(s, name, dtype, ndim, shape, data, added, err);
 }
 
+static nvfp4_status add_tensor(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                               const size_t *shape, const void *copy, void *take, nvfp4_tensor **added,
+                               nvfp4_error *err);
+
+nvfp4_status nvfp4_tset_add_taken(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                                  const size_t *shape, void *data, nvfp4_error *err)
+{
+    nvfp4_status st = name && nvfp4_tset_find(s, name)
+                          ? nvfp4_error_set(err, NVFP4_EINVAL, "duplicate tensor name '%s'", name)
+                          : add_tensor(s, name, dtype, ndim, shape, NULL, data, NULL, err);
+    if (st) free(data);
+    return st;
+}
+
 nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
                                 const size_t *shape, const void *data, nvfp4_tensor **added, nvfp4_error *err)
+{
+    return add_tensor(s, name, dtype, ndim, shape, data, NULL, added, err);
+}
+
+/* One new tensor: a copy of `copy` (NULL: zeros), or the buffer `take` itself when given. */
+static nvfp4_status add_tensor(nvfp4_tensor_set *s, const char *name, nvfp4_tdtype dtype, unsigned ndim,
+                               const size_t *shape, const void *copy, void *take, nvfp4_tensor **added,
+                               nvfp4_error *err)
 {
     if (!name || !*name) return nvfp4_error_set(err, NVFP4_EINVAL, "tensor with an empty name");
     if ((unsigned)dtype >= NVFP4_T_COUNT)
@@ -118,8 +167,11 @@ nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdt
     if (strcmp(name, "__metadata__") == 0)
         return nvfp4_error_set(err, NVFP4_EINVAL, "the tensor name __metadata__ is reserved");
     size_t bytes;
-    if (!io_shape_bytes(dtype, ndim, shape, &bytes))
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': size overflows", name);
+    if (!io_shape_bytes(dtype, ndim, shape, &bytes)) {
+        char why[256];
+        io_shape_why(dtype, ndim, shape, why, sizeof why);
+        return nvfp4_error_set(err, dtype == NVFP4_T_F4 ? NVFP4_EINVAL : NVFP4_ENOMEM, "tensor '%s': %s", name, why);
+    }
     if (s->count == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 8;
         nvfp4_tensor *t = realloc(s->tensors, cap * sizeof *t);
@@ -130,18 +182,18 @@ nvfp4_status io_tset_add_unique(nvfp4_tensor_set *s, const char *name, nvfp4_tdt
     nvfp4_tensor t;
     memset(&t, 0, sizeof t);
     t.name = strdup(name);
-    t.data = malloc(bytes ? bytes : 1);
+    t.data = take ? take : malloc(bytes ? bytes : 1);
     if (!t.name || !t.data) {
         free(t.name);
-        free(t.data);
+        if (!take) free(t.data);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "tensor '%s': out of memory (%zu bytes)", name, bytes);
     }
     t.dtype = dtype;
     t.ndim = ndim;
     for (unsigned d = 0; d < ndim; d++) t.shape[d] = shape[d];
     t.nbytes = bytes;
-    if (data && bytes) memcpy(t.data, data, bytes);
-    else memset(t.data, 0, bytes ? bytes : 1);
+    if (!take && copy && bytes) memcpy(t.data, copy, bytes);
+    else if (!take) memset(t.data, 0, bytes ? bytes : 1); /* a taken buffer holds the caller's bytes */
     s->tensors[s->count] = t;
     if (added) *added = &s->tensors[s->count];
     s->count++;

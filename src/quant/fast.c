@@ -150,6 +150,60 @@ static float te_amaxes(const nvfp4_quant_plan *p, const void *x, float *rht_amax
     return (p->has_row || !p->opts.rht) ? nvfp4_simd_amax(x, bf16, p->rows * p->cols) : 0.0f;
 }
 
+/* Bytes of one strip's padded input (te_columnwise_strips): small next to any tensor worth striping. */
+#define COL_STRIP_BYTES ((size_t)4 << 20)
+
+/* Whether the columnwise output is computed in strips of input columns: when the input needs padding
+ * that no buffer already holds (the rowwise pass may have made the same one), in RN without RHT. SR
+ * keys each block by its index in the whole output and the RHT amax is taken over the whole transform
+ * first; a strip's job knows neither, so those keep the padded copy. */
+static bool col_in_strips(const nvfp4_quant_plan *p, const pad_cache *pad)
+{
+    const nvfp4_quant_layout *l = &p->col;
+    if (l->pcols == p->rows && l->prows == p->cols) return false; /* x itself is read */
+    if (pad->buf && pad->rows == l->pcols && pad->cols == l->prows) return false;
+    return p->opts.rounding == NVFP4_RN && !p->opts.rht;
+}
+
+/* The columnwise output of an input that needs padding, in strips of input columns, each padded into one
+ * small buffer, instead of a padded copy of the whole input (for a 1 x N input padded to 16 rows, 16
+ * times the input). The strip [c0, c0 + w) of the padded [pcols, prows] input is stored rows c0..c0+w:
+ * contiguous codes and scales at row c0 of the output; every block is computed from the same 16 values
+ * with the same tensor amax as from the whole copy, so the bytes are the same. */
+static nvfp4_status te_columnwise_strips(const nvfp4_quant_plan *p, const void *x, float amax, nvfp4_qtensor *t,
+                                         nvfp4_error *err)
+{
+    const nvfp4_quant_layout *l = &p->col;
+    size_t in_rows = l->pcols, in_cols = l->prows; /* the padded input */
+    size_t esize = p->dtype == NVFP4_DTYPE_BF16 ? sizeof(uint16_t) : sizeof(float);
+    size_t strip = COL_STRIP_BYTES / (in_rows * esize) / 16 * 16;
+    if (strip < 16) strip = 16;
+    if (strip > in_cols) strip = in_cols;
+    unsigned char *buf = nvfp4_quant_alloc_output(in_rows * strip * esize);
+    if (!buf) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory for a %zu x %zu buffer", in_rows, strip);
+    const unsigned char *src = x;
+    for (size_t c0 = 0; c0 < in_cols; c0 += strip) {
+        size_t w = in_cols - c0 < strip ? in_cols - c0 : strip;
+        size_t have = c0 < p->cols ? (p->cols - c0 < w ? p->cols - c0 : w) : 0; /* columns of x in the strip */
+        for (size_t i = 0; i < in_rows; i++) {
+            unsigned char *dst = buf + i * w * esize;
+            size_t copied = i < p->rows ? have * esize : 0;
+            if (copied) memcpy(dst, src + (i * p->cols + c0) * esize, copied);
+            memset(dst + copied, 0, w * esize - copied);
+        }
+        nvfp4_simd_col_job j;
+        nvfp4_simd_sr sr;
+        col_job_setup(p, buf, in_rows, w, &j, &sr);
+        j.data = t->data + c0 * (in_rows / 2);
+        j.scale = t->scale + c0 * (in_rows / 16);
+        nvfp4_simd_te_consts_init(&j.k, amax);
+        nvfp4_simd_te_columnwise(&j);
+    }
+    free(buf);
+    t->amax = amax;
+    return NVFP4_OK;
+}
+
 static nvfp4_status te_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
 {
     nvfp4_status st = NVFP4_OK;
@@ -168,7 +222,9 @@ static nvfp4_status te_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quan
                               out->row.data, out->row.scale);
         out->row.amax = amax;
     }
-    if (p->has_col) {
+    if (p->has_col && col_in_strips(p, &pad)) {
+        st = te_columnwise_strips(p, x, amax, &out->col, err);
+    } else if (p->has_col) {
         /* stored [prows, pcols] = the transpose of the input padded to [pcols, prows] */
         const nvfp4_quant_layout *l = &p->col;
         const void *src = input_for(p, x, l->pcols, l->prows, &pad, err, &st);

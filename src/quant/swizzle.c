@@ -24,6 +24,13 @@ size_t nvfp4_swizzle_offset(size_t r, size_t c, size_t cols)
     return ((r / 128) * n_col_tiles + c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
 }
 
+void nvfp4_swizzle_position(size_t offset, size_t cols, size_t *r, size_t *c)
+{
+    size_t n_col_tiles = (cols + 3) / 4, tile = offset / 512, in_tile = offset % 512;
+    *r = (tile / n_col_tiles) * 128 + ((in_tile % 16) / 4) * 32 + in_tile / 16;
+    *c = (tile % n_col_tiles) * 4 + in_tile % 4;
+}
+
 void nvfp4_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz)
 {
     memset(swz, 0, nvfp4_swizzled_size(rows, cols));

@@ -320,14 +320,16 @@ static int verify_orientation(const vrep_bundle *b, const nvfp4_tensor_set *act,
     size_t bl = b->opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;
     if (b->opts.rounding == NVFP4_SR && ev.v.x && ev.v.amax && !ev.v.e4m3_elements && !ev.v.ue8m0_scales) {
         sr_y = malloc(ev.v.rows * ev.v.cols * sizeof *sr_y);
+        float *xd = sr_y ? vrep_view_x_dense(b, colwise, &ev) : NULL; /* the view reads x in place, strided */
         nvfp4_error e;
-        if (sr_y && vrep_scaled_values(nvfp4_recipe_find(b->info->name), *ev.v.amax, ev.v.scale, ev.v.rows, ev.v.cols,
-                                       bl, ev.v.x, sr_y, &e) == 0) {
+        if (xd && vrep_scaled_values(nvfp4_recipe_find(b->info->name), *ev.v.amax, ev.v.scale, ev.v.rows, ev.v.cols,
+                                     bl, xd, sr_y, &e) == 0) {
             o.sr_scaled = sr_y;
             o.sr_seed = b->opts.seed;
             o.sr_offset = b->opts.offset + (colwise ? (bl == 32 ? 2 : 1) : 0);
             o.sr_block_elems = bl;
         }
+        free(xd);
     }
     nvfp4_vreport rep;
     nvfp4_error e;

@@ -72,8 +72,10 @@ int vrep_bundle_load(const nvfp4_tensor_set *set, const char *path, vrep_bundle 
     if (!r || !c || !parse_size(r, &b->rows) || !parse_size(c, &b->cols))
         return fail(err, "%s: bundle metadata lacks rows/cols", path);
     const nvfp4_tensor *x = nvfp4_tset_find(b->set, "x");
-    if (x) {
-        b->x = vrep_tensor_f32(x);
+    if (x && x->dtype == NVFP4_T_F32 && (uintptr_t)x->data % _Alignof(float) == 0) {
+        b->x = (const float *)(const void *)x->data; /* read in place: a copy cost the input's size again */
+    } else if (x) {
+        b->x = b->x_owned = vrep_tensor_f32(x);
         if (!b->x) return fail(err, "%s: input 'x' is %s, not F32 or BF16", path, nvfp4_tdtype_name(x->dtype));
     }
     return 0;
@@ -81,7 +83,7 @@ int vrep_bundle_load(const nvfp4_tensor_set *set, const char *path, vrep_bundle 
 
 void vrep_bundle_free(vrep_bundle *b)
 {
-    free(b->x);
+    free(b->x_owned);
     memset(b, 0, sizeof *b);
 }
 
@@ -89,7 +91,6 @@ bool vrep_bundle_has(const vrep_bundle *b, bool colwise) { return colwise ? b->o
 
 void vrep_view_free(vrep_view *v)
 {
-    free(v->x_owned);
     free(v->swz_owned);
     free(v->dq_owned);
     memset(v, 0, sizeof *v);
@@ -204,14 +205,24 @@ int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4
     out->v.amax_count = am ? nvfp4_tensor_numel(am) : 0; /* [prows] for a row-scaled recipe */
     out->v.dequant = (const float *)(const void *)dq->data;
     out->v.dequant_count = nvfp4_tensor_numel(dq);
-    /* the input in this orientation, unless it is in the Hadamard domain */
+    /* the input in this orientation, unless it is in the Hadamard domain: the bundle's x read in place,
+     * transposed by strides for the columnwise output, its padding read as 0 (a copy cost the input's
+     * size again, and 16 times it for a 1 x N input padded to one block per stored row) */
     if (b->x && !(colwise && b->opts.rht)) {
-        out->x_owned = oriented_x(b->x, b->rows, b->cols, colwise, t.prows, t.pcols);
-        if (!out->x_owned) return fail(err, "out of memory");
-        out->v.x = out->x_owned;
+        out->v.x = b->x;
+        out->v.x_row_stride = colwise ? 1 : b->cols;
+        out->v.x_col_stride = colwise ? b->cols : 1;
+        out->v.x_rows = colwise ? b->cols : b->rows;
+        out->v.x_cols = colwise ? b->rows : b->cols;
     }
     out->any = true;
     return 0;
+}
+
+float *vrep_view_x_dense(const vrep_bundle *b, bool colwise, const vrep_view *v)
+{
+    if (!v->v.x) return NULL;
+    return oriented_x(b->x, b->rows, b->cols, colwise, v->v.rows, v->v.cols);
 }
 
 int vrep_actual_view(const char *fname, const nvfp4_tensor_set *s, bool colwise,

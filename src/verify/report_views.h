@@ -21,7 +21,9 @@ typedef struct {
     nvfp4_quant_opts opts;     /* from the metadata */
     const nvfp4_recipe_info *info;
     size_t rows, cols;         /* the input's (logical) shape */
-    float *x;                  /* the input widened to fp32 (rows x cols), or NULL */
+    const float *x;            /* the input as fp32 (rows x cols), or NULL: the bundle's own F32 tensor when
+                                  it is one (not copied), else x_owned */
+    float *x_owned;            /* a BF16 input widened to fp32 */
 } vrep_bundle;
 
 /* Takes a loaded bundle (borrowed, not copied). 0, or 2 with err set. */
@@ -32,7 +34,6 @@ bool vrep_bundle_has(const vrep_bundle *b, bool colwise);
 /* A view plus the buffers it owns. */
 typedef struct {
     nvfp4_vview v;
-    float *x_owned;
     uint8_t *swz_owned;
     float *dq_owned;          /* a BF16/F16 dequant widened, or the expected one rounded to it */
     nvfp4_tdtype dequant_dtype; /* the actual file's dequant dtype (F32, BF16 or F16) */
@@ -43,8 +44,11 @@ typedef struct {
 
 void vrep_view_free(vrep_view *v);
 
-/* The expected view of one orientation of a bundle. */
+/* The expected view of one orientation of a bundle; its x is the bundle's, read in place (strided). */
 int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4_error *err);
+/* That view's input as a fresh contiguous rows x cols array (padding 0), for the callers that need
+ * one (the SR scaled values); NULL without x or memory. Caller frees. */
+float *vrep_view_x_dense(const vrep_bundle *b, bool colwise, const vrep_view *v);
 
 /* The actual view of one orientation from a kernel's tensor set: the
  * components found under the bundle's names (data, scale, scale_swizzled,

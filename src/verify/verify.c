@@ -186,6 +186,16 @@ static size_t scale_index(const nvfp4_vview *v, size_t r, size_t c)
     return r * nvfp4_vview_scale_cols(v) + c / block_cols_of(v);
 }
 
+/* Element (r, c) of the input in the stored orientation (nvfp4_vview.x and its strides); 0.0f in the
+ * padding beyond the elements x holds. */
+static float x_at(const nvfp4_vview *v, size_t r, size_t c)
+{
+    size_t xr = v->x_rows || v->x_cols ? v->x_rows : v->rows, xc = v->x_rows || v->x_cols ? v->x_cols : v->cols;
+    if (r >= xr || c >= xc) return 0.0f;
+    bool strided = v->x_row_stride || v->x_col_stride;
+    return v->x[r * (strided ? v->x_row_stride : v->cols) + c * (strided ? v->x_col_stride : 1)];
+}
+
 /* max |x| over the block that holds (r, c), fmaxf semantics (core). */
 static float block_amax(const nvfp4_vview *v, size_t r, size_t c)
 {
@@ -193,7 +203,7 @@ static float block_amax(const nvfp4_vview *v, size_t r, size_t c)
     size_t r0 = r / br * br, c0 = c / bc * bc;
     float acc = 0.0f;
     for (size_t i = r0; i < r0 + br && i < v->rows; i++)
-        for (size_t j = c0; j < c0 + bc && j < v->cols; j++) acc = nvfp4_core_amax_step(acc, v->x[i * v->cols + j], 0);
+        for (size_t j = c0; j < c0 + bc && j < v->cols; j++) acc = nvfp4_core_amax_step(acc, x_at(v, i, j), 0);
     return acc;
 }
 
@@ -253,7 +263,7 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
     uint8_t es = e->scale && si < e->scale_bytes ? e->scale[si] : 0;
     *x_out = NAN;
     *y_out = NAN;
-    if (e->x) *x_out = e->x[r * e->cols + col];
+    if (e->x) *x_out = x_at(e, r, col);
     bool te_like = e->x && e->scale && e->amax && !e->ue8m0_scales && !e->e4m3_elements;
     /* the kernel's implied scaled value: its own scale byte and global amax where it wrote them */
     uint8_t ks = c->act_scale && e->scale && si < e->scale_bytes ? c->act_scale[si] : es;
@@ -405,12 +415,10 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
         return;
     }
     size_t n = e->scale_swizzled_bytes, scols = nvfp4_vview_scale_cols(e);
-    /* Which bytes are padding: those no (r, c) of the logical matrix maps to. */
-    uint8_t *is_data = calloc(n ? n : 1, 1);
-    if (!is_data) return;
-    if (nvfp4_swizzled_size(e->rows, scols) == n)
-        for (size_t r = 0; r < e->rows; r++)
-            for (size_t k = 0; k < scols; k++) is_data[swz_offset(r, k, scols)] = 1;
+    /* Which bytes are padding: those no (r, c) of the logical matrix maps to (all of them when the buffer
+     * is not the swizzled size of the view); asked only of differing bytes, so no map of the buffer is
+     * built (it was as large as the buffer: 128 MiB for a 1 x 2^24 tensor). */
+    bool layout_known = nvfp4_swizzled_size(e->rows, scols) == n;
     c->rep->total[NVFP4_VC_SCALE_SWIZZLED] = n;
     for (size_t i = 0; i < n; i++) {
         uint8_t es = e->scale_swizzled[i], as = a->scale_swizzled[i];
@@ -425,15 +433,17 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
         m.actual_code = as;
         m.expected_value = scale_value(e, es);
         m.actual_value = scale_value(e, as);
-        m.reason = is_data[i] ? NVFP4_VR_SCALE_BYTE : NVFP4_VR_PADDING;
-        if (!is_data[i]) {
+        size_t r, k;
+        nvfp4_swizzle_position(i, scols, &r, &k);
+        bool is_data = layout_known && r < e->rows && k < scols;
+        m.reason = is_data ? NVFP4_VR_SCALE_BYTE : NVFP4_VR_PADDING;
+        if (!is_data) {
             t->padding++;
             t->pad_value[as]++;
         }
         record(c, &m);
         t->mism++;
     }
-    free(is_data);
 }
 
 /* ---- amax and dequant ---------------------------------------------------------- */
@@ -490,7 +500,7 @@ static void compare_dequant(vctx *c)
         m.col = i % dc;
         size_t ei = m.row * e->cols + m.col; /* the element in the (padded) code layout */
         m.block = block_index(e, m.row, m.col);
-        m.input = e->x ? e->x[ei] : NAN;
+        m.input = e->x ? x_at(e, m.row, m.col) : NAN;
         m.scaled = NAN;
         m.expected_code = f32_bits(ev);
         m.actual_code = f32_bits(av);
@@ -714,7 +724,7 @@ static void detect_encode_factor(vctx *c, const data_tally *t)
     for (size_t i = 0; i < n; i++) {
         size_t r = i / e->cols, col = i % e->cols;
         uint8_t s = e->scale[scale_index(e, r, col)];
-        float y = e->x[i] * nvfp4_vchain_factor_senc_over_s(s, *e->amax);
+        float y = x_at(e, r, col) * nvfp4_vchain_factor_senc_over_s(s, *e->amax);
         agree += nvfp4_core_e2m1_encode(y, NVFP4_CORE_RN, 0) == code_at(e, a->data, i);
     }
     if (agree == n)

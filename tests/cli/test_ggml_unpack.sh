@@ -44,6 +44,10 @@ expect2() { # message, args...
     grep -qF -- "$msg" <<<"$err" || fail "$*: message '$err' lacks '$msg'"
 }
 expect2 "multiple of 64" ggml-unpack "$tmp/x.ggml" --shape 2x96 -o "$tmp/w.safetensors"
+# a size that overflows is said to overflow (it said "the columns must be a multiple of 64")
+expect2 "--shape 18446744073709551615x64: 18446744073709551615 x 64 elements overflow: their ggml NVFP4 blocks would take 2^64 bytes or more" \
+    ggml-unpack "$tmp/x.ggml" --shape 18446744073709551615x64 -o "$tmp/w.safetensors"
+expect2 "elements overflow" ggml-unpack "$tmp/x.ggml" --shape 4294967296x8589934592 -o "$tmp/w.safetensors"
 expect2 "72 bytes, but 4 x 64 elements take 144" ggml-unpack "$tmp/x.ggml" --shape 4x64 -o "$tmp/w.safetensors"
 expect2 "file too large (72 bytes)" ggml-unpack "$tmp/x.ggml" --shape 1x64 -o "$tmp/w.safetensors"
 expect2 "--shape RxC is required" ggml-unpack "$tmp/x.ggml" -o "$tmp/w.safetensors"
