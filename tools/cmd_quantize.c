@@ -113,7 +113,10 @@ static int write_outputs(const char *cmd, const char *out, const char *format, c
         return rc;
     }
     nvfp4_error err;
-    if (!nvfp4_file_txn_commit(&t, &err)) return 0;
+    if (!nvfp4_file_txn_commit(&t, &err)) {
+        cli_say_wrote(cmd, ggml_out);
+        return 0;
+    }
     struct stat st;
     if (lstat(out, &st) == 0 && S_ISREG(st.st_mode) && unlink(out) == 0) return cli_fail_err(cmd, &err);
     return cli_fail(cmd, "%s (the bundle %s was written)", err.message, out);
