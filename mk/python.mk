@@ -16,9 +16,16 @@ PY_SITE := $(BUILD)/python-site
 ## check-python: install python/ (nvfp4kit) into $(BUILD)/python-site and run its pytest suite (python/tests)
 check-python: python-install
 	@if [ -f $(PY_SITE)/nvfp4kit/_native/libnvfp4.so ]; then \
-	    NVFP4=$(CURDIR)/$(CLI) NVFP4KIT_SITE=$(CURDIR)/$(PY_SITE) PYTHONPATH=$(CURDIR)/$(PY_SITE) \
-	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
-	else echo "check-python: skipped (python3 with numpy and pytest not found; run: pip install -r tests/py/requirements.txt)"; fi
+	    start=$$(date +%s); log=$(CURDIR)/$(BUILD)/check-python.log; \
+	    { NVFP4=$(CURDIR)/$(CLI) NVFP4KIT_SITE=$(CURDIR)/$(PY_SITE) PYTHONPATH=$(CURDIR)/$(PY_SITE) \
+	      $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; echo $$? > "$$log.rc"; } 2>&1 | tee "$$log"; \
+	    rc=$$(cat "$$log.rc"); last=$$(grep -E '[0-9]+ (passed|failed|skipped|error)' "$$log" | tail -n 1); \
+	    count() { echo "$$last" | grep -oE "[0-9]+ $$1" | cut -d' ' -f1 | grep . || echo 0; }; \
+	    pass=$$(( $$(count passed) + $$(count skipped) )); fail=$$(( $$(count failed) + $$(count error) )); \
+	    if [ $$rc != 0 ] && [ $$fail = 0 ]; then fail=1; fi; \
+	    $(call check_summary,python package); \
+	else line="python package: skipped (python3 with numpy and pytest not found; run: pip install -r tests/py/requirements.txt)"; \
+	    echo "check-python: $$line"; if [ -n "$(CHECK_SUMMARY_FILE)" ]; then echo "$$line" >> "$(CHECK_SUMMARY_FILE)"; fi; fi
 
 ## check-torch: install torch from PyPI if missing (about 4 GB with its CUDA libraries), then check-python with the torch tests
 # For a machine set up without tests/py/requirements-torch.txt (CI installs it,
@@ -45,3 +52,4 @@ python-install: $(LIB_SO) $(CLI)
 bench-python: python-install
 	NVFP4=$(CURDIR)/$(CLI) PYTHONPATH=$(CURDIR)/$(PY_SITE) $(PYTHON) python/bench/bench_quantize.py
 	NVFP4=$(CURDIR)/$(CLI) PYTHONPATH=$(CURDIR)/$(PY_SITE) $(PYTHON) python/bench/bench_verify.py
+
