@@ -55,6 +55,7 @@ bench-python: python-install
 
 ## wheel: build the nvfp4kit wheel (py3-none-linux_<arch>) into $(BUILD)/wheel; with auditwheel, its manylinux repair too
 # python -m build where the build package is installed, pip wheel otherwise
+# (the probe runs it: `import build` would find the build folder itself)
 # (both offline: --no-isolation, setuptools and wheel must be installed).
 # The wheel carries libnvfp4.so and the nvfp4 program, so it is tagged for
 # this platform (python/setup.py), never py3-none-any. auditwheel (pip install
@@ -65,7 +66,7 @@ bench-python: python-install
 WHEEL_DIR := $(BUILD)/wheel
 wheel: $(LIB_SO) $(CLI)
 	@rm -rf $(WHEEL_DIR) && mkdir -p $(WHEEL_DIR)
-	@if $(PYTHON) -c 'import build' 2>/dev/null; then \
+	@if $(PYTHON) -m build --version >/dev/null 2>&1; then \
 	    NVFP4KIT_BUILD=$(CURDIR)/$(BUILD) $(PYTHON) -m build --wheel --no-isolation --outdir $(WHEEL_DIR) python; \
 	else NVFP4KIT_BUILD=$(CURDIR)/$(BUILD) $(PYTHON) -m pip wheel --disable-pip-version-check \
 	    --no-build-isolation --no-deps --no-index -w $(WHEEL_DIR) ./python; fi > $(WHEEL_DIR)/build.log 2>&1 || \
