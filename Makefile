@@ -78,7 +78,7 @@ CLI      := $(BUILD)/bin/nvfp4
 SO_MAJOR := 0
 VERSION  := $(shell sed -n 's/.*NVFP4_VERSION_STRING "\(.*\)"/\1/p' include/nvfp4/common.h)
 
-.PHONY: all check check-long check-unit check-cli check-py sanitize install uninstall help clean \
+.PHONY: all check check-quick check-cli-smoke check-long check-unit check-cli check-py sanitize install uninstall help clean \
         determinism
 
 ## all: build libnvfp4 and libnvfp4_study (static and shared) and the nvfp4 command
@@ -137,27 +137,75 @@ $(BUILD)/tests/%: tests/%.c $(STUDY_A) $(LIB_A) $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ
 	$(CC) $(CFLAGS_ALL) $(ORACLE_DEF) -Itests -o $@ $< $(TEST_SUPPORT_OBJ) $(ORACLE_OBJ) $(STUDY_A) $(LIB_A) \
 	    $(CHECK_LIBS) $(ORACLE_LIBS) $(LDLIBS_ALL)
 
-## check: build everything and run the unit suites, CLI tests and Python checks
-check: check-unit check-cli check-py check-python
+## check: build everything and run the unit suites, CLI tests and Python checks; one summary line per group and a total
+# Every group runs even when an earlier one fails, so that the summary at the
+# end covers all of them; the exit status is 1 if any group failed.
+CHECK_GROUPS := check-unit check-cli check-py check-python
+check: all
+	@$(call run_check_groups,check,$(CHECK_GROUPS))
+
+## check-quick: the Check suites and the CLI smoke tests (about 2 1/2 minutes on 2 cores; `make check` runs everything)
+# The smoke tests are CLI tests of a second or two each (tests/cli/test_NAME.sh
+# for each NAME below): every codec, quantize/dequantize, the plots, the help
+# texts, verify's verdicts. The suite generation, the install, the mutant
+# and witness searches, the studies, the tour and the tutorial, the Python
+# checks are left to `make check`.
+CLI_SMOKE := cvt demo dequantize_partial explain explain_block gemm_check ggml_unpack help numbers plot quantize \
+    table verdict
+check-quick: all
+	@$(call run_check_groups,check-quick,check-unit check-cli-smoke)
+
+check-cli-smoke: all
+	@$(MAKE) --no-print-directory check-cli CLI_TESTS="$(CLI_SMOKE:%=tests/cli/test_%.sh)" CLI_GROUP="cli smoke tests"
+
+# $(call run_check_groups,NAME,GROUPS): runs each make target of GROUPS with
+# CHECK_SUMMARY_FILE set (passed down to nested makes), so that each appends
+# its one-line summary; then prints the summaries again and the total.
+run_check_groups = sum=$(CURDIR)/$(BUILD)/$(1)-summary.txt; rm -f "$$sum"; start=$$(date +%s); fail=0; \
+    for g in $(2); do $(MAKE) --no-print-directory $$g CHECK_SUMMARY_FILE="$$sum" || fail=1; done; \
+    echo "== $(1) summary"; cat "$$sum" 2>/dev/null; \
+    t=$$(( $$(date +%s) - start )); \
+    echo "$(1): $$([ $$fail = 0 ] && echo passed || echo FAILED), $$(printf '%dm%02ds' $$((t / 60)) $$((t % 60))) in all"; \
+    test $$fail = 0
+
+# $(call check_summary,GROUP): the group's one-line summary from the shell
+# variables pass, fail and start (date +%s), printed and appended to
+# CHECK_SUMMARY_FILE when set; then the group's exit status.
+check_summary = t=$$(( $$(date +%s) - start )); \
+    line="$(1): $$pass passed, $$fail failed, $$(printf '%dm%02ds' $$((t / 60)) $$((t % 60)))"; \
+    echo "$$line"; if [ -n "$(CHECK_SUMMARY_FILE)" ]; then echo "$$line" >> "$(CHECK_SUMMARY_FILE)"; fi; \
+    test $$fail = 0
 
 ## check-unit: run the Check suites (tests/check_*.c)
 check-unit: all $(CHECK_BIN)
-	@fail=0; for t in $(CHECK_BIN); do \
-	    echo "== $$t"; NVFP4_BIN=$(CURDIR)/$(CLI) $$t || fail=1; done; \
-	    test $$fail = 0
+	@start=$$(date +%s); pass=0; fail=0; for t in $(CHECK_BIN); do \
+	    echo "== $$t"; if NVFP4_BIN=$(CURDIR)/$(CLI) $$t; then pass=$$((pass+1)); \
+	    else fail=$$((fail+1)); echo "FAIL $$t"; fi; done; \
+	    $(call check_summary,check suites)
 
+CLI_GROUP ?= cli tests
 ## check-cli: run the command-line tests (tests/cli/test_*.sh, incl. the install test) against build/bin/nvfp4
 check-cli: all
-	@pass=0; fail=0; for t in $(CLI_TESTS); do \
+	@start=$$(date +%s); pass=0; fail=0; for t in $(CLI_TESTS); do \
 	    if NVFP4=$(CURDIR)/$(CLI) bash $$t; then pass=$$((pass+1)); echo "PASS $$t"; \
 	    else fail=$$((fail+1)); echo "FAIL $$t"; fi; done; \
-	    echo "cli: $$pass passed, $$fail failed"; test $$fail = 0
+	    $(call check_summary,$(CLI_GROUP))
 
 ## check-py: run the Python cross-checks in tests/py (skipped if numpy is missing)
+# The summary comes from unittest's last lines: "Ran N tests", then "OK" or
+# "FAILED (failures=F, errors=E)"; skipped tests count as passed, as there.
 check-py: $(CLI)
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then \
-	    NVFP4=$(CURDIR)/$(CLI) $(PYTHON) -m unittest discover -s tests/py -p 'test_*.py' -v; \
-	else echo "check-py: skipped (python3 with numpy not found; run: pip install -r tests/py/requirements.txt)"; fi
+	    start=$$(date +%s); log=$(CURDIR)/$(BUILD)/check-py.log; \
+	    { NVFP4=$(CURDIR)/$(CLI) $(PYTHON) -m unittest discover -s tests/py -p 'test_*.py' -v; \
+	      echo $$? > "$$log.rc"; } 2>&1 | tee "$$log"; \
+	    rc=$$(cat "$$log.rc"); n=$$(sed -n 's/^Ran \([0-9]*\) tests* in .*/\1/p' "$$log" | tail -n 1); \
+	    fail=$$(tail -n 3 "$$log" | grep -oE '(failures|errors|unexpected successes)=[0-9]+' | \
+	        awk -F= '{ s += $$2 } END { print s + 0 }'); \
+	    pass=$$(( $${n:-0} - fail )); if [ $$rc != 0 ] && [ $$fail = 0 ]; then fail=1; fi; \
+	    $(call check_summary,python cross-checks); \
+	else line="python cross-checks: skipped (python3 with numpy not found; run: pip install -r tests/py/requirements.txt)"; \
+	    echo "check-py: $$line"; if [ -n "$(CHECK_SUMMARY_FILE)" ]; then echo "$$line" >> "$(CHECK_SUMMARY_FILE)"; fi; fi
 
 ## check-long: run the exhaustive suites (all 2^32 fp32 inputs per encoder; tens of minutes)
 check-long: all $(LONG_BIN)

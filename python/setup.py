@@ -12,8 +12,13 @@ import os
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
+
+try:  # setuptools >= 70.1 carries bdist_wheel; before, the wheel package did
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
+    from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -41,4 +46,27 @@ class BuildWithMake(build_py):
         os.chmod(os.path.join(native, "nvfp4"), 0o755)
 
 
-setup(cmdclass={"build_py": BuildWithMake})
+class BinaryDistribution(Distribution):
+    """Binary (the library and the program built by make): the files go to
+    platlib, the root of the wheel, as for an extension module."""
+
+    def has_ext_modules(self):
+        return True
+
+
+class PlatformWheel(bdist_wheel):
+    """The wheel carries an x86-64 (or aarch64) shared library and program, so
+    it is tagged for the platform it was built on (py3-none-linux_x86_64; `make
+    wheel` then lets auditwheel turn that into manylinux where it can), never
+    py3-none-any. The Python side is plain ctypes: any Python 3, no ABI tag."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        self.root_is_pure = False
+
+    def get_tag(self):
+        _, _, plat = super().get_tag()
+        return "py3", "none", plat
+
+
+setup(distclass=BinaryDistribution, cmdclass={"build_py": BuildWithMake, "bdist_wheel": PlatformWheel})

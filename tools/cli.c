@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_fail(const char *cmd, const char *fmt, ...)
 {
@@ -18,6 +19,41 @@ int cli_fail(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return NVFP4_EXIT_USAGE;
+}
+
+void cli_say_wrote(const char *cmd, const char *path)
+{
+    fprintf(stderr, "nvfp4 %s: wrote %s\n", cmd, path);
+}
+
+/* -1 not decided yet, then 0 or 1 */
+static int progress_on = -1;
+static bool progress_drawn;
+
+static bool progress_wanted(void)
+{
+    if (progress_on < 0) {
+        const char *e = getenv("NVFP4_PROGRESS");
+        progress_on = e && *e ? strcmp(e, "0") != 0 : isatty(STDERR_FILENO);
+    }
+    return progress_on;
+}
+
+void cli_progress(const char *cmd, size_t done, size_t total, const char *what)
+{
+    if (!progress_wanted()) return;
+    /* \r and erase-to-end-of-line: one line, redrawn */
+    fprintf(stderr, "\rnvfp4 %s: [%zu/%zu] %s\033[K", cmd, done, total, what ? what : "");
+    fflush(stderr);
+    progress_drawn = true;
+}
+
+void cli_progress_end(void)
+{
+    if (!progress_drawn) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    progress_drawn = false;
 }
 
 bool cli_wants_help(int argc, char **argv)

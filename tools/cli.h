@@ -33,6 +33,18 @@ int cli_fail(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
+/* Prints "nvfp4 NAME: wrote PATH" to stderr: every command that writes a
+ * file says which, once it is in place. */
+void cli_say_wrote(const char *cmd, const char *path);
+
+/* Progress of a long command ("nvfp4 NAME: [done/total] what") on one
+ * stderr line, redrawn in place, only when stderr is a terminal: in pipes,
+ * logs and tests the output stays byte for byte what it was without it.
+ * cli_progress_end clears the line. NVFP4_PROGRESS=1 forces it on, =0 off
+ * (tests/cli/test_progress.sh). */
+void cli_progress(const char *cmd, size_t done, size_t total, const char *what);
+void cli_progress_end(void);
+
 /* True if argv holds -h or --help. */
 bool cli_wants_help(int argc, char **argv);
 

@@ -85,8 +85,8 @@ static int figure_e2m1(const char *cmd, const char *file)
     fprintf(gp,
             "set object rect from 6,%g to 7.6,%g fc rgb '%s' fs solid 1.0 noborder behind\n"
             "set object rect from -7.6,%g to -6,%g fc rgb '%s' fs solid 1.0 noborder behind\n"
-            "set label \"saturation:\\n|x| > 6 gives 6\\n(no Inf in E2M1;\\nNaN gives +6)\" at 6.8,0.42 center font 'Sans,9'\n"
-            "set label \"saturation:\\n|x| > 6 gives -6\" at -6.8,0.42 center font 'Sans,9'\n",
+            "set label \"saturation:\\nx > 6 gives 6\\n(no Inf in E2M1;\\nNaN gives +6)\" at 6.8,0.42 center font 'Sans,9'\n"
+            "set label \"saturation:\\nx < -6 gives -6\" at -6.8,0.42 center font 'Sans,9'\n",
             -1.4 * h, 1.4 * h, COL_SAT, -1.4 * h, 1.4 * h, COL_SAT);
     fprintf(gp,
             "set title \"E2M1 (FP4), round to nearest even: the 15 values (codes below them), the interval of inputs that "
@@ -369,8 +369,8 @@ int cli_figure_block(const char *cmd, const char *file, const nvfp4_trace_block 
                 "'' using ($1 == %zu ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb '%s' title 'block amax'\n",
             t->block_len, amax_i, COL_POINT, amax_i, COL_TIE);
     /* 2: scaled values on the E2M1 grid */
-    fprintf(gp, "set title \"2. scaled y = x * factor on the E2M1 grid (lines): the arrow goes to the value the code "
-                "stands for\"\nset ylabel 'y'\nset yrange [-6.8:6.8]\nunset grid\n"
+    fprintf(gp, "set title \"2. scaled y = x * factor (circle) on the E2M1 grid (lines): the arrow goes to the value "
+                "the code stands for (dot)\"\nset ylabel 'y'\nset yrange [-6.8:6.8]\nunset grid\n"
                 "set ytics ('-6' -6, '-4' -4, '-3' -3, '-2' -2, '' -1.5, '-1' -1, '' -0.5, '0' 0, '' 0.5, '1' 1, "
                 "'' 1.5, '2' 2, '3' 3, '4' 4, '6' 6)\n");
     static const double grid[] = {0.5, 1, 1.5, 2, 3, 4, 6};
@@ -379,11 +379,15 @@ int cli_figure_block(const char *cmd, const char *file, const nvfp4_trace_block 
             fprintf(gp, "set arrow from graph 0, first %g to graph 1, first %g nohead lc rgb '#bbbbbb' lw 1 back\n",
                     s * grid[k], s * grid[k]);
     fprintf(gp, "set arrow from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#888888' lw 1 back\n");
-    fprintf(gp, "plot 'block.dat' using 1:3 with points pt 6 ps 1.6 lw 2 lc rgb '#6aa84f' title 'y (scaled input)', "
-                "'' using 1:3:(0):($5-$3) with vectors head size 0.08,25 lw 1.5 lc rgb '#444444' notitle, "
-                "'' using 1:5 with points pt 7 ps 1.3 lc rgb '%s' title 'E2M1 value of the code', "
-                "'' using ($1+0.28):5:8 with labels font 'Sans,8' tc rgb '#333333' notitle\n",
-            COL_POINT);
+    /* y left of the element, the code's value right of it, the arrow between
+     * them drawn last: on top of both points, visible even where y is
+     * already on the grid (a flat arrow). */
+    fprintf(gp, "plot 'block.dat' using ($1-0.2):3 with points pt 6 ps 1.6 lw 2 lc rgb '#6aa84f' title 'y (scaled input)', "
+                "'' using ($1+0.2):5 with points pt 7 ps 1.3 lc rgb '%s' title 'E2M1 value of the code', "
+                "'' using ($1+0.34):5:8 with labels left font 'Sans,8' tc rgb '#333333' notitle, "
+                "'' using ($1-0.2):3:(0.4):($5-$3) with vectors head filled size 0.12,20 lw 1.5 lc rgb '%s' "
+                "title 'rounding y -> the code'\n",
+            COL_POINT, "#444444");
     fprintf(gp, "unset arrow\nset yrange [*:*]\nset ytics auto\nset grid ytics lc rgb '#dddddd'\n");
     /* 3: dequantized values and errors */
     fprintf(gp, "set title \"3. dequantized = value * D (D = %s) against x; red: the error dequant - x (max |error| %s, "

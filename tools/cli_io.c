@@ -142,6 +142,7 @@ int cli_write_set(const char *cmd, const char *path, const char *format, const n
         return cli_fail(cmd, "bad --format '%s' (safetensors, npy or bin)", format);
     nvfp4_error err;
     if (nvfp4_tset_write(path, s, f, &err)) return cli_fail_err(cmd, &err);
+    cli_say_wrote(cmd, path);
     return 0;
 }
 

@@ -155,5 +155,6 @@ int cli_plot_finish(const char *cmd, cli_plot *p)
     }
     p->png_tmp[0] = '\0';
     cli_plot_abort(p);
+    cli_say_wrote(cmd, p->target);
     return 0;
 }

@@ -411,7 +411,9 @@ static void usage(FILE *f)
             "where the memcpy rate is (bytes read + bytes written) / time of a parallel memcpy of the input,\n"
             "measured again right before each kernel (the memcpy column; the header gives their median).\n"
             "busy = CPU time / (wall time x threads) of the reported run: well below 100%% means other\n"
-            "processes shared the cores and the figures understate the kernels.\n");
+            "processes shared the cores and the figures understate the kernels.\n"
+            "The default run takes about 2 minutes on 2 cores; when stderr is a terminal it shows which\n"
+            "kernel is being timed (NVFP4_PROGRESS=0 or 1 overrides).\n");
 }
 
 /* Marks the kernels named in a comma-separated list; false (with the
@@ -552,8 +554,12 @@ static int run(int argc, char **argv)
     long huge_kib = anon_hugepages_kib(); /* the buffers are all this process's large allocations */
     double buf_mib = (double)c.n * (4.0 + 2.0 + 4.0 + 2 * CODES) / 1048576.0;
     double clock_start = effective_clock_ghz();
+    /* progress (a terminal only): the kernels, then their scalar baselines */
+    size_t nsteps = 0, step = 0;
+    for (size_t i = 0; i < nk; i++) nsteps += sel[i] ? (scalar_baseline ? 2u : 1u) : 0u;
     for (size_t i = 0; i < nk; i++) {
         if (!sel[i]) continue;
+        cli_progress(CMD, step++, nsteps, kernels[i].name);
         double mb;
         double t_memcpy = best_time(&memcpy_row, false, &c, (int)repeat, &mb);
         mc[i] = 2.0 * (double)c.n * 4.0 / t_memcpy; /* bytes read + written per second */
@@ -578,7 +584,12 @@ static int run(int argc, char **argv)
         nvfp4_simd_set(NVFP4_SIMD_SCALAR, NULL);
         omp_set_num_threads(1);
         for (size_t i = 0; i < nk; i++)
-            if (sel[i]) ts[i] = best_time(&kernels[i], true, &s, 1, NULL);
+            if (sel[i]) {
+                char what[96];
+                snprintf(what, sizeof what, "%s, scalar 1-thread baseline", kernels[i].name);
+                cli_progress(CMD, step++, nsteps, what);
+                ts[i] = best_time(&kernels[i], true, &s, 1, NULL);
+            }
         sn = s.n;
         nvfp4_simd_set(active, NULL);
         omp_set_num_threads(nthreads);
@@ -587,6 +598,7 @@ static int run(int argc, char **argv)
         teardown(&c);
     }
 
+    cli_progress_end();
     if (json) {
         printf("{\"variant\": \"%s\", \"threads\": %d, \"elements\": %zu, \"input_mib\": %.1f, \"data\": \"%s\", "
                "\"memcpy_gbps\": %.3f, \"memcpy_gbps_min\": %.3f, \"memcpy_gbps_max\": %.3f, \"memcpy_busy\": %.3f, "

@@ -11,7 +11,7 @@
 #include "nvfp4/ggml.h"
 
 static const char usage[] =
-    "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise]\n"
+    "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise] [--columnwise-only|--also-columnwise]\n"
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
@@ -19,7 +19,7 @@ static const char usage[] =
     "\n"
     "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
     "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"
-    "data_t, scale_t, scale_t_swizzled... for --columnwise (the transposed tensor).\n"
+    "data_t, scale_t, scale_t_swizzled... for the columnwise output (the transposed tensor).\n"
     "\n"
     "IN   FILE.npy ('<f4', or '<u2' holding bf16 bits), FILE.safetensors[:NAME] or a\n"
     "     folder with meta.json (the only tensor, or 'x', unless :NAME), or a raw\n"
@@ -27,7 +27,12 @@ static const char usage[] =
     "OUT  *.safetensors -> one safetensors file; otherwise a folder of .npy files plus\n"
     "     meta.json (--format bin: raw .bin files plus meta.json).\n"
     "\n"
-    "  --rowwise, --columnwise   outputs to compute (default: rowwise only)\n"
+    "  --columnwise-only         the columnwise output only\n"
+    "  --also-columnwise         the rowwise and the columnwise output (the C API's\n"
+    "                            o.columnwise = true, whose rowwise is on by default)\n"
+    "  --rowwise, --columnwise   the outputs to compute, as a set (default: rowwise only):\n"
+    "                            --columnwise alone is --columnwise-only, with --rowwise\n"
+    "                            it is --also-columnwise\n"
     "  --block B                 block shape (default: the recipe's)\n"
     "  --round rn|sr             rounding of the elements (default rn)\n"
     "  --seed S --offset O       Philox seed and offset for sr (docs/semantics.md: SR bit contract)\n"
@@ -44,11 +49,12 @@ static const char usage[] =
     "Exit: 0 written, 2 usage or input error.\n";
 
 enum { OPT_RECIPE = 256, OPT_ROW, OPT_COL, OPT_BLOCK, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_RHT, OPT_SIGNS,
-       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE, OPT_GGML };
+       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"recipe", required_argument, NULL, OPT_RECIPE},
     {"rowwise", no_argument, NULL, OPT_ROW},    {"columnwise", no_argument, NULL, OPT_COL},
+    {"columnwise-only", no_argument, NULL, OPT_COL_ONLY}, {"also-columnwise", no_argument, NULL, OPT_ALSO_COL},
     {"block", required_argument, NULL, OPT_BLOCK}, {"round", required_argument, NULL, OPT_ROUND},
     {"seed", required_argument, NULL, OPT_SEED}, {"offset", required_argument, NULL, OPT_OFFSET},
     {"rht", no_argument, NULL, OPT_RHT},        {"rht-signs", required_argument, NULL, OPT_SIGNS},
@@ -107,7 +113,10 @@ static int write_outputs(const char *cmd, const char *out, const char *format, c
         return rc;
     }
     nvfp4_error err;
-    if (!nvfp4_file_txn_commit(&t, &err)) return 0;
+    if (!nvfp4_file_txn_commit(&t, &err)) {
+        cli_say_wrote(cmd, ggml_out);
+        return 0;
+    }
     struct stat st;
     if (lstat(out, &st) == 0 && S_ISREG(st.st_mode) && unlink(out) == 0) return cli_fail_err(cmd, &err);
     return cli_fail(cmd, "%s (the bundle %s was written)", err.message, out);
@@ -134,6 +143,7 @@ static int run(int argc, char **argv)
     nvfp4_quant_opts_init(&o);
     o.rowwise = false;
     const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL, *ggml_out = NULL;
+    bool col_only = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -146,6 +156,8 @@ static int run(int argc, char **argv)
             break;
         case OPT_ROW: o.rowwise = true; break;
         case OPT_COL: o.columnwise = true; break;
+        case OPT_COL_ONLY: o.columnwise = col_only = true; break;
+        case OPT_ALSO_COL: o.rowwise = o.columnwise = true; break;
         case OPT_BLOCK:
             if (!nvfp4_block_parse(optarg, &o.block)) return cli_fail(cmd, "bad --block '%s' (1x16, 16x16 or 1x32)", optarg);
             break;
@@ -175,8 +187,10 @@ static int run(int argc, char **argv)
     }
     if (optind != argc - 1) return cli_fail(cmd, "expected one input file (see --help)");
     if (!out) return cli_fail(cmd, "missing -o OUT");
+    if (col_only && o.rowwise) return cli_fail(cmd, "--columnwise-only excludes --rowwise and --also-columnwise");
     if (!o.rowwise && !o.columnwise) o.rowwise = true;
-    if (o.rht && !o.columnwise) return cli_fail(cmd, "--rht applies to the columnwise output: add --columnwise");
+    if (o.rht && !o.columnwise)
+        return cli_fail(cmd, "--rht applies to the columnwise output: add --columnwise-only or --also-columnwise");
     if (ggml_out && !ggml_layout_fits(&o))
         return cli_fail(cmd, "--ggml-out takes a recipe with E2M1 codes, 1x16 E4M3 scales and no global scale (ggml, torchao-1level)");
     if (ggml_out && !o.rowwise) return cli_fail(cmd, "--ggml-out writes the rowwise output: add --rowwise");

@@ -564,6 +564,7 @@ static int write_junit(const char *path, const vsuite *s, size_t failures, size_
     puts_(&x, "  </testsuite>\n</testsuites>\n");
     nvfp4_error err;
     int rc = nvfp4_file_write_atomic(path, x.b, x.n, &err) ? cli_fail(CMD, "%s", err.message) : 0;
+    if (!rc) cli_say_wrote(CMD, path);
     free(x.b);
     return rc;
 }
@@ -687,6 +688,7 @@ int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_op
     vo.max_errors = vo.max_errors < 3 ? vo.max_errors : 3;
     for (size_t i = 0; i < s.n; i++) {
         vcase *c = &s.c[i];
+        cli_progress(CMD, i, s.n, c->name);
         c->actual = find_actual(outs, c, s.dir);
         if (!c->actual) {
             c->verdict = -1;
@@ -716,6 +718,7 @@ int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_op
             c->outputs = NULL;
         }
     }
+    cli_progress_end();
     tally_sort(&t);
     if (tap) print_tap(&s, &t, require_all);
     else if (json) print_json(&s, outs, &t, count);

@@ -58,7 +58,10 @@ typedef struct {
                                     rowwise, offset+1 columnwise; 1x32 blocks use offset and
                                     offset+1 for their halves (offset+2, +3 columnwise) with
                                     b = row * pcols/32 + col/32 (docs/semantics.md) */
-    bool rowwise, columnwise;    /* both false means rowwise only */
+    bool rowwise, columnwise;    /* the outputs; both false means rowwise only. rowwise is true by
+                                    default, so columnwise = true ADDS the columnwise output
+                                    (`nvfp4 quantize --also-columnwise`); columnwise only needs
+                                    rowwise = false too (`--columnwise-only`) */
     bool rht;                    /* RHT-16 on the columnwise output */
     nvfp4_rht_signs rht_signs;
     uint64_t rht_sign_seed;

@@ -528,6 +528,19 @@ static void value_range(const st_table *t, bool gap, double *lo, double *hi, boo
     }
 }
 
+/* The most seeds any arm has: a title promises an interval over seeds only
+ * where there are several. */
+static size_t most_seeds(const st_table *t)
+{
+    size_t most = 0;
+    for (size_t a = 0; a < t->narms; a++) {
+        size_t n = 0;
+        for (size_t i = 0; i < t->nfin; i++) n += t->fin[i].arm == a;
+        if (n > most) most = n;
+    }
+    return most;
+}
+
 /* paired.png: gap(arm) - gap(first arm) of the same seed against tokens,
  * mean and the 95% band of the per-seed paired difference */
 static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *has, const char *title,
@@ -539,11 +552,11 @@ static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *
     if (!n) return NVFP4_OK;
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'paired.png'\n"
-           "set title \"%s: gap(arm) - gap(%s) of the same seed\\n(mean over seeds; band: 95%% t interval of the "
-           "paired difference)\"\n"
+           "set title \"%s: gap(arm) - gap(%s) of the same seed\\n(%s)\"\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'paired gap difference (points of %%)'\nset key outside right\n"
            "set grid\nset xzeroaxis lt -1 lw 1.5\nplot ",
-           title, t->arms[0]);
+           title, t->arms[0],
+           most_seeds(t) > 1 ? "mean over seeds; band: 95% t interval of the paired difference" : "one seed: no interval");
     for (size_t a = 1; a < t->narms; a++) {
         if (!has[a]) continue;
         append(&s, &len,
@@ -562,6 +575,10 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
 {
     char *s = NULL;
     size_t len = 0;
+    char spread[64];
+    size_t nseeds = most_seeds(t);
+    if (nseeds > 1) snprintf(spread, sizeof spread, "mean, 95%% CI over %zu seeds", nseeds);
+    else snprintf(spread, sizeof spread, "one seed: no interval");
     double lo, hi;
     bool nonpos;
     /* gaps spanning decades (s1a, s6: up to 1e9 %) on a log axis, when all are positive */
@@ -569,10 +586,10 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     bool loggap = !nonpos && hi > 1000.0 * lo;
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
-           "set title '%s: relative eval-loss gap to the FP32 shadow (mean, 95%% CI over seeds)'\n"
+           "set title '%s: relative eval-loss gap to the FP32 shadow (%s)'\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
            "plot ",
-           title, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
+           title, spread, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len,
                "'gap_agg.dat' index %zu using 8:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "

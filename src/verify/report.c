@@ -838,7 +838,9 @@ nvfp4_status nvfp4_identify_report(const void *x, nvfp4_dtype dtype, size_t rows
         for (size_t i = 0; i < nmv; i++) cand[nvar + i] = (nvfp4_vcandidate){mv[i].name, mv[i].view.v, false, NULL};
         nvfp4_identify_rank(&av.v, cand, ncand, rep->ranking);
         nvfp4_strbuf tb = {0};
-        text_ranking(&tb, rep->ranking, ncand, nvar, nmv, top, colwise, rows, cols, &av.v);
+        /* the shape of the orientation, as verify prints it: a columnwise output is cols x rows */
+        text_ranking(&tb, rep->ranking, ncand, nvar, nmv, top, colwise, colwise ? cols : rows, colwise ? rows : cols,
+                     &av.v);
         json_t *j = (what & NVFP4_REPORT_JSON) ? json_ranking(rep->ranking, ncand, top, colwise) : NULL;
         chain_pick chain;
         memset(&chain, 0, sizeof chain);

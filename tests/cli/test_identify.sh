@@ -60,6 +60,13 @@ run_i "SR with another seed is not identified" 1 "not identified" $X --actual k_
 $NVFP4 quantize x.f32 --shape 32x64 --dtype f32 --columnwise -o col.safetensors >/dev/null
 $K col.safetensors k_col.safetensors --keep data_t,scale_t
 run_i "identifies a columnwise output" 0 "identified: the kernel implements te rn 1x16" $X --actual k_col.safetensors --columnwise
+# one shape convention (docs/verify.md): the orientation as stored, so the columnwise output of
+# this 32 x 64 input is 64 x 32 in identify's ranking and in verify's report of the same file
+run_i "identify gives the columnwise output's stored shape" 0 "of the columnwise output (64 x 32)," \
+    $X --actual k_col.safetensors --columnwise
+"$NVFP4" verify --expected col.safetensors --actual k_col.safetensors >out.txt 2>&1
+grep -q "^columnwise output (64 x 32, recipe te" out.txt && ok "verify gives the same shape, 64 x 32" ||
+    { bad "verify's shape of the columnwise output is not 64 x 32"; cat out.txt; }
 $K te.safetensors k_sw.safetensors --keep data,scale --bug swap-nibbles
 run_i "a catalogued bug is identified as its mutant" 0 "identified: the kernel implements te rn 1x16 [mutant layout-nibble-swap]" \
     $X --actual k_sw.safetensors

@@ -43,7 +43,7 @@ got=$(complete_words "$NVFP4" ver | tr '\n' ' ')
 got=$(complete_words "$NVFP4" help expl | tr '\n' ' ')
 [ "$got" = "explain explain-block " ] || fail "completion of 'help expl': $got"
 got=$(complete_words "$NVFP4" quantize --col | tr '\n' ' ')
-[ "$got" = "--columnwise " ] || fail "completion of 'quantize --col': $got"
+[ "$got" = "--columnwise --columnwise-only " ] || fail "completion of 'quantize --col': $got"
 got=$(complete_words "$NVFP4" quantize --recipe torch | tr '\n' ' ')
 grep -q "^torchao " <<<"$got" || fail "completion of '--recipe torch': $got"
 got=$(complete_words "$NVFP4" study run s3- | tr '\n' ' ')

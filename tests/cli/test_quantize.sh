@@ -119,6 +119,20 @@ head -c 100 a.safetensors > cut.safetensors
 expect_fail "cut.safetensors: truncated" $NVFP4 dequantize cut.safetensors -o out.npy
 expect_fail "x.bin: header length" $NVFP4 dequantize x.bin -o out.npy
 [ ! -e out.safetensors ] && [ ! -e out.npy ] && ! ls -a | grep -q '\.tmp-' && ok "no file left behind" || bad "file left behind"
+# the orientation options: --columnwise-only and --also-columnwise say which; the old spellings
+# keep their meaning (--columnwise alone: columnwise only; with --rowwise: both)
+names() { python3 -c 'import json, struct, sys; b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", b[:8])[0]; print(" ".join(sorted(k for k in json.loads(b[8:8 + n]) if k.startswith("data"))))' "$1"; }
+q2() { $NVFP4 quantize x.bin --shape 2x16 --dtype f32 --pad "$@"; }
+q2 --columnwise-only -o co.safetensors && q2 --columnwise -o c.safetensors &&
+    q2 --also-columnwise -o ac.safetensors && q2 --rowwise --columnwise -o rc.safetensors || bad "orientation options"
+[ "$(names co.safetensors)" = "data_t" ] && ok "--columnwise-only writes data_t only" || bad "--columnwise-only: $(names co.safetensors)"
+[ "$(names ac.safetensors)" = "data data_t" ] && ok "--also-columnwise writes data and data_t" ||
+    bad "--also-columnwise: $(names ac.safetensors)"
+cmp -s co.safetensors c.safetensors && ok "--columnwise alone = --columnwise-only" || bad "--columnwise alone differs"
+cmp -s ac.safetensors rc.safetensors && ok "--rowwise --columnwise = --also-columnwise" || bad "--rowwise --columnwise differs"
+expect_fail "--columnwise-only excludes --rowwise" q2 --columnwise-only --rowwise -o out.safetensors
+expect_fail "--columnwise-only excludes --rowwise" q2 --columnwise-only --also-columnwise -o out.safetensors
 # --help on each
 for c in quantize dequantize rht gemm golden; do
     $NVFP4 $c --help | grep -q "^usage: nvfp4 $c" && ok "$c --help" || bad "$c --help"

@@ -82,4 +82,13 @@ expect2 study plot "$T/does-not-exist"
 expect2 study merge --out "$T/m2"
 expect2 study merge --out "$T/m3" "$T/sh0" "$T/s6"
 "$NVFP4" study --help >/dev/null || die "study --help"
+# the plot titles promise an interval over seeds only where there are several:
+# s1a above ran 2 seeds; one seed says it draws no interval
+if [ $have_gp = 1 ]; then
+    grep -qF "(mean, 95% CI over 2 seeds)" "$T/s1a/gap.gp" || die "s1a's 2-seed gap title: $(grep title "$T/s1a/gap.gp")"
+    "$NVFP4" study run s1a --quick --seeds 1 --quiet --out "$T/one" >/dev/null 2>&1 || die "s1a --seeds 1"
+    grep -qF "(one seed: no interval)" "$T/one/gap.gp" || die "1-seed gap title: $(grep title "$T/one/gap.gp")"
+    grep -qF "(one seed: no interval)" "$T/one/paired.gp" || die "1-seed paired title: $(grep title "$T/one/paired.gp")"
+    grep -q "CI over\|t interval" "$T/one/gap.gp" "$T/one/paired.gp" && die "a 1-seed title promises an interval"
+fi
 exit $fail

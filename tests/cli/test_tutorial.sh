@@ -45,6 +45,13 @@ done
 grep -qx '2' "$T/out" || fail "the RN average of 1.8 is not printed as 2"
 sr=$(grep -E '^1\.7[0-9]*$|^1\.8[0-9]*$' "$T/out" | head -n 1)
 [ -n "$sr" ] || fail "no SR average near 1.8 in the output"
+# section 3: the 16x16 tile is shown on a row without the outlier, where it changes the scale
+grep -q '^tensor 64 x 128; block 2 of row 0 covers columns 32..47 of the 16-row tile$' "$T/out" ||
+    fail "the 16x16 example is not row 0, block 2"
+tile_amax=$(awk '/^tensor 64 x 128; block 2 of row 0 .*16-row tile$/ { t = 1 } t && /^block amax/ { print $3; exit }' "$T/out")
+[ "$tile_amax" = 30 ] || fail "row 0's 16x16 tile has block amax '$tile_amax', not the outlier's 30"
+grep -q -- '--tile 16x16' "$T/tutorial.sh" && ! grep -q -- '--row 3 .*--tile' "$T/tutorial.sh" ||
+    fail "the 16x16 example is on row 3, which holds the outlier either way"
 grep -q 'verify: exit 1 (mismatch)' "$T/out" || fail "verify of the SR kernel did not exit 1"
 grep -q 'identified: the kernel implements te sr 1x16' "$T/out" || fail "identify did not find te sr"
 # every picture the page embeds exists in docs/img
