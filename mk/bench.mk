@@ -21,9 +21,13 @@ bench-memory: $(CLI)
 # mutant chains on the reference path, whose library quantizations check_libpath and check_simd
 # compare with every SIMD variant in each variant's unit suites), and the suite generation
 # (test_golden, test_reference: check_reference reproduces every reference/ bundle from its x in
-# each variant).
+# each variant). The lab's CLI tests (test_study*: minutes of training runs) run once too: the
+# lab quantizes through the library calls whose bytes check_libpath and check_simd compare across
+# the variants, and check_study / check_gpt run in every variant. test_bench forces each variant
+# itself; test_progress checks what reaches a terminal.
 VARIANT_SKIP_CLI := cuda_build install help man numbers plot tutorial readme_tour wheel verdict golden_atomic robust_io robust_writers \
-    verify_suite_manifest mutants witness golden reference
+    verify_suite_manifest mutants witness golden reference study study_lab study_lab2 study_lab3 study_shadow \
+    study_target_ci study_tools study_reliab bench progress
 VARIANT_CLI_TESTS := $(filter-out $(VARIANT_SKIP_CLI:%=tests/cli/test_%.sh),$(CLI_TESTS))
 check-variants: all $(CHECK_BIN)
 	@fail=0; for v in $$($(CLI) bench --variants); do \
