@@ -461,6 +461,8 @@ nvfp4_status st_config_write(const st_config *sc, const char *dir, const char *n
     return st_file_commit(&sf, dir, name, err);
 }
 
+char *st_config_canonical(const st_config *sc) { return json_dumps(sc->root, JSON_COMPACT | JSON_SORT_KEYS); }
+
 static const char *const MODEL_PRESETS[] = {"mlp", "tinylm", "gpt", NULL};
 
 /* The job config of arm a (steps: the study's step count before the arm's
