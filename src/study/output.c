@@ -171,10 +171,13 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
     char path[4096], line[1024];
     memset(t, 0, sizeof *t);
     snprintf(path, sizeof path, "%s/runs.csv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return NVFP4_OK; /* no training runs in this study */
+    char *fbuf;
+    bool absent;
+    FILE *f = st_open_lab_file(path, &fbuf, &absent, err);
+    if (!f) return absent ? NVFP4_OK : NVFP4_EIO; /* absent: no training runs in this study */
     if (!st_read_line(f, line, sizeof line) || strcmp(line, ST_RUNS_HEADER) != 0) {
         fclose(f);
+        free(fbuf);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a study runs.csv (unexpected header)", path);
     }
     size_t lineno = 1;
@@ -220,6 +223,7 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             st_row *nr = realloc(t->rows, nc * sizeof *nr);
             if (!nr) {
                 fclose(f);
+                free(fbuf);
                 return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
             }
             t->rows = nr;
@@ -229,10 +233,12 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         continue;
     bad:
         fclose(f);
+        free(fbuf);
         st_table_free(t);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s:%zu: malformed row", path, lineno);
     }
     fclose(f);
+    free(fbuf);
     if (!build_finals(t)) {
         st_table_free(t);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
@@ -396,8 +402,10 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
     char path[4096], line[2048];
     *nlayers = 0;
     snprintf(path, sizeof path, "%s/layers.csv", dir);
-    FILE *in = fopen(path, "r");
-    if (!in) return NVFP4_OK;
+    char *fbuf;
+    bool absent;
+    FILE *in = st_open_lab_file(path, &fbuf, &absent, err);
+    if (!in) return absent ? NVFP4_OK : NVFP4_EIO;
     enum { ML = 64 };
     /* per arm and layer: sums and counts of SQNR F/D/W, Wgrad cosine, gnr;
      * each metric is averaged only over the steps where its GEMM was
@@ -405,6 +413,7 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
     double (*acc)[ML][10] = calloc(ST_MAX_ARMS, sizeof *acc);
     if (!acc) {
         fclose(in);
+        free(fbuf);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
     st_read_line(in, line, sizeof line);
@@ -438,6 +447,7 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         }
     }
     fclose(in);
+    free(fbuf);
     FILE *f = st_file_open(&sf, err);
     if (!f) {
         free(acc);
