@@ -45,11 +45,13 @@ nvfp4_status st_run_config_study(const nvfp4_study *s, const nvfp4_study_opts *o
         if (!sc) return NVFP4_EINVAL;
     }
     st_jobs js = {st_config_narms(sc), cfg_arm_name, cfg_arm_cfg, sc};
-    nvfp4_status st = st_run_jobs(s, o, log, &js, err);
     /* a study from a file leaves its config beside its results, so that
-     * `study plot` and `study merge` know its arms and findings without it */
+     * `study plot` and `study merge` know its arms and findings without it;
+     * written first, so that a run that fails later leaves it too */
     bool root = !o->dist || o->dist->size <= 1 || o->dist->rank == 0;
-    if (st == NVFP4_OK && sc == s->cfg && root) st = st_config_write(sc, o->out_dir, ST_CONFIG_FILE, err);
+    nvfp4_status st = NVFP4_OK;
+    if (sc == s->cfg && root) st = st_config_write(sc, o->out_dir, ST_CONFIG_FILE, err);
+    if (st == NVFP4_OK) st = st_run_jobs(s, o, log, &js, err);
     if (sc != s->cfg) st_config_free(sc);
     return st;
 }

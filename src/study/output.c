@@ -453,11 +453,13 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         free(acc);
         return NVFP4_ENOMEM;
     }
+    bool any = false;
     for (size_t a = 0; a < t->narms; a++) {
         fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
         for (size_t l = 0; l < *nlayers; l++) {
             double *q = acc[a][l];
             if (q[5] + q[6] + q[7] == 0) continue; /* an FP32 layer */
+            any = true;
 #define AVG(sum, cnt) ((cnt) > 0 ? (sum) / (cnt) : NAN)
             fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, AVG(q[0], q[5]), AVG(q[1], q[6]), AVG(q[2], q[7]),
                     AVG(q[3], q[8]), AVG(q[4], q[8]));
@@ -466,6 +468,7 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         fprintf(f, "\n\n");
     }
     free(acc);
+    if (!any) *nlayers = 0; /* every layer in high precision: no per-layer SQNR to plot */
     return st_file_commit(&sf, dir, "layers_agg.dat", err);
 }
 
