@@ -8,12 +8,15 @@
  * its descriptor (studies.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nvfp4/io.h"
@@ -473,17 +476,46 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
 }
 
 /* ---- gnuplot ------------------------------------------------------------------ */
+/* Runs `gnuplot name` inside dir without a shell (any character may appear
+ * in dir, a quote too), its stderr discarded. SIGINT, SIGTERM and SIGHUP
+ * wait while it draws (a second or so): a signal then ends the process
+ * after the figure is whole, and the atomic writer's handler removes its
+ * temporaries, so an interrupted plot leaves neither half a PNG nor a
+ * temporary file. */
+static bool run_gnuplot(const char *dir, const char *name)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 2);
+        if (chdir(dir) != 0) _exit(127);
+        execlp("gnuplot", "gnuplot", name, (char *)NULL);
+        _exit(127);
+    }
+    int status = -1;
+    bool ok = pid > 0;
+    while (ok && waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) ok = false;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
     st_file sf;
-    char cmd[8300];
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
     fputs(script, f);
     nvfp4_status s = st_file_commit(&sf, dir, name, err);
     if (s != NVFP4_OK) return s;
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>/dev/null", dir, name);
-    if (system(cmd) != 0) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
+    if (!run_gnuplot(dir, name)) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
     return NVFP4_OK;
 }
 

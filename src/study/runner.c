@@ -89,6 +89,21 @@ static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_stud
     return st;
 }
 
+bool st_shadow_diverged(const nvfp4_log_row *rows, size_t n, double factor)
+{
+    if (!n) return false;
+    const nvfp4_log_row *first = &rows[0], *last = &rows[n - 1];
+    double ref0 = first->ref_eval_loss > 0 ? first->ref_eval_loss : first->ref_loss;
+    return !isfinite(last->ref_loss) || !isfinite(last->ref_eval_loss) ||
+           (isfinite(ref0) && ref0 > 0 && (last->ref_loss > factor * ref0 || last->ref_eval_loss > factor * ref0));
+}
+
+static const char *diverged_note(bool quantized, bool shadow)
+{
+    if (!quantized && !shadow) return "";
+    return !shadow ? " DIVERGED" : !quantized ? " DIVERGED (the FP32 shadow)" : " DIVERGED (both models)";
+}
+
 /* One (arm, seed) job: its CSV rows and timing, produced in memory so jobs
  * can run concurrently and still be written in job order. */
 typedef struct {
@@ -266,8 +281,12 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
     }
     FILE *fr = open_memstream(&jo->runs, &jo->runs_len), *fl = open_memstream(&jo->layers, &jo->layers_len);
     size_t div_at = 0;
-    bool div = nvfp4_run_diverged(r, &div_at);
+    bool qdiv = nvfp4_run_diverged(r, &div_at), div = qdiv;
     size_t n = nvfp4_run_n_logs(r);
+    /* the FP32 shadow diverging (a config it cannot train on) counts too:
+     * its gap would otherwise be read as the quantized arm's */
+    bool refdiv = n && st_shadow_diverged(nvfp4_run_log(r, 0), n, c.diverge_factor);
+    div = div || refdiv;
     st_row *rows = calloc(n ? n : 1, sizeof *rows);
     double H = nvfp4_run_entropy_rate(r);
     if (!fr || !fl || !rows) {
@@ -294,13 +313,16 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
                            (json_int_t)done, "seconds", dt, "ms_per_step_quantized",
                            done ? 1e3 * qs / (double)done : 0.0, "ms_per_step_fp32",
                            done ? 1e3 * rs / (double)done : 0.0, "diverged", div);
+    if (jo->timing && div)
+        json_object_set_new(jo->timing, "diverged_model",
+                            json_string(qdiv && refdiv ? "both" : qdiv ? "quantized" : "fp32"));
     if (log && !o->quiet) {
         const nvfp4_log_row *last = n ? nvfp4_run_log(r, n - 1) : NULL;
         char line[512];
         int k = snprintf(line, sizeof line,
                          "[%s] %-14s seed %llu: %zu steps in %.1f s (%.2f ms/step quantized, %.2f fp32)%s", s->name,
                          arm, (unsigned long long)seed, done, dt, done ? 1e3 * qs / (double)done : 0.0,
-                         done ? 1e3 * rs / (double)done : 0.0, div ? " DIVERGED" : "");
+                         done ? 1e3 * rs / (double)done : 0.0, diverged_note(qdiv, refdiv));
         if (last && k > 0 && (size_t)k < sizeof line)
             snprintf(line + k, sizeof line - (size_t)k, ", eval %.5g vs fp32 %.5g (gap %+.2f%%)", last->eval_loss,
                      last->ref_eval_loss, 100.0 * (last->eval_loss - last->ref_eval_loss) / last->ref_eval_loss);

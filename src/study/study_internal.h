@@ -75,4 +75,8 @@ nvfp4_status st_run_fingerprinted(const nvfp4_study *s, const nvfp4_study_opts *
 int st_lock_dir(const char *dir, nvfp4_error *err);
 void st_unlock_dir(const char *dir, int fd);
 
+/* The FP32 shadow diverged by the logged rows (runner.c): its last losses
+ * are not finite or exceed factor times its first (the quantized model's
+ * rule, nvfp4_train_cfg.diverge_factor). rows must be contiguous. */
+bool st_shadow_diverged(const nvfp4_log_row *rows, size_t n, double factor);
 #endif
