@@ -1152,6 +1152,8 @@ nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
     for (size_t i = 0; i < n && ok; i++) ok = fread(b[i].p, 1, b[i].n, f) == b[i].n;
     size_t nl = 0, L = (*out)->q.nlin;
     ok = ok && fread(&nl, sizeof nl, 1, f) == 1 && nl <= (*out)->cfg.steps + 1;
+    long at = ok ? ftell(f) : -1; /* no more rows than the file holds, before allocating them */
+    ok = ok && at >= 0 && nl <= (body - (size_t)at) / (sizeof *(*out)->logs + L * sizeof *(*out)->diags);
     if (ok && nl) {
         nvfp4_run *r = *out;
         free(r->logs);
