@@ -166,20 +166,38 @@ static void resume_file(const char *out_dir, const char *name, char *buf, size_t
     snprintf(buf, n, "%s/.resume/%s", out_dir, name);
 }
 
-/* Removes what a run keeps in .resume (job-N.ckpt, job-N.done and the
- * fingerprint; nothing else) and the folder when that leaves it empty. */
+/* job-N.ckpt, job-N.done, fingerprint.json: the files a run keeps in .resume */
+static bool resume_file_name(const char *n)
+{
+    size_t j;
+    char ext[8], tail;
+    return !strcmp(n, FP_FILE) ||
+           (sscanf(n, "job-%zu.%7[a-z]%c", &j, ext, &tail) == 2 && (!strcmp(ext, "ckpt") || !strcmp(ext, "done")));
+}
+
+/* ... or the atomic writer's temporary of one (".NAME.tmp-XXXXXX") */
+static bool resume_entry(const char *d_name)
+{
+    if (d_name[0] != '.') return resume_file_name(d_name);
+    const char *t = strstr(d_name, ".tmp-");
+    char base[256];
+    size_t k = t ? (size_t)(t - (d_name + 1)) : sizeof base;
+    if (k >= sizeof base) return false;
+    memcpy(base, d_name + 1, k);
+    base[k] = 0;
+    return resume_file_name(base);
+}
+
+/* Removes what a run keeps in .resume (job-N.ckpt, job-N.done, the
+ * fingerprint, and the atomic writer's temporaries of these that a kill
+ * left; nothing else) and the folder when that leaves it empty. */
 void st_resume_clear(const char *out_dir)
 {
     char dir[4096], path[4400];
     snprintf(dir, sizeof dir, "%s/.resume", out_dir);
     DIR *d = opendir(dir);
     for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-        size_t j;
-        char ext[8], tail;
-        bool ours = !strcmp(e->d_name, FP_FILE) ||
-                    (sscanf(e->d_name, "job-%zu.%7[a-z]%c", &j, ext, &tail) == 2 &&
-                     (!strcmp(ext, "ckpt") || !strcmp(ext, "done")));
-        if (!ours) continue;
+        if (!resume_entry(e->d_name)) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         unlink(path);
     }

@@ -127,6 +127,11 @@ else
     "$NVFP4" study run s3-2d --steps 61 --seeds 2 --threads 1 --quiet --out "$T/rk" >/dev/null 2>"$T/err" \
         || die "a run without --resume over another run's .resume: $(cat "$T/err")"
 fi
+# a fresh run clears only what a run keeps in .resume (and a killed write's temporaries)
+mkdir -p "$T/cl/.resume"
+touch "$T/cl/.resume/job-1.ckpt" "$T/cl/.resume/.job-1.ckpt.tmp-abc123" "$T/cl/.resume/keep.txt" "$T/cl/.resume/job-1.ckptx"
+run s3-2d --steps 2 --quiet --out "$T/cl"
+[ "$(ls -A "$T/cl/.resume" | tr '\n' ' ')" = "job-1.ckptx keep.txt " ] || die ".resume after a fresh run: $(ls -A "$T/cl/.resume")"
 # a config file changed between the kill and --resume
 cfg 0.003 "$T/long.json"
 sed -i 's/"steps": 3/"steps": 400/' "$T/long.json"
