@@ -206,6 +206,11 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             v[k] = strtod(tok, &end);
             if (*end) goto bad;
         }
+        /* seed, step and tokens are counts, diverged a flag: anything else
+         * is a malformed row (and converting it would be undefined) */
+        for (int k = 0; k < 3; k++)
+            if (!(v[k] >= 0 && v[k] <= 9007199254740992.0 && v[k] == floor(v[k]))) goto bad;
+        if (v[11] != 0 && v[11] != 1) goto bad;
         r.arm = a;
         r.seed = (uint64_t)v[0];
         r.step = (size_t)v[1];
@@ -435,8 +440,8 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
             v[k] = strtod(tok, NULL);
         }
         if (k < 9) continue;
+        if (!(v[2] >= 0 && v[2] < ML)) continue; /* a layer index, or a malformed row */
         size_t l = (size_t)v[2];
-        if (l >= ML) continue;
         if (l + 1 > *nlayers) *nlayers = l + 1;
         for (int g = 0; g < 3; g++)
             if (v[3 + g] < 299) {

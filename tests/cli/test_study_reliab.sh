@@ -163,6 +163,10 @@ for f in runs.csv summary.json layers.csv; do
     rm "$T/pf/$f" && ln -s /dev/zero "$T/pf/$f"
     refused "$T/pf/$f: is a character device, not a regular file" study plot "$T/pf"
 done
+# a count out of range in runs.csv (found by fuzz_labdir: converting it was undefined)
+rm -rf "$T/pf" && cp -r "$T/sh0" "$T/pf"
+sed -i '2s/^\([^,]*\),[0-9]*,/\1,1e30,/' "$T/pf/runs.csv"
+refused "$T/pf/runs.csv:2: malformed row" study plot "$T/pf"
 rm -rf "$T/pf" && cp -r "$T/c0" "$T/pf" && rm "$T/pf/config.json" && mkfifo "$T/pf/config.json"
 refused "$T/pf/config.json: is a FIFO, not a regular file" study plot "$T/pf"
 mkfifo "$T/fifo.json"
