@@ -37,6 +37,18 @@ $(FUZZ_BUILD)/fuzz_files: tests/fuzz/fuzz_files.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -o $@ $(PKG_LIBS) $(BLAS_LIBS) -lm
 
+# The lab's files (study configs, run checkpoints, output folders) are
+# read by libnvfp4_study: these targets link it too, with its generated
+# headers (the study list, the shipped configs).
+FUZZ_STUDY_OBJ := $(STUDY_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LAB       := labconfig checkpoint labdir
+$(FUZZ_STUDY_OBJ): FUZZ_FLAGS += -I$(BUILD)/gen
+$(FUZZ_STUDY_OBJ): | $(BUILD)/gen/study_list.h $(BUILD)/gen/study_configs.h
+$(FUZZ_LAB:%=$(FUZZ_BUILD)/fuzz_%): $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJ) $(FUZZ_STUDY_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -I$(BUILD)/gen -fsanitize=fuzzer $< $(FUZZ_STUDY_OBJ) $(FUZZ_LIB_OBJ) -o $@ \
+	    $(PKG_LIBS) $(BLAS_LIBS) -fopenmp -lm
+
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_IO_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_IO_OBJ) -o $@ $(PKG_LIBS) -lm

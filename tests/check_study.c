@@ -6,9 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nvfp4.h"
+#include "nvfp4/io.h"
 #include "nvfp4/study.h"
 #include "study/studies.h"
 #include "study/study_internal.h"
@@ -751,6 +753,71 @@ START_TEST(schedules)
 }
 END_TEST
 
+/* A checkpoint with one byte flipped anywhere (magic, config, state, logs,
+ * checksum line) is refused with EFORMAT and no run; a FIFO in its place is
+ * refused at once (EIO), not waited on. */
+START_TEST(checkpoint_byte_flips_refused)
+{
+    nvfp4_train_cfg c;
+    small_cfg(&c, true);
+    nvfp4_run *r, *l;
+    ck_assert_int_eq(nvfp4_run_create(&c, &r, NULL), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_advance(r, 5, NULL), NVFP4_OK);
+    char path[512];
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/check_study_flip.%ld.bin", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
+    uint8_t *buf;
+    size_t len;
+    ck_assert_int_eq(nvfp4_file_read_all(path, (size_t)1 << 30, &buf, &len, &err), NVFP4_OK);
+    ck_assert_uint_gt(len, 8 + sizeof c + 65);
+    const size_t offs[] = {0, 7, 8, 8 + sizeof c / 2, 8 + sizeof c + 3, len / 2, len - 66, len - 65, len - 2, len - 1};
+    for (size_t k = 0; k < sizeof offs / sizeof *offs; k++) {
+        buf[offs[k]] ^= 0x04;
+        ck_assert_int_eq(nvfp4_file_write_atomic(path, buf, len, &err), NVFP4_OK);
+        l = (nvfp4_run *)&err;
+        ck_assert_msg(nvfp4_run_load(path, &l, &err) == NVFP4_EFORMAT, "flip at %zu of %zu loaded", offs[k], len);
+        ck_assert_ptr_null(l);
+        buf[offs[k]] ^= 0x04;
+    }
+    ck_assert_int_eq(nvfp4_file_write_atomic(path, buf, len, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_load(path, &l, &err), NVFP4_OK);
+    nvfp4_run_free(l);
+    remove(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(nvfp4_run_load(path, &l, &err), NVFP4_EIO);
+    ck_assert_ptr_null(l);
+    ck_assert_ptr_nonnull(strstr(err.message, "FIFO"));
+    remove(path);
+    free(buf);
+    nvfp4_run_free(r);
+}
+END_TEST
+
+/* The FP32 shadow's divergence rule (runner.c): non-finite last losses, or
+ * past diverge_factor times its first eval loss. */
+START_TEST(shadow_divergence_rule)
+{
+    nvfp4_log_row rows[3];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 3; i++) rows[i].ref_loss = rows[i].ref_eval_loss = 2.0;
+    ck_assert(!st_shadow_diverged(rows, 3, 10.0));
+    ck_assert(!st_shadow_diverged(rows, 0, 10.0));
+    rows[2].ref_eval_loss = NAN;
+    ck_assert(st_shadow_diverged(rows, 3, 10.0));
+    rows[2].ref_eval_loss = 2.0;
+    rows[2].ref_loss = INFINITY;
+    ck_assert(st_shadow_diverged(rows, 3, 10.0));
+    rows[2].ref_loss = 20.5; /* just past 10 x 2.0 */
+    ck_assert(st_shadow_diverged(rows, 3, 10.0));
+    rows[2].ref_loss = 19.5;
+    ck_assert(!st_shadow_diverged(rows, 3, 10.0));
+    rows[1].ref_eval_loss = NAN; /* a middle row does not decide: the last one does */
+    ck_assert(!st_shadow_diverged(rows, 3, 10.0));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("study");
@@ -778,6 +845,8 @@ static Suite *suite(void)
     tcase_add_test(t, training_reduces_loss);
     tcase_add_test(t, fork_and_checkpoint_resume_bitwise);
     tcase_add_test(t, divergence_is_reported);
+    tcase_add_test(t, checkpoint_byte_flips_refused);
+    tcase_add_test(t, shadow_divergence_rule);
     tcase_add_test(t, schedules);
     tcase_add_test(t, paper_bf16_blocks_rule);
     tcase_add_test(t, bf16_blocks_config);

@@ -530,6 +530,8 @@ nvfp4_status st_config_write(const st_config *sc, const char *dir, const char *n
     return st_file_commit(&sf, dir, name, err);
 }
 
+char *st_config_canonical(const st_config *sc) { return json_dumps(sc->root, JSON_COMPACT | JSON_SORT_KEYS); }
+
 static const char *const MODEL_PRESETS[] = {"mlp", "tinylm", "gpt", NULL};
 
 /* The job config of arm a (steps: the study's step count before the arm's
@@ -604,6 +606,85 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
         return fail(c, "$.train.accum_steps", "gradient accumulation needs the GPT (\"model\": {\"preset\": \"gpt\"})");
     return true;
 }
+
+/* ---- values that cannot train ------------------------------------------------- */
+/* The JSON path of where the job config of arm a took section.key from: the
+ * arm, the quick preset, the study, or else the model preset's default. */
+static void key_path(const st_config *sc, size_t a, bool quick, const char *sect, const char *key, char *out,
+                     size_t n)
+{
+    json_t *root = sc->root, *arm = json_array_get(json_object_get(root, "arms"), a);
+    const char *preset = json_string_value(json_object_get(json_object_get(root, "model"), "preset"));
+    if (json_object_get(json_object_get(arm, sect), key))
+        snprintf(out, n, "$.arms[%zu].%s.%s", a, sect, key);
+    else if (quick && json_object_get(json_object_get(json_object_get(root, "quick"), sect), key))
+        snprintf(out, n, "$.quick.%s.%s", sect, key);
+    else if (json_object_get(json_object_get(root, sect), key))
+        snprintf(out, n, "$.%s.%s", sect, key);
+    else
+        snprintf(out, n, "$.%s.%s (the \"%s\" preset's value%s)", sect, key, preset ? preset : "?",
+                 quick ? ", --quick" : "");
+}
+
+#define BAD(sect, key, ...)                                                                                           \
+    do {                                                                                                               \
+        key_path(sc, a, quick, sect, key, p, sizeof p);                                                                \
+        return fail(c, p, __VA_ARGS__);                                                                                \
+    } while (0)
+
+static bool trainable_model(ctx *c, const st_config *sc, size_t a, bool quick, const nvfp4_train_cfg *t)
+{
+    const nvfp4_model_cfg *m = &t->model;
+    char p[400];
+    if (!m->d_model) BAD("model", "d_model", "must be > 0 (a model of width 0 cannot train)");
+    if (m->arch == NVFP4_ARCH_GPT) {
+        struct {
+            const char *k;
+            size_t v;
+        } need[] = {{"vocab", m->vocab},      {"seq_len", m->seq_len}, {"n_heads", m->n_heads},
+                    {"d_hidden", m->d_hidden}, {"n_blocks", m->n_blocks}};
+        for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+            if (!need[i].v) BAD("model", need[i].k, "must be > 0 in a GPT");
+        if (m->d_model % m->n_heads) BAD("model", "n_heads", "%zu does not divide d_model %zu", m->n_heads, m->d_model);
+        if (m->n_blocks > 15) BAD("model", "n_blocks", "a GPT has at most 15 blocks, got %zu", m->n_blocks);
+        if (t->data == NVFP4_DATA_FORTUNES && m->vocab != 256)
+            BAD("model", "vocab", "the fortunes text is byte tokens: vocab must be 256, got %zu", m->vocab);
+        if (t->data == NVFP4_DATA_MARKOV && (m->vocab < 2 || m->vocab > 64))
+            BAD("model", "vocab", "Markov data needs vocab 2..64 (its table has vocab^3 entries), got %zu", m->vocab);
+        return true;
+    }
+    if (!m->d_out) BAD("model", "d_out", "must be > 0");
+    if (m->vocab) {
+        if (m->vocab < 2 || m->vocab > 256) BAD("model", "vocab", "expected 2..256 (0: no language model), got %zu", m->vocab);
+        if (m->ctx < 2) BAD("model", "ctx", "a language model needs a context of at least 2 tokens, got %zu", m->ctx);
+        if (!m->emb_dim) BAD("model", "emb_dim", "must be > 0 in a language model");
+        if (m->d_in != m->ctx * m->emb_dim)
+            BAD("model", "d_in", "must be ctx * emb_dim = %zu, got %zu", m->ctx * m->emb_dim, m->d_in);
+        if (m->d_out != m->vocab) BAD("model", "d_out", "must equal vocab %zu, got %zu", m->vocab, m->d_out);
+    } else if (!m->d_in) {
+        BAD("model", "d_in", "must be > 0");
+    }
+    if (m->block_kind == NVFP4_BLOCK_RESIDUAL && !m->d_hidden)
+        BAD("model", "d_hidden", "residual blocks need d_hidden > 0");
+    return true;
+}
+
+static bool trainable_optimizer(ctx *c, const st_config *sc, size_t a, bool quick, const nvfp4_train_cfg *t)
+{
+    char p[400];
+    if (!(t->lr > 0)) BAD("train", "lr", "must be > 0 (a learning rate of 0 trains nothing)");
+    if (!(t->init_scale > 0)) BAD("train", "init_scale", "must be > 0 (all-zero weights never leave their symmetry)");
+    if (!(t->diverge_factor > 1)) BAD("train", "diverge_factor", "must be > 1 (the loss ratio that counts as divergence)");
+    if (t->opt == NVFP4_OPT_ADAM) {
+        if (!(t->beta1 < 1)) BAD("train", "beta1", "must be in [0, 1): at 1 the first moment never moves from 0");
+        if (!(t->beta2 < 1)) BAD("train", "beta2", "must be in [0, 1): at 1 the bias correction divides by 0");
+        if (!(t->adam_eps > 0)) BAD("train", "adam_eps", "must be > 0: at 0 a zero second moment divides 0 by 0");
+    } else if (!(t->momentum < 1)) {
+        BAD("train", "momentum", "must be in [0, 1): at 1 the velocity never decays");
+    }
+    return true;
+}
+#undef BAD
 
 void st_config_free(st_config *sc)
 {
@@ -682,6 +763,7 @@ static bool check_top(ctx *c, st_config *sc)
             nvfp4_train_cfg t;
             double mult;
             if (!job_cfg(c, sc, a, q ? sc->quick_steps : sc->steps, q, &t, &mult)) return false;
+            if (!trainable_model(c, sc, a, q, &t) || !trainable_optimizer(c, sc, a, q, &t)) return false;
         }
     return true;
 }

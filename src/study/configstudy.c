@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvfp4/io.h"
+
 #include "study/studies.h"
 #include "study/study_internal.h"
 
@@ -43,11 +45,13 @@ nvfp4_status st_run_config_study(const nvfp4_study *s, const nvfp4_study_opts *o
         if (!sc) return NVFP4_EINVAL;
     }
     st_jobs js = {st_config_narms(sc), cfg_arm_name, cfg_arm_cfg, sc};
-    nvfp4_status st = st_run_jobs(s, o, log, &js, err);
     /* a study from a file leaves its config beside its results, so that
-     * `study plot` and `study merge` know its arms and findings without it */
+     * `study plot` and `study merge` know its arms and findings without it;
+     * written first, so that a run that fails later leaves it too */
     bool root = !o->dist || o->dist->size <= 1 || o->dist->rank == 0;
-    if (st == NVFP4_OK && sc == s->cfg && root) st = st_config_write(sc, o->out_dir, ST_CONFIG_FILE, err);
+    nvfp4_status st = NVFP4_OK;
+    if (sc == s->cfg && root) st = st_config_write(sc, o->out_dir, ST_CONFIG_FILE, err);
+    if (st == NVFP4_OK) st = st_run_jobs(s, o, log, &js, err);
     if (sc != s->cfg) st_config_free(sc);
     return st;
 }
@@ -55,26 +59,17 @@ nvfp4_status st_run_config_study(const nvfp4_study *s, const nvfp4_study_opts *o
 nvfp4_status nvfp4_study_load_config(const char *path, nvfp4_study **out, nvfp4_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return nvfp4_error_set(err, NVFP4_EIO, "cannot open study config %s", path);
-    char *buf = NULL;
+    uint8_t *buf = NULL;
     size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    char tmp[65536];
-    size_t n;
-    while (m && len < (4u << 20) && (n = fread(tmp, 1, sizeof tmp, f)) > 0) fwrite(tmp, 1, n, m);
-    bool rerr = ferror(f);
-    fclose(f);
-    if (m) fclose(m);
-    if (!m || rerr) {
-        free(buf);
-        return nvfp4_error_set(err, NVFP4_EIO, "cannot read study config %s", path);
+    /* read whole (a FIFO or a device is refused without waiting on it) */
+    nvfp4_status rs = nvfp4_file_read_all(path, (size_t)4 << 20, &buf, &len, err);
+    if (rs != NVFP4_OK) {
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "%s", err->message);
+        return nvfp4_error_set(err, rs == NVFP4_EFORMAT ? NVFP4_EINVAL : rs, "study config: %s%s", msg,
+                               rs == NVFP4_EFORMAT ? " (at most 4 MiB)" : "");
     }
-    if (len >= (4u << 20)) {
-        free(buf);
-        return nvfp4_error_set(err, NVFP4_EINVAL, "%s: a study config of more than 4 MiB", path);
-    }
-    st_config *sc = st_config_parse(buf, len, path, err);
+    st_config *sc = st_config_parse((const char *)buf, len, path, err);
     free(buf);
     if (!sc) return NVFP4_EINVAL;
     nvfp4_study *s = calloc(1, sizeof *s);

@@ -4,25 +4,28 @@
  * shard folders concatenated into one folder, then summarized). The only
  * file of the lab's output side that looks a study up in the registry.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "study/study_internal.h"
+#include "nvfp4/io.h"
 #include "study/studies.h"
 
 static nvfp4_status read_study_name(const char *dir, char *name, size_t n, nvfp4_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    const char *s = j ? json_string_value(json_object_get(j, "study")) : NULL;
-    if (!s) {
+    json_t *j = st_load_lab_json(path, NULL, err);
+    if (!j) return NVFP4_EFORMAT;
+    const char *s = json_string_value(json_object_get(j, "study"));
+    if (!s || strlen(s) >= n) {
         json_decref(j);
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: missing or not a study summary (%s)", path, je.text);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a study summary (no \"study\" name)", path);
     }
     snprintf(name, n, "%s", s);
     json_decref(j);
@@ -39,7 +42,8 @@ static nvfp4_status study_of(const char *dir, const char *name, const nvfp4_stud
     *st = nvfp4_study_find(name);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, ST_CONFIG_FILE);
-    if (*st || access(path, F_OK) != 0) return NVFP4_OK;
+    struct stat sb;
+    if (*st || (lstat(path, &sb) != 0 && errno == ENOENT)) return NVFP4_OK;
     nvfp4_status s = nvfp4_study_load_config(path, owned, err);
     if (s != NVFP4_OK) return s;
     if (strcmp((*owned)->name, name)) {
@@ -75,12 +79,19 @@ static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *ou
     FILE *f = NULL;
     for (size_t d = 0; d < n; d++) {
         snprintf(path, sizeof path, "%s/%s", dirs[d], name);
-        FILE *in = fopen(path, "r");
-        if (!in) continue;
+        char *buf;
+        bool absent;
+        FILE *in = st_open_lab_file(path, &buf, &absent, err);
+        if (!in && absent) continue;
+        if (!in) {
+            if (f) st_file_discard(&sf);
+            return NVFP4_EIO;
+        }
         if (!f) {
             f = st_file_open(&sf, err);
             if (!f) {
                 fclose(in);
+                free(buf);
                 return NVFP4_ENOMEM;
             }
             if (header) fprintf(f, "%s\n", header);
@@ -91,6 +102,7 @@ static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *ou
                 first = false;
                 if (header && strcmp(line, header) != 0) {
                     fclose(in);
+                    free(buf);
                     st_file_discard(&sf);
                     return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header differs from the other shards", path);
                 }
@@ -100,6 +112,7 @@ static nvfp4_status concat_csv(const char *const *dirs, size_t n, const char *ou
             fprintf(f, "%s\n", line);
         }
         fclose(in);
+        free(buf);
     }
     return f ? st_file_commit(&sf, out, name, err) : NVFP4_OK;
 }
@@ -117,9 +130,10 @@ static void blocks_free(blocks *b)
     free(b->text);
 }
 
-static bool read_blocks(const char *path, blocks *b)
+static bool read_blocks(const char *path, blocks *b, nvfp4_error *err)
 {
-    FILE *in = fopen(path, "r");
+    char *buf;
+    FILE *in = st_open_lab_file(path, &buf, NULL, err);
     memset(b, 0, sizeof *b);
     if (!in) return false;
     char line[4096], key[160] = "";
@@ -155,22 +169,133 @@ static bool read_blocks(const char *path, blocks *b)
     }
     if (cur) fclose(cur);
     fclose(in);
+    free(buf);
+    if (!ok) nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
     return ok;
 }
 
-/* The shard folders of one sharded run, in shard order (--shard i/n with
- * each i once): order[i] is the folder of shard i; false when they are not. */
-static bool shard_order(const char *const *dirs, size_t n, json_t **sums, size_t *order)
+/* ---- what merge refuses: folders that are not the shards of one run ---------- */
+static void shard_of(const json_t *fp, json_int_t *i, json_int_t *m)
 {
+    json_t *sh = json_object_get(fp, "shard");
+    *i = 0;
+    *m = 1;
+    if (json_is_array(sh) && json_array_size(sh) == 2) {
+        *i = json_integer_value(json_array_get(sh, 0));
+        *m = json_integer_value(json_array_get(sh, 1));
+    }
+}
+
+static void shard_text(json_int_t i, json_int_t m, char *buf, size_t n)
+{
+    if (m <= 1) snprintf(buf, n, "the whole run (no --shard)");
+    else snprintf(buf, n, "shard %lld/%lld", (long long)i, (long long)m);
+}
+
+/* Every folder's summary.json has a fingerprint; all agree but for the
+ * shard; the shards are 0..n-1 of one --shard count, each once. order[i]
+ * is then the folder of shard i. */
+static nvfp4_status check_shards(const char *const *dirs, size_t n, json_t **sums, size_t *order, nvfp4_error *err)
+{
+    json_t *fp0 = NULL;
+    json_int_t i0 = 0, m0 = 1;
     for (size_t i = 0; i < n; i++) order[i] = SIZE_MAX;
     for (size_t d = 0; d < n; d++) {
-        json_t *sh = json_object_get(sums[d], "shard");
-        json_int_t i = json_integer_value(json_array_get(sh, 0)), m = json_integer_value(json_array_get(sh, 1));
-        (void)dirs;
-        if (!json_is_array(sh) || m != (json_int_t)n || i < 0 || i >= m || order[i] != SIZE_MAX) return false;
-        order[i] = d;
+        json_t *fp = json_object_get(sums[d], "fingerprint");
+        char why[256], a[64], b[64];
+        if (!json_is_object(fp))
+            return nvfp4_error_set(err, NVFP4_EFORMAT,
+                                   "merge: %s/summary.json has no fingerprint (written by an older nvfp4, or not a "
+                                   "study run): cannot tell which run it belongs to",
+                                   dirs[d]);
+        json_int_t i, m;
+        shard_of(fp, &i, &m);
+        if (m < 1 || i < 0 || i >= m)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "merge: %s/summary.json: invalid shard %lld/%lld", dirs[d],
+                                   (long long)i, (long long)m);
+        if (!fp0) {
+            fp0 = fp;
+            i0 = i;
+            m0 = m;
+        } else if (st_fingerprint_differs(fp, fp0, false, why, sizeof why)) {
+            return nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s is of another run than %s: %s", dirs[d], dirs[0],
+                                   why);
+        } else if (m != m0) {
+            shard_text(i, m, a, sizeof a);
+            shard_text(i0, m0, b, sizeof b);
+            return nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s is %s, but %s is %s: another --shard count",
+                                   dirs[d], a, dirs[0], b);
+        }
+        if ((size_t)i < n && order[i] != SIZE_MAX) {
+            shard_text(i, m, a, sizeof a);
+            return nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s and %s are both %s", dirs[order[i]], dirs[d], a);
+        }
+        if ((size_t)i < n) order[i] = d;
     }
-    return true;
+    if ((size_t)m0 < n)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "merge: %zu folders given for the %lld shards of one run", n,
+                               (long long)m0);
+    if ((size_t)m0 != n) {
+        char missing[512] = "";
+        for (json_int_t i = 0, k = 0; i < m0 && k < 8; i++) {
+            bool have = false;
+            for (size_t d = 0; d < n; d++) {
+                json_int_t j, m;
+                shard_of(json_object_get(sums[d], "fingerprint"), &j, &m);
+                have |= j == i;
+            }
+            if (have) continue;
+            size_t l = strlen(missing);
+            snprintf(missing + l, sizeof missing - l, "%s%lld/%lld", k++ ? ", " : "", (long long)i, (long long)m0);
+        }
+        return nvfp4_error_set(err, NVFP4_EINVAL, "merge: shard %s missing (%zu of the run's %lld shards given)",
+                               missing, n, (long long)m0);
+    }
+    return NVFP4_OK;
+}
+
+/* The CSV files of dir are those its summary.json records (size and
+ * sha256): a truncated or altered file is refused. */
+static nvfp4_status check_files(const nvfp4_study *st, const char *dir, json_t *sum, nvfp4_error *err)
+{
+    json_t *files = json_object_get(sum, "files"), *rec;
+    const char *name;
+    char path[4096], hex[65];
+    if (!json_is_object(files))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "merge: %s/summary.json records no \"files\"", dir);
+    json_object_foreach(files, name, rec) {
+        json_t *bytes = json_object_get(rec, "bytes");
+        const char *sha = json_string_value(json_object_get(rec, "sha256"));
+        if (!name[0] || name[0] == '.' || strchr(name, '/') || !json_is_integer(bytes) || !sha)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "merge: %s/summary.json: malformed \"files\" entry", dir);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        struct stat sb;
+        if (lstat(path, &sb) != 0)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "merge: %s: missing (its summary.json records it)", path);
+        if (S_ISREG(sb.st_mode) && (json_int_t)sb.st_size != json_integer_value(bytes))
+            return nvfp4_error_set(err, NVFP4_EFORMAT,
+                                   "merge: %s: %lld bytes, but its summary.json records %lld: truncated or changed "
+                                   "after the run",
+                                   path, (long long)sb.st_size, (long long)json_integer_value(bytes));
+        nvfp4_status s = nvfp4_sha256_file(path, hex, err);
+        if (s != NVFP4_OK) return s;
+        if (strcmp(hex, sha))
+            return nvfp4_error_set(err, NVFP4_EFORMAT,
+                                   "merge: %s: its sha256 differs from the one its summary.json records: changed "
+                                   "after the run",
+                                   path);
+    }
+    static const char *const csv[] = {"runs.csv", "layers.csv"};
+    for (size_t k = 0; k < 2 + 64; k++) {
+        const char *f = k < 2 ? csv[k] : (st->files ? st->files[k - 2] : NULL);
+        if (!f) break;
+        snprintf(path, sizeof path, "%s/%s", dir, f);
+        struct stat sb;
+        if (!json_object_get(files, f) && lstat(path, &sb) == 0)
+            return nvfp4_error_set(err, NVFP4_EFORMAT, "merge: %s: not recorded in its summary.json (not of this run)",
+                                   path);
+    }
+    return NVFP4_OK;
 }
 
 /* name in the merged folder: the shards' job blocks round-robin (job j was
@@ -184,7 +309,7 @@ static nvfp4_status interleave_csv(const char *const *dirs, size_t n, const size
     nvfp4_status s = NVFP4_OK;
     for (size_t i = 0; i < n && s == NVFP4_OK; i++) {
         snprintf(path, sizeof path, "%s/%s", dirs[order[i]], name);
-        if (!read_blocks(path, &b[i])) s = nvfp4_error_set(err, NVFP4_EIO, "merge: cannot read %s", path);
+        if (!read_blocks(path, &b[i], err)) s = err->status != NVFP4_OK ? err->status : NVFP4_EIO;
     }
     st_file sf;
     FILE *f = s == NVFP4_OK ? st_file_open(&sf, err) : NULL;
@@ -232,8 +357,73 @@ static json_t *merged_extra(json_t **sums, size_t n, const size_t *order)
     return extra;
 }
 
-static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, size_t n, const char *out_dir,
-                                nvfp4_error *err);
+/* Merges the checked shard folders of study st into out_dir. */
+static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, size_t n, json_t **sums,
+                                const size_t *order, const char *out_dir, nvfp4_error *err)
+{
+    nvfp4_status s = NVFP4_OK;
+    /* the jobs in the unsharded run's order; a study not made of jobs: the
+     * folders' rows one after the other, in shard order */
+    const char **sorted = calloc(n, sizeof *sorted);
+    if (!sorted) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) sorted[i] = dirs[order[i]];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/layers.csv", dirs[0]);
+    struct stat sb;
+    bool layers = lstat(path, &sb) == 0;
+    if (!st->serial) {
+        s = interleave_csv(dirs, n, order, out_dir, "runs.csv", ST_RUNS_HEADER, err);
+        if (s == NVFP4_OK && layers) s = interleave_csv(dirs, n, order, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+    } else {
+        s = concat_csv(sorted, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
+        if (s == NVFP4_OK) s = concat_csv(sorted, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+    }
+    for (const char *const *f = st->files; s == NVFP4_OK && f && *f; f++)
+        s = concat_csv(sorted, n, out_dir, *f, NULL, err);
+    free(sorted);
+    json_t *extra = merged_extra(sums, n, order);
+    if (s == NVFP4_OK) s = st_summarize(st, out_dir, extra, err);
+    else json_decref(extra);
+    return s;
+}
+
+static nvfp4_status merge_checked(const nvfp4_study *st, const char *const *dirs, size_t n, json_t **sums,
+                                  const char *out_dir, nvfp4_error *err)
+{
+    size_t *order = calloc(n, sizeof *order);
+    if (!order) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    nvfp4_status s = check_shards(dirs, n, sums, order, err);
+    for (size_t d = 0; d < n && s == NVFP4_OK; d++) s = check_files(st, dirs[d], sums[d], err);
+    int lock = -1;
+    if (s == NVFP4_OK && !st_mkdir_p(out_dir, err)) s = NVFP4_EIO;
+    if (s == NVFP4_OK && (lock = st_lock_dir(out_dir, err)) < 0) s = NVFP4_EINVAL;
+    if (s == NVFP4_OK) s = merge_study(st, dirs, n, sums, order, out_dir, err);
+    if (s == NVFP4_OK) {
+        /* the merged folder is the unsharded run's: its fingerprint without the shard */
+        json_t *fp = json_deep_copy(json_object_get(sums[0], "fingerprint"));
+        json_object_del(fp, "shard");
+        s = st_stamp_summary(out_dir, st, fp, err);
+        json_decref(fp);
+    }
+    st_unlock_dir(out_dir, lock);
+    free(order);
+    return s;
+}
+
+/* A study run from a file merges with the config.json of its first folder:
+ * that file must be the config its fingerprint names. */
+static nvfp4_status check_config_file(const nvfp4_study *owned, const char *dir, json_t *sum, nvfp4_error *err)
+{
+    const char *want = json_string_value(json_object_get(json_object_get(sum, "fingerprint"), "config_sha256"));
+    char *text = st_config_canonical(owned->cfg), hex[65];
+    if (!text) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    nvfp4_sha256_hex(text, strlen(text), hex);
+    free(text);
+    if (want && strcmp(want, hex))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s/%s is not the config its summary.json was run with", dir,
+                               ST_CONFIG_FILE);
+    return NVFP4_OK;
+}
 
 nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *out_dir, nvfp4_error *err)
 {
@@ -255,50 +445,18 @@ nvfp4_status nvfp4_study_merge(const char *const *dirs, size_t n, const char *ou
     if (!st)
         return nvfp4_error_set(err, NVFP4_EINVAL, "merge: unknown study %s (not built in, and %s has no %s)", name,
                                dirs[0], ST_CONFIG_FILE);
-    s = merge_study(st, dirs, n, out_dir, err);
-    if (s == NVFP4_OK && owned) s = st_config_write(owned->cfg, out_dir, ST_CONFIG_FILE, err);
-    nvfp4_study_free(owned);
-    return s;
-}
-
-/* Merges the folders of study st into out_dir (nvfp4_study_merge). */
-static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, size_t n, const char *out_dir,
-                                nvfp4_error *err)
-{
-    nvfp4_status s = NVFP4_OK;
-    if (!st_mkdir_p(out_dir, err)) return NVFP4_EIO;
     json_t **sums = calloc(n, sizeof *sums);
-    size_t *order = calloc(n, sizeof *order);
-    if (!sums || !order) {
-        free(sums);
-        free(order);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
+    if (!sums) s = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && s == NVFP4_OK; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/summary.json", dirs[i]);
-        sums[i] = json_load_file(path, 0, NULL);
+        if (!(sums[i] = st_load_lab_json(path, NULL, err))) s = NVFP4_EFORMAT;
     }
-    /* all shards of one sharded run: the jobs in the unsharded run's order;
-     * otherwise the folders' rows one after the other */
-    bool ordered = !st->serial && shard_order(dirs, n, sums, order);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/layers.csv", dirs[0]);
-    bool layers = access(path, R_OK) == 0;
-    if (ordered) {
-        s = interleave_csv(dirs, n, order, out_dir, "runs.csv", ST_RUNS_HEADER, err);
-        if (s == NVFP4_OK && layers) s = interleave_csv(dirs, n, order, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
-    } else {
-        s = concat_csv(dirs, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
-        if (s == NVFP4_OK) s = concat_csv(dirs, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
-    }
-    for (const char *const *f = st->files; s == NVFP4_OK && f && *f; f++)
-        s = concat_csv(dirs, n, out_dir, *f, NULL, err);
-    json_t *extra = sums[0] ? merged_extra(sums, n, ordered ? order : NULL) : NULL;
-    for (size_t i = 0; i < n; i++) json_decref(sums[i]);
+    if (s == NVFP4_OK && owned) s = check_config_file(owned, dirs[0], sums[0], err);
+    if (s == NVFP4_OK) s = merge_checked(st, dirs, n, sums, out_dir, err);
+    if (s == NVFP4_OK && owned) s = st_config_write(owned->cfg, out_dir, ST_CONFIG_FILE, err);
+    for (size_t i = 0; sums && i < n; i++) json_decref(sums[i]);
     free(sums);
-    free(order);
-    if (s == NVFP4_OK) s = st_summarize(st, out_dir, extra, err);
-    else json_decref(extra);
+    nvfp4_study_free(owned);
     return s;
 }

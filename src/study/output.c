@@ -8,12 +8,15 @@
  * its descriptor (studies.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nvfp4/io.h"
@@ -179,10 +182,13 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
     char path[4096], line[1024];
     memset(t, 0, sizeof *t);
     snprintf(path, sizeof path, "%s/runs.csv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return NVFP4_OK; /* no training runs in this study */
+    char *fbuf;
+    bool absent;
+    FILE *f = st_open_lab_file(path, &fbuf, &absent, err);
+    if (!f) return absent ? NVFP4_OK : NVFP4_EIO; /* absent: no training runs in this study */
     if (!st_read_line(f, line, sizeof line) || strcmp(line, ST_RUNS_HEADER) != 0) {
         fclose(f);
+        free(fbuf);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a study runs.csv (unexpected header)", path);
     }
     size_t lineno = 1;
@@ -208,6 +214,11 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             v[k] = strtod(tok, &end);
             if (*end) goto bad;
         }
+        /* seed, step and tokens are counts, diverged a flag: anything else
+         * is a malformed row (and converting it would be undefined) */
+        for (int k = 0; k < 3; k++)
+            if (!(v[k] >= 0 && v[k] <= 9007199254740992.0 && v[k] == floor(v[k]))) goto bad;
+        if (v[11] != 0 && v[11] != 1) goto bad;
         r.arm = a;
         r.seed = (uint64_t)v[0];
         r.step = (size_t)v[1];
@@ -230,6 +241,7 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             st_row *nr = realloc(t->rows, nc * sizeof *nr);
             if (!nr) {
                 fclose(f);
+                free(fbuf);
                 return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
             }
             t->rows = nr;
@@ -239,10 +251,12 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         continue;
     bad:
         fclose(f);
+        free(fbuf);
         st_table_free(t);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s:%zu: malformed row", path, lineno);
     }
     fclose(f);
+    free(fbuf);
     if (!build_finals(t)) {
         st_table_free(t);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
@@ -406,8 +420,10 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
     char path[4096], line[2048];
     *nlayers = 0;
     snprintf(path, sizeof path, "%s/layers.csv", dir);
-    FILE *in = fopen(path, "r");
-    if (!in) return NVFP4_OK;
+    char *fbuf;
+    bool absent;
+    FILE *in = st_open_lab_file(path, &fbuf, &absent, err);
+    if (!in) return absent ? NVFP4_OK : NVFP4_EIO;
     enum { ML = 64 };
     /* per arm and layer: sums and counts of SQNR F/D/W, Wgrad cosine, gnr;
      * each metric is averaged only over the steps where its GEMM was
@@ -415,6 +431,7 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
     double (*acc)[ML][10] = calloc(ST_MAX_ARMS, sizeof *acc);
     if (!acc) {
         fclose(in);
+        free(fbuf);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
     st_read_line(in, line, sizeof line);
@@ -433,8 +450,8 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
             v[k] = strtod(tok, NULL);
         }
         if (k < 9) continue;
+        if (!(v[2] >= 0 && v[2] < ML)) continue; /* a layer index, or a malformed row */
         size_t l = (size_t)v[2];
-        if (l >= ML) continue;
         if (l + 1 > *nlayers) *nlayers = l + 1;
         for (int g = 0; g < 3; g++)
             if (v[3 + g] < 299) {
@@ -448,16 +465,19 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         }
     }
     fclose(in);
+    free(fbuf);
     FILE *f = st_file_open(&sf, err);
     if (!f) {
         free(acc);
         return NVFP4_ENOMEM;
     }
+    bool any = false;
     for (size_t a = 0; a < t->narms; a++) {
         fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
         for (size_t l = 0; l < *nlayers; l++) {
             double *q = acc[a][l];
             if (q[5] + q[6] + q[7] == 0) continue; /* an FP32 layer */
+            any = true;
 #define AVG(sum, cnt) ((cnt) > 0 ? (sum) / (cnt) : NAN)
             fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, AVG(q[0], q[5]), AVG(q[1], q[6]), AVG(q[2], q[7]),
                     AVG(q[3], q[8]), AVG(q[4], q[8]));
@@ -466,21 +486,51 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         fprintf(f, "\n\n");
     }
     free(acc);
+    if (!any) *nlayers = 0; /* every layer in high precision: no per-layer SQNR to plot */
     return st_file_commit(&sf, dir, "layers_agg.dat", err);
 }
 
 /* ---- gnuplot ------------------------------------------------------------------ */
+/* Runs `gnuplot name` inside dir without a shell (any character may appear
+ * in dir, a quote too), its stderr discarded. SIGINT, SIGTERM and SIGHUP
+ * wait while it draws (a second or so): a signal then ends the process
+ * after the figure is whole, and the atomic writer's handler removes its
+ * temporaries, so an interrupted plot leaves neither half a PNG nor a
+ * temporary file. */
+static bool run_gnuplot(const char *dir, const char *name)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 2);
+        if (chdir(dir) != 0) _exit(127);
+        execlp("gnuplot", "gnuplot", name, (char *)NULL);
+        _exit(127);
+    }
+    int status = -1;
+    bool ok = pid > 0;
+    while (ok && waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) ok = false;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
     st_file sf;
-    char cmd[8300];
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
     fputs(script, f);
     nvfp4_status s = st_file_commit(&sf, dir, name, err);
     if (s != NVFP4_OK) return s;
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>/dev/null", dir, name);
-    if (system(cmd) != 0) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
+    if (!run_gnuplot(dir, name)) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
     return NVFP4_OK;
 }
 

@@ -38,5 +38,5 @@ nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *o, FI
         if (!q.steps) q.steps = s->quick_steps ? s->quick_steps : 4;
         if (!q.seeds) q.seeds = 1;
     }
-    return s->run(s, &q, log, err);
+    return st_run_fingerprinted(s, &q, log, err);
 }

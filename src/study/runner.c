@@ -97,6 +97,21 @@ static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_stud
     return st;
 }
 
+bool st_shadow_diverged(const nvfp4_log_row *rows, size_t n, double factor)
+{
+    if (!n) return false;
+    const nvfp4_log_row *first = &rows[0], *last = &rows[n - 1];
+    double ref0 = first->ref_eval_loss > 0 ? first->ref_eval_loss : first->ref_loss;
+    return !isfinite(last->ref_loss) || !isfinite(last->ref_eval_loss) ||
+           (isfinite(ref0) && ref0 > 0 && (last->ref_loss > factor * ref0 || last->ref_eval_loss > factor * ref0));
+}
+
+static const char *diverged_note(bool quantized, bool shadow)
+{
+    if (!quantized && !shadow) return "";
+    return !shadow ? " DIVERGED" : !quantized ? " DIVERGED (the FP32 shadow)" : " DIVERGED (both models)";
+}
+
 /* One (arm, seed) job: its CSV rows and timing, produced in memory so jobs
  * can run concurrently and still be written in job order. */
 typedef struct {
@@ -162,33 +177,61 @@ static bool job_unpack(const char *buf, size_t len, job_out *jo)
     return jo->runs && jo->layers && (!tl || jo->timing);
 }
 
-static bool read_file(const char *path, char **buf, size_t *len)
+/* A .done file is job_pack's bytes and a last line "NVF4SUM <sha256 of
+ * them>", so that a changed byte is refused instead of merged. */
+#define DONE_SUM_LEN 73 /* "NVF4SUM " + 64 hex digits + '\n' */
+
+static bool done_write(const char *path, const job_out *jo)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    *buf = NULL;
-    *len = 0;
-    FILE *m = open_memstream(buf, len);
-    char tmp[65536];
-    size_t n;
-    while (m && (n = fread(tmp, 1, sizeof tmp, f)) > 0) fwrite(tmp, 1, n, m);
-    bool ok = m && !ferror(f);
-    fclose(f);
-    if (m) fclose(m);
-    if (!ok) free(*buf);
+    char *buf = NULL, hex[65];
+    size_t len = 0;
+    if (!job_pack(jo, &buf, &len)) return false;
+    char *all = realloc(buf, len + DONE_SUM_LEN + 1);
+    bool ok = all != NULL;
+    if (ok) {
+        buf = all;
+        nvfp4_sha256_hex(buf, len, hex);
+        snprintf(buf + len, DONE_SUM_LEN + 1, "NVF4SUM %s\n", hex);
+        nvfp4_error e;
+        ok = nvfp4_file_write_atomic(path, buf, len + DONE_SUM_LEN, &e) == NVFP4_OK;
+    }
+    free(buf);
     return ok;
 }
 
-/* --resume: the finished job j's output from its .done file. */
-static bool job_load_done(const nvfp4_study_opts *o, size_t j, job_out *jo)
+/* --resume: the finished job j's output from its .done file: 1 when
+ * loaded, 0 when there is none (the job runs), -1 when the file is not a
+ * sound .done of this job (jo->st and jo->err say why; the study stops). */
+static int job_load_done(const nvfp4_study_opts *o, size_t j, const char *arm, uint64_t seed, job_out *jo)
 {
-    char path[4096], *buf;
-    size_t len;
+    char path[4096], hex[65];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    struct stat sb;
     resume_path(o, j, "done", path, sizeof path);
-    if (!read_file(path, &buf, &len)) return false;
-    bool ok = job_unpack(buf, len, jo) && jo->st == NVFP4_OK;
+    if (lstat(path, &sb) != 0) return 0;
+    jo->st = nvfp4_file_read_all(path, ST_MAX_LAB_FILE, &buf, &len, &jo->err);
+    if (jo->st != NVFP4_OK) return -1;
+    size_t body = len >= DONE_SUM_LEN ? len - DONE_SUM_LEN : 0;
+    if (body) nvfp4_sha256_hex(buf, body, hex);
+    bool sound = body && !memcmp(buf + body, "NVF4SUM ", 8) && !memcmp(buf + body + 8, hex, 64) &&
+                 buf[len - 1] == '\n' && job_unpack((const char *)buf, body, jo) && jo->st == NVFP4_OK;
     free(buf);
-    return ok;
+    json_t *t = sound ? jo->timing : NULL;
+    const char *tarm = json_string_value(json_object_get(t, "arm"));
+    if (sound && (!tarm || strcmp(tarm, arm) ||
+                  json_integer_value(json_object_get(t, "seed")) != (json_int_t)seed))
+        sound = false;
+    if (sound) return 1;
+    free(jo->runs);
+    free(jo->layers);
+    json_decref(jo->timing);
+    memset(jo, 0, sizeof *jo);
+    jo->st = nvfp4_error_set(&jo->err, NVFP4_EFORMAT,
+                             "--resume: %s is damaged or not job %zu's (%s, seed %llu): its checksum or contents do "
+                             "not match; remove it to run that job again",
+                             path, j, arm, (unsigned long long)seed);
+    return -1;
 }
 
 /* The run of job j: a fresh one, or with --resume the one of its last
@@ -196,7 +239,8 @@ static bool job_load_done(const nvfp4_study_opts *o, size_t j, job_out *jo)
 static nvfp4_status job_start(const nvfp4_study_opts *o, const nvfp4_train_cfg *c, const char *ckpt, nvfp4_run **r,
                               nvfp4_error *err)
 {
-    if (o->resume && access(ckpt, F_OK) == 0) {
+    struct stat sb;
+    if (o->resume && lstat(ckpt, &sb) == 0) {
         nvfp4_status st = nvfp4_run_load(ckpt, r, err);
         if (st != NVFP4_OK) return st;
         if (memcmp(nvfp4_run_cfg(*r), c, sizeof *c) != 0) {
@@ -255,7 +299,9 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
                     size_t j, uint64_t seed, size_t steps, bool pair, const shadow_slot *slot, job_out *jo)
 {
     const char *arm = jobs->arm_name(jobs->ctx, a);
-    if (o->resume && job_load_done(o, j, jo)) {
+    int finished = o->resume ? job_load_done(o, j, arm, seed, jo) : 0;
+    if (finished < 0) return;
+    if (finished > 0) {
         if (log && !o->quiet) {
 #pragma omp critical(study_log)
             fprintf(log, "[%s] %-14s seed %llu: finished before, skipped (--resume)\n", s->name, arm,
@@ -283,8 +329,12 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
     }
     FILE *fr = open_memstream(&jo->runs, &jo->runs_len), *fl = open_memstream(&jo->layers, &jo->layers_len);
     size_t div_at = 0;
-    bool div = nvfp4_run_diverged(r, &div_at);
+    bool qdiv = nvfp4_run_diverged(r, &div_at), div = qdiv;
     size_t n = nvfp4_run_n_logs(r);
+    /* the FP32 shadow diverging (a config it cannot train on) counts too:
+     * its gap would otherwise be read as the quantized arm's */
+    bool refdiv = n && st_shadow_diverged(nvfp4_run_log(r, 0), n, c.diverge_factor);
+    div = div || refdiv;
     st_row *rows = calloc(n ? n : 1, sizeof *rows);
     double H = nvfp4_run_entropy_rate(r);
     if (!fr || !fl || !rows) {
@@ -313,13 +363,16 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
                            (json_int_t)done, "seconds", dt, "ms_per_step_quantized",
                            done ? 1e3 * qs / (double)done : 0.0, "ms_per_step_fp32",
                            done ? 1e3 * rs / (double)done : 0.0, "diverged", div);
+    if (jo->timing && div)
+        json_object_set_new(jo->timing, "diverged_model",
+                            json_string(qdiv && refdiv ? "both" : qdiv ? "quantized" : "fp32"));
     if (log && !o->quiet) {
         const nvfp4_log_row *last = n ? nvfp4_run_log(r, n - 1) : NULL;
         char line[512];
         int k = snprintf(line, sizeof line,
                          "[%s] %-14s seed %llu: %zu steps in %.1f s (%.2f ms/step quantized, %.2f fp32)%s", s->name,
                          arm, (unsigned long long)seed, done, dt, done ? 1e3 * qs / (double)done : 0.0,
-                         done ? 1e3 * rs / (double)done : 0.0, div ? " DIVERGED" : "");
+                         done ? 1e3 * rs / (double)done : 0.0, diverged_note(qdiv, refdiv));
         if (last && k > 0 && (size_t)k < sizeof line)
             snprintf(line + k, sizeof line - (size_t)k, ", eval %.5g vs fp32 %.5g (gap %+.2f%%)", last->eval_loss,
                      last->ref_eval_loss, 100.0 * (last->eval_loss - last->ref_eval_loss) / last->ref_eval_loss);
@@ -329,13 +382,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
     nvfp4_run_free(r);
     st_shadow_free(own);
     /* finished: its output survives a kill of the study (--resume skips it) */
-    char *buf = NULL;
-    size_t len = 0;
-    if (jo->st == NVFP4_OK && job_pack(jo, &buf, &len)) {
-        nvfp4_error e;
-        if (nvfp4_file_write_atomic(done_path, buf, len, &e) == NVFP4_OK) unlink(ckpt);
-    }
-    free(buf);
+    if (jo->st == NVFP4_OK && done_write(done_path, jo)) unlink(ckpt);
 }
 
 /* MPI: rank 0 receives the output of every job another rank ran. */

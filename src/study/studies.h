@@ -171,6 +171,8 @@ st_config *st_config_parse(const char *text, size_t len, const char *file, nvfp4
 void st_config_free(st_config *sc);
 /* Writes the config as JSON to dir/name (atomically). */
 nvfp4_status st_config_write(const st_config *sc, const char *dir, const char *name, nvfp4_error *err);
+/* The config's JSON with sorted keys, compact (its fingerprint's content); free() it. */
+char *st_config_canonical(const st_config *sc);
 const char *st_config_name(const st_config *sc);
 const char *st_config_claim(const st_config *sc);
 size_t st_config_narms(const st_config *sc);

@@ -1396,24 +1396,44 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
 }
 
 /* Version 2 also holds the logged rows, so that a run resumed from its
- * checkpoint reports the rows logged before it. */
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 4: ref_external; 5: wtrack */
+ * checkpoint reports the rows logged before it; version 4 on ends with the
+ * SHA-256 of everything before it (64 hex digits and a line feed), so that
+ * a changed byte is refused instead of resuming another run. */
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 3: held-out fields; 4: checksum;
+                                                                               5: shared shadow, wtrack state */
+#define CKPT_SUM_LEN 65
+
+static void write_state(FILE *f, const nvfp4_run *r)
+{
+    blob b[16];
+    size_t n = state_blobs((nvfp4_run *)r, b);
+    if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return;
+    for (size_t i = 0; i < n; i++)
+        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) return;
+    if (fwrite(&r->nlogs, sizeof r->nlogs, 1, f) != 1 || fwrite(r->logs, sizeof *r->logs, r->nlogs, f) != r->nlogs)
+        return;
+    if (fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f) != r->nlogs * r->q.nlin) return;
+    st_wtrack_write(r->wtrack, r->q.nlin, f); /* a short write: the stream's error flag */
+}
 
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
-    const nvfp4_run *r = ctx;
-    blob b[16];
-    size_t n = state_blobs((nvfp4_run *)r, b);
-    (void)err;
+    char *buf = NULL, hex[65];
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return nvfp4_error_set(err, NVFP4_ENOMEM, "checkpoint: out of memory");
+    write_state(m, ctx);
+    bool ok = !ferror(m);
+    ok = fclose(m) == 0 && ok;
+    if (!ok) {
+        free(buf);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "checkpoint: out of memory");
+    }
+    nvfp4_sha256_hex(buf, len, hex);
     /* A short write sets the stream's error flag: the atomic writer then
      * reports it, naming the file, and keeps the old checkpoint. */
-    if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return NVFP4_OK;
-    for (size_t i = 0; i < n; i++)
-        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) return NVFP4_OK;
-    if (fwrite(&r->nlogs, sizeof r->nlogs, 1, f) != 1 || fwrite(r->logs, sizeof *r->logs, r->nlogs, f) != r->nlogs)
-        return NVFP4_OK;
-    if (fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f) != r->nlogs * r->q.nlin) return NVFP4_OK;
-    st_wtrack_write(r->wtrack, r->q.nlin, f); /* a short write: the stream's error flag, as above */
+    if (fwrite(buf, 1, len, f) == len) fprintf(f, "%s\n", hex);
+    free(buf);
     return NVFP4_OK;
 }
 
@@ -1422,20 +1442,49 @@ nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *e
     return nvfp4_file_write_atomic_with(path, write_checkpoint, (void *)r, err);
 }
 
+/* The checkpoint's bytes before its checksum line, when that line is the
+ * SHA-256 of them. */
+static nvfp4_status checkpoint_body(const char *path, const uint8_t *buf, size_t len, size_t *body,
+                                    nvfp4_error *err)
+{
+    char hex[65];
+    if (len < 8 + CKPT_SUM_LEN || memcmp(buf, CKPT_MAGIC, 8))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint (version 5)", path);
+    *body = len - CKPT_SUM_LEN;
+    nvfp4_sha256_hex(buf, *body, hex);
+    if (memcmp(hex, buf + *body, 64) || buf[len - 1] != '\n')
+        return nvfp4_error_set(err, NVFP4_EFORMAT,
+                               "%s: checksum mismatch: the checkpoint is damaged (changed or truncated after it "
+                               "was written); remove it to restart that job from its first step",
+                               path);
+    return NVFP4_OK;
+}
+
 nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return nvfp4_error_set(err, NVFP4_EIO, "cannot open checkpoint %s", path);
+    uint8_t *bytes = NULL;
+    size_t len = 0, body = 0;
+    /* read whole: a FIFO or a device is refused without waiting on it */
+    nvfp4_status rs = nvfp4_file_read_all(path, (size_t)1 << 40, &bytes, &len, err);
+    if (rs != NVFP4_OK) return rs;
+    rs = checkpoint_body(path, bytes, len, &body, err);
+    FILE *f = rs == NVFP4_OK ? fmemopen(bytes, body, "rb") : NULL;
+    if (!f) {
+        free(bytes);
+        return rs != NVFP4_OK ? rs : nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+    }
     char magic[8];
     nvfp4_train_cfg cfg;
     if (fread(magic, 1, 8, f) != 8 || memcmp(magic, CKPT_MAGIC, 8) || fread(&cfg, sizeof cfg, 1, f) != 1) {
         fclose(f);
+        free(bytes);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint", path);
     }
     nvfp4_status s = nvfp4_run_create(&cfg, out, err);
     if (s != NVFP4_OK) {
         fclose(f);
+        free(bytes);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: invalid configuration in checkpoint", path);
     }
     blob b[16];
@@ -1444,6 +1493,8 @@ nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
     for (size_t i = 0; i < n && ok; i++) ok = fread(b[i].p, 1, b[i].n, f) == b[i].n;
     size_t nl = 0, L = (*out)->q.nlin;
     ok = ok && fread(&nl, sizeof nl, 1, f) == 1 && nl <= (*out)->cfg.steps + 1;
+    long at = ok ? ftell(f) : -1; /* no more rows than the file holds, before allocating them */
+    ok = ok && at >= 0 && nl <= (body - (size_t)at) / (sizeof *(*out)->logs + L * sizeof *(*out)->diags);
     if (ok && nl) {
         nvfp4_run *r = *out;
         free(r->logs);
@@ -1458,6 +1509,7 @@ nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
     ok = ok && st_wtrack_read(&(*out)->wtrack, L, (*out)->q.np, f);
     ok = ok && fgetc(f) == EOF;
     fclose(f);
+    free(bytes);
     if (!ok) {
         nvfp4_run_free(*out);
         *out = NULL;
