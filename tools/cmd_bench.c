@@ -601,7 +601,7 @@ static int run(int argc, char **argv)
     cli_progress_end();
     if (json) {
         printf("{\"variant\": \"%s\", \"threads\": %d, \"elements\": %zu, \"input_mib\": %.1f, \"data\": \"%s\", "
-               "\"memcpy_gbps\": %.3f, \"memcpy_gbps_min\": %.3f, \"memcpy_gbps_max\": %.3f, \"memcpy_busy\": %.3f, "
+               "\"memcpy_gbps\": %.6g, \"memcpy_gbps_min\": %.6g, \"memcpy_gbps_max\": %.6g, \"memcpy_busy\": %.3f, "
                "\"clock_ghz_start\": %.3f, \"clock_ghz_end\": %.3f, \"hugepages\": %s, \"hugepages_mib\": %.1f, "
                "\"kernels\": [",
                nvfp4_simd_name(active), nthreads, n, (double)n * 4.0 / 1048576.0, wide ? "wide" : "gauss",
@@ -610,8 +610,10 @@ static int run(int argc, char **argv)
         for (size_t i = 0, first = 1; i < nk; i++) {
             if (!sel[i]) continue;
             double bytes = (kernels[i].in_bytes_per_elem + kernels[i].out_bytes_per_elem) * (double)n;
-            printf("%s{\"name\": \"%s\", \"seconds\": %.6f, \"gelem_per_s\": %.4f, \"gbps\": %.3f, "
-                   "\"memcpy_gbps\": %.3f, \"memcpy_ratio\": %.4f, \"busy\": %.3f",
+            /* six significant digits: a rate rounded to fixed decimals loses its
+             * relative precision on a slow or loaded machine (0.26 GB/s) */
+            printf("%s{\"name\": \"%s\", \"seconds\": %.6g, \"gelem_per_s\": %.6g, \"gbps\": %.6g, "
+                   "\"memcpy_gbps\": %.6g, \"memcpy_ratio\": %.6g, \"busy\": %.3f",
                    first ? "" : ", ", kernels[i].name, t[i], (double)n / t[i] * 1e-9, bytes / t[i] * 1e-9, mc[i] * 1e-9,
                    bytes / t[i] / mc[i], busy[i]);
             if (scalar_baseline)

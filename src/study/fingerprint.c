@@ -58,6 +58,8 @@ json_t *st_fingerprint(const nvfp4_study *s, const nvfp4_study_opts *o)
                            nvfp4_version());
     if (fp && o->shard_n > 1)
         json_object_set_new(fp, "shard", json_pack("[I,I]", (json_int_t)o->shard_i, (json_int_t)o->shard_n));
+    /* a later seed batch of `study run --target-ci` runs seeds first_seed.. */
+    if (fp && o->seed_first) json_object_set_new(fp, "first_seed", json_integer((json_int_t)o->seed_first + 1));
     return fp;
 }
 
@@ -143,9 +145,10 @@ static void value_text(const json_t *v, char *buf, size_t n)
 
 bool st_fingerprint_differs(const json_t *a, const json_t *b, bool with_shard, char *why, size_t n)
 {
-    static const char *const keys[] = {"study", "config_sha256", "steps", "seeds", "quick", "version", "shard"};
+    static const char *const keys[] = {"study", "config_sha256", "steps", "seeds", "quick", "version", "first_seed",
+                                       "shard"};
     static const char *const what[] = {"study", "config (sha256 of its JSON)", "--steps", "--seeds",
-                                       "--quick", "tool version", "--shard"};
+                                       "--quick", "tool version", "first seed", "--shard"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         if (!with_shard && !strcmp(keys[k], "shard")) continue;
         json_t *x = json_object_get(a, keys[k]), *y = json_object_get(b, keys[k]);

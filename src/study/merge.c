@@ -254,6 +254,84 @@ static nvfp4_status check_shards(const char *const *dirs, size_t n, json_t **sum
     return NVFP4_OK;
 }
 
+/* ---- seed batches (`study run --target-ci`): unsharded folders of one run
+ * but for their seeds, first_seed .. first_seed + seeds - 1, which must tile
+ * 1 .. N without a gap or an overlap ------------------------------------------ */
+static json_int_t first_seed_of(const json_t *fp)
+{
+    json_t *v = json_object_get(fp, "first_seed");
+    return json_is_integer(v) ? json_integer_value(v) : 1;
+}
+
+static json_int_t seeds_of(const json_t *fp) { return json_integer_value(json_object_get(fp, "seeds")); }
+
+/* Whether the folders are seed batches: two or more, none sharded, and one
+ * starting past seed 1 (two whole runs from seed 1 are refused as shards). */
+static bool seed_batches(json_t **sums, size_t n)
+{
+    bool later = false;
+    for (size_t d = 0; d < n; d++) {
+        json_t *fp = json_object_get(sums[d], "fingerprint");
+        json_int_t i, m;
+        if (!json_is_object(fp)) return false;
+        shard_of(fp, &i, &m);
+        if (m != 1) return false;
+        later |= first_seed_of(fp) > 1;
+    }
+    return n > 1 && later;
+}
+
+/* The fingerprint without its seed range, for comparing batches. */
+static json_t *without_seeds(const json_t *fp)
+{
+    json_t *c = json_deep_copy(fp);
+    json_object_del(c, "seeds");
+    json_object_del(c, "first_seed");
+    return c;
+}
+
+static nvfp4_status check_batches(const char *const *dirs, size_t n, json_t **sums, size_t *order, json_int_t *total,
+                                  nvfp4_error *err)
+{
+    json_t *fp0 = without_seeds(json_object_get(sums[0], "fingerprint"));
+    nvfp4_status s = NVFP4_OK;
+    for (size_t d = 0; d < n; d++) {
+        json_t *fp = without_seeds(json_object_get(sums[d], "fingerprint"));
+        char why[256];
+        if (st_fingerprint_differs(fp, fp0, false, why, sizeof why) && s == NVFP4_OK)
+            s = nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s is of another run than %s: %s", dirs[d], dirs[0], why);
+        json_decref(fp);
+        order[d] = d;
+    }
+    json_decref(fp0);
+    if (s != NVFP4_OK) return s;
+    /* by first seed (insertion sort: a handful of batches) */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0; b--) {
+            json_int_t x = first_seed_of(json_object_get(sums[order[b]], "fingerprint"));
+            json_int_t y = first_seed_of(json_object_get(sums[order[b - 1]], "fingerprint"));
+            if (x >= y) break;
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    json_int_t next = 1;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *fp = json_object_get(sums[order[k]], "fingerprint");
+        json_int_t first = first_seed_of(fp), cnt = seeds_of(fp);
+        if (cnt < 1) return nvfp4_error_set(err, NVFP4_EFORMAT, "merge: %s/summary.json: invalid seeds", dirs[order[k]]);
+        if (first > next)
+            return nvfp4_error_set(err, NVFP4_EINVAL, "merge: seeds %lld..%lld missing (no folder holds them)",
+                                   (long long)next, (long long)first - 1);
+        if (first < next)
+            return nvfp4_error_set(err, NVFP4_EINVAL, "merge: %s holds seeds %lld..%lld, which another folder holds too",
+                                   dirs[order[k]], (long long)first, (long long)(first + cnt - 1));
+        next = first + cnt;
+    }
+    *total = next - 1;
+    return NVFP4_OK;
+}
+
 /* The CSV files of dir are those its summary.json records (size and
  * sha256): a truncated or altered file is refused. */
 static nvfp4_status check_files(const nvfp4_study *st, const char *dir, json_t *sum, nvfp4_error *err)
@@ -357,9 +435,10 @@ static json_t *merged_extra(json_t **sums, size_t n, const size_t *order)
     return extra;
 }
 
-/* Merges the checked shard folders of study st into out_dir. */
+/* Merges the checked shard folders (or seed batches: seeds > 0, their total)
+ * of study st into out_dir. */
 static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, size_t n, json_t **sums,
-                                const size_t *order, const char *out_dir, nvfp4_error *err)
+                                const size_t *order, json_int_t seeds, const char *out_dir, nvfp4_error *err)
 {
     nvfp4_status s = NVFP4_OK;
     /* the jobs in the unsharded run's order; a study not made of jobs: the
@@ -382,6 +461,7 @@ static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, 
         s = concat_csv(sorted, n, out_dir, *f, NULL, err);
     free(sorted);
     json_t *extra = merged_extra(sums, n, order);
+    if (seeds) json_object_set_new(extra, "seeds", json_integer(seeds)); /* seed batches: all of them */
     if (s == NVFP4_OK) s = st_summarize(st, out_dir, extra, err);
     else json_decref(extra);
     return s;
@@ -392,16 +472,23 @@ static nvfp4_status merge_checked(const nvfp4_study *st, const char *const *dirs
 {
     size_t *order = calloc(n, sizeof *order);
     if (!order) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    nvfp4_status s = check_shards(dirs, n, sums, order, err);
+    json_int_t total = 0; /* seed batches: the seeds of the merged run */
+    bool batches = seed_batches(sums, n);
+    nvfp4_status s = batches ? check_batches(dirs, n, sums, order, &total, err) : check_shards(dirs, n, sums, order, err);
     for (size_t d = 0; d < n && s == NVFP4_OK; d++) s = check_files(st, dirs[d], sums[d], err);
     int lock = -1;
     if (s == NVFP4_OK && !st_mkdir_p(out_dir, err)) s = NVFP4_EIO;
     if (s == NVFP4_OK && (lock = st_lock_dir(out_dir, err)) < 0) s = NVFP4_EINVAL;
-    if (s == NVFP4_OK) s = merge_study(st, dirs, n, sums, order, out_dir, err);
+    if (s == NVFP4_OK) s = merge_study(st, dirs, n, sums, order, batches ? total : 0, out_dir, err);
     if (s == NVFP4_OK) {
-        /* the merged folder is the unsharded run's: its fingerprint without the shard */
+        /* the merged folder is the unsharded run's: its fingerprint without
+         * the shard (or, of seed batches, with all their seeds) */
         json_t *fp = json_deep_copy(json_object_get(sums[0], "fingerprint"));
         json_object_del(fp, "shard");
+        if (batches) {
+            json_object_del(fp, "first_seed");
+            json_object_set_new(fp, "seeds", json_integer(total));
+        }
         s = st_stamp_summary(out_dir, st, fp, err);
         json_decref(fp);
     }

@@ -22,6 +22,14 @@ grep -q "after 8 seeds" "$T/seq.err" || die "no third look: $(cat "$T/seq.err")"
 for b in seeds-1-3 seeds-4-6 seeds-7-8; do [ -s "$T/seq/batches/$b/runs.csv" ] || die "batch $b missing"; done
 "$NVFP4" study run s6 --quick --steps 40 --seeds 8 --quiet --out "$T/plain" > /dev/null 2>&1 || die "s6 plain"
 cmp -s <(sort "$T/seq/runs.csv") <(sort "$T/plain/runs.csv") || die "the batches' rows differ from one 8-seed run"
+# `study merge` of seed batches: any order gives the 8-seed run's rows; a gap or an overlap is refused (exit 2)
+B="$T/seq/batches"
+"$NVFP4" study merge --out "$T/remerged" "$B/seeds-7-8" "$B/seeds-1-3" "$B/seeds-4-6" >/dev/null 2>&1 || die "merge of the batches"
+cmp -s <(sort "$T/remerged/runs.csv") <(sort "$T/plain/runs.csv") || die "merged batches differ from one 8-seed run"
+"$NVFP4" study merge --out "$T/gap" "$B/seeds-1-3" "$B/seeds-7-8" >/dev/null 2>"$T/gap.err"
+[ $? = 2 ] && grep -q "seeds 4..6 missing" "$T/gap.err" || die "a seed gap not refused: $(cat "$T/gap.err")"
+"$NVFP4" study merge --out "$T/dup" "$B/seeds-1-3" "$B/seeds-4-6" "$B/seeds-4-6" >/dev/null 2>"$T/dup.err"
+[ $? = 2 ] && grep -q "which another folder holds too" "$T/dup.err" || die "a seed overlap not refused: $(cat "$T/dup.err")"
 python3 - "$T/seq/summary.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
