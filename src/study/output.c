@@ -522,17 +522,43 @@ static bool run_gnuplot(const char *dir, const char *name)
     return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* The line types every study figure draws its series with (arm k of a
+ * training study is line type k + 1 in gap.png, paired.png, loss.png and
+ * layers.png alike): the Okabe-Ito colours (Okabe and Ito, "Color Universal
+ * Design", 2008; apart for the common colour-vision deficiencies), yellow
+ * left out because it vanishes on white and black kept for references,
+ * each with its own dash type, so that overlapping arms stay apart, in
+ * greyscale too. Seven colours against eight dash types: the (colour, dash)
+ * pair repeats only after 56 line types, beyond ST_MAX_ARMS. */
+static const char *const palette_colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                             "#E69F00", "#56B4E9", "#505050"};
+static const char *const palette_dash[] = {"1", "2", "4", "(8,3,2,3,2,3)", "(3,2)", "5", "(12,4)", "(1,2)"};
+
+static void write_palette(FILE *f)
+{
+    const size_t nc = sizeof palette_colour / sizeof *palette_colour;
+    const size_t nd = sizeof palette_dash / sizeof *palette_dash;
+    for (size_t k = 0; k < ST_MAX_ARMS; k++)
+        fprintf(f, "set linetype %zu lc rgb '%s' dt %s\n", k + 1, palette_colour[k % nc], palette_dash[k % nd]);
+    fprintf(f, "set linetype cycle %d\n", ST_MAX_ARMS);
+}
+
 nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
     st_file sf;
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
+    write_palette(f);
     fputs(script, f);
     nvfp4_status s = st_file_commit(&sf, dir, name, err);
     if (s != NVFP4_OK) return s;
     if (!run_gnuplot(dir, name)) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
     return NVFP4_OK;
 }
+
+/* A 95% band: light enough that five overlapping bands stay told apart,
+ * each arm's mean line drawn over all of them. */
+#define ST_BAND_FILL "fs transparent solid 0.12 noborder"
 
 static void append(char **buf, size_t *len, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -600,24 +626,90 @@ static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *
     size_t len = 0, k = 0, n = 0;
     for (size_t a = 1; a < t->narms; a++) n += has[a];
     if (!n) return NVFP4_OK;
+    char spread[96];
+    size_t nseeds = most_seeds(t);
+    if (nseeds > 1)
+        snprintf(spread, sizeof spread, "line: mean over %zu seeds; band: 95%% t interval of the paired difference",
+                 nseeds);
+    else snprintf(spread, sizeof spread, "one seed: no interval");
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'paired.png'\n"
            "set title \"%s: gap(arm) - gap(%s) of the same seed\\n(%s)\"\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'paired gap difference (points of %%)'\nset key outside right\n"
            "set grid\nset xzeroaxis lt -1 lw 1.5\nplot ",
            title, t->arms[0],
-           most_seeds(t) > 1 ? "mean over seeds; band: 95% t interval of the paired difference" : "one seed: no interval");
+           spread);
+    /* every band first, then every mean line: a later band never covers an earlier line */
+    for (size_t a = 1; a < t->narms; a++)
+        if (has[a])
+            append(&s, &len, "'paired_agg.dat' index %zu using 1:4:5 with filledcurves " ST_BAND_FILL " lc %zu notitle, ",
+                   k++, a + 1);
+    k = 0;
     for (size_t a = 1; a < t->narms; a++) {
         if (!has[a]) continue;
-        append(&s, &len,
-               "'paired_agg.dat' index %zu using 1:4:5 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
-               "'paired_agg.dat' index %zu using 1:3 with lines lw 2 lc %zu title '%s'%s",
-               k, a + 1, k, a + 1, t->arms[a], k + 1 < n ? ", " : "\n");
+        append(&s, &len, "'paired_agg.dat' index %zu using 1:3 with lines lw 2 lt %zu title '%s'%s", k, a + 1,
+               t->arms[a], k + 1 < n ? ", " : "\n");
         k++;
     }
     nvfp4_status st = s ? st_gnuplot(dir, "paired.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     return st;
+}
+
+/* More arms than this and gap.png draws one panel per arm: five 95% bands
+ * laid over each other merge into one area whatever their colours. */
+#define ST_GAP_OVERLAY_MAX_ARMS 4
+
+/* gap.png with every arm on one axis: the bands first, then the mean lines,
+ * so that a later band never covers an earlier line */
+static void gap_overlay_script(char **s, size_t *len, const st_table *t, const char *title, const char *spread,
+                               bool loggap)
+{
+    append(s, len,
+           "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
+           "set title '%s: relative eval-loss gap to the FP32 shadow (%s)'\n"
+           "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
+           "plot ",
+           title, spread, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
+    for (size_t a = 0; a < t->narms; a++)
+        append(s, len, "'gap_agg.dat' index %zu using 8:3:4 with filledcurves " ST_BAND_FILL " lc %zu notitle, ", a,
+               a + 1);
+    for (size_t a = 0; a < t->narms; a++)
+        append(s, len, "'gap_agg.dat' index %zu using 8:2 with lines lw 2 lt %zu title '%s'%s", a, a + 1, t->arms[a],
+               a + 1 < t->narms ? ", " : "\n");
+}
+
+/* gap.png as small multiples: one panel per arm on a shared y axis, its band
+ * and mean line, with the first arm's mean as a thin black line under it in
+ * every other panel to compare against. The y range is taken over every arm's
+ * band (gnuplot's stats) so that the panels read on one scale; a log axis
+ * takes the range of the per-seed gaps, which are all positive there. */
+static void gap_panels_script(char **s, size_t *len, const st_table *t, const char *title, const char *spread,
+                              bool loggap, double lo, double hi)
+{
+    size_t cols = t->narms <= 6 ? 3 : 4, rows = (t->narms + cols - 1) / cols;
+    append(s, len,
+           "set terminal pngcairo size %zu,%zu noenhanced\nset output 'gap.png'\n",
+           cols * 380, rows * 300 + 60);
+    if (loggap) append(s, len, "set logscale y\nset format y '%%g'\nset yrange [%.6g:%.6g]\n", lo, hi);
+    else
+        append(s, len, "stats 'gap_agg.dat' using 3 nooutput\nylo = STATS_min\n"
+                       "stats 'gap_agg.dat' using 4 nooutput\nyhi = STATS_max\n"
+                       "pad = (yhi > ylo ? yhi - ylo : 1) * 0.05\nset yrange [ylo - pad:yhi + pad]\n");
+    append(s, len,
+           "set multiplot layout %zu,%zu title \"%s: relative eval-loss gap to the FP32 shadow, one panel per arm\\n"
+           "(%s; black: %s's mean)\"\n"
+           "set grid\nset key top right\nset xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\n"
+           "set format x '%%.0s%%c'\n",
+           rows, cols, title, spread, t->arms[0], loggap ? ", log scale" : "");
+    for (size_t a = 0; a < t->narms; a++) {
+        append(s, len, "set title '%s'\nplot 'gap_agg.dat' index %zu using 8:3:4 with filledcurves " ST_BAND_FILL
+                       " lc %zu notitle, ",
+               t->arms[a], a, a + 1);
+        if (a) append(s, len, "'' index 0 using 8:2 with lines lw 1 dt 1 lc rgb 'black' notitle, ");
+        append(s, len, "'' index %zu using 8:2 with lines lw 2 lt %zu notitle\n", a, a + 1);
+    }
+    append(s, len, "unset multiplot\n");
 }
 
 static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const char *title,
@@ -627,24 +719,15 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     size_t len = 0;
     char spread[64];
     size_t nseeds = most_seeds(t);
-    if (nseeds > 1) snprintf(spread, sizeof spread, "mean, 95%% CI over %zu seeds", nseeds);
+    if (nseeds > 1) snprintf(spread, sizeof spread, "line: mean over %zu seeds, band: 95%% CI", nseeds);
     else snprintf(spread, sizeof spread, "one seed: no interval");
     double lo, hi;
     bool nonpos;
     /* gaps spanning decades (s1a, s6: up to 1e9 %) on a log axis, when all are positive */
     value_range(t, true, &lo, &hi, &nonpos);
     bool loggap = !nonpos && hi > 1000.0 * lo;
-    append(&s, &len,
-           "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
-           "set title '%s: relative eval-loss gap to the FP32 shadow (%s)'\n"
-           "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
-           "plot ",
-           title, spread, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
-    for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len,
-               "'gap_agg.dat' index %zu using 8:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
-               "'gap_agg.dat' index %zu using 8:2 with lines lw 2 lc %zu title '%s'%s",
-               a, a + 1, a, a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
+    if (t->narms > ST_GAP_OVERLAY_MAX_ARMS) gap_panels_script(&s, &len, t, title, spread, loggap, lo, hi);
+    else gap_overlay_script(&s, &len, t, title, spread, loggap);
     nvfp4_status st = s ? st_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     if (st != NVFP4_OK) return st;
@@ -660,7 +743,7 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
            "plot 'gap_agg.dat' index 0 using 8:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
            title, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'gap_agg.dat' index %zu using 8:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
+        append(&s, &len, "'gap_agg.dat' index %zu using 8:6 with lines lw 2 lt %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");
     st = s ? st_gnuplot(dir, "loss.gp", s, err) : NVFP4_ENOMEM;
     free(s);
