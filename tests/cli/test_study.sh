@@ -98,6 +98,7 @@ if [ $have_gp = 1 ]; then
         lcs=$(echo "$defs" | sed -n "s/.* lc rgb '\([^']*\)'.*/\1/p" | sort -u | wc -l)
         [ "$n" -ge 3 ] && [ "$dts" = "$n" ] && [ "$lcs" = "$n" ] || die "$g: $n arms drawn with $dts dash types, $lcs colours"
     done
+    grep -q "lc rgb 'black' t 'reference slope: 0.13/sqrt(T)'" "$T/s0/s0_sravg.gp" || die "s0_sravg: no black reference line"
     grep -q "one panel per arm" "$T/s1b/gap.gp" || die "s1b's 5 arms are not drawn in panels"
     grep -q "one panel per arm" "$T/s3-rht/gap.gp" && die "s3-rht's 4 arms are drawn in panels"
     "$NVFP4" study run s1a --quick --seeds 1 --quiet --out "$T/one" >/dev/null 2>&1 || die "s1a --seeds 1"
