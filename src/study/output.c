@@ -412,19 +412,26 @@ static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *h
     return st_file_commit(&sf, dir, "paired_agg.dat", err);
 }
 
+/* The most linear layers layers.png draws. */
+#define ST_MAX_LAYERS 64
+
 /* layers_agg.dat: per arm, per layer: mean SQNR (Fprop, Dgrad, Wgrad), Wgrad
- * cosine, gnr, over every logged step and seed with a quantized GEMM. */
-static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers, nvfp4_error *err)
+ * cosine, gnr, over every logged step and seed with a quantized GEMM.
+ * quantized[l] tells whether any arm quantized a GEMM of layer l: the others
+ * ran in high precision in every arm and have no bar. */
+static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers,
+                                     bool quantized[ST_MAX_LAYERS], nvfp4_error *err)
 {
     st_file sf;
     char path[4096], line[2048];
     *nlayers = 0;
+    for (size_t l = 0; l < ST_MAX_LAYERS; l++) quantized[l] = false;
     snprintf(path, sizeof path, "%s/layers.csv", dir);
     char *fbuf;
     bool absent;
     FILE *in = st_open_lab_file(path, &fbuf, &absent, err);
     if (!in) return absent ? NVFP4_OK : NVFP4_EIO;
-    enum { ML = 64 };
+    enum { ML = ST_MAX_LAYERS };
     /* per arm and layer: sums and counts of SQNR F/D/W, Wgrad cosine, gnr;
      * each metric is averaged only over the steps where its GEMM was
      * quantized (an FP32 GEMM reports 300 dB and is left out) */
@@ -476,8 +483,8 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
         for (size_t l = 0; l < *nlayers; l++) {
             double *q = acc[a][l];
-            if (q[5] + q[6] + q[7] == 0) continue; /* an FP32 layer */
-            any = true;
+            if (q[5] + q[6] + q[7] == 0) continue; /* a high-precision layer in this arm */
+            any = quantized[l] = true;
 #define AVG(sum, cnt) ((cnt) > 0 ? (sum) / (cnt) : NAN)
             fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, AVG(q[0], q[5]), AVG(q[1], q[6]), AVG(q[2], q[7]),
                     AVG(q[3], q[8]), AVG(q[4], q[8]));
@@ -712,8 +719,8 @@ static void gap_panels_script(char **s, size_t *len, const st_table *t, const ch
     append(s, len, "unset multiplot\n");
 }
 
-static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const char *title,
-                                  nvfp4_error *err)
+static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const bool *quantized,
+                                  const char *title, nvfp4_error *err)
 {
     char *s = NULL;
     size_t len = 0;
@@ -753,18 +760,23 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     /* bars, one cluster per layer, one bar per arm (arm a at layer + offset) */
     double w = 0.8 / (double)t->narms;
     append(&s, &len,
-           "set terminal pngcairo size 1100,600 noenhanced\nset output 'layers.png'\nset multiplot layout 2,1 title "
-           "'%s: per-layer SQNR (quantized GEMMs, mean over steps and seeds)'\n"
+           "set terminal pngcairo size 1100,640 noenhanced\nset output 'layers.png'\nset multiplot layout 2,1 title "
+           "\"%s: per-layer SQNR of the quantized GEMMs (bars: mean over the logged steps and %zu seed%s)\\n"
+           "a layer without bars ran in high precision in every arm (not quantized: no SQNR)\"\n"
            "set xlabel 'linear layer (index in layers.csv)'\nset xtics 1\nset grid ytics\nset key outside right\n"
-           "set style fill solid 0.6 border -1\nset boxwidth %g absolute\nset xrange [-0.6:%g]\nset yrange [0:*]\n"
-           "set ylabel 'Wgrad SQNR (dB)'\nplot ",
-           title, w, (double)nlayers - 0.4);
+           "set style fill solid 0.6 border -1\nset boxwidth %g absolute\nset xrange [-0.6:%g]\nset yrange [0:*]\n",
+           title, nseeds, nseeds == 1 ? "" : "s", w, (double)nlayers - 0.4);
+    /* say on the plot why a slot is empty (the first and last layers of the s3 studies) */
+    for (size_t l = 0; l < nlayers; l++)
+        if (!quantized[l])
+            append(&s, &len, "set label \"high precision\\n(not quantized)\" at %zu, graph 0.5 center\n", l);
+    append(&s, &len, "set ylabel 'Wgrad SQNR (dB)'\nplot ");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):4 with boxes lc %zu title '%s'%s", a,
+        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):4 with boxes lc %zu dt 1 title '%s'%s", a,
                w * ((double)a + 0.5), a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "set ylabel 'Fprop output SQNR (dB)'\nplot ");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):2 with boxes lc %zu title '%s'%s", a,
+        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):2 with boxes lc %zu dt 1 title '%s'%s", a,
                w * ((double)a + 0.5), a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "unset multiplot\n");
     st = s ? st_gnuplot(dir, "layers.gp", s, err) : NVFP4_ENOMEM;
@@ -778,12 +790,13 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *study, co
     st_table t;
     nvfp4_status s = st_read_runs(dir, &t, err);
     size_t nl = 0;
+    bool quantized[ST_MAX_LAYERS];
     if (s == NVFP4_OK && t.n) s = write_gap_agg(dir, &t, err);
-    if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, err);
+    if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, quantized, err);
     bool has[ST_MAX_ARMS] = {false};
     if (s == NVFP4_OK && t.n) s = write_paired_agg(dir, &t, has, err);
     if (skipped) *skipped = !st_have_gnuplot();
-    if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
+    if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, quantized, title, err);
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_paired(dir, &t, has, title, err);
     if (s == NVFP4_OK && study && study->plots && st_have_gnuplot()) s = study->plots(dir, err);
     st_table_free(&t);

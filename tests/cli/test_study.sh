@@ -99,6 +99,11 @@ if [ $have_gp = 1 ]; then
         [ "$n" -ge 3 ] && [ "$dts" = "$n" ] && [ "$lcs" = "$n" ] || die "$g: $n arms drawn with $dts dash types, $lcs colours"
     done
     grep -q "lc rgb 'black' t 'reference slope: 0.13/sqrt(T)'" "$T/s0/s0_sravg.gp" || die "s0_sravg: no black reference line"
+    # s3-rht keeps its first and last linears (0 and 5) in high precision: their empty slots say so; s1b quantizes all
+    [ "$(grep -c '^set label "high precision' "$T/s3-rht/layers.gp")" = 2 ] &&
+        grep -q '^set label "high precision.* at 0, ' "$T/s3-rht/layers.gp" &&
+        grep -q '^set label "high precision.* at 5, ' "$T/s3-rht/layers.gp" || die "s3-rht/layers.gp: layers 0 and 5 not labelled high precision"
+    grep -q '^set label "high precision' "$T/s1b/layers.gp" && die "s1b/layers.gp labels a quantized layer high precision"
     grep -q "one panel per arm" "$T/s1b/gap.gp" || die "s1b's 5 arms are not drawn in panels"
     grep -q "one panel per arm" "$T/s3-rht/gap.gp" && die "s3-rht's 4 arms are drawn in panels"
     "$NVFP4" study run s1a --quick --seeds 1 --quiet --out "$T/one" >/dev/null 2>&1 || die "s1a --seeds 1"
