@@ -691,6 +691,24 @@ static void gap_overlay_script(char **s, size_t *len, const st_table *t, const c
  * every other panel to compare against. The y range is taken over every arm's
  * band (gnuplot's stats) so that the panels read on one scale; a log axis
  * takes the range of the per-seed gaps, which are all positive there. */
+/* A tick step of 1, 2 or 5 times a power of ten giving 2 to 5 intervals up
+ * to max: a panel a third of the figure wide has room for that many plain
+ * six-digit numbers. */
+static double tick_step(double max)
+{
+    if (!(max > 0)) return 1;
+    double p = pow(10.0, floor(log10(max / 2.0)));
+    return max / p >= 10 ? 5 * p : max / p >= 4 ? 2 * p : p;
+}
+
+static double arm_max_tokens(const st_table *t, size_t a)
+{
+    double m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].arm == a && (double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
+    return m;
+}
+
 static void gap_panels_script(char **s, size_t *len, const st_table *t, const char *title, const char *spread,
                               bool loggap, double lo, double hi)
 {
@@ -707,12 +725,13 @@ static void gap_panels_script(char **s, size_t *len, const st_table *t, const ch
            "set multiplot layout %zu,%zu title \"%s: relative eval-loss gap to the FP32 shadow, one panel per arm\\n"
            "(%s; black: %s's mean)\"\n"
            "set grid\nset key top right\nset xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\n"
-           "set format x '%%.0s%%c'\n",
+           "set format x '%%g'\n",
            rows, cols, title, spread, t->arms[0], loggap ? ", log scale" : "");
     for (size_t a = 0; a < t->narms; a++) {
-        append(s, len, "set title '%s'\nplot 'gap_agg.dat' index %zu using 8:3:4 with filledcurves " ST_BAND_FILL
-                       " lc %zu notitle, ",
-               t->arms[a], a, a + 1);
+        append(s, len,
+               "set title '%s'\nset xtics 0, %.6g\nplot 'gap_agg.dat' index %zu using 8:3:4 with filledcurves "
+               ST_BAND_FILL " lc %zu notitle, ",
+               t->arms[a], tick_step(arm_max_tokens(t, a)), a, a + 1);
         if (a) append(s, len, "'' index 0 using 8:2 with lines lw 1 dt 1 lc rgb 'black' notitle, ");
         append(s, len, "'' index %zu using 8:2 with lines lw 2 lt %zu notitle\n", a, a + 1);
     }
@@ -726,8 +745,11 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     size_t len = 0;
     char spread[64];
     size_t nseeds = most_seeds(t);
+    char mean_over[48];
     if (nseeds > 1) snprintf(spread, sizeof spread, "line: mean over %zu seeds, band: 95%% CI", nseeds);
     else snprintf(spread, sizeof spread, "one seed: no interval");
+    if (nseeds > 1) snprintf(mean_over, sizeof mean_over, "mean over %zu seeds", nseeds);
+    else snprintf(mean_over, sizeof mean_over, "one seed");
     double lo, hi;
     bool nonpos;
     /* gaps spanning decades (s1a, s6: up to 1e9 %) on a log axis, when all are positive */
@@ -745,10 +767,10 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     bool logloss = !nonpos && hi > 10.0 * lo;
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'loss.png'\n"
-           "set title '%s: eval loss (mean over seeds); black: the FP32 shadow of the first arm'\n"
+           "set title '%s: eval loss (%s; no band); black: the FP32 shadow of the first arm'\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'eval loss%s'\n%sset key outside right\nset grid\n"
            "plot 'gap_agg.dat' index 0 using 8:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
-           title, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
+           title, mean_over, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len, "'gap_agg.dat' index %zu using 8:6 with lines lw 2 lt %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");
