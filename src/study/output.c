@@ -865,8 +865,8 @@ nvfp4_status st_plot_tokens_to_match(const char *dir, const char *const names[5]
            "set label 'published %.2fx' at %g, graph 0.95 left offset 0.5,0 tc rgb 'dark-green'\n"
            "set object 1 rect from graph 0, first %.8g to graph 1, first %.8g fc rgb 'red' fs transparent solid 0.12 "
            "noborder\n"
-           "plot %.8g with lines lw 2 lc rgb 'red' title '%s (target), band: 95%% CI', "
-           "'ttm.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb 'blue' title 'MXFP4'\n",
+           "plot %.8g with lines lw 2 dt 1 lc rgb 'red' title '%s (target), band: 95%% CI', "
+           "'ttm.dat' using 1:2:3:4 with yerrorlines lw 2 dt 1 pt 7 lc rgb 'blue' title 'MXFP4'\n",
            names[0], n, published, published, published, published, m[0] - ci[0], m[0] + ci[0], m[0], names[0]);
     st = s ? st_gnuplot(dir, "ttm.gp", s, err) : NVFP4_ENOMEM;
     free(s);

@@ -228,7 +228,7 @@ static nvfp4_status s4_plots(const char *dir, nvfp4_error *err)
                       "set logscale x\nset grid\nset key top right\nset xzeroaxis lt -1 lw 2\n"
                       "plot 's4_diff.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 lc rgb '#4060c0' "
                       "title '95% interval of the paired difference', "
-                      "'' using 1:2 with linespoints lw 2 pt 7 lc rgb '#203080' title 'mean over seeds'\n",
+                      "'' using 1:2 with linespoints lw 2 dt 1 pt 7 lc rgb '#203080' title 'mean over seeds'\n",
                       err);
 }
 
