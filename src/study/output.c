@@ -412,19 +412,26 @@ static nvfp4_status write_paired_agg(const char *dir, const st_table *t, bool *h
     return st_file_commit(&sf, dir, "paired_agg.dat", err);
 }
 
+/* The most linear layers layers.png draws. */
+#define ST_MAX_LAYERS 64
+
 /* layers_agg.dat: per arm, per layer: mean SQNR (Fprop, Dgrad, Wgrad), Wgrad
- * cosine, gnr, over every logged step and seed with a quantized GEMM. */
-static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers, nvfp4_error *err)
+ * cosine, gnr, over every logged step and seed with a quantized GEMM.
+ * quantized[l] tells whether any arm quantized a GEMM of layer l: the others
+ * ran in high precision in every arm and have no bar. */
+static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t *nlayers,
+                                     bool quantized[ST_MAX_LAYERS], nvfp4_error *err)
 {
     st_file sf;
     char path[4096], line[2048];
     *nlayers = 0;
+    for (size_t l = 0; l < ST_MAX_LAYERS; l++) quantized[l] = false;
     snprintf(path, sizeof path, "%s/layers.csv", dir);
     char *fbuf;
     bool absent;
     FILE *in = st_open_lab_file(path, &fbuf, &absent, err);
     if (!in) return absent ? NVFP4_OK : NVFP4_EIO;
-    enum { ML = 64 };
+    enum { ML = ST_MAX_LAYERS };
     /* per arm and layer: sums and counts of SQNR F/D/W, Wgrad cosine, gnr;
      * each metric is averaged only over the steps where its GEMM was
      * quantized (an FP32 GEMM reports 300 dB and is left out) */
@@ -476,8 +483,8 @@ static nvfp4_status write_layers_agg(const char *dir, const st_table *t, size_t 
         fprintf(f, "# arm %s\n# layer sqnr_fprop sqnr_dgrad sqnr_wgrad wgrad_cos gnr\n", t->arms[a]);
         for (size_t l = 0; l < *nlayers; l++) {
             double *q = acc[a][l];
-            if (q[5] + q[6] + q[7] == 0) continue; /* an FP32 layer */
-            any = true;
+            if (q[5] + q[6] + q[7] == 0) continue; /* a high-precision layer in this arm */
+            any = quantized[l] = true;
 #define AVG(sum, cnt) ((cnt) > 0 ? (sum) / (cnt) : NAN)
             fprintf(f, "%zu %.5g %.5g %.5g %.6g %.5g\n", l, AVG(q[0], q[5]), AVG(q[1], q[6]), AVG(q[2], q[7]),
                     AVG(q[3], q[8]), AVG(q[4], q[8]));
@@ -522,17 +529,43 @@ static bool run_gnuplot(const char *dir, const char *name)
     return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* The line types every study figure draws its series with (arm k of a
+ * training study is line type k + 1 in gap.png, paired.png, loss.png and
+ * layers.png alike): the Okabe-Ito colours (Okabe and Ito, "Color Universal
+ * Design", 2008; apart for the common colour-vision deficiencies), yellow
+ * left out because it vanishes on white and black kept for references,
+ * each with its own dash type, so that overlapping arms stay apart, in
+ * greyscale too. Seven colours against eight dash types: the (colour, dash)
+ * pair repeats only after 56 line types, beyond ST_MAX_ARMS. */
+static const char *const palette_colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                             "#E69F00", "#56B4E9", "#505050"};
+static const char *const palette_dash[] = {"1", "2", "4", "(8,3,2,3,2,3)", "(3,2)", "5", "(12,4)", "(1,2)"};
+
+static void write_palette(FILE *f)
+{
+    const size_t nc = sizeof palette_colour / sizeof *palette_colour;
+    const size_t nd = sizeof palette_dash / sizeof *palette_dash;
+    for (size_t k = 0; k < ST_MAX_ARMS; k++)
+        fprintf(f, "set linetype %zu lc rgb '%s' dt %s\n", k + 1, palette_colour[k % nc], palette_dash[k % nd]);
+    fprintf(f, "set linetype cycle %d\n", ST_MAX_ARMS);
+}
+
 nvfp4_status st_gnuplot(const char *dir, const char *name, const char *script, nvfp4_error *err)
 {
     st_file sf;
     FILE *f = st_file_open(&sf, err);
     if (!f) return NVFP4_ENOMEM;
+    write_palette(f);
     fputs(script, f);
     nvfp4_status s = st_file_commit(&sf, dir, name, err);
     if (s != NVFP4_OK) return s;
     if (!run_gnuplot(dir, name)) return nvfp4_error_set(err, NVFP4_EIO, "gnuplot failed on %s/%s", dir, name);
     return NVFP4_OK;
 }
+
+/* A 95% band: light enough that five overlapping bands stay told apart,
+ * each arm's mean line drawn over all of them. */
+#define ST_BAND_FILL "fs transparent solid 0.12 noborder"
 
 static void append(char **buf, size_t *len, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -600,19 +633,29 @@ static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *
     size_t len = 0, k = 0, n = 0;
     for (size_t a = 1; a < t->narms; a++) n += has[a];
     if (!n) return NVFP4_OK;
+    char spread[96];
+    size_t nseeds = most_seeds(t);
+    if (nseeds > 1)
+        snprintf(spread, sizeof spread, "line: mean over %zu seeds; band: 95%% t interval of the paired difference",
+                 nseeds);
+    else snprintf(spread, sizeof spread, "one seed: no interval");
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'paired.png'\n"
            "set title \"%s: gap(arm) - gap(%s) of the same seed\\n(%s)\"\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'paired gap difference (points of %%)'\nset key outside right\n"
            "set grid\nset xzeroaxis lt -1 lw 1.5\nplot ",
            title, t->arms[0],
-           most_seeds(t) > 1 ? "mean over seeds; band: 95% t interval of the paired difference" : "one seed: no interval");
+           spread);
+    /* every band first, then every mean line: a later band never covers an earlier line */
+    for (size_t a = 1; a < t->narms; a++)
+        if (has[a])
+            append(&s, &len, "'paired_agg.dat' index %zu using 1:4:5 with filledcurves " ST_BAND_FILL " lc %zu notitle, ",
+                   k++, a + 1);
+    k = 0;
     for (size_t a = 1; a < t->narms; a++) {
         if (!has[a]) continue;
-        append(&s, &len,
-               "'paired_agg.dat' index %zu using 1:4:5 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
-               "'paired_agg.dat' index %zu using 1:3 with lines lw 2 lc %zu title '%s'%s",
-               k, a + 1, k, a + 1, t->arms[a], k + 1 < n ? ", " : "\n");
+        append(&s, &len, "'paired_agg.dat' index %zu using 1:3 with lines lw 2 lt %zu title '%s'%s", k, a + 1,
+               t->arms[a], k + 1 < n ? ", " : "\n");
         k++;
     }
     nvfp4_status st = s ? st_gnuplot(dir, "paired.gp", s, err) : NVFP4_ENOMEM;
@@ -620,31 +663,100 @@ static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *
     return st;
 }
 
-static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const char *title,
-                                  nvfp4_error *err)
+/* More arms than this and gap.png draws one panel per arm: five 95% bands
+ * laid over each other merge into one area whatever their colours. */
+#define ST_GAP_OVERLAY_MAX_ARMS 4
+
+/* gap.png with every arm on one axis: the bands first, then the mean lines,
+ * so that a later band never covers an earlier line */
+static void gap_overlay_script(char **s, size_t *len, const st_table *t, const char *title, const char *spread,
+                               bool loggap)
 {
-    char *s = NULL;
-    size_t len = 0;
-    char spread[64];
-    size_t nseeds = most_seeds(t);
-    if (nseeds > 1) snprintf(spread, sizeof spread, "mean, 95%% CI over %zu seeds", nseeds);
-    else snprintf(spread, sizeof spread, "one seed: no interval");
-    double lo, hi;
-    bool nonpos;
-    /* gaps spanning decades (s1a, s6: up to 1e9 %) on a log axis, when all are positive */
-    value_range(t, true, &lo, &hi, &nonpos);
-    bool loggap = !nonpos && hi > 1000.0 * lo;
-    append(&s, &len,
+    append(s, len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
            "set title '%s: relative eval-loss gap to the FP32 shadow (%s)'\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
            "plot ",
            title, spread, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len,
-               "'gap_agg.dat' index %zu using 8:3:4 with filledcurves fs transparent solid 0.15 lc %zu notitle, "
-               "'gap_agg.dat' index %zu using 8:2 with lines lw 2 lc %zu title '%s'%s",
-               a, a + 1, a, a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
+        append(s, len, "'gap_agg.dat' index %zu using 8:3:4 with filledcurves " ST_BAND_FILL " lc %zu notitle, ", a,
+               a + 1);
+    for (size_t a = 0; a < t->narms; a++)
+        append(s, len, "'gap_agg.dat' index %zu using 8:2 with lines lw 2 lt %zu title '%s'%s", a, a + 1, t->arms[a],
+               a + 1 < t->narms ? ", " : "\n");
+}
+
+/* gap.png as small multiples: one panel per arm on a shared y axis, its band
+ * and mean line, with the first arm's mean as a thin black line under it in
+ * every other panel to compare against. The y range is taken over every arm's
+ * band (gnuplot's stats) so that the panels read on one scale; a log axis
+ * takes the range of the per-seed gaps, which are all positive there. */
+/* A tick step of 1, 2 or 5 times a power of ten giving 2 to 5 intervals up
+ * to max: a panel a third of the figure wide has room for that many plain
+ * six-digit numbers. */
+static double tick_step(double max)
+{
+    if (!(max > 0)) return 1;
+    double p = pow(10.0, floor(log10(max / 2.0)));
+    return max / p >= 10 ? 5 * p : max / p >= 4 ? 2 * p : p;
+}
+
+static double arm_max_tokens(const st_table *t, size_t a)
+{
+    double m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].arm == a && (double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
+    return m;
+}
+
+static void gap_panels_script(char **s, size_t *len, const st_table *t, const char *title, const char *spread,
+                              bool loggap, double lo, double hi)
+{
+    size_t cols = t->narms <= 6 ? 3 : 4, rows = (t->narms + cols - 1) / cols;
+    append(s, len,
+           "set terminal pngcairo size %zu,%zu noenhanced\nset output 'gap.png'\n",
+           cols * 380, rows * 300 + 60);
+    if (loggap) append(s, len, "set logscale y\nset format y '%%g'\nset yrange [%.6g:%.6g]\n", lo, hi);
+    else
+        append(s, len, "stats 'gap_agg.dat' using 3 nooutput\nylo = STATS_min\n"
+                       "stats 'gap_agg.dat' using 4 nooutput\nyhi = STATS_max\n"
+                       "pad = (yhi > ylo ? yhi - ylo : 1) * 0.05\nset yrange [ylo - pad:yhi + pad]\n");
+    append(s, len,
+           "set multiplot layout %zu,%zu title \"%s: relative eval-loss gap to the FP32 shadow, one panel per arm\\n"
+           "(%s; black: %s's mean)\"\n"
+           "set grid\nset key top right\nset xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\n"
+           "set format x '%%g'\n",
+           rows, cols, title, spread, t->arms[0], loggap ? ", log scale" : "");
+    for (size_t a = 0; a < t->narms; a++) {
+        append(s, len,
+               "set title '%s'\nset xtics 0, %.6g\nplot 'gap_agg.dat' index %zu using 8:3:4 with filledcurves "
+               ST_BAND_FILL " lc %zu notitle, ",
+               t->arms[a], tick_step(arm_max_tokens(t, a)), a, a + 1);
+        if (a) append(s, len, "'' index 0 using 8:2 with lines lw 1 dt 1 lc rgb 'black' notitle, ");
+        append(s, len, "'' index %zu using 8:2 with lines lw 2 lt %zu notitle\n", a, a + 1);
+    }
+    append(s, len, "unset multiplot\n");
+}
+
+static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const bool *quantized,
+                                  const char *title, nvfp4_error *err)
+{
+    char *s = NULL;
+    size_t len = 0;
+    char spread[64];
+    size_t nseeds = most_seeds(t);
+    char mean_over[48];
+    if (nseeds > 1) snprintf(spread, sizeof spread, "line: mean over %zu seeds, band: 95%% CI", nseeds);
+    else snprintf(spread, sizeof spread, "one seed: no interval");
+    if (nseeds > 1) snprintf(mean_over, sizeof mean_over, "mean over %zu seeds", nseeds);
+    else snprintf(mean_over, sizeof mean_over, "one seed");
+    double lo, hi;
+    bool nonpos;
+    /* gaps spanning decades (s1a, s6: up to 1e9 %) on a log axis, when all are positive */
+    value_range(t, true, &lo, &hi, &nonpos);
+    bool loggap = !nonpos && hi > 1000.0 * lo;
+    if (t->narms > ST_GAP_OVERLAY_MAX_ARMS) gap_panels_script(&s, &len, t, title, spread, loggap, lo, hi);
+    else gap_overlay_script(&s, &len, t, title, spread, loggap);
     nvfp4_status st = s ? st_gnuplot(dir, "gap.gp", s, err) : NVFP4_ENOMEM;
     free(s);
     if (st != NVFP4_OK) return st;
@@ -655,12 +767,12 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     bool logloss = !nonpos && hi > 10.0 * lo;
     append(&s, &len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'loss.png'\n"
-           "set title '%s: eval loss (mean over seeds); black: the FP32 shadow of the first arm'\n"
+           "set title '%s: eval loss (%s; no band); black: the FP32 shadow of the first arm'\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'eval loss%s'\n%sset key outside right\nset grid\n"
            "plot 'gap_agg.dat' index 0 using 8:7 with lines lw 3 lc rgb 'black' title 'FP32', ",
-           title, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
+           title, mean_over, logloss ? ", log scale" : "", logloss ? "set logscale y\nset format y '%g'\n" : "");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'gap_agg.dat' index %zu using 8:6 with lines lw 2 lc %zu title '%s'%s", a, a + 1,
+        append(&s, &len, "'gap_agg.dat' index %zu using 8:6 with lines lw 2 lt %zu title '%s'%s", a, a + 1,
                t->arms[a], a + 1 < t->narms ? ", " : "\n");
     st = s ? st_gnuplot(dir, "loss.gp", s, err) : NVFP4_ENOMEM;
     free(s);
@@ -670,18 +782,23 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
     /* bars, one cluster per layer, one bar per arm (arm a at layer + offset) */
     double w = 0.8 / (double)t->narms;
     append(&s, &len,
-           "set terminal pngcairo size 1100,600 noenhanced\nset output 'layers.png'\nset multiplot layout 2,1 title "
-           "'%s: per-layer SQNR (quantized GEMMs, mean over steps and seeds)'\n"
+           "set terminal pngcairo size 1100,640 noenhanced\nset output 'layers.png'\nset multiplot layout 2,1 title "
+           "\"%s: per-layer SQNR of the quantized GEMMs (bars: mean over the logged steps and %zu seed%s)\\n"
+           "a layer without bars ran in high precision in every arm (not quantized: no SQNR)\"\n"
            "set xlabel 'linear layer (index in layers.csv)'\nset xtics 1\nset grid ytics\nset key outside right\n"
-           "set style fill solid 0.6 border -1\nset boxwidth %g absolute\nset xrange [-0.6:%g]\nset yrange [0:*]\n"
-           "set ylabel 'Wgrad SQNR (dB)'\nplot ",
-           title, w, (double)nlayers - 0.4);
+           "set style fill solid 0.6 border -1\nset boxwidth %g absolute\nset xrange [-0.6:%g]\nset yrange [0:*]\n",
+           title, nseeds, nseeds == 1 ? "" : "s", w, (double)nlayers - 0.4);
+    /* say on the plot why a slot is empty (the first and last layers of the s3 studies) */
+    for (size_t l = 0; l < nlayers; l++)
+        if (!quantized[l])
+            append(&s, &len, "set label \"high precision\\n(not quantized)\" at %zu, graph 0.5 center\n", l);
+    append(&s, &len, "set ylabel 'Wgrad SQNR (dB)'\nplot ");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):4 with boxes lc %zu title '%s'%s", a,
+        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):4 with boxes lc %zu dt 1 title '%s'%s", a,
                w * ((double)a + 0.5), a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "set ylabel 'Fprop output SQNR (dB)'\nplot ");
     for (size_t a = 0; a < t->narms; a++)
-        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):2 with boxes lc %zu title '%s'%s", a,
+        append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):2 with boxes lc %zu dt 1 title '%s'%s", a,
                w * ((double)a + 0.5), a + 1, t->arms[a], a + 1 < t->narms ? ", " : "\n");
     append(&s, &len, "unset multiplot\n");
     st = s ? st_gnuplot(dir, "layers.gp", s, err) : NVFP4_ENOMEM;
@@ -695,12 +812,13 @@ nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *study, co
     st_table t;
     nvfp4_status s = st_read_runs(dir, &t, err);
     size_t nl = 0;
+    bool quantized[ST_MAX_LAYERS];
     if (s == NVFP4_OK && t.n) s = write_gap_agg(dir, &t, err);
-    if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, err);
+    if (s == NVFP4_OK && t.n) s = write_layers_agg(dir, &t, &nl, quantized, err);
     bool has[ST_MAX_ARMS] = {false};
     if (s == NVFP4_OK && t.n) s = write_paired_agg(dir, &t, has, err);
     if (skipped) *skipped = !st_have_gnuplot();
-    if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, title, err);
+    if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_training(dir, &t, nl, quantized, title, err);
     if (s == NVFP4_OK && t.n && st_have_gnuplot()) s = plot_paired(dir, &t, has, title, err);
     if (s == NVFP4_OK && study && study->plots && st_have_gnuplot()) s = study->plots(dir, err);
     st_table_free(&t);
@@ -747,8 +865,8 @@ nvfp4_status st_plot_tokens_to_match(const char *dir, const char *const names[5]
            "set label 'published %.2fx' at %g, graph 0.95 left offset 0.5,0 tc rgb 'dark-green'\n"
            "set object 1 rect from graph 0, first %.8g to graph 1, first %.8g fc rgb 'red' fs transparent solid 0.12 "
            "noborder\n"
-           "plot %.8g with lines lw 2 lc rgb 'red' title '%s (target), band: 95%% CI', "
-           "'ttm.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb 'blue' title 'MXFP4'\n",
+           "plot %.8g with lines lw 2 dt 1 lc rgb 'red' title '%s (target), band: 95%% CI', "
+           "'ttm.dat' using 1:2:3:4 with yerrorlines lw 2 dt 1 pt 7 lc rgb 'blue' title 'MXFP4'\n",
            names[0], n, published, published, published, published, m[0] - ci[0], m[0] + ci[0], m[0], names[0]);
     st = s ? st_gnuplot(dir, "ttm.gp", s, err) : NVFP4_ENOMEM;
     free(s);

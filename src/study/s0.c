@@ -564,15 +564,15 @@ static nvfp4_status s0_plots(const char *dir, nvfp4_error *err)
                "set title 'S0: harmonic series, recursive sum rounded each step (RN solid, SR dashed)'\n"
                "set logscale x\nset xlabel 'terms n'\nset ylabel 'sum'\nset key top left\nset grid\n"
                "plot 's0_harmonic.dat' u 1:10 w l lw 3 lc rgb 'black' t 'exact', "
-               "'' u 1:2 w l lc 1 t 'fp16 RN', '' u 1:3 w l dt 2 lc 1 t 'fp16 SR', "
-               "'' u 1:4 w l lc 2 t 'bf16 RN', '' u 1:5 w l dt 2 lc 2 t 'bf16 SR', "
-               "'' u 1:6 w l lc 3 t 'e4m3 RN', '' u 1:7 w l dt 2 lc 3 t 'e4m3 SR', "
-               "'' u 1:8 w l lc 4 t 'e5m2 RN', '' u 1:9 w l dt 2 lc 4 t 'e5m2 SR'\n",
+               "'' u 1:2 w l lw 1.5 dt 1 lc 1 t 'fp16 RN', '' u 1:3 w l lw 1.5 dt 2 lc 1 t 'fp16 SR', "
+               "'' u 1:4 w l lw 1.5 dt 1 lc 2 t 'bf16 RN', '' u 1:5 w l lw 1.5 dt 2 lc 2 t 'bf16 SR', "
+               "'' u 1:6 w l lw 1.5 dt 1 lc 3 t 'e4m3 RN', '' u 1:7 w l lw 1.5 dt 2 lc 3 t 'e4m3 SR', "
+               "'' u 1:8 w l lw 1.5 dt 1 lc 4 t 'e5m2 RN', '' u 1:9 w l lw 1.5 dt 2 lc 4 t 'e5m2 SR'\n",
                err);
     if (s == NVFP4_OK && exists(dir, "s0_growth.csv"))
         s = st_gnuplot(dir, "s0_growth.gp",
                "set terminal pngcairo size 900,560 noenhanced\nset output 's0_growth.png'\n"
-               "set title 'S0: bf16 recursive sum of (1 + N(0,1)): median relative error'\n"
+               "set title 'S0: bf16 recursive sum of (1 + N(0,1)): median relative error over the repetitions (31 by default)'\n"
                "set datafile separator ','\nset logscale xy\nset xlabel 'n'\nset ylabel 'relative error'\n"
                "set key top left\nset grid\n"
                "f(d,fm,r,c)=(strcol(1) eq d && strcol(2) eq fm && strcol(3) eq r && strcol(4) eq c) ? $6 : NaN\n"
@@ -586,23 +586,27 @@ static nvfp4_status s0_plots(const char *dir, nvfp4_error *err)
     if (s == NVFP4_OK && exists(dir, "s0_sravg.csv"))
         s = st_gnuplot(dir, "s0_sravg.gp",
                "set terminal pngcairo size 900,560 noenhanced\nset output 's0_sravg.png'\n"
-               "set title 'S0: error of the mean of T quantized GEMMs (64x64, K=1024)'\n"
-               "set datafile separator ','\nset logscale xy\nset xlabel 'T'\nset ylabel 'relative error'\nset grid\n"
+               "set title \"S0: relative error of the mean of T quantized GEMMs against the FP32 GEMM\\n"
+               "(64x64, K=1024; ||mean - exact||_F / ||exact||_F, one sequence of draws)\"\n"
+               "set datafile separator ','\nset logscale xy\nset xlabel 'T (quantized GEMMs averaged)'\n"
+               "set ylabel 'relative error'\nset grid\nset key top right box opaque\n"
                "f(c)=(strcol(1) eq c) ? $3 : NaN\n"
                "plot 's0_sravg.csv' u 2:(f('nvfp4/1x16/rn')) w lp t 'NVFP4 RN', "
                "'' u 2:(f('nvfp4/1x16/sr')) w lp t 'NVFP4 SR', "
                "'' u 2:(f('nvfp4/1x16/e4m3-up/sr')) w lp t 'NVFP4 SR, scale rounded up', "
-               "'' u 2:(f('mxfp4/sr')) w lp t 'MXFP4 SR', 0.13/sqrt(x) dt 3 t '1/sqrt(T)'\n",
+               "'' u 2:(f('mxfp4/sr')) w lp t 'MXFP4 SR', "
+               /* the reference slope in black, drawn last: no series hides it */
+               "0.13/sqrt(x) w l lw 2.5 dt (10,6) lc rgb 'black' t 'reference slope: 0.13/sqrt(T)'\n",
                err);
     if (s == NVFP4_OK && exists(dir, "s0_quant.csv"))
         s = st_gnuplot(dir, "s0_quant.gp",
                "set terminal pngcairo size 1000,600 noenhanced\nset output 's0_quant.png'\n"
                "set title 'S0: quantizer NMSE (256x1024 tensors, blocks along rows)'\n"
                "set datafile separator ','\nset style data histograms\nset style histogram cluster gap 1\n"
-               "set style fill solid 0.8\nset key top left\nset logscale y\nset ylabel 'NMSE'\nset xtics rotate by -35\nset grid y\n"
-               "plot 's0_quant.csv' u ((strcol(1) eq 'normal') ? $3 : 1/0):xtic(2) every ::1::10 t 'normal', "
-               "'' u ((strcol(1) eq 'laplace') ? $3 : 1/0) every ::11::20 t 'laplace', "
-               "'' u ((strcol(1) eq 'channel-outlier') ? $3 : 1/0) every ::21::30 t 'channel outliers'\n",
+               "set style fill solid 0.8 border -1\nset key top left\nset logscale y\nset ylabel 'NMSE'\nset xtics rotate by -35\nset grid y\n"
+               "plot 's0_quant.csv' u ((strcol(1) eq 'normal') ? $3 : 1/0):xtic(2) every ::1::10 t 'normal' dt 1, "
+               "'' u ((strcol(1) eq 'laplace') ? $3 : 1/0) every ::11::20 t 'laplace' dt 1, "
+               "'' u ((strcol(1) eq 'channel-outlier') ? $3 : 1/0) every ::21::30 t 'channel outliers' dt 1\n",
                err);
     return s;
 }

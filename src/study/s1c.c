@@ -321,8 +321,10 @@ static nvfp4_status s1c_plots(const char *dir, nvfp4_error *err)
     if (st != NVFP4_OK) return st;
     return st_gnuplot(dir, "s1c.gp",
                       "set terminal pngcairo size 900,560 noenhanced\nset output 's1c.png'\n"
-                      "set title \"s1c: progress per step against the gradient-to-noise ratio r = ||g|| / (sqrt(d) sigma)\\n"
-                      "realized / noise-free loss decrease, mean and 95% t interval over seeds\"\n"
+                      "stats 's1c_eff.dat' using 7 nooutput\n"
+                      "set title sprintf(\"s1c: progress per step against the gradient-to-noise ratio r = ||g|| / "
+                      "(sqrt(d) sigma)\\nrealized / noise-free loss decrease, mean and 95%% t interval over %d "
+                      "seeds\", int(STATS_max))\n"
                       "set xlabel 'r / sqrt(3) (log scale; the band of each bar)'\nset ylabel 'efficiency'\n"
                       "set logscale x 2\nset xrange [0.1:2.5]\nset yrange [-0.2:1.2]\nset grid\nset key bottom right\n"
                       "set arrow from 1, graph 0 to 1, graph 1 nohead lw 2 dt 2 lc rgb 'red'\n"

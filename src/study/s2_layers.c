@@ -99,7 +99,7 @@ static nvfp4_status s2_plots(const char *dir, nvfp4_error *err)
                       "set style fill solid 0.5 border -1\nset boxwidth 0.6\nset xtics rotate by -30\n"
                       "set xzeroaxis lt -1\n"
                       "plot 's2_layers.dat' using 1:3:xtic(2) with boxes lc 3, "
-                      "'' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0 lw 1.5\n",
+                      "'' using 1:3:4:5 with yerrorbars dt 1 lc rgb 'black' pt 0 lw 1.5\n",
                       err);
 }
 

@@ -219,14 +219,16 @@ static nvfp4_status s4_plots(const char *dir, nvfp4_error *err)
     if (st != NVFP4_OK) return st;
     return st_gnuplot(dir, "s4.gp",
                       "set terminal pngcairo size 900,560 noenhanced\nset output 's4.png'\n"
-                      "set title \"s4: SR minus RTN backward, paired per seed (mean, 95% t interval)\\n"
-                      "below 0: SR better; Quartet: SR wins at high tokens/param\"\n"
+                      "stats 's4_diff.dat' using 5 nooutput\n"
+                      "set title sprintf(\"s4: SR minus RTN backward, paired per seed (line: mean over %d seeds, "
+                      "band: 95%% t interval)\\nbelow 0: SR better; Quartet: SR wins at high tokens/param\", "
+                      "int(STATS_max))\n"
                       "set xlabel 'training tokens per parameter (log scale)'\n"
                       "set ylabel 'gap(SR) - gap(RTN) to the FP32 shadow (points)'\n"
                       "set logscale x\nset grid\nset key top right\nset xzeroaxis lt -1 lw 2\n"
                       "plot 's4_diff.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 lc rgb '#4060c0' "
                       "title '95% interval of the paired difference', "
-                      "'' using 1:2 with linespoints lw 2 pt 7 lc rgb '#203080' title 'mean over seeds'\n",
+                      "'' using 1:2 with linespoints lw 2 dt 1 pt 7 lc rgb '#203080' title 'mean over seeds'\n",
                       err);
 }
 

@@ -365,10 +365,10 @@ static nvfp4_status s5_plots(const char *dir, nvfp4_error *err)
         "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
         "set logscale y\nset format y '%g'\nset grid ytics\nset key outside right autotitle columnhead\nset yrange [1e-4:1]\n"
         "set ylabel 'relative bias (debiased)'\n"
-        "plot for [v=2:6] 's5_layers.dat' using v:xtic(1)\n"
+        "plot for [v=2:6] 's5_layers.dat' using v:xtic(1) dt 1\n"
         "set ylabel 'relative std of one draw'\nset xlabel 'linear layer (block.type, input side first; the backward runs from right to "
         "left)'\n"
-        "plot for [v=7:11] 's5_layers.dat' using v:xtic(1)\nunset multiplot\n",
+        "plot for [v=7:11] 's5_layers.dat' using v:xtic(1) dt 1\nunset multiplot\n",
         err);
 }
 

@@ -85,7 +85,27 @@ expect2 study merge --out "$T/m3" "$T/sh0" "$T/s6"
 # the plot titles promise an interval over seeds only where there are several:
 # s1a above ran 2 seeds; one seed says it draws no interval
 if [ $have_gp = 1 ]; then
-    grep -qF "(mean, 95% CI over 2 seeds)" "$T/s1a/gap.gp" || die "s1a's 2-seed gap title: $(grep title "$T/s1a/gap.gp")"
+    grep -qF "(line: mean over 2 seeds, band: 95% CI)" "$T/s1a/gap.gp" || die "s1a's 2-seed gap title: $(grep title "$T/s1a/gap.gp")"
+    grep -qF "(line: mean over 2 seeds; band: 95% t interval" "$T/s1b/paired.gp" || die "s1b's 2-seed paired title: $(grep title "$T/s1b/paired.gp")"
+    # every arm's mean line has its own dash type and colour (the line type k
+    # the script draws it with, as the script's palette defines it): s3-rht's
+    # 4 arms on one axis, s1b's 5 arms in one panel each
+    for g in s3-rht/gap.gp s3-rht/paired.gp s1b/gap.gp s1b/loss.gp; do
+        lts=$(grep -o 'with lines lw 2 lt [0-9]*' "$T/$g" | awk '{print $NF}')
+        n=$(echo $lts | wc -w)
+        defs=$(for k in $lts; do grep "^set linetype $k lc " "$T/$g"; done)
+        dts=$(echo "$defs" | sed -n 's/.* dt //p' | sort -u | wc -l)
+        lcs=$(echo "$defs" | sed -n "s/.* lc rgb '\([^']*\)'.*/\1/p" | sort -u | wc -l)
+        [ "$n" -ge 3 ] && [ "$dts" = "$n" ] && [ "$lcs" = "$n" ] || die "$g: $n arms drawn with $dts dash types, $lcs colours"
+    done
+    grep -q "lc rgb 'black' t 'reference slope: 0.13/sqrt(T)'" "$T/s0/s0_sravg.gp" || die "s0_sravg: no black reference line"
+    # s3-rht keeps its first and last linears (0 and 5) in high precision: their empty slots say so; s1b quantizes all
+    [ "$(grep -c '^set label "high precision' "$T/s3-rht/layers.gp")" = 2 ] &&
+        grep -q '^set label "high precision.* at 0, ' "$T/s3-rht/layers.gp" &&
+        grep -q '^set label "high precision.* at 5, ' "$T/s3-rht/layers.gp" || die "s3-rht/layers.gp: layers 0 and 5 not labelled high precision"
+    grep -q '^set label "high precision' "$T/s1b/layers.gp" && die "s1b/layers.gp labels a quantized layer high precision"
+    grep -q "one panel per arm" "$T/s1b/gap.gp" || die "s1b's 5 arms are not drawn in panels"
+    grep -q "one panel per arm" "$T/s3-rht/gap.gp" && die "s3-rht's 4 arms are drawn in panels"
     "$NVFP4" study run s1a --quick --seeds 1 --quiet --out "$T/one" >/dev/null 2>&1 || die "s1a --seeds 1"
     grep -qF "(one seed: no interval)" "$T/one/gap.gp" || die "1-seed gap title: $(grep title "$T/one/gap.gp")"
     grep -qF "(one seed: no interval)" "$T/one/paired.gp" || die "1-seed paired title: $(grep title "$T/one/paired.gp")"
