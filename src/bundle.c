@@ -2,7 +2,8 @@
  * tensor set. Components per orientation (suffix "" rowwise, "_t"
  * columnwise): data (U8 codes, element 2j in the low nibble of byte j;
  * E4M3 elements one per byte), scale (U8, linear [scale_rows, scale_cols]),
- * scale_swizzled (U8, cuBLAS 128x4 layout, padding zero), amax (F32 [1],
+ * scale_swizzled (U8, the scale layout the metadata "scale_swizzle" names,
+ * cuBLAS 128x4 unless it names another (nvfp4/layout.h), padding zero), amax (F32 [1],
  * NVFP4 recipes only), dequant (F32, logical shape); plus x (the input) and
  * string metadata that records how to regenerate every byte. */
 #include <errno.h>
@@ -50,7 +51,7 @@ static nvfp4_status write_metadata(const nvfp4_quantized *q, nvfp4_dtype dtype, 
         {"elem", info->elem == NVFP4_ELEM_E4M3 ? "e4m3" : "e2m1"},
         {"scale_format", info->scale_format == NVFP4_SCALEFMT_UE8M0 ? "ue8m0" : "e4m3"},
         {"data_layout", "row-major; e2m1: element 2j in the low nibble of byte j"},
-        {"scale_swizzle", "cublas-128x4"},
+        {"scale_swizzle", nvfp4_scale_layout_name(NVFP4_SCALE_LAYOUT_128X4)}, /* nvfp4_bundle_relayout changes it */
     };
     nvfp4_status st = NVFP4_OK;
     for (size_t i = 0; !st && i < sizeof kv / sizeof kv[0]; i++) st = nvfp4_tset_meta_set(s, kv[i].k, kv[i].v, err);
@@ -86,11 +87,12 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
              : nvfp4_tset_add(s, name, NVFP4_T_U8, 2, ssh, t->scale, NULL, err);
     if (own) own[1] = NULL;
     if (st) return st;
-    size_t zsh[2] = {nvfp4_core_roundup(t->scale_rows, 128), nvfp4_core_roundup(t->scale_cols, 4)};
+    size_t zsh[2];
     nvfp4_tensor *z;
+    (void)nvfp4_scale_layout_shape(NVFP4_SCALE_LAYOUT_128X4, t->scale_rows, t->scale_cols, &zsh[0], &zsh[1]);
     snprintf(name, sizeof name, "scale%s_swizzled", sfx);
     if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, zsh, NULL, &z, err))) return st;
-    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, z->data);
+    nvfp4_scale_to_layout(NVFP4_SCALE_LAYOUT_128X4, t->scale, t->scale_rows, t->scale_cols, z->data);
     if (info->has_global_amax) {
         /* row-scaled recipes: one amax per stored row (docs/file-formats.md) */
         size_t n = t->row_amax ? t->prows : 1;
@@ -135,6 +137,56 @@ nvfp4_status nvfp4_bundle_build_taking(nvfp4_quantized *q, const void *x, nvfp4_
     nvfp4_status st = build(q, x, dtype, rows, cols, out, own, err);
     for (int i = 0; i < 4; i++) free(own[i]); /* those a failure left unhanded (NULL once handed over) */
     if (st) q->row.data = q->row.scale = q->col.data = q->col.scale = NULL; /* some were freed: point at none */
+    return st;
+}
+
+/* ---- scale layout ------------------------------------------------------------------ */
+
+nvfp4_status nvfp4_bundle_scale_layout(const nvfp4_tensor_set *s, const char *fname, nvfp4_scale_layout *l,
+                                       nvfp4_error *err)
+{
+    /* absent: a bundle written before the key was normative, whose scale_swizzled is 128x4 */
+    const char *v = nvfp4_tset_meta_get(s, "scale_swizzle");
+    *l = NVFP4_SCALE_LAYOUT_128X4;
+    if (v && !nvfp4_scale_layout_parse(v, l))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata scale_swizzle '%s' is not a known scale "
+                               "layout (cublas-128x4, flashinfer-8x4, linear)", fname, v);
+    return NVFP4_OK;
+}
+
+/* One orientation's scale_swizzled rewritten in layout l from its linear scale. */
+static nvfp4_status relayout_orientation(nvfp4_tensor_set *s, const char *sfx, nvfp4_scale_layout l,
+                                         nvfp4_error *err)
+{
+    char n[32];
+    snprintf(n, sizeof n, "scale%s", sfx);
+    const nvfp4_tensor *sc = nvfp4_tset_find(s, n);
+    snprintf(n, sizeof n, "scale%s_swizzled", sfx);
+    if (!sc || sc->ndim != 2)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_bundle_relayout: the bundle lacks 'scale%s'", sfx);
+    size_t rows = sc->shape[0], cols = sc->shape[1], zsh[2];
+    if (!nvfp4_scale_layout_shape(l, rows, cols, &zsh[0], &zsh[1]))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_bundle_relayout: %zu x %zu scales overflow", rows, cols);
+    uint8_t *keep = malloc(rows * cols + 1); /* the table moves when a tensor is added; +1: never malloc(0) */
+    if (!keep) return nvfp4_error_set(err, NVFP4_ENOMEM, "nvfp4_bundle_relayout: out of memory");
+    memcpy(keep, sc->data, rows * cols);
+    nvfp4_tset_remove(s, n);
+    nvfp4_tensor *z;
+    nvfp4_status st = nvfp4_tset_add(s, n, NVFP4_T_U8, 2, zsh, NULL, &z, err);
+    if (!st) nvfp4_scale_to_layout(l, keep, rows, cols, z->data);
+    free(keep);
+    return st;
+}
+
+nvfp4_status nvfp4_bundle_relayout(nvfp4_tensor_set *s, nvfp4_scale_layout l, nvfp4_error *err)
+{
+    if ((unsigned)l >= NVFP4_SCALE_LAYOUT_COUNT)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_bundle_relayout: unknown scale layout %d", (int)l);
+    nvfp4_status st = NVFP4_OK;
+    const char *rw = nvfp4_tset_meta_get(s, "rowwise"), *cw = nvfp4_tset_meta_get(s, "columnwise");
+    if (rw && strcmp(rw, "true") == 0) st = relayout_orientation(s, "", l, err);
+    if (!st && cw && strcmp(cw, "true") == 0) st = relayout_orientation(s, "_t", l, err);
+    if (!st) st = nvfp4_tset_meta_set(s, "scale_swizzle", nvfp4_scale_layout_name(l), err);
     return st;
 }
 
@@ -234,8 +286,8 @@ typedef struct {
 } geometry;
 
 /* One orientation's geometry from the quantizer's plan of it, plus the
- * swizzled scale matrix's shape (padded to 128 rows and 4 columns). */
-static void geometry_of(const nvfp4_quant_layout *l, geometry *g)
+ * shape of scale_swizzled: the scale matrix padded as layout sl pads it. */
+static void geometry_of(const nvfp4_quant_layout *l, nvfp4_scale_layout sl, geometry *g)
 {
     g->rows = l->rows;
     g->cols = l->cols;
@@ -244,8 +296,7 @@ static void geometry_of(const nvfp4_quant_layout *l, geometry *g)
     g->row_bytes = l->data_bytes / l->prows;
     g->scale_rows = l->scale_rows;
     g->scale_cols = l->scale_cols;
-    g->zrows = nvfp4_core_roundup(g->scale_rows, 128);
-    g->zcols = nvfp4_core_roundup(g->scale_cols, 4);
+    (void)nvfp4_scale_layout_shape(sl, g->scale_rows, g->scale_cols, &g->zrows, &g->zcols);
 }
 
 /* torch's byte dtypes mean the same bytes as U8 for codes and scales
@@ -337,8 +388,10 @@ static nvfp4_status bundle_layout(const nvfp4_tensor_set *s, const char *fname, 
                                    "and pad is false", fname, *rows, *cols, nvfp4_block_name(plan.opts.block));
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle options: %s", fname, perr.message);
     }
-    if (o->rowwise) geometry_of(&plan.row, gr);
-    if (o->columnwise) geometry_of(&plan.col, gc);
+    nvfp4_scale_layout sl;
+    if ((st = nvfp4_bundle_scale_layout(s, fname, &sl, err))) return st;
+    if (o->rowwise) geometry_of(&plan.row, sl, gr);
+    if (o->columnwise) geometry_of(&plan.col, sl, gc);
     return NVFP4_OK;
 }
 
@@ -368,7 +421,7 @@ nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname,
 /* Copies one orientation out of the set; scales from `scale`, or from
  * `scale_swizzled` when only that is present. */
 static nvfp4_status take_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx, const geometry *g,
-                                     size_t namax, nvfp4_qtensor *t, nvfp4_error *err)
+                                     size_t namax, nvfp4_scale_layout sl, nvfp4_qtensor *t, nvfp4_error *err)
 {
     bool has_amax = namax > 0;
     char n[32];
@@ -398,7 +451,7 @@ static nvfp4_status take_orientation(const nvfp4_tensor_set *s, const char *fnam
     if (!t->data || !t->scale) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
     memcpy(t->data, d->data, d->nbytes);
     if (sc) memcpy(t->scale, sc->data, nscale);
-    else nvfp4_scale_unswizzle(sz->data, g->scale_rows, g->scale_cols, t->scale);
+    else nvfp4_scale_from_layout(sl, sz->data, g->scale_rows, g->scale_cols, t->scale);
     t->amax = 0.0f;
     if (a && namax > 1) {
         /* row-scaled: the rows' amaxes (checked [prows] by validate); amax is their maximum */
@@ -426,14 +479,16 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
     q->recipe = nvfp4_recipe_find(o.recipe);
     q->opts = o;
     q->opts.recipe = info->name; /* static, unlike o.recipe (points into s) */
+    nvfp4_scale_layout sl;
+    if ((st = nvfp4_bundle_scale_layout(s, fname, &sl, err))) return st;
     if (o.rowwise) {
         q->has_row = true;
-        st = take_orientation(s, fname, "", &gr, amax_count(info, &gr), &q->row, err);
+        st = take_orientation(s, fname, "", &gr, amax_count(info, &gr), sl, &q->row, err);
     }
     if (!st && o.columnwise) {
         q->has_col = true;
         q->col.rht = o.rht;
-        st = take_orientation(s, fname, "_t", &gc, amax_count(info, &gc), &q->col, err);
+        st = take_orientation(s, fname, "_t", &gc, amax_count(info, &gc), sl, &q->col, err);
     }
     if (st) nvfp4_quantized_free(q);
     return st;

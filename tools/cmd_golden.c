@@ -20,6 +20,7 @@
 static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
+    "                    [--scale-layout 128x4|8x4|linear]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
     "padding on) and DIR/MANIFEST (`sha256sum -c MANIFEST` checks it).\n"
@@ -52,6 +53,9 @@ static const char usage[] =
     "the mutation report, for every mutant of the recipe the case that kills it and the\n"
     "causes verify names, then the separate-N cases, the pairs not separated and the\n"
     "candidates not singled out; exit 0 when every mutant is killed, 1 when one survives.\n"
+    "--scale-layout L writes scale_swizzled in layout L (default 128x4; 8x4 is FlashInfer's\n"
+    "is_sf_8x4_layout) and records it in each bundle's metadata scale_swizzle, so a kernel that\n"
+    "writes that layout is verified against the suite as it is (docs/semantics.md).\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
     "The suite is built in a hidden folder beside DIR and swapped into place when complete, so\n"
@@ -350,6 +354,7 @@ typedef struct {
     int level;
     uint64_t seed;
     nvfp4_rounding round;
+    nvfp4_scale_layout layout; /* of scale_swizzled (--scale-layout) */
     char command[512];
     char *manifest;
     size_t mlen, mcap;
@@ -524,6 +529,7 @@ static int emit(gen *g, gcase *c)
     if (!st && g->gm) gm_note(g->gm, c->name, x, c->dtype, c->rows, c->cols, &o, &q, true);
     if (!st && g->report_only) goto done;
     if (st || nvfp4_bundle_build(&q, x, c->dtype, c->rows, c->cols, &s, &err) ||
+        (g->layout != NVFP4_SCALE_LAYOUT_128X4 && nvfp4_bundle_relayout(&s, g->layout, &err)) ||
         nvfp4_tset_meta_set(&s, "case", c->name, &err) || nvfp4_tset_meta_set(&s, "description", c->desc, &err) ||
         nvfp4_tset_meta_set(&s, "generator", g->command, &err)) {
         rc = cli_fail(c->name ? "golden" : "golden", "%s: %s", c->name, err.message);
@@ -708,13 +714,15 @@ static int mutation_report(gen *g, bool json)
     return rc;
 }
 
-enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON };
+enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON,
+       OPT_LAYOUT };
 static const struct option longopts[] = {
     {"suite", required_argument, NULL, OPT_SUITE}, {"recipe", required_argument, NULL, OPT_RECIPE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},
     {"seed", required_argument, NULL, OPT_SEED},   {"round", required_argument, NULL, OPT_ROUND},
     {"format", required_argument, NULL, OPT_FORMAT}, {"force", no_argument, NULL, OPT_FORCE},
     {"mutants", no_argument, NULL, OPT_MUTANTS}, {"json", no_argument, NULL, OPT_JSON},
+    {"scale-layout", required_argument, NULL, OPT_LAYOUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -769,6 +777,10 @@ static int run(int argc, char **argv)
             if (!nvfp4_file_format_parse(optarg, &ff)) return cli_fail(cmd, "bad --format '%s'", optarg);
             g.format = optarg;
             break;
+        case OPT_LAYOUT:
+            if (!nvfp4_scale_layout_parse(optarg, &g.layout))
+                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
+            break;
         default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
@@ -792,9 +804,11 @@ static int run(int argc, char **argv)
     if (nvfp4_dir_txn_begin(&txn, g.dest, &terr)) return cli_fail_err(cmd, &terr);
     g.out = txn.tmp;
     /* The command without --out, so the MANIFEST does not depend on where it was written. */
-    snprintf(g.command, sizeof g.command, "nvfp4 golden --suite %s --recipe %s --level %d --seed %llu --round %s%s%s",
+    snprintf(g.command, sizeof g.command, "nvfp4 golden --suite %s --recipe %s --level %d --seed %llu --round %s%s%s%s%s",
              g.suite, g.recipe, g.level, (unsigned long long)g.seed, nvfp4_rounding_name(g.round),
-             g.format ? " --format " : "", g.format ? g.format : "");
+             g.format ? " --format " : "", g.format ? g.format : "",
+             g.layout != NVFP4_SCALE_LAYOUT_128X4 ? " --scale-layout " : "",
+             g.layout != NVFP4_SCALE_LAYOUT_128X4 ? nvfp4_scale_layout_name(g.layout) : "");
     char head[1024];
     snprintf(head, sizeof head,
              "# nvfp4kit golden suite (docs/file-formats.md); check with: sha256sum -c MANIFEST\n"

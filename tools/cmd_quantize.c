@@ -15,7 +15,7 @@ static const char usage[] =
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
-    "                      [--ggml-out FILE]\n"
+    "                      [--scale-layout 128x4|8x4|linear] [--ggml-out FILE]\n"
     "\n"
     "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
     "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"
@@ -40,6 +40,10 @@ static const char usage[] =
     "  --rht-signs te|seed:N|none  RHT sign vector (default te: 0xD7E8)\n"
     "  --rht-fp32                keep the RHT output in fp32 (default: round to bf16)\n"
     "  --pad                     zero-pad dimensions up to the block (default: error)\n"
+    "  --scale-layout L          the layout of scale_swizzled (and scale_t_swizzled): 128x4\n"
+    "                            (cublas-128x4, the default), 8x4 (flashinfer-8x4: FlashInfer's\n"
+    "                            is_sf_8x4_layout) or linear; recorded in the metadata\n"
+    "                            scale_swizzle (docs/file-formats.md, docs/semantics.md)\n"
     "  --ggml-out FILE           also write the rowwise codes and scales as llama.cpp's NVFP4\n"
     "                            blocks (block_nvfp4, docs/file-formats.md); recipes ggml and\n"
     "                            torchao-1level, a multiple of 64 columns; written together\n"
@@ -49,7 +53,7 @@ static const char usage[] =
     "Exit: 0 written, 2 usage or input error.\n";
 
 enum { OPT_RECIPE = 256, OPT_ROW, OPT_COL, OPT_BLOCK, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_RHT, OPT_SIGNS,
-       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL };
+       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL, OPT_LAYOUT };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"recipe", required_argument, NULL, OPT_RECIPE},
@@ -61,6 +65,7 @@ static const struct option longopts[] = {
     {"rht-fp32", no_argument, NULL, OPT_RHT32},  {"pad", no_argument, NULL, OPT_PAD},
     {"format", required_argument, NULL, OPT_FORMAT}, {"shape", required_argument, NULL, OPT_SHAPE},
     {"dtype", required_argument, NULL, OPT_DTYPE}, {"ggml-out", required_argument, NULL, OPT_GGML},
+    {"scale-layout", required_argument, NULL, OPT_LAYOUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -144,6 +149,7 @@ static int run(int argc, char **argv)
     o.rowwise = false;
     const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL, *ggml_out = NULL;
     bool col_only = false;
+    nvfp4_scale_layout layout = NVFP4_SCALE_LAYOUT_128X4;
     optind = 1;
     opterr = 0;
     int c;
@@ -182,6 +188,10 @@ static int run(int argc, char **argv)
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
         case OPT_GGML: ggml_out = optarg; break;
+        case OPT_LAYOUT:
+            if (!nvfp4_scale_layout_parse(optarg, &layout))
+                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
+            break;
         default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
@@ -212,7 +222,8 @@ static int run(int argc, char **argv)
     nvfp4_tensor_set b;
     nvfp4_tset_init(&b);
     if (nvfp4_quantize(in.data, in.dtype, in.rows, in.cols, &o, &q, &err) ||
-        nvfp4_bundle_build_taking(&q, in.data, in.dtype, in.rows, in.cols, &b, &err)) /* codes not held twice */
+        nvfp4_bundle_build_taking(&q, in.data, in.dtype, in.rows, in.cols, &b, &err) || /* codes not held twice */
+        (layout != NVFP4_SCALE_LAYOUT_128X4 && nvfp4_bundle_relayout(&b, layout, &err)))
         rc = cli_fail_err(cmd, &err);
     else if (ggml_out && in.cols % NVFP4_GGML_NVFP4_BLOCK != 0)
         rc = cli_fail(cmd, "--ggml-out: %zu columns are not a multiple of 64 (ggml's NVFP4 block)", in.cols);

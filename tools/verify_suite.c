@@ -224,7 +224,7 @@ static int cause_rank(const char *cause, const char *line)
 {
     static const char *const exact[] = {"different-recipe", "transposed-data", "swapped-nibbles",
                                         "linear-for-swizzled", "swizzled-for-linear", "block-scale-formula",
-                                        "encode-factor", "sr-byte-order", "scale-permuted"};
+                                        "encode-factor", "sr-byte-order", "scale-permuted", "scale-layout"};
     static const char *const policy[] = {"ties-away", "negative-zero", "nan-policy", "underflow-zeroed",
                                          "padding-bytes", "scale-off-by-one"};
     if (!cause) return 5;

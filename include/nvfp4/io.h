@@ -258,6 +258,17 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
 nvfp4_status nvfp4_bundle_opts(const nvfp4_tensor_set *s, const char *fname, nvfp4_quant_opts *o,
                                nvfp4_error *err);
 
+/* The layout of the bundle's scale_swizzled components: its metadata
+ * "scale_swizzle" (docs/file-formats.md), NVFP4_SCALE_LAYOUT_128X4 when the
+ * key is absent; an unknown value is an error naming fname. */
+nvfp4_status nvfp4_bundle_scale_layout(const nvfp4_tensor_set *s, const char *fname, nvfp4_scale_layout *l,
+                                       nvfp4_error *err);
+/* Rewrites scale_swizzled (and scale_t_swizzled) of a bundle that holds the
+ * linear scales in layout l, padding zero, and records l in its metadata.
+ * nvfp4_bundle_build writes the cuBLAS 128x4 layout; quantize, golden and
+ * verify --scale-layout call this for another. */
+nvfp4_status nvfp4_bundle_relayout(nvfp4_tensor_set *s, nvfp4_scale_layout l, nvfp4_error *err);
+
 /* Reads and validates a bundle (any format). */
 nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
 

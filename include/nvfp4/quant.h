@@ -13,6 +13,7 @@
 #include "nvfp4/common.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/hadamard.h"
+#include "nvfp4/layout.h"
 
 NVFP4_BEGIN_DECLS
 
@@ -179,6 +180,7 @@ float nvfp4_amax_f32(const float *x, size_t n);
 float nvfp4_amax_bf16(const uint16_t *x, size_t n);
 
 /* ---- cuBLAS / CUTLASS 128x4 swizzled scale layout ------------------------ */
+/* (NVFP4_SCALE_LAYOUT_128X4 of nvfp4/layout.h, which has the other layouts) */
 /* Size in bytes of the swizzled layout of a [rows, cols] scale matrix:
  * roundup(rows,128) * roundup(cols,4). 0 on overflow. */
 size_t nvfp4_swizzled_size(size_t rows, size_t cols);

@@ -23,7 +23,7 @@ NVFP4_BEGIN_DECLS
 typedef enum {
     NVFP4_VC_DATA = 0,
     NVFP4_VC_SCALE = 1,          /* linear [scale_rows, scale_cols] */
-    NVFP4_VC_SCALE_SWIZZLED = 2, /* cuBLAS 128x4 layout, padding included */
+    NVFP4_VC_SCALE_SWIZZLED = 2, /* the view's scale_layout (cuBLAS 128x4 by default), padding included */
     NVFP4_VC_AMAX = 3,
     NVFP4_VC_DEQUANT = 4,
     NVFP4_VC_COUNT = 5
@@ -58,6 +58,8 @@ typedef struct {
     const float *dequant;          /* dequant_count values, row-major */
     size_t dequant_count;
     size_t dequant_cols;           /* row length of dequant: the logical (unpadded) columns; 0 means cols */
+    nvfp4_scale_layout scale_layout; /* the layout of scale_swizzled (nvfp4/layout.h); 0: cuBLAS 128x4. The
+                                      expected view's decides; the actual one is read in the same */
 } nvfp4_vview;
 
 /* Number of column blocks of a view (cols / block_cols, rounded up). */
@@ -103,6 +105,7 @@ typedef enum {
     NVFP4_CAUSE_SR_DEPENDENT,
     NVFP4_CAUSE_KNOWN_BUG,           /* the output equals a catalogued mutant exactly (nvfp4_mutant_*) */
     NVFP4_CAUSE_SCALE_PERMUTED,      /* scale_swizzled follows another catalogued placement of the scales */
+    NVFP4_CAUSE_SCALE_LAYOUT,        /* scale_swizzled holds the expected scales in another named layout */
     NVFP4_CAUSE_COUNT
 } nvfp4_cause;
 

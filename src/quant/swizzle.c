@@ -4,42 +4,35 @@
  * sm100_blockscaled_layout.hpp SfKMajorAtom). The scale matrix is padded to
  * multiples of 128 rows and 4 columns; each 128x4 tile is 512 contiguous
  * bytes, tiles row-of-tiles major; inside a tile row r = 32a + b goes to
- * b*16 + a*4 + c. Padding bytes are zero (TE's swizzle kernel writes zeros). */
+ * b*16 + a*4 + c. Padding bytes are zero (TE's swizzle kernel writes zeros).
+ * The layout itself lives in layout.c with the other scale layouts. */
 #include "nvfp4/quant.h"
 
-#include <string.h>
+#include "nvfp4/layout.h"
 
-#include "core/nvfp4_core.h"
-
+/* The 128x4 layout of nvfp4/layout.h under its historical names. */
 size_t nvfp4_swizzled_size(size_t rows, size_t cols)
 {
-    size_t r = nvfp4_core_roundup(rows, 128), c = nvfp4_core_roundup(cols, 4), n;
-    if (r < rows || c < cols || !nvfp4_mul_size(r, c, &n)) return 0;
-    return n;
+    size_t pr, pc;
+    return nvfp4_scale_layout_shape(NVFP4_SCALE_LAYOUT_128X4, rows, cols, &pr, &pc);
 }
 
 size_t nvfp4_swizzle_offset(size_t r, size_t c, size_t cols)
 {
-    size_t n_col_tiles = (cols + 3) / 4;
-    return ((r / 128) * n_col_tiles + c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
+    return nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_128X4, r, c, cols);
 }
 
 void nvfp4_swizzle_position(size_t offset, size_t cols, size_t *r, size_t *c)
 {
-    size_t n_col_tiles = (cols + 3) / 4, tile = offset / 512, in_tile = offset % 512;
-    *r = (tile / n_col_tiles) * 128 + ((in_tile % 16) / 4) * 32 + in_tile / 16;
-    *c = (tile % n_col_tiles) * 4 + in_tile % 4;
+    (void)nvfp4_scale_layout_position(NVFP4_SCALE_LAYOUT_128X4, offset, SIZE_MAX, cols, r, c);
 }
 
 void nvfp4_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz)
 {
-    memset(swz, 0, nvfp4_swizzled_size(rows, cols));
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++) swz[nvfp4_swizzle_offset(r, c, cols)] = linear[r * cols + c];
+    nvfp4_scale_to_layout(NVFP4_SCALE_LAYOUT_128X4, linear, rows, cols, swz);
 }
 
 void nvfp4_scale_unswizzle(const uint8_t *swz, size_t rows, size_t cols, uint8_t *linear)
 {
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++) linear[r * cols + c] = swz[nvfp4_swizzle_offset(r, c, cols)];
+    nvfp4_scale_from_layout(NVFP4_SCALE_LAYOUT_128X4, swz, rows, cols, linear);
 }

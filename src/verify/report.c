@@ -282,6 +282,7 @@ static size_t mutant_candidates(const vrep_bundle *b, bool colwise, const nvfp4_
         v.scale_bytes = q->scale_rows * q->scale_cols;
         v.scale_swizzled = mo->swizzled[colwise];
         v.scale_swizzled_bytes = mo->swizzled_bytes[colwise];
+        v.scale_layout = NVFP4_SCALE_LAYOUT_128X4; /* the mutants write the cuBLAS buffer, whatever geom's layout */
         v.amax = NULL;
         v.dequant = NULL;
         v.dequant_count = 0;

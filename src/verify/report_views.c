@@ -68,6 +68,7 @@ int vrep_bundle_load(const nvfp4_tensor_set *set, const char *path, vrep_bundle 
     b->path = path;
     if (nvfp4_bundle_opts(set, path, &b->opts, err)) return VREP_ERROR;
     b->info = nvfp4_recipe_get_info(nvfp4_recipe_find(b->opts.recipe));
+    if (nvfp4_bundle_scale_layout(set, path, &b->scale_layout, err)) return VREP_ERROR;
     const char *r = nvfp4_tset_meta_get(b->set, "rows"), *c = nvfp4_tset_meta_get(b->set, "cols");
     if (!r || !c || !parse_size(r, &b->rows) || !parse_size(c, &b->cols))
         return fail(err, "%s: bundle metadata lacks rows/cols", path);
@@ -201,6 +202,7 @@ int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4
     out->v.scale_bytes = sc->nbytes;
     out->v.scale_swizzled = sz->data;
     out->v.scale_swizzled_bytes = sz->nbytes;
+    out->v.scale_layout = b->scale_layout;
     out->v.amax = am ? (const float *)(const void *)am->data : NULL;
     out->v.amax_count = am ? nvfp4_tensor_numel(am) : 0; /* [prows] for a row-scaled recipe */
     out->v.dequant = (const float *)(const void *)dq->data;

@@ -21,6 +21,7 @@ typedef struct {
     nvfp4_quant_opts opts;     /* from the metadata */
     const nvfp4_recipe_info *info;
     size_t rows, cols;         /* the input's (logical) shape */
+    nvfp4_scale_layout scale_layout; /* of scale_swizzled (metadata scale_swizzle) */
     const float *x;            /* the input as fp32 (rows x cols), or NULL: the bundle's own F32 tensor when
                                   it is one (not copied), else x_owned */
     float *x_owned;            /* a BF16 input widened to fp32 */

@@ -60,7 +60,8 @@ const char *nvfp4_vreason_text(nvfp4_vreason r) { return (unsigned)r < NVFP4_VR_
 static const char *const cause_names[NVFP4_CAUSE_COUNT] = {
     "swapped-nibbles", "transposed-data", "linear-for-swizzled", "swizzled-for-linear", "padding-bytes",
     "scale-off-by-one", "ties-away", "negative-zero", "nan-policy", "underflow-zeroed", "block-scale-formula",
-    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent", "known-bug", "scale-permuted"};
+    "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent", "known-bug", "scale-permuted",
+    "scale-layout"};
 
 const char *nvfp4_cause_name(nvfp4_cause c) { return (unsigned)c < NVFP4_CAUSE_COUNT ? cause_names[c] : "?"; }
 
@@ -74,6 +75,7 @@ const char *nvfp4_cause_step(nvfp4_cause c)
     case NVFP4_CAUSE_LINEAR_FOR_SWIZZLED:
     case NVFP4_CAUSE_SWIZZLED_FOR_LINEAR:
     case NVFP4_CAUSE_SCALE_PERMUTED:
+    case NVFP4_CAUSE_SCALE_LAYOUT:
     case NVFP4_CAUSE_PADDING_BYTES: return "layout";
     case NVFP4_CAUSE_SCALE_OFF_BY_ONE:
     case NVFP4_CAUSE_BLOCK_SCALE_FORMULA: return "block-scale";
@@ -144,9 +146,12 @@ void nvfp4_vreport_free(nvfp4_vreport *rep)
 
 /* ---- layout helpers ------------------------------------------------------- */
 
-/* cuBLAS 128x4 layout (docs/semantics.md, "Tensor layout"), from the quantizer
- * (nvfp4_swizzled_size gives its size, 0 on overflow). */
-static size_t swz_offset(size_t r, size_t c, size_t cols) { return nvfp4_swizzle_offset(r, c, cols); }
+/* The size of scale_swizzled in the view's layout (nvfp4/layout.h), 0 on overflow. */
+static size_t swz_size(const nvfp4_vview *v)
+{
+    size_t pr, pc;
+    return nvfp4_scale_layout_shape(v->scale_layout, v->rows, nvfp4_vview_scale_cols(v), &pr, &pc);
+}
 
 static size_t elem_count(const nvfp4_vview *v) { return v->rows * v->cols; }
 
@@ -418,7 +423,7 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
     /* Which bytes are padding: those no (r, c) of the logical matrix maps to (all of them when the buffer
      * is not the swizzled size of the view); asked only of differing bytes, so no map of the buffer is
      * built (it was as large as the buffer: 128 MiB for a 1 x 2^24 tensor). */
-    bool layout_known = nvfp4_swizzled_size(e->rows, scols) == n;
+    bool layout_known = swz_size(e) == n;
     c->rep->total[NVFP4_VC_SCALE_SWIZZLED] = n;
     for (size_t i = 0; i < n; i++) {
         uint8_t es = e->scale_swizzled[i], as = a->scale_swizzled[i];
@@ -434,8 +439,7 @@ static void compare_scale_swizzled(vctx *c, swz_tally *t)
         m.expected_value = scale_value(e, es);
         m.actual_value = scale_value(e, as);
         size_t r, k;
-        nvfp4_swizzle_position(i, scols, &r, &k);
-        bool is_data = layout_known && r < e->rows && k < scols;
+        bool is_data = layout_known && nvfp4_scale_layout_position(e->scale_layout, i, e->rows, scols, &r, &k);
         m.reason = is_data ? NVFP4_VR_SCALE_BYTE : NVFP4_VR_PADDING;
         if (!is_data) {
             t->padding++;
@@ -565,14 +569,14 @@ static void detect_scale_layouts(vctx *c)
         a->scale_swizzled_bytes >= e->scale_bytes && e->scale_bytes > 0 &&
         memcmp(a->scale_swizzled, e->scale, e->scale_bytes) == 0)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_LINEAR_FOR_SWIZZLED,
-                                "scale_swizzled: holds the LINEAR scale layout (row-major [%zu, %zu]); the cuBLAS "
-                                "128x4 swizzled layout was expected (nvfp4_scale_swizzle)",
-                                e->rows, nvfp4_vview_scale_cols(e));
+                                "scale_swizzled: holds the LINEAR scale layout (row-major [%zu, %zu]); the %s "
+                                "layout was expected (nvfp4_scale_to_layout)",
+                                e->rows, nvfp4_vview_scale_cols(e), nvfp4_scale_layout_name(e->scale_layout));
     if (a->scale && e->scale_swizzled && c->rep->mismatches[NVFP4_VC_SCALE] && a->scale_bytes > 0 &&
         a->scale_bytes <= e->scale_swizzled_bytes && memcmp(a->scale, e->scale_swizzled, a->scale_bytes) == 0)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SWIZZLED_FOR_LINEAR,
-                                "scale: holds the cuBLAS 128x4 SWIZZLED layout; the linear row-major layout was "
-                                "expected (nvfp4_scale_unswizzle)");
+                                "scale: holds the %s SWIZZLED layout; the linear row-major layout was "
+                                "expected (nvfp4_scale_from_layout)", nvfp4_scale_layout_name(e->scale_layout));
 }
 
 /* The catalogued placements of the linear scales in the 128x4 swizzled buffer
@@ -608,7 +612,8 @@ static void detect_scale_permutation(vctx *c)
 {
     const nvfp4_vview *e = c->e, *a = c->a;
     if (!a->scale_swizzled || !e->scale || !e->scale_swizzled || !c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED] ||
-        a->scale_swizzled_bytes != e->scale_swizzled_bytes || !e->scale_bytes)
+        a->scale_swizzled_bytes != e->scale_swizzled_bytes || !e->scale_bytes ||
+        e->scale_layout != NVFP4_SCALE_LAYOUT_128X4) /* the catalogued placements are of the 128x4 buffer */
         return;
     size_t n = e->scale_swizzled_bytes, placed, sc = nvfp4_vview_scale_cols(e);
     size_t eq_exp = placement_agreement(e->scale_swizzled, a->scale_swizzled, n, &placed);
@@ -662,6 +667,70 @@ static void detect_scale_permutation(vctx *c)
 done:
     free(swz);
     free(lin);
+}
+
+/* Whether buf, read in layout l, holds exactly the linear scales lin
+ * (rows x cols): every scale byte equal. */
+static bool layout_holds(nvfp4_scale_layout l, const uint8_t *buf, size_t n, const uint8_t *lin, size_t rows,
+                         size_t cols)
+{
+    size_t pr, pc;
+    if (nvfp4_scale_layout_shape(l, rows, cols, &pr, &pc) != n) return false;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = 0; k < cols; k++)
+            if (buf[nvfp4_scale_layout_offset(l, r, k, cols)] != lin[r * cols + k]) return false;
+    return true;
+}
+
+/* scale_swizzled holds the expected scales in another named layout
+ * (nvfp4/layout.h): read in that layout, every scale byte equals the
+ * expected linear one, while read in the expected layout they do not. The
+ * layouts that fit are named; proven when exactly one fits and the codes
+ * were compared and all equal (then the scales and codes are the expected
+ * ones, only their placement differs); else consistent. The linear layout
+ * in a buffer of another size is linear-for-swizzled's. */
+static void detect_scale_layout_mismatch(vctx *c)
+{
+    const nvfp4_vview *e = c->e, *a = c->a;
+    size_t sc = nvfp4_vview_scale_cols(e), n = a->scale_swizzled_bytes;
+    if (!a->scale_swizzled || !e->scale || !e->scale_bytes || !c->rep->mismatches[NVFP4_VC_SCALE_SWIZZLED] ||
+        e->scale_bytes != e->rows * sc || layout_holds(e->scale_layout, a->scale_swizzled, n, e->scale, e->rows, sc))
+        return;
+    char fits[128] = "";
+    size_t n_fit = 0;
+    nvfp4_scale_layout first = NVFP4_SCALE_LAYOUT_COUNT;
+    for (unsigned l = 0; l < NVFP4_SCALE_LAYOUT_COUNT; l++) {
+        if (l == (unsigned)e->scale_layout || !layout_holds((nvfp4_scale_layout)l, a->scale_swizzled, n, e->scale, e->rows, sc))
+            continue;
+        if (l == NVFP4_SCALE_LAYOUT_LINEAR && nvfp4_vreport_has_cause(c->rep, NVFP4_CAUSE_LINEAR_FOR_SWIZZLED)) return;
+        snprintf(fits + strlen(fits), sizeof fits - strlen(fits), "%s%s", n_fit ? ", " : "",
+                 nvfp4_scale_layout_name((nvfp4_scale_layout)l));
+        if (!n_fit++) first = (nvfp4_scale_layout)l;
+    }
+    if (!n_fit) return;
+    bool codes_equal = c->rep->compared[NVFP4_VC_DATA] && !c->rep->mismatches[NVFP4_VC_DATA];
+    size_t before = c->rep->n_causes;
+    nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SCALE_LAYOUT,
+                            "scale_swizzled: your scales are in layout %s where %s was expected (every one of the "
+                            "%zu scale bytes read in %s equals the expected one: a permutation, not wrong values)",
+                            n_fit == 1 ? nvfp4_scale_layout_name(first) : fits,
+                            nvfp4_scale_layout_name(e->scale_layout), e->scale_bytes,
+                            n_fit == 1 ? "it" : "each");
+    if (c->rep->n_causes == before) return; /* the report's cause list is full */
+    nvfp4_vcause_line *l = &c->rep->causes[c->rep->n_causes - 1];
+    l->step = "layout";
+    if (n_fit == 1 && codes_equal) {
+        l->status = NVFP4_CAUSE_PROVEN;
+        snprintf(l->evidence, sizeof l->evidence, "all %zu scale bytes equal under %s, none of the other %u layouts "
+                 "holds them, and all %zu codes equal", e->scale_bytes, nvfp4_scale_layout_name(first),
+                 (unsigned)NVFP4_SCALE_LAYOUT_COUNT - 1, c->rep->total[NVFP4_VC_DATA]);
+    } else {
+        l->status = NVFP4_CAUSE_CONSISTENT;
+        snprintf(l->alternatives, sizeof l->alternatives, "%s", n_fit > 1 ? fits : "");
+        snprintf(l->evidence, sizeof l->evidence, "%s", n_fit > 1 ? "on this shape several layouts place the scales "
+                 "alike" : !c->rep->compared[NVFP4_VC_DATA] ? "the scale bytes agree under it; the codes were not "
+                 "compared" : "the scale bytes agree under it; some codes differ (another step)");
+    }
 }
 
 static void detect_padding(vctx *c, const swz_tally *t)
@@ -796,6 +865,24 @@ static void detect_sr_byte_order(vctx *c)
     free(codes);
 }
 
+/* a's scale_swizzled equals k's: byte for byte in the same layout; else k's
+ * linear scales laid out in a's layout, padding zero (the candidates are
+ * computed in the cuBLAS layout, the expected view may name another). */
+static bool swizzled_equal(const nvfp4_vview *a, const nvfp4_vview *k)
+{
+    if (a->scale_layout == k->scale_layout)
+        return k->scale_swizzled && a->scale_swizzled_bytes == k->scale_swizzled_bytes &&
+               !memcmp(a->scale_swizzled, k->scale_swizzled, a->scale_swizzled_bytes);
+    size_t sc = nvfp4_vview_scale_cols(a), n = a->scale_swizzled_bytes;
+    if (!k->scale || k->scale_bytes != a->rows * sc || swz_size(a) != n) return false;
+    for (size_t i = 0; i < n; i++) {
+        size_t r, col;
+        bool is_scale = nvfp4_scale_layout_position(a->scale_layout, i, a->rows, sc, &r, &col);
+        if (a->scale_swizzled[i] != (is_scale ? k->scale[r * sc + col] : 0)) return false;
+    }
+    return true;
+}
+
 /* Compare the actual view with each candidate (components the actual holds). */
 static bool view_equal_present(const nvfp4_vview *a, const nvfp4_vview *k)
 {
@@ -809,9 +896,7 @@ static bool view_equal_present(const nvfp4_vview *a, const nvfp4_vview *k)
         any = true;
     }
     if (a->scale_swizzled) {
-        if (!k->scale_swizzled || a->scale_swizzled_bytes != k->scale_swizzled_bytes ||
-            memcmp(a->scale_swizzled, k->scale_swizzled, a->scale_swizzled_bytes))
-            return false;
+        if (!swizzled_equal(a, k)) return false;
         any = true;
     }
     return any;
@@ -1051,9 +1136,10 @@ static nvfp4_status check_expected(const nvfp4_vview *e, nvfp4_error *err)
     if (e->scale && e->scale_bytes != e->rows * nvfp4_vview_scale_cols(e))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale has %zu bytes, its shape needs %zu",
                                e->scale_bytes, e->rows * nvfp4_vview_scale_cols(e));
-    if (e->scale_swizzled && e->scale_swizzled_bytes != nvfp4_swizzled_size(e->rows, nvfp4_vview_scale_cols(e)))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale_swizzled has %zu bytes, its shape needs %zu",
-                               e->scale_swizzled_bytes, nvfp4_swizzled_size(e->rows, nvfp4_vview_scale_cols(e)));
+    if (e->scale_swizzled && e->scale_swizzled_bytes != swz_size(e))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected scale_swizzled has %zu bytes, its shape needs %zu "
+                               "in the %s layout", e->scale_swizzled_bytes, swz_size(e),
+                               nvfp4_scale_layout_name(e->scale_layout));
     if (e->dequant && (dq_cols(e) > e->cols || e->dequant_count % dq_cols(e) || e->dequant_count / dq_cols(e) > e->rows))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "verify: expected dequant has %zu values, its shape needs %zu",
                                e->dequant_count, n);
@@ -1071,11 +1157,10 @@ static void actual_linear_scales(vctx *c)
         return;
     }
     size_t scols = nvfp4_vview_scale_cols(e);
-    if (!a->scale_swizzled || a->scale_swizzled_bytes != nvfp4_swizzled_size(e->rows, scols)) return;
+    if (!a->scale_swizzled || a->scale_swizzled_bytes != swz_size(e)) return;
     c->unswizzled = malloc(e->scale_bytes ? e->scale_bytes : 1);
     if (!c->unswizzled) return;
-    for (size_t r = 0; r < e->rows; r++)
-        for (size_t k = 0; k < scols; k++) c->unswizzled[r * scols + k] = a->scale_swizzled[swz_offset(r, k, scols)];
+    nvfp4_scale_from_layout(e->scale_layout, a->scale_swizzled, e->rows, scols, c->unswizzled);
     c->act_scale = c->unswizzled;
 }
 
@@ -1131,6 +1216,7 @@ nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual
     }
     if (want[NVFP4_VC_SCALE] || want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_layouts(&c);
     if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_permutation(&c);
+    if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_scale_layout_mismatch(&c);
     if (want[NVFP4_VC_SCALE_SWIZZLED]) detect_padding(&c, &swt);
     if (want[NVFP4_VC_SCALE]) {
         detect_scale_off_by_one(&c, &stl);

@@ -1,0 +1,118 @@
+/* layout.c - the scale layouts of nvfp4/layout.h: for each, its padding rule
+ * and its offset function (row, block) -> byte, written once here.
+ *
+ * cuBLAS / CUTLASS 128x4: TE common/cast/mxfp8/swizzle.cuh
+ *   gemm_swizzled_scale_idx; CUTLASS sm100_blockscaled_layout.hpp SfKMajorAtom;
+ *   FlashInfer 0.7.4 csrc/nv_internal/tensorrt_llm/kernels/quantization_utils.cuh
+ *   get_sf_out_offset_128x4 (the same function as TRT-LLM's).
+ * FlashInfer / TRT-LLM 8x4: the same file, get_sf_out_offset_8x4, selected by
+ *   fp4_quantize(..., is_sf_8x4_layout=True) (flashinfer/quantization/
+ *   fp4_quantization.py; QuantizationSFLayout::SWIZZLED_8x4); padded by
+ *   quantize_with_block_size to roundup(rows, 8) rows and roundup(cols, 4)
+ *   blocks, padding bytes written 0 (quantization.cuh, "Set the SF padding
+ *   to 0").
+ * This file must not round anything: it only moves bytes. */
+#include "nvfp4/layout.h"
+
+#include <string.h>
+
+#include "core/nvfp4_core.h"
+
+static const char *const layout_names[NVFP4_SCALE_LAYOUT_COUNT] = {"cublas-128x4", "linear", "flashinfer-8x4"};
+static const char *const layout_short[NVFP4_SCALE_LAYOUT_COUNT] = {"128x4", "linear", "8x4"};
+
+const char *nvfp4_scale_layout_name(nvfp4_scale_layout l)
+{
+    return (unsigned)l < NVFP4_SCALE_LAYOUT_COUNT ? layout_names[l] : "?";
+}
+
+bool nvfp4_scale_layout_parse(const char *s, nvfp4_scale_layout *out)
+{
+    for (unsigned i = 0; s && i < NVFP4_SCALE_LAYOUT_COUNT; i++)
+        if (strcmp(s, layout_names[i]) == 0 || strcmp(s, layout_short[i]) == 0) {
+            *out = (nvfp4_scale_layout)i;
+            return true;
+        }
+    return false;
+}
+
+/* Rows and blocks of one tile: the padding multiples (linear: none). */
+static void tile_of(nvfp4_scale_layout l, size_t *tr, size_t *tc)
+{
+    *tr = l == NVFP4_SCALE_LAYOUT_128X4 ? 128 : l == NVFP4_SCALE_LAYOUT_8X4 ? 8 : 1;
+    *tc = l == NVFP4_SCALE_LAYOUT_LINEAR ? 1 : 4;
+}
+
+size_t nvfp4_scale_layout_shape(nvfp4_scale_layout l, size_t rows, size_t cols, size_t *prows, size_t *pcols)
+{
+    size_t tr, tc, n;
+    *prows = *pcols = 0;
+    if ((unsigned)l >= NVFP4_SCALE_LAYOUT_COUNT) return 0;
+    tile_of(l, &tr, &tc);
+    size_t r = nvfp4_core_roundup(rows, tr), c = nvfp4_core_roundup(cols, tc);
+    if (r < rows || c < cols || !nvfp4_mul_size(r, c, &n)) return 0;
+    *prows = r;
+    *pcols = c;
+    return n;
+}
+
+/* 128x4: tiles of 512 bytes, row-of-tiles major; inside one, row 32a + b at b*16 + a*4. */
+static size_t offset_128x4(size_t r, size_t c, size_t cols)
+{
+    size_t n_col_tiles = (cols + 3) / 4;
+    return ((r / 128) * n_col_tiles + c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
+}
+
+/* 8x4: tiles of 32 bytes, row-of-tiles major; inside one, row-major 8 x 4. */
+static size_t offset_8x4(size_t r, size_t c, size_t cols)
+{
+    size_t n_col_tiles = (cols + 3) / 4;
+    return ((r / 8) * n_col_tiles + c / 4) * 32 + (r % 8) * 4 + (c % 4);
+}
+
+size_t nvfp4_scale_layout_offset(nvfp4_scale_layout l, size_t r, size_t c, size_t cols)
+{
+    switch (l) {
+    case NVFP4_SCALE_LAYOUT_8X4: return offset_8x4(r, c, cols);
+    case NVFP4_SCALE_LAYOUT_LINEAR: return r * cols + c;
+    default: return offset_128x4(r, c, cols);
+    }
+}
+
+bool nvfp4_scale_layout_position(nvfp4_scale_layout l, size_t offset, size_t rows, size_t cols, size_t *r, size_t *c)
+{
+    size_t n_col_tiles = (cols + 3) / 4, pr, pc, n = nvfp4_scale_layout_shape(l, rows, cols, &pr, &pc);
+    switch (l) {
+    case NVFP4_SCALE_LAYOUT_8X4: {
+        size_t tile = offset / 32, in_tile = offset % 32;
+        *r = (tile / n_col_tiles) * 8 + in_tile / 4;
+        *c = (tile % n_col_tiles) * 4 + in_tile % 4;
+        break;
+    }
+    case NVFP4_SCALE_LAYOUT_LINEAR:
+        *r = cols ? offset / cols : 0;
+        *c = cols ? offset % cols : 0;
+        break;
+    default: {
+        size_t tile = offset / 512, in_tile = offset % 512;
+        *r = (tile / n_col_tiles) * 128 + ((in_tile % 16) / 4) * 32 + in_tile / 16;
+        *c = (tile % n_col_tiles) * 4 + in_tile % 4;
+        break;
+    }
+    }
+    return offset < n && *r < rows && *c < cols;
+}
+
+void nvfp4_scale_to_layout(nvfp4_scale_layout l, const uint8_t *linear, size_t rows, size_t cols, uint8_t *out)
+{
+    size_t pr, pc;
+    memset(out, 0, nvfp4_scale_layout_shape(l, rows, cols, &pr, &pc));
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) out[nvfp4_scale_layout_offset(l, r, c, cols)] = linear[r * cols + c];
+}
+
+void nvfp4_scale_from_layout(nvfp4_scale_layout l, const uint8_t *in, size_t rows, size_t cols, uint8_t *linear)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) linear[r * cols + c] = in[nvfp4_scale_layout_offset(l, r, c, cols)];
+}
