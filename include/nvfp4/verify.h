@@ -58,6 +58,7 @@ typedef struct {
     const float *dequant;          /* dequant_count values, row-major */
     size_t dequant_count;
     size_t dequant_cols;           /* row length of dequant: the logical (unpadded) columns; 0 means cols */
+    bool ue5m3_scales;             /* te-ue5m3 recipes: UE5M3 scale bytes (prototype; else as ue8m0_scales says) */
 } nvfp4_vview;
 
 /* Number of column blocks of a view (cols / block_cols, rounded up). */

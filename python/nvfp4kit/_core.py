@@ -166,7 +166,7 @@ def _recipe_info(ptr):
     i = lib.nvfp4_recipe_get_info(ptr).contents
     return {"name": i.name.decode(), "summary": i.summary.decode(), "provenance": i.provenance.decode(),
             "elements": "e4m3" if i.elem == _lib.ELEM_E4M3 else "e2m1",
-            "scales": "ue8m0" if i.scale_format == _lib.SCALEFMT_UE8M0 else "e4m3",
+            "scales": lib.nvfp4_scale_format_name(i.scale_format).decode(),
             "block": lib.nvfp4_block_name(i.default_block).decode(),
             "global_amax": bool(i.has_global_amax), "sr": bool(i.supports_sr)}
 
