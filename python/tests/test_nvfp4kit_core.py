@@ -130,6 +130,9 @@ def test_ue5m3_recipes_by_name(tmp_path, cli):
     assert list(q.dequantize()[0, 16:18]) == [6 * 0.171875, 3 * 0.171875]
     q1 = nk.quantize(x, recipe="te-ue5m3-1level")
     assert list(q1.row.scale[0]) == [0xFE, 0x63] and q1.row.amax is None
+    pytest.importorskip("torch")
+    with pytest.raises(nk.Error, match="UE5M3"):
+        q.row.scale_e4m3()  # torch has no UE5M3 dtype: no silent E4M3 view
     info = {r["name"]: r for r in nk.recipes()}
     assert info["te-ue5m3"]["scales"] == "ue5m3" and not info["te-ue5m3-1level"]["global_amax"]
     np.save(tmp_path / "x.npy", x)
