@@ -49,7 +49,7 @@ static nvfp4_status write_metadata(const nvfp4_quantized *q, nvfp4_dtype dtype, 
         {"pad", o->pad ? "true" : "false"},
         {"x_dtype", dtype == NVFP4_DTYPE_BF16 ? "BF16" : "F32"},
         {"elem", info->elem == NVFP4_ELEM_E4M3 ? "e4m3" : "e2m1"},
-        {"scale_format", info->scale_format == NVFP4_SCALEFMT_UE8M0 ? "ue8m0" : "e4m3"},
+        {"scale_format", nvfp4_scale_format_name(info->scale_format)},
         {"data_layout", "row-major; e2m1: element 2j in the low nibble of byte j"},
         {"scale_swizzle", nvfp4_scale_layout_name(NVFP4_SCALE_LAYOUT_128X4)}, /* nvfp4_bundle_relayout changes it */
     };

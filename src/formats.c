@@ -10,6 +10,7 @@
 #include "core/bf16.h"
 #include "core/e2m1.h"
 #include "core/e4m3.h"
+#include "core/ue5m3.h"
 #include "core/ue8m0.h"
 
 uint8_t nvfp4_e2m1_from_f32(float x, nvfp4_rounding mode, uint8_t rbits)
@@ -37,6 +38,10 @@ uint8_t nvfp4_ue8m0_from_f32(float x, nvfp4_ue8m0_mode mode)
 }
 
 float nvfp4_ue8m0_to_f32(uint8_t code) { return nvfp4_core_ue8m0_decode(code); }
+
+uint8_t nvfp4_ue5m3_from_f32(float x, nvfp4_ue5m3_mode mode) { return nvfp4_core_ue5m3_encode(x, (int)mode); }
+
+float nvfp4_ue5m3_to_f32(uint8_t code) { return nvfp4_core_ue5m3_decode(code); }
 
 uint16_t nvfp4_bf16_from_f32(float x) { return nvfp4_core_bf16_encode(x); }
 float nvfp4_bf16_to_f32(uint16_t bits) { return nvfp4_core_bf16_decode(bits); }

@@ -16,6 +16,7 @@
 #include "core/e4m3.h"
 #include "hardcases.h"
 #include "nvfp4.h"
+#include "ue5m3_ref.h"
 
 #if NVFP4_HAVE_CUDA_ORACLES
 #include "oracles/compare.h"
@@ -360,6 +361,102 @@ START_TEST(e4m3_overflow_edges)
 }
 END_TEST
 
+/* ---- UE5M3 (prototype block-scale format) ------------------------------- */
+
+static uint8_t u53(float x, nvfp4_ue5m3_mode m) { return nvfp4_ue5m3_from_f32(x, m); }
+
+/* All 256 codes against values written out by hand and the definition. */
+START_TEST(ue5m3_decode_all_codes)
+{
+    ck_assert_uint_eq(bits(nvfp4_ue5m3_to_f32(0x00)), 0u);
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0x01), ldexpf(1, -17));  /* smallest subnormal */
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0x07), ldexpf(7, -17));  /* largest subnormal */
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0x08), ldexpf(1, -14));  /* smallest normal */
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0x78), 1.0f);            /* e = 15 */
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0x7B), 1.375f);
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0xF8), 65536.0f);        /* TE's 4over6 headroom bound */
+    ck_assert_float_eq(nvfp4_ue5m3_to_f32(0xFE), 114688.0f);       /* TypeExtrema<fp8ue5m3>::max */
+    ck_assert(isnan(nvfp4_ue5m3_to_f32(0xFF)));
+    for (unsigned c = 0; c < 255; c++) {
+        float d = nvfp4_ue5m3_to_f32((uint8_t)c);
+        ck_assert_uint_eq(bits(d), bits((float)ue5m3_ref_value(c)));
+        /* every finite code encodes back to itself in both modes */
+        ck_assert_uint_eq(u53(d, NVFP4_UE5M3_SATFINITE), c);
+        ck_assert_uint_eq(u53(d, NVFP4_UE5M3_ML_DTYPES), c);
+    }
+}
+END_TEST
+
+/* Every tie between neighbouring codes goes to the even code, its float
+ * neighbours to the nearer one; both modes agree below 114688. */
+START_TEST(ue5m3_ties_and_neighbours)
+{
+    for (unsigned c = 0; c < 0xFE; c++) {
+        float m = (float)(0.5 * (ue5m3_ref_value(c) + ue5m3_ref_value(c + 1)));
+        unsigned even = (c % 2 == 0) ? c : c + 1;
+        for (int mode = 0; mode < 2; mode++) {
+            ck_assert_uint_eq(u53(m, (nvfp4_ue5m3_mode)mode), even);
+            ck_assert_uint_eq(u53(down(m), (nvfp4_ue5m3_mode)mode), c);
+            ck_assert_uint_eq(u53(up(m), (nvfp4_ue5m3_mode)mode), c + 1);
+        }
+    }
+}
+END_TEST
+
+/* Hand-computed edges: zero, the subnormal ties, 1 + 1/16, saturation,
+ * infinities, negative values and NaN in each mode. */
+START_TEST(ue5m3_edges)
+{
+    const nvfp4_ue5m3_mode S = NVFP4_UE5M3_SATFINITE, M = NVFP4_UE5M3_ML_DTYPES;
+    ck_assert_uint_eq(u53(0.0f, S), 0x00);
+    ck_assert_uint_eq(u53(-0.0f, S), 0x00);
+    ck_assert_uint_eq(u53(-0.0f, M), 0x00);
+    ck_assert_uint_eq(u53(f32(0x00000001u), S), 0x00);         /* fp32 subnormal */
+    ck_assert_uint_eq(u53(ldexpf(1, -18), S), 0x00);           /* half of 2^-17: tie to the even 0 */
+    ck_assert_uint_eq(u53(up(ldexpf(1, -18)), S), 0x01);
+    ck_assert_uint_eq(u53(ldexpf(3, -18), S), 0x02);           /* 1.5 * 2^-17: tie 0x01/0x02 -> 0x02 */
+    ck_assert_uint_eq(u53(ldexpf(5, -18), S), 0x02);           /* 2.5 * 2^-17: tie 0x02/0x03 -> 0x02 */
+    ck_assert_uint_eq(u53(ldexpf(15, -18), S), 0x08);          /* 7.5 * 2^-17: tie 0x07/0x08 -> 2^-14 */
+    ck_assert_uint_eq(u53(1.0625f, S), 0x78);                  /* tie 1 / 1.125 -> 1 (0x78) */
+    ck_assert_uint_eq(u53(1.1875f, S), 0x7A);                  /* tie 1.125 / 1.25 -> 1.25 (0x7A) */
+    ck_assert_uint_eq(u53(1.9375f, S), 0x80);                  /* tie 1.875 / 2 -> 2 (0x80) */
+    ck_assert_uint_eq(u53(448.0f, S), 0xBE);                   /* 1.75 * 2^8: e = 23, m = 6 */
+    ck_assert_uint_eq(u53(114688.0f, S), 0xFE);
+    ck_assert_uint_eq(u53(118784.0f, S), 0xFE);                /* 1.8125 * 2^16: tie -> even 0xFE */
+    ck_assert_uint_eq(u53(118784.0f, M), 0xFE);
+    ck_assert_uint_eq(u53(up(118784.0f), S), 0xFE);            /* satfinite */
+    ck_assert_uint_eq(u53(up(118784.0f), M), 0xFF);            /* ml_dtypes: overflow is NaN */
+    ck_assert_uint_eq(u53(FLT_MAX, S), 0xFE);
+    ck_assert_uint_eq(u53(FLT_MAX, M), 0xFF);
+    ck_assert_uint_eq(u53(INFINITY, S), 0xFE);
+    ck_assert_uint_eq(u53(INFINITY, M), 0xFF);
+    ck_assert_uint_eq(u53(-INFINITY, S), 0x00);
+    ck_assert_uint_eq(u53(-INFINITY, M), 0xFF);
+    ck_assert_uint_eq(u53(-1.0f, S), 0x00);
+    ck_assert_uint_eq(u53(-1.0f, M), 0xFF);
+    ck_assert_uint_eq(u53(NAN, S), 0xFF);
+    ck_assert_uint_eq(u53(f32(0xFFC00001u), M), 0xFF);
+}
+END_TEST
+
+/* Every 4099th fp32 bit pattern (about 1.05M, all signs and exponents)
+ * against the independent table search; the whole 2^32 is long_ue5m3.c. */
+START_TEST(ue5m3_sampled_against_table_search)
+{
+    unsigned long n = 0;
+    for (uint64_t u = 0; u < (1ull << 32); u += 4099u) {
+        float x = f32((uint32_t)u);
+        for (int mode = 0; mode < 2; mode++) {
+            uint8_t got = u53(x, (nvfp4_ue5m3_mode)mode), want = ue5m3_ref_encode(x, mode);
+            if (got != want) ck_abort_msg("ue5m3 mode %d of 0x%08x: 0x%02x, table search 0x%02x", mode,
+                                          (unsigned)u, got, want);
+        }
+        n++;
+    }
+    ck_assert_uint_eq(n, 1047809u);
+}
+END_TEST
+
 /* ---- UE8M0: floor, rceil, ceil, even ------------------------------------ */
 
 static uint8_t ue(float x, nvfp4_ue8m0_mode m) { return nvfp4_ue8m0_from_f32(x, m); }
@@ -599,6 +696,10 @@ static Suite *suite(void)
     tcase_add_test(tc, e4m3_decode_all_codes);
     tcase_add_test(tc, e4m3_subnormals_and_ties);
     tcase_add_test(tc, e4m3_overflow_edges);
+    tcase_add_test(tc, ue5m3_decode_all_codes);
+    tcase_add_test(tc, ue5m3_ties_and_neighbours);
+    tcase_add_test(tc, ue5m3_edges);
+    tcase_add_test(tc, ue5m3_sampled_against_table_search);
     tcase_add_test(tc, ue8m0_powers_of_two_and_neighbours);
     tcase_add_test(tc, ue8m0_specials);
     tcase_add_test(tc, bf16_ties_and_overflow);

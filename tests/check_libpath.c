@@ -632,7 +632,8 @@ END_TEST
 static const char *const generic_recipes[] = {
     "te-pyref",      "torchao",    "torchao-0.13-0.16", "modelopt",       "exact",          "te-4over6",
     "te-4over6-mse", "te-4over6-fast", "te-4over6-mse-fast", "te-rowscaled", "torchao-1level", "fast-math",
-    "ggml",          "te-pow2",  "mxfp4-ceil",        "mxfp4-even",     "te"};
+    "ggml",          "te-pow2",  "mxfp4-ceil",        "mxfp4-even",     "te",
+    "te-ue5m3",      "te-ue5m3-1level"};
 #define NGENERIC (sizeof generic_recipes / sizeof generic_recipes[0])
 
 /* A tensor planted with the values each recipe's rules turn on: a zero

@@ -357,7 +357,7 @@ int cli_figure_block(const char *cmd, const char *file, const nvfp4_trace_block 
     fprintf(gp, "set multiplot layout 3,1 title \"block %zu of row %zu, recipe %s: block amax %s, %s scale 0x%02X = %s, "
                 "encode factor %s\" font 'Sans,13'\n",
             t->block_index, t->row, info->name, f32(a, sizeof a, t->block_amax),
-            info->scale_format == NVFP4_SCALEFMT_E4M3 ? "E4M3" : "UE8M0", t->scale,
+            info->scale_format == NVFP4_SCALEFMT_E4M3 ? "E4M3" : info->scale_format == NVFP4_SCALEFMT_UE5M3 ? "UE5M3" : "UE8M0", t->scale,
             f32(b, sizeof b, t->scale_value), f32(c, sizeof c, t->factor));
     fprintf(gp, "set xrange [-0.7:%g]\nset xtics 0,1,%g nomirror\nset grid ytics lc rgb '#dddddd'\n"
                 "set key top right font 'Sans,9' box opaque\nset style fill solid 0.8\n",

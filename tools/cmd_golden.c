@@ -191,6 +191,34 @@ static void edge_e4m3_ties(gcase *c, int level)
     c->desc = "block amax 6*m for E4M3 midpoints m and neighbours, global amax 2688";
 }
 
+/* UE5M3 recipes (prototype): block amaxes 6*m for m each midpoint between
+ * consecutive UE5M3 values, subnormal ones included (and the neighbouring
+ * floats), global amax 6 * 114688 = 688128 so S_enc = 1 (te-ue5m3-1level
+ * has S_enc = 1 anyway). */
+static void edge_ue5m3_ties(gcase *c, int level)
+{
+    int step = level >= 2 ? 1 : 5;
+    size_t nb = 0;
+    float bam[3 * 254];
+    for (int code = 0; code + 1 < 255; code += step) {
+        float lo = nvfp4_ue5m3_to_f32((uint8_t)code), hi = nvfp4_ue5m3_to_f32((uint8_t)(code + 1));
+        float m = (lo + hi) * 0.5f;
+        bam[nb++] = 6.0f * m;
+        bam[nb++] = nextafterf(6.0f * m, INFINITY);
+        bam[nb++] = nextafterf(6.0f * m, 0.0f);
+    }
+    size_t cols = 256, per_row = cols / 16, rows = (nb + per_row - 1) / per_row + 1;
+    float *x = alloc_x(c, rows, cols);
+    x[0] = 688128.0f;
+    for (size_t b = 0; b < nb; b++) {
+        float *blk = x + cols + b * 16;
+        blk[b % 16] = bam[b];
+        for (int i = 1; i < 16; i++) blk[(b + (size_t)i) % 16] = bam[b] * (float)(i % 7 - 3) * 0.125f;
+    }
+    c->name = "edge-ue5m3-scale-ties";
+    c->desc = "block amax 6*m for UE5M3 midpoints m and neighbours, global amax 688128";
+}
+
 static void edge_zero_blocks(gcase *c, int level)
 {
     (void)level;
@@ -559,6 +587,11 @@ static int suite_edge(gen *g)
     for (size_t i = 0; !rc && i < sizeof fns / sizeof fns[0]; i++) {
         gcase c = {0};
         fns[i](&c, g->level);
+        rc = emit(g, &c);
+    }
+    if (!rc && nvfp4_recipe_get_info(nvfp4_recipe_find(g->recipe))->scale_format == NVFP4_SCALEFMT_UE5M3) {
+        gcase c = {0};
+        edge_ue5m3_ties(&c, g->level);
         rc = emit(g, &c);
     }
     for (int w = 0; !rc && w < 5; w++) {

@@ -109,7 +109,7 @@ static void table_recipes(void)
     for (size_t i = 0; i < nvfp4_recipe_count(); i++) {
         const nvfp4_recipe_info *r = nvfp4_recipe_get_info(nvfp4_recipe_at(i));
         printf("%-*s %-5s %-6s %-6s %-5s %-3s  %s\n", w, r->name, r->elem == NVFP4_ELEM_E2M1 ? "e2m1" : "e4m3",
-               r->scale_format == NVFP4_SCALEFMT_E4M3 ? "e4m3" : "ue8m0", nvfp4_block_name(r->default_block),
+               nvfp4_scale_format_name(r->scale_format), nvfp4_block_name(r->default_block),
                r->has_global_amax ? "yes" : "no", r->supports_sr ? "yes" : "no", r->provenance);
         printf("%-*s %s\n", w, "", r->summary);
     }

@@ -1,5 +1,6 @@
 /*
- * nvfp4/formats.h - scalar codecs: FP4 E2M1, FP8 E4M3, UE8M0, BF16, FP16.
+ * nvfp4/formats.h - scalar codecs: FP4 E2M1, FP8 E4M3, UE8M0, UE5M3, BF16,
+ * FP16.
  *
  * Semantics (docs/semantics.md, "Scalar codecs") follow NVIDIA's host
  * conversion code in cuda_fp4.hpp / cuda_fp8.hpp / cuda_bf16.hpp /
@@ -54,6 +55,17 @@ float nvfp4_e4m3_to_f32(uint8_t code);
  * 2^-127 -> 0x01); docs/semantics.md, "Scalar codecs". */
 uint8_t nvfp4_ue8m0_from_f32(float x, nvfp4_ue8m0_mode mode);
 float nvfp4_ue8m0_to_f32(uint8_t code);
+
+/* ---- UE5M3 (prototype NVFP4 block-scale format; CUDA 13.4 __nv_fp8_ue5m3) */
+/* Unsigned, bias 15, no infinity, 0xFF the only NaN, largest 0xFE = 114688,
+ * subnormals k * 2^-17. Round to nearest even. SATFINITE (the
+ * __nv_fp8_ue5m3(float) constructor TransformerEngine's block-scale cast
+ * uses): x > 114688 and +Inf give 0xFE, negative values 0x00 (assumed, see
+ * docs/semantics.md), NaN 0xFF. ML_DTYPES (ml_dtypes' float8_e5m3fnu cast):
+ * x > 118784, +-Inf and negative nonzero values give 0xFF. */
+typedef enum { NVFP4_UE5M3_SATFINITE = 0, NVFP4_UE5M3_ML_DTYPES = 1 } nvfp4_ue5m3_mode;
+uint8_t nvfp4_ue5m3_from_f32(float x, nvfp4_ue5m3_mode mode);
+float nvfp4_ue5m3_to_f32(uint8_t code);
 
 /* ---- BF16 and FP16, round to nearest even (cuda_bf16/cuda_fp16 _rn) ---- */
 uint16_t nvfp4_bf16_from_f32(float x);

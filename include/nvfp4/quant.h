@@ -27,7 +27,8 @@ typedef enum {
 } nvfp4_block;
 
 typedef enum { NVFP4_ELEM_E2M1 = 0, NVFP4_ELEM_E4M3 = 1 } nvfp4_elem;
-typedef enum { NVFP4_SCALEFMT_E4M3 = 0, NVFP4_SCALEFMT_UE8M0 = 1 } nvfp4_scale_format;
+/* UE5M3: the prototype unsigned 5-exponent-bit scale (te-ue5m3, te-ue5m3-1level; docs/semantics.md) */
+typedef enum { NVFP4_SCALEFMT_E4M3 = 0, NVFP4_SCALEFMT_UE8M0 = 1, NVFP4_SCALEFMT_UE5M3 = 2 } nvfp4_scale_format;
 
 /* ---- recipes ----------------------------------------------------------- */
 typedef struct nvfp4_recipe nvfp4_recipe; /* defined in src/recipes/recipe.h */
@@ -198,6 +199,7 @@ void nvfp4_scale_unswizzle(const uint8_t *swz, size_t rows, size_t cols, uint8_t
 const char *nvfp4_block_name(nvfp4_block b);            /* "1x16", "16x16", "1x32" */
 bool nvfp4_block_parse(const char *s, nvfp4_block *out);
 const char *nvfp4_rht_signs_name(nvfp4_rht_signs s);    /* "te", "seeded", "none" */
+const char *nvfp4_scale_format_name(nvfp4_scale_format f); /* "e4m3", "ue8m0", "ue5m3" (bundle metadata) */
 
 NVFP4_END_DECLS
 #endif /* NVFP4_QUANT_H */

@@ -60,6 +60,7 @@ typedef struct {
     size_t dequant_cols;           /* row length of dequant: the logical (unpadded) columns; 0 means cols */
     nvfp4_scale_layout scale_layout; /* the layout of scale_swizzled (nvfp4/layout.h); 0: cuBLAS 128x4. The
                                       expected view's decides; the actual one is read in the same */
+    bool ue5m3_scales;             /* te-ue5m3 recipes: UE5M3 scale bytes (prototype; else as ue8m0_scales says) */
 } nvfp4_vview;
 
 /* Number of column blocks of a view (cols / block_cols, rounded up). */

@@ -166,7 +166,7 @@ def _recipe_info(ptr):
     i = lib.nvfp4_recipe_get_info(ptr).contents
     return {"name": i.name.decode(), "summary": i.summary.decode(), "provenance": i.provenance.decode(),
             "elements": "e4m3" if i.elem == _lib.ELEM_E4M3 else "e2m1",
-            "scales": "ue8m0" if i.scale_format == _lib.SCALEFMT_UE8M0 else "e4m3",
+            "scales": lib.nvfp4_scale_format_name(i.scale_format).decode(),
             "block": lib.nvfp4_block_name(i.default_block).decode(),
             "global_amax": bool(i.has_global_amax), "sr": bool(i.supports_sr)}
 
@@ -243,8 +243,12 @@ class Orientation:
         return _torch_view(self.data, torch.float4_e2m1fn_x2)
 
     def scale_e4m3(self):
-        """scale viewed as torch.float8_e4m3fn (torch.float8_e8m0fnu for MX recipes)."""
+        """scale viewed as torch.float8_e4m3fn (torch.float8_e8m0fnu for MX recipes); an Error for the
+        UE5M3 recipes, which torch has no dtype for."""
         import torch
+        if self._parent.recipe_info["scales"] == "ue5m3":
+            raise Error("recipe %s has UE5M3 scales and torch has no UE5M3 dtype: read .scale (uint8), e.g. "
+                        "with numpy's .view(ml_dtypes.float8_e5m3fnu)" % self._parent.recipe)
         fmt = torch.float8_e8m0fnu if self._parent.recipe_info["scales"] == "ue8m0" else torch.float8_e4m3fn
         return _torch_view(self.scale, fmt)
 

@@ -231,6 +231,7 @@ def _load():
         "nvfp4_scale_swizzle": (V, [P, c_size, c_size, P]),
         "nvfp4_block_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
         "nvfp4_block_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "nvfp4_scale_format_name": (ctypes.c_char_p, [ctypes.c_int]),
         "nvfp4_rounding_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
         "nvfp4_rounding_name": (ctypes.c_char_p, [ctypes.c_int]),
         "nvfp4_recipe_count": (c_size, []),

@@ -117,6 +117,30 @@ def test_hand_computed_block():
     assert list(d[0, :6]) == [6.0, -3.0, 0.0, 1.0, 0.0, 1.5] and np.signbit(d[0, 4])
 
 
+def test_ue5m3_recipes_by_name(tmp_path, cli):
+    # te-ue5m3 (prototype): amax 688128 gives S_enc = 688128/688128 = 1; block 0 {688128}: 688128 * fl(1/6)
+    # rounds to 114688 = 0xFE; block 1 {1, 0.5}: fl(1/6) lies between UE5M3 0x62 (0.15625) and 0x63
+    # (0.171875), nearer 0x63; 1 * 1/0.171875 = 5.8 -> 6 (code 7), 0.5 -> 2.9 -> 3 (code 5): byte 0x57.
+    # te-ue5m3-1level has no amax (S_enc = 1 always): the same bytes here, amax None.
+    x = np.zeros((1, 32), dtype=np.float32)
+    x[0, 0], x[0, 16], x[0, 17] = 688128.0, 1.0, 0.5
+    q = nk.quantize(x, recipe="te-ue5m3")
+    assert list(q.row.scale[0]) == [0xFE, 0x63] and q.row.amax[0] == np.float32(688128.0)
+    assert q.row.data[0, 0] == 0x07 and q.row.data[0, 8] == 0x57
+    assert list(q.dequantize()[0, 16:18]) == [6 * 0.171875, 3 * 0.171875]
+    q1 = nk.quantize(x, recipe="te-ue5m3-1level")
+    assert list(q1.row.scale[0]) == [0xFE, 0x63] and q1.row.amax is None
+    pytest.importorskip("torch")
+    with pytest.raises(nk.Error, match="UE5M3"):
+        q.row.scale_e4m3()  # torch has no UE5M3 dtype: no silent E4M3 view
+    info = {r["name"]: r for r in nk.recipes()}
+    assert info["te-ue5m3"]["scales"] == "ue5m3" and not info["te-ue5m3-1level"]["global_amax"]
+    np.save(tmp_path / "x.npy", x)
+    cli("quantize", tmp_path / "x.npy", "-o", tmp_path / "cli.safetensors", "--recipe", "te-ue5m3")
+    nk.save_bundle(q, tmp_path / "py.safetensors")
+    assert read_bytes(tmp_path / "py.safetensors") == read_bytes(tmp_path / "cli.safetensors")
+
+
 def test_reference_suite_verifies(tmp_path, cli):
     """Every committed golden: Python re-quantizes its x with its options and gets the bundle's bytes;
     verify through Python gives nvfp4 verify's verdict and text, byte for byte, on the exact output and on

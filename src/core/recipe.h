@@ -9,7 +9,7 @@
  *                 -> per-block encode state -> element codes -> dequant
  *
  * and the functions below evaluate that chain. Every rounding goes through
- * src/core/e2m1.h, e4m3.h or ue8m0.h; nothing here narrows a value by
+ * src/core/e2m1.h, e4m3.h, ue5m3.h or ue8m0.h; nothing here narrows a value by
  * itself except the `exact` rule's comparison against scale*boundary, whose
  * boundaries are derived from nvfp4_core_e2m1_mag_value (no second table).
  * Each public recipe (src/recipes/<name>.c) is one descriptor; the formulas
@@ -24,6 +24,7 @@
 #include "nvfp4_core.h"
 #include "e2m1.h"
 #include "e4m3.h"
+#include "ue5m3.h"
 #include "ue8m0.h"
 #include "bf16.h"
 
@@ -36,6 +37,10 @@
 /* The same with TE's 4over6 E4M3 bound of 256: 6*256 = 1536 and fl(1/1536) = 0x3A2AAAAB. */
 #define NVFP4_CORE_1536 1536.0f
 #define NVFP4_CORE_INV1536 0x1.555556p-11f
+/* The same with TE's UE5M3 bound 114688 (NVFP4ScaleTraits<fp8ue5m3>): 6*114688 = 688128 and
+ * fl(1/688128) = 0x35C30C31, the dequantizer's factor_inv. */
+#define NVFP4_CORE_688128 688128.0f
+#define NVFP4_CORE_INV688128 0x1.861862p-20f
 #define NVFP4_CORE_BF16_MAX 0x1.fep127f
 /* compressed-tensors: generate_gparam's lower clamp (torch.finfo(float32).tiny) and the value _get_dtype_eps gives a
  * zero FP8 scale; vLLM get_reciprocal's substitute for 1/0, 1/(0 + 1e8) in fp32 (1e8 is exact in fp32). */
@@ -45,7 +50,9 @@
 
 /* Element formats and scale formats. */
 enum { NVFP4_CORE_ELEM_E2M1 = 0, NVFP4_CORE_ELEM_E4M3 = 1 };
-enum { NVFP4_CORE_SCALE_E4M3 = 0, NVFP4_CORE_SCALE_UE8M0 = 1 };
+/* UE5M3 (prototype): the TE_* rules evaluate with the UE5M3 codec and its maximum 114688 in place of E4M3 and 448,
+ * as TE's kernels templated on ScaleType do (nvfp4_core_scale_decode, nvfp4_core_scale_max). */
+enum { NVFP4_CORE_SCALE_E4M3 = 0, NVFP4_CORE_SCALE_UE8M0 = 1, NVFP4_CORE_SCALE_UE5M3 = 2 };
 
 /* Global (per-tensor) rule: what is derived from the tensor amax. */
 enum {
@@ -62,13 +69,17 @@ enum {
     NVFP4_CORE_GLOBAL_TORCH_RECIP_FI = 6, /* amax 0 gives FLT_MAX (FlashInfer make_nvfp4_global_scale) */
     NVFP4_CORE_GLOBAL_TORCH_RECIP_CT = 7, /* compressed-tensors generate_gparam: amax raised to 2^-126 first, a NaN or
                                              infinite result replaced by 1 (amax +Inf still gives 0) */
-    NVFP4_CORE_GLOBAL_RECIP_OF_DECODE = 8 /* torchao's g = amax / 2688, then S_enc = 1/g (mslk_quantize_nvfp4 passes
+    NVFP4_CORE_GLOBAL_RECIP_OF_DECODE = 8, /* torchao's g = amax / 2688, then S_enc = 1/g (mslk_quantize_nvfp4 passes
                                              per_tensor_scale.reciprocal()); both kept: g dequantizes */
+    /* TE disable_second_level_scale (no amax tensor): S_enc = S_dec = 1 whatever the data, and the dequantizer's amax
+     * is 6 * the scale maximum (dequantize_nvfp4.cuh unit_global_scale_amax), so DEQ_TE multiplies by
+     * (s * 6 * max) * fl(1/(6 * max)) */
+    NVFP4_CORE_GLOBAL_UNIT = 9
 };
 
 /* Block-scale rule: block amax -> scale byte. */
 enum {
-    NVFP4_CORE_BSCALE_TE_MUL = 0,       /* e4m3_rn_sat(bamax * (S_enc * fl(1/6))) */
+    NVFP4_CORE_BSCALE_TE_MUL = 0,       /* e4m3_rn_sat(bamax * (S_enc * fl(1/6))) (UE5M3: ue5m3 satfinite) */
     NVFP4_CORE_BSCALE_DIV_DIV = 1,      /* torchao: e4m3(clamp((bamax/6)/g, lo, 448)) */
     NVFP4_CORE_BSCALE_DIV_PRODUCT = 2,  /* modelopt: v = bamax/(6*g); v==0 -> 1; e4m3(clamp(v, lo, 448)) */
     NVFP4_CORE_BSCALE_UE8M0_FLOOR = 3,  /* OCP / torchao FLOOR: exponent(bamax) - emax_elem */
@@ -132,7 +143,7 @@ enum {
 
 /* Dequantization rule. */
 enum {
-    NVFP4_CORE_DEQ_TE = 0,        /* v * (((float)s * amax) * fl(1/2688)) */
+    NVFP4_CORE_DEQ_TE = 0,        /* v * (((float)s * amax) * fl(1/2688)) (UE5M3: fl(1/688128)) */
     NVFP4_CORE_DEQ_GLOBAL_MUL = 1,/* v * (g * (float)s) */
     NVFP4_CORE_DEQ_POW2 = 2,      /* v * 2^(e-127); 0x00 is 2^-127, 0xFF NaN (no clamp: torchao to_dtype) */
     NVFP4_CORE_DEQ_TE_256 = 3,    /* TE 4over6: v * (((float)s * amax) * fl(1/1536)) */
@@ -282,6 +293,33 @@ NVFP4_HD static inline int nvfp4_core_recipe_row_scaled(const nvfp4_core_recipe 
     return r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW;
 }
 
+/* The block-scale format's largest finite value: 448 (E4M3) or 114688
+ * (UE5M3), TE's TypeExtrema<ScaleType>::max. */
+NVFP4_HD static inline float nvfp4_core_scale_max(const nvfp4_core_recipe *r)
+{
+    return r->scale_format == NVFP4_CORE_SCALE_UE5M3 ? NVFP4_UE5M3_MAX : NVFP4_E4M3_MAX;
+}
+
+/* 6 * scale max as TE's constexpr fp8_max * fp4_max: 2688 or 688128 (exact). */
+NVFP4_HD static inline float nvfp4_core_te_bound(const nvfp4_core_recipe *r)
+{
+    return r->scale_format == NVFP4_CORE_SCALE_UE5M3 ? NVFP4_CORE_688128 : NVFP4_CORE_2688;
+}
+
+/* The value of a non-UE8M0 block-scale byte: E4M3, or UE5M3. */
+NVFP4_HD static inline float nvfp4_core_scale_decode(const nvfp4_core_recipe *r, uint8_t s)
+{
+    return r->scale_format == NVFP4_CORE_SCALE_UE5M3 ? nvfp4_core_ue5m3_decode(s) : nvfp4_core_e4m3_decode(s);
+}
+
+/* static_cast<ScaleType>(v) of TE's compute_decoding_scaling_factor: RN,
+ * satfinite, in the recipe's scale format. */
+NVFP4_HD static inline uint8_t nvfp4_core_scale_encode_sat(const nvfp4_core_recipe *r, float v)
+{
+    return r->scale_format == NVFP4_CORE_SCALE_UE5M3 ? nvfp4_core_ue5m3_encode(v, NVFP4_CORE_UE5M3_SATFINITE)
+                                                     : nvfp4_core_e4m3_encode(v, 1);
+}
+
 NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4_core_recipe *r, float amax)
 {
     nvfp4_core_global g;
@@ -290,8 +328,10 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
     g.s_dec = 1.0f;
     g.g = 1.0f;
     if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW) {
-        g.s_enc = nvfp4_core_te_global_encode(amax);
+        g.s_enc = nvfp4_core_te_global_encode_bound(amax, nvfp4_core_te_bound(r));
         g.s_dec = 1.0f / g.s_enc;
+    } else if (r->global_rule == NVFP4_CORE_GLOBAL_UNIT) {
+        g.amax = nvfp4_core_te_bound(r);
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256) {
         g.s_enc = nvfp4_core_te_global_encode_bound(amax, NVFP4_CORE_1536);
         g.s_dec = 1.0f / g.s_enc;
@@ -476,7 +516,7 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
     case NVFP4_CORE_BSCALE_TE_MUL: {
         /* One rounding inside the parentheses (S_enc * 1/6) first. */
         float m = g->s_enc * NVFP4_CORE_INV6;
-        return nvfp4_core_e4m3_encode(bamax * m, 1);
+        return nvfp4_core_scale_encode_sat(r, bamax * m);
     }
     case NVFP4_CORE_BSCALE_DIV_DIV: {
         float v = (bamax / r->elem_max) / g->g;
@@ -554,8 +594,8 @@ NVFP4_HD static inline float nvfp4_core_dequant_scale(const nvfp4_core_recipe *r
 {
     switch (r->dequant_rule) {
     case NVFP4_CORE_DEQ_TE: {
-        float t = nvfp4_core_e4m3_decode(s) * g->amax;
-        return t * NVFP4_CORE_INV2688;
+        float t = nvfp4_core_scale_decode(r, s) * g->amax;
+        return t * (r->scale_format == NVFP4_CORE_SCALE_UE5M3 ? NVFP4_CORE_INV688128 : NVFP4_CORE_INV2688);
     }
     case NVFP4_CORE_DEQ_GLOBAL_MUL:
         return g->g * nvfp4_core_e4m3_decode(s);
@@ -577,7 +617,7 @@ NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_cor
     b.scale = s;
     switch (r->enc_rule) {
     case NVFP4_CORE_ENC_TE_RECIP: {
-        float d = nvfp4_core_e4m3_decode(s) * g->s_dec;
+        float d = nvfp4_core_scale_decode(r, s) * g->s_dec;
         b.factor = nvfp4_core_fminf(1.0f / d, NVFP4_CORE_FLT_MAX); /* s = 0: 1/0 = Inf -> FLT_MAX */
         break;
     }

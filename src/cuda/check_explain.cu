@@ -47,6 +47,7 @@ void geometry(const nvfp4_cuda_qtensor *t, const nvfp4_recipe_info *info, nvfp4_
     v->block_cols = blk == NVFP4_BLOCK_1X32 ? 32 : 16;
     v->e4m3_elements = info->elem == NVFP4_ELEM_E4M3;
     v->ue8m0_scales = info->scale_format == NVFP4_SCALEFMT_UE8M0;
+    v->ue5m3_scales = info->scale_format == NVFP4_SCALEFMT_UE5M3;
     v->dequant_cols = t->cols;
 }
 

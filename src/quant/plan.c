@@ -34,6 +34,16 @@ const char *nvfp4_block_name(nvfp4_block b)
     return "?";
 }
 
+const char *nvfp4_scale_format_name(nvfp4_scale_format f)
+{
+    switch (f) {
+    case NVFP4_SCALEFMT_E4M3: return "e4m3";
+    case NVFP4_SCALEFMT_UE8M0: return "ue8m0";
+    case NVFP4_SCALEFMT_UE5M3: return "ue5m3";
+    }
+    return "?";
+}
+
 bool nvfp4_block_parse(const char *s, nvfp4_block *out)
 {
     static const struct { const char *name; nvfp4_block b; } names[] = {

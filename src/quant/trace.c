@@ -19,7 +19,7 @@ static nvfp4_trace_global global_of(const nvfp4_core_recipe *r)
     if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
         r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP ||
         r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ||
-        r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE)
+        r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE || r->global_rule == NVFP4_CORE_GLOBAL_UNIT)
         return NVFP4_TRACE_GLOBAL_ENCODE;
     if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) return NVFP4_TRACE_GLOBAL_DECODE;
     return NVFP4_TRACE_GLOBAL_NONE;
@@ -27,6 +27,7 @@ static nvfp4_trace_global global_of(const nvfp4_core_recipe *r)
 
 static const char *scale_formula(const nvfp4_core_recipe *r)
 {
+    if (r->scale_format == NVFP4_CORE_SCALE_UE5M3) return "block_amax * (S_enc * fl(1/6)), UE5M3 RN satfinite";
     switch (r->bscale_rule) {
     case NVFP4_CORE_BSCALE_TE_MUL: return "block_amax * (S_enc * fl(1/6)), E4M3 RN satfinite";
     case NVFP4_CORE_BSCALE_DIV_DIV: return "(block_amax / 6) / g, clamped, E4M3 RN";
@@ -131,7 +132,7 @@ static void trace_scale(const nvfp4_core_recipe *r, const nvfp4_core_global *g, 
     t->scale_unrounded = scale_unrounded(r, g, t->block_amax);
     t->scale = nvfp4_core_block_scale(r, g, t->block_amax);
     t->scale_value = r->scale_format == NVFP4_CORE_SCALE_UE8M0 ? nvfp4_core_pow2_scale(r, t->scale)
-                                                               : nvfp4_core_e4m3_decode(t->scale);
+                                                               : nvfp4_core_scale_decode(r, t->scale);
 }
 
 /* The elements, as reference.c's row_encode takes them: the random bytes of

@@ -319,7 +319,8 @@ static int verify_orientation(const vrep_bundle *b, const nvfp4_tensor_set *act,
     /* an SR golden: the scaled values let verify name a byte-order mix-up */
     float *sr_y = NULL;
     size_t bl = b->opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;
-    if (b->opts.rounding == NVFP4_SR && ev.v.x && ev.v.amax && !ev.v.e4m3_elements && !ev.v.ue8m0_scales) {
+    if (b->opts.rounding == NVFP4_SR && ev.v.x && ev.v.amax && !ev.v.e4m3_elements && !ev.v.ue8m0_scales &&
+        !ev.v.ue5m3_scales) {
         sr_y = malloc(ev.v.rows * ev.v.cols * sizeof *sr_y);
         float *xd = sr_y ? vrep_view_x_dense(b, colwise, &ev) : NULL; /* the view reads x in place, strided */
         nvfp4_error e;

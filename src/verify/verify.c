@@ -173,7 +173,17 @@ static float elem_value(const nvfp4_vview *v, uint8_t code)
 
 static float scale_value(const nvfp4_vview *v, uint8_t b)
 {
+    if (v->ue5m3_scales) return nvfp4_ue5m3_to_f32(b);
     return v->ue8m0_scales ? nvfp4_ue8m0_to_f32(b) : nvfp4_e4m3_to_f32(b);
+}
+
+/* E4M3 scale bytes: the te chain's diagnostics (vchain.h) apply. */
+static bool e4m3_scales(const nvfp4_vview *v) { return !v->ue8m0_scales && !v->ue5m3_scales; }
+
+/* A scale byte that decodes to 0 (E4M3 either sign, UE5M3 0x00; UE8M0 has no zero). */
+static bool scale_is_zero(const nvfp4_vview *v, uint8_t b)
+{
+    return v->ue5m3_scales ? b == 0u : !v->ue8m0_scales && (b & 0x7Fu) == 0u;
 }
 
 static size_t block_rows_of(const nvfp4_vview *v) { return v->block_rows ? v->block_rows : 1; }
@@ -269,7 +279,7 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
     *x_out = NAN;
     *y_out = NAN;
     if (e->x) *x_out = x_at(e, r, col);
-    bool te_like = e->x && e->scale && e->amax && !e->ue8m0_scales && !e->e4m3_elements;
+    bool te_like = e->x && e->scale && e->amax && e4m3_scales(e) && !e->e4m3_elements;
     /* the kernel's implied scaled value: its own scale byte and global amax where it wrote them */
     uint8_t ks = c->act_scale && e->scale && si < e->scale_bytes ? c->act_scale[si] : es;
     float kamax = e->amax ? *e->amax : NAN;
@@ -287,7 +297,7 @@ static nvfp4_vreason classify_code(vctx *c, size_t r, size_t col, uint8_t ec, ui
         uint8_t dn = nvfp4_core_e2m1_encode(ys, NVFP4_CORE_SR, 0), up = nvfp4_core_e2m1_encode(ys, NVFP4_CORE_SR, 255);
         if ((ac == dn || ac == up) && (ec == dn || ec == up)) return NVFP4_VR_SR_BITS;
     }
-    if (e->scale && !e->ue8m0_scales && (es & 0x7Fu) == 0) return NVFP4_VR_SCALE_UNDERFLOW;
+    if (e->scale && scale_is_zero(e, es)) return NVFP4_VR_SCALE_UNDERFLOW;
     if (!te_like) return NVFP4_VR_ROUNDING;
     if (!(fabsf(y) <= 6.0f)) return NVFP4_VR_SATURATION;
     if (nvfp4_vchain_is_e2m1_tie(y)) return NVFP4_VR_TIE_RULE;
@@ -385,20 +395,24 @@ static void compare_scale_linear(vctx *c, scale_tally *t)
         m.reason = NVFP4_VR_SCALE_BYTE;
         if (e->x && e->rows && m.col < e->cols) {
             m.input = block_amax(e, m.row, m.col); /* the block amax */
-            if (e->amax && !e->ue8m0_scales) {
+            if (e->amax && e4m3_scales(e)) {
                 float s_enc = nvfp4_core_te_global_encode(*e->amax);
                 float mult = s_enc * NVFP4_CORE_INV6;
                 m.scaled = m.input * mult; /* what te casts to E4M3 */
             }
             if (isnan(m.input)) m.reason = NVFP4_VR_NAN_POLICY;
         }
-        bool nan_scale = e->ue8m0_scales ? (es == 0xFFu || as == 0xFFu) : ((es & 0x7Fu) == 0x7Fu || (as & 0x7Fu) == 0x7Fu);
+        bool nan_scale = !e4m3_scales(e) ? (es == 0xFFu || as == 0xFFu) : ((es & 0x7Fu) == 0x7Fu || (as & 0x7Fu) == 0x7Fu);
         if (nan_scale) m.reason = NVFP4_VR_NAN_POLICY; /* a NaN scale byte (0x7F/0xFF) is NaN, not an underflow */
-        else if (!e->ue8m0_scales && (es & 0x7Fu) == 0) m.reason = NVFP4_VR_SCALE_UNDERFLOW;
-        else if (!e->ue8m0_scales && (es & 0x7Fu) == 0x7Eu && fabsf(m.scaled) > 448.0f) m.reason = NVFP4_VR_SATURATION;
+        else if (scale_is_zero(e, es)) m.reason = NVFP4_VR_SCALE_UNDERFLOW;
+        else if (e4m3_scales(e) && (es & 0x7Fu) == 0x7Eu && fabsf(m.scaled) > 448.0f) m.reason = NVFP4_VR_SATURATION;
+        else if (e->ue5m3_scales && es == 0xFEu) m.reason = NVFP4_VR_SATURATION;
         record(c, &m);
         t->mism++;
-        if ((es & 0x80u) == (as & 0x80u)) {
+        if (e->ue5m3_scales) { /* unsigned: every byte is a magnitude */
+            if (as == es + 1u) t->off_by_one_up++;
+            else if (as + 1u == es) t->off_by_one_down++;
+        } else if ((es & 0x80u) == (as & 0x80u)) {
             if ((as & 0x7Fu) == (es & 0x7Fu) + 1u) t->off_by_one_up++;
             else if ((as & 0x7Fu) + 1u == (es & 0x7Fu)) t->off_by_one_down++;
         }
@@ -769,7 +783,7 @@ static void detect_block_scale_formula(vctx *c, const scale_tally *t)
 {
     const nvfp4_vview *e = c->e, *a = c->a;
     if (has_mutant_candidates(c)) return;
-    if (!t->mism || !e->x || !e->amax || e->ue8m0_scales || !a->scale || a->scale_bytes != e->scale_bytes) return;
+    if (!t->mism || !e->x || !e->amax || !e4m3_scales(e) || !a->scale || a->scale_bytes != e->scale_bytes) return;
     size_t scols = nvfp4_vview_scale_cols(e), agree = 0, n = e->scale_bytes;
     for (size_t i = 0; i < n; i++) {
         size_t r = i / scols, col = (i % scols) * block_cols_of(e);
@@ -787,7 +801,7 @@ static void detect_encode_factor(vctx *c, const data_tally *t)
 {
     const nvfp4_vview *e = c->e, *a = c->a;
     if (has_mutant_candidates(c)) return;
-    if (!t->mism || !e->x || !e->amax || !e->scale || e->e4m3_elements || e->ue8m0_scales) return;
+    if (!t->mism || !e->x || !e->amax || !e->scale || e->e4m3_elements || !e4m3_scales(e)) return;
     if (t->near + t->ties_other + t->ties_away == 0) return;
     size_t n = elem_count(e), agree = 0;
     for (size_t i = 0; i < n; i++) {
