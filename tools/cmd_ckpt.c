@@ -85,6 +85,8 @@ static void print_layers(const nvfp4_ckpt_report *rep)
     }
 }
 
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
 static void print_findings(const nvfp4_ckpt_report *rep, bool strict)
 {
     for (size_t i = 0; i < rep->nfindings; i++) {
@@ -93,8 +95,8 @@ static void print_findings(const nvfp4_ckpt_report *rep, bool strict)
                f->message);
     }
     size_t errs = nvfp4_ckpt_report_errors(rep, strict), all = rep->nfindings;
-    printf("%zu layers in %zu files: %zu errors, %zu hazards%s\n", rep->nlayers, rep->nfiles, errs, all - errs,
-           strict ? " (--strict)" : "");
+    printf("%zu layer%s in %zu file%s: %zu error%s, %zu hazard%s%s\n", rep->nlayers, plural(rep->nlayers), rep->nfiles,
+           plural(rep->nfiles), errs, plural(errs), all - errs, plural(all - errs), strict ? " (--strict)" : "");
 }
 
 static int run(int argc, char **argv)
