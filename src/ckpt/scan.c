@@ -191,36 +191,95 @@ static bool shapes_agree(const nvfp4_st_entry *w, const nvfp4_st_entry *s)
     return half % 8 == 0 && s->shape[s->ndim - 1] == half / 8;
 }
 
-/* One pass over codes and scales: histogram, scale statistics, decoded amax. */
-static void scan_blocks(const uint8_t *codes, const uint8_t *scales, size_t nblocks, double dmult, nvfp4_ckpt_layer *l)
+/* Decode tables, built once from src/core's decoders: the E4M3 value of a
+ * scale byte, the |E2M1 value| of a 3-bit magnitude, and for a code byte
+ * the larger magnitude field of its two codes (E2M1 magnitudes grow with
+ * code & 7, so an integer max finds the larger value). */
+typedef struct {
+    float e4m3[256];
+    float fp4_mag[8];
+    uint8_t byte_mag[256];
+} scan_tables;
+
+static void scan_tables_init(scan_tables *t)
 {
-    float e4m3[256], fp4abs[16];
-    for (int i = 0; i < 256; i++) e4m3[i] = nvfp4_e4m3_to_f32((uint8_t)i);
-    for (int i = 0; i < 16; i++) fp4abs[i] = fabsf(nvfp4_e2m1_to_f32((uint8_t)i));
-    double smin = INFINITY, smax = 0, bmax = 0;
-    for (size_t b = 0; b < nblocks; b++) {
+    for (int i = 0; i < 256; i++) {
+        t->e4m3[i] = nvfp4_e4m3_to_f32((uint8_t)i);
+        uint8_t lo = (uint8_t)(i & 7), hi = (uint8_t)((i >> 4) & 7);
+        t->byte_mag[i] = lo > hi ? lo : hi;
+    }
+    for (int i = 0; i < 8; i++) t->fp4_mag[i] = nvfp4_e2m1_to_f32((uint8_t)i);
+}
+
+/* What one thread gathers over a range of blocks; every field is a count, a
+ * min or a max, so the merged result is the same at any thread count. */
+typedef struct {
+    uint64_t hist[256]; /* code bytes by value */
+    uint64_t nan, zero;
+    double smin, smax, bmax;
+} scan_acc;
+
+static void scan_range(const uint8_t *codes, const uint8_t *scales, size_t b0, size_t b1, const scan_tables *t,
+                       scan_acc *a)
+{
+    for (size_t b = b0; b < b1; b++) {
         const uint8_t *q = codes + 8 * b;
-        float mag = 0;
+        uint8_t mag = 0;
         for (int j = 0; j < 8; j++) {
-            uint8_t lo = q[j] & 0xF, hi = q[j] >> 4;
-            l->code_hist[lo]++;
-            l->code_hist[hi]++;
-            mag = fmaxf(mag, fmaxf(fp4abs[lo], fp4abs[hi]));
+            a->hist[q[j]]++;
+            uint8_t m = t->byte_mag[q[j]];
+            mag = m > mag ? m : mag;
         }
-        float s = e4m3[scales[b]];
-        if (isnan(s)) {
-            l->scale_nan++;
+        double s = t->e4m3[scales[b]];
+        if (s != s) { /* NaN scale byte 0x7F / 0xFF */
+            a->nan++;
             continue;
         }
-        if (s == 0) l->scale_zero++;
-        else smin = fmin(smin, s);
-        smax = fmax(smax, s);
-        bmax = fmax(bmax, (double)mag * s);
+        if (s == 0) a->zero++;
+        else if (s < a->smin) a->smin = s;
+        if (s > a->smax) a->smax = s;
+        double v = (double)t->fp4_mag[mag] * s;
+        if (v > a->bmax) a->bmax = v;
     }
+}
+
+/* One pass over codes and scales (OpenMP over ranges of blocks): code
+ * histogram, scale statistics, decoded amax. */
+static void scan_blocks(const uint8_t *codes, const uint8_t *scales, size_t nblocks, double dmult, nvfp4_ckpt_layer *l)
+{
+    scan_tables t;
+    scan_tables_init(&t);
+    scan_acc all = {.smin = INFINITY};
+    const size_t chunk = (size_t)1 << 16;
+    size_t nchunks = (nblocks + chunk - 1) / chunk;
+#pragma omp parallel if (nchunks > 1)
+    {
+        scan_acc a = {.smin = INFINITY};
+#pragma omp for schedule(static)
+        for (size_t c = 0; c < nchunks; c++) {
+            size_t b0 = c * chunk, b1 = b0 + chunk < nblocks ? b0 + chunk : nblocks;
+            scan_range(codes, scales, b0, b1, &t, &a);
+        }
+#pragma omp critical(nvfp4_ckpt_scan_merge)
+        {
+            for (int i = 0; i < 256; i++) all.hist[i] += a.hist[i];
+            all.nan += a.nan;
+            all.zero += a.zero;
+            if (a.smin < all.smin) all.smin = a.smin;
+            if (a.smax > all.smax) all.smax = a.smax;
+            if (a.bmax > all.bmax) all.bmax = a.bmax;
+        }
+    }
+    for (int i = 0; i < 256; i++) {
+        l->code_hist[i & 0xF] += all.hist[i];
+        l->code_hist[i >> 4] += all.hist[i];
+    }
+    l->scale_nan = all.nan;
+    l->scale_zero = all.zero;
     l->scale_count = nblocks;
-    l->scale_min = isinf(smin) ? 0 : smin;
-    l->scale_max = smax;
-    l->amax_decoded = bmax * fabs(dmult);
+    l->scale_min = isinf(all.smin) ? 0 : all.smin;
+    l->scale_max = all.smax;
+    l->amax_decoded = all.bmax * fabs(dmult);
 }
 
 static nvfp4_status scan_layer(nvfp4_ckpt *c, const char *module, nvfp4_ckpt_layer *l, nvfp4_error *err)
