@@ -27,11 +27,31 @@ bool ckpt_name_matches(nvfp4_ckpt_convention conv, const char *name, const char 
     if (conv == NVFP4_CKPT_MODELOPT) return fnmatch(pattern, name, 0) == 0;
     if (strncmp(pattern, "re:", 3) != 0) return strcmp(pattern, name) == 0;
     /* Python's re.match anchors at the start only; POSIX ERE covers the
-     * patterns these configs hold (., *, +, ?, [], |, groups). */
-    size_t n = strlen(pattern + 3) + 4;
+     * patterns these configs hold (., *, +, ?, [], |, groups) once \d and
+     * (?: are spelled [0-9] and (. A pattern that still does not compile
+     * matches nothing. */
+    const char *p = pattern + 3;
+    size_t n = 5 * strlen(p) + 4;
     char *anch = malloc(n);
     if (!anch) return false;
-    snprintf(anch, n, "^(%s)", pattern + 3);
+    size_t k = 0;
+    anch[k++] = '^';
+    anch[k++] = '(';
+    for (; *p; p++) {
+        if (p[0] == '\\' && p[1] == 'd') {
+            memcpy(anch + k, "[0-9]", 5);
+            k += 5;
+            p++;
+        } else if (p[0] == '(' && p[1] == '?' && p[2] == ':') {
+            anch[k++] = '(';
+            p += 2;
+        } else {
+            if (p[0] == '\\' && p[1]) anch[k++] = *p++;
+            anch[k++] = *p;
+        }
+    }
+    anch[k++] = ')';
+    anch[k] = 0;
     regex_t re;
     bool m = false;
     if (regcomp(&re, anch, REG_EXTENDED | REG_NOSUB) == 0) {

@@ -389,6 +389,33 @@ class CkptTest(unittest.TestCase):
                     self.assertEqual(rc, 2, out + err)
                     self.assertIn(name, err)
 
+    def test_ignore_regex_as_python_reads_it(self):
+        """compressed-tensors' ignore entries "re:..." match as Python's re.match
+        (utils/match.py match_name), \\d and (?:) included: down_proj stored in
+        bf16 and ignored is clean; stored in NVFP4 and ignored is a dtype-mismatch."""
+        pattern = r"re:.*layers\.\d+\.mlp\.(?:down)_proj$"
+        t = dict(self.tensors[("compressed-tensors", True)])
+        cfg = ct_config(ignore=("lm_head", pattern))
+        rc, rep, err = check_json(self.write("compressed-tensors", tensors=t, cfg=cfg))
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
+                         {("dtype-mismatch", f"model.layers.{i}.mlp.down_proj.weight_packed") for i in range(LAYERS)})
+        for i in range(LAYERS):
+            m = f"model.layers.{i}.mlp.down_proj"
+            for k in [k for k in t if k.startswith(m + ".")]:
+                del t[k]
+            t[f"{m}.weight"] = self.weights[m].bfloat16()
+        rc, rep, err = check_json(self.write("compressed-tensors", tensors=t, cfg=cfg))
+        self.assertEqual((rc, rep["findings"]), (0, []), err)
+        # not ignored, and layer 0's down_proj is NVFP4: layer 1's bf16 one must be too
+        del t[f"{L0}mlp.down_proj.weight"]
+        t.update({k: v for k, v in self.tensors[("compressed-tensors", True)].items()
+                  if k.startswith(f"{L0}mlp.down_proj.")})
+        rc, rep, err = check_json(self.write("compressed-tensors", tensors=t))
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
+                         {("dtype-mismatch", f"{L1}mlp.down_proj.weight")})
+
     def test_usage_errors_exit_2(self):
         self.assertEqual(run("frobnicate", self.tmp)[0], 2)
         self.assertEqual(run("check")[0], 2)
