@@ -47,7 +47,7 @@ LDLIBS_ALL = $(BLAS_LIBS) $(PKG_LIBS) -fopenmp -lm $(SAN) $(LDFLAGS)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 HAVE_CUDA := $(if $(and $(CUDA_HOME),$(wildcard $(CUDA_HOME)/include/cuda_fp4.h)),1,)
 
-LIB_SRC   := $(wildcard src/*.c src/quant/*.c src/recipes/*.c src/io/*.c src/verify/*.c src/simd/*.c)
+LIB_SRC   := $(wildcard src/*.c src/quant/*.c src/recipes/*.c src/io/*.c src/verify/*.c src/simd/*.c src/ckpt/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 STUDY_SRC := $(wildcard src/study/*.c src/study/*/*.c)
 STUDY_OBJ := $(STUDY_SRC:%.c=$(BUILD)/obj/%.o)

@@ -29,6 +29,7 @@
 #include "nvfp4/verify.h"
 #include "nvfp4/simd.h"
 #include "nvfp4/bench.h"
+#include "nvfp4/ckpt.h"
 #include "nvfp4/study.h" /* implemented by libnvfp4_study */
 
 #endif /* NVFP4_H */

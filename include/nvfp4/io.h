@@ -100,6 +100,26 @@ nvfp4_status nvfp4_safetensors_parse(const uint8_t *buf, size_t len, const char 
 nvfp4_status nvfp4_safetensors_read(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
 nvfp4_status nvfp4_safetensors_write(const char *path, const nvfp4_tensor_set *s, nvfp4_error *err);
 
+/* The header of a .safetensors file without its data (for files too large to
+ * load: checkpoints, which are read memory-mapped). Validated exactly as
+ * nvfp4_safetensors_read validates (dtype, shape against the byte count,
+ * tiling of the data area); offset is the absolute position of a tensor's
+ * first byte in the file. Entries in file order. */
+typedef struct {
+    char *name;
+    nvfp4_tdtype dtype;
+    unsigned ndim;
+    size_t shape[NVFP4_MAX_DIMS];
+    size_t offset, nbytes;
+} nvfp4_st_entry;
+typedef struct {
+    nvfp4_st_entry *entries;
+    size_t count;
+    size_t file_size;
+} nvfp4_st_index;
+nvfp4_status nvfp4_safetensors_read_index(const char *path, nvfp4_st_index *out, nvfp4_error *err);
+void nvfp4_st_index_free(nvfp4_st_index *ix);
+
 /* .npy v1.0/v2.0 (v3.0 read too), little-endian, C order. BF16 is stored as
  * '<u2'; a bare '<u2' .npy reads back as U16 (the folder's meta.json keeps
  * BF16). The tensor is appended to `out` under `name`. */

@@ -350,3 +350,100 @@ nvfp4_status nvfp4_safetensors_write(const char *path, const nvfp4_tensor_set *s
     free(order);
     return st;
 }
+
+void nvfp4_st_index_free(nvfp4_st_index *ix)
+{
+    if (!ix) return;
+    for (size_t i = 0; i < ix->count; i++) free(ix->entries[i].name);
+    free(ix->entries);
+    ix->entries = NULL;
+    ix->count = 0;
+}
+
+/* The entries of a parsed header, validated as parse_header validates them,
+ * copied out with absolute offsets (data_start + begin). */
+static nvfp4_status index_from_header(const json_t *root, const char *fname, size_t data_start, size_t data_len,
+                                      nvfp4_st_index *out, nvfp4_error *err)
+{
+    size_t n = json_object_size(root);
+    st_entry *e = calloc(n ? n : 1, sizeof *e);
+    if (!e) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
+    size_t ne = 0;
+    nvfp4_status st = NVFP4_OK;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)root, k, v) {
+        if (strcmp(k, "__metadata__") == 0) continue;
+        st = parse_entry(k, v, fname, data_len, &e[ne++], err);
+        if (st) break;
+    }
+    if (!st) st = check_tiling(e, ne, fname, data_len, err);
+    if (!st) {
+        out->entries = calloc(ne ? ne : 1, sizeof *out->entries);
+        if (!out->entries) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
+    }
+    for (size_t i = 0; !st && i < ne; i++) {
+        nvfp4_st_entry *o = &out->entries[i];
+        o->name = strdup(e[i].name);
+        if (!o->name) {
+            st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", fname);
+            break;
+        }
+        out->count = i + 1;
+        o->dtype = e[i].dtype;
+        o->ndim = e[i].ndim;
+        memcpy(o->shape, e[i].shape, sizeof o->shape);
+        o->offset = data_start + e[i].begin;
+        o->nbytes = e[i].end - e[i].begin;
+    }
+    free(e);
+    return st;
+}
+
+nvfp4_status nvfp4_safetensors_read_index(const char *path, nvfp4_st_index *out, nvfp4_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct stat fst;
+    FILE *f = io_open_regular(path, &fst, err);
+    if (!f) return NVFP4_EIO;
+    size_t len = (size_t)fst.st_size;
+    out->file_size = len;
+    uint8_t pre[8];
+    char *hdr = NULL;
+    nvfp4_status st = NVFP4_OK;
+    uint64_t hlen = 0;
+    if (len < 8 || fread(pre, 1, 8, f) != 8)
+        st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: too short for the 8-byte header length (%zu bytes)", path, len);
+    if (!st) {
+        hlen = load_le64(pre);
+        if (hlen < 2 || hlen > IO_MAX_HEADER)
+            st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header length %llu is not a safetensors header (2..%zu)",
+                                 path, (unsigned long long)hlen, IO_MAX_HEADER);
+        else if (hlen > len - 8)
+            st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated: header length %llu but only %zu bytes follow",
+                                 path, (unsigned long long)hlen, len - 8);
+    }
+    if (!st && !(hdr = malloc((size_t)hlen))) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
+    if (!st && fread(hdr, 1, (size_t)hlen, f) != hlen) st = nvfp4_error_set(err, NVFP4_EIO, "%s: read error", path);
+    fclose(f);
+    if (!st && hdr[0] != '{')
+        st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header does not start with '{' (not a safetensors file?)", path);
+    if (!st && json_pairs_outside_strings(hdr, (size_t)hlen) > IO_MAX_HEADER_PAIRS)
+        st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header has more JSON key/value pairs than the %zu this reader "
+                             "accepts", path, IO_MAX_HEADER_PAIRS);
+    json_t *root = NULL;
+    if (!st) {
+        json_error_t je;
+        root = json_loadb(hdr, (size_t)hlen, JSON_REJECT_DUPLICATES, &je);
+        if (!root)
+            st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header is not valid JSON: %s (at byte %d)", path, je.text,
+                                 je.position);
+        else if (!json_is_object(root))
+            st = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: header is not a JSON object", path);
+    }
+    if (!st) st = index_from_header(root, path, 8 + (size_t)hlen, len - 8 - (size_t)hlen, out, err);
+    if (st) nvfp4_st_index_free(out);
+    json_decref(root);
+    free(hdr);
+    return st;
+}

@@ -1,0 +1,82 @@
+/* ckpt_internal.h - what the files of src/ckpt/ share: the open checkpoint
+ * (configuration, shard headers, the tensor directory sorted by name, the
+ * memory maps) and the finding builder. Nothing here rounds or decodes a
+ * number of its own: codes and scales decode through src/core's tables
+ * (nvfp4_e2m1_to_f32, nvfp4_e4m3_to_f32). */
+#ifndef NVFP4_CKPT_INTERNAL_H
+#define NVFP4_CKPT_INTERNAL_H
+
+#include <jansson.h>
+
+#include "nvfp4/ckpt.h"
+#include "nvfp4/io.h"
+
+/* The global-scale constant of NVFP4 weights: E2M1 max 6 times E4M3 max 448
+ * (modelopt nvfp4_tensor.py get_weights_scaling_factor_2: amax / (6 * 448);
+ * compressed-tensors helpers.py generate_gparam: 448 * 6 / amax). */
+#define CKPT_GLOBAL_CONST 2688.0
+
+typedef struct {
+    const nvfp4_st_entry *e;
+    size_t file;
+} ckpt_tensor;
+
+struct nvfp4_ckpt {
+    char *dir;
+    nvfp4_ckpt_convention conv;
+    json_t *qcfg;           /* modelopt: hf_quant_config.json "quantization"; c-t: quantization_config */
+    char *scheme;
+    char **files;           /* full paths */
+    nvfp4_st_index *idx;
+    const uint8_t **map;    /* whole-file read-only maps (NULL until mapped) */
+    size_t nfiles;
+    ckpt_tensor *tensors;   /* sorted by name */
+    size_t ntensors;
+};
+
+const ckpt_tensor *ckpt_find(const nvfp4_ckpt *c, const char *name);
+const ckpt_tensor *ckpt_find2(const nvfp4_ckpt *c, const char *prefix, const char *suffix);
+/* The bytes of a tensor (maps its file on first use); NULL with err set. */
+const uint8_t *ckpt_bytes(nvfp4_ckpt *c, const ckpt_tensor *t, nvfp4_error *err);
+/* Lets the kernel drop a tensor's pages from this process (the page cache keeps them). */
+void ckpt_release(nvfp4_ckpt *c, const ckpt_tensor *t);
+
+/* Appends a finding (message printf-style); false when out of memory. */
+bool ckpt_add_finding(nvfp4_ckpt_report *rep, const char *tensor, const char *category, nvfp4_ckpt_severity sev,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Does module name P match a modelopt exclude_modules pattern (fnmatch
+ * wildcards) or a compressed-tensors ignore/targets entry ("re:" regex
+ * anchored at the start, as Python's re.match, or the exact name)? */
+bool ckpt_name_matches(nvfp4_ckpt_convention conv, const char *name, const char *pattern);
+bool ckpt_name_matches_any(nvfp4_ckpt_convention conv, const char *name, const json_t *patterns);
+
+/* The checks that look across layers and at the configuration (checks.c). */
+nvfp4_status ckpt_check_layers(nvfp4_ckpt *c, nvfp4_ckpt_report *rep, nvfp4_error *err);
+/* The per-layer checks on one scanned layer. */
+bool ckpt_check_layer(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt_report *rep);
+
+/* The layer's configured algorithm: modelopt quant_algo of the layer, or
+ * "NVFP4" / "NVFP4A16" for compressed-tensors; NULL when the configuration
+ * does not quantize the module to NVFP4. weight_only as the config says. */
+const char *ckpt_layer_algo(const nvfp4_ckpt *c, const char *module, bool *weight_only);
+
+/* Does the module's scheme store a static activation global scale? */
+bool ckpt_needs_input_scale(const nvfp4_ckpt *c, const char *module, bool weight_only);
+/* The suffixes of the convention: weight codes, global scale, input scale. */
+const char *ckpt_weight_suffix(const nvfp4_ckpt *c);
+const char *ckpt_global_suffix(const nvfp4_ckpt *c);
+const char *ckpt_input_suffix(const nvfp4_ckpt *c);
+
+/* Does the module's scheme store a static activation global scale? */
+bool ckpt_needs_input_scale(const nvfp4_ckpt *c, const char *module, bool weight_only);
+/* The suffixes of the convention: weight codes, global scale, input scale. */
+const char *ckpt_weight_suffix(const nvfp4_ckpt *c);
+const char *ckpt_global_suffix(const nvfp4_ckpt *c);
+const char *ckpt_input_suffix(const nvfp4_ckpt *c);
+
+#endif

@@ -1,0 +1,426 @@
+"""test_ckpt.py - `nvfp4 ckpt inspect` and `nvfp4 ckpt check` on tiny
+checkpoints written here, in temporary folders, with the writers' own
+functions on the CPU:
+  modelopt 0.47 (nvidia-modelopt): NVFP4QTensor.get_weights_scaling_factor_2
+    (amax/2688) and NVFP4QTensor.quantize (E4M3 block scales, codes packed
+    element 2i low), the tensor names of torch/export/unified_export_hf.py
+    and the hf_quant_config.json of quant_utils.py process_layer_quant_config;
+  compressed-tensors 0.20.1: generate_gparam (2688/amax), calculate_qparams,
+    NVFP4PackedCompressor.compress and the QuantizationConfig of the NVFP4 /
+    NVFP4A16 presets.
+Fused groups (q/k/v, gate/up) share one amax, as both writers make them.
+Each clean checkpoint must give no finding and exit 0; each copy with one
+planted defect must give exactly the planted findings (category and tensor)
+and exit 1 (an error) or 0 (a hazard; 1 with --strict); unreadable input
+exits 2 with a message naming the file. Skips cleanly where torch, modelopt,
+compressed-tensors or safetensors is missing."""
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+import warnings
+
+try:
+    import torch
+    from safetensors.torch import save_file
+
+    warnings.filterwarnings("ignore")
+    from modelopt.torch.quantization.qtensor.nvfp4_tensor import NVFP4QTensor
+    from compressed_tensors.compressors.nvfp4.base import NVFP4PackedCompressor
+    from compressed_tensors.quantization import QuantizationConfig, QuantizationScheme
+    from compressed_tensors.quantization.quant_scheme import NVFP4 as CT_NVFP4, NVFP4A16 as CT_NVFP4A16
+    from compressed_tensors.quantization.utils import calculate_qparams, generate_gparam
+
+    HAVE_WRITERS = True
+except Exception:  # pragma: no cover - any missing writer skips the suite
+    HAVE_WRITERS = False
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NVFP4 = os.environ.get("NVFP4", os.path.join(HERE, "..", "..", "build", "bin", "nvfp4"))
+
+HIDDEN, KV, INTER, LAYERS = 64, 32, 128, 2
+# module -> (rows, cols) of its weight
+SHAPES = {"self_attn.q_proj": (HIDDEN, HIDDEN), "self_attn.k_proj": (KV, HIDDEN), "self_attn.v_proj": (KV, HIDDEN),
+          "self_attn.o_proj": (HIDDEN, HIDDEN), "mlp.gate_proj": (INTER, HIDDEN), "mlp.up_proj": (INTER, HIDDEN),
+          "mlp.down_proj": (HIDDEN, INTER)}
+FUSED = [("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"), ("mlp.gate_proj", "mlp.up_proj")]
+
+
+def linears():
+    return [f"model.layers.{i}.{m}" for i in range(LAYERS) for m in SHAPES]
+
+
+def make_weights(seed=0, unfused=()):
+    """Random bf16-representable float32 weights of a 2-layer decoder, with
+    the module names of Hugging Face's Llama."""
+    g = torch.Generator().manual_seed(seed)
+    w = {}
+    for name in linears():
+        r, c = SHAPES[name.split(".", 3)[3]]
+        w[name] = (torch.randn(r, c, generator=g) * 0.05).bfloat16().float()
+    for name in unfused:  # make the member's amax differ clearly from its group's
+        w[name] = w[name] * 0.5
+    return w
+
+
+def group_amax(weights, name, unfused=()):
+    """The amax a fused group shares (both writers unify to the max); a name
+    in `unfused` keeps its own amax."""
+    if name in unfused:
+        return weights[name].abs().max()
+    prefix, mod = name.rsplit(".", 2)[0], ".".join(name.rsplit(".", 2)[1:])
+    for grp in FUSED:
+        if mod in grp:
+            return torch.stack([weights[f"{prefix}.{m}"].abs().max() for m in grp]).max()
+    return weights[name].abs().max()
+
+
+def dense_tensors():
+    g = torch.Generator().manual_seed(99)
+    t = {"model.embed_tokens.weight": torch.randn(48, HIDDEN, generator=g).bfloat16(),
+         "lm_head.weight": torch.randn(48, HIDDEN, generator=g).bfloat16(),
+         "model.norm.weight": torch.ones(HIDDEN).bfloat16()}
+    for i in range(LAYERS):
+        t[f"model.layers.{i}.input_layernorm.weight"] = torch.ones(HIDDEN).bfloat16()
+        t[f"model.layers.{i}.post_attention_layernorm.weight"] = torch.ones(HIDDEN).bfloat16()
+    return t
+
+
+def modelopt_tensors(weights, w4a4=True, unfused=()):
+    """What modelopt 0.47's unified HF export writes for NVFP4 (W4A16_NVFP4 without input_scale)."""
+    t = dense_tensors()
+    for name, w in weights.items():
+        g2 = NVFP4QTensor.get_weights_scaling_factor_2(group_amax(weights, name, unfused).reshape(1, 1))
+        q, s, g2 = NVFP4QTensor.quantize(w, 16, weights_scaling_factor_2=g2)
+        t[f"{name}.weight"] = q._quantized_data.contiguous()
+        t[f"{name}.weight_scale"] = s.contiguous()
+        t[f"{name}.weight_scale_2"] = g2.reshape(()).float()
+        if w4a4:
+            t[f"{name}.input_scale"] = torch.tensor(3.0 / 2688.0, dtype=torch.float32)
+    return t
+
+
+def modelopt_config(w4a4=True, exclude=("lm_head",)):
+    return {"producer": {"name": "modelopt", "version": "0.47.0"},
+            "quantization": {"quant_algo": "NVFP4" if w4a4 else "W4A16_NVFP4", "kv_cache_quant_algo": None,
+                             "group_size": 16, "exclude_modules": list(exclude)}}
+
+
+def ct_tensors(weights, w4a4=True, unfused=()):
+    """What compressed-tensors 0.20.1's NVFP4 compressor writes (llm-compressor's flow:
+    generate_gparam, calculate_qparams per 16-element block, compress)."""
+    scheme = QuantizationScheme(targets=["Linear"], **(CT_NVFP4 if w4a4 else CT_NVFP4A16))
+    t = dense_tensors()
+    for name, w in weights.items():
+        amax = group_amax(weights, name, unfused).reshape(1)
+        gs = generate_gparam(-amax, amax)
+        r, c = w.shape
+        blocks = w.reshape(r, c // 16, 16)
+        scale, _ = calculate_qparams(blocks.amin(-1), blocks.amax(-1), scheme.weights, global_scale=gs)
+        sd = NVFP4PackedCompressor.compress({"weight": w, "weight_scale": scale, "weight_global_scale": gs}, scheme)
+        for k, v in sd.items():
+            t[f"{name}.{k}"] = v.contiguous()
+        if w4a4:
+            t[f"{name}.input_global_scale"] = torch.tensor([2688.0 / 3.0], dtype=torch.float32)
+    return t
+
+
+def ct_config(w4a4=True, ignore=("lm_head",)):
+    scheme = QuantizationScheme(targets=["Linear"], **(CT_NVFP4 if w4a4 else CT_NVFP4A16))
+    q = QuantizationConfig(config_groups={"group_0": scheme}, format="nvfp4-pack-quantized", ignore=list(ignore),
+                           quantization_status="compressed").model_dump(mode="json")
+    q["quant_method"] = "compressed-tensors"
+    return {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "quantization_config": q}
+
+
+def write_ckpt(folder, tensors, convention, qconfig, shards=1):
+    os.makedirs(folder)
+    if convention == "modelopt":
+        with open(os.path.join(folder, "hf_quant_config.json"), "w") as f:
+            json.dump(qconfig, f)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}, f)
+    else:
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(qconfig, f)
+    names = sorted(tensors)
+    if shards == 1:
+        save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
+        return
+    wm = {}
+    for s in range(shards):
+        fn = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
+        part = {n: tensors[n] for n in names[s::shards]}
+        save_file(part, os.path.join(folder, fn), metadata={"format": "pt"})
+        wm.update({n: fn for n in part})
+    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {}, "weight_map": wm}, f)
+
+
+def run(*args):
+    p = subprocess.run([NVFP4, "ckpt", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_json(folder, *extra):
+    rc, out, err = run("check", folder, "--json", *extra)
+    return rc, json.loads(out) if out.strip() else None, err
+
+
+L0 = "model.layers.0."
+L1 = "model.layers.1."
+
+# convention -> names of the global scale, input scale and weight codes
+NAMES = {"modelopt": ("weight_scale_2", "input_scale", "weight"),
+         "compressed-tensors": ("weight_global_scale", "input_global_scale", "weight_packed")}
+
+
+def plant(conv, t, cfg, defect):
+    """Plants one defect into the tensors t and configuration cfg; returns
+    the set of (category, tensor) the check must report."""
+    gname, iname, wname = NAMES[conv]
+    if defect == "global-scale-reciprocal":
+        n = f"{L0}self_attn.o_proj.{gname}"
+        t[n] = 1.0 / t[n]
+        return {(defect, n)}
+    if defect == "global-scale-missing":
+        n = f"{L1}mlp.down_proj.{gname}"
+        del t[n]
+        return {(defect, n)}
+    if defect == "global-scale-nonfinite":
+        n = f"{L0}mlp.down_proj.{gname}"
+        t[n] = torch.full_like(t[n], float("nan"))
+        return {(defect, n)}
+    if defect == "global-scale-garbage":
+        n = f"{L1}self_attn.o_proj.{gname}"
+        t[n] = torch.zeros_like(t[n])
+        return {(defect, n)}
+    if defect == "scale-shape":
+        n = f"{L1}mlp.up_proj.weight_scale"
+        t[n] = t[n][:, : t[n].shape[1] // 2].contiguous()
+        return {(defect, n)}
+    if defect == "scale-layout":  # padded to cuBLAS's 128x4 tiles: [32, 4] -> [128, 4]
+        n = f"{L0}self_attn.k_proj.weight_scale"
+        pad = torch.zeros(128, 4, dtype=torch.uint8)
+        pad[:32] = t[n].view(torch.uint8)
+        t[n] = pad.view(torch.float8_e4m3fn)
+        return {(defect, n)}
+    if defect == "scale-nonfinite":
+        n = f"{L1}self_attn.q_proj.weight_scale"
+        b = t[n].view(torch.uint8).clone()
+        b[3, 1] = 0x7F
+        t[n] = b.view(torch.float8_e4m3fn)
+        return {(defect, n)}
+    if defect == "dtype-mismatch":  # listed quantized, stored bf16 ...
+        m = f"{L1}self_attn.v_proj"
+        for k in [k for k in t if k.startswith(m + ".")]:
+            del t[k]
+        t[f"{m}.weight"] = torch.zeros(KV, HIDDEN, dtype=torch.bfloat16)
+        return {(defect, f"{m}.weight")}
+    if defect == "dtype-mismatch-excluded":  # ... and stored quantized, listed as excluded
+        m = f"{L1}mlp.down_proj"
+        key = "exclude_modules" if conv == "modelopt" else "ignore"
+        (cfg["quantization"] if conv == "modelopt" else cfg["quantization_config"])[key].append(m)
+        return {("dtype-mismatch", f"{m}.{wname}")}
+    if defect == "input-scale-missing":
+        n = f"{L0}mlp.up_proj.{iname}"
+        del t[n]
+        return {(defect, n)}
+    raise AssertionError(defect)
+
+
+ERROR_DEFECTS = ["global-scale-reciprocal", "global-scale-missing", "global-scale-nonfinite", "global-scale-garbage",
+                 "scale-shape", "scale-layout", "scale-nonfinite", "dtype-mismatch", "dtype-mismatch-excluded",
+                 "input-scale-missing"]
+
+
+@unittest.skipUnless(HAVE_WRITERS, "torch, safetensors, nvidia-modelopt or compressed-tensors missing")
+@unittest.skipUnless(os.path.exists(NVFP4), "nvfp4 binary not built")
+class CkptTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="nvfp4-ckpt-")
+        cls.weights = make_weights()
+        cls.tensors = {("modelopt", True): modelopt_tensors(cls.weights, True),
+                       ("modelopt", False): modelopt_tensors(cls.weights, False),
+                       ("compressed-tensors", True): ct_tensors(cls.weights, True),
+                       ("compressed-tensors", False): ct_tensors(cls.weights, False)}
+        cls.n = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def folder(self):
+        CkptTest.n += 1
+        return os.path.join(self.tmp, f"ck{CkptTest.n}")
+
+    def config(self, conv, w4a4=True):
+        return modelopt_config(w4a4) if conv == "modelopt" else ct_config(w4a4)
+
+    def write(self, conv, w4a4=True, tensors=None, cfg=None, shards=1):
+        d = self.folder()
+        write_ckpt(d, dict(tensors if tensors is not None else self.tensors[(conv, w4a4)]), conv,
+                   cfg if cfg is not None else self.config(conv, w4a4), shards)
+        return d
+
+    def test_clean_checkpoints_give_no_finding(self):
+        for conv in NAMES:
+            for w4a4 in (True, False):
+                for shards in (1, 3):
+                    with self.subTest(conv=conv, w4a4=w4a4, shards=shards):
+                        d = self.write(conv, w4a4, shards=shards)
+                        rc, rep, err = check_json(d)
+                        self.assertEqual(rc, 0, err)
+                        self.assertEqual(rep["convention"], conv)
+                        self.assertEqual(rep["findings"], [])
+                        self.assertEqual(len(rep["layers"]), len(linears()))
+                        rc, out, err = run("check", d, "--strict")
+                        self.assertEqual(rc, 0, out + err)
+                        self.assertIn("0 errors, 0 hazards", out)
+
+    def test_inspect_reports_the_writers_numbers(self):
+        """The implied amax is the group amax the writer used, to fp32 rounding;
+        the largest block scale of the member holding it is 448; the decoded
+        |w| max is 6 * 448 * D there; codes count every element."""
+        for conv in NAMES:
+            with self.subTest(conv=conv):
+                d = self.write(conv)
+                rc, out, err = run("inspect", d, "--json")
+                self.assertEqual(rc, 0, err)
+                rep = json.loads(out)
+                self.assertEqual(rep["scheme"], "NVFP4" if conv == "modelopt" else "nvfp4-pack-quantized")
+                by = {l["name"]: l for l in rep["layers"]}
+                for name, w in self.weights.items():
+                    l = by[name]
+                    amax = float(group_amax(self.weights, name))
+                    self.assertLess(abs(l["amax_implied"] / amax - 1), 1e-6, name)
+                    self.assertEqual(l["shape"], list(w.shape))
+                    self.assertEqual(sum(l["code_hist"]), w.numel())
+                    self.assertEqual(l["scale_count"], w.numel() // 16)
+                    self.assertEqual(l["scale_nan"], 0)
+                    self.assertEqual(l["activations"], "nvfp4 (W4A4)")
+                    self.assertIsNotNone(l["input_scale"])
+                    if float(w.abs().max()) == amax:  # the member that owns the group amax
+                        self.assertEqual(l["scale_max"], 448.0, name)
+                        self.assertLess(abs(l["amax_decoded"] / amax - 1), 1e-6, name)
+                    else:
+                        self.assertLess(l["scale_max"], 448.0, name)
+                rc, text, err = run("inspect", d)
+                self.assertEqual(rc, 0, err)
+                self.assertIn(f"convention: {conv}", text)
+                self.assertIn(f"{L0}self_attn.q_proj ", text)
+
+    def test_each_planted_defect_is_named(self):
+        for conv in NAMES:
+            for defect in ERROR_DEFECTS:
+                with self.subTest(conv=conv, defect=defect):
+                    t = dict(self.tensors[(conv, True)])
+                    cfg = self.config(conv)
+                    want = plant(conv, t, cfg, defect)
+                    d = self.write(conv, tensors=t, cfg=cfg)
+                    rc, rep, err = check_json(d)
+                    self.assertEqual(rc, 1, err)
+                    got = {(f["category"], f["tensor"]) for f in rep["findings"]}
+                    self.assertEqual(got, want)
+                    for f in rep["findings"]:
+                        self.assertEqual(f["severity"], "error")
+                        self.assertIn(f["tensor"], f["message"])
+                        self.assertIn("Fix:", f["message"])
+
+    def test_reciprocal_message_gives_both_readings(self):
+        t = dict(self.tensors[("modelopt", True)])
+        plant("modelopt", t, None, "global-scale-reciprocal")
+        rc, rep, _ = check_json(self.write("modelopt", tensors=t))
+        amax = float(self.weights[f"{L0}self_attn.o_proj"].abs().max())
+        msg = rep["findings"][0]["message"]
+        self.assertIn(f"implies amax {amax:g}", msg)
+
+    def test_unfused_group_is_a_hazard(self):
+        """q/k/v and gate/up of layer 0 quantized each with its own amax: k, v
+        (amax halved) and up differ from the group's max; with --strict the
+        hazard is an error."""
+        unfused = (f"{L0}self_attn.k_proj", f"{L0}self_attn.v_proj", f"{L0}mlp.up_proj")
+        w = make_weights(unfused=unfused)
+        for conv in NAMES:
+            with self.subTest(conv=conv):
+                gname = NAMES[conv][0]
+                t = modelopt_tensors(w, True, unfused) if conv == "modelopt" else ct_tensors(w, True, unfused)
+                d = self.write(conv, tensors=t)
+                rc, rep, err = check_json(d)
+                self.assertEqual(rc, 0, err)
+                got = {(f["category"], f["tensor"], f["severity"]) for f in rep["findings"]}
+                self.assertEqual(got, {("fused-global-scale-mismatch", f"{m}.{gname}", "hazard") for m in unfused})
+                rc, _, _ = check_json(d, "--strict")
+                self.assertEqual(rc, 1)
+                rc, out, _ = run("check", d)
+                self.assertIn("hazard fused-global-scale-mismatch", out)
+
+    def test_unreadable_inputs_exit_2_naming_the_file(self):
+        good = self.write("modelopt")
+        cases = []
+        d = self.folder()
+        cases.append((d, d))  # does not exist
+        d = self.folder()
+        shutil.copytree(good, d)
+        with open(os.path.join(d, "model.safetensors"), "r+b") as f:  # header length past the end
+            f.write(struct.pack("<Q", 1 << 40))
+        cases.append((d, "model.safetensors"))
+        d = self.folder()
+        shutil.copytree(good, d)
+        with open(os.path.join(d, "hf_quant_config.json"), "w") as f:
+            f.write("{not json")
+        cases.append((d, "hf_quant_config.json"))
+        d = self.write("compressed-tensors", shards=2)
+        os.remove(os.path.join(d, "model-00002-of-00002.safetensors"))
+        cases.append((d, "model-00002-of-00002.safetensors"))
+        d = self.folder()
+        shutil.copytree(good, d)
+        os.remove(os.path.join(d, "model.safetensors"))
+        cases.append((d, "no *.safetensors"))
+        for path, name in cases:
+            for action in ("inspect", "check"):
+                with self.subTest(path=path, action=action):
+                    rc, out, err = run(action, path)
+                    self.assertEqual(rc, 2, out + err)
+                    self.assertIn(name, err)
+
+    def test_ignore_regex_as_python_reads_it(self):
+        """compressed-tensors' ignore entries "re:..." match as Python's re.match
+        (utils/match.py match_name), \\d and (?:) included: down_proj stored in
+        bf16 and ignored is clean; stored in NVFP4 and ignored is a dtype-mismatch."""
+        pattern = r"re:.*layers\.\d+\.mlp\.(?:down)_proj$"
+        t = dict(self.tensors[("compressed-tensors", True)])
+        cfg = ct_config(ignore=("lm_head", pattern))
+        rc, rep, err = check_json(self.write("compressed-tensors", tensors=t, cfg=cfg))
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
+                         {("dtype-mismatch", f"model.layers.{i}.mlp.down_proj.weight_packed") for i in range(LAYERS)})
+        for i in range(LAYERS):
+            m = f"model.layers.{i}.mlp.down_proj"
+            for k in [k for k in t if k.startswith(m + ".")]:
+                del t[k]
+            t[f"{m}.weight"] = self.weights[m].bfloat16()
+        rc, rep, err = check_json(self.write("compressed-tensors", tensors=t, cfg=cfg))
+        self.assertEqual((rc, rep["findings"]), (0, []), err)
+        # not ignored, and layer 0's down_proj is NVFP4: layer 1's bf16 one must be too
+        del t[f"{L0}mlp.down_proj.weight"]
+        t.update({k: v for k, v in self.tensors[("compressed-tensors", True)].items()
+                  if k.startswith(f"{L0}mlp.down_proj.")})
+        rc, rep, err = check_json(self.write("compressed-tensors", tensors=t))
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
+                         {("dtype-mismatch", f"{L1}mlp.down_proj.weight")})
+
+    def test_usage_errors_exit_2(self):
+        self.assertEqual(run("frobnicate", self.tmp)[0], 2)
+        self.assertEqual(run("check")[0], 2)
+        self.assertEqual(run("inspect", self.tmp, "--strict")[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

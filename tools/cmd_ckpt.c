@@ -1,0 +1,155 @@
+/* cmd_ckpt.c - `nvfp4 ckpt inspect|check PATH`: NVFP4 model checkpoints in
+ * the modelopt and compressed-tensors conventions (docs/checkpoints.md). The
+ * reading, statistics and checks are the library's (include/nvfp4/ckpt.h);
+ * this file parses options and prints. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_io.h"
+#include "nvfp4/ckpt.h"
+#include "nvfp4/formats.h"
+
+static const char usage[] =
+    "usage: nvfp4 ckpt inspect PATH [--json]\n"
+    "       nvfp4 ckpt check PATH [--json] [--strict]\n"
+    "\n"
+    "PATH is a checkpoint folder: *.safetensors (one file, or shards listed by\n"
+    "model.safetensors.index.json) with hf_quant_config.json (modelopt) or config.json\n"
+    "holding a quantization_config (compressed-tensors). Tensors are read memory-mapped,\n"
+    "one layer at a time.\n"
+    "\n"
+    "inspect  the convention, the scheme, and one row per NVFP4 layer: shape, the stored\n"
+    "         global scale, the weight amax it implies (2688 x weight_scale_2, or\n"
+    "         2688 / weight_global_scale), the largest decoded |weight|, the E4M3 block\n"
+    "         scales (smallest nonzero, largest, count of zeros), the share of each of\n"
+    "         the 16 codes (0x0..0xF, in percent), activation precision (W4A4 or W4A16)\n"
+    "         and whether an input scale is present.\n"
+    "check    decodes every NVFP4 layer and prints one line per finding:\n"
+    "         SEVERITY CATEGORY TENSOR: evidence and fix. Categories: global-scale-missing,\n"
+    "         global-scale-nonfinite, global-scale-garbage, global-scale-reciprocal,\n"
+    "         scale-shape, scale-layout, scale-nonfinite, dtype-mismatch,\n"
+    "         input-scale-missing (errors), fused-global-scale-mismatch (a hazard: correct\n"
+    "         per layer, wrong in a runtime that fuses q/k/v or gate/up with one scale).\n"
+    "         The rules: docs/checkpoints.md.\n"
+    "\n"
+    "  --json    print {\"convention\", \"scheme\", \"findings\": [{\"tensor\", \"category\",\n"
+    "            \"severity\", \"message\"}], \"layers\": [...]} instead of text\n"
+    "  --strict  (check) hazards count as errors\n"
+    "\n"
+    "Exit: 0 no error (hazards are shown), 1 a finding is an error (or a hazard with\n"
+    "--strict), 2 usage error or an unreadable checkpoint (the message names the file).\n";
+
+static const char *CMD = "ckpt";
+
+enum { OPT_JSON = 256, OPT_STRICT };
+static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
+                                         {"strict", no_argument, NULL, OPT_STRICT},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+
+static void on_progress(size_t done, size_t total, const char *what, void *ctx)
+{
+    (void)ctx;
+    cli_progress(CMD, done, total, what);
+}
+
+static void print_num(char *buf, size_t n, bool have, double v)
+{
+    if (!have) snprintf(buf, n, "-");
+    else snprintf(buf, n, "%.6g", v);
+}
+
+static void print_layers(const nvfp4_ckpt_report *rep)
+{
+    printf("%-48s %-12s %-11s %-11s %-11s %-11s %-23s %s\n", "layer", "shape", "global", "amax", "|w|max",
+           "act", "scales min/max/zeros", "codes % (0x0..0xF)");
+    for (size_t i = 0; i < rep->nlayers; i++) {
+        const nvfp4_ckpt_layer *l = &rep->layers[i];
+        char shape[32], g[24], a[24], d[24], sc[64], act[16];
+        snprintf(shape, sizeof shape, "%zux%zu", l->rows, l->cols);
+        print_num(g, sizeof g, l->has_global, l->global_scale);
+        print_num(a, sizeof a, l->has_global, l->amax_implied);
+        print_num(d, sizeof d, l->decoded, l->amax_decoded);
+        if (l->decoded)
+            snprintf(sc, sizeof sc, "%.4g/%.4g/%llu", l->scale_min, l->scale_max, (unsigned long long)l->scale_zero);
+        else snprintf(sc, sizeof sc, "(not decoded)");
+        snprintf(act, sizeof act, "%s%s", l->weight_only ? "W4A16" : "W4A4", l->has_input_scale ? "+in" : "");
+        printf("%-48s %-12s %-11s %-11s %-11s %-11s %-23s", l->name, shape, g, a, d, act, sc);
+        uint64_t total = 0;
+        for (int k = 0; k < 16; k++) total += l->code_hist[k];
+        for (int k = 0; k < 16; k++) printf(" %.1f", total ? 100.0 * (double)l->code_hist[k] / (double)total : 0.0);
+        printf("\n");
+    }
+}
+
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
+static void print_findings(const nvfp4_ckpt_report *rep, bool strict)
+{
+    for (size_t i = 0; i < rep->nfindings; i++) {
+        const nvfp4_ckpt_finding *f = &rep->findings[i];
+        printf("%s %s %s: %s\n", strict ? "error" : nvfp4_ckpt_severity_name(f->severity), f->category, f->tensor,
+               f->message);
+    }
+    size_t errs = nvfp4_ckpt_report_errors(rep, strict), all = rep->nfindings;
+    printf("%zu layer%s in %zu file%s: %zu error%s, %zu hazard%s%s\n", rep->nlayers, plural(rep->nlayers), rep->nfiles,
+           plural(rep->nfiles), errs, plural(errs), all - errs, plural(all - errs), strict ? " (--strict)" : "");
+}
+
+static int run(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return NVFP4_EXIT_OK;
+    }
+    bool json = false, strict = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_JSON: json = true; break;
+        case OPT_STRICT: strict = true; break;
+        default: return cli_fail(CMD, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2) return cli_fail(CMD, "expected ACTION PATH: inspect PATH or check PATH (see --help)");
+    const char *action = argv[optind], *path = argv[optind + 1];
+    bool check = strcmp(action, "check") == 0;
+    if (!check && strcmp(action, "inspect") != 0)
+        return cli_fail(CMD, "unknown action '%s': inspect or check (see --help)", action);
+    if (strict && !check) return cli_fail(CMD, "--strict applies to check only");
+    nvfp4_error err;
+    nvfp4_ckpt *ck;
+    if (nvfp4_ckpt_open(path, &ck, &err)) return cli_fail_err(CMD, &err);
+    nvfp4_ckpt_report rep;
+    nvfp4_status st = nvfp4_ckpt_scan(ck, on_progress, NULL, &rep, &err);
+    cli_progress_end();
+    nvfp4_ckpt_close(ck);
+    if (st) {
+        nvfp4_ckpt_report_free(&rep);
+        return cli_fail_err(CMD, &err);
+    }
+    int rc = NVFP4_EXIT_OK;
+    if (json) {
+        char *s = nvfp4_ckpt_report_json(&rep);
+        if (!s) rc = cli_fail(CMD, "out of memory");
+        else {
+            puts(s);
+            free(s);
+        }
+    } else {
+        printf("convention: %s\nscheme: %s\n", nvfp4_ckpt_convention_name(rep.convention), rep.scheme);
+        if (check) print_findings(&rep, strict);
+        else print_layers(&rep);
+    }
+    if (rc == NVFP4_EXIT_OK && check && nvfp4_ckpt_report_errors(&rep, strict)) rc = NVFP4_EXIT_MISMATCH;
+    nvfp4_ckpt_report_free(&rep);
+    return rc;
+}
+
+const nvfp4_cli_command nvfp4_cmd_ckpt = {"ckpt", "NVFP4 model checkpoints (modelopt, compressed-tensors): inspect, check",
+                                          run};
