@@ -165,43 +165,16 @@ static void edge_e2m1_ties(gcase *c, int level)
     c->desc = "every E2M1 tie (and its float neighbours) at scales 2^k, global amax 2688";
 }
 
-/* Block amaxes 6*m for m each midpoint between consecutive E4M3 values (and
- * the neighbouring floats), global amax 2688 so S_enc = 1. */
-static void edge_e4m3_ties(gcase *c, int level)
-{
-    int step = level >= 2 ? 1 : 5;
-    size_t nb = 0;
-    float bam[3 * 126];
-    for (int code = 0; code + 1 < 126; code += step) {
-        float lo = nvfp4_e4m3_to_f32((uint8_t)code), hi = nvfp4_e4m3_to_f32((uint8_t)(code + 1));
-        float m = (lo + hi) * 0.5f;
-        bam[nb++] = 6.0f * m;
-        bam[nb++] = nextafterf(6.0f * m, INFINITY);
-        bam[nb++] = nextafterf(6.0f * m, 0.0f);
-    }
-    size_t cols = 256, per_row = cols / 16, rows = (nb + per_row - 1) / per_row + 1;
-    float *x = alloc_x(c, rows, cols);
-    x[0] = 2688.0f;
-    for (size_t b = 0; b < nb; b++) {
-        float *blk = x + cols + b * 16;
-        blk[b % 16] = bam[b];
-        for (int i = 1; i < 16; i++) blk[(b + (size_t)i) % 16] = bam[b] * (float)(i % 7 - 3) * 0.125f;
-    }
-    c->name = "edge-e4m3-scale-ties";
-    c->desc = "block amax 6*m for E4M3 midpoints m and neighbours, global amax 2688";
-}
-
-/* UE5M3 recipes (prototype): block amaxes 6*m for m each midpoint between
- * consecutive UE5M3 values, subnormal ones included (and the neighbouring
- * floats), global amax 6 * 114688 = 688128 so S_enc = 1 (te-ue5m3-1level
- * has S_enc = 1 anyway). */
-static void edge_ue5m3_ties(gcase *c, int level)
+/* Block amaxes 6*m for m each midpoint between consecutive scale values
+ * (codes 0 .. last, every step-th) and the neighbouring floats, one block
+ * per amax, after a first row holding the global amax that makes S_enc = 1. */
+static void scale_ties_case(gcase *c, int level, float (*decode)(uint8_t), int last, float global_amax)
 {
     int step = level >= 2 ? 1 : 5;
     size_t nb = 0;
     float bam[3 * 254];
-    for (int code = 0; code + 1 < 255; code += step) {
-        float lo = nvfp4_ue5m3_to_f32((uint8_t)code), hi = nvfp4_ue5m3_to_f32((uint8_t)(code + 1));
+    for (int code = 0; code + 1 <= last; code += step) {
+        float lo = decode((uint8_t)code), hi = decode((uint8_t)(code + 1));
         float m = (lo + hi) * 0.5f;
         bam[nb++] = 6.0f * m;
         bam[nb++] = nextafterf(6.0f * m, INFINITY);
@@ -209,12 +182,28 @@ static void edge_ue5m3_ties(gcase *c, int level)
     }
     size_t cols = 256, per_row = cols / 16, rows = (nb + per_row - 1) / per_row + 1;
     float *x = alloc_x(c, rows, cols);
-    x[0] = 688128.0f;
+    x[0] = global_amax;
     for (size_t b = 0; b < nb; b++) {
         float *blk = x + cols + b * 16;
         blk[b % 16] = bam[b];
         for (int i = 1; i < 16; i++) blk[(b + (size_t)i) % 16] = bam[b] * (float)(i % 7 - 3) * 0.125f;
     }
+}
+
+/* E4M3 midpoints up to 448 (code 126), global amax 2688 so S_enc = 1. */
+static void edge_e4m3_ties(gcase *c, int level)
+{
+    scale_ties_case(c, level, nvfp4_e4m3_to_f32, 125, 2688.0f);
+    c->name = "edge-e4m3-scale-ties";
+    c->desc = "block amax 6*m for E4M3 midpoints m and neighbours, global amax 2688";
+}
+
+/* UE5M3 recipes (prototype): every UE5M3 midpoint, subnormal ones included,
+ * global amax 6 * 114688 = 688128 so S_enc = 1 (te-ue5m3-1level has S_enc =
+ * 1 anyway). */
+static void edge_ue5m3_ties(gcase *c, int level)
+{
+    scale_ties_case(c, level, nvfp4_ue5m3_to_f32, 254, 688128.0f);
     c->name = "edge-ue5m3-scale-ties";
     c->desc = "block amax 6*m for UE5M3 midpoints m and neighbours, global amax 688128";
 }

@@ -345,7 +345,14 @@ nvfp4_status st_run_fingerprinted(const nvfp4_study *s, const nvfp4_study_opts *
         /* every rank checks (reading); only rank 0 clears and records */
         st = root ? st_resume_begin(o, fp, err) : (o->resume ? st_resume_check(o, fp, err) : NVFP4_OK);
     }
-    if (st != NVFP4_OK && d && !s->serial && d->all_ok) d->all_ok(d->ctx, false); /* the ranks' collective start */
+    /* The ranks' collective start, passed by every rank of a study made of
+     * jobs: a rank that cannot start (rank 0 without the lock, a resume
+     * check that fails) stops the others here, before any of them sends
+     * results that no rank would receive (s1c and s5 have no gate of their
+     * own; st_run_jobs has one more, passed by every rank alike). */
+    if (d && !s->serial && d->all_ok && !d->all_ok(d->ctx, st == NVFP4_OK) && st == NVFP4_OK)
+        st = nvfp4_error_set(err, NVFP4_EINVAL,
+                             "study: another MPI rank could not start the run (its message says why)");
     if (st == NVFP4_OK) st = s->run(s, o, log, err);
     if (st == NVFP4_OK && root) st = st_stamp_summary(o->out_dir, s, fp, err);
     if (st == NVFP4_OK && root) st_resume_clear(o->out_dir);

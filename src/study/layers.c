@@ -336,38 +336,44 @@ static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, siz
     return s;
 }
 
-static void wgrad_diag(const float *dwq, const float *dwr, size_t n, lin_diag *dg)
+/* A quantized GEMM output q against the exact one g (same inputs), in
+ * double: cosine, alignment <q, g>/<g, g>, ||g||^2 and ||q - g||^2. */
+typedef struct {
+    double cos, align, gg, ee;
+} grad_match;
+
+static grad_match compare_outputs(const float *q_out, const float *g_out, size_t n)
 {
     double gg = 0.0, qq = 0.0, gq = 0.0, ee = 0.0;
     for (size_t i = 0; i < n; i++) {
-        double g = dwr[i], q = dwq[i];
+        double g = g_out[i], q = q_out[i];
         gg += g * g;
         qq += q * q;
         gq += g * q;
         ee += (q - g) * (q - g);
     }
+    grad_match m = {(gg > 0 && qq > 0) ? gq / sqrt(gg * qq) : 1.0, gg > 0 ? gq / gg : 1.0, gg, ee};
+    return m;
+}
+
+static void wgrad_diag(const float *dwq, const float *dwr, size_t n, lin_diag *dg)
+{
+    grad_match m = compare_outputs(dwq, dwr, n);
     dg->sqnr[NVFP4_GEMM_WGRAD] = sq_err_db(dwr, dwq, n);
-    dg->wgrad_cos = (gg > 0 && qq > 0) ? gq / sqrt(gg * qq) : 1.0;
-    dg->wgrad_align = gg > 0 ? gq / gg : 1.0;
-    dg->gnr = ee > 0 ? sqrt(gg / ee) : 1e30;
+    dg->wgrad_cos = m.cos;
+    dg->wgrad_align = m.align;
+    dg->gnr = m.ee > 0 ? sqrt(m.gg / m.ee) : 1e30;
 }
 
 /* Dgrad's dX against the exact GEMM on the same inputs: SQNR, cosine,
  * alignment and relative error (the Wgrad statistics, for dX). */
 static void dgrad_diag(const float *dxq, const float *dxr, size_t n, lin_diag *dg)
 {
-    double gg = 0.0, qq = 0.0, gq = 0.0, ee = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double g = dxr[i], q = dxq[i];
-        gg += g * g;
-        qq += q * q;
-        gq += g * q;
-        ee += (q - g) * (q - g);
-    }
+    grad_match m = compare_outputs(dxq, dxr, n);
     dg->sqnr[NVFP4_GEMM_DGRAD] = sq_err_db(dxr, dxq, n);
-    dg->dgrad_cos = (gg > 0 && qq > 0) ? gq / sqrt(gg * qq) : 1.0;
-    dg->dgrad_align = gg > 0 ? gq / gg : 1.0;
-    dg->dgrad_rel_err = gg > 0 ? sqrt(ee / gg) : (ee > 0 ? INFINITY : 0.0);
+    dg->dgrad_cos = m.cos;
+    dg->dgrad_align = m.align;
+    dg->dgrad_rel_err = m.gg > 0 ? sqrt(m.ee / m.gg) : (m.ee > 0 ? INFINITY : 0.0);
 }
 
 nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const float *w, const float *dy, size_t t,
