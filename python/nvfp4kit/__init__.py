@@ -7,18 +7,19 @@
 
 Every byte comes from the C library (libnvfp4, built and bundled by the
 package build); docs/python.md is the user guide. nvfp4kit.torch (imported
-on demand) holds fake_quantize and NVFP4Linear.
+on demand) holds fake_quantize and NVFP4Linear; nvfp4kit.ckpt inspects and
+checks NVFP4 model checkpoints.
 """
 from ._lib import Error, lib as _clib
 from ._core import Orientation, Quantized, dequantize, load_bundle, quantize, recipes, save_bundle
 from ._tools import GemmReport, Identification, Report, SRReport, explain, gemm_check, identify, sr_test, verify
-from . import testing
+from . import ckpt, testing
 
 __version__ = _clib.nvfp4_version().decode()
 
 __all__ = ["Error", "Quantized", "Orientation", "quantize", "dequantize", "save_bundle", "load_bundle", "recipes",
            "verify", "Report", "identify", "Identification", "sr_test", "SRReport", "gemm_check", "GemmReport",
-           "explain", "testing"]
+           "explain", "ckpt", "testing"]
 
 
 def __getattr__(name):  # nvfp4kit.torch without importing torch at `import nvfp4kit`

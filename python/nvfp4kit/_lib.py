@@ -190,6 +190,12 @@ class StrBuf(ctypes.Structure):  # nvfp4_strbuf (nvfp4/formats.h)
     _fields_ = [("data", ctypes.c_void_p), ("len", c_size), ("cap", c_size), ("failed", ctypes.c_bool)]
 
 
+class CkptReport(ctypes.Structure):  # nvfp4_ckpt_report (nvfp4/ckpt.h): read through nvfp4_ckpt_report_json
+    _fields_ = [("convention", ctypes.c_int), ("scheme", ctypes.c_char_p), ("layers", ctypes.c_void_p),
+                ("nlayers", c_size), ("findings", ctypes.c_void_p), ("nfindings", c_size), ("findings_cap", c_size),
+                ("nfiles", c_size), ("bytes_scanned", ctypes.c_uint64)]
+
+
 REPORT_TEXT, REPORT_JSON = 1, 2
 
 # enum values (nvfp4/quant.h, nvfp4/formats.h, nvfp4/io.h)
@@ -273,6 +279,14 @@ def _load():
         "nvfp4_explain": (S, [ctypes.c_char_p, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_bool, ctypes.c_int,
                               ctypes.POINTER(StrBuf), E]),
         "nvfp4_strbuf_free": (V, [ctypes.POINTER(StrBuf)]),
+        # checkpoints (nvfp4/ckpt.h)
+        "nvfp4_ckpt_open": (S, [ctypes.c_char_p, ctypes.POINTER(P), E]),
+        "nvfp4_ckpt_close": (V, [P]),
+        "nvfp4_ckpt_scan": (S, [P, P, P, ctypes.POINTER(CkptReport), E]),
+        "nvfp4_ckpt_report_free": (V, [ctypes.POINTER(CkptReport)]),
+        "nvfp4_ckpt_report_errors": (c_size, [ctypes.POINTER(CkptReport), ctypes.c_bool]),
+        "nvfp4_ckpt_report_json": (P, [ctypes.POINTER(CkptReport)]),
+        "nvfp4_free": (V, [P]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

@@ -20,6 +20,7 @@ MIRRORS = {
     "nvfp4_verify_opts": _lib.VerifyOpts, "nvfp4_verify_bundle_opts": _lib.VerifyBundleOpts,
     "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,
     "nvfp4_gemm_check_opts": _lib.GemmCheckOpts, "nvfp4_report": _lib.Report, "nvfp4_strbuf": _lib.StrBuf,
+    "nvfp4_ckpt_report": _lib.CkptReport,
 }
 
 
@@ -27,7 +28,8 @@ def test_struct_layouts_match_headers(tmp_path):
     cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("cc")
     if not cc:
         pytest.skip("no C compiler")
-    lines = ['#include <stddef.h>', '#include <stdio.h>', '#include <nvfp4.h>', '#include <nvfp4/verify.h>', 'int main(void) {']
+    lines = ['#include <stddef.h>', '#include <stdio.h>', '#include <nvfp4.h>', '#include <nvfp4/verify.h>',
+             '#include <nvfp4/ckpt.h>', 'int main(void) {']
     for cname, py in MIRRORS.items():
         lines.append('printf("%s size %%zu\\n", sizeof(%s));' % (cname, cname))
         for f in py._fields_:

@@ -134,6 +134,35 @@ def ckpt_tensors(weights, convention, w4a4=True):
     return t
 
 
+def plant(weights, conv, defect):
+    """The tensors of a checkpoint with one defect, and the (category, tensor) check must report."""
+    gname = NAMES[conv][1]
+    t = ckpt_tensors(weights, conv)
+    if defect == "reciprocal":
+        n = f"{LAYER}self_attn.o_proj.{gname}"
+        dt, shape, raw = t[n]
+        t[n] = (dt, shape, (np.float32(1.0) / np.frombuffer(raw, np.float32)).tobytes())
+        want = ("global-scale-reciprocal", n)
+    elif defect == "missing":
+        n = f"{LAYER}mlp.down_proj.{gname}"
+        del t[n]
+        want = ("global-scale-missing", n)
+    elif defect == "nan-scale":  # E4M3 NaN bytes 0x7F and 0xFF
+        n = f"{LAYER}self_attn.k_proj.weight_scale"
+        s = bytearray(t[n][2])
+        s[5], s[17] = 0x7F, 0xFF
+        t[n] = (t[n][0], t[n][1], bytes(s))
+        want = ("scale-nonfinite", n)
+    elif defect == "scale-shape":  # [128, 4] cut to [128, 2]
+        n = f"{LAYER}mlp.up_proj.weight_scale"
+        s = np.frombuffer(t[n][2], np.uint8).reshape(t[n][1])[:, :2]
+        t[n] = ("F8_E4M3", list(s.shape), s.tobytes())
+        want = ("scale-shape", n)
+    else:
+        raise AssertionError(defect)
+    return t, want
+
+
 def write_safetensors(path, tensors):
     header, data = {"__metadata__": {"format": "pt"}}, b""
     for name in sorted(tensors):
@@ -254,31 +283,8 @@ class CkptNumpyTest(unittest.TestCase):
                     self.assertLess(abs(l["amax_decoded"] / want - 1), 1e-9, name)
 
     def planted(self, conv, defect):
-        """A checkpoint with one defect; returns (folder, the (category, tensor) check must report)."""
-        wname, gname, _ = NAMES[conv]
-        t = ckpt_tensors(self.weights, conv)
-        if defect == "reciprocal":
-            n = f"{LAYER}self_attn.o_proj.{gname}"
-            dt, shape, raw = t[n]
-            t[n] = (dt, shape, (np.float32(1.0) / np.frombuffer(raw, np.float32)).tobytes())
-            want = ("global-scale-reciprocal", n)
-        elif defect == "missing":
-            n = f"{LAYER}mlp.down_proj.{gname}"
-            del t[n]
-            want = ("global-scale-missing", n)
-        elif defect == "nan-scale":  # E4M3 NaN bytes 0x7F and 0xFF
-            n = f"{LAYER}self_attn.k_proj.weight_scale"
-            s = bytearray(t[n][2])
-            s[5], s[17] = 0x7F, 0xFF
-            t[n] = (t[n][0], t[n][1], bytes(s))
-            want = ("scale-nonfinite", n)
-        elif defect == "scale-shape":  # [128, 4] cut to [128, 2]
-            n = f"{LAYER}mlp.up_proj.weight_scale"
-            s = np.frombuffer(t[n][2], np.uint8).reshape(t[n][1])[:, :2]
-            t[n] = ("F8_E4M3", list(s.shape), s.tobytes())
-            want = ("scale-shape", n)
-        else:
-            raise AssertionError(defect)
+        """A checkpoint folder with one defect, and the (category, tensor) check must report."""
+        t, want = plant(self.weights, conv, defect)
         return self.write(conv, t), want
 
     def test_each_planted_defect_is_named_with_exit_1(self):

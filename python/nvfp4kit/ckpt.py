@@ -1,0 +1,143 @@
+"""nvfp4kit.ckpt - inspect and check NVFP4 model checkpoints (modelopt and
+compressed-tensors), the results of `nvfp4 ckpt inspect` / `nvfp4 ckpt check`:
+
+    from nvfp4kit import ckpt
+    rep = ckpt.inspect("./Llama-NVFP4")      # Report: convention, scheme, layers, findings
+    rep.layers[0].amax_implied               # one Layer per NVFP4 layer
+    found = ckpt.check("./Llama-NVFP4")      # Findings: a list of Finding, and .exit_code 0 or 1
+    [(f.category, f.tensor) for f in found]
+
+Both read the checkpoint once through the C library (nvfp4_ckpt_open and
+nvfp4_ckpt_scan) and build the result from nvfp4_ckpt_report_json, the JSON
+that `nvfp4 ckpt check --json` prints, so every field and message is the
+CLI's. An unreadable checkpoint raises nvfp4kit.Error naming the file (the
+CLI's exit 2). docs/checkpoints.md describes each field and each check.
+"""
+import ctypes
+import json
+import os
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from ._lib import CError, CkptReport, Error, check as _check, lib
+
+__all__ = ["Layer", "Finding", "Findings", "Report", "inspect", "check"]
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One NVFP4 layer, the fields of `nvfp4 ckpt inspect --json` (None where the checkpoint has no value)."""
+    name: str                       # module prefix, "model.layers.0.self_attn.q_proj"
+    weight: str                     # the codes tensor: "P.weight" (modelopt) or "P.weight_packed"
+    algo: str                       # "NVFP4", "W4A16_NVFP4", "NVFP4A16", ...
+    activations: str                # "nvfp4 (W4A4)" or "bf16 (W4A16)"
+    shape: Tuple[int, int]          # logical weight shape (rows, cols)
+    decoded: bool                   # codes and scales had consistent shapes and were read
+    global_scale: Optional[float]   # as stored
+    amax_implied: Optional[float]   # 2688 * the decode multiplier of global_scale
+    amax_decoded: Optional[float]   # max |fp4(code)| * scale * D
+    scale_min: float                # smallest nonzero E4M3 block scale
+    scale_max: float                # largest finite block scale
+    scale_zero: int
+    scale_nan: int
+    scale_count: int
+    code_hist: Tuple[int, ...]      # 16 counts, index = 4-bit code
+    input_scale: Optional[float]    # modelopt input_scale or compressed-tensors input_global_scale
+
+
+@dataclass(frozen=True)
+class Finding:
+    tensor: str
+    category: str                   # "global-scale-reciprocal", "scale-nonfinite", ... (docs/checkpoints.md)
+    severity: str                   # "error" or "hazard"
+    message: str                    # evidence and fix
+
+
+class Findings(list):
+    """The findings of check(), a list of Finding; exit_code is what `nvfp4 ckpt check` exits with (0: no
+    finding is an error; 1: one is, or with strict any finding)."""
+
+    def __init__(self, items, strict):
+        super().__init__(items)
+        self.strict = strict
+
+    @property
+    def errors(self):
+        return [f for f in self if self.strict or f.severity == "error"]
+
+    @property
+    def exit_code(self):
+        return 1 if self.errors else 0
+
+
+@dataclass(frozen=True)
+class Report:
+    convention: str                 # "modelopt" or "compressed-tensors"
+    scheme: str
+    layers: List[Layer]
+    findings: List[Finding]
+    files: int                      # safetensors files read
+
+    def layer(self, name):
+        """The Layer of a module prefix; KeyError when the checkpoint has no such NVFP4 layer."""
+        for l in self.layers:
+            if l.name == name:
+                return l
+        raise KeyError(name)
+
+
+def _path_arg(path):
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str) or "\0" in path:
+        raise Error("path must be a folder name (str or os.PathLike), got %r" % (path,))
+    return os.fsencode(path)
+
+
+def _scan(path):
+    """(JSON report, number of files) of the checkpoint folder at path."""
+    err = CError()
+    handle = ctypes.c_void_p()
+    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
+    rep = CkptReport()
+    try:
+        _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
+        try:
+            text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
+            if not text:
+                raise MemoryError("nvfp4_ckpt_report_json: out of memory")
+            try:
+                return json.loads(ctypes.string_at(text).decode("utf-8")), int(rep.nfiles)
+            finally:
+                lib.nvfp4_free(text)
+        finally:
+            lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
+    finally:
+        lib.nvfp4_ckpt_close(handle)
+
+
+def _layer(d):
+    return Layer(name=d["name"], weight=d["weight"], algo=d["algo"], activations=d["activations"],
+                 shape=tuple(d["shape"]), decoded=d["decoded"], global_scale=d["global_scale"],
+                 amax_implied=d["amax_implied"], amax_decoded=d["amax_decoded"], scale_min=d["scale_min"],
+                 scale_max=d["scale_max"], scale_zero=d["scale_zero"], scale_nan=d["scale_nan"],
+                 scale_count=d["scale_count"], code_hist=tuple(d["code_hist"]), input_scale=d["input_scale"])
+
+
+def inspect(path):
+    """Reads the checkpoint folder at path (one file or shards) once and returns its Report: the
+    convention, the scheme, one Layer per NVFP4 layer in name order, and the findings of every check.
+    nvfp4kit.Error (naming the file) when it cannot be read."""
+    d, files = _scan(path)
+    return Report(convention=d["convention"], scheme=d["scheme"], layers=[_layer(l) for l in d["layers"]],
+                  findings=[Finding(**f) for f in d["findings"]], files=files)
+
+
+def check(path, strict=False):
+    """The findings of `nvfp4 ckpt check PATH` (in its order) as Findings; with strict, hazards count as
+    errors (Findings.errors, Findings.exit_code), as --strict does. nvfp4kit.Error when unreadable."""
+    if not isinstance(strict, bool):
+        raise Error("strict must be True or False, got %r" % (strict,))
+    return Findings(inspect(path).findings, strict)

@@ -1,0 +1,105 @@
+"""nvfp4kit.ckpt gives what `nvfp4 ckpt inspect|check --json` gives, on the
+numpy-computed modelopt and compressed-tensors checkpoints of
+tests/py/test_ckpt_numpy.py (no torch needed): the same layers and findings,
+field for field; check's exit_code is the CLI's exit status, with and without
+strict; an unreadable folder raises nvfp4kit.Error naming the file."""
+import json
+import os
+import sys
+
+import pytest
+
+import nvfp4kit
+from nvfp4kit import ckpt
+from conftest import REPO
+
+sys.path.insert(0, os.path.join(REPO, "tests", "py"))
+import test_ckpt_numpy as ck  # noqa: E402
+
+CONVENTIONS = ["modelopt", "compressed-tensors"]
+
+
+def write(tmp_path, conv, tensors=None, w4a4=True, name="ck"):
+    d = str(tmp_path / name)
+    ck.write_ckpt(d, tensors if tensors is not None else ck.ckpt_tensors(ck.make_weights(), conv, w4a4), conv, w4a4)
+    return d
+
+
+def cli_json(cli, d, *extra):
+    p = cli("ckpt", "check", d, "--json", *extra)
+    return p.returncode, json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS)
+def test_inspect_equals_the_cli_json(cli, tmp_path, conv):
+    d = write(tmp_path, conv)
+    rc, want = cli_json(cli, d)
+    rep = ckpt.inspect(d)
+    assert (rc, rep.convention, rep.scheme, rep.files) == (0, conv, want["scheme"], 1)
+    assert len(rep.layers) == 7 and rep.findings == []
+    for got, w in zip(rep.layers, want["layers"]):
+        assert got.shape == tuple(w["shape"]) and got.code_hist == tuple(w["code_hist"])
+        for k in ("name", "weight", "algo", "activations", "decoded", "global_scale", "amax_implied", "amax_decoded",
+                  "scale_min", "scale_max", "scale_zero", "scale_nan", "scale_count", "input_scale"):
+            assert getattr(got, k) == w[k], k
+    q = rep.layer("model.layers.0.self_attn.q_proj")
+    weights = ck.make_weights()
+    assert q.amax_implied == pytest.approx(ck.group_amax(weights, q.name), rel=1e-6)
+    assert q.scale_count == 64 * 64 // 16 and sum(q.code_hist) == 64 * 64
+    with pytest.raises(KeyError):
+        rep.layer("lm_head")
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS)
+def test_weight_only_has_no_input_scale(tmp_path, conv):
+    rep = ckpt.inspect(write(tmp_path, conv, w4a4=False))
+    assert {(l.activations, l.input_scale) for l in rep.layers} == {("bf16 (W4A16)", None)}
+    assert ckpt.check(write(tmp_path, conv, w4a4=False, name="ck2")) == []
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS)
+@pytest.mark.parametrize("defect", ["reciprocal", "missing", "nan-scale", "scale-shape"])
+def test_check_names_each_defect_as_the_cli_does(cli, tmp_path, conv, defect):
+    t, want = ck.plant(ck.make_weights(), conv, defect)
+    d = write(tmp_path, conv, t)
+    found = ckpt.check(d)
+    rc, js = cli_json(cli, d)
+    assert [(f.category, f.tensor) for f in found] == [want]
+    assert [f.__dict__ for f in found] == js["findings"]
+    assert found[0].severity == "error" and want[1] in found[0].message
+    assert (found.exit_code, rc) == (1, 1)
+
+
+def test_hazard_counts_only_with_strict(cli, tmp_path):
+    """v_proj quantized with its own amax (a quarter of its group's): a fused-global-scale-mismatch hazard,
+    exit 0; exit 1 with strict, as the CLI's --strict."""
+    w = ck.make_weights()
+    t = ck.ckpt_tensors(w, "modelopt")
+    v = "model.layers.0.self_attn.v_proj"
+    q, s, g = ck.quantize(w[v], ck.group_amax(w, v) / 4, "modelopt")
+    t[v + ".weight"] = ("U8", list(q.shape), q.tobytes())
+    t[v + ".weight_scale"] = ("F8_E4M3", list(s.shape), s.tobytes())
+    t[v + ".weight_scale_2"] = ("F32", [], g.tobytes())
+    d = write(tmp_path, "modelopt", t)
+    found = ckpt.check(d)
+    assert [(f.category, f.tensor, f.severity) for f in found] == [
+        ("fused-global-scale-mismatch", v + ".weight_scale_2", "hazard")]
+    assert (found.exit_code, found.errors) == (0, [])
+    strict = ckpt.check(d, strict=True)
+    assert (strict.exit_code, len(strict.errors)) == (1, 1)
+    assert cli("ckpt", "check", d).returncode == 0
+    assert cli("ckpt", "check", d, "--strict").returncode == 1
+
+
+def test_unreadable_raises_error_naming_the_file(tmp_path):
+    d = write(tmp_path, "compressed-tensors")
+    with open(os.path.join(d, "config.json"), "w") as f:
+        f.write("{not json")
+    with pytest.raises(nvfp4kit.Error, match="config.json"):
+        ckpt.inspect(d)
+    with pytest.raises(nvfp4kit.Error, match="absent"):
+        ckpt.check(str(tmp_path / "absent"))
+    with pytest.raises(nvfp4kit.Error, match="strict"):
+        ckpt.check(d, strict="yes")
+    with pytest.raises(nvfp4kit.Error, match="path"):
+        ckpt.inspect(42)
