@@ -65,6 +65,37 @@ static nvfp4_status write_metadata(const nvfp4_quantized *q, nvfp4_dtype dtype, 
 
 /* ---- components ----------------------------------------------------------------- */
 
+/* Whether the recipe dequantizes with a per-token scale (flashinfer-pertoken):
+ * its bundle carries `per_token_scale` beside the row amaxes. */
+static bool has_per_token_scale(const nvfp4_recipe *r)
+{
+    return r && nvfp4_recipe_core(r)->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN;
+}
+
+/* The per-token scale of stored row i, as FlashInfer returns it: 1/S_enc of
+ * the row's amax, 0 for a zero row (nvfp4_core_per_token_scale). */
+static float per_token_scale_of(const nvfp4_recipe *r, const nvfp4_qtensor *t, size_t i)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(nvfp4_recipe_core(r), t->row_amax ? t->row_amax[i] : t->amax);
+    return nvfp4_core_per_token_scale(&g);
+}
+
+/* `per_token_scale` (F32 [prows]) for a per-token recipe; nothing otherwise. */
+static nvfp4_status add_per_token_scale(const nvfp4_quantized *q, const nvfp4_qtensor *t, const char *sfx,
+                                        nvfp4_tensor_set *s, nvfp4_error *err)
+{
+    if (!has_per_token_scale(q->recipe)) return NVFP4_OK;
+    char name[32];
+    size_t n = t->prows;
+    nvfp4_tensor *p;
+    snprintf(name, sizeof name, "per_token_scale%s", sfx);
+    nvfp4_status st = nvfp4_tset_add(s, name, NVFP4_T_F32, 1, &n, NULL, &p, err);
+    if (st) return st;
+    float *v = (float *)(void *)p->data;
+    for (size_t i = 0; i < n; i++) v[i] = per_token_scale_of(q->recipe, t, i);
+    return NVFP4_OK;
+}
+
 /* own (NULL: copy): q's code and scale buffers of this orientation, handed to the set (each slot
  * NULL once handed over: taken, or freed by a failed add). */
 static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp4_tensor_set *s, uint8_t **own,
@@ -100,6 +131,7 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
         if ((st = nvfp4_tset_add(s, name, NVFP4_T_F32, 1, &n, t->row_amax ? t->row_amax : &t->amax, NULL, err)))
             return st;
     }
+    if ((st = add_per_token_scale(q, t, sfx, s, err))) return st;
     size_t dsh[2] = {t->rows, t->cols};
     nvfp4_tensor *d;
     snprintf(name, sizeof name, "dequant%s", sfx);
@@ -418,6 +450,34 @@ nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname,
     return NVFP4_OK;
 }
 
+/* A per-token recipe's `per_token_scale`, when present, must be F32 [prows]
+ * and hold, bit for bit, the scale each row's amax implies (a scale taken
+ * from the wrong axis, or a row amax stored in its place, is an error that
+ * names the row); other recipes must not carry one. */
+static nvfp4_status check_per_token_scale(const nvfp4_tensor_set *s, const char *fname, const char *sfx,
+                                          const nvfp4_recipe *r, const nvfp4_qtensor *t, nvfp4_error *err)
+{
+    char n[40];
+    snprintf(n, sizeof n, "per_token_scale%s", sfx);
+    const nvfp4_tensor *p = nvfp4_tset_find(s, n);
+    if (!p) return NVFP4_OK;
+    if (!has_per_token_scale(r))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: component '%s' present but recipe %s has no per-token scale",
+                               fname, n, nvfp4_recipe_get_info(r)->name);
+    nvfp4_status st = check_component(s, fname, n, NVFP4_T_F32, 1, t->prows, 0, true, err);
+    if (st) return st;
+    const float *v = (const float *)(const void *)p->data;
+    for (size_t i = 0; i < t->prows; i++) {
+        float want = per_token_scale_of(r, t, i);
+        if (memcmp(&v[i], &want, sizeof want) != 0)
+            return nvfp4_error_set(err, NVFP4_EFORMAT,
+                                   "%s: %s[%zu] is %.9g, but the row's amax %.9g gives %.9g (1/S_enc, 0 for a zero row)",
+                                   fname, n, i, (double)v[i], (double)(t->row_amax ? t->row_amax[i] : t->amax),
+                                   (double)want);
+    }
+    return NVFP4_OK;
+}
+
 /* Copies one orientation out of the set; scales from `scale`, or from
  * `scale_swizzled` when only that is present. */
 static nvfp4_status take_orientation(const nvfp4_tensor_set *s, const char *fname, const char *sfx, const geometry *g,
@@ -490,6 +550,8 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
         q->col.rht = o.rht;
         st = take_orientation(s, fname, "_t", &gc, amax_count(info, &gc), sl, &q->col, err);
     }
+    if (!st && o.rowwise) st = check_per_token_scale(s, fname, "", q->recipe, &q->row, err);
+    if (!st && o.columnwise) st = check_per_token_scale(s, fname, "_t", q->recipe, &q->col, err);
     if (st) nvfp4_quantized_free(q);
     return st;
 }

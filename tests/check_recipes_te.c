@@ -444,6 +444,64 @@ START_TEST(te_rowscaled_bundle)
 }
 END_TEST
 
+START_TEST(flashinfer_pertoken_rows)
+{
+    /* 2 x 16; row 0 {6, 3, 1, 0.5, -2}, row 1 zero (flashinfer-pertoken).
+     * Codes and scales are te-rowscaled's: row 0 a = 6, S_enc = 448,
+     * s = e4m3(6 * fl(448 * fl(1/6))) = 0x7E, inv = 1: 6 3 1 .5 -2 -> 7 5 2 1 C;
+     * row 1: scale 0x00, codes 0. Per-token scales: fl(1/448) = 0x3B124925
+     * and 0 (not te-rowscaled's 1/S_enc(0) = 1). Dequant (fp4 * s) * p:
+     * 2688 * fl(1/448) = 6.0000005 (0x40C00001), 1344 * p = 0x40400001,
+     * 448 * p = 1, 224 * p = 0.5, -896 * p = -2; te-rowscaled gives 6 and 3. */
+    float x[2 * 16] = {6, 3, 1, 0.5f, -2};
+    nvfp4_quantized q;
+    ck_assert_int_eq(quantize("flashinfer-pertoken", NVFP4_BLOCK_DEFAULT, x, 2, 16, &q), NVFP4_OK);
+    static const uint8_t data[16] = {0x57, 0x12, 0x0C};
+    static const uint8_t sc[2] = {0x7E, 0x00};
+    expect_bytes("flashinfer-pertoken codes", q.row.data, data, 16);
+    expect_bytes("flashinfer-pertoken scales", q.row.scale, sc, 2);
+    ck_assert_float_eq(q.row.row_amax[0], 6.0f);
+    ck_assert_float_eq(q.row.row_amax[1], 0.0f);
+    float y[32];
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, y, NULL), NVFP4_OK);
+    static const uint32_t want[5] = {0x40C00001u, 0x40400001u, 0x3F800000u, 0x3F000000u, 0xC0000000u};
+    for (size_t j = 0; j < 5; j++) ck_assert_msg(y[j] == f32(want[j]), "deq[%zu] = %a", j, (double)y[j]);
+    for (size_t j = 5; j < 32; j++) ck_assert_float_eq(y[j], 0.0f);
+    /* the bundle carries per_token_scale [2] and checks it on load */
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    ck_assert_int_eq(nvfp4_bundle_build(&q, x, NVFP4_DTYPE_F32, 2, 16, &s, NULL), NVFP4_OK);
+    const nvfp4_tensor *p = nvfp4_tset_find(&s, "per_token_scale");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(p->ndim, 1);
+    ck_assert_uint_eq(p->shape[0], 2);
+    float *pv = (float *)(void *)p->data;
+    ck_assert(pv[0] == f32(0x3B124925u));
+    ck_assert(pv[1] == 0.0f && !signbit(pv[1]));
+    nvfp4_quantized r;
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(&s, "mem", &r, NULL), NVFP4_OK);
+    float y1[32];
+    ck_assert_int_eq(nvfp4_dequantize(&r, false, y1, NULL), NVFP4_OK);
+    ck_assert_int_eq(memcmp(y, y1, sizeof y), 0);
+    nvfp4_quantized_free(&r);
+    /* TE's convention in its place (the row amax, 6) is refused, naming the row */
+    pv[0] = 6.0f;
+    nvfp4_error e;
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(&s, "mem", &r, &e), NVFP4_EFORMAT);
+    ck_assert_msg(strstr(e.message, "per_token_scale[0]") != NULL, "%s", e.message);
+    /* te-rowscaled: the same codes and scales, its own dequant */
+    nvfp4_quantized t;
+    ck_assert_int_eq(quantize("te-rowscaled", NVFP4_BLOCK_DEFAULT, x, 2, 16, &t), NVFP4_OK);
+    expect_bytes("te-rowscaled codes", t.row.data, data, 16);
+    expect_bytes("te-rowscaled scales", t.row.scale, sc, 2);
+    ck_assert_int_eq(nvfp4_dequantize(&t, false, y1, NULL), NVFP4_OK);
+    ck_assert_float_eq(y1[0], 6.0f);
+    nvfp4_quantized_free(&t);
+    nvfp4_tset_free(&s);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 Suite *recipes_te_suite(void);
 Suite *recipes_te_suite(void)
 {
@@ -461,6 +519,7 @@ Suite *recipes_te_suite(void)
     tcase_add_test(tc, registry_names);
     tcase_add_test(tc, rht_on_16x16_tiles);
     tcase_add_test(tc, te_rowscaled_bundle);
+    tcase_add_test(tc, flashinfer_pertoken_rows);
     suite_add_tcase(s, tc);
     return s;
 }

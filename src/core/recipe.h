@@ -147,8 +147,10 @@ enum {
     NVFP4_CORE_DEQ_GLOBAL_MUL = 1,/* v * (g * (float)s) */
     NVFP4_CORE_DEQ_POW2 = 2,      /* v * 2^(e-127); 0x00 is 2^-127, 0xFF NaN (no clamp: torchao to_dtype) */
     NVFP4_CORE_DEQ_TE_256 = 3,    /* TE 4over6: v * (((float)s * amax) * fl(1/1536)) */
-    NVFP4_CORE_DEQ_SCALE_DIV_GLOBAL = 4 /* v * ((float)s / S_enc) (compressed-tensors _dequantize, vLLM
+    NVFP4_CORE_DEQ_SCALE_DIV_GLOBAL = 4, /* v * ((float)s / S_enc) (compressed-tensors _dequantize, vLLM
                                            ref_nvfp4_quant_dequant) */
+    NVFP4_CORE_DEQ_PER_TOKEN = 5  /* FlashInfer per-token: (v * (float)s) * p, p the row's per-token scale
+                                     (nvfp4_core_per_token_scale); nvfp4_core_dequant_value applies p */
 };
 
 typedef struct {
@@ -607,8 +609,19 @@ NVFP4_HD static inline float nvfp4_core_dequant_scale(const nvfp4_core_recipe *r
     }
     case NVFP4_CORE_DEQ_SCALE_DIV_GLOBAL:
         return nvfp4_core_e4m3_decode(s) / g->s_enc;
+    case NVFP4_CORE_DEQ_PER_TOKEN:
+        return nvfp4_core_scale_decode(r, s); /* the per-token factor comes after: nvfp4_core_dequant_value */
     }
     return 0.0f;
+}
+
+/* FlashInfer's per-token FP32 scale of a row whose amax is `amax`: 1/S_enc
+ * (S_enc the `te` rule of that amax), and 0 for an all-zero row.
+ * flashinfer-ai/flashinfer fb28d72 tests/utils/test_fp4_quantize.py
+ * (expected_per_token_scale = where(amax == 0, 0, nvfp4_global_decode_scale_te(amax))). */
+NVFP4_HD static inline float nvfp4_core_per_token_scale(const nvfp4_core_global *g)
+{
+    return g->amax == 0.0f ? 0.0f : g->s_dec;
 }
 
 NVFP4_HD static inline nvfp4_core_block nvfp4_core_block_prepare(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s)
@@ -760,6 +773,17 @@ NVFP4_HD static inline float nvfp4_core_elem_value(const nvfp4_core_recipe *r, u
 NVFP4_HD static inline float nvfp4_core_dequant_elem(const nvfp4_core_recipe *r, float dscale, uint8_t code)
 {
     return nvfp4_core_elem_value(r, code) * dscale;
+}
+
+/* The dequantized value of one code under block-scale byte s: fp4(q) times
+ * the block's dequantization scale, and for DEQ_PER_TOKEN (FlashInfer
+ * e2m1_and_ufp8sf_scale_to_float then `dq *= per_token_scale`) the exact
+ * product fp4(q) * (float)s times the row's per-token scale, rounded once. */
+NVFP4_HD static inline float nvfp4_core_dequant_value(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s,
+                                                      uint8_t code)
+{
+    float v = nvfp4_core_dequant_elem(r, nvfp4_core_dequant_scale(r, g, s), code);
+    return r->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN ? v * nvfp4_core_per_token_scale(g) : v;
 }
 
 /* ---- 4over6: the per-block choice between two scales ---------------------

@@ -222,7 +222,7 @@ void nvfp4_quant_reference_dequantize(const nvfp4_quantized *q, bool columnwise,
             size_t k = i * t->pcols + j;
             uint8_t code = e4m3 ? t->data[k] : (uint8_t)((t->data[k >> 1] >> (4 * (k & 1u))) & 0xFu);
             uint8_t s = t->scale[i * t->scale_cols + j * t->scale_cols / t->pcols];
-            out[i * t->cols + j] = nvfp4_core_dequant_elem(core, nvfp4_core_dequant_scale(core, &g, s), code);
+            out[i * t->cols + j] = nvfp4_core_dequant_value(core, &g, s, code);
         }
     }
 }

@@ -158,7 +158,7 @@ static void trace_elems(const nvfp4_core_recipe *r, const nvfp4_core_global *g, 
         e->rbits = mode == NVFP4_CORE_SR ? rb[i & 15u] : 0u;
         e->code = nvfp4_core_encode_elem(r, &b, e->x, mode, e->rbits);
         e->value = nvfp4_core_elem_value(r, e->code);
-        e->dequant = nvfp4_core_dequant_elem(r, t->dequant_scale, e->code);
+        e->dequant = nvfp4_core_dequant_value(r, g, t->scale, e->code);
         e->scaled = t->scaled_then_rounded ? nvfp4_core_scaled(r, &b, e->x) : e->x / t->dequant_scale;
         e->tie = e2m1_rounded && nvfp4_trace_e2m1_is_tie(e->scaled);
         e->saturates = e2m1_rounded && nvfp4_core_fabs(e->scaled) > 6.0f;

@@ -47,5 +47,16 @@ extern const nvfp4_recipe nvfp4_recipe_ggml_mxfp4;
 extern const nvfp4_recipe nvfp4_recipe_mslk;
 extern const nvfp4_recipe nvfp4_recipe_te_ue5m3;
 extern const nvfp4_recipe nvfp4_recipe_te_ue5m3_1level;
+extern const nvfp4_recipe nvfp4_recipe_flashinfer_pertoken;
+
+/* TE's row-scaled chain (te_rowscaled.c: one TE_ENCODE global per stored
+ * row), shared by `te-rowscaled` and `flashinfer-pertoken`, which differ
+ * only in the dequantization rule `deq`. */
+#define NVFP4_RECIPE_ROWSCALED_CORE(deq)                                                                        \
+    {.elem = NVFP4_CORE_ELEM_E2M1, .scale_format = NVFP4_CORE_SCALE_E4M3,                                       \
+     .global_rule = NVFP4_CORE_GLOBAL_TE_ENCODE_ROW, .bscale_rule = NVFP4_CORE_BSCALE_TE_MUL,                   \
+     .enc_rule = NVFP4_CORE_ENC_TE_RECIP, .special = NVFP4_CORE_SPECIAL_CUDA, .dequant_rule = (deq),            \
+     .amax_nan_propagates = 0, .block_len = 16, .emax_elem = 2, .elem_max = 6.0f, .scale_lo = 0.0f,           \
+     .pow2_scale_min = 0.0f}
 
 #endif /* NVFP4_RECIPES_RECIPE_H */

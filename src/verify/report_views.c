@@ -177,6 +177,10 @@ int vrep_expected_view(const vrep_bundle *b, bool colwise, vrep_view *out, nvfp4
     const nvfp4_tensor *sz = find2(b->set, n1, n2);
     snprintf(n1, sizeof n1, "amax%s", sfx);
     const nvfp4_tensor *am = nvfp4_tset_find(b->set, n1);
+    /* flashinfer-pertoken: the per-row number a kernel returns is the per-token scale, so the
+     * amax component compares `per_token_scale` (docs/verify.md) */
+    snprintf(n2, sizeof n2, "per_token_scale%s", sfx);
+    if (nvfp4_tset_find(b->set, n2)) am = nvfp4_tset_find(b->set, n2);
     snprintf(n1, sizeof n1, "dequant%s", sfx);
     const nvfp4_tensor *dq = nvfp4_tset_find(b->set, n1);
     if (!d || !sc || !sz || !dq || (b->info->has_global_amax && !am))
@@ -246,6 +250,9 @@ int vrep_actual_view(const char *fname, const nvfp4_tensor_set *s, bool colwise,
         snprintf(n2, sizeof n2, "scale%s_swizzled", sfx);
         t[c] = find2(s, n1, c == NVFP4_VC_SCALE_SWIZZLED ? n2 : NULL);
     }
+    char np[40]; /* a kernel's per-token scales stand in the amax slot (vrep_expected_view) */
+    snprintf(np, sizeof np, "per_token_scale%s", sfx);
+    if (nvfp4_tset_find(s, np)) t[NVFP4_VC_AMAX] = nvfp4_tset_find(s, np);
     bool none = true;
     for (unsigned c = 0; c < NVFP4_VC_COUNT; c++) none = none && !t[c];
     if (none && s->count == 1 && !colwise) t[lone] = &s->tensors[0]; /* a bare kernel output, e.g. one .npy */

@@ -195,5 +195,22 @@ run_v "dequant must be F32" 2 "component 'dequant' is I32; it must be F32" --exp
 [ "$rc" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && ! grep -q "header length" err.txt \
     && grep -qF "g/MANIFEST is a golden MANIFEST (the list of a suite's bundles), not a bundle: check every case with --suite g/MANIFEST --actual-dir OUTS" err.txt \
     && ok "MANIFEST as --expected: one message" || { bad "MANIFEST as --expected (rc $rc)"; cat err.txt; }
+# flashinfer-pertoken: a FlashInfer kernel returns codes, scales and per-token scales (no amax);
+# the amax line compares per_token_scale (row 0 amax 6: 1/448 = 0x3B124925; row 1 zero: 0), and
+# a kernel that returns the row amax there (TE's convention) is a value mismatch in row 0 only.
+python3 - <<'PY'
+import numpy as np
+x = np.zeros((2, 16), np.float32); x[0, :5] = [6, 3, 1, 0.5, -2]; np.save("pt.npy", x)
+PY
+"$NVFP4" quantize pt.npy -o pt.safetensors --recipe flashinfer-pertoken 2>/dev/null || bad "quantize flashinfer-pertoken"
+python3 - <<'PY'
+from safetensors.numpy import load_file, save_file
+d = load_file("pt.safetensors")
+assert d["per_token_scale"].view("u4").tolist() == [0x3B124925, 0], d["per_token_scale"]
+save_file({k: d[k] for k in ("data", "scale", "per_token_scale")}, "fi.safetensors")
+save_file({"data": d["data"], "scale": d["scale"], "per_token_scale": d["amax"]}, "fi_amax.safetensors")
+PY
+run_v "flashinfer-pertoken: per-token scales match" 0 "amax               0 of 2 differ (match)" --expected pt.safetensors --actual fi.safetensors
+run_v "flashinfer-pertoken: the row amax in place of the per-token scale" 1 "amax[0] row 0 col 0: input - expected 0.002232143 (0x3B124925) actual 6 (0x40C00000): value" --expected pt.safetensors --actual fi_amax.safetensors
 run_v "--help" 0 "usage: nvfp4 verify" --help
 exit $fail
