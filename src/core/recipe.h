@@ -779,11 +779,19 @@ NVFP4_HD static inline float nvfp4_core_dequant_elem(const nvfp4_core_recipe *r,
  * the block's dequantization scale, and for DEQ_PER_TOKEN (FlashInfer
  * e2m1_and_ufp8sf_scale_to_float then `dq *= per_token_scale`) the exact
  * product fp4(q) * (float)s times the row's per-token scale, rounded once. */
+/* The same, given the block's dequantization scale d (nvfp4_core_dequant_scale):
+ * for kernels that decode the scale once per block. */
+NVFP4_HD static inline float nvfp4_core_dequant_scaled(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float d,
+                                                       uint8_t code)
+{
+    float v = nvfp4_core_dequant_elem(r, d, code);
+    return r->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN ? v * nvfp4_core_per_token_scale(g) : v;
+}
+
 NVFP4_HD static inline float nvfp4_core_dequant_value(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s,
                                                       uint8_t code)
 {
-    float v = nvfp4_core_dequant_elem(r, nvfp4_core_dequant_scale(r, g, s), code);
-    return r->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN ? v * nvfp4_core_per_token_scale(g) : v;
+    return nvfp4_core_dequant_scaled(r, g, nvfp4_core_dequant_scale(r, g, s), code);
 }
 
 /* ---- 4over6: the per-block choice between two scales ---------------------

@@ -500,10 +500,10 @@ struct nvfp4_cu_dequant_item {
             NVFP4_UNROLL
             for (int q = 0; q < 4; q++) {
                 uint32_t h = (q < 2 ? w.x : w.y) >> (16 * (q & 1));
-                o[q] = make_float4(nvfp4_core_dequant_elem(&r, d, (uint8_t)(h & 0xFu)),
-                                   nvfp4_core_dequant_elem(&r, d, (uint8_t)((h >> 4) & 0xFu)),
-                                   nvfp4_core_dequant_elem(&r, d, (uint8_t)((h >> 8) & 0xFu)),
-                                   nvfp4_core_dequant_elem(&r, d, (uint8_t)((h >> 12) & 0xFu)));
+                o[q] = make_float4(nvfp4_core_dequant_scaled(&r, &gj, d, (uint8_t)(h & 0xFu)),
+                                   nvfp4_core_dequant_scaled(&r, &gj, d, (uint8_t)((h >> 4) & 0xFu)),
+                                   nvfp4_core_dequant_scaled(&r, &gj, d, (uint8_t)((h >> 8) & 0xFu)),
+                                   nvfp4_core_dequant_scaled(&r, &gj, d, (uint8_t)((h >> 12) & 0xFu)));
             }
             return;
         }
@@ -513,7 +513,7 @@ struct nvfp4_cu_dequant_item {
             if (c >= scols) break;
             size_t e = j * pscols + c;
             uint8_t code = r.elem == NVFP4_CORE_ELEM_E4M3 ? data[e] : (uint8_t)((data[e / 2] >> (4 * (e & 1))) & 0xFu);
-            out[j * scols + c] = nvfp4_core_dequant_elem(&r, d, code);
+            out[j * scols + c] = nvfp4_core_dequant_scaled(&r, &gj, d, code); /* FlashInfer per-token: times p */
         }
     }
 };
