@@ -50,10 +50,10 @@ assert ["te-rowscaled rn", "amax-per-row"] in d["unseparated"], d["unseparated"]
 assert "global-torch-rdiv" not in d["not_singled_out"] and "te-rowscaled rn" in d["not_singled_out"], d["not_singled_out"]
 PY
 $NVFP4 golden --mutants --recipe te --round rn >sep.txt 2>/dev/null
-grep -q '^separating case separate-1: singles out ' sep.txt && grep -q '^not separated: 1 pair .*te-rowscaled rn = amax-per-row' sep.txt \
+grep -q '^separating case separate-1: singles out ' sep.txt && grep -q '^not separated: 3 pairs .*te-rowscaled rn = flashinfer-pertoken rn; te-rowscaled rn = amax-per-row' sep.txt \
     && ok "golden --mutants prints the separating cases and the pairs not separated" || { bad "separating text"; tail -5 sep.txt; }
 $NVFP4 golden --suite all --recipe te --out gsep 2>gsep.err && ls gsep/separate-1.safetensors >/dev/null \
-    && grep -q 'pair of candidates no case separates .*te-rowscaled rn = amax-per-row' gsep.err \
+    && grep -q 'pairs of candidates no case separates .*te-rowscaled rn = amax-per-row' gsep.err \
     && ok "golden --suite all writes separate-N cases and says on stderr what no case separates" || { bad "golden stderr"; tail -3 gsep.err; }
 # the check can fail: the edge suite alone has no RHT or 16x16 case
 $NVFP4 golden --mutants --suite edge --recipe te >edge.txt 2>/dev/null
