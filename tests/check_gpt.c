@@ -238,6 +238,22 @@ END_TEST
 /* A training run of the tiny GPT on the Markov source: the FP32 shadow's
  * held-out loss falls below the uniform log V; the quantized run's differs
  * from it (the recipe did something) but stays close. */
+/* r saved to a checkpoint file and loaded back into a new run (the file
+ * removed): what `study run --resume` does between two processes. */
+static nvfp4_run *save_and_reload(const nvfp4_run *r)
+{
+    char path[] = "/tmp/check_gpt_ckpt_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    nvfp4_error err;
+    nvfp4_run *back = NULL;
+    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_run_load(path, &back, &err), NVFP4_OK);
+    unlink(path);
+    return back;
+}
+
 static double first_ref_eval;
 
 static void run_tiny(nvfp4_train_cfg *tc, size_t steps, int threads, float *params, double *eval_q, double *eval_r)
@@ -389,13 +405,7 @@ static void shared_equals_own(nvfp4_train_cfg *tc)
     ck_assert_int_eq(nvfp4_run_create(tc, &r, &err), NVFP4_OK);
     ck_assert_int_eq(st_run_share_shadow(r, sh, &err), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_advance(r, 5, &err), NVFP4_OK);
-    char path[] = "/tmp/check_gpt_shadow_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_run_load(path, &back, &err), NVFP4_OK);
-    unlink(path);
+    back = save_and_reload(r);
     ck_assert(st_run_shadow_external(back));
     ck_assert_int_eq(nvfp4_run_advance(back, tc->steps, &err), NVFP4_EINVAL); /* its shadow was never stepped */
     ck_assert_ptr_nonnull(strstr(err.message, "shared trace"));
@@ -549,13 +559,7 @@ START_TEST(checkpoint_resume_bitwise)
     nvfp4_error err;
     ck_assert_int_eq(nvfp4_run_create(&tc, &r, &err), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_advance(r, 5, &err), NVFP4_OK);
-    char path[] = "/tmp/check_gpt_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_run_load(path, &r2, &err), NVFP4_OK);
-    unlink(path);
+    r2 = save_and_reload(r);
     ck_assert_int_eq(nvfp4_run_advance(r, 12, &err), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_advance(r2, 12, &err), NVFP4_OK);
     size_t np = nvfp4_run_param_count(r);
@@ -664,13 +668,7 @@ START_TEST(accumulation_is_deterministic)
     nvfp4_error err;
     ck_assert_int_eq(nvfp4_run_create(&tc, &r, &err), NVFP4_OK);
     ck_assert_int_eq(nvfp4_run_advance(r, 3, &err), NVFP4_OK);
-    char path[] = "/tmp/check_gpt_acc_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    ck_assert_int_eq(nvfp4_run_save(r, path, &err), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_run_load(path, &r2, &err), NVFP4_OK);
-    unlink(path);
+    r2 = save_and_reload(r);
     ck_assert_int_eq(nvfp4_run_advance(r2, 6, &err), NVFP4_OK);
     nvfp4_run_params(r2, pc);
     ck_assert_int_eq(memcmp(pa, pc, np * sizeof *pa), 0);
