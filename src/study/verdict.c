@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/splitmix.h"
 #include "study/verdict.h"
 
 void st_est_t(const double *d, size_t n, st_estimate *e)
@@ -46,14 +47,6 @@ double st_mde80(const st_estimate *e)
     return (z975 + gsl_cdf_ugaussian_Pinv(0.80)) * half / z975;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -81,7 +74,7 @@ void st_est_boot(st_boot_stat stat, const void *ctx, size_t n, double null_value
         uint64_t s = ST_BOOT_SEED;
         size_t below = 0, above = 0;
         for (size_t b = 0; b < ST_BOOT_RESAMPLES; b++) {
-            for (size_t i = 0; i < n; i++) idx[i] = (size_t)(splitmix64(&s) % n);
+            for (size_t i = 0; i < n; i++) idx[i] = (size_t)(nvfp4_core_splitmix64(&s) % n);
             double v = stat(idx, n, ctx);
             r[b] = isnan(v) ? INFINITY : v;
             if (r[b] <= null_value) below++;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/splitmix.h"
 #include "verify/report_views.h"
 
 #define P(...) nvfp4_strbuf_printf(t, __VA_ARGS__)
@@ -349,15 +350,7 @@ static void fill_rows(float *t, size_t br, size_t bl)
     for (size_t r = 1; r < br; r++) memcpy(t + r * bl, t, bl * sizeof *t);
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t *s) { return (float)(splitmix(s) >> 40) / 16777216.0f; }
+static float uniform(uint64_t *s) { return (float)(nvfp4_core_splitmix64(s) >> 40) / 16777216.0f; }
 
 /* te's encode factor for a block of amax bamax under tensor amax A (0 when it has none). */
 static float te_factor(float A, float bamax)
@@ -756,7 +749,7 @@ static void search(wsearch *s, const user_input *u, best_witness *b)
     for (size_t i = 0; i < N_HAND; i++) tries[nt++] = (amax_try){.A = hand[i]};
     uint64_t rs = 0x5EED;
     for (size_t i = 0; i < N_RANDOM; i++)
-        tries[nt++] = (amax_try){.A = ldexpf(1.0f + uniform(&rs), (int)(splitmix(&rs) % 41) - 20)};
+        tries[nt++] = (amax_try){.A = ldexpf(1.0f + uniform(&rs), (int)(nvfp4_core_splitmix64(&rs) % 41) - 20)};
     /* 1. the screen: one trial per amax, at most a tenth of the trials */
     for (size_t i = 0; i < nt; i++) {
         tries[i].order = i;
