@@ -36,13 +36,6 @@ nvfp4_status io_tset_meta_append(nvfp4_tensor_set *s, const char *key, const cha
 /* Sorts names[0..n) and returns the first name that occurs twice, or NULL. */
 const char *io_first_duplicate(const char **names, size_t n);
 
-/* "dir/file", sized to fit (no path is ever truncated); caller frees; NULL
- * when out of memory. */
-char *io_path_join(const char *dir, const char *file);
-
-/* "<dir>/.<base>.tmp-XXXXXX" for mkstemp/mkdtemp; caller frees. */
-char *io_temp_name(const char *path);
-
 /* Reads a JSON array of non-negative integers into shape[]. */
 nvfp4_status io_json_shape(const json_t *arr, const char *fname, const char *tname, unsigned *ndim,
                            size_t *shape, nvfp4_error *err);
@@ -53,7 +46,7 @@ json_t *io_json_shape_new(unsigned ndim, const size_t *shape);
 bool io_name_is_file_safe(const char *name);
 
 /* Registers a temporary file or folder to be removed if SIGINT, SIGTERM or
- * SIGHUP ends the process before it is renamed or removed (cleanup.c);
+ * SIGHUP ends the process before it is renamed or removed (atomic.c);
  * returns the slot for io_temp_unregister (-1: not registered). */
 int io_temp_register(const char *path);
 void io_temp_unregister(int slot);

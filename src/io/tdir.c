@@ -20,6 +20,16 @@
 #define TDIR_FORMAT "nvfp4kit-tensors"
 #define TDIR_VERSION "1"
 
+/* "dir/file", sized to fit (no path is ever truncated); caller frees; NULL
+ * when out of memory. */
+static char *path_join(const char *dir, const char *file)
+{
+    size_t n = strlen(dir) + 1 + strlen(file) + 1;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
 bool io_name_is_file_safe(const char *name)
 {
     size_t n = strlen(name);
@@ -155,7 +165,7 @@ static nvfp4_status read_tensor(const json_t *e, size_t idx, const char *mfile, 
                (unsigned long long)json_integer_value(jb) != (unsigned long long)bytes))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s': \"bytes\" does not match shape and dtype (%zu)",
                                mfile, name, bytes);
-    char *path = io_path_join(src->dir, file);
+    char *path = path_join(src->dir, file);
     if (!path) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     uint8_t *buf;
     size_t len;
@@ -203,7 +213,7 @@ static nvfp4_status check_unique_names(const json_t *ts, const char *mfile, nvfp
 static nvfp4_status parse_meta(const char *json, size_t json_len, const file_source *src, nvfp4_tensor_set *out,
                                nvfp4_error *err)
 {
-    char *mfile = io_path_join(src->dir, "meta.json");
+    char *mfile = path_join(src->dir, "meta.json");
     if (!mfile) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     json_error_t je;
     json_t *root = json_loadb(json, json_len, JSON_REJECT_DUPLICATES, &je);
@@ -246,7 +256,7 @@ nvfp4_status nvfp4_tdir_parse_mem(const char *json, size_t json_len, const char 
 
 nvfp4_status nvfp4_tdir_read(const char *dir, nvfp4_tensor_set *out, nvfp4_error *err)
 {
-    char *mpath = io_path_join(dir, "meta.json");
+    char *mpath = path_join(dir, "meta.json");
     if (!mpath) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     uint8_t *b;
     size_t n;
@@ -293,7 +303,7 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
         char file[256];
         snprintf(file, sizeof file, "%s.%s", t->name, npy ? "npy" : "bin");
         free(path);
-        path = io_path_join(tmp, file);
+        path = path_join(tmp, file);
         if (!path) {
             st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
             break;
@@ -314,7 +324,7 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
     if (!st) {
         char *txt = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
         free(path);
-        path = io_path_join(tmp, "meta.json");
+        path = path_join(tmp, "meta.json");
         if (!txt || !path) st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: cannot encode meta.json", dir);
         else {
             size_t n = strlen(txt);
@@ -332,7 +342,7 @@ static nvfp4_status write_contents(const char *tmp, const char *dir, const nvfp4
  * what a folder of ours holds. NULL (err set) when meta.json is not ours. */
 static json_t *listed_files(const char *dir, nvfp4_error *err)
 {
-    char *m = io_path_join(dir, "meta.json");
+    char *m = path_join(dir, "meta.json");
     if (!m) {
         nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
         return NULL;

@@ -1,14 +1,16 @@
-/* cleanup.c - temporaries that must not outlive the process, and folders
- * written under a temporary sibling name then swapped into place.
+/* atomic.c - writing a file or a folder so that its destination holds either
+ * the old contents or the new, never a mix: the contents are written under a
+ * temporary sibling name (".<base>.tmp-XXXXXX"), then renamed into place; and
+ * the registry of those temporaries, which must not outlive the process.
  *
- * Every temporary file (the atomic writer's .NAME.tmp-XXXXXX) and folder (a
- * folder output or a golden suite under construction) is registered here
- * while it exists. On SIGINT, SIGTERM or SIGHUP a handler removes them with
- * async-signal-safe calls only (unlink, openat, getdents64, unlinkat), then
- * re-raises the signal with its default action, so the process still dies of
- * it. The handler is installed on the first registration, and only for a
- * signal whose action is still the default: a program with its own handler
- * keeps it. SIGKILL cannot be caught; it can leave a hidden temporary. */
+ * Every temporary file and folder (a folder output or a golden suite under
+ * construction) is registered here while it exists. On SIGINT, SIGTERM or
+ * SIGHUP a handler removes them with async-signal-safe calls only (unlink,
+ * openat, getdents64, unlinkat), then re-raises the signal with its default
+ * action, so the process still dies of it. The handler is installed on the
+ * first registration, and only for a signal whose action is still the
+ * default: a program with its own handler keeps it. SIGKILL cannot be
+ * caught; it can leave a hidden temporary. */
 #include "io_internal.h"
 
 #include <errno.h>
@@ -124,6 +126,19 @@ void io_temp_unregister(int slot)
     free(atomic_exchange(&temp_slot[slot], NULL));
 }
 
+/* A temporary name next to `path` ("<dir>/.<base>.tmp-XXXXXX"). */
+static char *temp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = dlen + strlen(base) + 16;
+    char *t = malloc(n);
+    if (!t) return NULL;
+    snprintf(t, n, "%.*s.%s.tmp-XXXXXX", (int)dlen, path, base);
+    return t;
+}
+
 /* ---- a folder built under a temporary name ------------------------------------------ */
 
 nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error *err)
@@ -134,7 +149,7 @@ nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error
     if (!t->dest) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     size_t n = strlen(t->dest);
     while (n > 1 && t->dest[n - 1] == '/') t->dest[--n] = '\0';
-    t->tmp = io_temp_name(t->dest);
+    t->tmp = temp_name(t->dest);
     nvfp4_status st = NVFP4_OK;
     if (!t->tmp) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     else if (!mkdtemp(t->tmp))
@@ -157,7 +172,7 @@ nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error
  * renames leaves the destination absent, never mixed. */
 static nvfp4_status replace_in_two_steps(nvfp4_dir_txn *t, nvfp4_error *err)
 {
-    char *old = io_temp_name(t->dest);
+    char *old = temp_name(t->dest);
     nvfp4_status rc = NVFP4_OK;
     if (!old || !mkdtemp(old)) {
         rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot move the old folder aside: %s", t->dest, strerror(errno));
@@ -214,6 +229,126 @@ void nvfp4_dir_txn_abort(nvfp4_dir_txn *t)
     free(t->dest);
     memset(t, 0, sizeof *t);
     t->slot = -1;
+}
+
+/* ---- a file written under a temporary name ------------------------------------------ */
+
+/* The one check every writer makes before it creates a temporary file and
+ * again just before the rename: the rename would replace whatever has the
+ * destination's name, so a FIFO, a device node (as root: /dev/null, /dev/full),
+ * a socket or a folder there is refused, never swapped for a regular file. A
+ * symbolic link is itself replaced by the rename (nothing is written through
+ * it), but one that points to such a file is refused too: the user named a
+ * special file. Only a name that does not exist, a regular file, a link to a
+ * regular file and a link to nothing are written. */
+nvfp4_status nvfp4_file_check_destination(const char *path, nvfp4_error *err)
+{
+    struct stat ls, ts;
+    /* Nothing there that a rename could replace (no such name, a missing
+     * folder, a name too long): creating the temporary reports the problem. */
+    if (lstat(path, &ls) != 0) return NVFP4_OK;
+    if (S_ISREG(ls.st_mode)) return NVFP4_OK;
+    if (!S_ISLNK(ls.st_mode))
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: is %s, not a regular file; refusing to replace it", path,
+                               io_file_kind((unsigned)ls.st_mode));
+    if (stat(path, &ts) != 0) {
+        if (errno == ENOENT) return NVFP4_OK; /* a link to nothing: the rename replaces the link */
+        return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link that cannot be followed: %s", path,
+                               strerror(errno));
+    }
+    if (S_ISREG(ts.st_mode)) return NVFP4_OK;
+    return nvfp4_error_set(err, NVFP4_EIO, "%s: is a symbolic link to %s, not to a regular file; refusing to replace it",
+                           path, io_file_kind((unsigned)ts.st_mode));
+}
+
+nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_file_writer write, void *ctx,
+                                  nvfp4_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->slot = -1;
+    nvfp4_status st = nvfp4_file_check_destination(path, err);
+    if (st) return st;
+    t->dest = strdup(path);
+    t->tmp = temp_name(path);
+    if (!t->dest || !t->tmp) {
+        nvfp4_file_txn_abort(t);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    int fd = mkstemp(t->tmp);
+    if (fd < 0) {
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        free(t->tmp);
+        t->tmp = NULL; /* nothing of ours to remove */
+        nvfp4_file_txn_abort(t);
+        return st;
+    }
+    t->slot = io_temp_register(t->tmp); /* removed if a signal ends the process mid-write */
+    /* mkstemp creates 0600; give the file the usual umask-based mode. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    FILE *f = fdopen(fd, "wb");
+    bool ok = f != NULL;
+    if (ok) {
+        st = write(f, ctx, err);
+        ok = st == NVFP4_OK && !ferror(f);
+        ok = (fclose(f) == 0) && ok;
+    } else {
+        close(fd);
+    }
+    if (!ok && st == NVFP4_OK) st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
+    if (st) nvfp4_file_txn_abort(t);
+    return st;
+}
+
+nvfp4_status nvfp4_file_txn_commit(nvfp4_file_txn *t, nvfp4_error *err)
+{
+    /* checked again: the destination may have changed while the file was written */
+    nvfp4_status st = nvfp4_file_check_destination(t->dest, err);
+    if (!st && rename(t->tmp, t->dest) != 0)
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot rename into place: %s", t->dest, strerror(errno));
+    if (!st) {
+        free(t->tmp); /* renamed: nothing to remove */
+        t->tmp = NULL;
+    }
+    nvfp4_file_txn_abort(t);
+    return st;
+}
+
+void nvfp4_file_txn_abort(nvfp4_file_txn *t)
+{
+    if (t->tmp) (void)unlink(t->tmp);
+    io_temp_unregister(t->slot);
+    free(t->tmp);
+    free(t->dest);
+    memset(t, 0, sizeof *t);
+    t->slot = -1;
+}
+
+nvfp4_status nvfp4_file_write_atomic_with(const char *path, nvfp4_file_writer write, void *ctx, nvfp4_error *err)
+{
+    nvfp4_file_txn t;
+    nvfp4_status st = nvfp4_file_txn_write(&t, path, write, ctx, err);
+    return st ? st : nvfp4_file_txn_commit(&t, err);
+}
+
+typedef struct {
+    const void *buf;
+    size_t len;
+} io_bytes;
+
+static nvfp4_status write_bytes(FILE *f, void *ctx, nvfp4_error *err)
+{
+    const io_bytes *b = ctx;
+    (void)err; /* a short write shows as a stream error, reported by the caller */
+    if (b->len) (void)fwrite(b->buf, 1, b->len, f);
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_file_write_atomic(const char *path, const void *buf, size_t len, nvfp4_error *err)
+{
+    io_bytes b = {buf, len};
+    return nvfp4_file_write_atomic_with(path, write_bytes, &b, err);
 }
 
 void io_error_retarget(nvfp4_error *err, const char *tmp, const char *dest)
