@@ -1,5 +1,6 @@
 /* layout.c - the scale layouts of nvfp4/layout.h: for each, its padding rule
- * and its offset function (row, block) -> byte, written once here.
+ * and its offset function (row, block) -> byte, written once here (the
+ * 128x4 layout's in core/swizzle.h, which the CUDA kernels share).
  *
  * cuBLAS / CUTLASS 128x4: TE common/cast/mxfp8/swizzle.cuh
  *   gemm_swizzled_scale_idx; CUTLASS sm100_blockscaled_layout.hpp SfKMajorAtom;
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "core/nvfp4_core.h"
+#include "core/swizzle.h"
 
 static const char *const layout_names[NVFP4_SCALE_LAYOUT_COUNT] = {"cublas-128x4", "linear", "flashinfer-8x4"};
 static const char *const layout_short[NVFP4_SCALE_LAYOUT_COUNT] = {"128x4", "linear", "8x4"};
@@ -36,31 +38,26 @@ bool nvfp4_scale_layout_parse(const char *s, nvfp4_scale_layout *out)
     return false;
 }
 
-/* Rows and blocks of one tile: the padding multiples (linear: none). */
-static void tile_of(nvfp4_scale_layout l, size_t *tr, size_t *tc)
+/* The padded shape of layout l: 128x4's rule is core/swizzle.h's; 8x4 pads
+ * rows to 8 and blocks to 4; linear does not pad. 0: a dimension overflows. */
+static int padded_shape(nvfp4_scale_layout l, size_t rows, size_t cols, size_t *r, size_t *c)
 {
-    *tr = l == NVFP4_SCALE_LAYOUT_128X4 ? 128 : l == NVFP4_SCALE_LAYOUT_8X4 ? 8 : 1;
-    *tc = l == NVFP4_SCALE_LAYOUT_LINEAR ? 1 : 4;
+    if (l == NVFP4_SCALE_LAYOUT_128X4) return nvfp4_core_swizzle_padded_shape(rows, cols, r, c);
+    size_t tr = l == NVFP4_SCALE_LAYOUT_8X4 ? 8 : 1, tc = l == NVFP4_SCALE_LAYOUT_8X4 ? 4 : 1;
+    *r = nvfp4_core_roundup(rows, tr);
+    *c = nvfp4_core_roundup(cols, tc);
+    return *r >= rows && *c >= cols;
 }
 
 size_t nvfp4_scale_layout_shape(nvfp4_scale_layout l, size_t rows, size_t cols, size_t *prows, size_t *pcols)
 {
-    size_t tr, tc, n;
+    size_t r, c, n;
     *prows = *pcols = 0;
     if ((unsigned)l >= NVFP4_SCALE_LAYOUT_COUNT) return 0;
-    tile_of(l, &tr, &tc);
-    size_t r = nvfp4_core_roundup(rows, tr), c = nvfp4_core_roundup(cols, tc);
-    if (r < rows || c < cols || !nvfp4_mul_size(r, c, &n)) return 0;
+    if (!padded_shape(l, rows, cols, &r, &c) || !nvfp4_mul_size(r, c, &n)) return 0;
     *prows = r;
     *pcols = c;
     return n;
-}
-
-/* 128x4: tiles of 512 bytes, row-of-tiles major; inside one, row 32a + b at b*16 + a*4. */
-static size_t offset_128x4(size_t r, size_t c, size_t cols)
-{
-    size_t n_col_tiles = (cols + 3) / 4;
-    return ((r / 128) * n_col_tiles + c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
 }
 
 /* 8x4: tiles of 32 bytes, row-of-tiles major; inside one, row-major 8 x 4. */
@@ -75,7 +72,7 @@ size_t nvfp4_scale_layout_offset(nvfp4_scale_layout l, size_t r, size_t c, size_
     switch (l) {
     case NVFP4_SCALE_LAYOUT_8X4: return offset_8x4(r, c, cols);
     case NVFP4_SCALE_LAYOUT_LINEAR: return r * cols + c;
-    default: return offset_128x4(r, c, cols);
+    default: return nvfp4_core_swizzle_offset(r, c, cols);
     }
 }
 
@@ -93,10 +90,10 @@ bool nvfp4_scale_layout_position(nvfp4_scale_layout l, size_t offset, size_t row
         *r = cols ? offset / cols : 0;
         *c = cols ? offset % cols : 0;
         break;
-    default: {
-        size_t tile = offset / 512, in_tile = offset % 512;
-        *r = (tile / n_col_tiles) * 128 + ((in_tile % 16) / 4) * 32 + in_tile / 16;
-        *c = (tile % n_col_tiles) * 4 + in_tile % 4;
+    default: { /* the inverse of nvfp4_core_swizzle_offset */
+        size_t tile = offset / NVFP4_CORE_SWIZZLE_TILE_BYTES, in_tile = offset % NVFP4_CORE_SWIZZLE_TILE_BYTES;
+        *r = (tile / n_col_tiles) * NVFP4_CORE_SWIZZLE_TILE_ROWS + ((in_tile % 16) / 4) * 32 + in_tile / 16;
+        *c = (tile % n_col_tiles) * NVFP4_CORE_SWIZZLE_TILE_COLS + in_tile % 4;
         break;
     }
     }

@@ -1,16 +1,13 @@
-/* swizzle.c - the cuBLAS/CUTLASS 128x4 block-scale layout
- * (docs/semantics.md, "Tensor layout"; TE common/cast/mxfp8/swizzle.cuh
- * gemm_swizzled_scale_idx, torchao mx_formats/utils.py to_blocked, CUTLASS
- * sm100_blockscaled_layout.hpp SfKMajorAtom). The scale matrix is padded to
- * multiples of 128 rows and 4 columns; each 128x4 tile is 512 contiguous
- * bytes, tiles row-of-tiles major; inside a tile row r = 32a + b goes to
- * b*16 + a*4 + c. Padding bytes are zero (TE's swizzle kernel writes zeros).
- * The layout itself lives in layout.c with the other scale layouts. */
+/* swizzle.c - the cuBLAS/CUTLASS 128x4 block-scale layout under its
+ * historical names (nvfp4/quant.h). The layout (padding rule and byte
+ * offset, with its sources) is core/swizzle.h's; the generic scale-layout
+ * calls of nvfp4/layout.h move the bytes. Nothing here restates the rule. */
 #include "nvfp4/quant.h"
 
 #include "nvfp4/layout.h"
 
-/* The 128x4 layout of nvfp4/layout.h under its historical names. */
+#include "core/swizzle.h"
+
 size_t nvfp4_swizzled_size(size_t rows, size_t cols)
 {
     size_t pr, pc;
@@ -19,7 +16,7 @@ size_t nvfp4_swizzled_size(size_t rows, size_t cols)
 
 size_t nvfp4_swizzle_offset(size_t r, size_t c, size_t cols)
 {
-    return nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_128X4, r, c, cols);
+    return nvfp4_core_swizzle_offset(r, c, cols);
 }
 
 void nvfp4_swizzle_position(size_t offset, size_t cols, size_t *r, size_t *c)
