@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/nvfp4_core.h"
+#include "core/swizzle.h"
 #include "recipes/recipe.h"
 #include "nvfp4/io.h"
 
@@ -120,7 +121,7 @@ static nvfp4_status add_orientation(const nvfp4_quantized *q, bool colwise, nvfp
     if (st) return st;
     size_t zsh[2];
     nvfp4_tensor *z;
-    (void)nvfp4_scale_layout_shape(NVFP4_SCALE_LAYOUT_128X4, t->scale_rows, t->scale_cols, &zsh[0], &zsh[1]);
+    (void)nvfp4_core_swizzle_padded_shape(t->scale_rows, t->scale_cols, &zsh[0], &zsh[1]); /* planned: no overflow */
     snprintf(name, sizeof name, "scale%s_swizzled", sfx);
     if ((st = nvfp4_tset_add(s, name, NVFP4_T_U8, 2, zsh, NULL, &z, err))) return st;
     nvfp4_scale_to_layout(NVFP4_SCALE_LAYOUT_128X4, t->scale, t->scale_rows, t->scale_cols, z->data);
@@ -395,59 +396,75 @@ static nvfp4_status check_orientation(const nvfp4_tensor_set *s, const char *fna
     return check_component(s, fname, n, NVFP4_T_F32, 2, g->rows, g->cols, need, err);
 }
 
-/* Options and both geometries of a bundle; fails on malformed metadata. */
-static nvfp4_status bundle_layout(const nvfp4_tensor_set *s, const char *fname, nvfp4_quant_opts *o,
-                                  const nvfp4_recipe_info **info, geometry *gr, geometry *gc, size_t *rows,
-                                  size_t *cols, nvfp4_error *err)
+/* What a bundle's metadata says it holds: its options and recipe, the
+ * input's shape, the layout of scale_swizzled, and the geometry of each
+ * orientation it has. Read once per call (bundle_layout) and then only looked at. */
+typedef struct {
+    nvfp4_quant_opts o;
+    const nvfp4_recipe_info *info;
+    size_t rows, cols;
+    nvfp4_scale_layout sl;
+    geometry row, col;
+} bundle_desc;
+
+/* The layout of a bundle from its metadata; fails on malformed metadata. */
+static nvfp4_status bundle_layout(const nvfp4_tensor_set *s, const char *fname, bundle_desc *b, nvfp4_error *err)
 {
+    memset(b, 0, sizeof *b);
+    nvfp4_quant_opts *o = &b->o;
     nvfp4_status st = nvfp4_bundle_opts(s, fname, o, err);
     if (st) return st;
-    *info = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe));
+    b->info = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe));
     unsigned long long r = 0, c = 0; /* set by meta_ull on success; zero keeps gcc -O3 from warning */
     if ((st = meta_ull(s, fname, "rows", &r, err)) || (st = meta_ull(s, fname, "cols", &c, err))) return st;
     if (r == 0 || c == 0 || r > SIZE_MAX || c > SIZE_MAX)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %llu x %llu is empty or too large", fname, r, c);
-    *rows = (size_t)r;
-    *cols = (size_t)c;
-    if (*rows > ((size_t)1 << 40) || *cols > ((size_t)1 << 40))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is too large", fname, *rows, *cols);
+    b->rows = (size_t)r;
+    b->cols = (size_t)c;
+    if (b->rows > ((size_t)1 << 40) || b->cols > ((size_t)1 << 40))
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is too large", fname, b->rows, b->cols);
     /* the shapes the quantizer plans for these options: the bundle's must be those */
     nvfp4_quant_plan plan;
     nvfp4_error perr;
-    if ((st = nvfp4_quant_plan_init(&plan, o, NVFP4_DTYPE_F32, *rows, *cols, &perr))) {
+    if ((st = nvfp4_quant_plan_init(&plan, o, NVFP4_DTYPE_F32, b->rows, b->cols, &perr))) {
         if (st == NVFP4_ESHAPE)
             return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle shape %zu x %zu is not a multiple of the %s block "
-                                   "and pad is false", fname, *rows, *cols, nvfp4_block_name(plan.opts.block));
+                                   "and pad is false", fname, b->rows, b->cols, nvfp4_block_name(plan.opts.block));
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle options: %s", fname, perr.message);
     }
-    nvfp4_scale_layout sl;
-    if ((st = nvfp4_bundle_scale_layout(s, fname, &sl, err))) return st;
-    if (o->rowwise) geometry_of(&plan.row, sl, gr);
-    if (o->columnwise) geometry_of(&plan.col, sl, gc);
+    if ((st = nvfp4_bundle_scale_layout(s, fname, &b->sl, err))) return st;
+    if (o->rowwise) geometry_of(&plan.row, b->sl, &b->row);
+    if (o->columnwise) geometry_of(&plan.col, b->sl, &b->col);
     return NVFP4_OK;
 }
 
-nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all, nvfp4_error *err)
+/* Every component's dtype and shape against the layout b. */
+static nvfp4_status check_components(const nvfp4_tensor_set *s, const char *fname, bool need_all, const bundle_desc *b,
+                                     nvfp4_error *err)
 {
-    nvfp4_quant_opts o;
-    const nvfp4_recipe_info *info;
-    geometry gr, gc;
-    size_t rows, cols;
-    nvfp4_status st = bundle_layout(s, fname, &o, &info, &gr, &gc, &rows, &cols, err);
-    if (st) return st;
+    nvfp4_status st;
     const nvfp4_tensor *x = nvfp4_tset_find(s, "x");
     if (x) {
         nvfp4_tdtype want = NVFP4_T_F32;
         const char *xd = nvfp4_tset_meta_get(s, "x_dtype");
         if (xd && strcmp(xd, "BF16") == 0) want = NVFP4_T_BF16;
-        if ((st = check_component(s, fname, "x", want, 2, rows, cols, true, err))) return st;
+        if ((st = check_component(s, fname, "x", want, 2, b->rows, b->cols, true, err))) return st;
     } else if (need_all) {
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle lacks the input 'x'", fname);
     }
-    if (o.rowwise && (st = check_orientation(s, fname, "", &gr, amax_count(info, &gr), need_all, err))) return st;
-    if (o.columnwise && (st = check_orientation(s, fname, "_t", &gc, amax_count(info, &gc), need_all, err)))
+    if (b->o.rowwise && (st = check_orientation(s, fname, "", &b->row, amax_count(b->info, &b->row), need_all, err)))
+        return st;
+    if (b->o.columnwise &&
+        (st = check_orientation(s, fname, "_t", &b->col, amax_count(b->info, &b->col), need_all, err)))
         return st;
     return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all, nvfp4_error *err)
+{
+    bundle_desc b;
+    nvfp4_status st = bundle_layout(s, fname, &b, err);
+    return st ? st : check_components(s, fname, need_all, &b, err);
 }
 
 /* A per-token recipe's `per_token_scale`, when present, must be F32 [prows]
@@ -529,29 +546,24 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
                                        nvfp4_error *err)
 {
     memset(q, 0, sizeof *q);
-    nvfp4_status st = nvfp4_bundle_validate(s, fname, false, err);
+    bundle_desc b;
+    nvfp4_status st = bundle_layout(s, fname, &b, err);
+    if (!st) st = check_components(s, fname, false, &b, err);
     if (st) return st;
-    nvfp4_quant_opts o;
-    const nvfp4_recipe_info *info;
-    geometry gr, gc;
-    size_t rows, cols;
-    if ((st = bundle_layout(s, fname, &o, &info, &gr, &gc, &rows, &cols, err))) return st;
-    q->recipe = nvfp4_recipe_find(o.recipe);
-    q->opts = o;
-    q->opts.recipe = info->name; /* static, unlike o.recipe (points into s) */
-    nvfp4_scale_layout sl;
-    if ((st = nvfp4_bundle_scale_layout(s, fname, &sl, err))) return st;
-    if (o.rowwise) {
+    q->recipe = nvfp4_recipe_find(b.o.recipe);
+    q->opts = b.o;
+    q->opts.recipe = b.info->name; /* static, unlike b.o.recipe (points into s) */
+    if (b.o.rowwise) {
         q->has_row = true;
-        st = take_orientation(s, fname, "", &gr, amax_count(info, &gr), sl, &q->row, err);
+        st = take_orientation(s, fname, "", &b.row, amax_count(b.info, &b.row), b.sl, &q->row, err);
     }
-    if (!st && o.columnwise) {
+    if (!st && b.o.columnwise) {
         q->has_col = true;
-        q->col.rht = o.rht;
-        st = take_orientation(s, fname, "_t", &gc, amax_count(info, &gc), sl, &q->col, err);
+        q->col.rht = b.o.rht;
+        st = take_orientation(s, fname, "_t", &b.col, amax_count(b.info, &b.col), b.sl, &q->col, err);
     }
-    if (!st && o.rowwise) st = check_per_token_scale(s, fname, "", q->recipe, &q->row, err);
-    if (!st && o.columnwise) st = check_per_token_scale(s, fname, "_t", q->recipe, &q->col, err);
+    if (!st && b.o.rowwise) st = check_per_token_scale(s, fname, "", q->recipe, &q->row, err);
+    if (!st && b.o.columnwise) st = check_per_token_scale(s, fname, "_t", q->recipe, &q->col, err);
     if (st) nvfp4_quantized_free(q);
     return st;
 }
