@@ -30,6 +30,7 @@
 #include "core/recipe.h"
 #include "core/hadamard.h"
 #include "core/sr_rbits.h"
+#include "core/swizzle.h"
 
 /* Loops over the 16 elements of a segment are unrolled on the device, so
  * that the segment's arrays live in registers, not local memory. */
@@ -519,14 +520,7 @@ struct nvfp4_cu_dequant_item {
 };
 
 /* ---- scale swizzle (cuBLAS 128x4, docs/semantics.md, "Tensor layout") ---------------- */
-/* Layout formula (TE common/cast/mxfp8/swizzle.cuh gemm_swizzled_scale_idx,
- * torchao mx_formats/utils.py to_blocked): not a rounding rule, an address. */
-NVFP4_IT size_t nvfp4_cu_swizzle_offset(size_t r, size_t c, size_t cols)
-{
-    size_t n_col_tiles = (cols + 3) / 4;
-    return ((r / 128) * n_col_tiles + c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
-}
-
+/* The layout (padding and byte offset) is core/swizzle.h's, shared with the CPU library. */
 /* One item per swizzled byte, padding written as zero. */
 struct nvfp4_cu_swizzle_item {
     const uint8_t *lin;
@@ -537,7 +531,7 @@ struct nvfp4_cu_swizzle_item {
     {
         size_t r, c;
         nvfp4_cu_divmod(t, pcols, &r, &c);
-        swz[nvfp4_cu_swizzle_offset(r, c, cols)] = (r < rows && c < cols) ? lin[r * cols + c] : (uint8_t)0;
+        swz[nvfp4_core_swizzle_offset(r, c, cols)] = (r < rows && c < cols) ? lin[r * cols + c] : (uint8_t)0;
     }
 };
 

@@ -271,8 +271,8 @@ extern "C" nvfp4_status nvfp4_cuda_scale_swizzle(const uint8_t *linear, size_t r
     it.lin = linear;
     it.rows = rows;
     it.cols = cols;
-    it.prows = (rows + 127) / 128 * 128;
-    it.pcols = (cols + 3) / 4 * 4;
+    if (!nvfp4_core_swizzle_padded_shape(rows, cols, &it.prows, &it.pcols))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_cuda_scale_swizzle: %zu x %zu scales overflow", rows, cols);
     it.swz = swz;
     return launch(it, err, "swizzle kernel");
 }
