@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/swizzle.h"
+
 /* The band of plausible weight amaxes for the reciprocal rule. A stored
  * global scale v and its reciprocal reading imply amaxes A and 2688^2/A,
  * which meet at A = 2688: below it the convention's reading is the smaller
@@ -62,8 +64,6 @@ static void shape_str(const nvfp4_st_entry *e, char *buf, size_t n)
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
-static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
-
 /* The weight codes and block scales: dtypes and shapes. */
 static bool check_codes_and_scales(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt_report *rep)
 {
@@ -93,13 +93,14 @@ static bool check_codes_and_scales(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *
                                 "%s has shape %s: %zu columns are not a multiple of the 16-element block. Fix: pad "
                                 "the input dimension to a multiple of 16 before quantizing", l->weight_tensor, ws,
                                 2 * half);
-    size_t n = l->rows, kb = half / 8;
+    size_t n = l->rows, kb = half / 8, zr, zc;
+    (void)nvfp4_core_swizzle_padded_shape(n, kb, &zr, &zc);
     if (we->ndim == 2 && se->ndim == 2) {
-        if (se->shape[0] == round_up(n, 128) && se->shape[1] == round_up(kb, 4))
+        if (se->shape[0] == zr && se->shape[1] == zc)
             return ckpt_add_finding(rep, sn, "scale-layout", NVFP4_CKPT_ERROR,
                                     "%s has shape %s, the padded [%zu, %zu] of cuBLAS's 128x4 swizzled tiles, for "
                                     "codes %s; the convention stores linear scales [%zu, %zu]. Fix: unswizzle and "
-                                    "drop the padding", sn, ss, round_up(n, 128), round_up(kb, 4), ws, n, kb);
+                                    "drop the padding", sn, ss, zr, zc, ws, n, kb);
         if (se->shape[0] == kb && se->shape[1] == n)
             return ckpt_add_finding(rep, sn, "scale-layout", NVFP4_CKPT_ERROR,
                                     "%s has shape %s, transposed: codes %s need linear scales [%zu, %zu] (one per 16 "

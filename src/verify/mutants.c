@@ -14,6 +14,7 @@
 #include "core/bf16.h"
 #include "core/hadamard.h"
 #include "core/philox.h"
+#include "core/swizzle.h"
 #include "nvfp4/trace.h"
 #include "recipes/recipe.h"
 #include "verify/mutant.h"
@@ -775,11 +776,12 @@ static void ly_swizzle_padded_stride(const nvfp4_mctx *c, nvfp4_qtensor *t, uint
 {
     (void)c;
     memset(swz, 0, n);
-    size_t C = t->scale_cols, Cp = (C + 3) / 4 * 4, tiles_c = Cp / 4;
+    size_t C = t->scale_cols, R, Cp;
+    (void)nvfp4_core_swizzle_padded_shape(t->scale_rows, C, &R, &Cp);
     for (size_t r = 0; r < t->scale_rows; r++)
         for (size_t k = 0; k < C; k++) {
-            size_t f = r * C + k, rr = f / Cp, kk = f % Cp;
-            size_t off = ((rr / 128) * tiles_c + kk / 4) * 512 + (rr % 32) * 16 + ((rr % 128) / 32) * 4 + (kk % 4);
+            size_t f = r * C + k, rr = f / Cp, kk = f % Cp; /* the mutant: Cp as the stride */
+            size_t off = nvfp4_core_swizzle_offset(rr, kk, C);
             if (off < n) swz[off] = t->scale[r * C + k];
         }
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/splitmix.h"
+#include "core/swizzle.h"
 #include "verify/report_views.h"
 
 #define P(...) nvfp4_strbuf_printf(t, __VA_ARGS__)
@@ -804,7 +805,8 @@ static nvfp4_status add_candidate(nvfp4_tensor_set *set, const wchain *c, const 
     const char *sfx = colwise ? "_t" : "";
     const nvfp4_vview *v = &r.view.v;
     size_t dr = v->rows ? v->rows : 1, sr = v->scale_bytes / (nvfp4_vview_scale_cols(v) ? nvfp4_vview_scale_cols(v) : 1);
-    size_t zr = (sr + 127) / 128 * 128;
+    size_t zr, zc; /* the 128x4 buffer's rows; its width follows from its size */
+    (void)nvfp4_core_swizzle_padded_shape(sr, nvfp4_vview_scale_cols(v), &zr, &zc);
     size_t dsh[2] = {dr, v->data_bytes / dr}, ssh[2] = {sr, sr ? v->scale_bytes / sr : 0},
            zsh[2] = {zr, zr ? v->scale_swizzled_bytes / zr : 0};
     nvfp4_status st;
