@@ -107,6 +107,7 @@ typedef enum {
     NVFP4_CAUSE_KNOWN_BUG,           /* the output equals a catalogued mutant exactly (nvfp4_mutant_*) */
     NVFP4_CAUSE_SCALE_PERMUTED,      /* scale_swizzled follows another catalogued placement of the scales */
     NVFP4_CAUSE_SCALE_LAYOUT,        /* scale_swizzled holds the expected scales in another named layout */
+    NVFP4_CAUSE_GLOBAL_SCALE,        /* the block scales were computed with another S_enc (or g) than the recipe's */
     NVFP4_CAUSE_COUNT
 } nvfp4_cause;
 
@@ -156,6 +157,12 @@ typedef struct {
     size_t n_first, max_first;
     nvfp4_vcause_line causes[NVFP4_VERIFY_MAX_CAUSES];
     size_t n_causes;
+    /* The global scale read back from the actual block scales (opts.recipe given, its block-scale rule
+     * monotone in S_enc or g, E4M3 scales): every value under which the recipe's rule gives each actual
+     * byte lies in [gscale_lo, gscale_hi]; gscale_empty when no single value does. */
+    bool gscale_known, gscale_decode, gscale_empty;
+    float gscale_lo, gscale_hi, gscale_expected; /* expected: the recipe's own value for the golden amax */
+    uint64_t gscale_count;                       /* fp32 values in the interval */
 } nvfp4_vreport;
 
 /* A named alternative output for the same input (another recipe or
@@ -179,6 +186,8 @@ typedef struct {
     const float *sr_scaled;
     uint64_t sr_seed, sr_offset;
     size_t sr_block_elems;      /* 16 or 32 */
+    const char *recipe;         /* the recipe (nvfp4_recipe_find) whose chain produced the expected view, or NULL:
+                                   lets verify read back the global scale the kernel used (cause global-scale) */
 } nvfp4_verify_opts;
 
 void nvfp4_verify_opts_init(nvfp4_verify_opts *o);

@@ -153,6 +153,7 @@ class VerifyOpts(ctypes.Structure):  # nvfp4_verify_opts (nvfp4/verify.h)
         ("max_errors", c_size), ("components", ctypes.c_uint), ("candidates", ctypes.c_void_p),
         ("n_candidates", c_size), ("expected_name", ctypes.c_char_p), ("sr_scaled", ctypes.c_void_p),
         ("sr_seed", ctypes.c_uint64), ("sr_offset", ctypes.c_uint64), ("sr_block_elems", c_size),
+        ("recipe", ctypes.c_char_p),
     ]
 
 

@@ -234,6 +234,14 @@ class Report:
         candidates that give the same bytes on this input), plus orientation."""
         return [dict(c, orientation=o["orientation"]) for o in self.outputs for c in o["causes"]]
 
+    @property
+    def global_scale(self):
+        """Per orientation ("rowwise", "columnwise"), the global scale read back
+        from the kernel's scale bytes (docs/verify.md, "The global scale a
+        kernel used"): {"parameter": "S_enc" or "g", "lo", "hi", "count",
+        "expected", "empty"}; absent where it was not computed."""
+        return {o["orientation"]: o["global_scale"] for o in self.outputs if "global_scale" in o}
+
     def __bool__(self):
         return self.ok
 

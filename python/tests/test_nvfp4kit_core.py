@@ -368,3 +368,24 @@ def test_structured_causes_and_chain(tmp_path, cli):
     bf = ((d.view(np.uint32) + np.uint32(0x8000)) & np.uint32(0xFFFF0000)).view(np.float32)
     g = nk.gemm_check(a, b, bf)
     assert not g.ok and "cause bf16-output:" in str(g)
+
+
+def test_global_scale_read_back_from_the_scales():
+    """Scale bytes 8 codes down (every E4M3 scale halved, as a kernel with half te's S_enc writes them): verify
+    reads S_enc back from them (Report.global_scale) and proves that te's own S_enc cannot have given them."""
+    x = rand(64, 64, seed=5)
+    golden = nk.quantize(x)
+    out = golden.components()
+    s = out["scale"].astype(np.int32)
+    assert s.min() >= 0x40  # normal E4M3 values: one binade down is exact
+    out["scale"] = (s - 8).astype(np.uint8)
+    del out["scale_swizzled"]
+    rep = nk.verify(golden, out)
+    g = rep.global_scale["rowwise"]
+    senc = np.float32(2688.0) / np.float32(out["amax"].reshape(-1)[0])
+    assert g["parameter"] == "S_enc" and not g["empty"]
+    assert g["expected"] == float(senc)
+    assert g["lo"] <= float(senc) / 2 <= g["hi"] and g["hi"] < float(senc)
+    cause = [c for c in rep.cause_details if c["cause"] == "global-scale"]
+    assert cause and cause[0]["status"] == "proven" and cause[0]["step"] == "global-scale"
+    assert "outside" in cause[0]["line"]

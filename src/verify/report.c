@@ -252,6 +252,19 @@ static json_t *json_output(const vrep_bundle *b, const nvfp4_vreport *rep, bool 
             json_object_set_new(rc, nvfp4_vreason_name((nvfp4_vreason)r), json_integer((json_int_t)rep->reason_count[r]));
     json_object_set_new(o, "reasons", rc);
     json_object_set_new(o, "causes", json_causes(rep->causes, rep->n_causes));
+    if (rep->gscale_known) {
+        /* the global scale read back from the actual block scales (docs/verify.md) */
+        json_t *g = json_object();
+        json_object_set_new(g, "parameter", json_string(rep->gscale_decode ? "g" : "S_enc"));
+        json_object_set_new(g, "empty", json_boolean(rep->gscale_empty));
+        if (!rep->gscale_empty) {
+            json_object_set_new(g, "lo", json_f(rep->gscale_lo));
+            json_object_set_new(g, "hi", json_f(rep->gscale_hi));
+            json_object_set_new(g, "count", json_integer((json_int_t)rep->gscale_count));
+        }
+        json_object_set_new(g, "expected", json_f(rep->gscale_expected));
+        json_object_set_new(o, "global_scale", g);
+    }
     json_object_set_new(o, "match", json_boolean(nvfp4_vreport_match(rep)));
     return o;
 }
@@ -316,6 +329,7 @@ static int verify_orientation(const vrep_bundle *b, const nvfp4_tensor_set *act,
     *compared_any = true;
     nvfp4_verify_opts o = bo->verify;
     o.expected_name = b->info->name;
+    if (!(colwise && b->opts.rht)) o.recipe = b->info->name; /* block amaxes of x: not in the Hadamard domain */
     /* an SR golden: the scaled values let verify name a byte-order mix-up */
     float *sr_y = NULL;
     size_t bl = b->opts.block == NVFP4_BLOCK_1X32 ? 32 : 16;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipes/recipe.h"
+#include "verify/gscale.h"
 #include "verify/mutant.h"
 #include "verify/vchain.h"
 
@@ -61,7 +63,7 @@ static const char *const cause_names[NVFP4_CAUSE_COUNT] = {
     "swapped-nibbles", "transposed-data", "linear-for-swizzled", "swizzled-for-linear", "padding-bytes",
     "scale-off-by-one", "ties-away", "negative-zero", "nan-policy", "underflow-zeroed", "block-scale-formula",
     "encode-factor", "different-recipe", "sr-byte-order", "biased-sr", "sr-dependent", "known-bug", "scale-permuted",
-    "scale-layout"};
+    "scale-layout", "global-scale"};
 
 const char *nvfp4_cause_name(nvfp4_cause c) { return (unsigned)c < NVFP4_CAUSE_COUNT ? cause_names[c] : "?"; }
 
@@ -80,6 +82,7 @@ const char *nvfp4_cause_step(nvfp4_cause c)
     case NVFP4_CAUSE_SCALE_OFF_BY_ONE:
     case NVFP4_CAUSE_BLOCK_SCALE_FORMULA: return "block-scale";
     case NVFP4_CAUSE_ENCODE_FACTOR: return "encode-factor";
+    case NVFP4_CAUSE_GLOBAL_SCALE: return "global-scale";
     case NVFP4_CAUSE_TIES_AWAY:
     case NVFP4_CAUSE_SR_BYTE_ORDER:
     case NVFP4_CAUSE_BIASED_SR:
@@ -1178,6 +1181,143 @@ static void actual_linear_scales(vctx *c)
     c->act_scale = c->unswizzled;
 }
 
+/* ---- the global scale the kernel used (gscale.h) ------------------------------- */
+
+/* Whether block (r, c)'s amax is the same under every catalogued block-amax
+ * rule: no NaN or Inf in it, its largest magnitude a positive element (a
+ * signed max agrees), and for a 16x16 tile the first row holds it. */
+static bool block_amax_robust(const nvfp4_vview *v, size_t r, size_t c, float bamax)
+{
+    size_t br = block_rows_of(v), bc = block_cols_of(v);
+    size_t r0 = r / br * br, c0 = c / bc * bc;
+    float smax = -INFINITY, first = 0.0f;
+    for (size_t i = r0; i < r0 + br && i < v->rows; i++)
+        for (size_t j = c0; j < c0 + bc && j < v->cols; j++) {
+            float x = x_at(v, i, j);
+            if (!isfinite(x)) return false;
+            smax = x > smax ? x : smax;
+            if (i == r0) first = nvfp4_core_amax_step(first, x, 0);
+        }
+    return smax == bamax && (br == 1 || first == bamax);
+}
+
+static bool block_has_nan(const nvfp4_vview *v, size_t r, size_t c)
+{
+    size_t br = block_rows_of(v), bc = block_cols_of(v);
+    size_t r0 = r / br * br, c0 = c / bc * bc;
+    for (size_t i = r0; i < r0 + br && i < v->rows; i++)
+        for (size_t j = c0; j < c0 + bc && j < v->cols; j++)
+            if (isnan(x_at(v, i, j))) return true;
+    return false;
+}
+
+/* "inside: VALUE (NAMES); ..." for the known global rules whose value lies in the interval. */
+static void list_inside(const nvfp4_core_recipe *core, float amax, const nvfp4_vreport *rep, char *buf, size_t n)
+{
+    nvfp4_gscale_named cand[48];
+    size_t nc = nvfp4_gscale_candidates(core, amax, cand, 48), used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < nc; k++) {
+        if (!(cand[k].value >= rep->gscale_lo && cand[k].value <= rep->gscale_hi)) continue;
+        int w = snprintf(buf + used, n - used, "%s%.9g (%s)", used ? "; " : "inside: ", (double)cand[k].value,
+                         cand[k].name);
+        if (w < 0 || (size_t)w >= n - used) break;
+        used += (size_t)w;
+    }
+    if (!used) snprintf(buf, n, "no known global rule gives a value inside");
+}
+
+/* Drops the causes of type t (a pattern a proven cause explains). */
+static void drop_causes(nvfp4_vreport *rep, nvfp4_cause t)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < rep->n_causes; i++)
+        if (rep->causes[i].cause != t) rep->causes[k++] = rep->causes[i];
+    rep->n_causes = k;
+}
+
+/* Reads back the S_enc (or g) the kernel's block scales were computed with
+ * and, when the recipe's own value cannot have given them, says so: proven
+ * when a block whose amax every catalogued block-amax rule agrees on
+ * excludes it and no other known block-scale formula gives the bytes with it. */
+static void detect_global_scale(vctx *c)
+{
+    const nvfp4_vview *e = c->e;
+    nvfp4_vreport *rep = c->rep;
+    const nvfp4_recipe *rec = c->o->recipe ? nvfp4_recipe_find(c->o->recipe) : NULL;
+    if (!rec || !e->x || !e->amax || e->amax_count > 1 || !c->act_scale || !e4m3_scales(e) || e->e4m3_elements ||
+        nvfp4_vreport_match(rep))
+        return;
+    const nvfp4_core_recipe *core = nvfp4_recipe_core(rec);
+    bool decode = false;
+    if (!nvfp4_gscale_monotone(core, &decode) || !isfinite(*e->amax)) return;
+    size_t scols = nvfp4_vview_scale_cols(e), n = e->scale_bytes;
+    float *bamax = malloc((n ? n : 1) * sizeof *bamax);
+    if (!bamax) return;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = i / scols, col = (i % scols) * block_cols_of(e);
+        bamax[i] = block_has_nan(e, r, col) ? NAN : block_amax(e, r, col); /* NaN blocks do not constrain */
+    }
+    const uint8_t *act = c->act_scale;
+    nvfp4_gscale_interval iv;
+    nvfp4_gscale_infer(core, bamax, act, n, &iv);
+    float amax = *e->amax;
+    nvfp4_core_global g0 = nvfp4_core_global_from_amax(core, amax);
+    float p0 = nvfp4_gscale_param(core, &g0);
+    if (iv.applies) {
+        rep->gscale_known = true;
+        rep->gscale_decode = decode;
+        rep->gscale_empty = iv.empty;
+        rep->gscale_lo = iv.lo;
+        rep->gscale_hi = iv.hi;
+        rep->gscale_count = iv.empty ? 0 : iv.count;
+        rep->gscale_expected = p0;
+    }
+    if (!iv.applies || iv.empty || (p0 >= iv.lo && p0 <= iv.hi)) {
+        free(bamax);
+        return;
+    }
+    size_t dec = SIZE_MAX;
+    for (size_t i = 0; i < n && dec == SIZE_MAX; i++) {
+        size_t r = i / scols, col = (i % scols) * block_cols_of(e);
+        if (isfinite(bamax[i]) && nvfp4_gscale_byte_at(core, p0, bamax[i]) != act[i] &&
+            block_amax_robust(e, r, col, bamax[i]))
+            dec = i;
+    }
+    char inside[200], others[300];
+    list_inside(core, amax, rep, inside, sizeof inside);
+    size_t nalt = nvfp4_gscale_other_bscales(core, c->o->recipe, amax, bamax, act, n, others, sizeof others);
+    const char *pn = decode ? "g" : "S_enc";
+    double a_lo = decode ? 2688.0 * iv.lo : 2688.0 / iv.hi, a_hi = decode ? 2688.0 * iv.hi : 2688.0 / iv.lo;
+    nvfp4_vreport_add_cause(rep, NVFP4_CAUSE_GLOBAL_SCALE,
+                            "scale: your block scales need %s in [%.9g, %.9g] (%llu fp32 values, amax about [%.7g, "
+                            "%.7g]); %s's rule gives %.9g for amax %.9g, outside; %s",
+                            pn, (double)iv.lo, (double)iv.hi, (unsigned long long)iv.count, a_lo, a_hi, c->o->recipe,
+                            (double)p0, (double)amax, inside);
+    if (rep->n_causes && rep->causes[rep->n_causes - 1].cause == NVFP4_CAUSE_GLOBAL_SCALE) {
+        nvfp4_vcause_line *l = &rep->causes[rep->n_causes - 1];
+        if (nalt == 0 && dec != SIZE_MAX) {
+            float lo = 0.0f, hi = 0.0f;
+            nvfp4_gscale_block_interval(core, bamax[dec], act[dec], &lo, &hi);
+            l->status = NVFP4_CAUSE_PROVEN;
+            snprintf(l->evidence, sizeof l->evidence,
+                     "block %zu (row %zu, block column %zu, block amax %.9g): your byte 0x%02X needs %s in [%.9g, "
+                     "%.9g], %.9g gives 0x%02X; no other known block-scale formula gives your bytes with %.9g",
+                     dec, dec / scols, dec % scols, (double)bamax[dec], act[dec], pn, (double)lo, (double)hi,
+                     (double)p0, nvfp4_gscale_byte_at(core, p0, bamax[dec]), (double)p0);
+            relabel_ties(c, "global-scale");
+            drop_causes(rep, NVFP4_CAUSE_SCALE_OFF_BY_ONE); /* the off-by-one bytes come from the other S_enc */
+        } else {
+            snprintf(l->evidence, sizeof l->evidence, "%s",
+                     nalt ? "other block-scale formulas give your bytes with the recipe's own value"
+                          : "every block that excludes the recipe's value has an amax some catalogued block-amax "
+                            "rule computes otherwise (NaN or Inf, a negative largest element, a tile's other rows)");
+            snprintf(l->alternatives, sizeof l->alternatives, "%s", others);
+        }
+    }
+    free(bamax);
+}
+
 nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual, const nvfp4_verify_opts *opts,
                           nvfp4_vreport *rep, nvfp4_error *err)
 {
@@ -1237,6 +1377,7 @@ nvfp4_status nvfp4_verify(const nvfp4_vview *expected, const nvfp4_vview *actual
         detect_block_scale_formula(&c, &stl);
     }
     detect_candidates(&c);
+    if (want[NVFP4_VC_SCALE] || want[NVFP4_VC_SCALE_SWIZZLED]) detect_global_scale(&c);
     free(c.unswizzled);
     return NVFP4_OK;
 }

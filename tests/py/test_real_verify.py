@@ -19,7 +19,9 @@ and checked:
   among its alternatives (unless the quantizer's defect shows: recipe plus
   defect is no candidate of te's golden); every cause verify states as `proven` names the
   recipe (or, against mslk's own golden, the defect), never another
-  candidate: a proven claim that is false fails the test;
+  candidate: a proven claim that is false fails the test; a `global-scale`
+  cause stated as proven must bracket the quantizer's real S_enc (computed
+  here by the quantizer's own code) and exclude te's;
 - verify against the recipe's own golden: a match, except mslk where it
   differs, and there the defect is named.
 
@@ -57,6 +59,8 @@ class _Checker:
     def __init__(self, test, tmp):
         self.t, self.tmp = test, tmp
         self.said = []  # (tensor, what identify and verify said), for the summary
+        self.gscale_proven = 0
+        self.last_gscale = []
 
     def save(self, x, data, scale_key, scale, amax):
         xp, ap = os.path.join(self.tmp, "x.npy"), os.path.join(self.tmp, "act.safetensors")
@@ -81,10 +85,23 @@ class _Checker:
         rc, out, err = _run(["verify", "--expected", golden, "--actual", ap, "--json"])
         self.t.assertIn(rc, (0, 1), err)
         d = json.loads(out)
+        self.last_gscale = [o.get("global_scale") for o in d["outputs"] if o["causes"]]
         return d["verdict"], [c for o in d["outputs"] for c in o["causes"]]
 
-    def check(self, name, x, data, scale_key, scale, amax, recipe, defect=None):
-        """defect: the catalogued bug the quantizer may add to its recipe (mslk)."""
+    def check_gscale(self, name, causes, senc):
+        """A proven global-scale cause: the S_enc interval it reports holds the quantizer's real S_enc, and
+        the golden recipe's own value is not that S_enc."""
+        for c in causes:
+            if c["cause"] != "global-scale" or c["status"] != "proven":
+                continue
+            self.gscale_proven += 1
+            g = [g for g in self.last_gscale if g][0]
+            self.t.assertIsNotNone(senc, "%s: a proven global-scale claim on a quantizer without a known S_enc" % name)
+            self.t.assertTrue(g["lo"] <= senc <= g["hi"], "%s: S_enc %r outside the proven interval %r" % (name, senc, g))
+            self.t.assertNotEqual(g["expected"], senc, "%s: proven global-scale, but the kernel's S_enc is te's" % name)
+
+    def check(self, name, x, data, scale_key, scale, amax, recipe, defect=None, senc=None):
+        """defect: the catalogued bug the quantizer may add to its recipe (mslk); senc: its S_enc."""
         xp, ap = self.save(x, data, scale_key, scale, amax)
         variant = "%s rn 1x16" % recipe
         allowed = {variant} | ({"%s [mutant %s]" % (variant, defect)} if defect else set())
@@ -103,6 +120,7 @@ class _Checker:
                     self.t.assertTrue(c["line"].startswith(defect + ":"), "%s: false proven claim %s" %
                                       (name, c["line"][:80]))
         te_verdict, te_causes = self.verify(self.golden(xp, "te"), ap)
+        self.check_gscale(name, te_causes, senc)
         if te_verdict != "match":
             rec = [c for c in te_causes if c["cause"] in ("different-recipe", "known-bug")]
             named = any(variant in c["line"] or variant in c["alternatives"] or "..." in c["alternatives"] or
@@ -129,28 +147,33 @@ class RealQuantizersVerified(unittest.TestCase):
         self.addCleanup(self.tmp.cleanup)
         self.cases = [c for c in P.tensors() + P.more_tensors() if not c[2]]
 
-    def each(self, recipe, run):
+    def each(self, recipe, run, senc_of):
         chk = _Checker(self, self.tmp.name)
         for name, x, _ in self.cases:
             with self.subTest(tensor=name):
-                scale, data, _, amax, key = run(torch.from_numpy(x.copy()))
-                chk.check(name, x, data, key, scale, amax, recipe)
+                t = torch.from_numpy(x.copy())
+                scale, data, _, amax, key = run(t)
+                chk.check(name, x, data, key, scale, amax, recipe, senc=float(senc_of(t)))
         differing = [s for s in chk.said if s[1] != "match"]
-        print("%s: %d tensors; %d differ from te, each identified and named as %s; proven claims: %d" %
-              (recipe, len(chk.said), len(differing), recipe, sum(len(s[5]) for s in chk.said)))
+        print("%s: %d tensors; %d differ from te, each identified and named as %s; proven claims: %d "
+              "(global-scale: %d)" % (recipe, len(chk.said), len(differing), recipe, sum(len(s[5]) for s in chk.said),
+                                     chk.gscale_proven))
         return chk
 
     @unittest.skipIf(P is None or P.CT is None, "compressed-tensors is not installed")
     def test_compressed_tensors(self):
-        self.each("compressed-tensors", lambda t: P.CompressedTensorsNVFP4.run_ct(None, t))
+        # S_enc as run_ct computes it: generate_gparam of the observer's min and max
+        self.each("compressed-tensors", lambda t: P.CompressedTensorsNVFP4.run_ct(None, t),
+                  lambda t: P.CT["gparam"](*(v.reshape(1) for v in torch.aminmax(t))).item())
 
     @unittest.skipIf(P is None or P.VLLM is None, "vllm is not installed")
     def test_vllm(self):
-        self.each("vllm", lambda t: P.VllmRefNVFP4.run_vllm(type("holder", (), {})(), t))
+        self.each("vllm", lambda t: P.VllmRefNVFP4.run_vllm(type("holder", (), {})(), t),
+                  lambda t: ((448.0 * 6.0) / torch.abs(t).max()).to(torch.float32).item())
 
     @unittest.skipIf(P is None or P.FI is None, "flashinfer-python is not installed")
     def test_flashinfer(self):
-        self.each("flashinfer", lambda t: P.FlashInferNVFP4.run_fi(None, t))
+        self.each("flashinfer", lambda t: P.FlashInferNVFP4.run_fi(None, t), lambda t: float(P.FI["gscale"](t, False)))
 
 
 class MslkVerified(unittest.TestCase):
@@ -178,12 +201,15 @@ class MslkVerified(unittest.TestCase):
             chk = _Checker(self, tmp)
             cases = [c for c in T.tensors() + T.more_tensors() if not c[2] and c[0] not in T.NAN_RAISING]
             for name, x, _ in cases:
-                data, sw, amax = runner.run_mslk(torch.from_numpy(x.copy()))
-                chk.check(name, x, data, "scale_swizzled", sw, amax, "mslk", defect=MSLK_DEFECT)
+                t = torch.from_numpy(x.copy())
+                data, sw, amax = runner.run_mslk(t)
+                senc = T.per_tensor_scale_of(t).reciprocal().item()  # what run_mslk passes the kernel
+                chk.check(name, x, data, "scale_swizzled", sw, amax, "mslk", defect=MSLK_DEFECT, senc=senc)
         defect = [s[0] for s in chk.said if s[2] != "match"]
         self.assertTrue(defect, "no tensor shows mslk's unclamped encode factor")
-        print("mslk: %d tensors; %d show its defect %s, named by verify against the mslk golden (%s)" %
-              (len(chk.said), len(defect), MSLK_DEFECT, ", ".join(defect)))
+        print("mslk: %d tensors; %d show its defect %s, named by verify against the mslk golden (%s); proven "
+              "global-scale claims: %d" % (len(chk.said), len(defect), MSLK_DEFECT, ", ".join(defect),
+                                           chk.gscale_proven))
 
 
 if __name__ == "__main__":
