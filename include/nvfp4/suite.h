@@ -57,7 +57,7 @@ nvfp4_status nvfp4_suite_generate(const char *dir, const nvfp4_suite_opts *o, nv
  * all) generated in memory, then for every catalogued mutant of the recipe
  * at this rounding the case that kills it and the causes verify names,
  * the separating cases, the pairs not separated and the candidates not
- * singled out. *text (malloc'd) is the report as text, or JSON with json;
+ * singled out. *text (malloc'd, nvfp4_free) is the report as text, or JSON with json;
  * *verdict is 0 when every mutant is killed and named, 1 otherwise. */
 nvfp4_status nvfp4_suite_mutation_report(const nvfp4_suite_opts *o, bool json, char **text, int *verdict,
                                          nvfp4_error *err);
@@ -115,7 +115,7 @@ nvfp4_case_status nvfp4_suite_result_case_status(const nvfp4_suite_result *r, si
 const char *nvfp4_suite_result_case_actual(const nvfp4_suite_result *r, size_t i);
 const char *nvfp4_suite_result_case_summary(const nvfp4_suite_result *r, size_t i);
 const char *nvfp4_suite_result_case_error(const nvfp4_suite_result *r, size_t i);
-char *nvfp4_suite_result_case_json(const nvfp4_suite_result *r, size_t i); /* malloc'd JSON array, or NULL */
+char *nvfp4_suite_result_case_json(const nvfp4_suite_result *r, size_t i); /* JSON array (nvfp4_free), or NULL */
 
 typedef enum {
     NVFP4_SUITE_TEXT = 0,  /* the report of `verify --suite` (without its final "verdict:" line) */
@@ -124,7 +124,7 @@ typedef enum {
     NVFP4_SUITE_JUNIT = 3  /* the file `verify --suite --junit FILE` writes */
 } nvfp4_suite_format;
 
-/* The result rendered as the CLI prints it (malloc'd; NULL when out of memory). */
+/* The result rendered as the CLI prints it (malloc'd, free with nvfp4_free; NULL when out of memory). */
 char *nvfp4_suite_result_render(const nvfp4_suite_result *r, nvfp4_suite_format f);
 
 /* The JUnit XML written to path atomically (a temporary name, then rename). */
