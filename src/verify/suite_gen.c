@@ -313,7 +313,9 @@ static nvfp4_status mutants_separating(gen *g)
         if (f) {
             gm_print_unseparated(g->gm, f);
             fclose(f);
-            for (char *line = strtok(notes, "\n"); line; line = strtok(NULL, "\n")) say(g, "%s", line);
+            char *save = NULL;
+            for (char *line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                say(g, "%s", line);
         }
         free(notes);
     }

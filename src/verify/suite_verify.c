@@ -481,15 +481,21 @@ static char *summarize(json_t *outputs)
 typedef struct {
     char *b;
     size_t n, cap;
+    bool failed; /* out of memory: the text is dropped (junit_text returns NULL) */
 } sbuf;
 
 static void put(sbuf *s, const char *t, size_t n)
 {
+    if (s->failed) return;
     if (s->n + n + 1 > s->cap) {
-        s->cap = (s->n + n + 1) * 2;
-        char *b = realloc(s->b, s->cap);
-        if (!b) abort();
+        size_t cap = (s->n + n + 1) * 2;
+        char *b = realloc(s->b, cap);
+        if (!b) {
+            s->failed = true;
+            return;
+        }
         s->b = b;
+        s->cap = cap;
     }
     memcpy(s->b + s->n, t, n);
     s->n += n;
@@ -565,6 +571,7 @@ static char *junit_text(const vsuite *s, size_t failures, size_t errors, size_t 
         puts_(&x, "</system-out>\n");
     }
     puts_(&x, "  </testsuite>\n</testsuites>\n");
+    if (x.failed) free(x.b), x.b = NULL;
     return x.b;
 }
 
@@ -631,7 +638,9 @@ static void print_tap(const vsuite *s, const stally *t, bool require_all, FILE *
         else fprintf(f, "not ok %zu - %s # %s\n", i + 1, c->name, c->summary);
     }
     char *story = tally_string(t, s->n);
-    for (char *line = story ? strtok(story, "\n") : NULL; line; line = strtok(NULL, "\n")) fprintf(f, "# %s\n", line);
+    char *save = NULL;
+    for (char *line = story ? strtok_r(story, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+        fprintf(f, "# %s\n", line);
     free(story);
 }
 
