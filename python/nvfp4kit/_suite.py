@@ -9,9 +9,9 @@ or JUnit XML. No subprocess.
 """
 import ctypes
 import json
-import os
 
 from . import _lib
+from ._core import _path
 from ._lib import Error, lib
 
 _ROUNDINGS = {"rn": 0, "sr": 2}  # nvfp4_rounding: NVFP4_RN, NVFP4_SR
@@ -81,7 +81,7 @@ def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", 
         raise Error("a suite is needed (edge, random, shapes, mutants or all)")
     o, keep, lines = _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, force, log)
     err = _lib.CError()
-    _lib.check(lib.nvfp4_suite_generate(os.fsencode(_lib_path(out)), ctypes.byref(o), ctypes.byref(err)), err)
+    _lib.check(lib.nvfp4_suite_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
     del keep
     return lines
 
@@ -97,12 +97,6 @@ def mutation_report(suite=None, recipe="te", level=1, seed=1, rounding="rn", jso
                                                ctypes.byref(verdict), ctypes.byref(err)), err)
     del keep
     return _take_string(text.value), verdict.value
-
-
-def _lib_path(p):
-    if not isinstance(p, (str, bytes, os.PathLike)):
-        raise Error("a path must be a str, bytes or os.PathLike, got %s" % type(p).__name__)
-    return p
 
 
 class SuiteResult:
@@ -172,12 +166,12 @@ def verify_suite(suite, actual_dir, format="text", junit=None, require_all=False
         o.verify.components = 1 << c.value
         o.lone = c.value
     r, err = ctypes.c_void_p(), _lib.CError()
-    _lib.check(lib.nvfp4_suite_verify(os.fsencode(_lib_path(suite)), os.fsencode(_lib_path(actual_dir)),
+    _lib.check(lib.nvfp4_suite_verify(_path(suite, "suite"), _path(actual_dir, "actual_dir"),
                                       ctypes.byref(o), ctypes.byref(r), ctypes.byref(err)), err)
     try:
         verdict = lib.nvfp4_suite_result_verdict(r)
         if junit is not None:
-            _lib.check(lib.nvfp4_suite_result_write_junit(r, os.fsencode(_lib_path(junit)), ctypes.byref(err)), err)
+            _lib.check(lib.nvfp4_suite_result_write_junit(r, _path(junit, "junit"), ctypes.byref(err)), err)
         counts = (ctypes.c_size_t * 4)()
         lib.nvfp4_suite_result_counts(r, counts)
         msg = lib.nvfp4_suite_result_message(r)

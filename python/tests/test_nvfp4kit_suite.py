@@ -121,6 +121,10 @@ def test_verify_suite_errors(planted, tmp_path):
         nvfp4kit.verify_suite(g, str(tmp_path / "nowhere"))
     with pytest.raises(nvfp4kit.Error, match="no such suite folder or MANIFEST"):
         nvfp4kit.verify_suite(str(tmp_path / "nosuite"), outs)
+    with pytest.raises(nvfp4kit.Error, match="holds a NUL character"):
+        nvfp4kit.verify_suite(g + "\0x", outs)
+    with pytest.raises(nvfp4kit.Error, match="bad format 'xml'"):
+        nvfp4kit.verify_suite(g, outs, format="xml")
     empty = tmp_path / "empty"
     empty.mkdir()
     r = nvfp4kit.verify_suite(g, str(empty))
