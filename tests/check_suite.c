@@ -192,7 +192,8 @@ START_TEST(verify_edge_suite)
     ck_assert_uint_eq(c[3], 0);
     size_t k = case_index(r, "edge-e2m1-ties");
     ck_assert_int_eq(nvfp4_suite_result_case_status(r, k), NVFP4_CASE_MISMATCH);
-    ck_assert_ptr_nonnull(strstr(nvfp4_suite_result_case_summary(r, k), "rowwise: cause known-bug: layout-nibble-swap: "));
+    ck_assert_ptr_nonnull(
+        strstr(nvfp4_suite_result_case_summary(r, k), "rowwise: cause known-bug: layout-nibble-swap: "));
     char *js = nvfp4_suite_result_case_json(r, k);
     ck_assert_ptr_nonnull(strstr(js, "\"cause\": \"swapped-nibbles\""));
     ck_assert_ptr_nonnull(strstr(js, "\"step\":"));

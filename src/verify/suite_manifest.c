@@ -105,7 +105,8 @@ nvfp4_status suite_check_replaceable(const char *dir, bool force, nvfp4_error *e
 {
     struct stat st;
     if (lstat(dir, &st) != 0) return NVFP4_OK;
-    if (!S_ISDIR(st.st_mode)) return nvfp4_error_set(err, NVFP4_EINVAL, "%s: exists and is not a folder; not overwriting", dir);
+    if (!S_ISDIR(st.st_mode))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "%s: exists and is not a folder; not overwriting", dir);
     if (force) return NVFP4_OK;
     DIR *d = opendir(dir);
     if (!d) return nvfp4_error_set(err, NVFP4_EIO, "%s: cannot list: %s", dir, strerror(errno));

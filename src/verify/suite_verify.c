@@ -821,7 +821,10 @@ nvfp4_status nvfp4_suite_verify(const char *suite, const char *outs, const nvfp4
 
 int nvfp4_suite_result_verdict(const nvfp4_suite_result *r) { return r->verdict; }
 const char *nvfp4_suite_result_message(const nvfp4_suite_result *r) { return r->message[0] ? r->message : NULL; }
-void nvfp4_suite_result_counts(const nvfp4_suite_result *r, size_t counts[4]) { memcpy(counts, r->count, sizeof r->count); }
+void nvfp4_suite_result_counts(const nvfp4_suite_result *r, size_t counts[4])
+{
+    memcpy(counts, r->count, sizeof r->count);
+}
 size_t nvfp4_suite_result_cases(const nvfp4_suite_result *r) { return r->s.n; }
 
 static const vcase *case_at(const nvfp4_suite_result *r, size_t i) { return i < r->s.n ? &r->s.c[i] : NULL; }
