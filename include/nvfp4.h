@@ -27,6 +27,7 @@
 #include "nvfp4/layout.h"
 #include "nvfp4/gemm.h"
 #include "nvfp4/verify.h"
+#include "nvfp4/suite.h"
 #include "nvfp4/simd.h"
 #include "nvfp4/bench.h"
 #include "nvfp4/ckpt.h"

@@ -1,5 +1,5 @@
 /* check_separate.c - the separating cases of the committed te RN suite
- * (reference/te-rn, `separate-N`, tools/golden_mutants.c): a kernel that
+ * (reference/te-rn, `separate-N`, src/verify/suite_mutants.c): a kernel that
  * computes S_enc as torch does for 2688.0 / amax (the catalogued mutant
  * global-torch-rdiv, run here as the kernel: its codes, scales, swizzled
  * scales and amax in both orientations) is only `consistent with` another

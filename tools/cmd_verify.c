@@ -1,14 +1,16 @@
 /* cmd_verify.c - `nvfp4 verify`: compare a kernel's quantized output with a
  * golden bundle, explain the differences and name systematic causes
- * (docs/verify.md). */
+ * (docs/verify.md); with --suite, every case of a golden suite. The reports
+ * are the library's (nvfp4_verify_bundle_report, nvfp4_suite_verify and its
+ * renderings, nvfp4/suite.h): this file parses options and prints. */
 #include <getopt.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_io.h"
+#include "nvfp4/suite.h"
 #include "verify_cli.h"
 
 static const char usage[] =
@@ -98,23 +100,39 @@ static int verify_files(const char *expected, const char *actual, const nvfp4_ve
     return rc;
 }
 
-int vcli_verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                      json_t *outputs, char *msg, size_t msg_size)
+/* verify --suite: the library's suite verification (nvfp4_suite_verify),
+ * printed as text, JSON or TAP, the JUnit file written, and the verdict. */
+static void draw_progress(void *ctx, size_t done, size_t total, const char *what)
 {
-    nvfp4_report rep;
+    (void)ctx;
+    cli_progress(CMD, done, total, what);
+}
+
+static int verify_suite(const char *suite, const char *outs, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
+                        const char *junit, bool json, bool tap, bool require_all)
+{
+    nvfp4_suite_verify_opts so;
+    nvfp4_suite_verify_opts_init(&so);
+    so.verify = *o;
+    so.lone = lone;
+    so.require_all = require_all;
+    so.progress = draw_progress;
+    nvfp4_suite_result *r;
     nvfp4_error err;
-    int rc = verify_files(expected, actual, o, lone, NVFP4_REPORT_JSON, &rep, &err);
-    if (rc == NVFP4_EXIT_USAGE) {
-        snprintf(msg, msg_size, "%s", err.message);
-    } else {
-        json_t *root = rep.json ? json_loads(rep.json, 0, NULL) : NULL;
-        json_t *arr = json_object_get(root, "outputs");
-        if (!json_is_array(arr)) rc = NVFP4_EXIT_USAGE, snprintf(msg, msg_size, "out of memory");
-        else json_array_extend(outputs, arr);
-        json_decref(root);
+    if (nvfp4_suite_verify(suite, outs, &so, &r, &err)) return cli_fail_err(CMD, &err);
+    cli_progress_end();
+    char *text = nvfp4_suite_result_render(r, tap ? NVFP4_SUITE_TAP : json ? NVFP4_SUITE_JSON : NVFP4_SUITE_TEXT);
+    if (text) fputs(text, stdout);
+    free(text);
+    int verdict = nvfp4_suite_result_verdict(r);
+    if (nvfp4_suite_result_message(r)) cli_fail(CMD, "%s", nvfp4_suite_result_message(r));
+    if (junit) {
+        if (nvfp4_suite_result_write_junit(r, junit, &err)) verdict = cli_fail_err(CMD, &err);
+        else cli_say_wrote(CMD, junit);
     }
-    nvfp4_report_free(&rep);
-    return rc;
+    if (!tap && !json) printf("verdict: %s\n", verdict == 0 ? "MATCH" : verdict == 1 ? "MISMATCH" : "ERROR");
+    nvfp4_suite_result_free(r);
+    return verdict;
 }
 
 /* A suite's MANIFEST given where a bundle goes gets one message that says
@@ -202,7 +220,7 @@ static int verify_main(int argc, char **argv)
         if (!suite || !actual_dir || expected || actual)
             return cli_fail(CMD, "--suite DIR_OR_MANIFEST goes with --actual-dir OUTS (not --expected/--actual)");
         if (json && tap) return cli_fail(CMD, "--json and --tap exclude each other");
-        return vcli_verify_suite(suite, actual_dir, &o, lone, junit, json, tap, require_all);
+        return verify_suite(suite, actual_dir, &o, lone, junit, json, tap, require_all);
     }
     if (junit || tap || require_all) return cli_fail(CMD, "--junit, --tap and --require-all go with --suite");
     if (!expected || !actual) return cli_fail(CMD, "--expected BUNDLE and --actual FILE are required");

@@ -1,7 +1,7 @@
 /*
- * verify_cli.h - what the verify command and its suite mode share: verify
- * of one bundle against one kernel file. The reports themselves (text and
- * JSON) are the library's (nvfp4_verify_bundle_report and friends).
+ * verify_cli.h - what verify and identify share in the CLI: the --witness
+ * printer (cli_witness.c). The reports themselves (text and JSON, one case
+ * or a suite) are the library's (nvfp4/verify.h, nvfp4/suite.h).
  */
 #ifndef NVFP4_TOOLS_VERIFY_CLI_H
 #define NVFP4_TOOLS_VERIFY_CLI_H
@@ -11,16 +11,6 @@
 #include "nvfp4/io.h"
 #include "nvfp4/quant.h"
 #include "nvfp4/verify.h"
-
-/* verify of one bundle against one kernel file (cmd_verify.c): appends one
- * report object per orientation to outputs (a JSON array) and prints
- * nothing. 0 match, 1 mismatch, 2 error (its message in msg). */
-int vcli_verify_files(const char *expected, const char *actual, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                      json_t *outputs, char *msg, size_t msg_size);
-
-/* verify --suite (verify_suite.c). */
-int vcli_verify_suite(const char *suite, const char *actual_dir, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                      const char *junit, bool json, bool tap, bool require_all);
 
 /* --witness of verify and identify (cli_witness.c): searches, writes wo->path and prints the witness
  * report after the command's text, or, given the command's JSON, that JSON with a "witness" member.

@@ -162,6 +162,25 @@ class VerifyBundleOpts(ctypes.Structure):  # nvfp4_verify_bundle_opts
                 ("lone", ctypes.c_int), ("what", ctypes.c_uint)]
 
 
+SUITE_LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)  # nvfp4_suite_log_fn
+SUITE_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, c_size, c_size, ctypes.c_char_p)
+
+
+class SuiteOpts(ctypes.Structure):  # nvfp4_suite_opts (nvfp4/suite.h)
+    _fields_ = [("suite", ctypes.c_char_p), ("recipe", ctypes.c_char_p), ("level", ctypes.c_int),
+                ("seed", ctypes.c_uint64), ("round", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("layout", ctypes.c_int), ("force", ctypes.c_bool), ("log", SUITE_LOG_FN),
+                ("log_ctx", ctypes.c_void_p)]
+
+
+class SuiteVerifyOpts(ctypes.Structure):  # nvfp4_suite_verify_opts (nvfp4/suite.h)
+    _fields_ = [("verify", VerifyOpts), ("lone", ctypes.c_int), ("require_all", ctypes.c_bool),
+                ("progress", SUITE_PROGRESS_FN), ("progress_ctx", ctypes.c_void_p)]
+
+
+SUITE_TEXT, SUITE_JSON, SUITE_TAP, SUITE_JUNIT = 0, 1, 2, 3  # nvfp4_suite_format
+
+
 class IdentifyOpts(ctypes.Structure):  # nvfp4_identify_opts
     _fields_ = [("quant", QuantOpts), ("orientation", ctypes.c_int), ("mutants", ctypes.c_bool), ("top", c_size),
                 ("actual_name", ctypes.c_char_p), ("what", ctypes.c_uint)]
@@ -280,6 +299,30 @@ def _load():
         "nvfp4_explain": (S, [ctypes.c_char_p, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_bool, ctypes.c_int,
                               ctypes.POINTER(StrBuf), E]),
         "nvfp4_strbuf_free": (V, [ctypes.POINTER(StrBuf)]),
+        # golden suites (nvfp4/suite.h): generation, the mutation report, suite verification
+        "nvfp4_suite_opts_init": (V, [ctypes.POINTER(SuiteOpts)]),
+        "nvfp4_suite_name_valid": (ctypes.c_bool, [ctypes.c_char_p]),
+        "nvfp4_suite_generate": (S, [ctypes.c_char_p, ctypes.POINTER(SuiteOpts), E]),
+        "nvfp4_suite_mutation_report": (S, [ctypes.POINTER(SuiteOpts), ctypes.c_bool, ctypes.POINTER(P),
+                                            ctypes.POINTER(ctypes.c_int), E]),
+        "nvfp4_scale_layout_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_file_format_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_suite_verify_opts_init": (V, [ctypes.POINTER(SuiteVerifyOpts)]),
+        "nvfp4_suite_verify": (S, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(SuiteVerifyOpts),
+                                   ctypes.POINTER(P), E]),
+        "nvfp4_suite_result_free": (V, [P]),
+        "nvfp4_suite_result_verdict": (ctypes.c_int, [P]),
+        "nvfp4_suite_result_message": (ctypes.c_char_p, [P]),
+        "nvfp4_suite_result_counts": (V, [P, ctypes.POINTER(c_size)]),
+        "nvfp4_suite_result_cases": (c_size, [P]),
+        "nvfp4_suite_result_case_name": (ctypes.c_char_p, [P, c_size]),
+        "nvfp4_suite_result_case_status": (ctypes.c_int, [P, c_size]),
+        "nvfp4_suite_result_case_actual": (ctypes.c_char_p, [P, c_size]),
+        "nvfp4_suite_result_case_summary": (ctypes.c_char_p, [P, c_size]),
+        "nvfp4_suite_result_case_error": (ctypes.c_char_p, [P, c_size]),
+        "nvfp4_suite_result_case_json": (P, [P, c_size]),
+        "nvfp4_suite_result_render": (P, [P, ctypes.c_int]),
+        "nvfp4_suite_result_write_junit": (S, [P, ctypes.c_char_p, E]),
         # checkpoints (nvfp4/ckpt.h)
         "nvfp4_ckpt_open": (S, [ctypes.c_char_p, ctypes.POINTER(P), E]),
         "nvfp4_ckpt_close": (V, [P]),

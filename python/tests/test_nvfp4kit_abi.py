@@ -21,6 +21,8 @@ MIRRORS = {
     "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,
     "nvfp4_gemm_check_opts": _lib.GemmCheckOpts, "nvfp4_report": _lib.Report, "nvfp4_strbuf": _lib.StrBuf,
     "nvfp4_ckpt_report": _lib.CkptReport,
+    # golden suites (nvfp4/suite.h)
+    "nvfp4_suite_opts": _lib.SuiteOpts, "nvfp4_suite_verify_opts": _lib.SuiteVerifyOpts,
 }
 
 

@@ -1,11 +1,12 @@
 /*
- * golden_mutants.h - the mutation side of `nvfp4 golden`: which catalogued
- * mutants (nvfp4/verify.h, nvfp4_mutant_*) each golden case separates from
- * the recipe, the boundary-seeking inputs of the `mutants` suite, and the
- * mutation report of `golden --mutants`.
+ * suite_mutants.h - the mutant kill search of golden suites (internal to
+ * the library; suite_gen.c calls it): which catalogued mutants
+ * (nvfp4/verify.h, nvfp4_mutant_*) each golden case separates from the
+ * recipe, the boundary-seeking inputs of the `mutants` suite, and the
+ * mutation report of nvfp4_suite_mutation_report (`golden --mutants`).
  */
-#ifndef NVFP4_TOOLS_GOLDEN_MUTANTS_H
-#define NVFP4_TOOLS_GOLDEN_MUTANTS_H
+#ifndef NVFP4_VERIFY_SUITE_MUTANTS_H
+#define NVFP4_VERIFY_SUITE_MUTANTS_H
 
 #include <stdio.h>
 
@@ -31,14 +32,15 @@ bool gm_any_alive(const gm_state *s);
  * recipe: block amaxes one to three ulps around E4M3 decision boundaries of
  * the block-scale formula, and elements around the E2M1 midpoints after the
  * recipe's encode factor of their block, under several global amaxes. The
- * x is malloc'd (rows x cols fp32). 0, or 2 on error (printed). */
+ * x is malloc'd (rows x cols fp32). 0, or a status with err set. */
 size_t gm_boundary_count(void);
-int gm_boundary_case(const char *recipe, size_t k, float **x, size_t *rows, size_t *cols, const char **desc);
+int gm_boundary_case(const char *recipe, size_t k, float **x, size_t *rows, size_t *cols, const char **desc,
+                     nvfp4_error *err);
 
 /* 16x16 tiles whose 4over6 candidates tie (both errors 0) for a recipe
  * with a global amax: 16 x 32, to be quantized with 16x16 blocks. *x is
  * NULL (and 0 returned) when the recipe has no such case. */
-int gm_tile_ties_case(const char *recipe, float **x, size_t *rows, size_t *cols, const char **desc);
+int gm_tile_ties_case(const char *recipe, float **x, size_t *rows, size_t *cols, const char **desc, nvfp4_error *err);
 
 /* The next separating case: when two candidates of verify (the recipe
  * variants and the recipe's mutants at this rounding) give the same bytes on
@@ -51,11 +53,13 @@ int gm_tile_ties_case(const char *recipe, float **x, size_t *rows, size_t *cols,
 int gm_separating_case(gm_state *s, uint64_t seed, uint64_t offset, float **x, size_t *rows, size_t *cols,
                        nvfp4_block *block, const char **desc);
 
-/* Prints (to f) the pairs of candidates that no case separates, if any. */
+/* Prints (to f) the pairs of candidates that no case separates, if any: one
+ * line each for the pairs and for the candidates not singled out, without
+ * a command prefix. */
 void gm_print_unseparated(const gm_state *s, FILE *f);
 
-/* Prints the mutation report (text or JSON); 0 when every applicable mutant
- * is killed, 1 when one survives. */
-int gm_report(const gm_state *s, const char *suite, bool json);
+/* Prints the mutation report (text or JSON) to f; 0 when every applicable
+ * mutant is killed, 1 when one survives. */
+int gm_report(const gm_state *s, const char *suite, bool json, FILE *f);
 
-#endif /* NVFP4_TOOLS_GOLDEN_MUTANTS_H */
+#endif /* NVFP4_VERIFY_SUITE_MUTANTS_H */

@@ -1,7 +1,9 @@
-/* golden_mutants.c - which golden cases kill which catalogued mutants, the
- * boundary-seeking inputs of the `mutants` suite, and the mutation report
- * (docs/verify.md, "Mutants"). */
-#include "golden_mutants.h"
+/* suite_mutants.c - the mutant kill search of golden suites: which cases
+ * kill which catalogued mutants, the boundary-seeking inputs of the
+ * `mutants` suite, the separating cases, and the mutation report
+ * (docs/verify.md, "Mutants"). Internal to the library: nvfp4_suite_generate
+ * and nvfp4_suite_mutation_report (nvfp4/suite.h) are its callers. */
+#include "suite_mutants.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -9,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "nvfp4/io.h"
 #include "nvfp4/trace.h"
-#include "verify_cli.h"
+#include "core/splitmix.h"
 
 typedef struct {
     const nvfp4_mutant_info *m;
@@ -322,7 +323,8 @@ static float nudge(float v, int k)
  * scale's underflow (its scale is 0: te saturates there, an encode factor
  * without the FLT_MAX clamp gives 0 * Inf), and in odd variants a NaN, for
  * the separating search. */
-static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsigned variant, bool special, float **xp)
+static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsigned variant, bool special, float **xp,
+                          nvfp4_error *err)
 {
     static const float mids[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
     const nvfp4_recipe *rec = nvfp4_recipe_find(recipe);
@@ -331,7 +333,7 @@ static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsig
     float *x = calloc(R * C, sizeof *x);
     uint8_t *scale = NULL;
     float *f = NULL, *ones = NULL;
-    if (!x) return cli_fail("golden", "out of memory");
+    if (!x) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     /* pass 1: the block amaxes alone. Block b sweeps the E4M3 codes: its
      * amax is 6 * (midpoint of codes c, c+1) / S_enc, nudged -3..3 ulps. */
     for (size_t b = 0; b < R * nbc; b++) {
@@ -348,10 +350,9 @@ static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsig
     nvfp4_quant_opts_init(&o);
     o.recipe = recipe;
     nvfp4_quantized q;
-    nvfp4_error err;
-    if (nvfp4_quantize(x, NVFP4_DTYPE_F32, R, C, &o, &q, &err)) {
+    if (nvfp4_quantize(x, NVFP4_DTYPE_F32, R, C, &o, &q, err)) {
         free(x);
-        return cli_fail("golden", "%s", err.message);
+        return err->status;
     }
     /* pass 2: each block's encode factor (the scaled value of x = 1), then
      * the other elements one to three ulps around m / factor for the
@@ -360,12 +361,12 @@ static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsig
     f = malloc(R * C * sizeof *f);
     ones = malloc(R * C * sizeof *ones);
     int rc = 0;
-    if (!f || !ones) rc = cli_fail("golden", "out of memory");
+    if (!f || !ones) rc = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < R * C; i++) ones[i] = 1.0f;
     bool scaled = true; /* recipes without a scaled value (ggml's nearest-value search): block amaxes only */
-    nvfp4_status ts = rc ? NVFP4_OK : nvfp4_trace_scaled(rec, q.row.amax, scale, R, C, bl, ones, f, &err);
+    nvfp4_status ts = rc ? NVFP4_OK : nvfp4_trace_scaled(rec, q.row.amax, scale, R, C, bl, ones, f, err);
     if (ts == NVFP4_EUNSUPPORTED) scaled = false;
-    else if (ts) rc = cli_fail("golden", "%s", err.message);
+    else if (ts) rc = ts;
     for (size_t b = 0; !rc && scaled && b < R * nbc; b++) {
         float bam = fabsf(x[b * bl + (b % bl)]);
         for (size_t i = 0; i < bl; i++) {
@@ -395,9 +396,10 @@ static int boundary_input(const char *recipe, size_t R, size_t C, float A, unsig
     return 0;
 }
 
-int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, size_t *cols, const char **desc)
+int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, size_t *cols, const char **desc,
+                     nvfp4_error *err)
 {
-    int rc = boundary_input(recipe, 32, 256, boundary_amax[k % gm_boundary_count()], 0, false, xp);
+    int rc = boundary_input(recipe, 32, 256, boundary_amax[k % gm_boundary_count()], 0, false, xp, err);
     if (rc) return rc;
     *rows = 32;
     *cols = 256;
@@ -410,7 +412,7 @@ int gm_boundary_case(const char *recipe, size_t k, float **xp, size_t *rows, siz
  * off as the scaled value of x = 1 under amax 1 and scale 1.0), tile 0
  * holds A alone, tile 1 has block amax 6 (s6 = 1, s4 = 1.5) and elements
  * from {0, +-1.5, +-3, +-6}, on both grids: both errors 0, a tie. */
-int gm_tile_ties_case(const char *recipe, float **xp, size_t *rows, size_t *cols, const char **desc)
+int gm_tile_ties_case(const char *recipe, float **xp, size_t *rows, size_t *cols, const char **desc, nvfp4_error *err)
 {
     static const float both[7] = {0.0f, 1.5f, 3.0f, 6.0f, -1.5f, -3.0f, -6.0f};
     const nvfp4_recipe *rec = nvfp4_recipe_find(recipe);
@@ -418,12 +420,12 @@ int gm_tile_ties_case(const char *recipe, float **xp, size_t *rows, size_t *cols
     if (!rec || !nvfp4_recipe_get_info(rec)->has_global_amax) return 0;
     uint8_t one = 0x38; /* E4M3 1.0 */
     float ones[16], f[16];
-    nvfp4_error err;
+    nvfp4_error terr;
     for (int i = 0; i < 16; i++) ones[i] = 1.0f;
-    if (nvfp4_trace_scaled(rec, 1.0f, &one, 1, 16, 16, ones, f, &err) != NVFP4_OK) return 0;
+    if (nvfp4_trace_scaled(rec, 1.0f, &one, 1, 16, 16, ones, f, &terr) != NVFP4_OK) return 0;
     float A = f[0]; /* S_enc(1) = 6 * bound, so S_enc(A) = 1 */
     float *x = calloc(16 * 32, sizeof *x);
-    if (!x) return cli_fail("golden", "out of memory");
+    if (!x) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     x[0] = A;
     for (size_t r = 0; r < 16; r++)
         for (size_t k = 0; k < 16; k++) x[r * 32 + 16 + k] = both[(r + k) % 7];
@@ -697,10 +699,7 @@ static float sep_amax(unsigned t, uint64_t *rs)
 {
     static const float fixed[] = {1000.0f, 3.7f, 0.0123f, 123456.0f};
     if (t < sizeof fixed / sizeof fixed[0]) return fixed[t];
-    uint64_t z = (*rs += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    uint64_t z = nvfp4_core_splitmix64(rs);
     return ldexpf(1.0f + (float)(z >> 40) / 16777216.0f, (int)((z >> 8) % 41) - 20);
 }
 
@@ -715,7 +714,8 @@ static float *sep_by_boundary(gm_state *s, size_t lead, const nvfp4_quant_opts *
     uint64_t rs = 0x5E9A2A7E;
     for (unsigned t = 0; t < SEP_TRIES; t++) {
         float A = sep_amax(t, &rs), *x = NULL;
-        if (boundary_input(s->recipe, R, C, A, 1 + t, true, &x)) return NULL;
+        nvfp4_error berr; /* out of memory here: the witness search is tried next */
+        if (boundary_input(s->recipe, R, C, A, 1 + t, true, &x, &berr)) return NULL;
         bool alone = false;
         sep_case(s, NULL, x, NVFP4_DTYPE_F32, R, C, eo, false, lead, &alone);
         if (alone) {
@@ -771,7 +771,7 @@ int gm_separating_case(gm_state *s, uint64_t seed, uint64_t offset, float **xp, 
         long ki = start_case(s, c, &cw);
         if (ki < 0) continue;
         const gs_case *k = &s->cases[ki];
-        nvfp4_quant_opts eo = k->o; /* the options the case is written with (case_opts in cmd_golden.c) */
+        nvfp4_quant_opts eo = k->o; /* the options the case is written with (case_opts in suite_gen.c) */
         eo.rht = false;
         eo.seed = seed;
         eo.offset = offset;
@@ -830,12 +830,12 @@ void gm_print_unseparated(const gm_state *s, FILE *f)
     char buf[4096];
     size_t k = unseparated(s, buf, sizeof buf);
     if (k)
-        fprintf(f, "nvfp4 golden: %zu pair%s of candidates no case separates (same bytes on every case and on every "
+        fprintf(f, "%zu pair%s of candidates no case separates (same bytes on every case and on every "
                    "input the searches tried; verify can only say `consistent with` between them): %s\n",
                 k, k == 1 ? "" : "s", buf);
     k = not_singled(s, buf, sizeof buf);
     if (k)
-        fprintf(f, "nvfp4 golden: %zu candidate%s no case singles out (wherever %s bytes differ from the recipe's, "
+        fprintf(f, "%zu candidate%s no case singles out (wherever %s bytes differ from the recipe's, "
                    "another candidate gives them too, on every case and every input the searches tried): %s\n",
                 k, k == 1 ? "" : "s", k == 1 ? "its" : "their", buf);
 }
@@ -849,7 +849,7 @@ static const gs_cand *sep_find(const gm_state *s, const nvfp4_mutant_info *m)
 
 /* ---- the report ------------------------------------------------------------------- */
 
-int gm_report(const gm_state *s, const char *suite, bool json)
+int gm_report(const gm_state *s, const char *suite, bool json, FILE *f)
 {
     size_t relevant = 0, killed = 0, named = 0;
     for (size_t i = 0; i < s->n; i++)
@@ -908,34 +908,34 @@ int gm_report(const gm_state *s, const char *suite, bool json)
         json_object_set_new(o, "killed", json_integer((json_int_t)killed));
         json_object_set_new(o, "named", json_integer((json_int_t)named));
         char *t = json_dumps(o, JSON_INDENT(2));
-        if (t) puts(t);
+        if (t) fprintf(f, "%s\n", t);
         free(t);
         json_decref(o);
     } else {
-        printf("mutation report: recipe %s, rounding %s, suite %s\n", s->recipe, nvfp4_rounding_name(s->round), suite);
-        printf("  %-30s %-14s %-28s %s\n", "mutant", "step", "killed by", "verify names");
+        fprintf(f, "mutation report: recipe %s, rounding %s, suite %s\n", s->recipe, nvfp4_rounding_name(s->round), suite);
+        fprintf(f, "  %-30s %-14s %-28s %s\n", "mutant", "step", "killed by", "verify names");
         for (size_t i = 0; i < s->n; i++) {
             const gm_entry *e = &s->e[i];
             if (!e->relevant) continue;
-            printf("  %-30s %-14s %-28s %s%s\n", e->m->name, e->m->step, e->killer ? e->killer : "SURVIVES",
+            fprintf(f, "  %-30s %-14s %-28s %s%s\n", e->m->name, e->m->step, e->killer ? e->killer : "SURVIVES",
                    e->causes ? e->causes : "-", e->killer && !e->named ? " (NOT NAMED)" : "");
         }
-        printf("killed %zu of %zu mutants of %s (%zu in the catalog), %zu named by verify\n", killed, relevant,
+        fprintf(f, "killed %zu of %zu mutants of %s (%zu in the catalog), %zu named by verify\n", killed, relevant,
                s->recipe, s->n, named);
         for (size_t i = 0; i < s->nadded; i++)
-            printf("separating case %s: %s; it separates %zu pair%s no case before did\n", s->added[i].name,
+            fprintf(f, "separating case %s: %s; it separates %zu pair%s no case before did\n", s->added[i].name,
                    s->added[i].from, s->added[i].pairs, s->added[i].pairs == 1 ? "" : "s");
         char buf[4096];
         size_t k = unseparated(s, buf, sizeof buf);
         if (k)
-            printf("not separated: %zu pair%s of the %zu candidates give the same bytes on every case and on every input "
+            fprintf(f, "not separated: %zu pair%s of the %zu candidates give the same bytes on every case and on every input "
                    "the searches tried: %s\n", k, k == 1 ? "" : "s", s->nc, buf);
         else
-            printf("separated: every pair of the %zu candidates (recipe variants and mutants) differs on some case\n",
+            fprintf(f, "separated: every pair of the %zu candidates (recipe variants and mutants) differs on some case\n",
                    s->nc);
         k = not_singled(s, buf, sizeof buf);
         if (k)
-            printf("not singled out: %zu candidate%s give bytes another candidate gives too wherever they differ from "
+            fprintf(f, "not singled out: %zu candidate%s give bytes another candidate gives too wherever they differ from "
                    "the recipe's (verify: consistent at best): %s\n", k, k == 1 ? "" : "s", buf);
     }
     return killed == relevant && named == relevant ? 0 : 1;

@@ -1,18 +1,20 @@
-/* verify_suite.c - `nvfp4 verify --suite`: every case of a golden suite
- * against what a kernel wrote for it, one summary, JUnit XML / JSON / TAP
- * for CI (docs/verify.md, "Suite verify"). */
+/* suite_verify.c - suite verification (nvfp4/suite.h, nvfp4_suite_verify):
+ * every case of a golden suite against what a kernel wrote for it, each
+ * through the library's verify report, the causes tallied over the suite,
+ * and the result rendered as text, JSON, TAP or JUnit XML for CI
+ * (docs/verify.md, "Suite verify"). `nvfp4 verify --suite` prints these
+ * renderings and the Python package returns them. */
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "cli_io.h"
-#include "verify_cli.h"
-
-static const char *const CMD = "verify";
+#include "nvfp4/io.h"
+#include "nvfp4/suite.h"
+#include "verify/suite_internal.h"
 
 typedef struct {
     char *name;     /* the case: "edge-e2m1-ties" */
@@ -110,12 +112,12 @@ static bool case_lists(const vcase *c, size_t k, const char *name)
 
 /* One case per first path component, in the order of their first lines:
  * sorted, not searched, so 200,000 lines group in O(n log n). */
-static int group_cases(vsuite *s)
+static nvfp4_status group_cases(vsuite *s, nvfp4_error *err)
 {
     size_t n = s->m.n;
     s->by_case = malloc(n * sizeof *s->by_case);
     s->c = calloc(n, sizeof *s->c);
-    if (!s->by_case || !s->c) return cli_fail(CMD, "out of memory");
+    if (!s->by_case || !s->c) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) s->by_case[i] = &s->m.entries[i];
     qsort(s->by_case, n, sizeof *s->by_case, cmp_case_then_line);
     for (size_t i = 0; i < n;) {
@@ -128,11 +130,11 @@ static int group_cases(vsuite *s)
         c->first_line = s->by_case[i]->line;
         qsort(c->files, c->nfiles, sizeof *c->files, cmp_path);
         char *comp = strndup(s->by_case[i]->path, k);
-        if (!comp) return cli_fail(CMD, "out of memory");
+        if (!comp) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
         c->expected = join(s->dir, comp, "");
         if (k > 12 && strcmp(comp + k - 12, ".safetensors") == 0) comp[k - 12] = 0;
         c->name = comp;
-        if (!c->expected) return cli_fail(CMD, "out of memory");
+        if (!c->expected) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
         i = j;
     }
     qsort(s->c, s->n, sizeof *s->c, cmp_first_line);
@@ -142,22 +144,22 @@ static int group_cases(vsuite *s)
 /* The suite's MANIFEST, read whole and checked line by line by the library
  * (nvfp4_manifest_read: a FIFO or /dev/zero is refused, not waited on; a
  * line the format does not describe is an error with its file and line). */
-static int load_manifest(const char *arg, vsuite *s)
+static nvfp4_status load_manifest(const char *arg, vsuite *s, nvfp4_error *err)
 {
     bool dir = false;
-    if (!exists(arg, &dir)) return cli_fail(CMD, "%s: no such suite folder or MANIFEST", arg);
+    if (!exists(arg, &dir)) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such suite folder or MANIFEST", arg);
     s->mpath = dir ? join(arg, "MANIFEST", "") : strdup(arg);
-    if (!s->mpath) return cli_fail(CMD, "out of memory");
+    if (!s->mpath) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     if (dir) s->dir = strdup(arg);
     else {
         const char *sl = strrchr(arg, '/');
         s->dir = sl ? strndup(arg, (size_t)(sl - arg)) : strdup(".");
     }
-    if (!s->dir) return cli_fail(CMD, "out of memory");
-    nvfp4_error err;
-    if (nvfp4_manifest_read(s->mpath, &s->m, &err)) return cli_fail_err(CMD, &err);
+    if (!s->dir) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    nvfp4_status st = nvfp4_manifest_read(s->mpath, &s->m, err);
+    if (st) return st;
     snprintf(s->recipe, sizeof s->recipe, "%s", s->m.recipe);
-    return group_cases(s);
+    return group_cases(s, err);
 }
 
 /* Before a golden is used: each file the MANIFEST lists for the case has the
@@ -479,15 +481,21 @@ static char *summarize(json_t *outputs)
 typedef struct {
     char *b;
     size_t n, cap;
+    bool failed; /* out of memory: the text is dropped (junit_text returns NULL) */
 } sbuf;
 
 static void put(sbuf *s, const char *t, size_t n)
 {
+    if (s->failed) return;
     if (s->n + n + 1 > s->cap) {
-        s->cap = (s->n + n + 1) * 2;
-        char *b = realloc(s->b, s->cap);
-        if (!b) abort();
+        size_t cap = (s->n + n + 1) * 2;
+        char *b = realloc(s->b, cap);
+        if (!b) {
+            s->failed = true;
+            return;
+        }
         s->b = b;
+        s->cap = cap;
     }
     memcpy(s->b + s->n, t, n);
     s->n += n;
@@ -517,8 +525,9 @@ static void put_xml(sbuf *s, const char *t)
     }
 }
 
-static int write_junit(const char *path, const vsuite *s, size_t failures, size_t errors, size_t skipped,
-                       bool require_all, const char *story)
+/* The JUnit XML of a suite (malloc'd). */
+static char *junit_text(const vsuite *s, size_t failures, size_t errors, size_t skipped, bool require_all,
+                        const char *story)
 {
     sbuf x = {0};
     char num[160];
@@ -562,14 +571,21 @@ static int write_junit(const char *path, const vsuite *s, size_t failures, size_
         puts_(&x, "</system-out>\n");
     }
     puts_(&x, "  </testsuite>\n</testsuites>\n");
-    nvfp4_error err;
-    int rc = nvfp4_file_write_atomic(path, x.b, x.n, &err) ? cli_fail(CMD, "%s", err.message) : 0;
-    if (!rc) cli_say_wrote(CMD, path);
-    free(x.b);
-    return rc;
+    if (x.failed) free(x.b), x.b = NULL;
+    return x.b;
 }
 
 /* ---- the run -------------------------------------------------------------------- */
+
+struct nvfp4_suite_result {
+    vsuite s;
+    stally t;
+    char *outs;             /* the actual folder, as given */
+    size_t count[4];        /* matched, differing, missing, unreadable */
+    bool require_all;
+    int verdict;
+    char message[700];      /* why the verdict is 2, or "" */
+};
 
 static void free_suite(vsuite *s)
 {
@@ -588,9 +604,18 @@ static void free_suite(vsuite *s)
     nvfp4_manifest_free(&s->m);
 }
 
+void nvfp4_suite_result_free(nvfp4_suite_result *r)
+{
+    if (!r) return;
+    free_suite(&r->s);
+    free(r->t.t);
+    free(r->outs);
+    free(r);
+}
+
 static const char *status_name(int v) { return v == 0 ? "match" : v == 1 ? "mismatch" : v == 2 ? "error" : "missing"; }
 
-/* The suite's story (tally_text) as a string, for JUnit. */
+/* The suite's story (tally_text) as a string, for JUnit and TAP. */
 static char *tally_string(const stally *t, size_t ncases)
 {
     char *buf = NULL;
@@ -602,22 +627,24 @@ static char *tally_string(const stally *t, size_t ncases)
     return buf;
 }
 
-static void print_tap(const vsuite *s, const stally *t, bool require_all)
+static void print_tap(const vsuite *s, const stally *t, bool require_all, FILE *f)
 {
-    printf("1..%zu\n", s->n);
+    fprintf(f, "1..%zu\n", s->n);
     for (size_t i = 0; i < s->n; i++) {
         const vcase *c = &s->c[i];
-        if (c->verdict == 0) printf("ok %zu - %s\n", i + 1, c->name);
-        else if (c->verdict == -1 && !require_all) printf("ok %zu - %s # SKIP %s\n", i + 1, c->name, c->summary);
-        else if (c->verdict == 2) printf("not ok %zu - %s # ERROR %s\n", i + 1, c->name, c->error);
-        else printf("not ok %zu - %s # %s\n", i + 1, c->name, c->summary);
+        if (c->verdict == 0) fprintf(f, "ok %zu - %s\n", i + 1, c->name);
+        else if (c->verdict == -1 && !require_all) fprintf(f, "ok %zu - %s # SKIP %s\n", i + 1, c->name, c->summary);
+        else if (c->verdict == 2) fprintf(f, "not ok %zu - %s # ERROR %s\n", i + 1, c->name, c->error);
+        else fprintf(f, "not ok %zu - %s # %s\n", i + 1, c->name, c->summary);
     }
     char *story = tally_string(t, s->n);
-    for (char *line = story ? strtok(story, "\n") : NULL; line; line = strtok(NULL, "\n")) printf("# %s\n", line);
+    char *save = NULL;
+    for (char *line = story ? strtok_r(story, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+        fprintf(f, "# %s\n", line);
     free(story);
 }
 
-static void print_json(const vsuite *s, const char *outs, const stally *t, const size_t count[4])
+static void print_json(const vsuite *s, const char *outs, const stally *t, const size_t count[4], FILE *f)
 {
     json_t *root = json_object(), *arr = json_array();
     json_object_set_new(root, "suite", json_text(s->dir));
@@ -645,96 +672,219 @@ static void print_json(const vsuite *s, const char *outs, const stally *t, const
     json_object_set_new(root, "missing", json_integer((json_int_t)count[2]));
     json_object_set_new(root, "errors", json_integer((json_int_t)count[3]));
     char *text = json_dumps(root, JSON_INDENT(2));
-    if (text) puts(text);
+    if (text) fprintf(f, "%s\n", text);
     free(text);
     json_decref(root);
 }
 
-static void print_text(const vsuite *s, const char *outs, const stally *t, const size_t count[4])
+static void print_text(const vsuite *s, const char *outs, const stally *t, const size_t count[4], FILE *f)
 {
-    printf("suite %s (%zu cases), actual %s\n", s->dir, s->n, outs);
+    fprintf(f, "suite %s (%zu cases), actual %s\n", s->dir, s->n, outs);
     for (size_t i = 0; i < s->n; i++) {
         const vcase *c = &s->c[i];
         const char *tag = c->verdict == 0 ? "ok" : c->verdict == 1 ? "DIFFERS" : c->verdict == 2 ? "ERROR" : "missing";
         const char *why = c->verdict == 2 ? c->error : c->verdict ? c->summary : NULL;
-        printf("  %-8s %s%s%s\n", tag, c->name, why ? ": " : "", why ? why : "");
+        fprintf(f, "  %-8s %s%s%s\n", tag, c->name, why ? ": " : "", why ? why : "");
     }
-    tally_text(t, s->n, stdout);
-    printf("summary: %zu matched, %zu differing, %zu missing", count[0], count[1], count[2]);
-    if (count[3]) printf(", %zu unreadable", count[3]);
-    printf(" (of %zu cases)\n", s->n);
+    tally_text(t, s->n, f);
+    fprintf(f, "summary: %zu matched, %zu differing, %zu missing", count[0], count[1], count[2]);
+    if (count[3]) fprintf(f, ", %zu unreadable", count[3]);
+    fprintf(f, " (of %zu cases)\n", s->n);
+}
+
+/* Loads BUNDLE and FILE and runs the library's verify report (JSON), whose
+ * "outputs" (one object per orientation) are appended to outputs.
+ * 0 match, 1 mismatch, 2 error (its message in msg). */
+static int verify_case_files(const char *expected, const char *actual, const nvfp4_verify_opts *o,
+                             nvfp4_vcomponent lone, json_t *outputs, char *msg, size_t msg_size)
+{
+    nvfp4_tensor_set b, act;
+    nvfp4_tset_init(&b);
+    nvfp4_tset_init(&act);
+    nvfp4_report rep;
+    memset(&rep, 0, sizeof rep);
+    nvfp4_error err;
+    int rc;
+    if (nvfp4_bundle_load(expected, &b, &err) || nvfp4_tset_read(actual, &act, &err)) {
+        rc = 2;
+    } else {
+        nvfp4_verify_bundle_opts bo;
+        nvfp4_verify_bundle_opts_init(&bo);
+        bo.expected_name = expected;
+        bo.actual_name = actual;
+        bo.verify = *o;
+        bo.lone = lone;
+        bo.what = NVFP4_REPORT_JSON;
+        rc = nvfp4_verify_bundle_report(&b, &act, &bo, &rep, &err) ? 2 : rep.verdict;
+    }
+    if (rc == 2) {
+        snprintf(msg, msg_size, "%s", err.message);
+    } else {
+        json_t *root = rep.json ? json_loads(rep.json, 0, NULL) : NULL;
+        json_t *arr = json_object_get(root, "outputs");
+        if (!json_is_array(arr)) rc = 2, snprintf(msg, msg_size, "out of memory");
+        else json_array_extend(outputs, arr);
+        json_decref(root);
+    }
+    nvfp4_report_free(&rep);
+    nvfp4_tset_free(&act);
+    nvfp4_tset_free(&b);
+    return rc;
+}
+
+/* One case: its output found, its golden checked, then compared. */
+static void verify_case(nvfp4_suite_result *r, size_t i, const nvfp4_verify_opts *vo, nvfp4_vcomponent lone)
+{
+    vsuite *s = &r->s;
+    vcase *c = &s->c[i];
+    c->actual = find_actual(r->outs, c, s->dir);
+    if (!c->actual) {
+        c->verdict = -1;
+        c->summary = strdup("no output in the actual folder");
+        r->count[2]++;
+        return;
+    }
+    if ((c->error = golden_problem(s, c)) != NULL) {
+        c->verdict = 2;
+        r->count[3]++;
+        return;
+    }
+    char msg[sizeof((nvfp4_error *)0)->message + 64];
+    c->outputs = json_array();
+    c->verdict = verify_case_files(c->expected, c->actual, vo, lone, c->outputs, msg, sizeof msg);
+    if (c->verdict == 0) {
+        r->count[0]++;
+    } else if (c->verdict == 1) {
+        r->count[1]++;
+        c->summary = summarize(c->outputs);
+        tally_case(&r->t, i, c->name, c->outputs);
+    } else {
+        c->verdict = 2;
+        r->count[3]++;
+        c->error = strdup(msg);
+        json_decref(c->outputs);
+        c->outputs = NULL;
+    }
+}
+
+void nvfp4_suite_verify_opts_init(nvfp4_suite_verify_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    nvfp4_verify_opts_init(&o->verify);
+    o->lone = NVFP4_VC_DATA;
 }
 
 /* Every case is verified and reported, whatever the others do: an unreadable
  * one is an error entry (JUnit <error>, JSON status error, TAP not ok), never
- * a lost report. Exit 2 when a case is unreadable or OUTS holds none, else 1
- * when one differs (or is missing with require_all), else 0. */
-int vcli_verify_suite(const char *suite, const char *outs, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
-                      const char *junit, bool json, bool tap, bool require_all)
+ * a lost report. Verdict 2 when a case is unreadable or OUTS holds none, else
+ * 1 when one differs (or is missing with require_all), else 0. */
+nvfp4_status nvfp4_suite_verify(const char *suite, const char *outs, const nvfp4_suite_verify_opts *o,
+                                nvfp4_suite_result **res, nvfp4_error *err)
 {
-    vsuite s;
-    memset(&s, 0, sizeof s);
+    *res = NULL;
+    nvfp4_suite_verify_opts defaults;
+    if (!o) nvfp4_suite_verify_opts_init(&defaults), o = &defaults;
+    if (!suite || !outs) return nvfp4_error_set(err, NVFP4_EINVAL, "a suite and an actual folder are needed");
+    nvfp4_suite_result *r = calloc(1, sizeof *r);
+    if (!r || !(r->outs = strdup(outs))) {
+        free(r);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    r->require_all = o->require_all;
     bool dir = false;
-    int rc = load_manifest(suite, &s);
-    if (!rc && (!exists(outs, &dir) || !dir)) rc = cli_fail(CMD, "%s: --actual-dir is not a folder", outs);
-    if (rc) {
-        free_suite(&s);
-        return rc;
+    nvfp4_status st = load_manifest(suite, &r->s, err);
+    if (!st && (!exists(outs, &dir) || !dir))
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: --actual-dir is not a folder", outs);
+    if (st) {
+        nvfp4_suite_result_free(r);
+        return st;
     }
-    size_t count[4] = {0, 0, 0, 0}; /* matched, differing, missing, unreadable */
-    stally t;
-    memset(&t, 0, sizeof t);
-    nvfp4_verify_opts vo = *o;
+    nvfp4_verify_opts vo = o->verify;
     vo.max_errors = vo.max_errors < 3 ? vo.max_errors : 3;
-    for (size_t i = 0; i < s.n; i++) {
-        vcase *c = &s.c[i];
-        cli_progress(CMD, i, s.n, c->name);
-        c->actual = find_actual(outs, c, s.dir);
-        if (!c->actual) {
-            c->verdict = -1;
-            c->summary = strdup("no output in the actual folder");
-            count[2]++;
-            continue;
-        }
-        if ((c->error = golden_problem(&s, c)) != NULL) {
-            c->verdict = 2;
-            count[3]++;
-            continue;
-        }
-        char msg[sizeof ((nvfp4_error *)0)->message + 64];
-        c->outputs = json_array();
-        c->verdict = vcli_verify_files(c->expected, c->actual, &vo, lone, c->outputs, msg, sizeof msg);
-        if (c->verdict == 0) {
-            count[0]++;
-        } else if (c->verdict == 1) {
-            count[1]++;
-            c->summary = summarize(c->outputs);
-            tally_case(&t, i, c->name, c->outputs);
-        } else {
-            c->verdict = 2;
-            count[3]++;
-            c->error = strdup(msg);
-            json_decref(c->outputs);
-            c->outputs = NULL;
-        }
+    for (size_t i = 0; i < r->s.n; i++) {
+        if (o->progress) o->progress(o->progress_ctx, i, r->s.n, r->s.c[i].name);
+        verify_case(r, i, &vo, o->lone);
     }
-    cli_progress_end();
-    tally_sort(&t);
-    if (tap) print_tap(&s, &t, require_all);
-    else if (json) print_json(&s, outs, &t, count);
-    else print_text(&s, outs, &t, count);
-    int verdict = count[3] ? 2 : (count[1] || (require_all && count[2])) ? 1 : 0;
-    if (!count[3] && count[0] + count[1] == 0) verdict = cli_fail(CMD, "%s holds no output for any case of %s", outs, s.dir);
-    if (count[3]) cli_fail(CMD, "%zu of %zu cases could not be read (ERROR in the report)", count[3], s.n);
-    if (junit) {
-        char *story = tally_string(&t, s.n);
-        if (write_junit(junit, &s, count[1] + (require_all ? count[2] : 0), count[3], require_all ? 0 : count[2],
-                        require_all, story))
-            verdict = 2;
-        free(story);
+    tally_sort(&r->t);
+    const size_t *count = r->count;
+    r->verdict = count[3] ? 2 : (count[1] || (o->require_all && count[2])) ? 1 : 0;
+    if (!count[3] && count[0] + count[1] == 0) {
+        r->verdict = 2;
+        snprintf(r->message, sizeof r->message, "%s holds no output for any case of %s", outs, r->s.dir);
     }
-    if (!tap && !json) printf("verdict: %s\n", verdict == 0 ? "MATCH" : verdict == 1 ? "MISMATCH" : "ERROR");
-    free(t.t);
-    free_suite(&s);
-    return verdict;
+    if (count[3])
+        snprintf(r->message, sizeof r->message, "%zu of %zu cases could not be read (ERROR in the report)", count[3],
+                 r->s.n);
+    *res = r;
+    return NVFP4_OK;
+}
+
+int nvfp4_suite_result_verdict(const nvfp4_suite_result *r) { return r->verdict; }
+const char *nvfp4_suite_result_message(const nvfp4_suite_result *r) { return r->message[0] ? r->message : NULL; }
+void nvfp4_suite_result_counts(const nvfp4_suite_result *r, size_t counts[4])
+{
+    memcpy(counts, r->count, sizeof r->count);
+}
+size_t nvfp4_suite_result_cases(const nvfp4_suite_result *r) { return r->s.n; }
+
+static const vcase *case_at(const nvfp4_suite_result *r, size_t i) { return i < r->s.n ? &r->s.c[i] : NULL; }
+
+const char *nvfp4_suite_result_case_name(const nvfp4_suite_result *r, size_t i)
+{
+    return case_at(r, i) ? case_at(r, i)->name : NULL;
+}
+nvfp4_case_status nvfp4_suite_result_case_status(const nvfp4_suite_result *r, size_t i)
+{
+    return case_at(r, i) ? (nvfp4_case_status)case_at(r, i)->verdict : NVFP4_CASE_ERROR;
+}
+const char *nvfp4_suite_result_case_actual(const nvfp4_suite_result *r, size_t i)
+{
+    return case_at(r, i) ? case_at(r, i)->actual : NULL;
+}
+const char *nvfp4_suite_result_case_summary(const nvfp4_suite_result *r, size_t i)
+{
+    return case_at(r, i) ? case_at(r, i)->summary : NULL;
+}
+const char *nvfp4_suite_result_case_error(const nvfp4_suite_result *r, size_t i)
+{
+    return case_at(r, i) ? case_at(r, i)->error : NULL;
+}
+char *nvfp4_suite_result_case_json(const nvfp4_suite_result *r, size_t i)
+{
+    const vcase *c = case_at(r, i);
+    return c && c->outputs ? json_dumps(c->outputs, JSON_INDENT(2)) : NULL;
+}
+
+/* The JUnit file: missing outputs are failures with require_all, else skipped. */
+static char *render_junit(const nvfp4_suite_result *r)
+{
+    const size_t *count = r->count;
+    char *story = tally_string(&r->t, r->s.n);
+    char *x = junit_text(&r->s, count[1] + (r->require_all ? count[2] : 0), count[3], r->require_all ? 0 : count[2],
+                         r->require_all, story);
+    free(story);
+    return x;
+}
+
+char *nvfp4_suite_result_render(const nvfp4_suite_result *r, nvfp4_suite_format fmt)
+{
+    if (fmt == NVFP4_SUITE_JUNIT) return render_junit(r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    if (fmt == NVFP4_SUITE_TAP) print_tap(&r->s, &r->t, r->require_all, f);
+    else if (fmt == NVFP4_SUITE_JSON) print_json(&r->s, r->outs, &r->t, r->count, f);
+    else print_text(&r->s, r->outs, &r->t, r->count, f);
+    fclose(f);
+    return buf;
+}
+
+nvfp4_status nvfp4_suite_result_write_junit(const nvfp4_suite_result *r, const char *path, nvfp4_error *err)
+{
+    char *x = render_junit(r);
+    if (!x) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    nvfp4_status st = nvfp4_file_write_atomic(path, x, strlen(x), err);
+    free(x);
+    return st;
 }

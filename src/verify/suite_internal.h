@@ -1,0 +1,65 @@
+/*
+ * suite_internal.h - what the files of golden suites share inside the
+ * library (nvfp4/suite.h is the public side): the case tables
+ * (suite_cases.c), the MANIFEST writer and the replace check
+ * (suite_manifest.c). suite_gen.c assembles them; suite_verify.c reads
+ * suites back.
+ */
+#ifndef NVFP4_VERIFY_SUITE_INTERNAL_H
+#define NVFP4_VERIFY_SUITE_INTERNAL_H
+
+#include "nvfp4/io.h"
+#include "nvfp4/quant.h"
+#include "nvfp4/suite.h"
+
+/* ---- cases (suite_cases.c) ---------------------------------------------------------------------- */
+/* One case: its input (malloc'd, rows x cols fp32) and how it is quantized. */
+typedef struct {
+    const char *name, *desc;
+    size_t rows, cols;
+    float *x;               /* rows * cols */
+    nvfp4_dtype dtype;      /* BF16: x is converted (exactly: bf16 values) */
+    nvfp4_block block;      /* DEFAULT: the recipe's */
+    bool rht;
+    char name_buf[64], desc_buf[96]; /* where a generated name points */
+} gcase;
+
+/* The edge cases (level 1 or 2). */
+void suite_edge_e2m1_ties(gcase *c, int level);
+void suite_edge_e4m3_ties(gcase *c, int level);
+void suite_edge_ue5m3_ties(gcase *c, int level);
+void suite_edge_zero_blocks(gcase *c, int level);
+void suite_edge_underflow(gcase *c, int level);
+void suite_edge_outliers(gcase *c, int level);
+void suite_edge_specials(gcase *c, int level);
+void suite_edge_amax(gcase *c, int which); /* 0 zero, 1 Inf, 2 subnormal, 3 tiny, 4 huge */
+void suite_edge_ue8m0_min_scale(gcase *c, int level);
+/* Seeded random tensors: kind 0 normal, 1 laplace, 2 channel outliers,
+ * 3 bf16-exact, 4 bf16 input, 5 columnwise RHT. */
+void suite_random_case(gcase *c, int kind, int level, uint64_t seed);
+void suite_shapes_case(gcase *c, size_t rows, size_t cols, nvfp4_block b, uint64_t seed);
+
+/* ---- the MANIFEST (suite_manifest.c) ------------------------------------------------------------ */
+/* The MANIFEST text being written: a header, then "sha256  path" lines. */
+typedef struct {
+    char *text;
+    size_t len, cap;
+    bool failed; /* out of memory */
+} suite_manifest_writer;
+
+void suite_manifest_add(suite_manifest_writer *w, const char *line);
+/* Adds a line for root/rel, or one for each file of the folder root/rel (sorted by name). */
+nvfp4_status suite_manifest_hash(suite_manifest_writer *w, const char *root, const char *rel, nvfp4_error *err);
+void suite_manifest_writer_free(suite_manifest_writer *w);
+
+/* True when the entries (sorted by path) list name: a file CASE, or a
+ * folder CASE through its files CASE/... (MANIFEST itself counts as listed). */
+bool suite_manifest_lists(const nvfp4_manifest *sorted, const char *name);
+/* Sorts the entries by path (for suite_manifest_lists). */
+void suite_manifest_sort(nvfp4_manifest *m);
+
+/* An existing dir may be replaced only when it is empty or a suite of ours
+ * (everything in it listed by its MANIFEST), or with force. */
+nvfp4_status suite_check_replaceable(const char *dir, bool force, nvfp4_error *err);
+
+#endif /* NVFP4_VERIFY_SUITE_INTERNAL_H */
