@@ -83,7 +83,7 @@ static int run(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:h", longopts)) != -1) {
         if (c == 'o') out = optarg;
         else if (c == 'c') colwise = true;
         else if (c == 'f') format = optarg;

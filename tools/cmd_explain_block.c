@@ -231,7 +231,7 @@ static int run(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_INPUT: input = optarg; break;
         case OPT_ROW:

@@ -767,7 +767,7 @@ static int run(int argc, char **argv)
     uint64_t u;
     nvfp4_file_format ff;
     bool report = false, json = false;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_SUITE:
             if (strcmp(optarg, "edge") && strcmp(optarg, "random") && strcmp(optarg, "shapes") &&

@@ -73,7 +73,7 @@ static int run(int argc, char **argv)
     optind = 1;
     opterr = 0;
     if (!samples) return cli_fail(CMD, "out of memory");
-    while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while (!rc && (c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_INPUT: input = optarg; break;
         case OPT_SAMPLES:
