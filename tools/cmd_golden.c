@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 #include "golden_mutants.h"
 
 static const char usage[] =
@@ -736,12 +737,13 @@ static int mutation_report(gen *g, bool json)
     return rc;
 }
 
-enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON,
-       OPT_LAYOUT };
-static const struct option longopts[] = {
-    {"suite", required_argument, NULL, OPT_SUITE}, {"recipe", required_argument, NULL, OPT_RECIPE},
+/* the suite's recipe and rounding (its --seed seeds the case generator: golden's own) */
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND))
+enum { OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT };
+static const struct option own_longopts[] = {
+    {"suite", required_argument, NULL, OPT_SUITE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},
-    {"seed", required_argument, NULL, OPT_SEED},   {"round", required_argument, NULL, OPT_ROUND},
+    {"seed", required_argument, NULL, OPT_SEED},
     {"format", required_argument, NULL, OPT_FORMAT}, {"force", no_argument, NULL, OPT_FORCE},
     {"mutants", no_argument, NULL, OPT_MUTANTS}, {"json", no_argument, NULL, OPT_JSON},
     {"scale-layout", required_argument, NULL, OPT_LAYOUT},
@@ -763,10 +765,14 @@ static int run(int argc, char **argv)
     g.round = NVFP4_RN;
     optind = 1;
     opterr = 0;
-    int c;
+    int c, qrc;
     uint64_t u;
     nvfp4_file_format ff;
     bool report = false, json = false;
+    nvfp4_options q;
+    nvfp4_options_init(&q);
+    struct option longopts[24];
+    cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
     while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_SUITE:
@@ -774,10 +780,6 @@ static int run(int argc, char **argv)
                 strcmp(optarg, "mutants") && strcmp(optarg, "all"))
                 return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes, mutants or all)", optarg);
             g.suite = optarg;
-            break;
-        case OPT_RECIPE:
-            if (!nvfp4_recipe_find(optarg)) return cli_fail(cmd, "unknown recipe '%s'", optarg);
-            g.recipe = optarg;
             break;
         case OPT_OUT: g.out = g.dest = optarg; break;
         case OPT_FORCE: g.force = true; break;
@@ -790,11 +792,6 @@ static int run(int argc, char **argv)
         case OPT_SEED:
             if (!cli_parse_u64(optarg, &g.seed)) return cli_fail(cmd, "bad --seed '%s'", optarg);
             break;
-        case OPT_ROUND:
-            if (strcmp(optarg, "rn") == 0) g.round = NVFP4_RN;
-            else if (strcmp(optarg, "sr") == 0) g.round = NVFP4_SR;
-            else return cli_fail(cmd, "bad --round '%s' (rn or sr)", optarg);
-            break;
         case OPT_FORMAT:
             if (!nvfp4_file_format_parse(optarg, &ff)) return cli_fail(cmd, "bad --format '%s'", optarg);
             g.format = optarg;
@@ -803,9 +800,13 @@ static int run(int argc, char **argv)
             if (!nvfp4_scale_layout_parse(optarg, &g.layout))
                 return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
             break;
-        default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        default:
+            if (!cli_quant_is(c)) return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+            if ((qrc = cli_quant_set(cmd, c, optarg, &q))) return qrc;
         }
     }
+    if (q.quant.recipe) g.recipe = q.quant.recipe;
+    g.round = q.quant.rounding;
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
     if (report) {
         if (g.out) return cli_fail(cmd, "--mutants writes nothing: drop --out");
