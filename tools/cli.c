@@ -165,18 +165,6 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-bool cli_parse_rht_signs(const char *s, nvfp4_quant_opts *o)
-{
-    uint64_t seed;
-    if (strcmp(s, "te") == 0) o->rht_signs = NVFP4_RHT_SIGNS_TE;
-    else if (strcmp(s, "none") == 0) o->rht_signs = NVFP4_RHT_SIGNS_NONE;
-    else if (strncmp(s, "seed:", 5) == 0 && cli_parse_u64(s + 5, &seed)) {
-        o->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
-        o->rht_sign_seed = seed;
-    } else return false;
-    return true;
-}
-
 bool cli_parse_size(const char *s, size_t *out)
 {
     uint64_t v;

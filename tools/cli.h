@@ -74,9 +74,6 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 bool cli_parse_f32(const char *s, float *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_size(const char *s, size_t *out);
-/* --rht-signs: "te", "none" or "seed:N" (N decimal) into o->rht_signs and
- * o->rht_sign_seed; false (o unchanged) for anything else. */
-bool cli_parse_rht_signs(const char *s, nvfp4_quant_opts *o);
 
 /* Shortest decimal that reads back as the same float, without an exponent
  * for 1e-5 <= |x| < 1e6 (nvfp4_format_f32_shortest). */
