@@ -21,6 +21,8 @@ MIRRORS = {
     "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,
     "nvfp4_gemm_check_opts": _lib.GemmCheckOpts, "nvfp4_report": _lib.Report, "nvfp4_strbuf": _lib.StrBuf,
     "nvfp4_ckpt_report": _lib.CkptReport,
+    # the quantize option table (nvfp4/options.h)
+    "nvfp4_options": _lib.Options, "nvfp4_option": _lib.OptionRow,
 }
 
 
