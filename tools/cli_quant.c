@@ -36,6 +36,11 @@ int cli_quant_set(const char *cmd, int c, const char *value, nvfp4_options *o)
     return NVFP4_EXIT_OK;
 }
 
+int cli_quant_flag(const char *cmd, nvfp4_option_id id, nvfp4_options *o)
+{
+    return cli_quant_set(cmd, CLI_QUANT_VAL_BASE + (int)id, NULL, o);
+}
+
 int cli_quant_finish(const char *cmd, nvfp4_options *o, unsigned rules)
 {
     nvfp4_error err;

@@ -33,6 +33,10 @@ bool cli_quant_is(int c);
  * after "nvfp4 CMD: bad --rht-signs 'x' (te, seed:N or none)". */
 int cli_quant_set(const char *cmd, int c, const char *value, nvfp4_options *o);
 
+/* Names the flag option id (for a subcommand's alias of it, such as
+ * quantize's --also-columnwise): as cli_quant_set. */
+int cli_quant_flag(const char *cmd, nvfp4_option_id id, nvfp4_options *o);
+
 /* nvfp4_options_finish: 0, or NVFP4_EXIT_USAGE after the message. */
 int cli_quant_finish(const char *cmd, nvfp4_options *o, unsigned rules);
 

@@ -157,11 +157,11 @@ static int run(int argc, char **argv)
         case 'o': out = optarg; break;
         case OPT_COL_ONLY:
             col_only = true;
-            if ((rc = cli_quant_set(cmd, CLI_QUANT_VAL_BASE + NVFP4_OPTION_COLUMNWISE, NULL, &g))) return rc;
+            if ((rc = cli_quant_flag(cmd, NVFP4_OPTION_COLUMNWISE, &g))) return rc;
             break;
         case OPT_ALSO_COL:
-            if ((rc = cli_quant_set(cmd, CLI_QUANT_VAL_BASE + NVFP4_OPTION_ROWWISE, NULL, &g)) ||
-                (rc = cli_quant_set(cmd, CLI_QUANT_VAL_BASE + NVFP4_OPTION_COLUMNWISE, NULL, &g)))
+            if ((rc = cli_quant_flag(cmd, NVFP4_OPTION_ROWWISE, &g)) ||
+                (rc = cli_quant_flag(cmd, NVFP4_OPTION_COLUMNWISE, &g)))
                 return rc;
             break;
         case OPT_FORMAT: format = optarg; break;
