@@ -25,6 +25,7 @@
 #include "nvfp4/ggml.h"
 #include "nvfp4/hadamard.h"
 #include "nvfp4/layout.h"
+#include "nvfp4/options.h"
 #include "nvfp4/gemm.h"
 #include "nvfp4/verify.h"
 #include "nvfp4/suite.h"

@@ -1,6 +1,7 @@
 /* cli.c - helpers shared by the subcommands. */
 #include "cli.h"
 
+#include "cli_suggest.h"
 #include "nvfp4/formats.h"
 
 #include <errno.h>
@@ -100,17 +101,52 @@ bool cli_parse_f32(const char *s, float *out)
     return true;
 }
 
+/* The recipe names, for matching a --recipe value ignoring case. */
+static size_t recipe_names(const char **names, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nvfp4_recipe_count() && n < cap; i++)
+        names[n++] = nvfp4_recipe_get_info(nvfp4_recipe_at(i))->name;
+    return n;
+}
+
+const char *cli_value_name(const char *option, const char *value)
+{
+    static const char *const name_valued[] = {"format", "from", "to", "round", "mode", "tile", "block"};
+    static const char *const names[] = {"e2m1", "e4m3", "ue8m0", "bf16", "fp16", "rn", "rz", "sr", "floor",
+                                        "rceil", "ceil", "even", "safetensors", "npy", "bin", "1x16", "16x16", "1x32"};
+    if (!option || !value) return value;
+    while (*option == '-') option++;
+    const char *m = NULL;
+    if (strcmp(option, "recipe") == 0) {
+        const char *recipes[64];
+        m = cli_match_name(value, recipes, recipe_names(recipes, 64));
+    }
+    for (size_t o = 0; !m && o < sizeof name_valued / sizeof name_valued[0]; o++)
+        if (strcmp(option, name_valued[o]) == 0) m = cli_match_name(value, names, sizeof names / sizeof names[0]);
+    return m ? m : value;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+    int index = -1;
+    int c = getopt_long(argc, argv, shortopts, longopts, &index);
+    if (c != -1 && c != '?' && index >= 0 && optarg) optarg = (char *)(uintptr_t)cli_value_name(longopts[index].name, optarg);
+    return c;
+}
+
 const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing)
 {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n) != 0) return NULL;
-    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] == '=') return cli_value_name(name, argv[*i] + n + 1);
     if (argv[*i][n] != '\0') return NULL;
     if (*i + 1 >= argc) {
         *missing = true;
         return NULL;
     }
-    return argv[++*i];
+    ++*i;
+    return cli_value_name(name, argv[*i]);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)
@@ -126,18 +162,6 @@ bool cli_parse_u64(const char *s, uint64_t *out)
         v = v * 10 + d;
     }
     *out = v;
-    return true;
-}
-
-bool cli_parse_rht_signs(const char *s, nvfp4_quant_opts *o)
-{
-    uint64_t seed;
-    if (strcmp(s, "te") == 0) o->rht_signs = NVFP4_RHT_SIGNS_TE;
-    else if (strcmp(s, "none") == 0) o->rht_signs = NVFP4_RHT_SIGNS_NONE;
-    else if (strncmp(s, "seed:", 5) == 0 && cli_parse_u64(s + 5, &seed)) {
-        o->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
-        o->rht_sign_seed = seed;
-    } else return false;
     return true;
 }
 

@@ -10,6 +10,7 @@
 #ifndef NVFP4_TOOLS_CLI_H
 #define NVFP4_TOOLS_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +54,18 @@ bool cli_wants_help(int argc, char **argv);
  * *missing set) if the value is missing. */
 const char *cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing);
 
+/* The value of option (with or without its dashes) as the subcommand
+ * compares it: a recipe name (--recipe) or a format, rounding, mode,
+ * layout or block name (--format, --from, --to, --round, --mode, --tile,
+ * --block) that matches one known name ignoring case is that name
+ * (`--recipe TE` is te, `--round=SR` is sr); anything else is value itself.
+ * cli_option_value and cli_getopt apply it, so argv is never rewritten. */
+const char *cli_value_name(const char *option, const char *value);
+
+/* getopt_long, with optarg passed through cli_value_name for the long
+ * option it belongs to. */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+
 /* Strict number parsers: the whole string must be consumed. Floats accept
  * decimal, C99 hex floats (with a point or a p exponent), inf/nan, and
  * 0x-prefixed 8-digit fp32 bit patterns; any other 0x token is refused.
@@ -61,9 +74,6 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name, bo
 bool cli_parse_f32(const char *s, float *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_size(const char *s, size_t *out);
-/* --rht-signs: "te", "none" or "seed:N" (N decimal) into o->rht_signs and
- * o->rht_sign_seed; false (o unchanged) for anything else. */
-bool cli_parse_rht_signs(const char *s, nvfp4_quant_opts *o);
 
 /* Shortest decimal that reads back as the same float, without an exponent
  * for 1e-5 <= |x| < 1e6 (nvfp4_format_f32_shortest). */

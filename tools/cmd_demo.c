@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, demo_opts *o)
         if (!v) return cli_fail(CMD, "%s needs a value", name);
         if (!eq) i++;
         if (name[2] == 'r') {
-            if (!nvfp4_rounding_parse(v, &o->round) || o->round == NVFP4_RZ)
+            if (!nvfp4_rounding_parse(cli_value_name("--round", v), &o->round) || o->round == NVFP4_RZ)
                 return cli_fail(CMD, "unknown rounding '%s' for the te recipe (expected rn or sr)", v);
         } else if (!cli_parse_u64(v, name[2] == 's' ? &o->seed : &o->offset)) {
             return cli_fail(CMD, "%.*s '%s' is not an unsigned 64-bit integer", (int)len, name, v);

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 
 static const char usage[] =
     "usage: nvfp4 dequantize BUNDLE -o OUT [--columnwise] [--format safetensors|npy|bin]\n"
@@ -21,17 +22,16 @@ static const char usage[] =
     "--columnwise decodes the columnwise (transposed) output; RHT data stays in the Hadamard domain.\n"
     "Exit: 0 written, 2 usage or input error.\n";
 
-static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"columnwise", no_argument, NULL, 'c'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         {"expected", required_argument, NULL, 'e'},
-                                         {"recipe", required_argument, NULL, 'r'},
-                                         {"shape", required_argument, NULL, 's'},
-                                         {"block", required_argument, NULL, 'b'},
-                                         {"rht", no_argument, NULL, 'R'},
-                                         {"pad", no_argument, NULL, 'p'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+/* the options of `nvfp4 quantize` that decide a bundle's layout */
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_COLUMNWISE) | CLI_QUANT(NVFP4_OPTION_RECIPE) | \
+                    CLI_QUANT(NVFP4_OPTION_BLOCK) | CLI_QUANT(NVFP4_OPTION_RHT) | CLI_QUANT(NVFP4_OPTION_PAD))
+
+static const struct option own_longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"expected", required_argument, NULL, 'e'},
+                                             {"shape", required_argument, NULL, 's'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
 
 /* A kernel's file has the components but not the bundle's metadata: take it
  * from the golden bundle, or from the metadata of a bundle built for a zero
@@ -75,27 +75,23 @@ static int run(int argc, char **argv)
         fputs(usage, stdout);
         return NVFP4_EXIT_OK;
     }
-    const char *out = NULL, *format = NULL, *expected = NULL, *recipe = NULL, *shape_arg = NULL;
-    bool colwise = false;
-    nvfp4_quant_opts qo;
-    nvfp4_quant_opts_init(&qo);
+    const char *out = NULL, *format = NULL, *expected = NULL, *shape_arg = NULL;
+    nvfp4_options g;
+    nvfp4_options_init(&g);
+    struct option longopts[24];
+    cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
     size_t rows = 0, cols = 0;
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    int c, rc = 0;
+    while ((c = cli_getopt(argc, argv, "o:h", longopts)) != -1) {
         if (c == 'o') out = optarg;
-        else if (c == 'c') colwise = true;
         else if (c == 'f') format = optarg;
         else if (c == 'e') expected = optarg;
-        else if (c == 'r') recipe = optarg;
         else if (c == 's') shape_arg = optarg;
-        else if (c == 'R') qo.rht = true;
-        else if (c == 'p') qo.pad = true;
-        else if (c == 'b') {
-            if (!nvfp4_block_parse(optarg, &qo.block)) return cli_fail(cmd, "bad --block '%s' (1x16, 16x16, 1x32)", optarg);
-        }
-        else return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        else if (cli_quant_is(c)) {
+            if ((rc = cli_quant_set(cmd, c, optarg, &g))) return rc;
+        } else return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
     }
     if (optind != argc - 1) return cli_fail(cmd, "expected one bundle (see --help)");
     if (!out) return cli_fail(cmd, "missing -o OUT");
@@ -106,15 +102,16 @@ static int run(int argc, char **argv)
     nvfp4_error err;
     nvfp4_quantized q;
     memset(&q, 0, sizeof q);
-    int rc = 0;
+    nvfp4_quant_opts qo = g.quant; /* recipe NULL unless --recipe */
+    const char *recipe = qo.recipe;
+    bool colwise = nvfp4_options_named(&g, NVFP4_OPTION_COLUMNWISE); /* the orientation decoded */
     if (expected && (recipe || shape_arg)) return cli_fail(cmd, "--expected excludes --recipe/--shape");
     if ((recipe || shape_arg || qo.rht || qo.pad || qo.block) && !(recipe && shape_arg))
         return cli_fail(cmd, "--recipe R and --shape RxC go together (and --block, --rht, --pad need them)");
-    if (recipe && !nvfp4_recipe_find(recipe)) return cli_fail(cmd, "unknown recipe '%s'", recipe);
     if (shape_arg && !cli_parse_shape(shape_arg, &rows, &cols)) return cli_fail(cmd, "bad --shape '%s' (RxC)", shape_arg);
-    qo.recipe = recipe;
-    qo.rowwise = !colwise && !qo.rht;
-    qo.columnwise = colwise || qo.rht;
+    /* the outputs of the quantization described: --columnwise, or --rht (on the columnwise output) */
+    if ((rc = cli_quant_finish(cmd, &g, NVFP4_OPTIONS_RHT_SELECTS_COLUMNWISE))) return rc;
+    qo = g.quant;
     if (nvfp4_tset_read(in, &s, &err)) {
         rc = cli_fail_err(cmd, &err);
         goto done;

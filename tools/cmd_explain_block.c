@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_figures.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 #include "nvfp4/formats.h"
 #include "nvfp4/hadamard.h"
 #include "nvfp4/quant.h"
@@ -37,22 +38,23 @@ static const char usage[] =
     "\n"
     "Exit: 0, or 2 usage or input error.\n";
 
-enum { OPT_INPUT = 256, OPT_ROW, OPT_BLOCK, OPT_RECIPE, OPT_TILE, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_SHAPE,
-       OPT_DTYPE, OPT_PLOT, OPT_RHT };
-static const struct option longopts[] = {{"input", required_argument, NULL, OPT_INPUT},
-                                         {"row", required_argument, NULL, OPT_ROW},
-                                         {"block", required_argument, NULL, OPT_BLOCK},
-                                         {"recipe", required_argument, NULL, OPT_RECIPE},
-                                         {"tile", required_argument, NULL, OPT_TILE},
-                                         {"round", required_argument, NULL, OPT_ROUND},
-                                         {"seed", required_argument, NULL, OPT_SEED},
-                                         {"offset", required_argument, NULL, OPT_OFFSET},
-                                         {"shape", required_argument, NULL, OPT_SHAPE},
-                                         {"dtype", required_argument, NULL, OPT_DTYPE},
-                                         {"plot", required_argument, NULL, OPT_PLOT},
-                                         {"rht", no_argument, NULL, OPT_RHT},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+/* From the quantize option group: the recipe, rounding, seed and offset. Not its --block
+ * (here the index of a block in the row; the block shape is --tile) nor its --rht (here:
+ * show the transform of one block). */
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND) | CLI_QUANT(NVFP4_OPTION_SEED) | \
+                    CLI_QUANT(NVFP4_OPTION_OFFSET))
+
+enum { OPT_INPUT = 256, OPT_ROW, OPT_BLOCK, OPT_TILE, OPT_SHAPE, OPT_DTYPE, OPT_PLOT, OPT_RHT };
+static const struct option own_longopts[] = {{"input", required_argument, NULL, OPT_INPUT},
+                                             {"row", required_argument, NULL, OPT_ROW},
+                                             {"block", required_argument, NULL, OPT_BLOCK},
+                                             {"tile", required_argument, NULL, OPT_TILE},
+                                             {"shape", required_argument, NULL, OPT_SHAPE},
+                                             {"dtype", required_argument, NULL, OPT_DTYPE},
+                                             {"plot", required_argument, NULL, OPT_PLOT},
+                                             {"rht", no_argument, NULL, OPT_RHT},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
 
 static const char *CMD = "explain-block";
 
@@ -221,17 +223,19 @@ static int explain(const cli_input *in, const nvfp4_quant_opts *o, size_t row, s
 
 static int run(int argc, char **argv)
 {
-    const char *input = NULL, *shape = NULL, *dtype = NULL, *recipe = "te", *plot = NULL;
+    const char *input = NULL, *shape = NULL, *dtype = NULL, *plot = NULL;
     bool rht = false;
     size_t row = 0, blk = 0;
     bool have_row = false, have_blk = false;
     nvfp4_block tile = NVFP4_BLOCK_DEFAULT;
-    nvfp4_rounding rnd = NVFP4_RN;
-    uint64_t seed = 0, offset = 0;
-    int c;
+    nvfp4_options g;
+    nvfp4_options_init(&g);
+    struct option longopts[24];
+    cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
+    int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_INPUT: input = optarg; break;
         case OPT_ROW:
@@ -242,43 +246,29 @@ static int run(int argc, char **argv)
             if (!cli_parse_size(optarg, &blk)) return cli_fail(CMD, "bad --block '%s'", optarg);
             have_blk = true;
             break;
-        case OPT_RECIPE: recipe = optarg; break;
         case OPT_TILE:
             if (!nvfp4_block_parse(optarg, &tile)) return cli_fail(CMD, "bad --tile '%s'", optarg);
-            break;
-        case OPT_ROUND:
-            if (!nvfp4_rounding_parse(optarg, &rnd) || rnd == NVFP4_RZ) return cli_fail(CMD, "bad --round '%s' (rn or sr)", optarg);
-            break;
-        case OPT_SEED:
-            if (!cli_parse_u64(optarg, &seed)) return cli_fail(CMD, "bad --seed '%s'", optarg);
-            break;
-        case OPT_OFFSET:
-            if (!cli_parse_u64(optarg, &offset)) return cli_fail(CMD, "bad --offset '%s'", optarg);
             break;
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
         case OPT_PLOT: plot = optarg; break;
         case OPT_RHT: rht = true; break;
         case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
-        default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 explain-block --help", argv[optind - 1]);
+        default:
+            if (!cli_quant_is(c)) return cli_fail(CMD, "unknown option '%s'; see nvfp4 explain-block --help", argv[optind - 1]);
+            if ((rc = cli_quant_set(CMD, c, optarg, &g))) return rc;
         }
     }
     if (optind < argc) return cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     if (!input || !have_row || !have_blk) return cli_fail(CMD, "--input X, --row R and --block C are required");
-    const nvfp4_recipe *rec = nvfp4_recipe_find(recipe);
-    if (!rec) return cli_fail(CMD, "unknown recipe '%s' (nvfp4 table --recipes lists them)", recipe);
-    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(rec);
+    nvfp4_quant_opts o = g.quant; /* the recipe (default te) validated, the rounding, seed and offset */
+    const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(o.recipe ? o.recipe : "te"));
     if (tile == NVFP4_BLOCK_DEFAULT) tile = info->default_block;
-    if (rnd == NVFP4_SR && !info->supports_sr) return cli_fail(CMD, "recipe %s has no stochastic rounding", recipe);
-    nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
+    if (o.rounding == NVFP4_SR && !info->supports_sr) return cli_fail(CMD, "recipe %s has no stochastic rounding", info->name);
     o.recipe = info->name;
     o.block = tile;
-    o.rounding = rnd;
-    o.seed = seed;
-    o.offset = offset;
     cli_input in;
-    int rc = cli_input_load(CMD, input, shape, dtype, &in);
+    rc = cli_input_load(CMD, input, shape, dtype, &in);
     if (!rc) rc = rht ? explain_rht(&in, &o, row, blk, plot) : explain(&in, &o, row, blk, plot);
     cli_input_free(&in);
     return rc;

@@ -51,7 +51,7 @@ static int run(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:h", longopts)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_A: a = optarg; break;

@@ -82,7 +82,7 @@ static int gemm_check_main(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_A: a = optarg; break;
         case OPT_B: b = optarg; break;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 #include "nvfp4/suite.h"
 
 static const char usage[] =
@@ -78,12 +79,13 @@ static int mutation_report(const nvfp4_suite_opts *o, bool json)
     return verdict;
 }
 
-enum { OPT_SUITE = 256, OPT_RECIPE, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_ROUND, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON,
-       OPT_LAYOUT };
-static const struct option longopts[] = {
-    {"suite", required_argument, NULL, OPT_SUITE}, {"recipe", required_argument, NULL, OPT_RECIPE},
+/* the suite's recipe and rounding (its --seed seeds the case generator: golden's own) */
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND))
+enum { OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT };
+static const struct option own_longopts[] = {
+    {"suite", required_argument, NULL, OPT_SUITE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},
-    {"seed", required_argument, NULL, OPT_SEED},   {"round", required_argument, NULL, OPT_ROUND},
+    {"seed", required_argument, NULL, OPT_SEED},
     {"format", required_argument, NULL, OPT_FORMAT}, {"force", no_argument, NULL, OPT_FORCE},
     {"mutants", no_argument, NULL, OPT_MUTANTS}, {"json", no_argument, NULL, OPT_JSON},
     {"scale-layout", required_argument, NULL, OPT_LAYOUT},
@@ -103,20 +105,20 @@ static int run(int argc, char **argv)
     const char *out = NULL;
     optind = 1;
     opterr = 0;
-    int c;
+    int c, qrc;
     uint64_t u;
     nvfp4_file_format ff;
     bool report = false, json = false;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    nvfp4_options q;
+    nvfp4_options_init(&q);
+    struct option longopts[24];
+    cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_SUITE:
             if (!nvfp4_suite_name_valid(optarg))
                 return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes, mutants or all)", optarg);
             g.suite = optarg;
-            break;
-        case OPT_RECIPE:
-            if (!nvfp4_recipe_find(optarg)) return cli_fail(cmd, "unknown recipe '%s'", optarg);
-            g.recipe = optarg;
             break;
         case OPT_OUT: out = optarg; break;
         case OPT_FORCE: g.force = true; break;
@@ -129,11 +131,6 @@ static int run(int argc, char **argv)
         case OPT_SEED:
             if (!cli_parse_u64(optarg, &g.seed)) return cli_fail(cmd, "bad --seed '%s'", optarg);
             break;
-        case OPT_ROUND:
-            if (strcmp(optarg, "rn") == 0) g.round = NVFP4_RN;
-            else if (strcmp(optarg, "sr") == 0) g.round = NVFP4_SR;
-            else return cli_fail(cmd, "bad --round '%s' (rn or sr)", optarg);
-            break;
         case OPT_FORMAT:
             if (!nvfp4_file_format_parse(optarg, &ff)) return cli_fail(cmd, "bad --format '%s'", optarg);
             g.format = optarg;
@@ -142,9 +139,13 @@ static int run(int argc, char **argv)
             if (!nvfp4_scale_layout_parse(optarg, &g.layout))
                 return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
             break;
-        default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        default:
+            if (!cli_quant_is(c)) return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+            if ((qrc = cli_quant_set(cmd, c, optarg, &q))) return qrc;
         }
     }
+    if (q.quant.recipe) g.recipe = q.quant.recipe;
+    g.round = q.quant.rounding;
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
     if (report) {
         if (out) return cli_fail(cmd, "--mutants writes nothing: drop --out");

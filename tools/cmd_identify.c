@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 #include "nvfp4/verify.h"
 #include "verify_cli.h"
 
@@ -37,62 +38,40 @@ static const char usage[] =
     "Exit: 0 a variant or a chain reproduces every byte, 1 none does (the nearest is named),\n"
     "2 error.\n";
 
-enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_COL, OPT_SEED, OPT_OFFSET, OPT_TOP, OPT_SHAPE, OPT_DTYPE, OPT_JSON,
-       OPT_ROW, OPT_BLOCK, OPT_RHT, OPT_SIGNS, OPT_RHT32, OPT_PAD, OPT_NO_MUTANTS, OPT_WITNESS };
-static const struct option longopts[] = {{"expected-input", required_argument, NULL, OPT_INPUT},
-                                         {"actual", required_argument, NULL, OPT_ACTUAL},
-                                         {"columnwise", no_argument, NULL, OPT_COL},
-                                         {"rowwise", no_argument, NULL, OPT_ROW},
-                                         {"block", required_argument, NULL, OPT_BLOCK},
-                                         {"rht", no_argument, NULL, OPT_RHT},
-                                         {"rht-signs", required_argument, NULL, OPT_SIGNS},
-                                         {"rht-fp32", no_argument, NULL, OPT_RHT32},
-                                         {"pad", no_argument, NULL, OPT_PAD},
-                                         {"no-mutants", no_argument, NULL, OPT_NO_MUTANTS},
-                                         {"seed", required_argument, NULL, OPT_SEED},
-                                         {"offset", required_argument, NULL, OPT_OFFSET},
-                                         {"top", required_argument, NULL, OPT_TOP},
-                                         {"shape", required_argument, NULL, OPT_SHAPE},
-                                         {"dtype", required_argument, NULL, OPT_DTYPE},
-                                         {"json", no_argument, NULL, OPT_JSON},
-                                         {"witness", required_argument, NULL, OPT_WITNESS},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+/* the options of `nvfp4 quantize` but the recipe and rounding, which identify varies */
+#define QUANT_ROWS (CLI_QUANT_ALL & ~(CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND)))
+
+enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_TOP, OPT_SHAPE, OPT_DTYPE, OPT_JSON, OPT_NO_MUTANTS, OPT_WITNESS };
+static const struct option own_longopts[] = {{"expected-input", required_argument, NULL, OPT_INPUT},
+                                             {"actual", required_argument, NULL, OPT_ACTUAL},
+                                             {"no-mutants", no_argument, NULL, OPT_NO_MUTANTS},
+                                             {"top", required_argument, NULL, OPT_TOP},
+                                             {"shape", required_argument, NULL, OPT_SHAPE},
+                                             {"dtype", required_argument, NULL, OPT_DTYPE},
+                                             {"json", no_argument, NULL, OPT_JSON},
+                                             {"witness", required_argument, NULL, OPT_WITNESS},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
 
 static const char *CMD = "identify";
 
 static int run(int argc, char **argv)
 {
     const char *input = NULL, *actual = NULL, *shape = NULL, *dtype = NULL, *witness = NULL;
-    bool colwise = false, rowwise = false, json = false, mutants = true;
+    bool json = false, mutants = true;
     size_t top = 10;
-    nvfp4_quant_opts base;
-    nvfp4_quant_opts_init(&base);
-    int c;
+    nvfp4_options g;
+    nvfp4_options_init(&g);
+    struct option longopts[32];
+    cli_quant_longopts(longopts, 32, own_longopts, QUANT_ROWS);
+    int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_INPUT: input = optarg; break;
         case OPT_ACTUAL: actual = optarg; break;
-        case OPT_COL: colwise = true; break;
-        case OPT_ROW: rowwise = true; break;
-        case OPT_BLOCK:
-            if (!nvfp4_block_parse(optarg, &base.block)) return cli_fail(CMD, "bad --block '%s' (1x16, 16x16, 1x32)", optarg);
-            break;
-        case OPT_RHT: base.rht = true; break;
-        case OPT_SIGNS:
-            if (!cli_parse_rht_signs(optarg, &base)) return cli_fail(CMD, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
-            break;
-        case OPT_RHT32: base.rht_fp32 = true; break;
-        case OPT_PAD: base.pad = true; break;
         case OPT_NO_MUTANTS: mutants = false; break;
-        case OPT_SEED:
-            if (!cli_parse_u64(optarg, &base.seed)) return cli_fail(CMD, "bad --seed '%s'", optarg);
-            break;
-        case OPT_OFFSET:
-            if (!cli_parse_u64(optarg, &base.offset)) return cli_fail(CMD, "bad --offset '%s'", optarg);
-            break;
         case OPT_TOP:
             if (!cli_parse_size(optarg, &top) || top == 0) return cli_fail(CMD, "bad --top '%s'", optarg);
             break;
@@ -101,16 +80,22 @@ static int run(int argc, char **argv)
         case OPT_JSON: json = true; break;
         case OPT_WITNESS: witness = optarg; break;
         case 'h': fputs(usage, stdout); return NVFP4_EXIT_OK;
-        default: return cli_fail(CMD, "unknown option '%s'; see nvfp4 identify --help", argv[optind - 1]);
+        default:
+            if (!cli_quant_is(c)) return cli_fail(CMD, "unknown option '%s'; see nvfp4 identify --help", argv[optind - 1]);
+            if ((rc = cli_quant_set(CMD, c, optarg, &g))) return rc;
         }
     }
     if (optind < argc) return cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     if (!input || !actual) return cli_fail(CMD, "--expected-input X and --actual FILE are required");
-    if (rowwise && (colwise || base.rht))
+    bool rowwise = nvfp4_options_named(&g, NVFP4_OPTION_ROWWISE);
+    /* one orientation is compared: --rowwise and --columnwise do not make a set here */
+    if (rowwise && (nvfp4_options_named(&g, NVFP4_OPTION_COLUMNWISE) || g.quant.rht))
         return cli_fail(CMD, "--rowwise excludes --columnwise and --rht (the RHT is on the columnwise output)");
-    if (base.rht) colwise = true;
+    if ((rc = cli_quant_finish(CMD, &g, NVFP4_OPTIONS_RHT_SELECTS_COLUMNWISE))) return rc;
+    const nvfp4_quant_opts base = g.quant;
+    bool colwise = base.columnwise;
     cli_input in;
-    int rc = cli_input_load(CMD, input, shape, dtype, &in);
+    rc = cli_input_load(CMD, input, shape, dtype, &in);
     if (rc) {
         cli_input_free(&in);
         return rc;

@@ -8,9 +8,10 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 #include "nvfp4/ggml.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise] [--columnwise-only|--also-columnwise]\n"
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
@@ -33,13 +34,9 @@ static const char usage[] =
     "  --rowwise, --columnwise   the outputs to compute, as a set (default: rowwise only):\n"
     "                            --columnwise alone is --columnwise-only, with --rowwise\n"
     "                            it is --also-columnwise\n"
-    "  --block B                 block shape (default: the recipe's)\n"
-    "  --round rn|sr             rounding of the elements (default rn)\n"
-    "  --seed S --offset O       Philox seed and offset for sr (docs/semantics.md: SR bit contract)\n"
-    "  --rht                     random Hadamard transform on the columnwise output\n"
-    "  --rht-signs te|seed:N|none  RHT sign vector (default te: 0xD7E8)\n"
-    "  --rht-fp32                keep the RHT output in fp32 (default: round to bf16)\n"
-    "  --pad                     zero-pad dimensions up to the block (default: error)\n"
+    ;
+/* here the lines of the quantize option group (QUANT_ROWS) */
+static const char usage_tail[] =
     "  --scale-layout L          the layout of scale_swizzled (and scale_t_swizzled): 128x4\n"
     "                            (cublas-128x4, the default), 8x4 (flashinfer-8x4: FlashInfer's\n"
     "                            is_sf_8x4_layout) or linear; recorded in the metadata\n"
@@ -52,17 +49,16 @@ static const char usage[] =
     "a device or a link to one is refused, never replaced.\n"
     "Exit: 0 written, 2 usage or input error.\n";
 
-enum { OPT_RECIPE = 256, OPT_ROW, OPT_COL, OPT_BLOCK, OPT_ROUND, OPT_SEED, OPT_OFFSET, OPT_RHT, OPT_SIGNS,
-       OPT_RHT32, OPT_PAD, OPT_FORMAT, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL, OPT_LAYOUT };
+/* every row of the option table; the help lists those not described above */
+#define QUANT_ROWS CLI_QUANT_ALL
+#define QUANT_HELP_ROWS (QUANT_ROWS & ~(CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROWWISE) | \
+                                        CLI_QUANT(NVFP4_OPTION_COLUMNWISE)))
 
-static const struct option longopts[] = {
-    {"output", required_argument, NULL, 'o'},  {"recipe", required_argument, NULL, OPT_RECIPE},
-    {"rowwise", no_argument, NULL, OPT_ROW},    {"columnwise", no_argument, NULL, OPT_COL},
+enum { OPT_FORMAT = 256, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL, OPT_LAYOUT };
+
+static const struct option own_longopts[] = {
+    {"output", required_argument, NULL, 'o'},
     {"columnwise-only", no_argument, NULL, OPT_COL_ONLY}, {"also-columnwise", no_argument, NULL, OPT_ALSO_COL},
-    {"block", required_argument, NULL, OPT_BLOCK}, {"round", required_argument, NULL, OPT_ROUND},
-    {"seed", required_argument, NULL, OPT_SEED}, {"offset", required_argument, NULL, OPT_OFFSET},
-    {"rht", no_argument, NULL, OPT_RHT},        {"rht-signs", required_argument, NULL, OPT_SIGNS},
-    {"rht-fp32", no_argument, NULL, OPT_RHT32},  {"pad", no_argument, NULL, OPT_PAD},
     {"format", required_argument, NULL, OPT_FORMAT}, {"shape", required_argument, NULL, OPT_SHAPE},
     {"dtype", required_argument, NULL, OPT_DTYPE}, {"ggml-out", required_argument, NULL, OPT_GGML},
     {"scale-layout", required_argument, NULL, OPT_LAYOUT},
@@ -141,49 +137,33 @@ static int run(int argc, char **argv)
 {
     const char *cmd = "quantize";
     if (cli_wants_help(argc, argv)) {
-        fputs(usage, stdout);
+        fputs(usage_head, stdout);
+        cli_quant_usage(stdout, QUANT_HELP_ROWS);
+        fputs(usage_tail, stdout);
         return NVFP4_EXIT_OK;
     }
-    nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
-    o.rowwise = false;
+    nvfp4_options g;
+    nvfp4_options_init(&g);
+    struct option longopts[48];
+    cli_quant_longopts(longopts, 48, own_longopts, QUANT_ROWS);
     const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL, *ggml_out = NULL;
     bool col_only = false;
     nvfp4_scale_layout layout = NVFP4_SCALE_LAYOUT_128X4;
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    int c, rc;
+    while ((c = cli_getopt(argc, argv, "o:h", longopts)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
-        case OPT_RECIPE:
-            if (!nvfp4_recipe_find(optarg)) return cli_fail(cmd, "unknown recipe '%s' (see `nvfp4 table --recipes`)", optarg);
-            o.recipe = optarg;
+        case OPT_COL_ONLY:
+            col_only = true;
+            if ((rc = cli_quant_flag(cmd, NVFP4_OPTION_COLUMNWISE, &g))) return rc;
             break;
-        case OPT_ROW: o.rowwise = true; break;
-        case OPT_COL: o.columnwise = true; break;
-        case OPT_COL_ONLY: o.columnwise = col_only = true; break;
-        case OPT_ALSO_COL: o.rowwise = o.columnwise = true; break;
-        case OPT_BLOCK:
-            if (!nvfp4_block_parse(optarg, &o.block)) return cli_fail(cmd, "bad --block '%s' (1x16, 16x16 or 1x32)", optarg);
+        case OPT_ALSO_COL:
+            if ((rc = cli_quant_flag(cmd, NVFP4_OPTION_ROWWISE, &g)) ||
+                (rc = cli_quant_flag(cmd, NVFP4_OPTION_COLUMNWISE, &g)))
+                return rc;
             break;
-        case OPT_ROUND:
-            if (strcmp(optarg, "rn") == 0) o.rounding = NVFP4_RN;
-            else if (strcmp(optarg, "sr") == 0) o.rounding = NVFP4_SR;
-            else return cli_fail(cmd, "bad --round '%s' (rn or sr)", optarg);
-            break;
-        case OPT_SEED:
-            if (!cli_parse_u64(optarg, &o.seed)) return cli_fail(cmd, "bad --seed '%s'", optarg);
-            break;
-        case OPT_OFFSET:
-            if (!cli_parse_u64(optarg, &o.offset)) return cli_fail(cmd, "bad --offset '%s'", optarg);
-            break;
-        case OPT_RHT: o.rht = true; break;
-        case OPT_SIGNS:
-            if (!cli_parse_rht_signs(optarg, &o)) return cli_fail(cmd, "bad --rht-signs '%s' (te, seed:N or none)", optarg);
-            break;
-        case OPT_RHT32: o.rht_fp32 = true; break;
-        case OPT_PAD: o.pad = true; break;
         case OPT_FORMAT: format = optarg; break;
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
@@ -192,15 +172,17 @@ static int run(int argc, char **argv)
             if (!nvfp4_scale_layout_parse(optarg, &layout))
                 return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
             break;
-        default: return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        default:
+            if (!cli_quant_is(c)) return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+            if ((rc = cli_quant_set(cmd, c, optarg, &g))) return rc;
         }
     }
     if (optind != argc - 1) return cli_fail(cmd, "expected one input file (see --help)");
     if (!out) return cli_fail(cmd, "missing -o OUT");
-    if (col_only && o.rowwise) return cli_fail(cmd, "--columnwise-only excludes --rowwise and --also-columnwise");
-    if (!o.rowwise && !o.columnwise) o.rowwise = true;
-    if (o.rht && !o.columnwise)
-        return cli_fail(cmd, "--rht applies to the columnwise output: add --columnwise-only or --also-columnwise");
+    if (col_only && nvfp4_options_named(&g, NVFP4_OPTION_ROWWISE))
+        return cli_fail(cmd, "--columnwise-only excludes --rowwise and --also-columnwise");
+    if ((rc = cli_quant_finish(cmd, &g, 0))) return rc;
+    const nvfp4_quant_opts o = g.quant;
     if (ggml_out && !ggml_layout_fits(&o))
         return cli_fail(cmd, "--ggml-out takes a recipe with E2M1 codes, 1x16 E4M3 scales and no global scale (ggml, torchao-1level)");
     if (ggml_out && !o.rowwise) return cli_fail(cmd, "--ggml-out writes the rowwise output: add --rowwise");
@@ -210,7 +192,7 @@ static int run(int argc, char **argv)
         return cli_fail(cmd, "--ggml-out %s is inside the bundle folder -o %s: write it elsewhere", ggml_out, out);
 
     cli_input in;
-    int rc = cli_input_load(cmd, argv[optind], shape, dtype, &in);
+    rc = cli_input_load(cmd, argv[optind], shape, dtype, &in);
     if (rc) {
         cli_input_free(&in);
         return rc;

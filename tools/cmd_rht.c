@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli_io.h"
 #include "nvfp4/hadamard.h"
+#include "nvfp4/options.h"
 
 static const char usage[] =
     "usage: nvfp4 rht IN -o OUT [--size D] [--signs te|seed:N|none] [--fp32] [--inverse]\n"
@@ -42,6 +43,17 @@ static float *input_as_f32(const cli_input *in)
     return x;
 }
 
+/* --signs takes quantize's --rht-signs vocabulary, read by the library's option table. */
+static bool signs_of(const char *value, nvfp4_rht_config *cfg)
+{
+    nvfp4_options o;
+    nvfp4_options_init(&o);
+    if (nvfp4_options_set(&o, "rht-signs", value, NULL)) return false;
+    cfg->signs = o.quant.rht_signs;
+    cfg->sign_seed = o.quant.rht_sign_seed;
+    return true;
+}
+
 static int run(int argc, char **argv)
 {
     const char *cmd = "rht";
@@ -57,7 +69,7 @@ static int run(int argc, char **argv)
     opterr = 0;
     int c;
     uint64_t u;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:h", longopts)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_SIZE:
@@ -65,11 +77,8 @@ static int run(int argc, char **argv)
             cfg.size = (unsigned)u;
             break;
         case OPT_SIGNS:
-            if (strcmp(optarg, "te") == 0) cfg.signs = NVFP4_RHT_SIGNS_TE;
-            else if (strcmp(optarg, "none") == 0) cfg.signs = NVFP4_RHT_SIGNS_NONE;
-            else if (strncmp(optarg, "seed:", 5) == 0 && cli_parse_u64(optarg + 5, &cfg.sign_seed))
-                cfg.signs = NVFP4_RHT_SIGNS_SEEDED;
-            else return cli_fail(cmd, "bad --signs '%s' (te, seed:N or none)", optarg);
+            if (!signs_of(optarg, &cfg))
+                return cli_fail(cmd, "bad --signs '%s' (%s)", optarg, nvfp4_option_table()[NVFP4_OPTION_RHT_SIGNS].allowed);
             break;
         case OPT_FP32: cfg.keep_fp32 = true; break;
         case OPT_INV: inverse = true; break;

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_quant.h"
 #include "nvfp4/verify.h"
 
 static const char usage[] =
@@ -37,23 +38,21 @@ static const char usage[] =
     "\n"
     "Exit: 0 pass, 1 a test rejects (the cause is named), 2 usage or input error.\n";
 
-enum { OPT_INPUT = 256, OPT_SAMPLES, OPT_ALPHA, OPT_RECIPE, OPT_BLOCK, OPT_COL, OPT_BITEXACT, OPT_SEED, OPT_OFFSET,
-       OPT_STEP, OPT_SHAPE, OPT_DTYPE, OPT_JSON };
-static const struct option longopts[] = {{"input", required_argument, NULL, OPT_INPUT},
-                                         {"samples", required_argument, NULL, OPT_SAMPLES},
-                                         {"alpha", required_argument, NULL, OPT_ALPHA},
-                                         {"recipe", required_argument, NULL, OPT_RECIPE},
-                                         {"block", required_argument, NULL, OPT_BLOCK},
-                                         {"columnwise", no_argument, NULL, OPT_COL},
-                                         {"bitexact", no_argument, NULL, OPT_BITEXACT},
-                                         {"seed", required_argument, NULL, OPT_SEED},
-                                         {"offset", required_argument, NULL, OPT_OFFSET},
-                                         {"offset-step", required_argument, NULL, OPT_STEP},
-                                         {"shape", required_argument, NULL, OPT_SHAPE},
-                                         {"dtype", required_argument, NULL, OPT_DTYPE},
-                                         {"json", no_argument, NULL, OPT_JSON},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+/* the recipe and block that give the scales, the orientation, and the SR contract's seed and offset */
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_BLOCK) | CLI_QUANT(NVFP4_OPTION_COLUMNWISE) | \
+                    CLI_QUANT(NVFP4_OPTION_SEED) | CLI_QUANT(NVFP4_OPTION_OFFSET))
+
+enum { OPT_INPUT = 256, OPT_SAMPLES, OPT_ALPHA, OPT_BITEXACT, OPT_STEP, OPT_SHAPE, OPT_DTYPE, OPT_JSON };
+static const struct option own_longopts[] = {{"input", required_argument, NULL, OPT_INPUT},
+                                             {"samples", required_argument, NULL, OPT_SAMPLES},
+                                             {"alpha", required_argument, NULL, OPT_ALPHA},
+                                             {"bitexact", no_argument, NULL, OPT_BITEXACT},
+                                             {"offset-step", required_argument, NULL, OPT_STEP},
+                                             {"shape", required_argument, NULL, OPT_SHAPE},
+                                             {"dtype", required_argument, NULL, OPT_DTYPE},
+                                             {"json", no_argument, NULL, OPT_JSON},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
 
 static const char *CMD = "sr-test";
 
@@ -66,14 +65,16 @@ static int run(int argc, char **argv)
     memset(&in, 0, sizeof in);
     in.alpha = 0.001;
     in.offset_step = 1;
-    bool colwise = false, have_seed = false, json = false;
-    nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
+    bool json = false;
+    nvfp4_options g;
+    nvfp4_options_init(&g);
+    struct option longopts[24];
+    cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
     int c, rc = 0;
     optind = 1;
     opterr = 0;
     if (!samples) return cli_fail(CMD, "out of memory");
-    while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while (!rc && (c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_INPUT: input = optarg; break;
         case OPT_SAMPLES:
@@ -87,19 +88,7 @@ static int run(int argc, char **argv)
                 rc = cli_fail(CMD, "bad --alpha '%s' (0 < A < 1)", optarg);
             break;
         }
-        case OPT_RECIPE: o.recipe = optarg; break;
-        case OPT_BLOCK:
-            if (!nvfp4_block_parse(optarg, &o.block)) rc = cli_fail(CMD, "bad --block '%s'", optarg);
-            break;
-        case OPT_COL: colwise = true; break;
         case OPT_BITEXACT: in.bitexact = true; break;
-        case OPT_SEED:
-            if (!cli_parse_u64(optarg, &in.seed)) rc = cli_fail(CMD, "bad --seed '%s'", optarg);
-            have_seed = true;
-            break;
-        case OPT_OFFSET:
-            if (!cli_parse_u64(optarg, &in.offset)) rc = cli_fail(CMD, "bad --offset '%s'", optarg);
-            break;
         case OPT_STEP:
             if (!cli_parse_u64(optarg, &in.offset_step)) rc = cli_fail(CMD, "bad --offset-step '%s'", optarg);
             break;
@@ -107,9 +96,16 @@ static int run(int argc, char **argv)
         case OPT_DTYPE: dtype = optarg; break;
         case OPT_JSON: json = true; break;
         case 'h': fputs(usage, stdout); free(samples); return NVFP4_EXIT_OK;
-        default: rc = cli_fail(CMD, "unknown option '%s'; see nvfp4 sr-test --help", argv[optind - 1]);
+        default:
+            if (cli_quant_is(c)) rc = cli_quant_set(CMD, c, optarg, &g);
+            else rc = cli_fail(CMD, "unknown option '%s'; see nvfp4 sr-test --help", argv[optind - 1]);
         }
     }
+    /* the orientation tested is the one named; the quantization giving the scales is RN */
+    bool colwise = nvfp4_options_named(&g, NVFP4_OPTION_COLUMNWISE), have_seed = nvfp4_options_named(&g, NVFP4_OPTION_SEED);
+    in.seed = g.quant.seed;
+    in.offset = g.quant.offset;
+    const nvfp4_quant_opts o = g.quant;
     if (!rc && optind < argc) rc = cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     if (!rc && (!input || ns == 0)) rc = cli_fail(CMD, "--input X and --samples FILE... are required");
     if (!rc && in.bitexact && !have_seed) rc = cli_fail(CMD, "--bitexact needs --seed S (and --offset O)");

@@ -146,7 +146,7 @@ static int run(int argc, char **argv)
             return cli_fail(CMD, "--plot needs a file name");
         } else if (strcmp(argv[i], "--format") == 0) {
             if (i + 1 >= argc) return cli_fail(CMD, "--format needs a value (e2m1, e4m3 or ue8m0)");
-            format = argv[++i];
+            format = cli_value_name("--format", argv[++i]);
         } else if (strcmp(argv[i], "--recipes") == 0) {
             table_recipes();
             return NVFP4_EXIT_OK;
@@ -154,7 +154,7 @@ static int run(int argc, char **argv)
             table_mutants();
             return NVFP4_EXIT_OK;
         } else if (strncmp(argv[i], "--format=", 9) == 0) {
-            format = argv[i] + 9;
+            format = cli_value_name("--format", argv[i] + 9);
         } else {
             return cli_fail(CMD, "unexpected argument '%s' (see nvfp4 table --help)", argv[i]);
         }

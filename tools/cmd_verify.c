@@ -190,7 +190,7 @@ static int verify_main(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case OPT_EXPECTED: expected = optarg; break;
         case OPT_ACTUAL: actual = optarg; break;

@@ -66,38 +66,11 @@ static size_t recipe_names(const char **names, size_t cap)
 }
 
 /* The value of argv[i] when it is --recipe VALUE or --recipe=VALUE. */
-static const char *recipe_value(int argc, char **argv, int i, int *value_index)
+static const char *recipe_value(int argc, char **argv, int i)
 {
-    *value_index = -1;
     if (strncmp(argv[i], "--recipe=", 9) == 0) return argv[i] + 9;
-    if (strcmp(argv[i], "--recipe") == 0 && i + 1 < argc) {
-        *value_index = i + 1;
-        return argv[i + 1];
-    }
+    if (strcmp(argv[i], "--recipe") == 0 && i + 1 < argc) return argv[i + 1];
     return NULL;
-}
-
-/* `--recipe TE` means te: a recipe name that matches one recipe ignoring
- * case is replaced by that name before the subcommand reads it. */
-static void canonical_recipe_names(int argc, char **argv)
-{
-    const char *names[64];
-    size_t n = recipe_names(names, 64);
-    static char joined[8][80];
-    size_t used = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) break;
-        int vi;
-        const char *v = recipe_value(argc, argv, i, &vi);
-        if (!v || nvfp4_recipe_find(v)) continue;
-        const char *m = cli_match_name(v, names, n);
-        if (!m) continue;
-        if (vi >= 0) argv[vi] = (char *)(uintptr_t)m;
-        else if (used < 8) {
-            snprintf(joined[used], sizeof joined[used], "--recipe=%s", m);
-            argv[i] = joined[used++];
-        }
-    }
 }
 
 /* What the first bytes of path say it is, when that is a common mistake for
@@ -135,34 +108,6 @@ static void hint_bundle_option(const char *cmd, const char *help, int argc, char
             cmd, path, kind, (int)len, argv[i]);
 }
 
-/* `--format E4M3`, `--round SR`: a value of a name-valued option that is a
- * known name in other case is replaced by the lower-case name. */
-static void canonical_value_names(int argc, char **argv)
-{
-    static const char *const options[] = {"--format", "--from", "--to", "--round", "--mode", "--tile", "--block"};
-    static const char *const names[] = {"e2m1", "e4m3", "ue8m0", "bf16", "fp16", "rn", "rz", "sr", "floor",
-                                        "rceil", "ceil", "even", "safetensors", "npy", "bin", "1x16", "16x16", "1x32"};
-    static char joined[8][64];
-    size_t used = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) break;
-        for (size_t o = 0; o < sizeof options / sizeof options[0]; o++) {
-            size_t len = strlen(options[o]);
-            if (strncmp(argv[i], options[o], len) != 0) continue;
-            bool joined_form = argv[i][len] == '=';
-            if (!joined_form && (argv[i][len] != '\0' || i + 1 >= argc)) continue;
-            const char *v = joined_form ? argv[i] + len + 1 : argv[i + 1];
-            const char *m = cli_match_name(v, names, sizeof names / sizeof names[0]);
-            if (!m || m == v || strcmp(m, v) == 0) continue;
-            if (!joined_form) argv[i + 1] = (char *)(uintptr_t)m;
-            else if (used < 8) {
-                snprintf(joined[used], sizeof joined[used], "%s=%s", options[o], m);
-                argv[i] = joined[used++];
-            }
-        }
-    }
-}
-
 /* After a usage error (exit 2): name the --options that the subcommand's
  * --help does not list, with the closest one it does, and a recipe name
  * close to an unknown one, and a MANIFEST or .npy given where a bundle is
@@ -187,8 +132,7 @@ static void hint_after_usage_error(const nvfp4_cli_command *c, int argc, char **
             continue;
         }
         hint_bundle_option(c->name, help, argc, argv, i);
-        int vi;
-        const char *v = recipe_value(argc, argv, i, &vi);
+        const char *v = cli_value_name("--recipe", recipe_value(argc, argv, i));
         if (v && !nvfp4_recipe_find(v)) {
             const char *names[64];
             size_t nr = recipe_names(names, 64);
@@ -233,8 +177,6 @@ int main(int argc, char **argv)
     const nvfp4_cli_command *c = find_command(name);
     if (!c) return unknown_command(name);
     argv[1] = (char *)(uintptr_t)c->name;
-    canonical_recipe_names(argc - 1, argv + 1);
-    canonical_value_names(argc - 1, argv + 1);
     int rc = c->run(argc - 1, argv + 1);
     if (rc == NVFP4_EXIT_USAGE && !cli_wants_help(argc - 1, argv + 1)) hint_after_usage_error(c, argc - 1, argv + 1);
     return rc;

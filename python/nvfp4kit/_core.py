@@ -140,16 +140,23 @@ def _opts(recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True
     if not o.rowwise and not o.columnwise:
         raise Error("rowwise and columnwise are both False: nothing to compute")
     o.rht = bool(rht)
-    if rht_signs in ("te", "none"):
-        o.rht_signs = _lib.RHT_SIGNS[rht_signs]
-    elif isinstance(rht_signs, str) and rht_signs.startswith("seed:") and rht_signs[5:].isascii() \
-            and rht_signs[5:].isdigit():  # ASCII digits only, as the CLI reads them
-        o.rht_signs = _lib.RHT_SIGNS["seeded"]
-        o.rht_sign_seed = _u64(int(rht_signs[5:]), "rht_signs seed")
-    else:
-        raise Error("bad rht_signs %r (te, seed:N or none)" % (rht_signs,))
+    o = _rht_signs(o, rht_signs)
     o.rht_fp32, o.pad = bool(rht_fp32), bool(pad)
     return o, rb
+
+
+def _rht_signs(o, rht_signs):
+    """o with rht_signs applied as the library's option table reads it (te, seed:N with N in ASCII decimal
+    digits, or none: the CLI's --rht-signs), or an Error naming the allowed values."""
+    if not isinstance(rht_signs, str):
+        row = lib.nvfp4_option_find(b"rht_signs").contents
+        raise Error("bad rht_signs %r (%s)" % (rht_signs, row.allowed.decode()))
+    opts, err = _lib.Options(), _lib.CError()
+    lib.nvfp4_options_init(ctypes.byref(opts))
+    opts.quant = o
+    _lib.check(lib.nvfp4_options_set(ctypes.byref(opts), b"rht_signs", _lib.text_arg(rht_signs, "rht_signs"),
+                                     ctypes.byref(err)), err)
+    return opts.quant
 
 
 def recipe_name(recipe):
@@ -304,7 +311,9 @@ class Quantized:
     @property
     def options(self):
         o = self._opts
-        signs = {0: "te", 1: "seed:%d" % o.rht_sign_seed, 2: "none"}[o.rht_signs]
+        buf = ctypes.create_string_buffer(32)
+        lib.nvfp4_options_format(ctypes.byref(o), lib.nvfp4_option_find(b"rht-signs").contents.id, buf, len(buf))
+        signs = buf.value.decode()
         return {"recipe": self.recipe, "block": lib.nvfp4_block_name(o.block).decode(),
                 "rounding": lib.nvfp4_rounding_name(o.rounding).decode(), "seed": o.seed, "offset": o.offset,
                 "rowwise": self.row is not None, "columnwise": self.col is not None, "rht": bool(o.rht),

@@ -84,6 +84,15 @@ class QuantOpts(ctypes.Structure):  # nvfp4_quant_opts (nvfp4/quant.h)
     ]
 
 
+class Options(ctypes.Structure):  # nvfp4_options (nvfp4/options.h)
+    _fields_ = [("quant", QuantOpts), ("named", ctypes.c_uint32)]
+
+
+class OptionRow(ctypes.Structure):  # nvfp4_option: a row of the quantize option table (nvfp4/options.h)
+    _fields_ = [("id", ctypes.c_int), ("name", ctypes.c_char_p), ("values", ctypes.c_char_p),
+                ("allowed", ctypes.c_char_p), ("default_value", ctypes.c_char_p), ("help", ctypes.c_char_p)]
+
+
 class QTensor(ctypes.Structure):  # nvfp4_qtensor
     _fields_ = [
         ("rows", c_size), ("cols", c_size), ("prows", c_size), ("pcols", c_size),
@@ -222,7 +231,6 @@ REPORT_TEXT, REPORT_JSON = 1, 2
 DTYPE_F32, DTYPE_BF16 = 0, 1
 SCALEFMT_UE8M0 = 1
 ELEM_E4M3 = 1
-RHT_SIGNS = {"te": 0, "seeded": 1, "none": 2}
 T_NAMES = ["F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8",
            "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4"]  # nvfp4_tdtype, in its order (nvfp4/io.h)
 T_F32, T_F16, T_BF16, T_U8 = 1, 2, 3, 11
@@ -255,6 +263,10 @@ def _load():
         "nvfp4_dequantize": (S, [ctypes.POINTER(Quantized), ctypes.c_bool, P, E]),
         "nvfp4_swizzled_size": (c_size, [c_size, c_size]),
         "nvfp4_scale_swizzle": (V, [P, c_size, c_size, P]),
+        "nvfp4_option_find": (ctypes.POINTER(OptionRow), [ctypes.c_char_p]),
+        "nvfp4_options_init": (V, [ctypes.POINTER(Options)]),
+        "nvfp4_options_set": (S, [ctypes.POINTER(Options), ctypes.c_char_p, ctypes.c_char_p, E]),
+        "nvfp4_options_format": (ctypes.c_bool, [ctypes.POINTER(QuantOpts), ctypes.c_int, ctypes.c_char_p, c_size]),
         "nvfp4_block_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
         "nvfp4_block_name": (ctypes.c_char_p, [ctypes.c_int]),
         "nvfp4_scale_format_name": (ctypes.c_char_p, [ctypes.c_int]),

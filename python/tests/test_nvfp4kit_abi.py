@@ -23,6 +23,8 @@ MIRRORS = {
     "nvfp4_ckpt_report": _lib.CkptReport,
     # golden suites (nvfp4/suite.h)
     "nvfp4_suite_opts": _lib.SuiteOpts, "nvfp4_suite_verify_opts": _lib.SuiteVerifyOpts,
+    # the quantize option table (nvfp4/options.h)
+    "nvfp4_options": _lib.Options, "nvfp4_option": _lib.OptionRow,
 }
 
 
