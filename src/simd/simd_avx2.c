@@ -20,6 +20,7 @@
 #include <immintrin.h>
 
 #include "core/bf16.h"
+#include "core/hadamard.h"
 #include "core/philox.h"
 #include "core/recipe.h"
 
@@ -780,31 +781,28 @@ T256 static inline int lanes8(__m256i m) { return _mm256_movemask_ps(_mm256_cast
 /* Lanes with Emax <= 250, Emin >= 3 and Emax - Emin <= spread (rht_lanes_within). */
 T256 static inline int rht_lanes_within8(__m256i emax, __m256i emin, int spread)
 {
-    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(251), emax);
+    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH + 1), emax);
     __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(spread + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
     return lanes8(_mm256_and_si256(_mm256_and_si256(small, close), big));
 }
 
 /* rht16_split_int's extra condition (rht_split_int_ok): every lane's Emax
  * is >= 22 or 0 (all zero). */
-#define RHT_SPLIT_SPREAD 17
-#define RHT_SPLIT_SPREAD_BF16 33
 T256 static inline int rht_split_int_ok8(__m256i emax)
 {
     __m256i low = _mm256_and_si256(_mm256_cmpgt_epi32(emax, _mm256_setzero_si256()),
-                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(22), emax));
+                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW), emax));
     return lanes8(low) == 0;
 }
 
 /* rht16_bf16_int's lanes (rht_bf16_int_ok): spread <= 19, Emin >= 10,
  * Emax <= 250 (all-zero lanes: Emin 255, spread negative). */
-#define RHT_BF16_INT_SPREAD 19
 T256 static inline int rht_bf16_int_ok8(__m256i emax, __m256i emin)
 {
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(RHT_BF16_INT_SPREAD + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(9));
-    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(251), emax);
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_BF16_INT_SPREAD + 1), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_BF16_INT_EMIN_LOW - 1));
+    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH + 1), emax);
     return lanes8(_mm256_and_si256(_mm256_and_si256(close, big), finite)) == 0xFF;
 }
 
@@ -909,8 +907,8 @@ T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd
                                                                __m256 v[16], __m256i emax, __m256i emin)
 {
     __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(26), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD + 1), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
     int exact = lanes8(_mm256_and_si256(_mm256_and_si256(finite, close), big));
     __m256d lo[16], hi[16];
     for (unsigned i = 0; i < 16; i++) {
@@ -957,7 +955,7 @@ T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd
     __m256i emax, emin;
     rht_exp_range8(v, &emax, &emin);
     if (bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
-    else if (rht_lanes_within8(emax, emin, bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFF &&
+    else if (rht_lanes_within8(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFF &&
              rht_split_int_ok8(emax))
         rht16_split_int8(j, v, emax);
     else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
@@ -1303,7 +1301,7 @@ T256 static inline __attribute__((always_inline)) __m256 rht16_tile_amax_bound8(
     for (int i = 0; i < 16; i++) m = _mm256_max_ps(abs8(v[i]), m);
     __m256i eb = _mm256_max_epi32(_mm256_sub_epi32(emax, _mm256_set1_epi32(16)), _mm256_set1_epi32(17));
     __m256 ub = _mm256_add_ps(m, _mm256_castsi256_ps(_mm256_slli_epi32(eb, 23)));
-    __m256i huge = _mm256_cmpgt_epi32(emax, _mm256_set1_epi32(250));
+    __m256i huge = _mm256_cmpgt_epi32(emax, _mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH));
     __m256 inf = _mm256_castsi256_ps(_mm256_set1_epi32(0x7F800000));
     return _mm256_blendv_ps(ub, inf, _mm256_castsi256_ps(huge));
 }

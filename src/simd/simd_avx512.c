@@ -41,6 +41,7 @@
 #include <immintrin.h>
 
 #include "core/bf16.h"
+#include "core/hadamard.h"
 #include "core/philox.h"
 #include "core/recipe.h"
 
@@ -611,9 +612,9 @@ T512 static inline void rht_exp_range(const __m512 v[16], __m512i *emax, __m512i
  * and Emax - Emin <= spread: s[i]*x/4 is then exact in fp32 and normal. */
 T512 static inline __mmask16 rht_lanes_within(__m512i emax, __m512i emin, int spread)
 {
-    __mmask16 small = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_LE);
+    __mmask16 small = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH), _MM_CMPINT_LE);
     __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(spread), _MM_CMPINT_LE);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
     return (__mmask16)(small & close & big);
 }
 
@@ -689,7 +690,7 @@ T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, _
 /*
  * RHT-16 in fp32 arithmetic only, exact (src/core/hadamard.h's definition:
  * the exact 16-term sum times 1/4, rounded once), for lanes accepted by
- * rht_lanes_within(.., RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
+ * rht_lanes_within(.., NVFP4_CORE_RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
  * normal: E >= 3), e = the largest unbiased exponent of the u_i, q = 2^(e-19).
  *
  *  1. Split u_i = h_i + l_i with h_i = (u_i + C) - C, C = 1.5 * 2^(e+4).
@@ -717,8 +718,6 @@ T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, _
  *     FLT_MAX); the final addition overflows to +-Inf only if the exact
  *     result does.
  */
-#define RHT_SPLIT_SPREAD 17
-#define RHT_SPLIT_SPREAD_BF16 33
 T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_simd_col_job *j, __m512 v[16],
                                                                     __m512i emax)
 {
@@ -760,7 +759,7 @@ T512 static inline __m512 rht_signed_scaled(const nvfp4_simd_col_job *j, unsigne
  * The hi/lo split of rht16_split with the hi part in integers, which take
  * half of its floating-point additions off the FP adders (the bottleneck:
  * 2 x 64 butterfly add/subs per tile). Same lanes as rht16_split
- * (rht_lanes_within(.., RHT_SPLIT_SPREAD or _BF16)), plus every lane's
+ * (rht_lanes_within(.., NVFP4_CORE_RHT_SPLIT_SPREAD or _BF16)), plus every lane's
  * Emax >= 22 or all zero (rht_split_int_ok), so the power-of-two scalings
  * below are normal. With e the largest unbiased exponent of the x_i:
  *
@@ -816,7 +815,6 @@ T512 static inline __attribute__((always_inline)) void rht16_split_int(const nvf
  * 2^(emin-9) >= 2^-126 with Emin >= 10, so the result is normal. Zero sums
  * convert to +0. All-zero lanes (Emin = 255) scale by 2^6 and 2^119.
  */
-#define RHT_BF16_INT_SPREAD 19
 T512 static inline __attribute__((always_inline)) void rht16_bf16_int(const nvfp4_simd_col_job *j, __m512 v[16],
                                                                        __m512i emin)
 {
@@ -841,10 +839,10 @@ T512 static inline __attribute__((always_inline)) void rht16_bf16_int(const nvfp
  * all-zero lanes: Emin 255, spread negative). */
 T512 static inline int rht_bf16_int_ok(__m512i emax, __m512i emin)
 {
-    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(RHT_BF16_INT_SPREAD),
+    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(NVFP4_CORE_RHT_BF16_INT_SPREAD),
                                             _MM_CMPINT_LE);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(10), _MM_CMPINT_NLT);
-    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_LE); /* no Inf, NaN */
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_BF16_INT_EMIN_LOW), _MM_CMPINT_NLT);
+    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH), _MM_CMPINT_LE);
     return (__mmask16)(close & big & finite) == 0xFFFF;
 }
 
@@ -852,13 +850,14 @@ T512 static inline int rht_bf16_int_ok(__m512i emax, __m512i emin)
 T512 static inline int rht_split_int_ok(__m512i emax)
 {
     /* unsigned: Emax = 0 wraps to the top */
-    return _mm512_cmp_epu32_mask(_mm512_sub_epi32(emax, _mm512_set1_epi32(1)), _mm512_set1_epi32(21),
+    return _mm512_cmp_epu32_mask(_mm512_sub_epi32(emax, _mm512_set1_epi32(1)),
+                                 _mm512_set1_epi32(NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW - 1),
                                  _MM_CMPINT_LT) == 0;
 }
 
 /*
  * RHT-16 of bf16-representable inputs (8-bit significands) as one fp32
- * butterfly, for lanes accepted by rht_lanes_within(.., RHT_BF16_SPREAD):
+ * butterfly, for lanes accepted by rht_lanes_within(.., NVFP4_CORE_RHT_BF16_SPREAD):
  * every u_i = s_i x_i / 4 is exact and a multiple of 2^(emin-7) (emin the
  * smallest unbiased exponent of the nonzero u_i). Before the last stage a
  * partial sum has at most 8 terms, so it is below 8 * 2^(e+1) =
@@ -869,7 +868,6 @@ T512 static inline int rht_split_int_ok(__m512i emax)
  * tests/check_simd.c has such a group.) Adding +0 turns -0 inputs into +0,
  * so every exact zero sum is +0.
  */
-#define RHT_BF16_SPREAD 13
 T512 static inline __attribute__((always_inline)) void rht16_bf16_exact(const nvfp4_simd_col_job *j, __m512 v[16])
 {
     SIMD_UNROLL
@@ -959,7 +957,6 @@ T512 static inline __attribute__((always_inline)) void rht16_f64(const nvfp4_sim
  * sum (Boldo and Melquiond 2008, as in nvfp4_core_rht_scale_round). H_i is
  * never -0 and u_i never -0, so an exact zero result is +0.
  */
-#define RHT_SPLIT64_SPREAD 75
 T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax)
 {
     __m256 r[2][16];
@@ -1019,10 +1016,11 @@ T512 static inline __attribute__((always_inline)) void rht16_wide(const nvfp4_si
                                                                    __m512 v[16], __m512i emax, __m512i emin)
 {
     __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
     __m512i spread = _mm512_sub_epi32(emax, emin);
-    __mmask16 d25 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(25), _MM_CMPINT_LE);
-    __mmask16 d75 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(RHT_SPLIT64_SPREAD), _MM_CMPINT_LE);
+    __mmask16 d25 =
+        finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD), _MM_CMPINT_LE);
+    __mmask16 d75 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(NVFP4_CORE_RHT_SPLIT64_SPREAD), _MM_CMPINT_LE);
     __mmask16 exact = d75;
     if (d25 == 0xFFFF) {
         exact = d25;
@@ -1050,8 +1048,8 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
     if (bf16 && rht_bf16_int_ok(emax, emin)) rht16_bf16_int(j, v, emin);
-    else if (bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
-    else if (rht_lanes_within(emax, emin, bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF) {
+    else if (bf16 && rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+    else if (rht_lanes_within(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF) {
         if (rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
         else rht16_split(j, v, emax);
     }
@@ -1402,15 +1400,16 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
-    int fp32_ok = j->bf16 ? rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD_BF16) == 0xFFFF
-                          : rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD) == 0xFFFF;
+    int fp32_ok = j->bf16 ? rht_lanes_within(emax, emin, NVFP4_CORE_RHT_SPLIT_SPREAD_BF16) == 0xFFFF
+                          : rht_lanes_within(emax, emin, NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF;
     __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
     __mmask16 d25 = finite & big &
-                    _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
+                    _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD),
+                                          _MM_CMPINT_LE);
     if (fp32_ok || d25 != 0xFFFF) {
         if (j->bf16 && rht_bf16_int_ok(emax, emin)) rht16_bf16_int(j, v, emin);
-        else if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+        else if (j->bf16 && rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
         else if (fp32_ok && rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
         else if (fp32_ok) rht16_split(j, v, emax);
         else rht16_wide(j, g, c0, v, emax, emin);
@@ -1467,7 +1466,7 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax_bound(c
     for (int i = 0; i < 16; i++) m = _mm512_max_ps(abs16(v[i]), m);
     __m512i eb = _mm512_max_epi32(_mm512_sub_epi32(emax, _mm512_set1_epi32(16)), _mm512_set1_epi32(17));
     __m512 ub = _mm512_add_ps(m, _mm512_castsi512_ps(_mm512_slli_epi32(eb, 23)));
-    return _mm512_mask_mov_ps(ub, _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_GT),
+    return _mm512_mask_mov_ps(ub, _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH), _MM_CMPINT_GT),
                               _mm512_set1_ps(INFINITY));
 }
 
