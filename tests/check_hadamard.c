@@ -557,11 +557,24 @@ END_TEST
 
 /* NVFP4_CORE_RHT_F64_SPREAD: on lanes at the limit the binary64 butterfly
  * of s_i x_i / 4, rounded once, gives the exact accumulator's bits (the
- * rht16_f64 path's claim), for every binade offset tried. */
+ * rht16_f64 path's claim), for every binade offset tried. Random lanes
+ * rarely meet a double rounding, so a lane built for one shows that a
+ * limit is needed: {1, 2^-24, 2^-60} (spread 60; TE's signs are + there)
+ * sums to 1 + 2^-24 + 2^-60, which binary64 rounds to the fp32 midpoint 1 +
+ * 2^-24, whose tie then goes to 1 instead of 1 + 2^-23. */
 START_TEST(rht16_f64_limit_exact)
 {
     uint32_t mask[4];
     nvfp4_core_rht_mask_te(mask);
+    float adv[16] = {1.0f, 0x1p-24f, 0x1p-60f};
+    int ea, eb;
+    nvfp4_core_rht16_exp_range(adv, &ea, &eb);
+    ck_assert(!nvfp4_core_rht16_lane_within(ea, eb, NVFP4_CORE_RHT_F64_SPREAD));
+    double ua[16];
+    for (unsigned i = 0; i < 16; i++) ua[i] = (nvfp4_core_rht_sign_neg(mask, i) ? -0.25 : 0.25) * (double)adv[i];
+    nvfp4_core_fwht_f64(ua, 16);
+    ck_assert_uint_eq(bits((float)ua[0]), bits(0.25f));
+    ck_assert_uint_eq(bits(nvfp4_core_rht_output_exact(adv, 16, mask, 1, 0, 0.25f)), bits(0.25f + 0x1p-25f));
     rng_state = 0x5EEDF64ull;
     for (int t = 0; t < 4000; t++) {
         float v[16];

@@ -1497,7 +1497,10 @@ typedef col_tiles sk_col_tiles;
 #define sk_max(a, b) _mm256_max_ps(a, b)
 #define sk_hmax(v) hmax8(v)
 #define sk_hmax_blocks(a) hmax8x8(a)
-#define sk_any_nan(v) (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0)
+typedef __m256 sk_nanacc;
+#define sk_nan_none() _mm256_setzero_ps()
+#define sk_nan_or(acc, v) _mm256_or_ps(acc, _mm256_cmp_ps(v, v, _CMP_UNORD_Q))
+#define sk_nan_any(acc) (_mm256_movemask_ps(acc) != 0)
 #define sk_all_lt(a, b) (_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ)) == 0xFF)
 #define sk_all_ordered(v) (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_ORD_Q)) == 0xFF)
 #define sk_load(x, bf16, i) load8(x, bf16, i)

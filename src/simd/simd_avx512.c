@@ -1396,7 +1396,10 @@ typedef col_tiles sk_col_tiles;
 #define sk_max(a, b) _mm512_max_ps(a, b)
 #define sk_hmax(v) _mm512_reduce_max_ps(v)
 #define sk_hmax_blocks(a) hmax16x16(a)
-#define sk_any_nan(v) (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0)
+typedef __mmask16 sk_nanacc;
+#define sk_nan_none() ((__mmask16)0)
+#define sk_nan_or(acc, v) ((__mmask16)((acc) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)))
+#define sk_nan_any(acc) ((acc) != 0)
 #define sk_all_lt(a, b) (_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) == 0xFFFF)
 #define sk_all_ordered(v) (_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q) == 0xFFFF)
 #define sk_load(x, bf16, i) load16(x, bf16, i)

@@ -21,7 +21,8 @@
  *   sk_max(a, b)               vmaxps: b when either is NaN (NaN loses)
  *   sk_hmax(v)                 max over the lanes (NaN-free)
  *   sk_hmax_blocks(a)          lane i = max over the lanes of a[i], i < SK_W
- *   sk_any_nan(v)  sk_all_lt(a, b)  sk_all_ordered(v)
+ *   sk_all_lt(a, b)  sk_all_ordered(v)
+ *   sk_nanacc  sk_nan_none()  sk_nan_or(acc, v)  sk_nan_any(acc)   whether NaN was seen
  *   sk_load(x, bf16, i)        SK_W elements at x + i as fp32
  *   sk_load_bytes(p, n)        n <= SK_W bytes, one per lane (0 past n)
  *   sk_store_f(p, v)           an aligned store of SK_W floats
@@ -399,13 +400,15 @@ SK_FN static void SK_NAME(mx_row_scales)(int rule, const float *x, size_t nb, ui
         SIMD_UNROLL /* a[] in registers */
         for (size_t i = 0; i < SK_W; i++) {
             sk_vf m = sk_zero();
+            sk_nanacc un = sk_nan_none();
             if (i < n)
                 for (unsigned q = 0; q < 2 * SK_PARTS; q++) {
                     sk_vf v = sk_load(x, 0, 32 * (b0 + i) + SK_W * q);
                     m = sk_max(sk_abs(v), m);
-                    if (sk_any_nan(v)) nan |= 1u << i;
+                    un = sk_nan_or(un, v);
                 }
             a[i] = m;
+            if (sk_nan_any(un)) nan |= 1u << i; /* one test per block */
         }
         sk_store_bytes(sk_mx_scale(rule, sk_hmax_blocks(a)), n, scale + b0);
         if (rule == NVFP4_SIMD_MX_FLOOR) /* torch.amax: a NaN element makes the block amax NaN -> 0xFF */
@@ -432,12 +435,19 @@ SK_FN static void SK_NAME(mx_row_encode)(int rule, const float *x, size_t nb, co
         for (size_t i = 0; i < n; i++) {
             sk_vf f = sk_set1(rc[i]);
             for (unsigned h = 0; h < 2; h++) {
+                sk_vf y[SK_PARTS];
                 sk_vi c[SK_PARTS];
-                for (unsigned p = 0; p < SK_PARTS; p++) {
-                    sk_vf y = sk_mul(sk_load(x, 0, 32 * (b0 + i) + 16 * h + SK_W * p), f);
-                    c[p] = sr ? sk_e2m1_sr(y, sk_rand(sk_sr_block(rb[h], i) + SK_W * p)) : sk_e2m1_rn(y);
-                    c[p] = sk_mx_fix_nan(rule, y, c[p]);
-                }
+                SIMD_UNROLL /* y[], c[] in registers */
+                for (unsigned p = 0; p < SK_PARTS; p++) y[p] = sk_mul(sk_load(x, 0, 32 * (b0 + i) + 16 * h + SK_W * p), f);
+                if (sr)
+                    SIMD_UNROLL
+                    for (unsigned p = 0; p < SK_PARTS; p++)
+                        c[p] = sk_e2m1_sr(y[p], sk_rand(sk_sr_block(rb[h], i) + SK_W * p));
+                else
+                    SIMD_UNROLL
+                    for (unsigned p = 0; p < SK_PARTS; p++) c[p] = sk_e2m1_rn(y[p]);
+                SIMD_UNROLL
+                for (unsigned p = 0; p < SK_PARTS; p++) c[p] = sk_mx_fix_nan(rule, y[p], c[p]);
                 sk_pack_block(c, out + 16 * (b0 + i) + 8 * h);
             }
         }
