@@ -512,6 +512,124 @@ END_TEST
 
 /* ---- public API ------------------------------------------------------------- */
 
+/* ---- the vector paths' exactness limits (NVFP4_CORE_RHT_*) --------------- */
+
+/* A lane of 16 random fp32 values whose binades span exactly [emin, emin +
+ * spread] (biased), signs random: the limits' edge. */
+static void lane_at_spread(int emin, int spread, int bf16, float v[16])
+{
+    for (unsigned i = 0; i < 16; i++) {
+        int e = emin + (int)(rng() % (uint64_t)(spread + 1));
+        if (i == 0) e = emin;
+        if (i == 1) e = emin + spread;
+        uint32_t mant = (uint32_t)rng() & (bf16 ? 0x007F0000u : 0x007FFFFFu);
+        v[i] = fbits(((uint32_t)rng() & 0x80000000u) | ((uint32_t)e << 23) | mant);
+    }
+}
+
+START_TEST(rht16_exp_range)
+{
+    float z[16] = {0}, v[16] = {0};
+    int emax, emin;
+    nvfp4_core_rht16_exp_range(z, &emax, &emin);
+    ck_assert_int_eq(emax, 0);
+    ck_assert_int_eq(emin, 255);
+    ck_assert(nvfp4_core_rht16_lane_within(emax, emin, 0)); /* all zero: spread -255, every path takes it */
+    v[3] = -2.0f;      /* biased 128 */
+    v[7] = 0.5f;       /* 126 */
+    v[9] = 0x1p-140f;  /* subnormal: biased 0 */
+    v[11] = -0.0f;     /* a zero is not the smallest nonzero */
+    nvfp4_core_rht16_exp_range(v, &emax, &emin);
+    ck_assert_int_eq(emax, 128);
+    ck_assert_int_eq(emin, 0);
+    ck_assert(!nvfp4_core_rht16_lane_within(emax, emin, NVFP4_CORE_RHT_SPLIT64_SPREAD)); /* Emin < 3 */
+    v[9] = 0.0f;
+    nvfp4_core_rht16_exp_range(v, &emax, &emin);
+    ck_assert_int_eq(emin, 126);
+    ck_assert(nvfp4_core_rht16_lane_within(emax, emin, 2));
+    ck_assert(!nvfp4_core_rht16_lane_within(emax, emin, 1));
+    v[0] = 0x1p124f; /* biased 251 > 250 */
+    nvfp4_core_rht16_exp_range(v, &emax, &emin);
+    ck_assert_int_eq(emax, 251);
+    ck_assert(!nvfp4_core_rht16_lane_within(emax, emin, 200));
+}
+END_TEST
+
+/* NVFP4_CORE_RHT_F64_SPREAD: on lanes at the limit the binary64 butterfly
+ * of s_i x_i / 4, rounded once, gives the exact accumulator's bits (the
+ * rht16_f64 path's claim), for every binade offset tried. Random lanes
+ * rarely meet a double rounding, so a lane built for one shows that a
+ * limit is needed: {1, 2^-24, 2^-60} (spread 60; TE's signs are + there)
+ * sums to 1 + 2^-24 + 2^-60, which binary64 rounds to the fp32 midpoint 1 +
+ * 2^-24, whose tie then goes to 1 instead of 1 + 2^-23. */
+START_TEST(rht16_f64_limit_exact)
+{
+    uint32_t mask[4];
+    nvfp4_core_rht_mask_te(mask);
+    float adv[16] = {1.0f, 0x1p-24f, 0x1p-60f};
+    int ea, eb;
+    nvfp4_core_rht16_exp_range(adv, &ea, &eb);
+    ck_assert(!nvfp4_core_rht16_lane_within(ea, eb, NVFP4_CORE_RHT_F64_SPREAD));
+    double ua[16];
+    for (unsigned i = 0; i < 16; i++) ua[i] = (nvfp4_core_rht_sign_neg(mask, i) ? -0.25 : 0.25) * (double)adv[i];
+    nvfp4_core_fwht_f64(ua, 16);
+    ck_assert_uint_eq(bits((float)ua[0]), bits(0.25f));
+    ck_assert_uint_eq(bits(nvfp4_core_rht_output_exact(adv, 16, mask, 1, 0, 0.25f)), bits(0.25f + 0x1p-25f));
+    rng_state = 0x5EEDF64ull;
+    for (int t = 0; t < 4000; t++) {
+        float v[16];
+        int emin = NVFP4_CORE_RHT_EMIN_LOW + (int)(rng() % 200u);
+        int spread = t % 2 ? NVFP4_CORE_RHT_F64_SPREAD : (int)(rng() % (NVFP4_CORE_RHT_F64_SPREAD + 1));
+        if (emin + spread > NVFP4_CORE_RHT_EMAX_HIGH) emin = NVFP4_CORE_RHT_EMAX_HIGH - spread;
+        lane_at_spread(emin, spread, 0, v);
+        int emax, emn;
+        nvfp4_core_rht16_exp_range(v, &emax, &emn);
+        ck_assert(nvfp4_core_rht16_lane_within(emax, emn, NVFP4_CORE_RHT_F64_SPREAD));
+        double u[16];
+        for (unsigned i = 0; i < 16; i++) u[i] = (nvfp4_core_rht_sign_neg(mask, i) ? -0.25 : 0.25) * (double)v[i];
+        nvfp4_core_fwht_f64(u, 16);
+        for (unsigned k = 0; k < 16; k++) {
+            float want = nvfp4_core_rht_output_exact(v, 16, mask, 1, k, 0.25f);
+            float got = u[k] == 0.0 ? 0.0f : (float)u[k];
+            ck_assert_msg(bits(got) == bits(want), "trial %d output %u: %08x != %08x", t, k, bits(got), bits(want));
+        }
+    }
+}
+END_TEST
+
+/* NVFP4_CORE_RHT_BF16_INT_SPREAD and _EMIN_LOW: bf16 lanes at the limit
+ * scaled by 2^(7 - e_min) are integers whose 16-term signed sums fit int32
+ * (rht16_bf16_int's claim); converted once to fp32 and scaled by 2^(e_min
+ * - 9) they give the exact accumulator's bits. */
+START_TEST(rht16_bf16_int_limit_exact)
+{
+    uint32_t mask[4];
+    nvfp4_core_rht_mask_te(mask);
+    rng_state = 0xB16B16ull;
+    for (int t = 0; t < 4000; t++) {
+        float v[16];
+        int emin = NVFP4_CORE_RHT_BF16_INT_EMIN_LOW + (int)(rng() % 200u);
+        int spread = NVFP4_CORE_RHT_BF16_INT_SPREAD;
+        if (emin + spread > NVFP4_CORE_RHT_EMAX_HIGH) emin = NVFP4_CORE_RHT_EMAX_HIGH - spread;
+        lane_at_spread(emin, spread, 1, v);
+        int64_t h[16];
+        for (unsigned i = 0; i < 16; i++) {
+            double s = ldexp((double)v[i], 7 - (emin - 127));
+            ck_assert(s == floor(s));
+            h[i] = (int64_t)(nvfp4_core_rht_sign_neg(mask, i) ? -s : s);
+        }
+        for (unsigned k = 0; k < 16; k++) {
+            int64_t sum = 0;
+            for (unsigned i = 0; i < 16; i++) sum += nvfp4_core_hadamard_neg(i, k) ? -h[i] : h[i];
+            ck_assert(sum < INT64_C(2147483648) && sum >= -INT64_C(2147483648));
+            float got = (float)(int32_t)sum * ldexpf(1.0f, emin - 127 - 9);
+            float want = nvfp4_core_rht_output_exact(v, 16, mask, 1, k, 0.25f);
+            ck_assert_msg(bits(got) == bits(want), "trial %d output %u: %08x != %08x", t, k, bits(got), bits(want));
+        }
+    }
+}
+END_TEST
+
 START_TEST(api_errors)
 {
     nvfp4_rht_config c;
@@ -587,6 +705,9 @@ int main(void)
 #endif
     tcase_add_test(tc, xsum_adversarial);
     tcase_add_test(tc, xsum_many_terms);
+    tcase_add_test(tc, rht16_exp_range);
+    tcase_add_test(tc, rht16_f64_limit_exact);
+    tcase_add_test(tc, rht16_bf16_int_limit_exact);
     tcase_add_test(tc, api_errors);
     tcase_add_test(tc, in_place_and_threads);
     suite_add_tcase(s, tc);

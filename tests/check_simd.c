@@ -274,7 +274,7 @@ static void check_columnwise_case(unsigned seed, int bf16, int tile16, int sr, i
         if (rht) { /* the one-transform path through a stored bf16/fp32 temporary */
             memset(j.data, 0xA5, rows * cols / 2);
             memset(j.scale, 0xA5, rows * cols / 16);
-            float a2 = nvfp4_simd_te_columnwise_rht(&j);
+            float a2 = nvfp4_simd_te_columnwise_rht(&j, nvfp4_simd_rht_transforms_twice(&j));
             ck_assert(memcmp(&a2, &ref.col.amax, 4) == 0);
             assert_bytes(j.data, ref.col.data, rows * cols / 2, "stored-RHT codes", (nvfp4_simd_variant)v, rows, cols);
             assert_bytes(j.scale, ref.col.scale, rows * cols / 16, "stored-RHT scales", (nvfp4_simd_variant)v, rows, cols);
@@ -344,7 +344,7 @@ START_TEST(rht_double_rounding_hazard)
         float a = nvfp4_simd_rht_amax(&j);
         ck_assert_msg(memcmp(&a, &ref.col.amax, 4) == 0, "variant %s: RHT amax %a, expected %a",
                       nvfp4_simd_name((nvfp4_simd_variant)v), (double)a, (double)ref.col.amax);
-        a = nvfp4_simd_te_columnwise_rht(&j);
+        a = nvfp4_simd_te_columnwise_rht(&j, nvfp4_simd_rht_transforms_twice(&j));
         ck_assert(memcmp(&a, &ref.col.amax, 4) == 0);
         assert_bytes(data, ref.col.data, 128, "RHT hazard codes", (nvfp4_simd_variant)v, rows, cols);
         assert_bytes(scale, ref.col.scale, 16, "RHT hazard scales", (nvfp4_simd_variant)v, rows, cols);
@@ -552,7 +552,7 @@ START_TEST(rht_large_two_transforms)
     j.scale = malloc(rows * cols / 16);
     for (int v = NVFP4_SIMD_AVX2; v < NVFP4_SIMD_VARIANTS; v++) {
         if (!use_variant((nvfp4_simd_variant)v)) continue;
-        float a = nvfp4_simd_te_columnwise_rht(&j);
+        float a = nvfp4_simd_te_columnwise_rht(&j, nvfp4_simd_rht_transforms_twice(&j));
         ck_assert(memcmp(&a, &ref.col.amax, 4) == 0);
         assert_bytes(j.data, ref.col.data, rows * cols / 2, "large RHT codes", (nvfp4_simd_variant)v, rows, cols);
         assert_bytes(j.scale, ref.col.scale, rows * cols / 16, "large RHT scales", (nvfp4_simd_variant)v, rows, cols);
@@ -582,7 +582,7 @@ START_TEST(dequantize_and_swizzle)
         ck_assert_int_eq(nvfp4_dequantize(&ref, false, want, NULL), NVFP4_OK);
         size_t sc = cols / 16, nswz = nvfp4_swizzled_size(rows, sc);
         uint8_t *swz_ref = malloc(nswz), *swz = malloc(nswz);
-        nvfp4_scale_swizzle(ref.row.scale, rows, sc, swz_ref);
+        nvfp4_scale_to_layout(NVFP4_SCALE_LAYOUT_128X4, ref.row.scale, rows, sc, swz_ref);
         for (int v = 0; v < NVFP4_SIMD_VARIANTS; v++) {
             if (!use_variant((nvfp4_simd_variant)v)) continue;
             memset(got, 0xA5, rows * cols * sizeof(float));

@@ -1,8 +1,8 @@
 /*
  * check_swizzle_fast.c - nvfp4_simd_scale_swizzle (src/simd/simd_swizzle.c,
- * the vector transpose behind `nvfp4 bench`'s scale_swizzle and the fast
- * path) against the byte-by-byte reference nvfp4_scale_swizzle
- * (src/swizzle.c): every byte, padding included, on shapes around the
+ * the vector transpose behind nvfp4_scale_swizzle and `nvfp4 bench`'s
+ * scale_swizzle) against the byte-by-byte layout nvfp4_scale_to_layout
+ * (src/quant/layout.c): every byte, padding included, on shapes around the
  * 128-row bands and 16-byte column chunks, one and two threads.
  */
 #include <check.h>
@@ -30,10 +30,13 @@ static void check_shape(size_t rows, size_t cols, int threads)
     uint8_t *lin = malloc(n ? n : 1), *want = malloc(nswz), *got = malloc(nswz);
     ck_assert(lin && want && got);
     for (size_t i = 0; i < n; i++) lin[i] = (uint8_t)(rnd() | 1u); /* nonzero: padding must read 0 */
-    nvfp4_scale_swizzle(lin, rows, cols, want);
+    nvfp4_scale_to_layout(NVFP4_SCALE_LAYOUT_128X4, lin, rows, cols, want);
     memset(got, 0xA5, nswz);
     omp_set_num_threads(threads);
     nvfp4_simd_scale_swizzle(lin, rows, cols, got);
+    ck_assert_int_eq(memcmp(got, want, nswz), 0);
+    memset(got, 0xA5, nswz);
+    nvfp4_scale_swizzle(lin, rows, cols, got); /* the library's path */
     for (size_t i = 0; i < nswz; i++)
         if (got[i] != want[i])
             ck_abort_msg("%zu x %zu, %d threads: byte %zu of %zu is 0x%02x, reference 0x%02x", rows, cols, threads, i,

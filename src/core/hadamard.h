@@ -253,4 +253,56 @@ NVFP4_HD static inline void nvfp4_core_rht_inverse_group(const float *y, float *
     nvfp4_core_rht_group(y, x, d, mask, 0, round_bf16);
 }
 
+/* ---- exactness limits of the vector RHT-16 paths (src/simd/) ------------
+ *
+ * The vector kernels transform 16 rows x one column per lane and choose,
+ * per tile, the cheapest path that is exact for every lane; the proofs are
+ * at the paths (src/simd/simd_avx512.c) and in docs/performance.md. A
+ * lane is described by Emax and Emin, the biased exponents of its largest
+ * |x| and of its smallest nonzero |x| (Emin 255 when all are zero, so the
+ * spread Emax - Emin is negative). The limits live here, once, so every
+ * ISA's kernels and the scalar tests (tests/check_hadamard.c) agree. */
+
+/* Any path: u_i = s_i x_i / 4 exact and normal needs Emin >= 3, and the
+ * butterfly of finite lanes stays below 2^126 when Emax <= 250. */
+#define NVFP4_CORE_RHT_EMIN_LOW 3
+#define NVFP4_CORE_RHT_EMAX_HIGH 250
+/* fp32 inputs: the hi/lo split butterflies (rht16_split, rht16_split_int). */
+#define NVFP4_CORE_RHT_SPLIT_SPREAD 17
+/* bf16 inputs (8-bit significands): the same split. */
+#define NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 33
+/* rht16_split_int also needs every lane's Emax >= 22 or 0 (all zero). */
+#define NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW 22
+/* bf16 inputs as int32 (rht16_bf16_int): spread <= 19 and Emin >= 10, so
+ * s_i x_i 2^(7-Emin) are integers below 2^27 and 16-term sums fit int32. */
+#define NVFP4_CORE_RHT_BF16_INT_SPREAD 19
+#define NVFP4_CORE_RHT_BF16_INT_EMIN_LOW 10
+/* bf16 inputs as one fp32 butterfly (rht16_bf16_exact). */
+#define NVFP4_CORE_RHT_BF16_SPREAD 13
+/* The binary64 butterfly (rht16_f64): 24-bit significands over 25 binades
+ * plus 4 bits of growth fit 53 bits. */
+#define NVFP4_CORE_RHT_F64_SPREAD 25
+/* The binary64 hi/lo split (rht16_split_f64). */
+#define NVFP4_CORE_RHT_SPLIT64_SPREAD 75
+
+/* Emax and Emin of one lane (the 16 values of a column of a row group). */
+static inline void nvfp4_core_rht16_exp_range(const float v[16], int *emax, int *emin)
+{
+    uint32_t mx = 0u, mn = 0xFFFFFFFFu;
+    for (unsigned i = 0; i < 16; i++) {
+        uint32_t au = nvfp4_core_f32_bits(v[i]) & 0x7FFFFFFFu;
+        if (au > mx) mx = au;
+        if (au != 0u && au < mn) mn = au;
+    }
+    *emax = (int)(mx >> 23);
+    *emin = mn == 0xFFFFFFFFu ? 255 : (int)(mn >> 23);
+}
+
+/* Whether a lane is within a path's spread: Emax <= 250, Emin >= 3 and
+ * Emax - Emin <= spread (the vector kernels' rht_lanes_within). */
+static inline int nvfp4_core_rht16_lane_within(int emax, int emin, int spread)
+{
+    return emax <= NVFP4_CORE_RHT_EMAX_HIGH && emin >= NVFP4_CORE_RHT_EMIN_LOW && emax - emin <= spread;
+}
+
 #endif /* NVFP4_CORE_HADAMARD_H */

@@ -130,22 +130,33 @@ static void col_job_setup(const nvfp4_quant_plan *p, const void *x, size_t rows,
     }
 }
 
-/* The input amax, and with RHT on a tensor too large to keep its transform
- * the post-RHT amax from the same pass over the input (*have_rht set). */
-static float te_amaxes(const nvfp4_quant_plan *p, const void *x, float *rht_amax, int *have_rht)
+/* Whether the RHT columnwise output transforms twice (too large to keep
+ * its transform): asked of the driver once per tensor, for the columnwise
+ * job te_fast runs (the input padded to [pcols, prows]). */
+static int te_rht_twice(const nvfp4_quant_plan *p)
+{
+    if (!p->has_col || !p->opts.rht) return 0;
+    nvfp4_simd_col_job j;
+    nvfp4_simd_sr sr;
+    col_job_setup(p, NULL, p->col.pcols, p->col.prows, &j, &sr);
+    return nvfp4_simd_rht_transforms_twice(&j);
+}
+
+/* The input amax, and when the RHT transforms twice on an unpadded input
+ * with both orientations the post-RHT amax from the same pass over the
+ * input (*have_rht set). */
+static float te_amaxes(const nvfp4_quant_plan *p, const void *x, int rht_twice, float *rht_amax, int *have_rht)
 {
     int bf16 = p->dtype == NVFP4_DTYPE_BF16;
     *have_rht = 0;
-    if (p->has_row && p->has_col && p->opts.rht && p->col.pcols == p->rows && p->col.prows == p->cols) {
+    if (rht_twice && p->has_row && p->col.pcols == p->rows && p->col.prows == p->cols) {
         nvfp4_simd_col_job j;
         nvfp4_simd_sr sr;
         col_job_setup(p, x, p->rows, p->cols, &j, &sr);
-        if (nvfp4_simd_rht_transforms_twice(&j)) {
-            float input_amax = 0.0f;
-            *rht_amax = nvfp4_simd_rht_amax_and_input_amax(&j, &input_amax);
-            *have_rht = 1;
-            return input_amax;
-        }
+        float input_amax = 0.0f;
+        *rht_amax = nvfp4_simd_rht_amax_and_input_amax(&j, &input_amax);
+        *have_rht = 1;
+        return input_amax;
     }
     return (p->has_row || !p->opts.rht) ? nvfp4_simd_amax(x, bf16, p->rows * p->cols) : 0.0f;
 }
@@ -210,7 +221,8 @@ static nvfp4_status te_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quan
     int bf16 = p->dtype == NVFP4_DTYPE_BF16;
     float rht_amax = 0.0f;
     int have_rht_amax;
-    float amax = te_amaxes(p, x, &rht_amax, &have_rht_amax);
+    int rht_twice = te_rht_twice(p);
+    float amax = te_amaxes(p, x, rht_twice, &rht_amax, &have_rht_amax);
     pad_cache pad = {NULL, 0, 0};
 
     if (p->has_row) {
@@ -240,7 +252,7 @@ static nvfp4_status te_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_quan
             nvfp4_simd_te_columnwise(&j); /* with RHT: transforms as it quantizes */
             out->col.amax = a;
         } else {
-            out->col.amax = nvfp4_simd_te_columnwise_rht(&j); /* amax after the transform */
+            out->col.amax = nvfp4_simd_te_columnwise_rht(&j, rht_twice); /* amax after the transform */
         }
     }
 done:

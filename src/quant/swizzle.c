@@ -5,6 +5,7 @@
 #include "nvfp4/quant.h"
 
 #include "nvfp4/layout.h"
+#include "simd/simd_kernels.h"
 
 #include "core/swizzle.h"
 
@@ -24,9 +25,11 @@ void nvfp4_swizzle_position(size_t offset, size_t cols, size_t *r, size_t *c)
     (void)nvfp4_scale_layout_position(NVFP4_SCALE_LAYOUT_128X4, offset, SIZE_MAX, cols, r, c);
 }
 
+/* The whole-matrix swizzle: the vectorized transpose (src/simd/simd_swizzle.c,
+ * byte-identical to nvfp4_scale_to_layout's, tests/check_swizzle_fast.c). */
 void nvfp4_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, uint8_t *swz)
 {
-    nvfp4_scale_to_layout(NVFP4_SCALE_LAYOUT_128X4, linear, rows, cols, swz);
+    nvfp4_simd_scale_swizzle(linear, rows, cols, swz);
 }
 
 void nvfp4_scale_unswizzle(const uint8_t *swz, size_t rows, size_t cols, uint8_t *linear)

@@ -11,6 +11,8 @@
  *   - columnwise tiles are 16 rows x 8 columns.
  * Selected for CPUs with AVX2 and FMA (the kernels use no FMA instruction:
  * every product is rounded before its sum, as in the scalar reference).
+ * These are the leaves; the kernels' loops, chunks, phases and instances
+ * are simd_te_skel.h's, included once near the end of this file (8 lanes).
  */
 #include "simd/simd_kernels.h"
 
@@ -20,6 +22,7 @@
 #include <immintrin.h>
 
 #include "core/bf16.h"
+#include "core/hadamard.h"
 #include "core/philox.h"
 #include "core/recipe.h"
 
@@ -259,35 +262,7 @@ T256 static inline void sr_bytes_aos8(const __m256i w[4], uint8_t buf[128])
 
 /* ---- amax -------------------------------------------------------------- */
 
-T256 static float avx2_amax_f32(const float *x, size_t n)
-{
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        a0 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i)), a0);
-        a1 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i + 8)), a1);
-        a2 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i + 16)), a2);
-        a3 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i + 24)), a3);
-    }
-    for (; i + 8 <= n; i += 8) a0 = _mm256_max_ps(abs8(_mm256_loadu_ps(x + i)), a0);
-    float m = hmax8(_mm256_max_ps(_mm256_max_ps(a0, a1), _mm256_max_ps(a2, a3)));
-    for (; i < n; i++) m = nvfp4_core_amax_step(m, x[i], 0);
-    return m;
-}
 
-T256 static float avx2_amax_bf16(const uint16_t *x, size_t n)
-{
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        a0 = _mm256_max_ps(abs8(load8(x, 1, i)), a0);
-        a1 = _mm256_max_ps(abs8(load8(x, 1, i + 8)), a1);
-    }
-    for (; i + 8 <= n; i += 8) a0 = _mm256_max_ps(abs8(load8(x, 1, i)), a0);
-    float m = hmax8(_mm256_max_ps(a0, a1));
-    for (; i < n; i++) m = nvfp4_core_amax_step(m, nvfp4_core_bf16_decode(x[i]), 0);
-    return m;
-}
 
 /* ---- rowwise ---------------------------------------------------------------- */
 
@@ -304,20 +279,6 @@ T256 static inline void store_bytes8(__m256i v, size_t n, uint8_t *out)
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)t[i];
 }
 
-T256 static void avx2_row_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, uint8_t *scale)
-{
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        __m256 a[8];
-        SIMD_UNROLL
-        for (size_t i = 0; i < 8; i++) {
-            size_t e = 16 * (b0 + i);
-            a[i] = i < n ? _mm256_max_ps(absnn8(load8(x, bf16, e)), absnn8(load8(x, bf16, e + 8)))
-                         : _mm256_setzero_ps();
-        }
-        store_bytes8(te_scale8(k, hmax8x8(a)), n, scale + b0);
-    }
-}
 
 /* The amax of the 16x16 tile at x + e0 (rows stride apart) per lane pair
  * (lane maxima, for hmax8x8), as integer maxima of the |x| patterns: the
@@ -348,45 +309,34 @@ T256 static inline __attribute__((always_inline)) __m256i tile_amax_bits8(const 
     return _mm256_max_epu32(m0, m1);
 }
 
-/* Scale bytes of 16x16 tiles: integer maxima (tile_amax_bits8); a group
- * of 8 tiles with a NaN (a pattern above Inf's) is redone with vmaxps,
- * which drops NaN by its operand order. */
-T256 static inline __attribute__((always_inline)) void tile_scales_as(const nvfp4_simd_te_consts *k, const void *x,
-                                                                     const int bf16, size_t stride, size_t nb,
-                                                                     uint8_t *scale)
+/* The amaxes of 16x16 tiles b0 .. b0+n-1 (n <= 8; 0 past n) per lane
+ * pair (lane maxima, for hmax8x8): integer maxima (tile_amax_bits8); a
+ * group of 8 tiles with a NaN (a pattern above Inf's) is redone with
+ * vmaxps, which drops NaN by its operand order. */
+T256 static inline __attribute__((always_inline)) void tile_group_amax8(const void *x, const int bf16, size_t stride,
+                                                                         size_t b0, size_t n, __m256 a[8])
 {
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        __m256 a[8];
-        __m256i mx = _mm256_setzero_si256();
+    __m256i mx = _mm256_setzero_si256();
+    SIMD_UNROLL
+    for (size_t i = 0; i < 8; i++) {
+        __m256i m = i < n ? tile_amax_bits8(x, bf16, stride, 16 * (b0 + i)) : _mm256_setzero_si256();
+        a[i] = _mm256_castsi256_ps(m);
+        mx = _mm256_max_epu32(mx, m);
+    }
+    if (!_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1)))
         SIMD_UNROLL
         for (size_t i = 0; i < 8; i++) {
-            __m256i m = i < n ? tile_amax_bits8(x, bf16, stride, 16 * (b0 + i)) : _mm256_setzero_si256();
-            a[i] = _mm256_castsi256_ps(m);
-            mx = _mm256_max_epu32(mx, m);
+            __m256 m = _mm256_setzero_ps();
+            if (i < n)
+                for (size_t r = 0; r < 16; r++) {
+                    size_t e = r * stride + 16 * (b0 + i);
+                    m = _mm256_max_ps(abs8(load8(x, bf16, e)), m);
+                    m = _mm256_max_ps(abs8(load8(x, bf16, e + 8)), m);
+                }
+            a[i] = m;
         }
-        if (!_mm256_testz_si256(_mm256_cmpgt_epi32(mx, _mm256_set1_epi32(0x7F800000)), _mm256_set1_epi32(-1)))
-            SIMD_UNROLL
-            for (size_t i = 0; i < 8; i++) {
-                __m256 m = _mm256_setzero_ps();
-                if (i < n)
-                    for (size_t r = 0; r < 16; r++) {
-                        size_t e = r * stride + 16 * (b0 + i);
-                        m = _mm256_max_ps(abs8(load8(x, bf16, e)), m);
-                        m = _mm256_max_ps(abs8(load8(x, bf16, e + 8)), m);
-                    }
-                a[i] = m;
-            }
-        store_bytes8(te_scale8(k, hmax8x8(a)), n, scale + b0);
-    }
 }
 
-T256 static void avx2_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
-                                  uint8_t *scale)
-{
-    if (bf16) tile_scales_as(k, x, 1, stride, nb, scale);
-    else tile_scales_as(k, x, 0, stride, nb, scale);
-}
 
 /* Magnitude codes of two blocks (a0: elements 0-7 of the first, a1: 8-15;
  * b0, b1 of the second) and their sign words sa = vpackssdw(ya0, ya1), sb
@@ -607,139 +557,34 @@ T256 static inline __attribute__((always_inline)) int row_amax8(const void *x, c
     return has_nan;
 }
 
-/* Blocks per chunk of the two-phase row loops (scales and multipliers, then codes). */
-#define ROW_CHUNK 64
-
-/* The random bytes of blocks c0 .. c1-1 of the row (16 per block, block
- * b's at rb + 16 (b - c0)), all before the chunk's codes: the Philox
- * calls, long dependency chains, are independent of each other and
- * overlap when nothing else sits between them (simd_avx512.c's finding). */
-T256 static inline __attribute__((always_inline)) void row_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0,
-                                                                     size_t c0, size_t c1, uint8_t *rb)
+/* Phase 1 of the row kernels (simd_te_skel.h) for blocks b0 .. b0+n-1 (n
+ * <= 8): scale bytes, encode multipliers inv[0..7], whether a lane is NaN. */
+T256 static inline __attribute__((always_inline)) int row_group_scales8(const nvfp4_simd_te_consts *k, const void *x,
+                                                                         const int bf16, size_t b0, size_t n,
+                                                                         uint8_t *scale, float *inv)
 {
-    for (size_t b0 = c0; b0 < c1; b0 += 8) {
-        __m256i w[4];
-        sr_words8_seq(sr, block0 + b0, w);
-        sr_bytes_aos8(w, rb + 16 * (b0 - c0));
-    }
+    __m256 a[8];
+    int nan = row_amax8(x, bf16, b0, n, a);
+    __m256i sb = te_scale8(k, hmax8x8(a));
+    store_bytes8(sb, n, scale + b0);
+    _mm256_store_ps(inv, te_inv8(k, sb));
+    return nan;
 }
 
-/* Codes of blocks c0 .. c1-1 of a row chunk (encode multipliers inv[],
- * SR bytes rb[] from c0 on): 8 blocks at a time, NaN-free full groups by
- * row_codes8x8. nan: whether each 8-block group holds NaN (phase 1 knew),
- * or NULL to test each group here. Shared by row_encode_as and
- * row_fused_as. */
-T256 static inline __attribute__((always_inline)) void row_chunk_codes(const void *x, const int bf16, size_t c0,
-                                                                      size_t c1, const float *inv, const uint8_t *rb,
-                                                                      const int use_sr, const int *nan, uint8_t *out)
+/* Phase 3: codes of blocks b0 .. b0+n-1 (multipliers inv[], SR bytes rb +
+ * 16 i): NaN-free full groups by row_codes8x8. */
+T256 static inline __attribute__((always_inline)) void row_group_codes8(const void *x, const int bf16, size_t b0,
+                                                                         size_t n, const float *inv, const uint8_t *rb,
+                                                                         const int use_sr, int has_nan, uint8_t *out)
 {
-    for (size_t b0 = c0; b0 < c1; b0 += 8) {
-        size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-        const float *iv = inv + (b0 - c0);
-        int has_nan = nan ? nan[(b0 - c0) / 8] : row_nan8(x, bf16, b0, n);
-        const uint8_t *r = rb + 16 * (b0 - c0);
-        if (!has_nan && n == 8) {
-            row_codes8x8(x, bf16, b0, iv, use_sr, r, out + 8 * b0);
-            continue;
-        }
-        __m256 v[16];
-        (void)row_load8(x, bf16, b0, n, v);
-        if (has_nan) row_codes8(v, iv, use_sr ? r : NULL, n, out + 8 * b0);
-        else row_codes8_nonan(v, iv, use_sr, r, n, out + 8 * b0);
+    if (!has_nan && n == 8) {
+        row_codes8x8(x, bf16, b0, inv, use_sr, rb, out + 8 * b0);
+        return;
     }
-}
-
-/* Codes of a row whose scale bytes are given (16x16 tiles), in chunks of
- * ROW_CHUNK blocks: first the chunk's encode multipliers, whose divisions
- * then overlap (one pass per 8 blocks chained each division to its
- * codes: 16x16 RN +19% split), then its codes. One instantiation per
- * (input type, rounding), as simd_avx512.c's row_fused_as. */
-T256 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4_simd_te_consts *k, const void *x,
-                                                                    const int bf16, size_t nb, const uint8_t *scale,
-                                                                    const nvfp4_simd_sr *sr, const int use_sr,
-                                                                    uint64_t block0, uint8_t *out)
-{
-    _Alignas(32) uint8_t rb[16 * ROW_CHUNK];
-    _Alignas(32) float inv[ROW_CHUNK];
-    for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
-        size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
-        for (size_t b0 = c0; b0 < c1; b0 += 8) {
-            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            uint8_t s8[8] = {0};
-            memcpy(s8, scale + b0, n);
-            __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
-            _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
-        }
-        if (use_sr) row_sr_bytes(sr, block0, c0, c1, rb);
-        row_chunk_codes(x, bf16, c0, c1, inv, rb, use_sr, NULL, out);
-    }
-}
-
-T256 static void avx2_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                 const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
-{
-    if (bf16) {
-        if (sr) row_encode_as(k, x, 1, nb, scale, sr, 1, block0, out);
-        else row_encode_as(k, x, 1, nb, scale, NULL, 0, block0, out);
-    } else {
-        if (sr) row_encode_as(k, x, 0, nb, scale, sr, 1, block0, out);
-        else row_encode_as(k, x, 0, nb, scale, NULL, 0, block0, out);
-    }
-}
-
-/* Scales and codes of a row in chunks of ROW_CHUNK blocks: first every
- * scale byte and encode multiplier of the chunk, then its codes, reloading
- * the blocks from L1. One pass per 8 blocks would put the whole chain
- * (loads, amax, scale, division, codes) in one iteration, too long for the
- * out-of-order window to overlap with the next; split, the iterations of
- * each phase are independent. One function per (input type, rounding),
- * as simd_avx512.c's row_fused_as; separate functions (not one dispatcher
- * with all four inlined) also keep one instantiation's code layout from
- * moving another's (f32 RN lost 2% when the bf16 code changed). */
-T256 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_simd_te_consts *k, const void *x,
-                                                                   const int bf16, size_t nb, const nvfp4_simd_sr *sr,
-                                                                   const int use_sr, uint64_t block0, uint8_t *out,
-                                                                   uint8_t *scale)
-{
-    _Alignas(32) uint8_t rb[16 * ROW_CHUNK];
-    _Alignas(32) float inv[ROW_CHUNK];
-    int nan[ROW_CHUNK / 8];
-    for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
-        size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
-        for (size_t b0 = c0; b0 < c1; b0 += 8) {
-            size_t n = c1 - b0 < 8 ? c1 - b0 : 8;
-            __m256 a[8];
-            nan[(b0 - c0) / 8] = row_amax8(x, bf16, b0, n, a);
-            __m256i sb = te_scale8(k, hmax8x8(a));
-            store_bytes8(sb, n, scale + b0);
-            _mm256_store_ps(inv + (b0 - c0), te_inv8(k, sb));
-        }
-        if (use_sr) row_sr_bytes(sr, block0, c0, c1, rb);
-        row_chunk_codes(x, bf16, c0, c1, inv, rb, use_sr, nan, out);
-    }
-}
-
-#define ROW_FUSED_FN(name, bf16, sr)                                                                           \
-    T256 static void name(const nvfp4_simd_te_consts *k, const void *x, size_t nb, const nvfp4_simd_sr *s,      \
-                          uint64_t block0, uint8_t *out, uint8_t *scale)                                        \
-    {                                                                                                          \
-        row_fused_as(k, x, bf16, nb, s, sr, block0, out, scale);                                               \
-    }
-ROW_FUSED_FN(row_fused_f32_rn, 0, 0)
-ROW_FUSED_FN(row_fused_f32_sr, 0, 1)
-ROW_FUSED_FN(row_fused_bf16_rn, 1, 0)
-ROW_FUSED_FN(row_fused_bf16_sr, 1, 1)
-
-T256 static void avx2_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
-{
-    if (bf16) {
-        if (sr) row_fused_bf16_sr(k, x, nb, sr, block0, out, scale);
-        else row_fused_bf16_rn(k, x, nb, NULL, block0, out, scale);
-    } else {
-        if (sr) row_fused_f32_sr(k, x, nb, sr, block0, out, scale);
-        else row_fused_f32_rn(k, x, nb, NULL, block0, out, scale);
-    }
+    __m256 v[16];
+    (void)row_load8(x, bf16, b0, n, v);
+    if (has_nan) row_codes8(v, inv, use_sr ? rb : NULL, n, out + 8 * b0);
+    else row_codes8_nonan(v, inv, use_sr, rb, n, out + 8 * b0);
 }
 
 /* ---- columnwise --------------------------------------------------------------- */
@@ -780,31 +625,28 @@ T256 static inline int lanes8(__m256i m) { return _mm256_movemask_ps(_mm256_cast
 /* Lanes with Emax <= 250, Emin >= 3 and Emax - Emin <= spread (rht_lanes_within). */
 T256 static inline int rht_lanes_within8(__m256i emax, __m256i emin, int spread)
 {
-    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(251), emax);
+    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH + 1), emax);
     __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(spread + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
     return lanes8(_mm256_and_si256(_mm256_and_si256(small, close), big));
 }
 
 /* rht16_split_int's extra condition (rht_split_int_ok): every lane's Emax
  * is >= 22 or 0 (all zero). */
-#define RHT_SPLIT_SPREAD 17
-#define RHT_SPLIT_SPREAD_BF16 33
 T256 static inline int rht_split_int_ok8(__m256i emax)
 {
     __m256i low = _mm256_and_si256(_mm256_cmpgt_epi32(emax, _mm256_setzero_si256()),
-                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(22), emax));
+                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW), emax));
     return lanes8(low) == 0;
 }
 
 /* rht16_bf16_int's lanes (rht_bf16_int_ok): spread <= 19, Emin >= 10,
  * Emax <= 250 (all-zero lanes: Emin 255, spread negative). */
-#define RHT_BF16_INT_SPREAD 19
 T256 static inline int rht_bf16_int_ok8(__m256i emax, __m256i emin)
 {
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(RHT_BF16_INT_SPREAD + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(9));
-    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(251), emax);
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_BF16_INT_SPREAD + 1), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_BF16_INT_EMIN_LOW - 1));
+    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH + 1), emax);
     return lanes8(_mm256_and_si256(_mm256_and_si256(close, big), finite)) == 0xFF;
 }
 
@@ -909,8 +751,8 @@ T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd
                                                                __m256 v[16], __m256i emax, __m256i emin)
 {
     __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(26), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(2));
+    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD + 1), _mm256_sub_epi32(emax, emin));
+    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
     int exact = lanes8(_mm256_and_si256(_mm256_and_si256(finite, close), big));
     __m256d lo[16], hi[16];
     for (unsigned i = 0; i < 16; i++) {
@@ -957,7 +799,7 @@ T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd
     __m256i emax, emin;
     rht_exp_range8(v, &emax, &emin);
     if (bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
-    else if (rht_lanes_within8(emax, emin, bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFF &&
+    else if (rht_lanes_within8(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFF &&
              rht_split_int_ok8(emax))
         rht16_split_int8(j, v, emax);
     else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
@@ -1196,86 +1038,51 @@ T256 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *t
         nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
 }
 
-/* Column strips and staging as in simd_avx512.c's avx512_col_quant, and its
- * L2 prefetch: per 64-byte line of the input rows (16 fp32 or 32 bf16
- * columns), the rows this position needs two groups later. Its L1
- * prefetch of the next tile's rows is left out: the 16 rows share L1 sets
- * when the row stride is a multiple of 4 KiB, and the kernel was faster
- * without it (docs/performance.md, "Measured design choices"). */
-T256 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_simd_col_job *j, const int bf16,
+/* The tiles of one strip (columns s0..s1-1, groups g0..g1-1), in two
+ * phases per group: every tile's amax, scale bytes and encode multipliers,
+ * then every tile's codes (see above), with simd_avx512.c's L2 prefetch:
+ * per 64-byte line of the input rows (16 fp32 or 32 bf16 columns), the
+ * rows this position needs two groups later. Its L1 prefetch of the next
+ * tile's rows is left out: the 16 rows share L1 sets when the row stride is
+ * a multiple of 4 KiB, and the kernel was faster without it
+ * (docs/performance.md, "Measured design choices"). */
+T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_simd_col_job *j, const int bf16,
                                                                    const int rht, const int use_sr, size_t g0,
-                                                                   size_t g1)
+                                                                   size_t g1, size_t s0, size_t s1, col_tiles *tb)
 {
-    size_t ncol8 = j->cols / 8 * 8, es = bf16 ? 2u : 4u;
-    nvfp4_simd_col_stage st;
-    col_tiles tb;
+    size_t ncol8 = j->cols / 8 * 8, es = bf16 ? 2u : 4u, nt = (s1 - s0) / 8;
     __m256 am[COL_TILES], inv[COL_TILES];
     int nan[COL_TILES];
     /* the strip's tiles (RHT'd) as phase 1 loaded them, 16 KiB: a reload
      * from the input would miss L1, whose sets the 16 rows of a tile share
      * when the row stride is a multiple of 4 KiB */
     __m256 kept[16 * COL_TILES];
-    for (size_t s0 = 0; s0 < ncol8; s0 += NVFP4_SIMD_STAGE_COLS) {
-        size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol8 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol8, nt = (s1 - s0) / 8;
-        for (size_t g = g0; g < g1; g++) {
-            for (size_t t = 0; t < nt; t++) {
-                size_t c0 = s0 + 8 * t;
-                if ((8 * t * es) % 64 == 0) { /* once per 64-byte line */
-                    size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1),
-                           pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
-                    if (pc + 8 <= ncol8)
-                        for (size_t i = 0; i < 16; i++)
-                            _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
-                }
-                if (rht && t % (8 / es) == 0) /* the tiles of one 64-byte line of each row (aligned rows) */
-                    col_copy_rows8(j, bf16, g, c0, nt - t < 8 / es ? nt - t : 8 / es, kept + 16 * t);
-                am[t] = col_tile_amax8(j, bf16, rht, g, c0, kept + 16 * t, &nan[t]);
+    for (size_t g = g0; g < g1; g++) {
+        for (size_t t = 0; t < nt; t++) {
+            size_t c0 = s0 + 8 * t;
+            if ((8 * t * es) % 64 == 0) { /* once per 64-byte line */
+                size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
+                if (pc + 8 <= ncol8)
+                    for (size_t i = 0; i < 16; i++)
+                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
             }
-            if (j->tile16) /* cols % 16 == 0: tiles 2u, 2u+1 share one scale */
-                for (size_t t = 0; t < nt; t += 2) am[t] = am[t + 1] = _mm256_set1_ps(hmax8(_mm256_max_ps(am[t], am[t + 1])));
-            for (size_t t = 0; t < nt; t++) {
-                __m256i sb = te_scale8(&j->k, am[t]);
-                inv[t] = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
-                /* the 8 scale bytes (each < 256) packed: lane 0's words 0-3, lane 1's */
-                __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(sb, sb), _mm256_setzero_si256());
-                _mm_storel_epi64((__m128i *)tb.scale[t][g - g0],
-                                 _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1)));
-            }
-            for (size_t t = 0; t < nt; t++)
-                col_tile_codes8(j, use_sr, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], tb.q[t][g - g0]);
+            if (rht && t % (8 / es) == 0) /* the tiles of one 64-byte line of each row (aligned rows) */
+                col_copy_rows8(j, bf16, g, c0, nt - t < 8 / es ? nt - t : 8 / es, kept + 16 * t);
+            am[t] = col_tile_amax8(j, bf16, rht, g, c0, kept + 16 * t, &nan[t]);
         }
-        col_tiles_flush(j, &tb, s0, s1, g0, g1, &st);
+        if (j->tile16) /* cols % 16 == 0: tiles 2u, 2u+1 share one scale */
+            for (size_t t = 0; t < nt; t += 2) am[t] = am[t + 1] = _mm256_set1_ps(hmax8(_mm256_max_ps(am[t], am[t + 1])));
+        for (size_t t = 0; t < nt; t++) {
+            __m256i sb = te_scale8(&j->k, am[t]);
+            inv[t] = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
+            /* the 8 scale bytes (each < 256) packed: lane 0's words 0-3, lane 1's */
+            __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(sb, sb), _mm256_setzero_si256());
+            _mm_storel_epi64((__m128i *)tb->scale[t][g - g0],
+                             _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1)));
+        }
+        for (size_t t = 0; t < nt; t++)
+            col_tile_codes8(j, use_sr, g, s0 + 8 * t, kept + 16 * t, inv[t], nan[t], tb->q[t][g - g0]);
     }
-    for (size_t g = g0; g < g1; g++)
-        for (size_t c = ncol8; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
-}
-
-/* One function per input type, RHT and rounding, chosen from a table (as
- * simd_avx512.c's avx512_col_quant): constant flags drop the per-tile
- * branches, and each instantiation keeps its tiles inlined. */
-typedef void (*col_quant_fn)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
-#define COL_QUANT_FN(name, bf16, rht, sr)                                                                      \
-    T256 static void name(const nvfp4_simd_col_job *j, size_t g0, size_t g1)                                   \
-    {                                                                                                          \
-        col_quant_as(j, bf16, rht, sr, g0, g1);                                                                \
-    }
-COL_QUANT_FN(col_quant_f32_rn, 0, 0, 0)
-COL_QUANT_FN(col_quant_f32_sr, 0, 0, 1)
-COL_QUANT_FN(col_quant_bf16_rn, 1, 0, 0)
-COL_QUANT_FN(col_quant_bf16_sr, 1, 0, 1)
-COL_QUANT_FN(col_quant_f32_rht_rn, 0, 1, 0)
-COL_QUANT_FN(col_quant_f32_rht_sr, 0, 1, 1)
-COL_QUANT_FN(col_quant_bf16_rht_rn, 1, 1, 0)
-COL_QUANT_FN(col_quant_bf16_rht_sr, 1, 1, 1)
-
-T256 static void avx2_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
-{
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = prepared_col_job8(job, &jw);
-    static const col_quant_fn fns[2][2][2] = {
-        {{col_quant_f32_rn, col_quant_f32_sr}, {col_quant_f32_rht_rn, col_quant_f32_rht_sr}},
-        {{col_quant_bf16_rn, col_quant_bf16_sr}, {col_quant_bf16_rht_rn, col_quant_bf16_rht_sr}}};
-    fns[j->bf16 != 0][j->rht != 0][j->sr != NULL](j, g0, g1);
 }
 
 /* simd_avx512.c's rht16_tile_amax_bound (the proof is there and in
@@ -1303,123 +1110,15 @@ T256 static inline __attribute__((always_inline)) __m256 rht16_tile_amax_bound8(
     for (int i = 0; i < 16; i++) m = _mm256_max_ps(abs8(v[i]), m);
     __m256i eb = _mm256_max_epi32(_mm256_sub_epi32(emax, _mm256_set1_epi32(16)), _mm256_set1_epi32(17));
     __m256 ub = _mm256_add_ps(m, _mm256_castsi256_ps(_mm256_slli_epi32(eb, 23)));
-    __m256i huge = _mm256_cmpgt_epi32(emax, _mm256_set1_epi32(250));
+    __m256i huge = _mm256_cmpgt_epi32(emax, _mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH));
     __m256 inf = _mm256_castsi256_ps(_mm256_set1_epi32(0x7F800000));
     return _mm256_blendv_ps(ub, inf, _mm256_castsi256_ps(huge));
 }
 
-/* The post-RHT amax of row groups [g0, g1), as avx512_rht_amax: a tile is
- * transformed exactly (col_load_group8) only if rht16_tile_amax_bound8
- * does not put all its lanes below lb, the largest exact tile maximum so
- * far (a lower bound of the result): such a tile cannot hold the maximum.
- * A tile's maximum t drops NaN by vmaxps's operand order (as the result
- * does), so it is always a valid lb. */
-T256 static float avx2_rht_amax(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
-{
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = rht_prepared8(job, &jw);
-    size_t ncol8 = j->cols / 8 * 8;
-    __m256 am = _mm256_setzero_ps();
-    float m = 0.0f, lb = 0.0f;
-    for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
-            if (lb > 0.0f &&
-                _mm256_movemask_ps(_mm256_cmp_ps(rht16_tile_amax_bound8(j, g, c0), _mm256_set1_ps(lb), _CMP_LT_OQ)) ==
-                    0xFF)
-                continue;
-            __m256 v[16];
-            col_load_group8(j, j->bf16, g, c0, v);
-            __m256 t = _mm256_setzero_ps();
-            SIMD_UNROLL
-            for (int i = 0; i < 16; i++) t = _mm256_max_ps(abs8(v[i]), t);
-            am = _mm256_max_ps(t, am);
-            lb = nvfp4_core_fmaxf(lb, hmax8(t));
-        }
-        for (size_t c = ncol8; c < j->cols; c++) {
-            float y[16];
-            nvfp4_simd_col_group(j, g, c, y);
-            for (int i = 0; i < 16; i++) m = nvfp4_core_amax_step(m, y[i], 0);
-        }
-    }
-    return nvfp4_core_fmaxf(m, hmax8(am));
-}
 
-T256 static float avx2_rht_apply(const nvfp4_simd_col_job *job, size_t g0, size_t g1, void *out)
-{
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = rht_prepared8(job, &jw);
-    size_t ncol8 = j->cols / 8 * 8;
-    __m256 am = _mm256_setzero_ps();
-    float m = 0.0f;
-    for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol8; c0 += 8) {
-            __m256 v[16];
-            col_load_group8(j, j->bf16, g, c0, v);
-            SIMD_UNROLL
-            for (size_t i = 0; i < 16; i++) {
-                size_t e = (16 * g + i) * j->cols + c0;
-                am = _mm256_max_ps(abs8(v[i]), am);
-                if (j->rht_round_bf16) { /* the values are bf16 already: keep the high halves */
-                    __m256i hi = _mm256_srli_epi32(_mm256_castps_si256(v[i]), 16);
-                    __m128i p = _mm_packus_epi32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
-                    _mm_storeu_si128((__m128i *)((uint16_t *)out + e), p);
-                } else {
-                    _mm256_storeu_ps((float *)out + e, v[i]);
-                }
-            }
-        }
-        for (size_t c = ncol8; c < j->cols; c++) {
-            float y[16];
-            nvfp4_simd_col_group(j, g, c, y);
-            for (size_t i = 0; i < 16; i++) {
-                size_t e = (16 * g + i) * j->cols + c;
-                m = nvfp4_core_amax_step(m, y[i], 0);
-                if (j->rht_round_bf16) ((uint16_t *)out)[e] = nvfp4_core_bf16_encode(y[i]);
-                else ((float *)out)[e] = y[i];
-            }
-        }
-    }
-    return nvfp4_core_fmaxf(m, hmax8(am));
-}
 
 /* ---- dequantize ------------------------------------------------------------ */
 
-T256 static void avx2_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
-{
-    _Alignas(32) float table[8];
-    for (unsigned c = 0; c < 8; c++) table[c] = nvfp4_core_e2m1_decode((uint8_t)c);
-    const __m256 tab = _mm256_load_ps(table);
-    const __m256i signbit = _mm256_set1_epi32((int)0x80000000u);
-    int aligned = ((uintptr_t)out & 31u) == 0;
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        uint8_t s8[8] = {0};
-        memcpy(s8, scale + b0, n);
-        __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
-        /* nvfp4_core_dequant_scale, DEQ_TE: ((float)s * amax) * fl(1/2688) */
-        __m256 d = _mm256_mul_ps(_mm256_mul_ps(e4m3_decode8(sb), _mm256_set1_ps(amax)),
-                                 _mm256_set1_ps(NVFP4_CORE_INV2688));
-        _Alignas(32) float ds[8];
-        _mm256_store_ps(ds, d);
-        for (size_t i = 0; i < n; i++) {
-            const uint8_t *q8 = data + 8 * (b0 + i);
-            __m256 f = _mm256_set1_ps(ds[i]);
-            for (int h = 0; h < 2; h++) {
-                int32_t four;
-                memcpy(&four, q8 + 4 * h, 4);
-                __m256i q = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
-                __m256i idx = _mm256_or_si256(q, _mm256_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
-                __m256 v = _mm256_permutevar8x32_ps(tab, idx);                /* magnitude from bits 0..2 */
-                v = _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(idx, 28), signbit)));
-                __m256 r = _mm256_mul_ps(v, f);
-                float *o = out + 16 * (b0 + i) + 8 * h;
-                if (aligned) _mm256_stream_ps(o, r);
-                else _mm256_storeu_ps(o, r);
-            }
-        }
-    }
-    if (aligned) _mm_sfence();
-}
 
 /* ---- MXFP4 1x32 (as simd_avx512.c's mx_* helpers) ----------------------------- */
 
@@ -1461,67 +1160,7 @@ T256 static inline __m256i mx_fix_nan8(int rule, __m256 y, __m256i code)
     return blendv_i(code, _mm256_set1_epi32(3), _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q)));
 }
 
-T256 static void avx2_mx_row_scales(int rule, const float *x, size_t nb, uint8_t *scale)
-{
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        __m256 a[8];
-        int nan = 0;
-        SIMD_UNROLL
-        for (size_t i = 0; i < 8; i++) {
-            __m256 m = _mm256_setzero_ps(), un = _mm256_setzero_ps();
-            if (i < n)
-                for (int q = 0; q < 4; q++) {
-                    __m256 v = _mm256_loadu_ps(x + 32 * (b0 + i) + 8 * q);
-                    m = _mm256_max_ps(abs8(v), m);
-                    un = _mm256_or_ps(un, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-                }
-            a[i] = m;
-            if (_mm256_movemask_ps(un)) nan |= 1 << i;
-        }
-        __m256i sc = mx_scale8(rule, hmax8x8(a));
-        _Alignas(32) uint32_t t[8];
-        _mm256_store_si256((__m256i *)t, sc);
-        for (size_t i = 0; i < n; i++)
-            scale[b0 + i] = (rule == NVFP4_SIMD_MX_FLOOR && ((nan >> i) & 1)) ? 0xFF : (uint8_t)t[i];
-    }
-}
 
-T256 static void avx2_mx_row_encode(int rule, const float *x, size_t nb, const uint8_t *scale, const nvfp4_simd_sr *sr,
-                                    uint64_t block0, uint8_t *out)
-{
-    _Alignas(32) uint8_t rb[2][128];
-    for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        size_t n = nb - b0 < 8 ? nb - b0 : 8;
-        uint8_t s8[8] = {0};
-        memcpy(s8, scale + b0, n);
-        _Alignas(32) float rc[8];
-        _mm256_store_ps(rc, mx_recip8(rule, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8))));
-        if (sr)
-            for (unsigned h = 0; h < 2; h++) {
-                nvfp4_simd_sr half = {sr->seed, sr->offset + h};
-                __m256i w[4];
-                sr_words8_seq(&half, block0 + b0, w);
-                sr_bytes_aos8(w, rb[h]);
-            }
-        for (size_t i = 0; i < n; i++) {
-            __m256 f = _mm256_set1_ps(rc[i]);
-            for (unsigned h = 0; h < 2; h++) {
-                const float *xs = x + 32 * (b0 + i) + 16 * h;
-                __m256 y0 = _mm256_mul_ps(_mm256_loadu_ps(xs), f), y1 = _mm256_mul_ps(_mm256_loadu_ps(xs + 8), f);
-                __m256i c0, c1;
-                if (sr) {
-                    c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb[h] + 16 * i))));
-                    c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb[h] + 16 * i + 8))));
-                } else {
-                    c0 = e2m1_rn8(y0);
-                    c1 = e2m1_rn8(y1);
-                }
-                pack8x2(mx_fix_nan8(rule, y0, c0), mx_fix_nan8(rule, y1, c1), out + 16 * (b0 + i) + 8 * h);
-            }
-        }
-    }
-}
 
 /* ---- generic driver (simd_generic.c's leaves) -----------------------------------
  *
@@ -1830,6 +1469,111 @@ T256 static void avx2_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_cor
     err[0] = a;
     err[1] = b;
 }
+
+/* ---- the skeleton kernels (simd_te_skel.h) over this file's leaves ------------- */
+
+#define SK_FN T256
+#define SK_W 8
+#define SK_NAME(n) avx2_##n
+typedef __m256 sk_vf;
+typedef __m256i sk_vi;
+#define sk_zero() _mm256_setzero_ps()
+#define sk_set1(f) _mm256_set1_ps(f)
+#define sk_mul(a, b) _mm256_mul_ps(a, b)
+#define sk_abs(v) abs8(v)
+#define sk_absnn(v) absnn8(v)
+#define sk_te_scale(k, v) te_scale8(k, v)
+#define sk_te_inv(k, sb) te_inv8(k, sb)
+#define SK_ROW_CHUNK 64
+typedef col_tiles sk_col_tiles;
+#define sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb) col_strip8(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)
+#define sk_col_tiles_flush(j, tb, s0, s1, g0, g1, st) col_tiles_flush(j, tb, s0, s1, g0, g1, st)
+#define sk_col_job(job, copy) prepared_col_job8(job, copy)
+#define sk_tile_group_amax(x, bf16, stride, b0, n, a) tile_group_amax8(x, bf16, stride, b0, n, a)
+#define sk_row_group_scales(k, x, bf16, b0, n, scale, inv) row_group_scales8(k, x, bf16, b0, n, scale, inv)
+#define sk_row_group_nan(x, bf16, b0, n) row_nan8(x, bf16, b0, n)
+#define sk_row_group_codes(x, bf16, b0, n, inv, rb, use_sr, nan, out) \
+    row_group_codes8(x, bf16, b0, n, inv, rb, use_sr, nan, out)
+#define sk_max(a, b) _mm256_max_ps(a, b)
+#define sk_hmax(v) hmax8(v)
+#define sk_hmax_blocks(a) hmax8x8(a)
+typedef __m256 sk_nanacc;
+#define sk_nan_none() _mm256_setzero_ps()
+#define sk_nan_or(acc, v) _mm256_or_ps(acc, _mm256_cmp_ps(v, v, _CMP_UNORD_Q))
+#define sk_nan_any(acc) (_mm256_movemask_ps(acc) != 0)
+#define sk_all_lt(a, b) (_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ)) == 0xFF)
+#define sk_all_ordered(v) (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_ORD_Q)) == 0xFF)
+#define sk_load(x, bf16, i) load8(x, bf16, i)
+#define sk_store_f(p, v) _mm256_store_ps(p, v)
+#define sk_store_bytes(v, n, p) store_bytes8(v, n, p)
+#define sk_e2m1_rn(y) e2m1_rn8(y)
+#define sk_e2m1_sr(y, r) e2m1_sr8(y, r)
+#define sk_rand(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p)))
+#define sk_pack_block(c, out) pack8x2((c)[0], (c)[1], out)
+#define sk_sr_block(buf, b) ((buf) + 16 * (b))
+#define sk_e4m3_decode(v) e4m3_decode8(v)
+#define sk_mx_scale(rule, v) mx_scale8(rule, v)
+#define sk_mx_recip(rule, v) mx_recip8(rule, v)
+#define sk_mx_fix_nan(rule, y, c) mx_fix_nan8(rule, y, c)
+#define sk_rht_job(job, copy) rht_prepared8(job, copy)
+#define sk_col_load_group(j, g, c0, v) col_load_group8(j, (j)->bf16, g, c0, v)
+#define sk_tile_amax_bound(j, g, c0) rht16_tile_amax_bound8(j, g, c0)
+
+T256 static inline __m256i sk_load_bytes(const uint8_t *p, size_t n)
+{
+    uint8_t s8[8] = {0};
+    memcpy(s8, p, n);
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
+}
+
+T256 static inline void sk_sr_blocks(const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *buf)
+{
+    __m256i w[4];
+    sr_words8_seq(sr, block0, w);
+    sr_bytes_aos8(w, buf);
+}
+
+/* Codes q[0..3] (8 elements) -> values: an 8-entry magnitude table plus the sign bit. */
+T256 static inline __m256 sk_e2m1_decode_part(const uint8_t *q4)
+{
+    const __m256 tab = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+    int32_t four;
+    memcpy(&four, q4, 4);
+    __m256i q = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+    __m256i idx = _mm256_or_si256(q, _mm256_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
+    __m256 v = _mm256_permutevar8x32_ps(tab, idx);                /* magnitude from bits 0..2 */
+    return _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(idx, 28),
+                                                                _mm256_set1_epi32((int)0x80000000u))));
+}
+
+T256 static inline void sk_store_out(float *p, __m256 v, int stream)
+{
+    if (stream) _mm256_stream_ps(p, v);
+    else _mm256_storeu_ps(p, v);
+}
+
+T256 static inline __attribute__((always_inline)) __m256 sk_tile_amax(const nvfp4_simd_col_job *j, size_t g, size_t c0)
+{
+    __m256 v[16];
+    col_load_group8(j, j->bf16, g, c0, v);
+    __m256 t = _mm256_setzero_ps();
+    SIMD_UNROLL
+    for (int i = 0; i < 16; i++) t = _mm256_max_ps(abs8(v[i]), t);
+    return t;
+}
+
+T256 static inline void sk_store_rht_row(const nvfp4_simd_col_job *j, void *out, size_t e, __m256 v)
+{
+    if (j->rht_round_bf16) { /* the values are bf16 already: keep the high halves */
+        __m256i hi = _mm256_srli_epi32(_mm256_castps_si256(v), 16);
+        _mm_storeu_si128((__m128i *)((uint16_t *)out + e),
+                         _mm_packus_epi32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1)));
+    } else {
+        _mm256_storeu_ps((float *)out + e, v);
+    }
+}
+
+#include "simd/simd_te_skel.h"
 
 const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_avx2 = {avx2_gen_block_amax, avx2_gen_amax_nan, avx2_gen_sr_bytes,
                                                           avx2_gen_encode, avx2_gen_err_4over6};

@@ -32,6 +32,8 @@
  *     accumulator for anything else (Inf, NaN, tiny inputs);
  *   - UE8M0 floor / rceil for MXFP4 (nvfp4_core_ue8m0_floor_scale,
  *     nvfp4_core_ue8m0_cvt).
+ * These are the leaves; the kernels' loops, chunks, phases and instances
+ * are simd_te_skel.h's, included once at the end of this file (16 lanes).
  */
 #include "simd/simd_kernels.h"
 
@@ -41,6 +43,7 @@
 #include <immintrin.h>
 
 #include "core/bf16.h"
+#include "core/hadamard.h"
 #include "core/philox.h"
 #include "core/recipe.h"
 
@@ -344,35 +347,7 @@ static inline const uint8_t *sr_block_bytes(const uint8_t buf[256], size_t b)
 
 /* ---- amax -------------------------------------------------------------- */
 
-T512 static float avx512_amax_f32(const float *x, size_t n)
-{
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        a0 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i)), a0);
-        a1 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i + 16)), a1);
-        a2 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i + 32)), a2);
-        a3 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i + 48)), a3);
-    }
-    for (; i + 16 <= n; i += 16) a0 = _mm512_max_ps(abs16(_mm512_loadu_ps(x + i)), a0);
-    float m = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)));
-    for (; i < n; i++) m = nvfp4_core_amax_step(m, x[i], 0);
-    return m;
-}
 
-T512 static float avx512_amax_bf16(const uint16_t *x, size_t n)
-{
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        a0 = _mm512_max_ps(abs16(load16(x, 1, i)), a0);
-        a1 = _mm512_max_ps(abs16(load16(x, 1, i + 16)), a1);
-    }
-    for (; i + 16 <= n; i += 16) a0 = _mm512_max_ps(abs16(load16(x, 1, i)), a0);
-    float m = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
-    for (; i < n; i++) m = nvfp4_core_amax_step(m, nvfp4_core_bf16_decode(x[i]), 0);
-    return m;
-}
 
 /* ---- rowwise ------------------------------------------------------------ */
 
@@ -381,16 +356,6 @@ T512 static inline void store_scales(__m512i sb, size_t n, uint8_t *scale)
     _mm_mask_storeu_epi8(scale, (__mmask16)((1u << n) - 1u), _mm512_cvtepi32_epi8(sb));
 }
 
-T512 static void avx512_row_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, uint8_t *scale)
-{
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        size_t n = nb - b0 < 16 ? nb - b0 : 16;
-        __m512 a[16];
-        SIMD_UNROLL /* a[] in registers (not unrolled, GCC keeps it and hmax16x16 in memory) */
-        for (size_t i = 0; i < 16; i++) a[i] = i < n ? absnn16(load16(x, bf16, 16 * (b0 + i))) : _mm512_setzero_ps();
-        store_scales(te_scale16(k, hmax16x16(a)), n, scale + b0);
-    }
-}
 
 T512 static inline __attribute__((always_inline)) __m512i row_code16(__m512 y, const uint8_t *rb, int plain)
 {
@@ -425,77 +390,37 @@ T512 static inline __attribute__((always_inline)) void row_codes16(const void *x
     }
 }
 
-/* 16x16 tile scale bytes: per block, the integer maximum of the |x|
- * patterns over the 16 rows (the float order without NaN; a block holding
- * NaN is redone with vmaxps, which ignores it). */
-T512 static void avx512_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
-                                    uint8_t *scale)
+/* The amaxes of 16x16 tiles b0 .. b0+n-1 (n <= 16; 0 past n): per block,
+ * the integer maximum of the |x| patterns over the 16 rows (the float
+ * order without NaN; a block holding NaN is redone with vmaxps, which
+ * ignores it). */
+T512 static inline __attribute__((always_inline)) void tile_group_amax16(const void *x, const int bf16, size_t stride,
+                                                                          size_t b0, size_t n, __m512 a[16])
 {
     const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        size_t n = nb - b0 < 16 ? nb - b0 : 16;
-        __m512 a[16];
-        SIMD_UNROLL /* a[] in registers, as in avx512_row_scales */
-        for (size_t i = 0; i < 16; i++) {
-            __m512i m = _mm512_setzero_si512();
-            if (i < n)
-                for (size_t r = 0; r < 16; r++)
-                    m = _mm512_max_epu32(
-                        _mm512_and_si512(_mm512_castps_si512(load16(x, bf16, r * stride + 16 * (b0 + i))), absm), m);
-            a[i] = _mm512_castsi512_ps(m);
-            if (_mm512_cmp_epu32_mask(m, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE)) {
-                __m512 f = _mm512_setzero_ps();
-                for (size_t r = 0; r < 16; r++) f = _mm512_max_ps(abs16(load16(x, bf16, r * stride + 16 * (b0 + i))), f);
-                a[i] = f;
-            }
+    SIMD_UNROLL /* a[] in registers, as in the skeleton's row_scales */
+    for (size_t i = 0; i < 16; i++) {
+        __m512i m = _mm512_setzero_si512();
+        if (i < n)
+            for (size_t r = 0; r < 16; r++)
+                m = _mm512_max_epu32(
+                    _mm512_and_si512(_mm512_castps_si512(load16(x, bf16, r * stride + 16 * (b0 + i))), absm), m);
+        a[i] = _mm512_castsi512_ps(m);
+        if (_mm512_cmp_epu32_mask(m, _mm512_set1_epi32(0x7F800000), _MM_CMPINT_NLE)) {
+            __m512 f = _mm512_setzero_ps();
+            for (size_t r = 0; r < 16; r++) f = _mm512_max_ps(abs16(load16(x, bf16, r * stride + 16 * (b0 + i))), f);
+            a[i] = f;
         }
-        store_scales(te_scale16(k, hmax16x16(a)), n, scale + b0);
     }
 }
 
-/* Codes of one row given its scale bytes (the 16x16 path), instantiated
- * per input type and rounding as row_fused_as; 8 blocks at a time packed
- * by pack16x8 (NaN-aware codes: the row's NaN are not known here). */
-T512 static inline __attribute__((always_inline)) void row_encode_as(const nvfp4_simd_te_consts *k, const void *x,
-                                                                    const int bf16, size_t nb, const uint8_t *scale,
-                                                                    const nvfp4_simd_sr *sr, const int use_sr,
-                                                                    uint64_t block0, uint8_t *out)
-{
-    _Alignas(64) uint8_t rb[256];
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        size_t n = nb - b0 < 16 ? nb - b0 : 16;
-        __m512i sb = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
-        _Alignas(64) float inv[16];
-        _mm512_store_ps(inv, te_inv16(k, sb));
-        if (use_sr) {
-            __m512i w[4];
-            sr_words16_seq(sr, block0 + b0, w);
-            sr_bytes_aos16(w, rb);
-        }
-        row_codes16(x, bf16, b0, n, inv, rb, use_sr, 0, out);
-    }
-}
 
-/* Scales and codes of a row in chunks of ROW_CHUNK blocks: first every
- * scale byte and encode multiplier of the chunk, then its codes, reloading
- * the blocks from L1. Done 16 blocks at a time in one pass, each iteration
- * chains loads, amax, scale, division and codes, too long for the
- * out-of-order window to overlap with the next; split, the iterations of
- * each phase are independent (the AVX2 kernel's finding). The columnwise
- * tile did not gain from the same split: its 16 vectors were stored and
- * reloaded (docs/performance.md, "Measured design choices").
- *
- * Block amaxes are integer maxima of the |x| patterns (the float order
- * when no lane is NaN; a group with NaN is redone with vmaxps, which
- * ignores it). Groups of 16 blocks without NaN take the codes without the
- * NaN mask (row_codes16's plain): y = x * inv is NaN only for a NaN x, as
- * inv is positive and finite (1/(e4m3 * s_dec) with s_dec = 1/s_enc and
- * s_enc in [2688/FLT_MAX, FLT_MAX]: the largest d is 448 * FLT_MAX/2688 <
- * FLT_MAX). */
-#define ROW_CHUNK 128
+/* Phase 1 of the row kernels (simd_te_skel.h): block amaxes as integer
+ * maxima of the |x| patterns (the float order when no lane is NaN; a group
+ * with NaN is redone with vmaxps, which ignores it). */
 
-/* Phase 1 for blocks b0 .. b0+n-1 (n <= 16): scale bytes, encode
- * multipliers, and whether a lane is NaN (0 or 1). */
+/* For blocks b0 .. b0+n-1 (n <= 16): scale bytes, encode multipliers, and
+ * whether a lane is NaN (0 or 1). */
 T512 static inline __attribute__((always_inline)) int row_scales16(const nvfp4_simd_te_consts *k, const void *x,
                                                                    int bf16, size_t b0, size_t n, uint8_t *scale,
                                                                    float *inv)
@@ -520,61 +445,16 @@ T512 static inline __attribute__((always_inline)) int row_scales16(const nvfp4_s
     return special;
 }
 
-/* One instantiation per (input type, rounding): with both constant the
- * unrolled loops carry no per-block branches and keep their constants in
- * registers (one generic body re-broadcast two of them per block). */
-T512 static inline __attribute__((always_inline)) void row_fused_as(const nvfp4_simd_te_consts *k, const void *x,
-                                                                   const int bf16, size_t nb, const nvfp4_simd_sr *sr,
-                                                                   const int use_sr, uint64_t block0, uint8_t *out,
-                                                                   uint8_t *scale)
-{
-    /* the chunk's SR bytes first: its Philox calls are independent, so
-     * they overlap (inside the codes loop each waited on its own Philox) */
-    _Alignas(64) uint8_t rbs[ROW_CHUNK / 16][256];
-    _Alignas(64) float inv[ROW_CHUNK];
-    int special[ROW_CHUNK / 16];
-    for (size_t c0 = 0; c0 < nb; c0 += ROW_CHUNK) {
-        size_t c1 = nb - c0 < ROW_CHUNK ? nb : c0 + ROW_CHUNK;
-        for (size_t b0 = c0; b0 < c1; b0 += 16)
-            special[(b0 - c0) / 16] = row_scales16(k, x, bf16, b0, c1 - b0 < 16 ? c1 - b0 : 16, scale, inv + (b0 - c0));
-        if (use_sr)
-            for (size_t b0 = c0; b0 < c1; b0 += 16) {
-                __m512i w[4];
-                sr_words16_seq(sr, block0 + b0, w);
-                sr_bytes_aos16(w, rbs[(b0 - c0) / 16]);
-            }
-        for (size_t b0 = c0; b0 < c1; b0 += 16) {
-            size_t n = c1 - b0 < 16 ? c1 - b0 : 16;
-            const uint8_t *rb = rbs[use_sr ? (b0 - c0) / 16 : 0];
-            const float *iv = inv + (b0 - c0);
-            if (special[(b0 - c0) / 16]) row_codes16(x, bf16, b0, n, iv, rb, use_sr, 0, out);
-            else row_codes16(x, bf16, b0, n, iv, rb, use_sr, 1, out);
-        }
-    }
-}
 
-T512 static void avx512_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                   const uint8_t *scale, const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
-{
-    if (bf16) {
-        if (sr) row_encode_as(k, x, 1, nb, scale, sr, 1, block0, out);
-        else row_encode_as(k, x, 1, nb, scale, NULL, 0, block0, out);
-    } else {
-        if (sr) row_encode_as(k, x, 0, nb, scale, sr, 1, block0, out);
-        else row_encode_as(k, x, 0, nb, scale, NULL, 0, block0, out);
-    }
-}
 
-T512 static void avx512_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb,
-                                  const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out, uint8_t *scale)
+
+/* Phase 3: codes of blocks b0 .. b0+n-1; groups without NaN skip the NaN mask. */
+T512 static inline __attribute__((always_inline)) void row_group_codes16(const void *x, const int bf16, size_t b0,
+                                                                          size_t n, const float *iv, const uint8_t *rb,
+                                                                          const int use_sr, int has_nan, uint8_t *out)
 {
-    if (bf16) {
-        if (sr) row_fused_as(k, x, 1, nb, sr, 1, block0, out, scale);
-        else row_fused_as(k, x, 1, nb, NULL, 0, block0, out, scale);
-    } else {
-        if (sr) row_fused_as(k, x, 0, nb, sr, 1, block0, out, scale);
-        else row_fused_as(k, x, 0, nb, NULL, 0, block0, out, scale);
-    }
+    if (has_nan) row_codes16(x, bf16, b0, n, iv, rb, use_sr, 0, out);
+    else row_codes16(x, bf16, b0, n, iv, rb, use_sr, 1, out);
 }
 
 /* ---- columnwise ----------------------------------------------------------- */
@@ -611,9 +491,9 @@ T512 static inline void rht_exp_range(const __m512 v[16], __m512i *emax, __m512i
  * and Emax - Emin <= spread: s[i]*x/4 is then exact in fp32 and normal. */
 T512 static inline __mmask16 rht_lanes_within(__m512i emax, __m512i emin, int spread)
 {
-    __mmask16 small = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_LE);
+    __mmask16 small = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH), _MM_CMPINT_LE);
     __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(spread), _MM_CMPINT_LE);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
     return (__mmask16)(small & close & big);
 }
 
@@ -689,7 +569,7 @@ T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, _
 /*
  * RHT-16 in fp32 arithmetic only, exact (src/core/hadamard.h's definition:
  * the exact 16-term sum times 1/4, rounded once), for lanes accepted by
- * rht_lanes_within(.., RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
+ * rht_lanes_within(.., NVFP4_CORE_RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
  * normal: E >= 3), e = the largest unbiased exponent of the u_i, q = 2^(e-19).
  *
  *  1. Split u_i = h_i + l_i with h_i = (u_i + C) - C, C = 1.5 * 2^(e+4).
@@ -717,8 +597,6 @@ T512 static inline __m512 rht_quarter(const nvfp4_simd_col_job *j, unsigned i, _
  *     FLT_MAX); the final addition overflows to +-Inf only if the exact
  *     result does.
  */
-#define RHT_SPLIT_SPREAD 17
-#define RHT_SPLIT_SPREAD_BF16 33
 T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_simd_col_job *j, __m512 v[16],
                                                                     __m512i emax)
 {
@@ -760,7 +638,7 @@ T512 static inline __m512 rht_signed_scaled(const nvfp4_simd_col_job *j, unsigne
  * The hi/lo split of rht16_split with the hi part in integers, which take
  * half of its floating-point additions off the FP adders (the bottleneck:
  * 2 x 64 butterfly add/subs per tile). Same lanes as rht16_split
- * (rht_lanes_within(.., RHT_SPLIT_SPREAD or _BF16)), plus every lane's
+ * (rht_lanes_within(.., NVFP4_CORE_RHT_SPLIT_SPREAD or _BF16)), plus every lane's
  * Emax >= 22 or all zero (rht_split_int_ok), so the power-of-two scalings
  * below are normal. With e the largest unbiased exponent of the x_i:
  *
@@ -816,7 +694,6 @@ T512 static inline __attribute__((always_inline)) void rht16_split_int(const nvf
  * 2^(emin-9) >= 2^-126 with Emin >= 10, so the result is normal. Zero sums
  * convert to +0. All-zero lanes (Emin = 255) scale by 2^6 and 2^119.
  */
-#define RHT_BF16_INT_SPREAD 19
 T512 static inline __attribute__((always_inline)) void rht16_bf16_int(const nvfp4_simd_col_job *j, __m512 v[16],
                                                                        __m512i emin)
 {
@@ -841,10 +718,10 @@ T512 static inline __attribute__((always_inline)) void rht16_bf16_int(const nvfp
  * all-zero lanes: Emin 255, spread negative). */
 T512 static inline int rht_bf16_int_ok(__m512i emax, __m512i emin)
 {
-    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(RHT_BF16_INT_SPREAD),
+    __mmask16 close = _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(NVFP4_CORE_RHT_BF16_INT_SPREAD),
                                             _MM_CMPINT_LE);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(10), _MM_CMPINT_NLT);
-    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_LE); /* no Inf, NaN */
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_BF16_INT_EMIN_LOW), _MM_CMPINT_NLT);
+    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH), _MM_CMPINT_LE);
     return (__mmask16)(close & big & finite) == 0xFFFF;
 }
 
@@ -852,13 +729,14 @@ T512 static inline int rht_bf16_int_ok(__m512i emax, __m512i emin)
 T512 static inline int rht_split_int_ok(__m512i emax)
 {
     /* unsigned: Emax = 0 wraps to the top */
-    return _mm512_cmp_epu32_mask(_mm512_sub_epi32(emax, _mm512_set1_epi32(1)), _mm512_set1_epi32(21),
+    return _mm512_cmp_epu32_mask(_mm512_sub_epi32(emax, _mm512_set1_epi32(1)),
+                                 _mm512_set1_epi32(NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW - 1),
                                  _MM_CMPINT_LT) == 0;
 }
 
 /*
  * RHT-16 of bf16-representable inputs (8-bit significands) as one fp32
- * butterfly, for lanes accepted by rht_lanes_within(.., RHT_BF16_SPREAD):
+ * butterfly, for lanes accepted by rht_lanes_within(.., NVFP4_CORE_RHT_BF16_SPREAD):
  * every u_i = s_i x_i / 4 is exact and a multiple of 2^(emin-7) (emin the
  * smallest unbiased exponent of the nonzero u_i). Before the last stage a
  * partial sum has at most 8 terms, so it is below 8 * 2^(e+1) =
@@ -869,7 +747,6 @@ T512 static inline int rht_split_int_ok(__m512i emax)
  * tests/check_simd.c has such a group.) Adding +0 turns -0 inputs into +0,
  * so every exact zero sum is +0.
  */
-#define RHT_BF16_SPREAD 13
 T512 static inline __attribute__((always_inline)) void rht16_bf16_exact(const nvfp4_simd_col_job *j, __m512 v[16])
 {
     SIMD_UNROLL
@@ -959,7 +836,6 @@ T512 static inline __attribute__((always_inline)) void rht16_f64(const nvfp4_sim
  * sum (Boldo and Melquiond 2008, as in nvfp4_core_rht_scale_round). H_i is
  * never -0 and u_i never -0, so an exact zero result is +0.
  */
-#define RHT_SPLIT64_SPREAD 75
 T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax)
 {
     __m256 r[2][16];
@@ -1019,10 +895,11 @@ T512 static inline __attribute__((always_inline)) void rht16_wide(const nvfp4_si
                                                                    __m512 v[16], __m512i emax, __m512i emin)
 {
     __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
     __m512i spread = _mm512_sub_epi32(emax, emin);
-    __mmask16 d25 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(25), _MM_CMPINT_LE);
-    __mmask16 d75 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(RHT_SPLIT64_SPREAD), _MM_CMPINT_LE);
+    __mmask16 d25 =
+        finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD), _MM_CMPINT_LE);
+    __mmask16 d75 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(NVFP4_CORE_RHT_SPLIT64_SPREAD), _MM_CMPINT_LE);
     __mmask16 exact = d75;
     if (d25 == 0xFFFF) {
         exact = d25;
@@ -1050,8 +927,8 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
     if (bf16 && rht_bf16_int_ok(emax, emin)) rht16_bf16_int(j, v, emin);
-    else if (bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
-    else if (rht_lanes_within(emax, emin, bf16 ? RHT_SPLIT_SPREAD_BF16 : RHT_SPLIT_SPREAD) == 0xFFFF) {
+    else if (bf16 && rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+    else if (rht_lanes_within(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF) {
         if (rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
         else rht16_split(j, v, emax);
     }
@@ -1336,58 +1213,21 @@ T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4
         }
 }
 
-/* Strips of NVFP4_SIMD_STAGE_COLS columns outermost: inside a strip each
- * group reads 16 rows of 1 KiB contiguously (prefetcher-friendly); the
- * strip's groups (at most 8, g0 % 8 == 0) fill one 64-byte line of each
- * output row in the stage, which is then written out whole. */
-T512 static inline __attribute__((always_inline)) void col_quant_as(const nvfp4_simd_col_job *j, const int bf16,
-                                                                     const int rht, const int use_sr, size_t g0,
-                                                                     size_t g1)
+/* The tiles of one strip (columns s0..s1-1, groups g0..g1-1): RHT tiles
+ * in phases (col_strip_rht), plain tiles in one pass each. */
+T512 static inline __attribute__((always_inline)) void col_strip16(const nvfp4_simd_col_job *j, const int bf16,
+                                                                    const int rht, const int use_sr, size_t g0,
+                                                                    size_t g1, size_t s0, size_t s1, col_tiles *tb)
 {
-    size_t ncol16 = j->cols / 16 * 16;
-    col_tiles tb;
-    nvfp4_simd_col_stage st;
-    for (size_t s0 = 0; s0 < ncol16; s0 += NVFP4_SIMD_STAGE_COLS) {
-        size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncol16 ? s0 + NVFP4_SIMD_STAGE_COLS : ncol16;
-        if (rht)
-            col_strip_rht(j, bf16, use_sr, g0, g1, s0, s1, &tb);
-        else
-            for (size_t g = g0; g < g1; g++)
-                for (size_t c0 = s0; c0 < s1; c0 += 16) {
-                    col_prefetch(j, g, g0, g1, c0, s1);
-                    col_tile_as(j, bf16, 0, use_sr, g, c0, &tb, (c0 - s0) / 16, g - g0);
-                }
-        col_tiles_flush(j, &tb, s0, s1, g0, g1, &st);
+    if (rht) {
+        col_strip_rht(j, bf16, use_sr, g0, g1, s0, s1, tb);
+        return;
     }
     for (size_t g = g0; g < g1; g++)
-        for (size_t c = ncol16; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
-}
-
-typedef void (*col_quant_fn)(const nvfp4_simd_col_job *j, size_t g0, size_t g1);
-#define COL_QUANT_FN(name, bf16, rht, sr)                                                                      \
-    T512 static void name(const nvfp4_simd_col_job *j, size_t g0, size_t g1)                                   \
-    {                                                                                                          \
-        col_quant_as(j, bf16, rht, sr, g0, g1);                                                                \
-    }
-COL_QUANT_FN(col_quant_f32_rn, 0, 0, 0)
-COL_QUANT_FN(col_quant_f32_sr, 0, 0, 1)
-COL_QUANT_FN(col_quant_bf16_rn, 1, 0, 0)
-COL_QUANT_FN(col_quant_bf16_sr, 1, 0, 1)
-COL_QUANT_FN(col_quant_f32_rht_rn, 0, 1, 0)
-COL_QUANT_FN(col_quant_f32_rht_sr, 0, 1, 1)
-COL_QUANT_FN(col_quant_bf16_rht_rn, 1, 1, 0)
-COL_QUANT_FN(col_quant_bf16_rht_sr, 1, 1, 1)
-
-/* One instantiation per input type, RHT and rounding (as row_fused_as):
- * constant flags drop the per-tile branches. */
-T512 static void avx512_col_quant(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
-{
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = prepared_col_job(job, &jw);
-    static const col_quant_fn fns[2][2][2] = {
-        {{col_quant_f32_rn, col_quant_f32_sr}, {col_quant_f32_rht_rn, col_quant_f32_rht_sr}},
-        {{col_quant_bf16_rn, col_quant_bf16_sr}, {col_quant_bf16_rht_rn, col_quant_bf16_rht_sr}}};
-    fns[j->bf16 != 0][j->rht != 0][j->sr != NULL](j, g0, g1);
+        for (size_t c0 = s0; c0 < s1; c0 += 16) {
+            col_prefetch(j, g, g0, g1, c0, s1);
+            col_tile_as(j, bf16, 0, use_sr, g, c0, tb, (c0 - s0) / 16, g - g0);
+        }
 }
 
 /* max |RHT(x)| over the 16 columns of a tile, per lane. Rounding (to fp32,
@@ -1402,15 +1242,16 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     __m512i emax, emin;
     rht_exp_range(v, &emax, &emin);
-    int fp32_ok = j->bf16 ? rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD_BF16) == 0xFFFF
-                          : rht_lanes_within(emax, emin, RHT_SPLIT_SPREAD) == 0xFFFF;
+    int fp32_ok = j->bf16 ? rht_lanes_within(emax, emin, NVFP4_CORE_RHT_SPLIT_SPREAD_BF16) == 0xFFFF
+                          : rht_lanes_within(emax, emin, NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF;
     __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(3), _MM_CMPINT_NLT);
+    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
     __mmask16 d25 = finite & big &
-                    _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(25), _MM_CMPINT_LE);
+                    _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD),
+                                          _MM_CMPINT_LE);
     if (fp32_ok || d25 != 0xFFFF) {
         if (j->bf16 && rht_bf16_int_ok(emax, emin)) rht16_bf16_int(j, v, emin);
-        else if (j->bf16 && rht_lanes_within(emax, emin, RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+        else if (j->bf16 && rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
         else if (fp32_ok && rht_split_int_ok(emax)) rht16_split_int(j, v, emax);
         else if (fp32_ok) rht16_split(j, v, emax);
         else rht16_wide(j, g, c0, v, emax, emin);
@@ -1467,105 +1308,14 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax_bound(c
     for (int i = 0; i < 16; i++) m = _mm512_max_ps(abs16(v[i]), m);
     __m512i eb = _mm512_max_epi32(_mm512_sub_epi32(emax, _mm512_set1_epi32(16)), _mm512_set1_epi32(17));
     __m512 ub = _mm512_add_ps(m, _mm512_castsi512_ps(_mm512_slli_epi32(eb, 23)));
-    return _mm512_mask_mov_ps(ub, _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(250), _MM_CMPINT_GT),
+    return _mm512_mask_mov_ps(ub, _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH), _MM_CMPINT_GT),
                               _mm512_set1_ps(INFINITY));
 }
 
-/* The post-RHT amax of row groups [g0, g1): a tile is transformed exactly
- * (rht16_tile_amax) only if rht16_tile_amax_bound does not put all its
- * lanes below lb, the largest exact tile maximum so far (a lower bound of
- * the result): such a tile cannot hold the maximum. After the first few
- * tiles almost all are skipped. */
-T512 static float avx512_rht_amax(const nvfp4_simd_col_job *job, size_t g0, size_t g1)
-{
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
-    size_t ncol16 = j->cols / 16 * 16;
-    __m512 am = _mm512_setzero_ps();
-    float m = 0.0f, lb = 0.0f;
-    for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
-            if (lb > 0.0f &&
-                _mm512_cmp_ps_mask(rht16_tile_amax_bound(j, g, c0), _mm512_set1_ps(lb), _CMP_LT_OQ) == 0xFFFF)
-                continue;
-            __m512 t = rht16_tile_amax(j, g, c0);
-            am = _mm512_max_ps(t, am);
-            if (_mm512_cmp_ps_mask(t, t, _CMP_ORD_Q) == 0xFFFF) lb = fmaxf(lb, _mm512_reduce_max_ps(t));
-        }
-        for (size_t c = ncol16; c < j->cols; c++) {
-            float y[16];
-            nvfp4_simd_col_group(j, g, c, y);
-            for (int i = 0; i < 16; i++) m = nvfp4_core_amax_step(m, y[i], 0);
-        }
-    }
-    /* RHT outputs of finite groups are never NaN; NaN lanes (from Inf/NaN
-     * inputs) were ignored by vmaxps's operand order above */
-    return nvfp4_core_fmaxf(m, _mm512_reduce_max_ps(am));
-}
 
-T512 static float avx512_rht_apply(const nvfp4_simd_col_job *job, size_t g0, size_t g1, void *out)
-{
-    nvfp4_simd_col_job jw;
-    const nvfp4_simd_col_job *j = with_rht_weights(job, &jw);
-    size_t ncol16 = j->cols / 16 * 16;
-    __m512 am = _mm512_setzero_ps();
-    float m = 0.0f;
-    for (size_t g = g0; g < g1; g++) {
-        for (size_t c0 = 0; c0 < ncol16; c0 += 16) {
-            __m512 v[16];
-            col_load_group(j, j->bf16, g, c0, v);
-            for (size_t i = 0; i < 16; i++) {
-                size_t e = (16 * g + i) * j->cols + c0;
-                am = _mm512_max_ps(abs16(v[i]), am);
-                if (j->rht_round_bf16) /* the values are bf16 already: keep the high halves */
-                    _mm256_storeu_si256((__m256i *)((uint16_t *)out + e),
-                                        _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v[i]), 16)));
-                else
-                    _mm512_storeu_ps((float *)out + e, v[i]);
-            }
-        }
-        for (size_t c = ncol16; c < j->cols; c++) {
-            float y[16];
-            nvfp4_simd_col_group(j, g, c, y);
-            for (size_t i = 0; i < 16; i++) {
-                size_t e = (16 * g + i) * j->cols + c;
-                m = nvfp4_core_amax_step(m, y[i], 0);
-                if (j->rht_round_bf16) ((uint16_t *)out)[e] = nvfp4_core_bf16_encode(y[i]);
-                else ((float *)out)[e] = y[i];
-            }
-        }
-    }
-    return nvfp4_core_fmaxf(m, _mm512_reduce_max_ps(am));
-}
 
 /* ---- dequantize -------------------------------------------------------- */
 
-T512 static void avx512_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
-{
-    _Alignas(64) float table[16];
-    for (unsigned c = 0; c < 16; c++) table[c] = nvfp4_core_e2m1_decode((uint8_t)c);
-    const __m512 tab = _mm512_load_ps(table);
-    int aligned = ((uintptr_t)out & 63u) == 0;
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        size_t n = nb - b0 < 16 ? nb - b0 : 16;
-        __m512i sb = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
-        /* nvfp4_core_dequant_scale, DEQ_TE: ((float)s * amax) * fl(1/2688) */
-        __m512 d = _mm512_mul_ps(_mm512_mul_ps(e4m3_decode16(sb), _mm512_set1_ps(amax)),
-                                 _mm512_set1_ps(NVFP4_CORE_INV2688));
-        _Alignas(64) float ds[16];
-        _mm512_store_ps(ds, d);
-        for (size_t i = 0; i < n; i++) {
-            __m512i q = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(data + 8 * (b0 + i))));
-            __m512i idx = _mm512_or_si512(q, _mm512_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
-            __m512 v = _mm512_permutexvar_ps(idx, tab);
-            __m512 r = _mm512_mul_ps(v, _mm512_set1_ps(ds[i]));
-            /* write-only output: streaming stores skip the read-for-ownership */
-            if (aligned) _mm512_stream_ps(out + 16 * (b0 + i), r);
-            else _mm512_storeu_ps(out + 16 * (b0 + i), r);
-        }
-    }
-    if (aligned) _mm_sfence();
-}
 
 /* ---- MXFP4 1x32 ------------------------------------------------------------ */
 
@@ -1616,58 +1366,93 @@ T512 static inline __m512i mx_fix_nan(int rule, __m512 y, __m512i code)
     return _mm512_mask_mov_epi32(code, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), _mm512_set1_epi32(3));
 }
 
-T512 static void avx512_mx_row_scales(int rule, const float *x, size_t nb, uint8_t *scale)
+
+
+/* ---- the skeleton kernels (simd_te_skel.h) over this file's leaves ------------- */
+
+#define SK_FN T512
+#define SK_W 16
+#define SK_NAME(n) avx512_##n
+typedef __m512 sk_vf;
+typedef __m512i sk_vi;
+#define sk_zero() _mm512_setzero_ps()
+#define sk_set1(f) _mm512_set1_ps(f)
+#define sk_mul(a, b) _mm512_mul_ps(a, b)
+#define sk_abs(v) abs16(v)
+#define sk_absnn(v) absnn16(v)
+#define sk_te_scale(k, v) te_scale16(k, v)
+#define sk_te_inv(k, sb) te_inv16(k, sb)
+#define SK_ROW_CHUNK 128
+typedef col_tiles sk_col_tiles;
+#define sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb) col_strip16(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)
+#define sk_col_tiles_flush(j, tb, s0, s1, g0, g1, st) col_tiles_flush(j, tb, s0, s1, g0, g1, st)
+#define sk_col_job(job, copy) prepared_col_job(job, copy)
+#define sk_tile_group_amax(x, bf16, stride, b0, n, a) tile_group_amax16(x, bf16, stride, b0, n, a)
+#define sk_row_group_scales(k, x, bf16, b0, n, scale, inv) row_scales16(k, x, bf16, b0, n, scale, inv)
+/* the NaN-aware codes whenever the row's NaN are not known (16x16 rows) */
+#define sk_row_group_nan(x, bf16, b0, n) 1
+#define sk_row_group_codes(x, bf16, b0, n, inv, rb, use_sr, nan, out) \
+    row_group_codes16(x, bf16, b0, n, inv, rb, use_sr, nan, out)
+#define sk_max(a, b) _mm512_max_ps(a, b)
+#define sk_hmax(v) _mm512_reduce_max_ps(v)
+#define sk_hmax_blocks(a) hmax16x16(a)
+typedef __mmask16 sk_nanacc;
+#define sk_nan_none() ((__mmask16)0)
+#define sk_nan_or(acc, v) ((__mmask16)((acc) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)))
+#define sk_nan_any(acc) ((acc) != 0)
+#define sk_all_lt(a, b) (_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) == 0xFFFF)
+#define sk_all_ordered(v) (_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q) == 0xFFFF)
+#define sk_load(x, bf16, i) load16(x, bf16, i)
+#define sk_store_f(p, v) _mm512_store_ps(p, v)
+#define sk_load_bytes(p, n) _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << (n)) - 1u), p))
+#define sk_store_bytes(v, n, p) store_scales(v, n, p)
+#define sk_e2m1_rn(y) e2m1_rn16(y)
+#define sk_e2m1_sr(y, r) e2m1_sr16(y, r)
+#define sk_rand(p) _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p)))
+#define sk_pack_block(c, out) pack16((c)[0], out)
+#define sk_sr_block(buf, b) sr_block_bytes(buf, b)
+#define sk_e4m3_decode(v) e4m3_decode16(v)
+#define sk_mx_scale(rule, v) mx_scale16(rule, v)
+#define sk_mx_recip(rule, v) mx_recip16(rule, v)
+#define sk_mx_fix_nan(rule, y, c) mx_fix_nan(rule, y, c)
+#define sk_rht_job(job, copy) with_rht_weights(job, copy)
+#define sk_col_load_group(j, g, c0, v) col_load_group(j, (j)->bf16, g, c0, v)
+#define sk_tile_amax_bound(j, g, c0) rht16_tile_amax_bound(j, g, c0)
+#define sk_tile_amax(j, g, c0) rht16_tile_amax(j, g, c0)
+
+T512 static inline void sk_sr_blocks(const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *buf)
 {
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        size_t n = nb - b0 < 16 ? nb - b0 : 16;
-        __m512 a[16];
-        unsigned nan = 0;
-        SIMD_UNROLL /* a[] in registers, as in avx512_row_scales */
-        for (size_t i = 0; i < 16; i++) {
-            if (i >= n) {
-                a[i] = _mm512_setzero_ps();
-                continue;
-            }
-            __m512 lo = _mm512_loadu_ps(x + 32 * (b0 + i)), hi = _mm512_loadu_ps(x + 32 * (b0 + i) + 16);
-            a[i] = _mm512_max_ps(absnn16(lo), absnn16(hi));
-            if (_mm512_cmp_ps_mask(lo, hi, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(lo, lo, _CMP_UNORD_Q) |
-                _mm512_cmp_ps_mask(hi, hi, _CMP_UNORD_Q))
-                nan |= 1u << i;
-        }
-        __m512i sc = mx_scale16(rule, hmax16x16(a));
-        if (rule == NVFP4_SIMD_MX_FLOOR) /* torch.amax: a NaN element makes the block amax NaN -> 0xFF */
-            sc = _mm512_mask_mov_epi32(sc, (__mmask16)nan, _mm512_set1_epi32(0xFF));
-        store_scales(sc, n, scale + b0);
-    }
+    __m512i w[4];
+    sr_words16_seq(sr, block0, w);
+    sr_bytes_aos16(w, buf);
 }
 
-T512 static void avx512_mx_row_encode(int rule, const float *x, size_t nb, const uint8_t *scale,
-                                      const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
+/* Codes q[0..7] (16 elements) -> values, from a 16-entry table (nvfp4_core_e2m1_decode's). */
+T512 static inline __m512 sk_e2m1_decode_part(const uint8_t *q8)
 {
-    _Alignas(64) uint8_t rb[2][256];
-    for (size_t b0 = 0; b0 < nb; b0 += 16) {
-        size_t n = nb - b0 < 16 ? nb - b0 : 16;
-        __m512i sc = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1u), scale + b0));
-        _Alignas(64) float rc[16];
-        _mm512_store_ps(rc, mx_recip16(rule, sc));
-        if (sr)
-            for (unsigned h = 0; h < 2; h++) {
-                nvfp4_simd_sr half = {sr->seed, sr->offset + h};
-                __m512i w[4];
-                sr_words16_seq(&half, block0 + b0, w);
-                sr_bytes_aos16(w, rb[h]);
-            }
-        for (size_t i = 0; i < n; i++) {
-            __m512 f = _mm512_set1_ps(rc[i]);
-            for (unsigned h = 0; h < 2; h++) {
-                __m512 y = _mm512_mul_ps(_mm512_loadu_ps(x + 32 * (b0 + i) + 16 * h), f);
-                __m512i code = sr ? e2m1_sr16(y, _mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)sr_block_bytes(rb[h], i))))
-                                  : e2m1_rn16(y);
-                pack16(mx_fix_nan(rule, y, code), out + 16 * (b0 + i) + 8 * h);
-            }
-        }
-    }
+    const __m512 tab = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f,
+                                      -2.0f, -3.0f, -4.0f, -6.0f);
+    __m512i q = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)q8));
+    __m512i idx = _mm512_or_si512(q, _mm512_slli_epi64(q, 28)); /* lane 2j: low nibble, 2j+1: high */
+    return _mm512_permutexvar_ps(idx, tab);
 }
+
+T512 static inline void sk_store_out(float *p, __m512 v, int stream)
+{
+    if (stream) _mm512_stream_ps(p, v);
+    else _mm512_storeu_ps(p, v);
+}
+
+T512 static inline void sk_store_rht_row(const nvfp4_simd_col_job *j, void *out, size_t e, __m512 v)
+{
+    if (j->rht_round_bf16) /* the values are bf16 already: keep the high halves */
+        _mm256_storeu_si256((__m256i *)((uint16_t *)out + e),
+                            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16)));
+    else
+        _mm512_storeu_ps((float *)out + e, v);
+}
+
+#include "simd/simd_te_skel.h"
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_avx512 = {
     "avx512",          avx512_amax_f32,  avx512_amax_bf16, avx512_row_scales,  avx512_tile_scales,

@@ -65,9 +65,15 @@ static void k_mx_rceil(nvfp4_bench *c)
 static void k_col(nvfp4_bench *c) { nvfp4_simd_te_columnwise(&c->col); }
 static void k_rht_amax(nvfp4_bench *c) { c->rht_amax = nvfp4_simd_rht_amax(&c->rht); }
 static void k_rht(nvfp4_bench *c) { nvfp4_simd_te_columnwise(&c->rht); }
-static void k_rht_with_amax(nvfp4_bench *c) { (void)nvfp4_simd_te_columnwise_rht(&c->rht); }
+static void k_rht_with_amax(nvfp4_bench *c)
+{
+    (void)nvfp4_simd_te_columnwise_rht(&c->rht, nvfp4_simd_rht_transforms_twice(&c->rht));
+}
 static void k_rht_bf16(nvfp4_bench *c) { nvfp4_simd_te_columnwise(&c->rhtb); }
-static void k_rht_with_amax_bf16(nvfp4_bench *c) { (void)nvfp4_simd_te_columnwise_rht(&c->rhtb); }
+static void k_rht_with_amax_bf16(nvfp4_bench *c)
+{
+    (void)nvfp4_simd_te_columnwise_rht(&c->rhtb, nvfp4_simd_rht_transforms_twice(&c->rhtb));
+}
 
 static void k_dequant(nvfp4_bench *c)
 {

@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/nvfp4_core.h"
 #include "simd/simd_kernels.h"
 
@@ -96,27 +92,6 @@ void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, c
     }
 }
 
-void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
-                                size_t g0, size_t g1)
-{
-    size_t nbr = j->rows / 16, len = 8 * (g1 - g0);
-    for (size_t c = s0; c < s1; c++) {
-        uint8_t *dst = j->data + c * (j->rows / 2) + 8 * g0;
-#if defined(__SSE2__)
-        /* whole lines, written once: streaming stores skip the read-for-ownership */
-        if (len == 64 && ((uintptr_t)dst & 15u) == 0) {
-            const __m128i *src = (const __m128i *)st->data[c - s0];
-            for (int q = 0; q < 4; q++) _mm_stream_si128((__m128i *)dst + q, _mm_load_si128(src + q));
-        } else
-#endif
-            memcpy(dst, st->data[c - s0], len);
-        memcpy(j->scale + c * nbr + g0, st->scale[c - s0], g1 - g0);
-    }
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
-
 void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
@@ -159,20 +134,22 @@ float nvfp4_simd_rht_amax_and_input_amax(const nvfp4_simd_col_job *j, float *inp
     return m;
 }
 
+/* Large tensors transform twice instead of storing the transform: faulting
+ * in a fresh temporary costs more than the second transform
+ * (docs/performance.md, "Measured design choices"); small ones stay in
+ * cache. The one place this is decided: the caller asks once and passes
+ * the answer on. */
 int nvfp4_simd_rht_transforms_twice(const nvfp4_simd_col_job *j)
 {
     return j->rows * j->cols * (j->rht_round_bf16 ? 2u : 4u) > RHT_TMP_MAX;
 }
 
-float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j)
+float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j, int twice)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t ng = j->rows / 16, n = j->rows * j->cols;
     size_t tmp_bytes = n * (j->rht_round_bf16 ? 2 : 4);
-    /* Large tensors transform twice instead: faulting in a fresh temporary
-     * costs more than the second transform (docs/performance.md, "Measured
-     * design choices"); small ones stay in cache. */
-    void *tmp = !nvfp4_simd_rht_transforms_twice(j) ? malloc(tmp_bytes + 1) : NULL;
+    void *tmp = !twice ? malloc(tmp_bytes + 1) : NULL; /* a failed allocation transforms twice too */
     if (!tmp) {
         float a = nvfp4_simd_rht_amax(j);
         nvfp4_simd_te_consts_init(&j->k, a);

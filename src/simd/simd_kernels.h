@@ -17,6 +17,17 @@
  * (simd_driver.c) can split a tensor without changing a byte: each block
  * depends only on its inputs, the global amax and its counter-based random
  * bits.
+ *
+ * The x86 kernels are one skeleton per kernel (simd_te_skel.h: the loops,
+ * chunking and phases, the per-(input type, RHT, rounding) instances and
+ * their dispatch) over per-ISA leaves (loads, codecs, Philox lanes, the RHT
+ * butterflies and paths, packing, a columnwise strip's tiles and their
+ * transpose): simd_avx2.c (8 lanes) and simd_avx512.c (16 lanes) define
+ * the leaves and include the skeleton once, so each kernel is compiled with
+ * its ISA's target flags and the leaves inline. Dependencies point one
+ * way: the drivers call the kernels through this table only; the kernels
+ * call down into simd_scalar.c (remainders, exact fallbacks, the stage's
+ * write-out) and src/core/ (the RHT exactness limits: core/hadamard.h).
  */
 #ifndef NVFP4_SIMD_KERNELS_H
 #define NVFP4_SIMD_KERNELS_H
@@ -167,14 +178,16 @@ float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j);
  * after its transform, while the group is in cache: one read of the input
  * from memory for both amaxes. */
 float nvfp4_simd_rht_amax_and_input_amax(const nvfp4_simd_col_job *j, float *input_amax);
-/* Whether nvfp4_simd_te_columnwise_rht transforms twice (the transform is
- * too large to keep, RHT_TMP_MAX) rather than storing it. */
+/* Whether an RHT columnwise quantize transforms twice (the transform is
+ * too large to keep, RHT_TMP_MAX) rather than storing it: the one place
+ * this is decided; callers ask once per tensor and pass the answer on. */
 int nvfp4_simd_rht_transforms_twice(const nvfp4_simd_col_job *j);
-/* RHT columnwise quantize with the post-RHT amax: two passes. Up to 16 MiB
- * the first stores the transform (bf16 or fp32) for the second; larger
- * tensors (or a failed allocation) compute the transform in both passes.
- * j->k is set from the post-RHT amax, which is returned. */
-float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j);
+/* RHT columnwise quantize with the post-RHT amax: two passes. Unless twice
+ * (nvfp4_simd_rht_transforms_twice's answer) the first stores the
+ * transform (bf16 or fp32) for the second; otherwise (or on a failed
+ * allocation) both passes compute it. j->k is set from the post-RHT amax,
+ * which is returned. */
+float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j, int twice);
 void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
                               float *out);
 /* cuBLAS 128x4 swizzle of a linear [rows, cols] scale matrix (same bytes as

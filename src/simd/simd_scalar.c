@@ -5,11 +5,17 @@
  * and fallback path of the vector kernels, and (besides the library's own
  * nvfp4_quantize) what tests/check_simd.c compares them with.
  */
+#include <string.h>
+
 #include "core/bf16.h"
 #include "core/hadamard.h"
 #include "core/philox.h"
 #include "core/recipe.h"
 #include "simd/simd_kernels.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The chains the kernels implement (src/core/recipe.h); the quantizer sends
  * a recipe here only when its descriptor equals one of them. */
@@ -241,6 +247,30 @@ static void scalar_mx_row_encode(int rule, const float *x, size_t nb, const uint
             q[i] = nvfp4_core_encode_elem(r, &blk, x[32 * b + i], sr ? NVFP4_CORE_SR : NVFP4_CORE_RN, rb[i]);
         for (size_t i = 0; i < 16; i++) out[16 * b + i] = (uint8_t)(q[2 * i] | (q[2 * i + 1] << 4));
     }
+}
+
+/* The columnwise stage's write-out (simd_kernels.h): a piece the vector
+ * kernels share, here so that they call only down into this file, never
+ * into the drivers that call them. */
+void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
+                                size_t g0, size_t g1)
+{
+    size_t nbr = j->rows / 16, len = 8 * (g1 - g0);
+    for (size_t c = s0; c < s1; c++) {
+        uint8_t *dst = j->data + c * (j->rows / 2) + 8 * g0;
+#if defined(__SSE2__)
+        /* whole lines, written once: streaming stores skip the read-for-ownership */
+        if (len == 64 && ((uintptr_t)dst & 15u) == 0) {
+            const __m128i *src = (const __m128i *)st->data[c - s0];
+            for (int q = 0; q < 4; q++) _mm_stream_si128((__m128i *)dst + q, _mm_load_si128(src + q));
+        } else
+#endif
+            memcpy(dst, st->data[c - s0], len);
+        memcpy(j->scale + c * nbr + g0, st->scale[c - s0], g1 - g0);
+    }
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
 }
 
 const nvfp4_simd_kernels nvfp4_simd_kernels_scalar = {

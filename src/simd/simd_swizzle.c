@@ -1,9 +1,11 @@
 /*
- * simd_swizzle.c - the cuBLAS 128x4 block-scale layout (nvfp4_scale_swizzle,
- * src/swizzle.c) for whole scale matrices: a 4x4 transpose of 4-byte units
- * per 16 output bytes, bands of 128 rows in parallel.
+ * simd_swizzle.c - the cuBLAS 128x4 block-scale layout for whole scale
+ * matrices, behind the library's nvfp4_scale_swizzle (src/quant/swizzle.c):
+ * a 4x4 transpose of 4-byte units per 16 output bytes, bands of 128 rows in
+ * parallel; the same bytes as nvfp4_scale_to_layout (src/quant/layout.c,
+ * tests/check_swizzle_fast.c).
  *
- * Layout (src/swizzle.c): row band t (rows 128t..128t+127) and column group
+ * Layout (src/quant/layout.c): row band t (rows 128t..128t+127) and column group
  * c4 (columns 4c4..4c4+3) form a 512-byte tile; byte (r, c) of the band
  * sits at (r % 32) * 16 + ((r % 128) / 32) * 4 + c % 4 of its tile. So the
  * 16 bytes at offset 16i of tile c4 are the 4 bytes of column group c4 of
