@@ -135,7 +135,7 @@ typedef enum { NVFP4_CAUSE_CONSISTENT = 0, NVFP4_CAUSE_PROVEN = 1 } nvfp4_cause_
 
 typedef struct {
     nvfp4_cause cause;
-    char line[320];
+    char line[480];
     const char *step;            /* global-scale, block-scale, encode-factor, element-rounding, special-values,
                                     layout, rht, amax, recipe (nvfp4_cause_step) */
     nvfp4_cause_status status;

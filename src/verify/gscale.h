@@ -52,7 +52,7 @@ uint8_t nvfp4_gscale_byte_at(const nvfp4_core_recipe *r, float p, float bamax);
 /* ---- named candidates (who computes which value) ------------------------ */
 
 typedef struct {
-    char name[96];   /* "te's rule", "global-torch-rdiv", ...: every source of this value, comma separated */
+    char name[160];  /* "te's rule", "global-torch-rdiv", ...: every source of this value, comma separated */
     float value;     /* the parameter (S_enc or g) */
 } nvfp4_gscale_named;
 

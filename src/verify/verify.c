@@ -1221,7 +1221,11 @@ static void list_inside(const nvfp4_core_recipe *core, float amax, const nvfp4_v
         if (!(cand[k].value >= rep->gscale_lo && cand[k].value <= rep->gscale_hi)) continue;
         int w = snprintf(buf + used, n - used, "%s%.9g (%s)", used ? "; " : "inside: ", (double)cand[k].value,
                          cand[k].name);
-        if (w < 0 || (size_t)w >= n - used) break;
+        if (w < 0 || (size_t)w >= n - used) {
+            buf[used] = '\0';
+            snprintf(buf + used, n - used, "%s", used ? "; ..." : "inside: ...");
+            break;
+        }
         used += (size_t)w;
     }
     if (!used) snprintf(buf, n, "no known global rule gives a value inside");
@@ -1284,15 +1288,15 @@ static void detect_global_scale(vctx *c)
             block_amax_robust(e, r, col, bamax[i]))
             dec = i;
     }
-    char inside[200], others[300];
+    char inside[240], others[300];
     list_inside(core, amax, rep, inside, sizeof inside);
     size_t nalt = nvfp4_gscale_other_bscales(core, c->o->recipe, amax, bamax, act, n, others, sizeof others);
     const char *pn = decode ? "g" : "S_enc";
     double a_lo = decode ? 2688.0 * iv.lo : 2688.0 / iv.hi, a_hi = decode ? 2688.0 * iv.hi : 2688.0 / iv.lo;
     nvfp4_vreport_add_cause(rep, NVFP4_CAUSE_GLOBAL_SCALE,
-                            "scale: your block scales need %s in [%.9g, %.9g] (%llu fp32 values, amax about [%.7g, "
-                            "%.7g]); %s's rule gives %.9g for amax %.9g, outside; %s",
-                            pn, (double)iv.lo, (double)iv.hi, (unsigned long long)iv.count, a_lo, a_hi, c->o->recipe,
+                            "scale: under %s's block-scale rule your scales need %s in [%.9g, %.9g] (%llu fp32 "
+                            "values, amax about [%.7g, %.7g]); its rule gives %.9g for amax %.9g, outside; %s",
+                            c->o->recipe, pn, (double)iv.lo, (double)iv.hi, (unsigned long long)iv.count, a_lo, a_hi,
                             (double)p0, (double)amax, inside);
     if (rep->n_causes && rep->causes[rep->n_causes - 1].cause == NVFP4_CAUSE_GLOBAL_SCALE) {
         nvfp4_vcause_line *l = &rep->causes[rep->n_causes - 1];

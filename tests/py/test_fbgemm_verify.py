@@ -104,6 +104,12 @@ OTHER_BASE = {"amax-2^-130x2688": "mslk", "g-underflow-100": "modelopt", "g-unde
               "g-underflow-1345": "modelopt", "amax-zero": "modelopt", "e2m1-ties": "modelopt"}
 
 
+def fbgemm_senc(xp):
+    """The global scale fbgemm's callers pass: (448.0 * 6.0) / amax as torch computes it, on the input verify saw."""
+    x = torch.from_numpy(np.load(xp))
+    return ((448.0 * 6.0) / torch.amax(torch.abs(x.flatten()))).item()
+
+
 def _fbgemm_dir():
     d = os.environ.get("FBGEMM_DIR") or os.path.join(HERE, "..", "..", "build", "third-party-fbgemm")
     return os.path.join(d, "fbgemm_gpu")
@@ -244,11 +250,18 @@ class FbgemmVerified(unittest.TestCase):
         self.assertIn(rc, (0, 1), err)
         v = json.loads(out)
         causes = [c for o in v["outputs"] for c in o["causes"]]
-        for c in causes:  # fbgemm's chain is no candidate of te's golden: the one thing verify may prove is the
-            # placement of its scales (fp4_quantize.py's padded-stride swizzle index, which fbgemm really has)
-            if c["status"] == "proven":
-                self.assertTrue(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and swizzle_wrong,
-                                "%s: verify states as proven %r" % (name, c["line"][:100]))
+        gscale = [o["global_scale"] for o in v["outputs"] if "global_scale" in o]
+        for c in causes:  # fbgemm's chain is no candidate of te's golden: what verify may prove is the placement
+            # of its scales (fp4_quantize.py's padded-stride swizzle index, which fbgemm really has) and that its
+            # block scales were not computed with te's S_enc (true where fbgemm's (448*6)/amax is not te's value)
+            if c["status"] != "proven":
+                continue
+            if c["cause"] == "global-scale":
+                self.assertNotEqual(gscale[0]["expected"], fbgemm_senc(xp), "%s: verify states as proven %r" %
+                                    (name, c["line"][:100]))
+                continue
+            self.assertTrue(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and swizzle_wrong,
+                            "%s: verify states as proven %r" % (name, c["line"][:100]))
         if swizzle_wrong and identify_rc == 0:  # verify names the swizzle bug by the placement of the scale bytes
             self.assertTrue(any(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and c["step"] == "layout"
                                 for c in causes), "%s: %s" % (name, [c["line"][:60] for c in causes]))
