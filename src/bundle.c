@@ -73,12 +73,23 @@ static bool has_per_token_scale(const nvfp4_recipe *r)
     return r && nvfp4_recipe_core(r)->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN;
 }
 
+bool nvfp4_per_token_scales(const nvfp4_recipe *r, const float *row_amax, size_t n, float *out)
+{
+    if (!has_per_token_scale(r)) return false;
+    for (size_t i = 0; i < n; i++) {
+        nvfp4_core_global g = nvfp4_core_global_from_amax(nvfp4_recipe_core(r), row_amax[i]);
+        out[i] = nvfp4_core_per_token_scale(&g);
+    }
+    return true;
+}
+
 /* The per-token scale of stored row i, as FlashInfer returns it: 1/S_enc of
  * the row's amax, 0 for a zero row (nvfp4_core_per_token_scale). */
 static float per_token_scale_of(const nvfp4_recipe *r, const nvfp4_qtensor *t, size_t i)
 {
-    nvfp4_core_global g = nvfp4_core_global_from_amax(nvfp4_recipe_core(r), t->row_amax ? t->row_amax[i] : t->amax);
-    return nvfp4_core_per_token_scale(&g);
+    float a = t->row_amax ? t->row_amax[i] : t->amax, p = 0.0f;
+    (void)nvfp4_per_token_scales(r, &a, 1, &p);
+    return p;
 }
 
 /* `per_token_scale` (F32 [prows]) for a per-token recipe; nothing otherwise. */

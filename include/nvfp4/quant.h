@@ -48,6 +48,11 @@ size_t nvfp4_recipe_count(void);
 const nvfp4_recipe *nvfp4_recipe_at(size_t i);
 const nvfp4_recipe *nvfp4_recipe_find(const char *name); /* NULL if unknown */
 const nvfp4_recipe_info *nvfp4_recipe_get_info(const nvfp4_recipe *r);
+/* The per-token scales of a per-token recipe (flashinfer-pertoken: FlashInfer's
+ * FP32 per-row factor, 1/S_enc of the row's amax, 0 for a zero row; the
+ * dequantized value is (fp4 * s) * p): out[i] for row_amax[i], i < n. False
+ * (out untouched) for a recipe without per-token scales. */
+bool nvfp4_per_token_scales(const nvfp4_recipe *r, const float *row_amax, size_t n, float *out);
 
 /* ---- options ----------------------------------------------------------- */
 typedef struct {

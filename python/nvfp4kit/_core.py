@@ -259,12 +259,28 @@ class Orientation:
         fmt = torch.float8_e8m0fnu if self._parent.recipe_info["scales"] == "ue8m0" else torch.float8_e4m3fn
         return _torch_view(self.scale, fmt)
 
+    @property
+    def per_token_scale(self):
+        """float32 [stored rows]: the per-token factor p of a per-token recipe (flashinfer-pertoken: FlashInfer's
+        FP32 [M] scale, 1/S_enc of each row's amax, 0 for a zero row; dequantized values are (fp4 * s) * p), or
+        None for a recipe without one."""
+        if self._row_amax is None:
+            return None
+        out = np.empty(self._row_amax.shape[0], dtype=np.float32)
+        if not lib.nvfp4_per_token_scales(self._parent._recipe, self._row_amax.ctypes.data, out.size,
+                                          out.ctypes.data):
+            return None
+        return self._out(out)
+
     def components(self, suffix=None):
         """The bundle components of this orientation: {name: array}."""
         s = ("_t" if self.columnwise else "") if suffix is None else suffix
         d = {"data" + s: self.data, "scale" + s: self.scale, "scale" + s + "_swizzled": self.scale_swizzled}
         if self._amax is not None:
             d["amax" + s] = self.amax
+        p = self.per_token_scale
+        if p is not None:
+            d["per_token_scale" + s] = p
         return d
 
     def __repr__(self):

@@ -262,6 +262,7 @@ def _load():
         "nvfp4_quantized_free": (V, [ctypes.POINTER(Quantized)]),
         "nvfp4_dequantize": (S, [ctypes.POINTER(Quantized), ctypes.c_bool, P, E]),
         "nvfp4_swizzled_size": (c_size, [c_size, c_size]),
+        "nvfp4_per_token_scales": (ctypes.c_bool, [P, P, c_size, P]),
         "nvfp4_scale_swizzle": (V, [P, c_size, c_size, P]),
         "nvfp4_option_find": (ctypes.POINTER(OptionRow), [ctypes.c_char_p]),
         "nvfp4_options_init": (V, [ctypes.POINTER(Options)]),

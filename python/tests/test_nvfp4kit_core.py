@@ -389,3 +389,20 @@ def test_global_scale_read_back_from_the_scales():
     cause = [c for c in rep.cause_details if c["cause"] == "global-scale"]
     assert cause and cause[0]["status"] == "proven" and cause[0]["step"] == "global-scale"
     assert "outside" in cause[0]["line"]
+
+
+def test_per_token_scale_of_flashinfer_pertoken():
+    """flashinfer-pertoken's per-token factor (FlashInfer's FP32 [M] scale): a row of amax 6 gets
+    1/S_enc = fl(1/448) = 0x3B124925, a zero row 0; it is a bundle component verify compares, and recipes
+    without one have none."""
+    x = np.zeros((2, 32), np.float32)
+    x[0, :16] = np.linspace(-6, 6, 16, dtype=np.float32)
+    q = nk.quantize(x, recipe="flashinfer-pertoken")
+    p = q.row.per_token_scale
+    assert p.dtype == np.float32 and [int(v) for v in p.view(np.uint32)] == [0x3B124925, 0]
+    comps = q.components()
+    assert comps["per_token_scale"].tobytes() == p.tobytes()
+    assert nk.verify(q, comps).ok
+    bad = dict(comps, per_token_scale=np.array([p[0] * 2, 0], np.float32))
+    assert not nk.verify(q, bad).ok
+    assert nk.quantize(x).row.per_token_scale is None
