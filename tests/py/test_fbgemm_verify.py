@@ -49,16 +49,17 @@ an E2M1 boundary (in particular the exact ties of e2m1-ties and scale-ties).
 Zero, NaN and Inf outcomes (0/0, x/0, 0*Inf) do not depend on the rounding.
 
 Measured (this test asserts each; update it with the verifier):
-  - identify reproduces every byte of 16 of the 18 tensors; the two it cannot
-    explain are those with a non-finite S_enc kept by fbgemm (amax +Inf:
-    S_enc = 0, every code 0 / 0 or x / 0; amax subnormal: S_enc = +Inf).
+  - identify reproduces every byte of 17 of the 18 tensors (amax subnormal,
+    S_enc = +Inf, through the catalogued global-torch-rdiv-unguarded); the one
+    it cannot explain is amax +Inf (S_enc = 0, every code 0 / 0 or x / 0).
   - the swizzle bug is named by identify on the K/16 = 5, 6 shapes
     (k80-m48, laplace-blockscaled: chain layout-swizzle-padded-stride,
     proven) and on K/16 = 2 (e2m1-ties: the only exact variant is
     modelopt + layout-swizzle-padded-stride, but the chain search ends at a
     1x32 base and explains nothing); verify against te names no cause for it
     (reasons scale-byte and padding only).
-  - verify states no cause as proven on any tensor.
+  - verify states as proven only the scale placement (scale-permuted) and,
+    where fbgemm's S_enc is not te's, global-scale; each is checked true.
   - identify's chain is te-based except on amax-2^-130x2688 (mslk), amax-0
     and g-underflow (modelopt); on every exact chain, whatever its base, the
     steps stated proven are rht and (K/16 = 5, 6) layout only, each
@@ -97,8 +98,10 @@ SWIZZLE_BUG = "layout-swizzle-padded-stride"
 FBGEMM_RULES = {"amax": {None}, "global-scale": {"global-torch-rdiv"}, "rht": {None},
                 "block-scale": {"scale-div6-then-senc"}, "encode-factor": {"encode-s-over-senc"},
                 "element-rounding": {None}, "special-values": {None}}
-# measured: identify finds no exact variant or chain (fbgemm keeps S_enc = 0 or +Inf: not catalogued)
-NOT_EXPLAINED = {"inf-element", "amax-subnormal"}
+# measured: identify finds no exact variant or chain (fbgemm keeps S_enc = 0 for amax +Inf; its codes then come
+# from 0 / 0 and x / 0, which no catalogued special-value rule composes with). amax-subnormal (S_enc = +Inf) is
+# explained since global-torch-rdiv-unguarded is catalogued.
+NOT_EXPLAINED = {"inf-element"}
 # measured: the chain's base is another recipe (its proven steps are relative to it, not to fbgemm's rules)
 OTHER_BASE = {"amax-2^-130x2688": "mslk", "g-underflow-100": "modelopt", "g-underflow-1344": "modelopt",
               "g-underflow-1345": "modelopt", "amax-zero": "modelopt", "e2m1-ties": "modelopt"}
