@@ -14,7 +14,7 @@
 
 static const char usage[] =
     "usage: nvfp4 ckpt inspect PATH [--json]\n"
-    "       nvfp4 ckpt check PATH [--json] [--strict]\n"
+    "       nvfp4 ckpt check PATH [--original ORIG] [--json] [--strict]\n"
     "\n"
     "PATH is a checkpoint folder: *.safetensors (one file, or shards listed by\n"
     "model.safetensors.index.json) with hf_quant_config.json (modelopt) or config.json\n"
@@ -31,10 +31,19 @@ static const char usage[] =
     "         SEVERITY CATEGORY TENSOR: evidence and fix. Categories: global-scale-missing,\n"
     "         global-scale-nonfinite, global-scale-garbage, global-scale-reciprocal,\n"
     "         scale-shape, scale-layout, scale-nonfinite, dtype-mismatch,\n"
-    "         input-scale-missing (errors), fused-global-scale-mismatch (a hazard: correct\n"
-    "         per layer, wrong in a runtime that fuses q/k/v or gate/up with one scale).\n"
-    "         The rules: docs/checkpoints.md.\n"
+    "         input-scale-missing, activation-precision (a weight-only layer that stores an\n"
+    "         input scale), and with --original decode-error and nibble-order (errors);\n"
+    "         fused-global-scale-mismatch (a hazard: correct per layer, wrong in a runtime\n"
+    "         that fuses q/k/v or gate/up with one scale). The rules: docs/checkpoints.md.\n"
     "\n"
+    "  --original ORIG  (check) the unquantized weights (a .safetensors file or a folder\n"
+    "            of them, P.weight for each layer P): per layer the relative RMS and the\n"
+    "            largest absolute error of the decoded weights, the error of a correct\n"
+    "            quantization (the convention writer's rule), and which writer's rule\n"
+    "            gives exactly the stored bytes (modelopt 0.47, compressed-tensors\n"
+    "            0.20.1; own or fused-group amax). decode-error when the error exceeds\n"
+    "            2x the correct one; nibble-order (or scale-layout) when swapped nibbles\n"
+    "            (or swizzled scales) decode within it\n"
     "  --json    print {\"convention\", \"scheme\", \"findings\": [{\"tensor\", \"category\",\n"
     "            \"severity\", \"message\"}], \"layers\": [...]} instead of text\n"
     "  --strict  (check) hazards count as errors\n"
@@ -44,9 +53,10 @@ static const char usage[] =
 
 static const char *CMD = "ckpt";
 
-enum { OPT_JSON = 256, OPT_STRICT };
+enum { OPT_JSON = 256, OPT_STRICT, OPT_ORIGINAL };
 static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
                                          {"strict", no_argument, NULL, OPT_STRICT},
+                                         {"original", required_argument, NULL, OPT_ORIGINAL},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -85,6 +95,22 @@ static void print_layers(const nvfp4_ckpt_report *rep)
     }
 }
 
+/* --original: one row per compared layer. */
+static void print_comparison(const nvfp4_ckpt_report *rep)
+{
+    printf("%-48s %-11s %-11s %-11s %-11s %s\n", "layer", "rel.rms", "correct", "max|err|", "swapped", "written by");
+    for (size_t i = 0; i < rep->nlayers; i++) {
+        const nvfp4_ckpt_layer *l = &rep->layers[i];
+        if (!l->compared) {
+            printf("%-48s (not compared: no %s.weight in the original, or not decodable)\n", l->name, l->name);
+            continue;
+        }
+        printf("%-48s %-11.4g %-11.4g %-11.4g %-11.4g %s%s\n", l->name, l->err_rel_rms, l->ref_rel_rms, l->err_max_abs,
+               l->err_swapped_rel_rms, l->written_by ? l->written_by : "no known writer's rule",
+               !l->written_by ? "" : l->written_group_amax ? "'s rule, fused group amax" : "'s rule");
+    }
+}
+
 static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
 
 static void print_findings(const nvfp4_ckpt_report *rep, bool strict)
@@ -106,6 +132,7 @@ static int run(int argc, char **argv)
         return NVFP4_EXIT_OK;
     }
     bool json = false, strict = false;
+    const char *original = NULL;
     optind = 1;
     opterr = 0;
     int c;
@@ -113,6 +140,7 @@ static int run(int argc, char **argv)
         switch (c) {
         case OPT_JSON: json = true; break;
         case OPT_STRICT: strict = true; break;
+        case OPT_ORIGINAL: original = optarg; break;
         default: return cli_fail(CMD, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
@@ -122,12 +150,14 @@ static int run(int argc, char **argv)
     if (!check && strcmp(action, "inspect") != 0)
         return cli_fail(CMD, "unknown action '%s': inspect or check (see --help)", action);
     if (strict && !check) return cli_fail(CMD, "--strict applies to check only");
+    if (original && !check) return cli_fail(CMD, "--original applies to check only");
     nvfp4_error err;
     nvfp4_ckpt *ck;
     if (nvfp4_ckpt_open(path, &ck, &err)) return cli_fail_err(CMD, &err);
     nvfp4_ckpt_report rep;
     nvfp4_status st = nvfp4_ckpt_scan(ck, on_progress, NULL, &rep, &err);
     cli_progress_end();
+    if (!st && original) st = nvfp4_ckpt_compare(ck, original, &rep, &err);
     nvfp4_ckpt_close(ck);
     if (st) {
         nvfp4_ckpt_report_free(&rep);
@@ -143,6 +173,7 @@ static int run(int argc, char **argv)
         }
     } else {
         printf("convention: %s\nscheme: %s\n", nvfp4_ckpt_convention_name(rep.convention), rep.scheme);
+        if (original) print_comparison(&rep);
         if (check) print_findings(&rep, strict);
         else print_layers(&rep);
     }

@@ -55,6 +55,19 @@ typedef struct {
     uint64_t code_hist[16]; /* nibble counts, index = 4-bit code */
     bool has_input_scale;
     double input_scale;     /* as stored (modelopt input_scale or compressed-tensors input_global_scale) */
+    /* Set by nvfp4_ckpt_compare when the original holds P.weight: the decoded
+     * weights against it (relative RMS error sqrt(sum d^2 / sum x^2), largest
+     * |d|), the relative RMS error with the two nibbles of each byte swapped
+     * and with the scales read in cuBLAS's 128x4 layout (-1 where the shape
+     * has none), and that of a correct quantization: the convention writer's
+     * recipe on the original with the layer's own amax. written_by names the
+     * writer's rule whose codes, block scales and global scale equal the
+     * checkpoint's bytes ("modelopt 0.47", "compressed-tensors 0.20.1"), with
+     * the layer's own amax or its fused group's; NULL when none does. */
+    bool compared;
+    double err_rel_rms, err_max_abs, err_swapped_rel_rms, err_swizzled_rel_rms, ref_rel_rms;
+    const char *written_by;
+    bool written_group_amax;
 } nvfp4_ckpt_layer;
 
 typedef struct {
@@ -94,6 +107,15 @@ typedef void (*nvfp4_ckpt_progress)(size_t done, size_t total, const char *what,
 nvfp4_status nvfp4_ckpt_scan(nvfp4_ckpt *c, nvfp4_ckpt_progress progress, void *ctx, nvfp4_ckpt_report *rep,
                              nvfp4_error *err);
 void nvfp4_ckpt_report_free(nvfp4_ckpt_report *rep);
+
+/* Compares the scanned layers with the unquantized weights at original (a
+ * .safetensors file or a folder of them, P.weight for each layer P, F32,
+ * BF16 or F16): fills each layer's compared fields and adds the findings
+ * decode-error and nibble-order (docs/checkpoints.md, "--original"). A layer
+ * the original lacks is left uncompared. NVFP4_EIO / NVFP4_EFORMAT naming the
+ * file when the original cannot be read, or holds P.weight of another shape
+ * or dtype. */
+nvfp4_status nvfp4_ckpt_compare(nvfp4_ckpt *c, const char *original, nvfp4_ckpt_report *rep, nvfp4_error *err);
 
 /* Counts of findings by severity; with strict, hazards count as errors. */
 size_t nvfp4_ckpt_report_errors(const nvfp4_ckpt_report *rep, bool strict);

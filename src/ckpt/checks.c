@@ -186,6 +186,14 @@ static bool check_input_scale(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nv
                                 c->conv == NVFP4_CKPT_MODELOPT ? "input_scale = activation amax/2688"
                                                                : "input_global_scale = 2688/activation amax");
     }
+    if (l->weight_only)
+        return ckpt_add_finding(rep, in, "activation-precision", NVFP4_CKPT_ERROR,
+                                "%s is stored, but the configuration declares %s weight-only (%s: W4A16, activations "
+                                "in bf16): the checkpoint says both. A runtime or converter that keys on the tensor "
+                                "runs the layer W4A4 (llama.cpp issue 24364), one that keys on the configuration "
+                                "ignores it. Fix: drop %s for W4A16, or declare the layer %s for W4A4",
+                                in, l->name, l->algo, in, c->conv == NVFP4_CKPT_MODELOPT ? "NVFP4" : "NVFP4 "
+                                "(input_activations num_bits 4, type float, group_size 16)");
     if (!l->has_input_scale)
         return ckpt_add_finding(rep, in, "scale-shape", NVFP4_CKPT_ERROR,
                                 "%s is %s with %zu bytes; an activation global scale is one float", in, dtype_name(t),
@@ -223,7 +231,7 @@ bool ckpt_check_layer(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt
     return true;
 }
 
-static const char *leaf(const char *name)
+const char *ckpt_leaf(const char *name)
 {
     const char *d = strrchr(name, '.');
     return d ? d + 1 : name;
@@ -255,7 +263,7 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
         const char *algo = ckpt_layer_algo(c, module, &wo);
         if (!algo || ckpt_find2(c, module, "weight_packed")) continue;
         bool sibling = false;
-        for (size_t k = 0; !sibling && k < rep->nlayers; k++) sibling = strcmp(leaf(rep->layers[k].name), leaf(module)) == 0;
+        for (size_t k = 0; !sibling && k < rep->nlayers; k++) sibling = strcmp(ckpt_leaf(rep->layers[k].name), ckpt_leaf(module)) == 0;
         if (!mixed && !sibling) continue;
         if (!ckpt_add_finding(rep, e->name, "dtype-mismatch", NVFP4_CKPT_ERROR,
                               "%s is %s, but the configuration quantizes %s as %s%s: a loader expecting NVFP4 codes "
@@ -277,7 +285,7 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
 static const char *const fused_sets[][4] = {
     {"q_proj", "k_proj", "v_proj", NULL}, {"gate_proj", "up_proj", NULL, NULL}, {"w1", "w3", NULL, NULL}};
 
-static int fused_set_of(const char *lf)
+int ckpt_fused_set_of(const char *lf)
 {
     for (int s = 0; s < 3; s++)
         for (int k = 0; fused_sets[s][k]; k++)
@@ -285,9 +293,11 @@ static int fused_set_of(const char *lf)
     return -1;
 }
 
+const char *const *ckpt_fused_members(int set) { return fused_sets[set]; }
+
 static bool same_parent(const char *a, const char *b)
 {
-    size_t la = (size_t)(leaf(a) - a), lb = (size_t)(leaf(b) - b);
+    size_t la = (size_t)(ckpt_leaf(a) - a), lb = (size_t)(ckpt_leaf(b) - b);
     return la == lb && strncmp(a, b, la) == 0;
 }
 
@@ -296,7 +306,7 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
     size_t n = rep->nlayers;
     for (size_t i = 0; i < n; i++) {
         const nvfp4_ckpt_layer *l = &rep->layers[i];
-        int set = fused_set_of(leaf(l->name));
+        int set = ckpt_fused_set_of(ckpt_leaf(l->name));
         if (set < 0 || !l->has_global || !isfinite(l->amax_implied)) continue;
         /* the group's unified scale: the largest implied amax of its members */
         const nvfp4_ckpt_layer *top = l;
@@ -304,10 +314,10 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
         size_t mlen = 0;
         for (size_t k = 0; k < n; k++) {
             const nvfp4_ckpt_layer *m = &rep->layers[k];
-            if (!same_parent(l->name, m->name) || fused_set_of(leaf(m->name)) != set || !m->has_global) continue;
+            if (!same_parent(l->name, m->name) || ckpt_fused_set_of(ckpt_leaf(m->name)) != set || !m->has_global) continue;
             if (isfinite(m->amax_implied) && m->amax_implied > top->amax_implied) top = m;
             if (mlen < sizeof members)
-                mlen += (size_t)snprintf(members + mlen, sizeof members - mlen, "%s%s", mlen ? ", " : "", leaf(m->name));
+                mlen += (size_t)snprintf(members + mlen, sizeof members - mlen, "%s%s", mlen ? ", " : "", ckpt_leaf(m->name));
         }
         if (top == l || top->global_scale == l->global_scale) continue;
         char gn[1100];

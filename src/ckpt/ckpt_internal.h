@@ -72,11 +72,15 @@ const char *ckpt_weight_suffix(const nvfp4_ckpt *c);
 const char *ckpt_global_suffix(const nvfp4_ckpt *c);
 const char *ckpt_input_suffix(const nvfp4_ckpt *c);
 
-/* Does the module's scheme store a static activation global scale? */
-bool ckpt_needs_input_scale(const nvfp4_ckpt *c, const char *module, bool weight_only);
-/* The suffixes of the convention: weight codes, global scale, input scale. */
-const char *ckpt_weight_suffix(const nvfp4_ckpt *c);
-const char *ckpt_global_suffix(const nvfp4_ckpt *c);
-const char *ckpt_input_suffix(const nvfp4_ckpt *c);
+/* The unquantized weights of --original (a .safetensors file or a folder
+ * of them): the tensor directory only, no configuration (original.c). */
+nvfp4_status ckpt_open_weights(const char *path, nvfp4_ckpt **out, nvfp4_error *err);
+
+/* Fused groups (checks.c): the index of the group a module's last name
+ * component belongs to (q/k/v, gate/up, w1/w3), -1 for none, and the
+ * members of group g (NULL-terminated). */
+int ckpt_fused_set_of(const char *leaf);
+const char *const *ckpt_fused_members(int set);
+const char *ckpt_leaf(const char *name);
 
 #endif

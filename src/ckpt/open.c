@@ -215,6 +215,32 @@ static nvfp4_status read_headers(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_
     return NVFP4_OK;
 }
 
+/* The unquantized weights of --original: one .safetensors file, or a
+ * folder of them (index or every *.safetensors), no configuration read. */
+nvfp4_status ckpt_open_weights(const char *path, nvfp4_ckpt **out, nvfp4_error *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such file or folder", path);
+    nvfp4_ckpt *c = calloc(1, sizeof *c);
+    if (!c || !(c->dir = strdup(path)) || !(c->scheme = strdup("original"))) {
+        if (c) free(c->dir);
+        free(c);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    json_t *weight_map = NULL;
+    nvfp4_status s = NVFP4_OK;
+    if (S_ISDIR(st.st_mode)) s = list_files(c, &weight_map, err);
+    else if (!(c->files = malloc(sizeof *c->files)) || !(c->files[0] = strdup(path)))
+        s = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    else c->nfiles = 1;
+    if (!s) s = read_headers(c, weight_map, err);
+    json_decref(weight_map);
+    if (s) nvfp4_ckpt_close(c);
+    else *out = c;
+    return s;
+}
+
 nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *err)
 {
     *out = NULL;
@@ -241,7 +267,7 @@ nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *er
 void nvfp4_ckpt_close(nvfp4_ckpt *c)
 {
     if (!c) return;
-    for (size_t f = 0; f < c->nfiles; f++) {
+    for (size_t f = 0; c->files && f < c->nfiles; f++) {
         if (c->map && c->map[f] && c->idx[f].file_size) munmap((void *)c->map[f], c->idx[f].file_size);
         if (c->idx) nvfp4_st_index_free(&c->idx[f]);
         free(c->files[f]);

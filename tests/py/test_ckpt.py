@@ -416,6 +416,125 @@ class CkptTest(unittest.TestCase):
         self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
                          {("dtype-mismatch", f"{L1}mlp.down_proj.weight")})
 
+    # ---- --original ---------------------------------------------------
+    def original(self, weights=None, folder=False):
+        """The unquantized weights, P.weight in bf16 (exact: make_weights gives
+        bf16-representable values), as one file or a folder of two shards."""
+        w = weights if weights is not None else self.weights
+        t = {f"{k}.weight": v.bfloat16() for k, v in w.items()}
+        d = self.folder()
+        os.makedirs(d)
+        if not folder:
+            save_file(t, os.path.join(d, "orig.safetensors"))
+            return os.path.join(d, "orig.safetensors")
+        names = sorted(t)
+        for s in range(2):
+            save_file({n: t[n] for n in names[s::2]}, os.path.join(d, f"part{s}.safetensors"))
+        return d
+
+    def test_original_names_the_writer_of_each_layer(self):
+        """Clean checkpoints against their original: no finding; every layer's
+        bytes are its writer's rule, with the fused group's amax exactly where
+        the layer's own amax is below its group's; the error equals the
+        reference error (relative 1e-6: decoded in double against fp32) where the own amax was used; swapped nibbles decode
+        at least 8x worse (measured: 1.40-1.44 against 0.094-0.098)."""
+        writer = {"modelopt": "modelopt 0.47", "compressed-tensors": "compressed-tensors 0.20.1"}
+        for conv in NAMES:
+            for as_folder in (False, True):
+                with self.subTest(conv=conv, folder=as_folder):
+                    d = self.write(conv)
+                    rc, rep, err = check_json(d, "--original", self.original(folder=as_folder))
+                    self.assertEqual((rc, rep["findings"]), (0, []), err)
+                    for l in rep["layers"]:
+                        o, name = l["original"], l["name"]
+                        own = float(self.weights[name].abs().max()) == float(group_amax(self.weights, name))
+                        self.assertEqual(o["written_by"], writer[conv], name)
+                        self.assertEqual(o["written_amax"], "own" if own else "fused group", name)
+                        if own:  # the same bytes; decoded in double here, by the recipe's fp32 rule there
+                            self.assertLess(abs(o["rel_rms_error"] / o["reference_rel_rms_error"] - 1), 1e-6, name)
+                        self.assertLess(o["rel_rms_error"], 0.11, name)
+                        self.assertGreater(o["swapped_nibbles_rel_rms_error"], 8 * o["rel_rms_error"], name)
+                        self.assertGreater(o["max_abs_error"], 0)
+
+    def planted_with_original(self, conv, defect):
+        gname, iname, wname = NAMES[conv]
+        t = dict(self.tensors[(conv, True)])
+        if defect == "nibble-order":
+            n = f"{L1}self_attn.o_proj.{wname}"
+            b = t[n]
+            t[n] = ((b << 4) | (b >> 4)).contiguous()
+            return t, {(defect, n)}
+        if defect == "decode-error":  # o_proj's codes in q_proj's place (same shape)
+            n = f"{L0}self_attn.q_proj.{wname}"
+            t[n] = t[f"{L0}self_attn.o_proj.{wname}"].clone()
+            return t, {(defect, n)}
+        if defect == "scale-layout":  # gate_proj [128, 64]: 128x4 tiles need no padding
+            n = f"{L0}mlp.gate_proj.weight_scale"
+            lin = t[n].view(torch.uint8)
+            swz = torch.empty_like(lin).reshape(-1)
+            rows, kb = lin.shape  # cuBLAS 128x4 tile: offset (r%32)*16 + (r//32)*4 + c%4 within a tile
+            for r in range(rows):
+                for c in range(kb):
+                    swz[(r // 128) * 128 * kb + (c // 4) * 512 + (r % 32) * 16 + ((r % 128) // 32) * 4 + c % 4] = lin[r, c]
+            t[n] = swz.reshape(rows, kb).view(torch.float8_e4m3fn)
+            return t, {(defect, n)}
+        raise AssertionError(defect)
+
+    def test_original_names_planted_decode_defects(self):
+        """Swapped nibbles, another layer's codes and swizzled scales of the
+        linear shape: each named with its category and tensor (exit 1) with
+        --original; without it the first and last are invisible (the block
+        statistics do not change) and the second too (codes of a plausible
+        layer)."""
+        orig = self.original()
+        for conv in NAMES:
+            for defect in ("nibble-order", "decode-error", "scale-layout"):
+                with self.subTest(conv=conv, defect=defect):
+                    t, want = self.planted_with_original(conv, defect)
+                    d = self.write(conv, tensors=t)
+                    rc, rep, err = check_json(d, "--original", orig)
+                    self.assertEqual(rc, 1, err)
+                    self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]}, want)
+                    for f in rep["findings"]:
+                        self.assertIn("Fix:", f["message"])
+                    rc, rep, err = check_json(d)
+                    self.assertEqual((rc, rep["findings"]), (0, []), err)
+
+    def test_original_leaves_other_findings_alone(self):
+        """A reciprocal global scale decodes far off, but its finding already
+        says why: --original adds no decode-error for that layer."""
+        t = dict(self.tensors[("modelopt", True)])
+        want = plant("modelopt", t, None, "global-scale-reciprocal")
+        rc, rep, err = check_json(self.write("modelopt", tensors=t), "--original", self.original())
+        self.assertEqual((rc, {(f["category"], f["tensor"]) for f in rep["findings"]}), (1, want), err)
+
+    def test_original_unreadable_or_wrong_shape_exits_2(self):
+        d = self.write("modelopt")
+        rc, out, err = run("check", d, "--original", os.path.join(self.tmp, "nowhere.safetensors"))
+        self.assertEqual(rc, 2)
+        self.assertIn("nowhere.safetensors", err)
+        w = dict(self.weights)
+        w[f"{L0}mlp.down_proj"] = w[f"{L0}mlp.down_proj"][:, :64]
+        o = self.original(w)
+        rc, out, err = run("check", d, "--original", o)
+        self.assertEqual(rc, 2, out)
+        self.assertIn(f"{L0}mlp.down_proj.weight", err)
+        self.assertIn(o, err)
+        self.assertEqual(run("inspect", d, "--original", o)[0], 2)
+
+    def test_activation_precision(self):
+        """A W4A16 layer that stores an input scale: both intents at once."""
+        for conv in NAMES:
+            with self.subTest(conv=conv):
+                iname = NAMES[conv][1]
+                t = dict(self.tensors[(conv, False)])
+                n = f"{L1}mlp.gate_proj.{iname}"
+                t[n] = self.tensors[(conv, True)][n]
+                rc, rep, err = check_json(self.write(conv, False, tensors=t))
+                self.assertEqual(rc, 1, err)
+                self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
+                                 {("activation-precision", n)})
+
     def test_usage_errors_exit_2(self):
         self.assertEqual(run("frobnicate", self.tmp)[0], 2)
         self.assertEqual(run("check")[0], 2)
