@@ -283,6 +283,7 @@ def _load():
         "nvfp4_ckpt_open": (S, [ctypes.c_char_p, ctypes.POINTER(P), E]),
         "nvfp4_ckpt_close": (V, [P]),
         "nvfp4_ckpt_scan": (S, [P, P, P, ctypes.POINTER(CkptReport), E]),
+        "nvfp4_ckpt_compare": (S, [P, ctypes.c_char_p, ctypes.POINTER(CkptReport), E]),
         "nvfp4_ckpt_report_free": (V, [ctypes.POINTER(CkptReport)]),
         "nvfp4_ckpt_report_errors": (c_size, [ctypes.POINTER(CkptReport), ctypes.c_bool]),
         "nvfp4_ckpt_report_json": (P, [ctypes.POINTER(CkptReport)]),

@@ -43,6 +43,9 @@ class Layer:
     scale_count: int
     code_hist: Tuple[int, ...]      # 16 counts, index = 4-bit code
     input_scale: Optional[float]    # modelopt input_scale or compressed-tensors input_global_scale
+    original: Optional[dict] = None  # with original=: rel_rms_error, max_abs_error, reference_rel_rms_error,
+    #                                  swapped_nibbles_rel_rms_error, swizzled_scales_rel_rms_error, written_by,
+    #                                  written_amax (docs/checkpoints.md, "check --original")
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,9 @@ def _path_arg(path):
     return os.fsencode(path)
 
 
-def _scan(path):
-    """(JSON report, number of files) of the checkpoint folder at path."""
+def _scan(path, original=None):
+    """(JSON report, number of files) of the checkpoint folder at path (compared with the
+    unquantized weights at original when given)."""
     err = CError()
     handle = ctypes.c_void_p()
     _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
@@ -105,6 +109,8 @@ def _scan(path):
     try:
         _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
         try:
+            if original is not None:
+                _check(lib.nvfp4_ckpt_compare(handle, _path_arg(original), ctypes.byref(rep), ctypes.byref(err)), err)
             text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
             if not text:
                 raise MemoryError("nvfp4_ckpt_report_json: out of memory")
@@ -123,21 +129,25 @@ def _layer(d):
                  shape=tuple(d["shape"]), decoded=d["decoded"], global_scale=d["global_scale"],
                  amax_implied=d["amax_implied"], amax_decoded=d["amax_decoded"], scale_min=d["scale_min"],
                  scale_max=d["scale_max"], scale_zero=d["scale_zero"], scale_nan=d["scale_nan"],
-                 scale_count=d["scale_count"], code_hist=tuple(d["code_hist"]), input_scale=d["input_scale"])
+                 scale_count=d["scale_count"], code_hist=tuple(d["code_hist"]), input_scale=d["input_scale"],
+                 original=d.get("original"))
 
 
-def inspect(path):
+def inspect(path, original=None):
     """Reads the checkpoint folder at path (one file or shards) once and returns its Report: the
     convention, the scheme, one Layer per NVFP4 layer in name order, and the findings of every check.
+    With original (a .safetensors file or folder of the unquantized weights) each Layer's .original
+    and the findings decode-error / nibble-order, as `nvfp4 ckpt check --original`.
     nvfp4kit.Error (naming the file) when it cannot be read."""
-    d, files = _scan(path)
+    d, files = _scan(path, original)
     return Report(convention=d["convention"], scheme=d["scheme"], layers=[_layer(l) for l in d["layers"]],
                   findings=[Finding(**f) for f in d["findings"]], files=files)
 
 
-def check(path, strict=False):
+def check(path, strict=False, original=None):
     """The findings of `nvfp4 ckpt check PATH` (in its order) as Findings; with strict, hazards count as
-    errors (Findings.errors, Findings.exit_code), as --strict does. nvfp4kit.Error when unreadable."""
+    errors (Findings.errors, Findings.exit_code), as --strict does; original as --original.
+    nvfp4kit.Error when unreadable."""
     if not isinstance(strict, bool):
         raise Error("strict must be True or False, got %r" % (strict,))
-    return Findings(inspect(path).findings, strict)
+    return Findings(inspect(path, original).findings, strict)

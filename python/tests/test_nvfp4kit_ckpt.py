@@ -103,3 +103,27 @@ def test_unreadable_raises_error_naming_the_file(tmp_path):
         ckpt.check(d, strict="yes")
     with pytest.raises(nvfp4kit.Error, match="path"):
         ckpt.inspect(42)
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS)
+def test_original_equals_the_cli(cli, tmp_path, conv):
+    """check(original=) and inspect(original=): the CLI's per-layer comparison and findings; the numpy
+    writer's bytes are the convention's writer rule; swapped nibbles are named nibble-order."""
+    weights = ck.make_weights()
+    orig = str(tmp_path / "orig.safetensors")
+    ck.write_safetensors(orig, {f"{k}.weight": ("F32", list(v.shape), v.tobytes()) for k, v in weights.items()})
+    d = write(tmp_path, conv)
+    rc, want = cli_json(cli, d, "--original", orig)
+    rep = ckpt.inspect(d, original=orig)
+    assert rc == 0 and rep.findings == []
+    assert [l.original for l in rep.layers] == [w["original"] for w in want["layers"]]
+    assert {l.original["written_by"] for l in rep.layers} == {
+        "modelopt 0.47" if conv == "modelopt" else "compressed-tensors 0.20.1"}
+    t = ck.ckpt_tensors(weights, conv)
+    wname = "model.layers.0.mlp.down_proj." + ("weight" if conv == "modelopt" else "weight_packed")
+    dtype, shape, raw = t[wname]
+    t[wname] = (dtype, shape, bytes(((x << 4) | (x >> 4)) & 0xFF for x in raw))
+    bad = write(tmp_path, conv, t, name="bad")
+    found = ckpt.check(bad, original=orig)
+    assert [(f.category, f.tensor) for f in found] == [("nibble-order", wname)] and found.exit_code == 1
+    assert ckpt.check(bad) == []
