@@ -15,6 +15,7 @@
 static const char usage[] =
     "usage: nvfp4 ckpt inspect PATH [--json]\n"
     "       nvfp4 ckpt check PATH [--original ORIG] [--json] [--strict]\n"
+    "       nvfp4 ckpt convert PATH --to modelopt|compressed-tensors -o OUT\n"
     "\n"
     "PATH is a checkpoint folder: *.safetensors (one file, or shards listed by\n"
     "model.safetensors.index.json) with hf_quant_config.json (modelopt) or config.json\n"
@@ -36,6 +37,15 @@ static const char usage[] =
     "         fused-global-scale-mismatch (a hazard: correct per layer, wrong in a runtime\n"
     "         that fuses q/k/v or gate/up with one scale). The rules: docs/checkpoints.md.\n"
     "\n"
+    "convert  writes PATH in the other convention to the new folder OUT: codes and block\n"
+    "         scales byte for byte; weight <-> weight_packed, weight_scale_2 (amax/2688) <->\n"
+    "         weight_global_scale (2688/amax) and input_scale <-> input_global_scale as the\n"
+    "         fp32 reciprocal, the largest change of a decoded weight it causes printed;\n"
+    "         the same shards, hf_quant_config.json / config.json as each writer writes\n"
+    "         them, other files copied. OUT appears whole or not at all. A checkpoint\n"
+    "         with an error finding is refused (exit 1); the output is checked (exit 1\n"
+    "         if that check finds an error).\n"
+    "\n"
     "  --original ORIG  (check) the unquantized weights (a .safetensors file or a folder\n"
     "            of them, P.weight for each layer P): per layer the relative RMS and the\n"
     "            largest absolute error of the decoded weights, the error of a correct\n"
@@ -47,16 +57,19 @@ static const char usage[] =
     "  --json    print {\"convention\", \"scheme\", \"findings\": [{\"tensor\", \"category\",\n"
     "            \"severity\", \"message\"}], \"layers\": [...]} instead of text\n"
     "  --strict  (check) hazards count as errors\n"
+    "  --to CONV, -o OUT  (convert) the target convention and the new folder\n"
     "\n"
     "Exit: 0 no error (hazards are shown), 1 a finding is an error (or a hazard with\n"
     "--strict), 2 usage error or an unreadable checkpoint (the message names the file).\n";
 
 static const char *CMD = "ckpt";
 
-enum { OPT_JSON = 256, OPT_STRICT, OPT_ORIGINAL };
+enum { OPT_JSON = 256, OPT_STRICT, OPT_ORIGINAL, OPT_TO };
 static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
                                          {"strict", no_argument, NULL, OPT_STRICT},
                                          {"original", required_argument, NULL, OPT_ORIGINAL},
+                                         {"to", required_argument, NULL, OPT_TO},
+                                         {"output", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -125,6 +138,64 @@ static void print_findings(const nvfp4_ckpt_report *rep, bool strict)
            plural(rep->nfiles), errs, plural(errs), all - errs, plural(all - errs), strict ? " (--strict)" : "");
 }
 
+/* Scans path; prints its findings when there are errors. NULL rep on a read failure (message printed). */
+static int scan_or_fail(const char *path, nvfp4_ckpt **ck, nvfp4_ckpt_report *rep)
+{
+    nvfp4_error err;
+    if (nvfp4_ckpt_open(path, ck, &err)) return cli_fail_err(CMD, &err);
+    nvfp4_status st = nvfp4_ckpt_scan(*ck, on_progress, NULL, rep, &err);
+    cli_progress_end();
+    if (st) {
+        nvfp4_ckpt_report_free(rep);
+        nvfp4_ckpt_close(*ck);
+        return cli_fail_err(CMD, &err);
+    }
+    return NVFP4_EXIT_OK;
+}
+
+static int run_convert(const char *path, const char *to, const char *out)
+{
+    if (!to || !out) return cli_fail(CMD, "convert needs --to modelopt|compressed-tensors and -o OUT");
+    nvfp4_ckpt_convention conv;
+    if (!strcmp(to, "modelopt")) conv = NVFP4_CKPT_MODELOPT;
+    else if (!strcmp(to, "compressed-tensors")) conv = NVFP4_CKPT_COMPRESSED_TENSORS;
+    else return cli_fail(CMD, "--to %s: modelopt or compressed-tensors (GGUF is not written yet)", to);
+    nvfp4_ckpt *ck;
+    nvfp4_ckpt_report rep;
+    int rc = scan_or_fail(path, &ck, &rep);
+    if (rc) return rc;
+    if (nvfp4_ckpt_report_errors(&rep, false)) {
+        print_findings(&rep, false);
+        fprintf(stderr, "nvfp4 ckpt: %s has errors (above); convert carries bytes and would carry them too: "
+                "fix them first\n", path);
+        nvfp4_ckpt_report_free(&rep);
+        nvfp4_ckpt_close(ck);
+        return NVFP4_EXIT_MISMATCH;
+    }
+    nvfp4_error err;
+    nvfp4_ckpt_convert_result res;
+    nvfp4_status st = nvfp4_ckpt_convert(ck, &rep, conv, out, &res, &err);
+    const char *from = nvfp4_ckpt_convention_name(rep.convention);
+    nvfp4_ckpt_report_free(&rep);
+    nvfp4_ckpt_close(ck);
+    if (st) return cli_fail_err(CMD, &err);
+    printf("%s -> %s: %zu layers, %zu tensors in %zu file%s; codes and block scales copied byte for byte, %zu "
+           "per-tensor scales converted\n", from, to, res.layers, res.tensors, res.files, plural(res.files),
+           res.scales_converted);
+    if (res.scales_converted && strcmp(from, to) != 0)
+        printf("largest change of a decoded weight (fp32 reciprocal of the global scale): %.6g (%s)\n",
+               res.max_decode_change, res.max_change_layer[0] ? res.max_change_layer : "-");
+    rc = scan_or_fail(out, &ck, &rep);
+    if (rc) return rc;
+    size_t errs = nvfp4_ckpt_report_errors(&rep, false);
+    printf("check of %s: %zu error%s, %zu hazard%s\n", out, errs, plural(errs), rep.nfindings - errs,
+           plural(rep.nfindings - errs));
+    if (errs) print_findings(&rep, false);
+    nvfp4_ckpt_report_free(&rep);
+    nvfp4_ckpt_close(ck);
+    return errs ? NVFP4_EXIT_MISMATCH : NVFP4_EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -132,23 +203,30 @@ static int run(int argc, char **argv)
         return NVFP4_EXIT_OK;
     }
     bool json = false, strict = false;
-    const char *original = NULL;
+    const char *original = NULL, *to = NULL, *out = NULL;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_JSON: json = true; break;
         case OPT_STRICT: strict = true; break;
         case OPT_ORIGINAL: original = optarg; break;
+        case OPT_TO: to = optarg; break;
+        case 'o': out = optarg; break;
         default: return cli_fail(CMD, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
     if (argc - optind != 2) return cli_fail(CMD, "expected ACTION PATH: inspect PATH or check PATH (see --help)");
     const char *action = argv[optind], *path = argv[optind + 1];
     bool check = strcmp(action, "check") == 0;
+    if (strcmp(action, "convert") == 0) {
+        if (json || strict || original) return cli_fail(CMD, "convert takes --to and -o only (see --help)");
+        return run_convert(path, to, out);
+    }
+    if (to || out) return cli_fail(CMD, "--to and -o apply to convert only");
     if (!check && strcmp(action, "inspect") != 0)
-        return cli_fail(CMD, "unknown action '%s': inspect or check (see --help)", action);
+        return cli_fail(CMD, "unknown action '%s': inspect, check or convert (see --help)", action);
     if (strict && !check) return cli_fail(CMD, "--strict applies to check only");
     if (original && !check) return cli_fail(CMD, "--original applies to check only");
     nvfp4_error err;
@@ -182,5 +260,5 @@ static int run(int argc, char **argv)
     return rc;
 }
 
-const nvfp4_cli_command nvfp4_cmd_ckpt = {"ckpt", "NVFP4 model checkpoints (modelopt, compressed-tensors): inspect, check",
+const nvfp4_cli_command nvfp4_cmd_ckpt = {"ckpt", "NVFP4 model checkpoints (modelopt, compressed-tensors): inspect, check, convert",
                                           run};

@@ -117,6 +117,27 @@ void nvfp4_ckpt_report_free(nvfp4_ckpt_report *rep);
  * or dtype. */
 nvfp4_status nvfp4_ckpt_compare(nvfp4_ckpt *c, const char *original, nvfp4_ckpt_report *rep, nvfp4_error *err);
 
+/* What nvfp4_ckpt_convert did: tensors written, per-tensor floats converted
+ * (global and input scales), and the largest change of a decoded weight that
+ * the fp32 reciprocal of a global scale causes (0 when every reciprocal is
+ * exact), with its layer. */
+typedef struct {
+    size_t tensors, layers, files, scales_converted;
+    double max_decode_change;
+    char max_change_layer[512];
+} nvfp4_ckpt_convert_result;
+
+/* Writes the checkpoint c, scanned into rep, to the new folder out in the
+ * convention `to` (docs/checkpoints.md, "convert"): codes and block scales
+ * byte for byte, each global and input scale as the fp32 reciprocal where the
+ * conventions differ, renamed tensors (weight <-> weight_packed,
+ * weight_scale_2 <-> weight_global_scale, input_scale <-> input_global_scale),
+ * the same shards and index, the configuration as the target's writer writes
+ * it, every other file copied. The folder appears complete or not at all;
+ * NVFP4_EIO when out exists. */
+nvfp4_status nvfp4_ckpt_convert(nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, nvfp4_ckpt_convention to,
+                                const char *out, nvfp4_ckpt_convert_result *res, nvfp4_error *err);
+
 /* Counts of findings by severity; with strict, hazards count as errors. */
 size_t nvfp4_ckpt_report_errors(const nvfp4_ckpt_report *rep, bool strict);
 

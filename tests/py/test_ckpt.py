@@ -161,6 +161,11 @@ def write_ckpt(folder, tensors, convention, qconfig, shards=1):
         json.dump({"metadata": {}, "weight_map": wm}, f)
 
 
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def run(*args):
     p = subprocess.run([NVFP4, "ckpt", *args], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
@@ -232,6 +237,8 @@ def plant(conv, t, cfg, defect):
         return {(defect, n)}
     raise AssertionError(defect)
 
+
+E2M1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6]) if HAVE_WRITERS else None
 
 ERROR_DEFECTS = ["global-scale-reciprocal", "global-scale-missing", "global-scale-nonfinite", "global-scale-garbage",
                  "scale-shape", "scale-layout", "scale-nonfinite", "dtype-mismatch", "dtype-mismatch-excluded",
@@ -534,6 +541,106 @@ class CkptTest(unittest.TestCase):
                 self.assertEqual(rc, 1, err)
                 self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
                                  {("activation-precision", n)})
+
+    # ---- convert --------------------------------------------------------
+    def convert(self, src, to):
+        out = self.folder()
+        p = subprocess.run([NVFP4, "ckpt", "convert", src, "--to", to, "-o", out], capture_output=True, text=True)
+        return p.returncode, p.stdout + p.stderr, out
+
+    @staticmethod
+    def load(folder):
+        from safetensors.torch import load_file
+        t = {}
+        for f in sorted(os.listdir(folder)):
+            if f.endswith(".safetensors"):
+                t.update(load_file(os.path.join(folder, f)))
+        return t
+
+    def test_convert_round_trip_keeps_codes_and_scales(self):
+        """modelopt -> compressed-tensors -> modelopt, W4A4 and W4A16, 1 and 3
+        shards: codes and block scales byte for byte at each step; the global
+        and input scales are torch's fp32 1/x (what compressed-tensors'
+        ModelOptNvfp4Converter computes); every other tensor unchanged; the
+        output checks clean and safetensors loads it; the printed largest
+        decoded change equals torch's over the layer's elements."""
+        for w4a4 in (True, False):
+            for shards in (1, 3):
+                with self.subTest(w4a4=w4a4, shards=shards):
+                    src = self.write("modelopt", w4a4, shards=shards)
+                    rc, out, ct = self.convert(src, "compressed-tensors")
+                    self.assertEqual(rc, 0, out)
+                    self.assertIn("check of", out)
+                    self.assertIn("0 errors, 0 hazards", out)
+                    a, b = self.tensors[("modelopt", w4a4)], self.load(ct)
+                    self.assertEqual(len(a), len(b))
+                    worst = 0.0
+                    for name in linears():
+                        self.assertTrue(torch.equal(a[f"{name}.weight"], b[f"{name}.weight_packed"]), name)
+                        self.assertTrue(torch.equal(a[f"{name}.weight_scale"].view(torch.uint8),
+                                                    b[f"{name}.weight_scale"].view(torch.uint8)), name)
+                        g = a[f"{name}.weight_scale_2"]
+                        self.assertEqual(b[f"{name}.weight_global_scale"].shape, (1,))
+                        self.assertEqual(b[f"{name}.weight_global_scale"].view(torch.int32).item(),
+                                         (1 / g).view(torch.int32).item(), name)
+                        if w4a4:
+                            self.assertEqual(b[f"{name}.input_global_scale"].item(), (1 / a[f"{name}.input_scale"]).item())
+                        else:
+                            self.assertNotIn(f"{name}.input_global_scale", b)
+                        p = a[f"{name}.weight"].long()
+                        codes = torch.stack([p & 15, p >> 4], -1).reshape(p.shape[0], -1)  # element 2i low
+                        fp4 = E2M1[codes]
+                        s16 = a[f"{name}.weight_scale"].float().repeat_interleave(16, -1)
+                        d_mo = fp4 * (s16 * g)
+                        d_ct = fp4 * (s16 / (1 / g))
+                        worst = max(worst, float((d_mo - d_ct).abs().max()))
+                    for k in ("model.embed_tokens.weight", "lm_head.weight", "model.norm.weight"):
+                        self.assertTrue(torch.equal(a[k], b[k]))
+                    self.assertIn(f"{worst:.6g} (", out)
+                    cfg = read_json(os.path.join(ct, "config.json"))["quantization_config"]
+                    QuantizationConfig.model_validate(cfg)
+                    self.assertEqual(cfg["config_groups"]["group_0"]["input_activations"] is None, not w4a4)
+                    self.assertFalse(os.path.exists(os.path.join(ct, "hf_quant_config.json")))
+                    self.assertEqual(os.path.exists(os.path.join(ct, "model.safetensors.index.json")), shards > 1)
+                    rc, out, back = self.convert(ct, "modelopt")
+                    self.assertEqual(rc, 0, out)
+                    c = self.load(back)
+                    self.assertEqual(sorted(a), sorted(c))
+                    for name in linears():
+                        for k in ("weight", "weight_scale"):
+                            self.assertTrue(torch.equal(a[f"{name}.{k}"].view(torch.uint8),
+                                                        c[f"{name}.{k}"].view(torch.uint8)), name)
+                        self.assertEqual(c[f"{name}.weight_scale_2"].shape, ())
+                    hq = read_json(os.path.join(back, "hf_quant_config.json"))["quantization"]
+                    self.assertEqual(hq["quant_algo"], "NVFP4" if w4a4 else "W4A16_NVFP4")
+                    self.assertIn("lm_head", hq["exclude_modules"])
+
+    def test_convert_compressed_tensors_to_modelopt_checks_clean(self):
+        for w4a4 in (True, False):
+            with self.subTest(w4a4=w4a4):
+                rc, out, mo = self.convert(self.write("compressed-tensors", w4a4), "modelopt")
+                self.assertEqual(rc, 0, out)
+                rc, rep, err = check_json(mo, "--original", self.original())
+                self.assertEqual((rc, rep["findings"]), (0, []), err)
+                # the bytes are still compressed-tensors' rule; the global scale now
+                # modelopt's reading, so the writer's rule no longer matches exactly
+                self.assertLess(max(l["original"]["rel_rms_error"] / l["original"]["reference_rel_rms_error"]
+                                    for l in rep["layers"]), 1.02)
+
+    def test_convert_refuses_errors_and_existing_output(self):
+        t = dict(self.tensors[("modelopt", True)])
+        plant("modelopt", t, None, "global-scale-reciprocal")
+        rc, out, dest = self.convert(self.write("modelopt", tensors=t), "compressed-tensors")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("global-scale-reciprocal", out)
+        self.assertFalse(os.path.exists(dest))
+        src = self.write("modelopt")
+        p = subprocess.run([NVFP4, "ckpt", "convert", src, "--to", "compressed-tensors", "-o", src],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("exists", p.stderr)
+        self.assertEqual(run("convert", src, "--to", "gguf", "-o", self.folder())[0], 2)
+        self.assertEqual(run("convert", src)[0], 2)
 
     def test_usage_errors_exit_2(self):
         self.assertEqual(run("frobnicate", self.tmp)[0], 2)
