@@ -19,8 +19,9 @@ static const char usage[] =
     "\n"
     "PATH is a checkpoint folder: *.safetensors (one file, or shards listed by\n"
     "model.safetensors.index.json) with hf_quant_config.json (modelopt) or config.json\n"
-    "holding a quantization_config (compressed-tensors). Tensors are read memory-mapped,\n"
-    "one layer at a time.\n"
+    "holding a quantization_config (compressed-tensors), or a llama.cpp .gguf file\n"
+    "(GGML_TYPE_NVFP4 tensors, their .scale / .input_scale, prec_a4 marking; inspect and\n"
+    "check only). Tensors are read memory-mapped, one layer at a time.\n"
     "\n"
     "inspect  the convention, the scheme, and one row per NVFP4 layer: shape, the stored\n"
     "         global scale, the weight amax it implies (2688 x weight_scale_2, or\n"
@@ -260,5 +261,5 @@ static int run(int argc, char **argv)
     return rc;
 }
 
-const nvfp4_cli_command nvfp4_cmd_ckpt = {"ckpt", "NVFP4 model checkpoints (modelopt, compressed-tensors): inspect, check, convert",
+const nvfp4_cli_command nvfp4_cmd_ckpt = {"ckpt", "NVFP4 model checkpoints (modelopt, compressed-tensors, GGUF): inspect, check, convert",
                                           run};

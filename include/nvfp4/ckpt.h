@@ -27,9 +27,10 @@ NVFP4_BEGIN_DECLS
 
 typedef enum {
     NVFP4_CKPT_MODELOPT = 0,
-    NVFP4_CKPT_COMPRESSED_TENSORS = 1
+    NVFP4_CKPT_COMPRESSED_TENSORS = 1,
+    NVFP4_CKPT_GGUF = 2 /* llama.cpp's GGUF file (read only: inspect, check) */
 } nvfp4_ckpt_convention;
-const char *nvfp4_ckpt_convention_name(nvfp4_ckpt_convention c); /* "modelopt", "compressed-tensors" */
+const char *nvfp4_ckpt_convention_name(nvfp4_ckpt_convention c); /* "modelopt", "compressed-tensors", "gguf" */
 
 typedef enum { NVFP4_CKPT_ERROR = 0, NVFP4_CKPT_HAZARD = 1 } nvfp4_ckpt_severity;
 const char *nvfp4_ckpt_severity_name(nvfp4_ckpt_severity s); /* "error", "hazard" */
@@ -93,7 +94,8 @@ typedef struct nvfp4_ckpt nvfp4_ckpt;
 /* Opens the checkpoint folder at path: detects the convention (a
  * hf_quant_config.json, or config.json's quantization_config.quant_method
  * "modelopt" or "compressed-tensors"), reads the shard list and every
- * safetensors header. NVFP4_EIO / NVFP4_EFORMAT with a message naming the
+ * safetensors header; or a GGUF file (path a regular file: its header and
+ * tensor infos). NVFP4_EIO / NVFP4_EFORMAT with a message naming the
  * file when something cannot be read or is malformed. */
 nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *err);
 void nvfp4_ckpt_close(nvfp4_ckpt *c);

@@ -121,12 +121,15 @@ static bool all_codes_zero(const nvfp4_ckpt_layer *l)
 static const char *other_reading(nvfp4_ckpt_convention conv)
 {
     return conv == NVFP4_CKPT_MODELOPT ? "a compressed-tensors weight_global_scale (2688/amax)"
+           : conv == NVFP4_CKPT_GGUF   ? "a compressed-tensors weight_global_scale (2688/amax) copied without inverting it"
                                        : "a modelopt weight_scale_2 (amax/2688)";
 }
 
 static const char *convention_rule(nvfp4_ckpt_convention conv)
 {
-    return conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2 = amax/2688" : "weight_global_scale = 2688/amax";
+    return conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2 = amax/2688"
+           : conv == NVFP4_CKPT_GGUF   ? ".scale = amax/2688 (modelopt's weight_scale_2, 1/weight_global_scale)"
+                                       : "weight_global_scale = 2688/amax";
 }
 
 /* Global scale: present, one finite positive normal float, and an amax in
@@ -136,6 +139,7 @@ static bool check_global(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_c
     char gn[1100], gs[128];
     tname(gn, sizeof gn, l->name, ckpt_global_suffix(c));
     const ckpt_tensor *g = ckpt_find(c, gn);
+    if (!g && c->conv == NVFP4_CKPT_GGUF) return true; /* omitted: 1 (llama.cpp drops a scale within 1e-6 of 1) */
     if (!g)
         return ckpt_add_finding(rep, gn, "global-scale-missing", NVFP4_CKPT_ERROR,
                                 "%s is missing: %s cannot be decoded (a loader that leaves it unset decodes with "
@@ -176,6 +180,13 @@ static bool check_input_scale(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nv
     char in[1100];
     tname(in, sizeof in, l->name, ckpt_input_suffix(c));
     const ckpt_tensor *t = ckpt_find(c, in);
+    if (!t && c->conv == NVFP4_CKPT_GGUF && !l->weight_only)
+        return ckpt_add_finding(rep, l->weight_tensor, "activation-precision", NVFP4_CKPT_ERROR,
+                                "%s is not marked weight-only (general.tensor_extra.prec_a4 false) and has no %s: "
+                                "llama.cpp runs it W4A4 with an input scale of 1 (an activation amax of 2688, which "
+                                "no calibration gives); a W4A16 source lost its intent (llama.cpp issue 24364). "
+                                "Fix: mark the tensor prec_a4 false for W4A16, or store the calibrated input scale",
+                                l->weight_tensor, in);
     if (!t) {
         if (!ckpt_needs_input_scale(c, l->name, l->weight_only)) return true;
         return ckpt_add_finding(rep, in, "input-scale-missing", NVFP4_CKPT_ERROR,
@@ -219,10 +230,13 @@ bool ckpt_check_layer(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt
                           l->weight_tensor, c->conv == NVFP4_CKPT_MODELOPT ? "hf_quant_config.json" : "config.json",
                           l->name))
         return false;
-    if (!check_codes_and_scales(c, l, rep) || !check_global(c, l, rep) || !check_input_scale(c, l, rep)) return false;
+    if ((c->conv != NVFP4_CKPT_GGUF && !check_codes_and_scales(c, l, rep)) || !check_global(c, l, rep) ||
+        !check_input_scale(c, l, rep))
+        return false;
     if (l->scale_nan) {
         char sn[1100];
         tname(sn, sizeof sn, l->name, "weight_scale");
+        if (c->conv == NVFP4_CKPT_GGUF) snprintf(sn, sizeof sn, "%s", l->weight_tensor); /* scales inside its blocks */
         return ckpt_add_finding(rep, sn, "scale-nonfinite", NVFP4_CKPT_ERROR,
                                 "%s holds %llu NaN bytes (E4M3 0x7F/0xFF) of %llu block scales: those blocks decode "
                                 "to NaN. Fix: recompute the scales (writers clamp to 448)", sn,
@@ -283,11 +297,12 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
  * that fuses members with different scales takes one (vLLM: the max) and
  * decodes the others off by the ratio (vLLM issue 47515). */
 static const char *const fused_sets[][4] = {
-    {"q_proj", "k_proj", "v_proj", NULL}, {"gate_proj", "up_proj", NULL, NULL}, {"w1", "w3", NULL, NULL}};
+    {"q_proj", "k_proj", "v_proj", NULL}, {"gate_proj", "up_proj", NULL, NULL}, {"w1", "w3", NULL, NULL},
+    {"attn_q", "attn_k", "attn_v", NULL}, {"ffn_gate", "ffn_up", NULL, NULL}, {"ffn_gate_exps", "ffn_up_exps", NULL, NULL}};
 
 int ckpt_fused_set_of(const char *lf)
 {
-    for (int s = 0; s < 3; s++)
+    for (int s = 0; s < (int)(sizeof fused_sets / sizeof *fused_sets); s++)
         for (int k = 0; fused_sets[s][k]; k++)
             if (strcmp(lf, fused_sets[s][k]) == 0) return s;
     return -1;
@@ -336,6 +351,6 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
 
 nvfp4_status ckpt_check_layers(nvfp4_ckpt *c, nvfp4_ckpt_report *rep, nvfp4_error *err)
 {
-    if (!check_unquantized(c, rep) || !check_fused(c, rep)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if ((c->conv != NVFP4_CKPT_GGUF && !check_unquantized(c, rep)) || !check_fused(c, rep)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     return NVFP4_OK;
 }

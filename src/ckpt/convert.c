@@ -515,6 +515,9 @@ nvfp4_status nvfp4_ckpt_convert(nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, nvf
                                 const char *out, nvfp4_ckpt_convert_result *res, nvfp4_error *err)
 {
     memset(res, 0, sizeof *res);
+    if (c->conv == NVFP4_CKPT_GGUF || to == NVFP4_CKPT_GGUF)
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: convert reads and writes modelopt and compressed-tensors "
+                               "folders; GGUF is not converted yet", c->dir);
     struct stat sb;
     if (stat(out, &sb) == 0)
         return nvfp4_error_set(err, NVFP4_EIO, "%s: exists; convert writes a new folder (remove it or choose another)",

@@ -15,7 +15,7 @@
 
 const char *nvfp4_ckpt_convention_name(nvfp4_ckpt_convention c)
 {
-    return c == NVFP4_CKPT_MODELOPT ? "modelopt" : "compressed-tensors";
+    return c == NVFP4_CKPT_MODELOPT ? "modelopt" : c == NVFP4_CKPT_GGUF ? "gguf" : "compressed-tensors";
 }
 
 const char *nvfp4_ckpt_severity_name(nvfp4_ckpt_severity s)
@@ -174,6 +174,8 @@ static nvfp4_status list_files(nvfp4_ckpt *c, json_t **weight_map, nvfp4_error *
     return st;
 }
 
+static nvfp4_status build_directory(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_error *err);
+
 static int cmp_tensor(const void *a, const void *b)
 {
     return strcmp(((const ckpt_tensor *)a)->e->name, ((const ckpt_tensor *)b)->e->name);
@@ -186,12 +188,19 @@ static nvfp4_status read_headers(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_
     c->idx = calloc(c->nfiles, sizeof *c->idx);
     c->map = calloc(c->nfiles, sizeof *c->map);
     if (!c->idx || !c->map) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    size_t total = 0;
     for (size_t f = 0; f < c->nfiles; f++) {
         nvfp4_status st = nvfp4_safetensors_read_index(c->files[f], &c->idx[f], err);
         if (st) return st;
-        total += c->idx[f].count;
     }
+    return build_directory(c, weight_map, err);
+}
+
+/* The directory of every file's tensors, sorted by name; a tensor in two
+ * files, or one the index places in a file that lacks it, is an error. */
+static nvfp4_status build_directory(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_error *err)
+{
+    size_t total = 0;
+    for (size_t f = 0; f < c->nfiles; f++) total += c->idx[f].count;
     c->tensors = calloc(total ? total : 1, sizeof *c->tensors);
     if (!c->tensors) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     for (size_t f = 0; f < c->nfiles; f++)
@@ -246,13 +255,22 @@ nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *er
     *out = NULL;
     struct stat st;
     if (stat(path, &st) != 0) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such file or folder", path);
-    if (!S_ISDIR(st.st_mode))
+    size_t plen = strlen(path);
+    bool gguf = S_ISREG(st.st_mode) && plen > 5 && strcmp(path + plen - 5, ".gguf") == 0;
+    if (!S_ISDIR(st.st_mode) && !gguf)
         return nvfp4_error_set(err, NVFP4_EIO, "%s: not a folder (a checkpoint is a folder with config.json or "
-                               "hf_quant_config.json and *.safetensors)", path);
+                               "hf_quant_config.json and *.safetensors) nor a .gguf file", path);
     nvfp4_ckpt *c = calloc(1, sizeof *c);
     if (!c || !(c->dir = strdup(path))) {
         free(c);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    if (gguf) {
+        nvfp4_status s = ckpt_open_gguf(c, path, err);
+        if (!s) s = build_directory(c, NULL, err);
+        if (s) nvfp4_ckpt_close(c);
+        else *out = c;
+        return s;
     }
     json_t *weight_map = NULL;
     nvfp4_status s = read_config(c, err);

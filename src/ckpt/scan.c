@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,12 @@ static long json_int_or(const json_t *o, const char *key, long dflt)
 const char *ckpt_layer_algo(const nvfp4_ckpt *c, const char *module, bool *weight_only)
 {
     *weight_only = false;
+    if (c->conv == NVFP4_CKPT_GGUF) { /* no configuration: the tensor's type says NVFP4 */
+        char name[1100];
+        snprintf(name, sizeof name, "%s.weight", module);
+        *weight_only = ckpt_gguf_weight_only(c, name);
+        return ckpt_gguf_is_nvfp4(c, name) ? "NVFP4" : NULL;
+    }
     if (c->conv == NVFP4_CKPT_MODELOPT) {
         const char *algo;
         const json_t *ql = json_object_get(c->qcfg, "quantized_layers");
@@ -140,7 +147,7 @@ const char *ckpt_layer_algo(const nvfp4_ckpt *c, const char *module, bool *weigh
  * input_scale (unified_export_hf.py, get_activation_scaling_factor). */
 bool ckpt_needs_input_scale(const nvfp4_ckpt *c, const char *module, bool weight_only)
 {
-    if (weight_only) return false;
+    if (weight_only || c->conv == NVFP4_CKPT_GGUF) return false; /* GGUF omits an input scale of 1 */
     if (c->conv == NVFP4_CKPT_MODELOPT) return true;
     const json_t *in = json_object_get(ct_group_of(c, module), "input_activations");
     const json_t *dyn = json_object_get(in, "dynamic");
@@ -149,15 +156,15 @@ bool ckpt_needs_input_scale(const nvfp4_ckpt *c, const char *module, bool weight
 
 const char *ckpt_weight_suffix(const nvfp4_ckpt *c)
 {
-    return c->conv == NVFP4_CKPT_MODELOPT ? "weight" : "weight_packed";
+    return c->conv == NVFP4_CKPT_COMPRESSED_TENSORS ? "weight_packed" : "weight";
 }
 const char *ckpt_global_suffix(const nvfp4_ckpt *c)
 {
-    return c->conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2" : "weight_global_scale";
+    return c->conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2" : c->conv == NVFP4_CKPT_GGUF ? "scale" : "weight_global_scale";
 }
 const char *ckpt_input_suffix(const nvfp4_ckpt *c)
 {
-    return c->conv == NVFP4_CKPT_MODELOPT ? "input_scale" : "input_global_scale";
+    return c->conv == NVFP4_CKPT_COMPRESSED_TENSORS ? "input_global_scale" : "input_scale";
 }
 
 static bool has_suffix(const char *s, const char *suf, size_t *prefix_len)
@@ -290,7 +297,7 @@ static void scan_range(const uint8_t *codes, const uint8_t *scales, size_t b0, s
 
 /* One pass over codes and scales (OpenMP over ranges of blocks): code
  * histogram, scale statistics, decoded amax. */
-static void scan_blocks(const uint8_t *codes, const uint8_t *scales, size_t nblocks, double dmult, nvfp4_ckpt_layer *l)
+void ckpt_scan_blocks(const uint8_t *codes, const uint8_t *scales, size_t nblocks, double dmult, nvfp4_ckpt_layer *l)
 {
     scan_tables t;
     scan_tables_init(&t);
@@ -343,6 +350,19 @@ static void scan_blocks(const uint8_t *codes, const uint8_t *scales, size_t nblo
     l->amax_decoded = bmax * fabs(dmult);
 }
 
+void ckpt_merge_stats(nvfp4_ckpt_layer *into, const nvfp4_ckpt_layer *part)
+{
+    bool first = into->scale_count == 0;
+    for (int i = 0; i < 16; i++) into->code_hist[i] += part->code_hist[i];
+    into->scale_nan += part->scale_nan;
+    into->scale_zero += part->scale_zero;
+    into->scale_count += part->scale_count;
+    if (first || (part->scale_min > 0 && (into->scale_min == 0 || part->scale_min < into->scale_min)))
+        into->scale_min = part->scale_min;
+    if (first || part->scale_max > into->scale_max) into->scale_max = part->scale_max;
+    if (first || part->amax_decoded > into->amax_decoded) into->amax_decoded = part->amax_decoded;
+}
+
 static nvfp4_status scan_layer(nvfp4_ckpt *c, const char *module, nvfp4_ckpt_layer *l, nvfp4_error *err)
 {
     const ckpt_tensor *w = ckpt_find2(c, module, ckpt_weight_suffix(c)), *s = ckpt_find2(c, module, "weight_scale"),
@@ -367,7 +387,7 @@ static nvfp4_status scan_layer(nvfp4_ckpt *c, const char *module, nvfp4_ckpt_lay
     if (!s || !shapes_agree(we, s->e)) return NVFP4_OK; /* not decodable: checks.c says why */
     const uint8_t *codes = ckpt_bytes(c, w, err), *scales = codes ? ckpt_bytes(c, s, err) : NULL;
     if (!scales) return err->status;
-    scan_blocks(codes, scales, s->e->nbytes, l->has_global ? l->decode_mult : 1.0, l);
+    ckpt_scan_blocks(codes, scales, s->e->nbytes, l->has_global ? l->decode_mult : 1.0, l);
     l->decoded = true;
     ckpt_release(c, w);
     ckpt_release(c, s);
@@ -396,6 +416,7 @@ nvfp4_status nvfp4_ckpt_scan(nvfp4_ckpt *c, nvfp4_ckpt_progress progress, void *
     rep->convention = c->conv;
     rep->nfiles = c->nfiles;
     if (!(rep->scheme = strdup(c->scheme))) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if (c->conv == NVFP4_CKPT_GGUF) return ckpt_scan_gguf(c, progress, ctx, rep, err);
     char module[1024];
     size_t n = 0;
     for (size_t i = 0; i < c->ntensors; i++) n += is_layer(c, &c->tensors[i], module, sizeof module);

@@ -161,6 +161,76 @@ def write_ckpt(folder, tensors, convention, qconfig, shards=1):
         json.dump({"metadata": {}, "weight_map": wm}, f)
 
 
+# GGUF as llama.cpp's converter writes it: its own ModelBase._repack_nvfp4 (the
+# 36-byte block packing _nvfp4_pack, the .scale / .input_scale tensors that
+# _write_scale_tensor omits when about 1, _tag_prec_a4) and its gguf-py writer,
+# from a llama.cpp source tree (LLAMA_CPP_SRC: e.g. the vendor/llama.cpp folder
+# of the llama-cpp-python 0.3.36 sdist); the HF -> GGUF names of its Llama
+# tensor map. Running convert_hf_to_gguf.py itself needs a tokenizer it knows.
+LLAMA_CPP_SRC = os.environ.get("LLAMA_CPP_SRC", "")
+GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+              "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+              "mlp.down_proj": "ffn_down"}
+
+
+def llama_cpp_converter():
+    """(ModelBase, gguf) from LLAMA_CPP_SRC, or None."""
+    if not LLAMA_CPP_SRC or not HAVE_WRITERS:
+        return None
+    import sys
+    for p in (LLAMA_CPP_SRC, os.path.join(LLAMA_CPP_SRC, "gguf-py")):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    try:
+        import gguf
+        from conversion.base import ModelBase
+        return ModelBase, gguf
+    except Exception:  # pragma: no cover
+        return None
+
+
+def gguf_name(hf):
+    i, mod = hf.split(".")[2], ".".join(hf.split(".")[3:])
+    return f"blk.{i}.{GGUF_NAMES[mod]}.weight"
+
+
+def write_gguf(path, tensors, w4a4=True, edit=None):
+    """A GGUF of the modelopt tensors through the converter's own _repack_nvfp4;
+    edit(name, weight, scale, scale2, input_scale) may change what it is given."""
+    ModelBase, gguf = llama_cpp_converter()
+
+    class Writer:  # the converter's methods on the state they use
+        _repack_nvfp4 = ModelBase._repack_nvfp4
+        _nvfp4_pack = staticmethod(ModelBase._nvfp4_pack)
+        _write_scale_tensor = ModelBase._write_scale_tensor
+        _scale_is_trivial = staticmethod(ModelBase._scale_is_trivial)
+        _tag_prec_a4 = ModelBase._tag_prec_a4
+
+        def map_tensor_name(self, name):
+            return gguf_name(name.removesuffix(".weight"))
+
+    wr = Writer()
+    wr.gguf_writer = gguf.GGUFWriter(path, "llama")
+    wr._nvfp4_global_algo = "NVFP4" if w4a4 else "W4A16_NVFP4"
+    wr._nvfp4_layer_algo, wr._prec_a4 = {}, {}
+    wr.gguf_writer.add_file_type(int(gguf.LlamaFileType.MOSTLY_NVFP4))
+    for name in linears():
+        args = [tensors[f"{name}.weight"], tensors[f"{name}.weight_scale"], tensors[f"{name}.weight_scale_2"],
+                tensors.get(f"{name}.input_scale", torch.tensor(1.0))]
+        if edit:
+            args = edit(name, *args)
+        wr._repack_nvfp4(f"{name}.weight", *args)
+    wr.gguf_writer.add_tensor("token_embd.weight", tensors["model.embed_tokens.weight"].float().numpy())
+    if wr._prec_a4:
+        names = sorted(wr._prec_a4)
+        wr.gguf_writer.add_tensor_extra_prec_a4(names, [wr._prec_a4[n] for n in names])
+    wr.gguf_writer.write_header_to_file()
+    wr.gguf_writer.write_kv_data_to_file()
+    wr.gguf_writer.write_tensors_to_file()
+    wr.gguf_writer.close()
+    return path
+
+
 def read_json(path):
     with open(path) as f:
         return json.load(f)
@@ -641,6 +711,71 @@ class CkptTest(unittest.TestCase):
         self.assertIn("exists", p.stderr)
         self.assertEqual(run("convert", src, "--to", "gguf", "-o", self.folder())[0], 2)
         self.assertEqual(run("convert", src)[0], 2)
+
+    # ---- GGUF ------------------------------------------------------------
+    def gguf(self, w4a4=True, edit=None):
+        if not llama_cpp_converter():
+            self.skipTest("LLAMA_CPP_SRC (a llama.cpp source tree with conversion/ and gguf-py/) not set")
+        return write_gguf(self.folder() + ".gguf", self.tensors[("modelopt", w4a4)], w4a4, edit)
+
+    def test_gguf_clean_and_its_numbers(self):
+        """W4A4 and W4A16 GGUFs from the converter's code: no finding; the
+        implied amax is modelopt's group amax (the .scale is weight_scale_2);
+        the codes and scales unpacked from the 36-byte blocks give modelopt's
+        histogram and largest scale (448 where the layer owns its group amax)."""
+        for w4a4 in (True, False):
+            with self.subTest(w4a4=w4a4):
+                path = self.gguf(w4a4)
+                rc, rep, err = check_json(path, "--strict")
+                self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "gguf", []), err)
+                self.assertIn("MOSTLY_NVFP4", rep["scheme"])
+                by = {l["weight"]: l for l in rep["layers"]}
+                self.assertEqual(len(by), len(linears()))
+                for name, w in self.weights.items():
+                    l, amax = by[gguf_name(name)], float(group_amax(self.weights, name))
+                    self.assertLess(abs(l["amax_implied"] / amax - 1), 1e-6, name)
+                    codes = self.tensors[("modelopt", w4a4)][f"{name}.weight"]
+                    hist = torch.bincount(torch.cat([codes & 15, codes >> 4]).flatten().long(), minlength=16)
+                    self.assertEqual(l["code_hist"], hist.tolist(), name)
+                    self.assertEqual(l["activations"], "nvfp4 (W4A4)" if w4a4 else "bf16 (W4A16)")
+                    if float(w.abs().max()) == amax:
+                        self.assertEqual(l["scale_max"], 448.0, name)
+
+    def test_gguf_planted_defects(self):
+        """A compressed-tensors global scale copied without inverting it, NaN
+        scale bytes, a NaN .scale, and W4A16 intent lost (no prec_a4 marking):
+        each named with its category and tensor."""
+        self.gguf()  # skips without LLAMA_CPP_SRC
+        o = "model.layers.0.self_attn.o_proj"
+        d = "model.layers.1.mlp.down_proj"
+
+        def recip(name, w, s, s2, i):
+            return w, s, (1 / s2 if name == o else s2), i
+
+        def nan_block(name, w, s, s2, i):
+            if name == d:
+                s = s.view(torch.uint8).clone()
+                s[2, 1] = 0x7F
+                s = s.view(torch.float8_e4m3fn)
+            return w, s, s2, i
+
+        def nan_global(name, w, s, s2, i):
+            return w, s, (torch.tensor(float("nan")) if name == d else s2), i
+
+        cases = [(recip, True, {("global-scale-reciprocal", "blk.0.attn_output.scale")}),
+                 (nan_block, True, {("scale-nonfinite", "blk.1.ffn_down.weight")}),
+                 (nan_global, True, {("global-scale-nonfinite", "blk.1.ffn_down.scale")})]
+        for edit, w4a4, want in cases:
+            with self.subTest(defect=edit.__name__):
+                rc, rep, err = check_json(self.gguf(w4a4, edit))
+                self.assertEqual(rc, 1, err)
+                self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]}, want)
+        # W4A16 written as if W4A4: no input scale (trivial, omitted) and no prec_a4 marking
+        path = write_gguf(self.folder() + ".gguf", self.tensors[("modelopt", False)], True)
+        rc, rep, err = check_json(path)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]},
+                         {("activation-precision", gguf_name(n)) for n in linears()})
 
     def test_usage_errors_exit_2(self):
         self.assertEqual(run("frobnicate", self.tmp)[0], 2)
