@@ -261,5 +261,5 @@ static int run(int argc, char **argv)
     return rc;
 }
 
-const nvfp4_cli_command nvfp4_cmd_ckpt = {"ckpt", "NVFP4 model checkpoints (modelopt, compressed-tensors, GGUF): inspect, check, convert",
-                                          run};
+const nvfp4_cli_command nvfp4_cmd_ckpt = {
+    "ckpt", "model checkpoints (modelopt, compressed-tensors, GGUF): inspect, check, convert", run};

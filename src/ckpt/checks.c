@@ -121,7 +121,8 @@ static bool all_codes_zero(const nvfp4_ckpt_layer *l)
 static const char *other_reading(nvfp4_ckpt_convention conv)
 {
     return conv == NVFP4_CKPT_MODELOPT ? "a compressed-tensors weight_global_scale (2688/amax)"
-           : conv == NVFP4_CKPT_GGUF   ? "a compressed-tensors weight_global_scale (2688/amax) copied without inverting it"
+           : conv == NVFP4_CKPT_GGUF
+               ? "a compressed-tensors weight_global_scale (2688/amax) copied without inverting it"
                                        : "a modelopt weight_scale_2 (amax/2688)";
 }
 
@@ -277,7 +278,8 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
         const char *algo = ckpt_layer_algo(c, module, &wo);
         if (!algo || ckpt_find2(c, module, "weight_packed")) continue;
         bool sibling = false;
-        for (size_t k = 0; !sibling && k < rep->nlayers; k++) sibling = strcmp(ckpt_leaf(rep->layers[k].name), ckpt_leaf(module)) == 0;
+        for (size_t k = 0; !sibling && k < rep->nlayers; k++)
+            sibling = strcmp(ckpt_leaf(rep->layers[k].name), ckpt_leaf(module)) == 0;
         if (!mixed && !sibling) continue;
         if (!ckpt_add_finding(rep, e->name, "dtype-mismatch", NVFP4_CKPT_ERROR,
                               "%s is %s, but the configuration quantizes %s as %s%s: a loader expecting NVFP4 codes "
@@ -298,7 +300,9 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
  * decodes the others off by the ratio (vLLM issue 47515). */
 static const char *const fused_sets[][4] = {
     {"q_proj", "k_proj", "v_proj", NULL}, {"gate_proj", "up_proj", NULL, NULL}, {"w1", "w3", NULL, NULL},
-    {"attn_q", "attn_k", "attn_v", NULL}, {"ffn_gate", "ffn_up", NULL, NULL}, {"ffn_gate_exps", "ffn_up_exps", NULL, NULL}};
+    /* llama.cpp's GGUF names */
+    {"attn_q", "attn_k", "attn_v", NULL}, {"ffn_gate", "ffn_up", NULL, NULL},
+    {"ffn_gate_exps", "ffn_up_exps", NULL, NULL}};
 
 int ckpt_fused_set_of(const char *lf)
 {
@@ -329,10 +333,12 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
         size_t mlen = 0;
         for (size_t k = 0; k < n; k++) {
             const nvfp4_ckpt_layer *m = &rep->layers[k];
-            if (!same_parent(l->name, m->name) || ckpt_fused_set_of(ckpt_leaf(m->name)) != set || !m->has_global) continue;
+            if (!same_parent(l->name, m->name) || ckpt_fused_set_of(ckpt_leaf(m->name)) != set || !m->has_global)
+                continue;
             if (isfinite(m->amax_implied) && m->amax_implied > top->amax_implied) top = m;
             if (mlen < sizeof members)
-                mlen += (size_t)snprintf(members + mlen, sizeof members - mlen, "%s%s", mlen ? ", " : "", ckpt_leaf(m->name));
+                mlen += (size_t)snprintf(members + mlen, sizeof members - mlen, "%s%s", mlen ? ", " : "",
+                                         ckpt_leaf(m->name));
         }
         if (top == l || top->global_scale == l->global_scale) continue;
         char gn[1100];
@@ -351,6 +357,7 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
 
 nvfp4_status ckpt_check_layers(nvfp4_ckpt *c, nvfp4_ckpt_report *rep, nvfp4_error *err)
 {
-    if ((c->conv != NVFP4_CKPT_GGUF && !check_unquantized(c, rep)) || !check_fused(c, rep)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if ((c->conv != NVFP4_CKPT_GGUF && !check_unquantized(c, rep)) || !check_fused(c, rep))
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     return NVFP4_OK;
 }

@@ -36,7 +36,8 @@ static const char *suffix_in(nvfp4_ckpt_convention conv, int kind)
 enum { KIND_CODES = 0, KIND_GLOBAL = 1, KIND_INPUT = 2, KIND_OTHER = 3 };
 
 /* The layer a tensor belongs to and its role, by the source's names. */
-static int tensor_kind(const nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, const char *name, const nvfp4_ckpt_layer **lay)
+static int tensor_kind(const nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, const char *name,
+                       const nvfp4_ckpt_layer **lay)
 {
     const char *d = strrchr(name, '.');
     if (!d) return KIND_OTHER;
@@ -109,7 +110,10 @@ typedef struct {
     bool scalar_shape; /* modelopt []: true; compressed-tensors [1] */
 } out_tensor;
 
-static int cmp_out(const void *a, const void *b) { return strcmp(((const out_tensor *)a)->name, ((const out_tensor *)b)->name); }
+static int cmp_out(const void *a, const void *b)
+{
+    return strcmp(((const out_tensor *)a)->name, ((const out_tensor *)b)->name);
+}
 
 static size_t out_bytes(const out_tensor *t) { return t->converted ? 4 : t->src->e->nbytes; }
 
@@ -290,8 +294,8 @@ static json_t *modelopt_config(const nvfp4_ckpt *c, const nvfp4_ckpt_report *rep
         json_t *ql = json_object();
         for (size_t i = 0; i < rep->nlayers; i++)
             json_object_set_new(ql, rep->layers[i].name,
-                                json_pack("{s:s, s:i}", "quant_algo", rep->layers[i].weight_only ? "W4A16_NVFP4" : "NVFP4",
-                                          "group_size", 16));
+                                json_pack("{s:s, s:i}", "quant_algo",
+                                          rep->layers[i].weight_only ? "W4A16_NVFP4" : "NVFP4", "group_size", 16));
         json_object_set_new(q, "quant_algo", json_string("MIXED_PRECISION"));
         json_object_set_new(q, "quantized_layers", ql);
     }

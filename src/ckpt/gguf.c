@@ -186,7 +186,8 @@ nvfp4_status ckpt_open_gguf(nvfp4_ckpt *c, const char *path, nvfp4_error *err)
     take(&r, magic, 4);
     uint32_t version = u32(&r);
     if (!r.ok || memcmp(magic, "GGUF", 4) != 0) return bad(path, "no GGUF magic", err);
-    if (version < 2 || version > 3) return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: GGUF version %u (2 and 3 are read)", path, version);
+    if (version < 2 || version > 3)
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: GGUF version %u (2 and 3 are read)", path, version);
     uint64_t ntensors = u64(&r), nkv = u64(&r);
     if (!r.ok || ntensors > size / 24 || nkv > size / 12) return bad(path, "counts past the end of the file", err);
     json_t *cfg = json_object(), *nvfp4 = json_object(), *kv = json_object();
@@ -206,13 +207,15 @@ nvfp4_status ckpt_open_gguf(nvfp4_ckpt *c, const char *path, nvfp4_error *err)
         free(key);
     }
     if (!r.ok) return bad(path, "a key/value pair runs past the end of the file", err);
-    if (!alignment || alignment > 4096 || (alignment & (alignment - 1))) return bad(path, "general.alignment is not a power of two", err);
+    if (!alignment || alignment > 4096 || (alignment & (alignment - 1)))
+        return bad(path, "general.alignment is not a power of two up to 4096", err);
     nvfp4_st_index *ix = &c->idx[0];
     ix->entries = calloc(ntensors ? ntensors : 1, sizeof *ix->entries);
     if (!ix->entries) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     uint32_t *types = calloc(ntensors ? ntensors : 1, sizeof *types);
-    uint64_t (*ne)[4] = calloc(ntensors ? ntensors : 1, sizeof *ne), *rel = calloc(ntensors ? ntensors : 1, sizeof *rel);
-    unsigned *nd = calloc(ntensors ? ntensors : 1, sizeof *nd);
+    size_t cnt = ntensors ? (size_t)ntensors : 1;
+    uint64_t (*ne)[4] = calloc(cnt, sizeof *ne), *rel = calloc(cnt, sizeof *rel);
+    unsigned *nd = calloc(cnt, sizeof *nd);
     nvfp4_status s = (!types || !ne || !rel || !nd) ? nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory") : NVFP4_OK;
     for (uint64_t i = 0; !s && i < ntensors; i++) {
         nvfp4_st_entry *e = &ix->entries[ix->count++];
@@ -229,9 +232,10 @@ nvfp4_status ckpt_open_gguf(nvfp4_ckpt *c, const char *path, nvfp4_error *err)
     }
     size_t data_start = (r.pos + (size_t)alignment - 1) / (size_t)alignment * (size_t)alignment;
     for (size_t i = 0; !s && i < ix->count; i++)
-        if (data_start > size || !tensor_entry(&ix->entries[i], types[i], nd[i], ne[i], rel[i], data_start, size, nvfp4))
-            s = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s' (ggml type %u) lies outside the file or has a shape "
-                                "its type cannot have", path, ix->entries[i].name, types[i]);
+        if (data_start > size ||
+            !tensor_entry(&ix->entries[i], types[i], nd[i], ne[i], rel[i], data_start, size, nvfp4))
+            s = nvfp4_error_set(err, NVFP4_EFORMAT, "%s: tensor '%s' (ggml type %u) lies outside the file or has a "
+                                "shape its type cannot have", path, ix->entries[i].name, types[i]);
     free(types);
     free(ne);
     free(rel);
@@ -322,9 +326,10 @@ static nvfp4_status scan_gguf_layer(nvfp4_ckpt *c, const ckpt_tensor *w, nvfp4_c
     const uint8_t *blocks = ckpt_bytes(c, w, err);
     size_t n = l->rows * l->cols, per = n / experts;
     uint8_t *codes = malloc(n / 2 + 1), *scales = malloc(n / 16 + 1);
-    nvfp4_status st = !blocks ? err->status
-                      : (!codes || !scales) ? nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory")
-                                            : nvfp4_ggml_nvfp4_unpack(blocks, e->nbytes, l->rows, l->cols, codes, scales, err);
+    nvfp4_status st = NVFP4_OK;
+    if (!blocks) st = err->status;
+    else if (!codes || !scales) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    else st = nvfp4_ggml_nvfp4_unpack(blocks, e->nbytes, l->rows, l->cols, codes, scales, err);
     for (size_t x = 0; !st && x < experts; x++) {
         nvfp4_ckpt_layer part = {0};
         ckpt_scan_blocks(codes + x * per / 2, scales + x * per / 16, per / 16, l->has_global ? D[x] : 1.0, &part);

@@ -64,8 +64,8 @@ static json_t *layer_json(const nvfp4_ckpt_layer *l)
         json_object_set_new(c, "swizzled_scales_rel_rms_error",
                             l->err_swizzled_rel_rms >= 0 ? jnum(l->err_swizzled_rel_rms) : json_null());
         json_object_set_new(c, "written_by", l->written_by ? json_string(l->written_by) : json_null());
-        json_object_set_new(c, "written_amax", l->written_by ? json_string(l->written_group_amax ? "fused group" : "own")
-                                                             : json_null());
+        const char *amax = l->written_group_amax ? "fused group" : "own";
+        json_object_set_new(c, "written_amax", l->written_by ? json_string(amax) : json_null());
         json_object_set_new(o, "original", c);
     }
     return o;

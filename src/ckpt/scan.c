@@ -160,7 +160,9 @@ const char *ckpt_weight_suffix(const nvfp4_ckpt *c)
 }
 const char *ckpt_global_suffix(const nvfp4_ckpt *c)
 {
-    return c->conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2" : c->conv == NVFP4_CKPT_GGUF ? "scale" : "weight_global_scale";
+    return c->conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2"
+           : c->conv == NVFP4_CKPT_GGUF   ? "scale"
+                                          : "weight_global_scale";
 }
 const char *ckpt_input_suffix(const nvfp4_ckpt *c)
 {
