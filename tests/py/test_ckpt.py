@@ -231,6 +231,39 @@ def write_gguf(path, tensors, w4a4=True, edit=None):
     return path
 
 
+def modelopt_export(folder, arch, cfg_name):
+    """A tiny random model quantized by modelopt 0.47 (mtq.quantize with the
+    named config, two random calibration batches) and written by its own
+    export_hf_checkpoint; its float weights, saved before quantization, in
+    folder + "-orig". None without transformers."""
+    try:
+        from transformers import LlamaConfig, LlamaForCausalLM, MixtralConfig, MixtralForCausalLM
+        import modelopt.torch.quantization as mtq
+        from modelopt.torch.export import export_hf_checkpoint
+    except Exception:  # pragma: no cover
+        return None
+    torch.manual_seed(0)
+    if arch == "llama":
+        cfg = LlamaConfig(vocab_size=64, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+        cfg.architectures = ["LlamaForCausalLM"]  # export needs it
+        m = LlamaForCausalLM(cfg).eval()
+    else:
+        cfg = MixtralConfig(vocab_size=64, hidden_size=64, intermediate_size=64, num_hidden_layers=1,
+                            num_attention_heads=4, num_key_value_heads=2, num_local_experts=4, num_experts_per_tok=2,
+                            max_position_embeddings=64)
+        cfg.architectures = ["MixtralForCausalLM"]
+        m = MixtralForCausalLM(cfg).eval()
+    os.makedirs(folder + "-orig")
+    save_file({k: v.contiguous() for k, v in m.state_dict().items() if k.endswith(".weight") and v.ndim >= 2},
+              os.path.join(folder + "-orig", "w.safetensors"))
+    g = torch.Generator().manual_seed(1)
+    mtq.quantize(m, getattr(mtq, cfg_name),
+                 lambda model: [model(torch.randint(0, 64, (4, 16), generator=g)) for _ in range(2)])
+    export_hf_checkpoint(m, export_dir=folder)
+    return folder
+
+
 def read_json(path):
     with open(path) as f:
         return json.load(f)
@@ -711,6 +744,50 @@ class CkptTest(unittest.TestCase):
         self.assertIn("exists", p.stderr)
         self.assertEqual(run("convert", src, "--to", "gguf", "-o", self.folder())[0], 2)
         self.assertEqual(run("convert", src)[0], 2)
+
+    # ---- checkpoints written by modelopt's own export ---------------------
+    def test_real_modelopt_exports(self):
+        """modelopt 0.47's export_hf_checkpoint on tiny random models (Llama
+        NVFP4, W4A16_NVFP4, MLP-only; Mixtral NVFP4 with 4 experts): check
+        is silent with --strict; with the float weights every Llama layer's
+        bytes are modelopt 0.47's rule (the fused group's amax on k/v/gate
+        whose own amax is below the group's, as export_hf_checkpoint unifies
+        them); convert to compressed-tensors and back keeps codes and scales
+        and checks clean; swapped nibbles in one expert are named with
+        --original missing (experts are stored fused in the original) only
+        through the decoded statistics... so they are planted in a Llama layer."""
+        cases = [("llama", "NVFP4_DEFAULT_CFG", 14), ("llama", "W4A16_NVFP4_CFG", 14),
+                 ("llama", "NVFP4_MLP_ONLY_CFG", 6), ("mixtral", "NVFP4_DEFAULT_CFG", 16)]
+        for arch, cfg_name, nlayers in cases:
+            with self.subTest(arch=arch, cfg=cfg_name):
+                d = modelopt_export(self.folder(), arch, cfg_name)
+                if d is None:
+                    self.skipTest("transformers missing")
+                rc, rep, err = check_json(d, "--strict")
+                self.assertEqual((rc, rep["findings"]), (0, []), err)
+                self.assertEqual(len(rep["layers"]), nlayers)
+                rc, rep, err = check_json(d, "--original", d + "-orig")
+                self.assertEqual((rc, rep["findings"]), (0, []), err)
+                if arch == "llama":
+                    for l in rep["layers"]:
+                        self.assertEqual(l["original"]["written_by"], "modelopt 0.47", l["name"])
+                    self.assertIn("fused group", {l["original"]["written_amax"] for l in rep["layers"]})
+                rc, out, ct = self.convert(d, "compressed-tensors")
+                self.assertEqual(rc, 0, out)
+                rc, out, back = self.convert(ct, "modelopt")
+                self.assertEqual(rc, 0, out)
+                a, b = self.load(d), self.load(back)
+                for l in rep["layers"]:
+                    for k in ("weight", "weight_scale"):
+                        self.assertTrue(torch.equal(a[f"{l['name']}.{k}"].view(torch.uint8),
+                                                    b[f"{l['name']}.{k}"].view(torch.uint8)))
+        d = modelopt_export(self.folder(), "llama", "NVFP4_DEFAULT_CFG")
+        t = self.load(d)
+        n = f"{L1}mlp.up_proj.weight"
+        t[n] = ((t[n] << 4) | (t[n] >> 4)).contiguous()
+        save_file(t, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+        rc, rep, err = check_json(d, "--original", d + "-orig")
+        self.assertEqual((rc, [(f["category"], f["tensor"]) for f in rep["findings"]]), (1, [("nibble-order", n)]))
 
     # ---- GGUF ------------------------------------------------------------
     def gguf(self, w4a4=True, edit=None):
