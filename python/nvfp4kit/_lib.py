@@ -196,6 +196,11 @@ class CkptReport(ctypes.Structure):  # nvfp4_ckpt_report (nvfp4/ckpt.h): read th
                 ("nfiles", c_size), ("bytes_scanned", ctypes.c_uint64)]
 
 
+class CkptConvertResult(ctypes.Structure):  # nvfp4_ckpt_convert_result (nvfp4/ckpt.h)
+    _fields_ = [("tensors", c_size), ("layers", c_size), ("files", c_size), ("scales_converted", c_size),
+                ("max_decode_change", ctypes.c_double), ("max_change_layer", ctypes.c_char * 512)]
+
+
 REPORT_TEXT, REPORT_JSON = 1, 2
 
 # enum values (nvfp4/quant.h, nvfp4/formats.h, nvfp4/io.h)
@@ -284,6 +289,8 @@ def _load():
         "nvfp4_ckpt_close": (V, [P]),
         "nvfp4_ckpt_scan": (S, [P, P, P, ctypes.POINTER(CkptReport), E]),
         "nvfp4_ckpt_compare": (S, [P, ctypes.c_char_p, ctypes.POINTER(CkptReport), E]),
+        "nvfp4_ckpt_convert": (S, [P, ctypes.POINTER(CkptReport), ctypes.c_int, ctypes.c_char_p,
+                                   ctypes.POINTER(CkptConvertResult), E]),
         "nvfp4_ckpt_report_free": (V, [ctypes.POINTER(CkptReport)]),
         "nvfp4_ckpt_report_errors": (c_size, [ctypes.POINTER(CkptReport), ctypes.c_bool]),
         "nvfp4_ckpt_report_json": (P, [ctypes.POINTER(CkptReport)]),

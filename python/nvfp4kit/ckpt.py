@@ -6,6 +6,7 @@ compressed-tensors), the results of `nvfp4 ckpt inspect` / `nvfp4 ckpt check`:
     rep.layers[0].amax_implied               # one Layer per NVFP4 layer
     found = ckpt.check("./Llama-NVFP4")      # Findings: a list of Finding, and .exit_code 0 or 1
     [(f.category, f.tensor) for f in found]
+    ckpt.convert("./Llama-NVFP4", "compressed-tensors", "./Llama-ct")   # Converted
 
 Both read the checkpoint once through the C library (nvfp4_ckpt_open and
 nvfp4_ckpt_scan) and build the result from nvfp4_ckpt_report_json, the JSON
@@ -19,9 +20,9 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from ._lib import CError, CkptReport, Error, check as _check, lib
+from ._lib import CError, CkptConvertResult, CkptReport, Error, check as _check, lib
 
-__all__ = ["Layer", "Finding", "Findings", "Report", "inspect", "check"]
+__all__ = ["Layer", "Finding", "Findings", "Report", "Converted", "inspect", "check", "convert"]
 
 
 @dataclass(frozen=True)
@@ -151,3 +152,52 @@ def check(path, strict=False, original=None):
     if not isinstance(strict, bool):
         raise Error("strict must be True or False, got %r" % (strict,))
     return Findings(inspect(path, original).findings, strict)
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What convert() wrote (the numbers `nvfp4 ckpt convert` prints)."""
+    layers: int
+    tensors: int
+    files: int
+    scales_converted: int           # global and input scales written as the fp32 reciprocal
+    max_decode_change: float        # largest change of a decoded weight that causes
+    max_change_layer: str
+
+
+_CONVENTIONS = {"modelopt": 0, "compressed-tensors": 1}
+
+
+def convert(path, to, out):
+    """Writes the checkpoint folder at path in convention `to` ("modelopt" or "compressed-tensors") to
+    the new folder out, as `nvfp4 ckpt convert PATH --to TO -o OUT`: codes and block scales byte for
+    byte, global and input scales as the fp32 reciprocal, out complete or absent. nvfp4kit.Error when
+    path is unreadable or has an error finding (the message lists them), or out exists."""
+    if to not in _CONVENTIONS:
+        raise Error("to must be 'modelopt' or 'compressed-tensors', got %r" % (to,))
+    err = CError()
+    handle = ctypes.c_void_p()
+    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
+    rep = CkptReport()
+    try:
+        _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
+        try:
+            if lib.nvfp4_ckpt_report_errors(ctypes.byref(rep), False):
+                text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
+                try:
+                    found = json.loads(ctypes.string_at(text).decode("utf-8"))["findings"] if text else []
+                finally:
+                    lib.nvfp4_free(text)
+                raise Error("%s has errors; convert would carry them: %s" % (
+                    os.fspath(path), "; ".join("%s %s" % (f["category"], f["tensor"]) for f in found
+                                               if f["severity"] == "error")))
+            res = CkptConvertResult()
+            _check(lib.nvfp4_ckpt_convert(handle, ctypes.byref(rep), _CONVENTIONS[to], _path_arg(out),
+                                          ctypes.byref(res), ctypes.byref(err)), err)
+            return Converted(layers=int(res.layers), tensors=int(res.tensors), files=int(res.files),
+                             scales_converted=int(res.scales_converted), max_decode_change=float(res.max_decode_change),
+                             max_change_layer=res.max_change_layer.decode("utf-8", "replace"))
+        finally:
+            lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
+    finally:
+        lib.nvfp4_ckpt_close(handle)

@@ -127,3 +127,27 @@ def test_original_equals_the_cli(cli, tmp_path, conv):
     found = ckpt.check(bad, original=orig)
     assert [(f.category, f.tensor) for f in found] == [("nibble-order", wname)] and found.exit_code == 1
     assert ckpt.check(bad) == []
+
+
+def test_convert_equals_the_cli(cli, tmp_path):
+    """convert(): the CLI's output byte for byte (every file), its numbers; a round trip keeps the codes and
+    scales; an existing output, an unknown convention and a checkpoint with errors raise nvfp4kit.Error."""
+    src = write(tmp_path, "modelopt")
+    res = ckpt.convert(src, "compressed-tensors", str(tmp_path / "py"))
+    p = cli("ckpt", "convert", src, "--to", "compressed-tensors", "-o", str(tmp_path / "cli"))
+    assert p.returncode == 0
+    assert sorted(os.listdir(tmp_path / "py")) == sorted(os.listdir(tmp_path / "cli"))
+    for f in os.listdir(tmp_path / "py"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    assert (res.layers, res.files, res.scales_converted) == (7, 1, 14)
+    assert ("%.6g (%s)" % (res.max_decode_change, res.max_change_layer)).encode() in p.stdout
+    back = ckpt.convert(str(tmp_path / "py"), "modelopt", str(tmp_path / "back"))
+    assert back.layers == 7 and ckpt.check(str(tmp_path / "back")) == []
+    with pytest.raises(nvfp4kit.Error, match="exists"):
+        ckpt.convert(src, "compressed-tensors", str(tmp_path / "py"))
+    with pytest.raises(nvfp4kit.Error):
+        ckpt.convert(src, "gguf", str(tmp_path / "g"))
+    t, _ = ck.plant(ck.make_weights(), "modelopt", "reciprocal")
+    with pytest.raises(nvfp4kit.Error, match="global-scale-reciprocal"):
+        ckpt.convert(write(tmp_path, "modelopt", t, name="bad"), "compressed-tensors", str(tmp_path / "bad-out"))
+    assert not os.path.exists(tmp_path / "bad-out")
