@@ -16,6 +16,7 @@ static const char usage[] =
     "usage: nvfp4 ckpt inspect PATH [--json]\n"
     "       nvfp4 ckpt check PATH [--original ORIG] [--json] [--strict]\n"
     "       nvfp4 ckpt convert PATH --to modelopt|compressed-tensors -o OUT\n"
+    "       nvfp4 ckpt diff A B [--json]\n"
     "\n"
     "PATH is a checkpoint folder: *.safetensors (one file, or shards listed by\n"
     "model.safetensors.index.json) with hf_quant_config.json (modelopt) or config.json\n"
@@ -46,6 +47,14 @@ static const char usage[] =
     "         them, other files copied. OUT appears whole or not at all. A checkpoint\n"
     "         with an error finding is refused (exit 1); the output is checked (exit 1\n"
     "         if that check finds an error).\n"
+    "\n"
+    "diff     pairs the NVFP4 layers of two checkpoints of the same model by name (either\n"
+    "         convention) and prints per layer the share of equal code and scale bytes,\n"
+    "         the elements whose decoded values differ (each side decoded by its own\n"
+    "         convention's rule), the relative RMS and largest difference, and a verdict\n"
+    "         (same numbers; same bytes but another global-scale reading; another\n"
+    "         writer's rule or other weights; only in A or B). Exit 0 when every layer\n"
+    "         has the same numbers, 1 otherwise.\n"
     "\n"
     "  --original ORIG  (check) the unquantized weights (a .safetensors file or a folder\n"
     "            of them, P.weight for each layer P): per layer the relative RMS and the\n"
@@ -197,6 +206,57 @@ static int run_convert(const char *path, const char *to, const char *out)
     return errs ? NVFP4_EXIT_MISMATCH : NVFP4_EXIT_OK;
 }
 
+static int run_diff(const char *pa, const char *pb, bool json)
+{
+    nvfp4_ckpt *a, *b;
+    nvfp4_ckpt_report ra, rb;
+    int rc = scan_or_fail(pa, &a, &ra);
+    if (rc) return rc;
+    if ((rc = scan_or_fail(pb, &b, &rb))) {
+        nvfp4_ckpt_report_free(&ra);
+        nvfp4_ckpt_close(a);
+        return rc;
+    }
+    nvfp4_error err;
+    nvfp4_ckpt_diff d;
+    nvfp4_status st = nvfp4_ckpt_diff_run(a, &ra, b, &rb, &d, &err);
+    size_t same = 0;
+    for (size_t i = 0; !st && i < d.nlayers; i++) same += d.layers[i].compared && !d.layers[i].elements_differ;
+    if (st) rc = cli_fail_err(CMD, &err);
+    else if (json) {
+        char *s = nvfp4_ckpt_diff_json(&d);
+        if (!s) rc = cli_fail(CMD, "out of memory");
+        else {
+            puts(s);
+            free(s);
+        }
+    } else {
+        printf("A: %s (%s)\nB: %s (%s)\n", pa, nvfp4_ckpt_convention_name(ra.convention), pb,
+               nvfp4_ckpt_convention_name(rb.convention));
+        printf("%-48s %-8s %-8s %-12s %-11s %-11s %s\n", "layer", "codes=", "scales=", "values!=", "rel.rms",
+               "max|diff|", "verdict");
+        for (size_t i = 0; i < d.nlayers; i++) {
+            const nvfp4_ckpt_diff_layer *l = &d.layers[i];
+            if (!l->compared) {
+                printf("%-48s %s\n", l->name, nvfp4_ckpt_diff_verdict(l));
+                continue;
+            }
+            char vals[32];
+            snprintf(vals, sizeof vals, "%llu", (unsigned long long)l->elements_differ);
+            printf("%-48s %-8.4f %-8.4f %-12s %-11.4g %-11.4g %s\n", l->name, l->code_equal, l->scale_equal, vals,
+                   l->rel_rms_diff, l->max_abs_diff, nvfp4_ckpt_diff_verdict(l));
+        }
+        printf("%zu of %zu layers have the same numbers\n", same, d.nlayers);
+    }
+    if (!rc && same != d.nlayers) rc = NVFP4_EXIT_MISMATCH;
+    if (!st) nvfp4_ckpt_diff_free(&d);
+    nvfp4_ckpt_report_free(&ra);
+    nvfp4_ckpt_report_free(&rb);
+    nvfp4_ckpt_close(a);
+    nvfp4_ckpt_close(b);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -217,6 +277,10 @@ static int run(int argc, char **argv)
         case 'o': out = optarg; break;
         default: return cli_fail(CMD, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
+    }
+    if (argc - optind == 3 && !strcmp(argv[optind], "diff")) {
+        if (strict || original || to || out) return cli_fail(CMD, "diff takes --json only (see --help)");
+        return run_diff(argv[optind + 1], argv[optind + 2], json);
     }
     if (argc - optind != 2) return cli_fail(CMD, "expected ACTION PATH: inspect PATH or check PATH (see --help)");
     const char *action = argv[optind], *path = argv[optind + 1];
@@ -262,4 +326,4 @@ static int run(int argc, char **argv)
 }
 
 const nvfp4_cli_command nvfp4_cmd_ckpt = {
-    "ckpt", "model checkpoints (modelopt, compressed-tensors, GGUF): inspect, check, convert", run};
+    "ckpt", "model checkpoints (modelopt, compressed-tensors, GGUF): inspect, check, convert, diff", run};

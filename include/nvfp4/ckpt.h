@@ -140,6 +140,36 @@ typedef struct {
 nvfp4_status nvfp4_ckpt_convert(nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, nvfp4_ckpt_convention to,
                                 const char *out, nvfp4_ckpt_convert_result *res, nvfp4_error *err);
 
+/* One layer of nvfp4_ckpt_diff_run: in A, in B, and where both decode with
+ * the same shape, the shares of equal code and scale bytes, each side's
+ * decode multiplier, and the decoded weights (each by its convention's rule)
+ * compared: elements whose values differ, relative RMS difference
+ * sqrt(sum (a-b)^2 / sum a^2), largest |a-b|. */
+typedef struct {
+    char *name;
+    bool in_a, in_b, compared;
+    double code_equal, scale_equal;
+    double decode_mult_a, decode_mult_b;
+    uint64_t elements, elements_differ;
+    double rel_rms_diff, max_abs_diff;
+} nvfp4_ckpt_diff_layer;
+
+typedef struct {
+    nvfp4_ckpt_diff_layer *layers; /* A's layers in its order, then those only in B */
+    size_t nlayers;
+} nvfp4_ckpt_diff;
+
+/* Compares the scanned checkpoints a (report ra) and b (rb) layer by layer
+ * (docs/checkpoints.md, "diff"). NVFP4_EUNSUPPORTED for GGUF. */
+nvfp4_status nvfp4_ckpt_diff_run(nvfp4_ckpt *a, const nvfp4_ckpt_report *ra, nvfp4_ckpt *b,
+                                 const nvfp4_ckpt_report *rb, nvfp4_ckpt_diff *out, nvfp4_error *err);
+void nvfp4_ckpt_diff_free(nvfp4_ckpt_diff *d);
+/* One line on a layer: "same numbers", "same codes and scales; ...", "different codes or scales ...",
+ * "only in A" ... */
+const char *nvfp4_ckpt_diff_verdict(const nvfp4_ckpt_diff_layer *l);
+/* {"layers": [{"name", "in_a", "in_b", "verdict", "code_bytes_equal", ...}]}; free with nvfp4_free. */
+char *nvfp4_ckpt_diff_json(const nvfp4_ckpt_diff *d);
+
 /* Counts of findings by severity; with strict, hazards count as errors. */
 size_t nvfp4_ckpt_report_errors(const nvfp4_ckpt_report *rep, bool strict);
 

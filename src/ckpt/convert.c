@@ -12,7 +12,7 @@
  * with the recipes `modelopt` and `compressed-tensors`). Every other tensor
  * and file is copied; the configuration is written as each writer writes it.
  * The output folder appears whole or not at all (nvfp4_dir_txn). */
-#include "ckpt_internal.h"
+#include "ckpt_decode.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "recipes/recipe.h"
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -55,13 +54,13 @@ static int tensor_kind(const nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, const 
 
 /* ---- the decoded change of a reciprocal global scale ----------------------- */
 
-static const nvfp4_core_recipe *conv_core(nvfp4_ckpt_convention conv)
+const nvfp4_core_recipe *ckpt_conv_core(nvfp4_ckpt_convention conv)
 {
     return &nvfp4_recipe_find(conv == NVFP4_CKPT_MODELOPT ? "modelopt" : "compressed-tensors")->core;
 }
 
 /* The global of a stored per-tensor float, as the convention's dequantization reads it. */
-static nvfp4_core_global stored_global(nvfp4_ckpt_convention conv, float v)
+nvfp4_core_global ckpt_stored_global(nvfp4_ckpt_convention conv, float v)
 {
     nvfp4_core_global g = {.amax = 0, .s_enc = 1, .s_dec = 1, .g = 1};
     if (conv == NVFP4_CKPT_MODELOPT) g.g = v;
@@ -84,8 +83,8 @@ static double decode_change(nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt
             uint8_t q = codes[8 * b + j];
             seen[scales[b]] |= (uint16_t)(1u << (q & 15) | 1u << (q >> 4));
         }
-    const nvfp4_core_recipe *rf = conv_core(c->conv), *rt = conv_core(to);
-    nvfp4_core_global gf = stored_global(c->conv, v_from), gt = stored_global(to, v_to);
+    const nvfp4_core_recipe *rf = ckpt_conv_core(c->conv), *rt = ckpt_conv_core(to);
+    nvfp4_core_global gf = ckpt_stored_global(c->conv, v_from), gt = ckpt_stored_global(to, v_to);
     double worst = 0;
     for (int sb = 0; sb < 256; sb++)
         for (int m = 0; m < 16; m++)

@@ -745,6 +745,49 @@ class CkptTest(unittest.TestCase):
         self.assertEqual(run("convert", src, "--to", "gguf", "-o", self.folder())[0], 2)
         self.assertEqual(run("convert", src)[0], 2)
 
+    # ---- diff --------------------------------------------------------------
+    def test_diff_modelopt_against_compressed_tensors(self):
+        """The same weights written by modelopt's and compressed-tensors' rules:
+        per layer the share of equal code and scale bytes and the number of
+        decoded values that differ equal torch's count (modelopt decodes
+        fp4 * (s * g), compressed-tensors fp4 * (s / gs), in fp32); exit 1.
+        A modelopt checkpoint against its convert round trip: same numbers,
+        exit 0; a layer deleted from B: "only in A"."""
+        a, b = self.write("modelopt"), self.write("compressed-tensors")
+        p = subprocess.run([NVFP4, "ckpt", "diff", a, b, "--json"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        by = {l["name"]: l for l in json.loads(p.stdout)["layers"]}
+        ta, tb = self.tensors[("modelopt", True)], self.tensors[("compressed-tensors", True)]
+        for name in linears():
+            ca, cb = ta[f"{name}.weight"], tb[f"{name}.weight_packed"]
+            sa, sb = ta[f"{name}.weight_scale"], tb[f"{name}.weight_scale"]
+            l = by[name]
+            self.assertEqual(l["code_bytes_equal"], (ca == cb).double().mean().item(), name)
+            self.assertEqual(l["scale_bytes_equal"], (sa.view(torch.uint8) == sb.view(torch.uint8)).double().mean().item())
+
+            def decode(codes, scales, mul):
+                p_ = codes.long()
+                q = torch.stack([p_ & 15, p_ >> 4], -1).reshape(p_.shape[0], -1)
+                return E2M1[q] * mul(scales.float().repeat_interleave(16, -1))
+            va = decode(ca, sa, lambda s: s * ta[f"{name}.weight_scale_2"])
+            vb = decode(cb, sb, lambda s: s / tb[f"{name}.weight_global_scale"])
+            self.assertEqual(l["elements_differ"], int((va != vb).sum()), name)
+            self.assertEqual(l["elements"], va.numel())
+        self.assertGreater(min(l["code_bytes_equal"] for l in by.values()), 0.99)
+        rc, out, ct = self.convert(a, "compressed-tensors")
+        rc, out, back = self.convert(ct, "modelopt")
+        p = subprocess.run([NVFP4, "ckpt", "diff", a, back], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(f"{len(linears())} of {len(linears())} layers have the same numbers", p.stdout)
+        t = dict(ta)
+        for k in [k for k in t if k.startswith(f"{L0}mlp.up_proj.")]:
+            del t[k]
+        t[f"{L0}mlp.up_proj.weight"] = self.weights[f"{L0}mlp.up_proj"].bfloat16()
+        p = subprocess.run([NVFP4, "ckpt", "diff", a, self.write("modelopt", tensors=t), "--json"],
+                           capture_output=True, text=True)
+        by = {l["name"]: l for l in json.loads(p.stdout)["layers"]}
+        self.assertEqual((p.returncode, by[f"{L0}mlp.up_proj"]["verdict"]), (1, "only in A"))
+
     # ---- checkpoints written by modelopt's own export ---------------------
     def test_real_modelopt_exports(self):
         """modelopt 0.47's export_hf_checkpoint on tiny random models (Llama
