@@ -201,6 +201,10 @@ class CkptConvertResult(ctypes.Structure):  # nvfp4_ckpt_convert_result (nvfp4/c
                 ("max_decode_change", ctypes.c_double), ("max_change_layer", ctypes.c_char * 512)]
 
 
+class CkptDiff(ctypes.Structure):  # nvfp4_ckpt_diff (nvfp4/ckpt.h): read through nvfp4_ckpt_diff_json
+    _fields_ = [("layers", ctypes.c_void_p), ("nlayers", c_size)]
+
+
 REPORT_TEXT, REPORT_JSON = 1, 2
 
 # enum values (nvfp4/quant.h, nvfp4/formats.h, nvfp4/io.h)
@@ -289,6 +293,10 @@ def _load():
         "nvfp4_ckpt_close": (V, [P]),
         "nvfp4_ckpt_scan": (S, [P, P, P, ctypes.POINTER(CkptReport), E]),
         "nvfp4_ckpt_compare": (S, [P, ctypes.c_char_p, ctypes.POINTER(CkptReport), E]),
+        "nvfp4_ckpt_diff_run": (S, [P, ctypes.POINTER(CkptReport), P, ctypes.POINTER(CkptReport),
+                                    ctypes.POINTER(CkptDiff), E]),
+        "nvfp4_ckpt_diff_free": (V, [ctypes.POINTER(CkptDiff)]),
+        "nvfp4_ckpt_diff_json": (P, [ctypes.POINTER(CkptDiff)]),
         "nvfp4_ckpt_convert": (S, [P, ctypes.POINTER(CkptReport), ctypes.c_int, ctypes.c_char_p,
                                    ctypes.POINTER(CkptConvertResult), E]),
         "nvfp4_ckpt_report_free": (V, [ctypes.POINTER(CkptReport)]),

@@ -20,9 +20,9 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from ._lib import CError, CkptConvertResult, CkptReport, Error, check as _check, lib
+from ._lib import CError, CkptConvertResult, CkptDiff, CkptReport, Error, check as _check, lib
 
-__all__ = ["Layer", "Finding", "Findings", "Report", "Converted", "inspect", "check", "convert"]
+__all__ = ["Layer", "Finding", "Findings", "Report", "Converted", "inspect", "check", "convert", "diff"]
 
 
 @dataclass(frozen=True)
@@ -201,3 +201,46 @@ def convert(path, to, out):
             lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
     finally:
         lib.nvfp4_ckpt_close(handle)
+
+
+def _open_scanned(path):
+    err = CError()
+    handle = ctypes.c_void_p()
+    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
+    rep = CkptReport()
+    st = lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err))
+    if st:
+        lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
+        lib.nvfp4_ckpt_close(handle)
+        _check(st, err)
+    return handle, rep
+
+
+def diff(a, b):
+    """`nvfp4 ckpt diff A B --json` as a list of dicts, one per layer (A's in its order, then those only in
+    B): name, in_a, in_b, verdict, and where compared code_bytes_equal, scale_bytes_equal, decode_mult_a,
+    decode_mult_b, elements, elements_differ, rel_rms_diff, max_abs_diff (docs/checkpoints.md, "diff").
+    nvfp4kit.Error when either is unreadable."""
+    ha, ra = _open_scanned(a)
+    try:
+        hb, rb = _open_scanned(b)
+        try:
+            err, d = CError(), CkptDiff()
+            _check(lib.nvfp4_ckpt_diff_run(ha, ctypes.byref(ra), hb, ctypes.byref(rb), ctypes.byref(d),
+                                           ctypes.byref(err)), err)
+            try:
+                text = lib.nvfp4_ckpt_diff_json(ctypes.byref(d))
+                if not text:
+                    raise MemoryError("nvfp4_ckpt_diff_json: out of memory")
+                try:
+                    return json.loads(ctypes.string_at(text).decode("utf-8"))["layers"]
+                finally:
+                    lib.nvfp4_free(text)
+            finally:
+                lib.nvfp4_ckpt_diff_free(ctypes.byref(d))
+        finally:
+            lib.nvfp4_ckpt_report_free(ctypes.byref(rb))
+            lib.nvfp4_ckpt_close(hb)
+    finally:
+        lib.nvfp4_ckpt_report_free(ctypes.byref(ra))
+        lib.nvfp4_ckpt_close(ha)

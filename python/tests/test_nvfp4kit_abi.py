@@ -21,6 +21,7 @@ MIRRORS = {
     "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,
     "nvfp4_gemm_check_opts": _lib.GemmCheckOpts, "nvfp4_report": _lib.Report, "nvfp4_strbuf": _lib.StrBuf,
     "nvfp4_ckpt_report": _lib.CkptReport, "nvfp4_ckpt_convert_result": _lib.CkptConvertResult,
+    "nvfp4_ckpt_diff": _lib.CkptDiff,
 }
 
 

@@ -151,3 +151,16 @@ def test_convert_equals_the_cli(cli, tmp_path):
     with pytest.raises(nvfp4kit.Error, match="global-scale-reciprocal"):
         ckpt.convert(write(tmp_path, "modelopt", t, name="bad"), "compressed-tensors", str(tmp_path / "bad-out"))
     assert not os.path.exists(tmp_path / "bad-out")
+
+
+def test_diff_equals_the_cli(cli, tmp_path):
+    """diff(): the CLI's --json layers; the numpy modelopt and compressed-tensors writers agree on every scale
+    byte; unreadable raises nvfp4kit.Error naming the folder."""
+    a, b = write(tmp_path, "modelopt", name="a"), write(tmp_path, "compressed-tensors", name="b")
+    got = ckpt.diff(a, b)
+    p = cli("ckpt", "diff", a, b, "--json")
+    assert got == json.loads(p.stdout)["layers"]
+    assert len(got) == 7 and all(l["scale_bytes_equal"] == 1.0 for l in got)
+    assert p.returncode == (0 if all(l["verdict"] == "same numbers" for l in got) else 1)
+    with pytest.raises(nvfp4kit.Error, match="nowhere"):
+        ckpt.diff(a, str(tmp_path / "nowhere"))
