@@ -799,13 +799,15 @@ class CkptTest(unittest.TestCase):
         and checks clean; swapped nibbles in one expert are named with
         --original missing (experts are stored fused in the original) only
         through the decoded statistics... so they are planted in a Llama layer."""
+        try:
+            import transformers  # noqa: F401
+        except Exception:  # pragma: no cover
+            self.skipTest("transformers missing")
         cases = [("llama", "NVFP4_DEFAULT_CFG", 14), ("llama", "W4A16_NVFP4_CFG", 14),
                  ("llama", "NVFP4_MLP_ONLY_CFG", 6), ("mixtral", "NVFP4_DEFAULT_CFG", 16)]
         for arch, cfg_name, nlayers in cases:
             with self.subTest(arch=arch, cfg=cfg_name):
                 d = modelopt_export(self.folder(), arch, cfg_name)
-                if d is None:
-                    self.skipTest("transformers missing")
                 rc, rep, err = check_json(d, "--strict")
                 self.assertEqual((rc, rep["findings"]), (0, []), err)
                 self.assertEqual(len(rep["layers"]), nlayers)
