@@ -863,6 +863,62 @@ class CkptTest(unittest.TestCase):
                     if float(w.abs().max()) == amax:
                         self.assertEqual(l["scale_max"], 448.0, name)
 
+    def test_gguf_from_llama_cpp_converter(self):
+        """llama.cpp's convert_hf_to_gguf.py itself (LLAMA_CPP_SRC; a 64-piece
+        sentencepiece tokenizer trained here, as the converter needs one) on
+        modelopt's own exports: NVFP4, W4A16_NVFP4 and a compressed-tensors
+        copy (our convert) all check clean with --strict, the implied amaxes
+        equal the source's; the W4A16 export relabelled NVFP4 in
+        hf_quant_config.json (W4A16 intent lost) gives activation-precision
+        on all 14 tensors."""
+        if not llama_cpp_converter():
+            self.skipTest("LLAMA_CPP_SRC not set")
+        try:
+            import sentencepiece as spm
+        except Exception:  # pragma: no cover
+            self.skipTest("sentencepiece missing")
+        import random
+        rnd = random.Random(0)
+        words = ["alpha", "beta", "gamma", "delta", "block", "scale", "code", "layer", "model", "tensor"]
+        corpus = os.path.join(self.tmp, "corpus.txt")
+        with open(corpus, "w") as f:
+            f.write("\n".join(" ".join(rnd.choice(words) for _ in range(12)) for _ in range(400)))
+        spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(self.tmp, "tok"), vocab_size=64,
+                                       model_type="bpe", minloglevel=2)
+
+        def to_gguf(folder):
+            shutil.copy(os.path.join(self.tmp, "tok.model"), os.path.join(folder, "tokenizer.model"))
+            out = folder + ".gguf"
+            env = dict(os.environ, PYTHONPATH=os.path.join(LLAMA_CPP_SRC, "gguf-py"))
+            p = subprocess.run(["python3", os.path.join(LLAMA_CPP_SRC, "convert_hf_to_gguf.py"), folder, "--outfile",
+                                out], capture_output=True, text=True, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            return out
+
+        a4 = modelopt_export(self.folder(), "llama", "NVFP4_DEFAULT_CFG")
+        a16 = modelopt_export(self.folder(), "llama", "W4A16_NVFP4_CFG")
+        rc, out, ct = self.convert(a4, "compressed-tensors")
+        src_amax = {l["name"]: l["amax_implied"] for l in json.loads(run("inspect", a4, "--json")[1])["layers"]}
+        for folder in (a4, a16, ct):
+            with self.subTest(folder=os.path.basename(folder)):
+                rc, rep, err = check_json(to_gguf(folder), "--strict")
+                self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "gguf", []), err)
+                self.assertEqual(len(rep["layers"]), 14)
+                if folder != a16:
+                    got = sorted(l["amax_implied"] for l in rep["layers"])
+                    for x, y in zip(got, sorted(src_amax.values())):
+                        self.assertLess(abs(x / y - 1), 1e-6)
+        hq = os.path.join(a16, "hf_quant_config.json")
+        cfg = read_json(hq)
+        cfg["quantization"]["quant_algo"] = "NVFP4"
+        with open(hq, "w") as f:
+            json.dump(cfg, f)
+        os.remove(a16 + ".gguf")
+        rc, rep, err = check_json(to_gguf(a16))
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({f["category"] for f in rep["findings"]}, {"activation-precision"})
+        self.assertEqual(len(rep["findings"]), 14)
+
     def test_gguf_planted_defects(self):
         """A compressed-tensors global scale copied without inverting it, NaN
         scale bytes, a NaN .scale, and W4A16 intent lost (no prec_a4 marking):
