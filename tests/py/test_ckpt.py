@@ -730,6 +730,38 @@ class CkptTest(unittest.TestCase):
                 self.assertLess(max(l["original"]["rel_rms_error"] / l["original"]["reference_rel_rms_error"]
                                     for l in rep["layers"]), 1.02)
 
+    def test_convert_mixed_precision(self):
+        """modelopt MIXED_PRECISION (attention W4A4, MLP W4A16_NVFP4 in
+        quantized_layers) -> compressed-tensors (one config group per
+        precision naming its layers) -> modelopt (MIXED_PRECISION again):
+        every step checks clean, each layer keeps its precision."""
+        t = dict(self.tensors[("modelopt", True)])
+        layers = {}
+        for name in linears():
+            a16 = ".mlp." in name
+            layers[name] = {"quant_algo": "W4A16_NVFP4" if a16 else "NVFP4", "group_size": 16}
+            if a16:
+                del t[f"{name}.input_scale"]
+        cfg = {"producer": {"name": "modelopt", "version": "0.47.0"},
+               "quantization": {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": None,
+                                "quantized_layers": layers, "exclude_modules": ["lm_head"]}}
+        src = self.write("modelopt", tensors=t, cfg=cfg)
+        rc, out, ct = self.convert(src, "compressed-tensors")
+        self.assertEqual(rc, 0, out)
+        groups = read_json(os.path.join(ct, "config.json"))["quantization_config"]["config_groups"]
+        self.assertEqual(sorted(len(g["targets"]) for g in groups.values()), [6, 8])
+        rc, out, back = self.convert(ct, "modelopt")
+        self.assertEqual(rc, 0, out)
+        hq = read_json(os.path.join(back, "hf_quant_config.json"))["quantization"]
+        self.assertEqual(hq["quant_algo"], "MIXED_PRECISION")
+        self.assertEqual({k: v["quant_algo"] for k, v in hq["quantized_layers"].items()},
+                         {k: v["quant_algo"] for k, v in layers.items()})
+        for d in (src, ct, back):
+            rc, rep, err = check_json(d, "--strict")
+            self.assertEqual((rc, rep["findings"]), (0, []), err)
+            self.assertEqual({l["name"]: l["activations"] for l in rep["layers"]},
+                             {n: "bf16 (W4A16)" if ".mlp." in n else "nvfp4 (W4A4)" for n in linears()})
+
     def test_convert_refuses_errors_and_existing_output(self):
         t = dict(self.tensors[("modelopt", True)])
         plant("modelopt", t, None, "global-scale-reciprocal")
