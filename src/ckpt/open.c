@@ -167,7 +167,7 @@ static nvfp4_status list_files(nvfp4_ckpt *c, json_t **weight_map, nvfp4_error *
                 st = add_file(c, de->d_name, &cap, err);
         }
         if (d) closedir(d);
-        if (!st) qsort(c->files, c->nfiles, sizeof *c->files, cmp_str);
+        if (!st && c->nfiles) qsort(c->files, c->nfiles, sizeof *c->files, cmp_str); /* qsort(NULL, 0): UB */
     }
     if (!st && c->nfiles == 0) st = nvfp4_error_set(err, NVFP4_EIO, "%s: no *.safetensors file", c->dir);
     free(ix);
