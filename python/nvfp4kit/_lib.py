@@ -225,6 +225,15 @@ class CkptReport(ctypes.Structure):  # nvfp4_ckpt_report (nvfp4/ckpt.h): read th
                 ("nfiles", c_size), ("bytes_scanned", ctypes.c_uint64)]
 
 
+class CkptConvertResult(ctypes.Structure):  # nvfp4_ckpt_convert_result (nvfp4/ckpt.h)
+    _fields_ = [("tensors", c_size), ("layers", c_size), ("files", c_size), ("scales_converted", c_size),
+                ("max_decode_change", ctypes.c_double), ("max_change_layer", ctypes.c_char * 512)]
+
+
+class CkptDiff(ctypes.Structure):  # nvfp4_ckpt_diff (nvfp4/ckpt.h): read through nvfp4_ckpt_diff_json
+    _fields_ = [("layers", ctypes.c_void_p), ("nlayers", c_size)]
+
+
 REPORT_TEXT, REPORT_JSON = 1, 2
 
 # enum values (nvfp4/quant.h, nvfp4/formats.h, nvfp4/io.h)
@@ -340,6 +349,13 @@ def _load():
         "nvfp4_ckpt_open": (S, [ctypes.c_char_p, ctypes.POINTER(P), E]),
         "nvfp4_ckpt_close": (V, [P]),
         "nvfp4_ckpt_scan": (S, [P, P, P, ctypes.POINTER(CkptReport), E]),
+        "nvfp4_ckpt_compare": (S, [P, ctypes.c_char_p, ctypes.POINTER(CkptReport), E]),
+        "nvfp4_ckpt_diff_run": (S, [P, ctypes.POINTER(CkptReport), P, ctypes.POINTER(CkptReport),
+                                    ctypes.POINTER(CkptDiff), E]),
+        "nvfp4_ckpt_diff_free": (V, [ctypes.POINTER(CkptDiff)]),
+        "nvfp4_ckpt_diff_json": (P, [ctypes.POINTER(CkptDiff)]),
+        "nvfp4_ckpt_convert": (S, [P, ctypes.POINTER(CkptReport), ctypes.c_int, ctypes.c_char_p,
+                                   ctypes.POINTER(CkptConvertResult), E]),
         "nvfp4_ckpt_report_free": (V, [ctypes.POINTER(CkptReport)]),
         "nvfp4_ckpt_report_errors": (c_size, [ctypes.POINTER(CkptReport), ctypes.c_bool]),
         "nvfp4_ckpt_report_json": (P, [ctypes.POINTER(CkptReport)]),

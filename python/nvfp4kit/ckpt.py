@@ -6,6 +6,7 @@ compressed-tensors), the results of `nvfp4 ckpt inspect` / `nvfp4 ckpt check`:
     rep.layers[0].amax_implied               # one Layer per NVFP4 layer
     found = ckpt.check("./Llama-NVFP4")      # Findings: a list of Finding, and .exit_code 0 or 1
     [(f.category, f.tensor) for f in found]
+    ckpt.convert("./Llama-NVFP4", "compressed-tensors", "./Llama-ct")   # Converted
 
 Both read the checkpoint once through the C library (nvfp4_ckpt_open and
 nvfp4_ckpt_scan) and build the result from nvfp4_ckpt_report_json, the JSON
@@ -19,9 +20,9 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from ._lib import CError, CkptReport, Error, check as _check, lib
+from ._lib import CError, CkptConvertResult, CkptDiff, CkptReport, Error, check as _check, lib
 
-__all__ = ["Layer", "Finding", "Findings", "Report", "inspect", "check"]
+__all__ = ["Layer", "Finding", "Findings", "Report", "Converted", "inspect", "check", "convert", "diff"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class Layer:
     scale_count: int
     code_hist: Tuple[int, ...]      # 16 counts, index = 4-bit code
     input_scale: Optional[float]    # modelopt input_scale or compressed-tensors input_global_scale
+    original: Optional[dict] = None  # with original=: rel_rms_error, max_abs_error, reference_rel_rms_error,
+    #                                  swapped_nibbles_rel_rms_error, swizzled_scales_rel_rms_error, written_by,
+    #                                  written_amax (docs/checkpoints.md, "check --original")
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,9 @@ def _path_arg(path):
     return os.fsencode(path)
 
 
-def _scan(path):
-    """(JSON report, number of files) of the checkpoint folder at path."""
+def _scan(path, original=None):
+    """(JSON report, number of files) of the checkpoint folder at path (compared with the
+    unquantized weights at original when given)."""
     err = CError()
     handle = ctypes.c_void_p()
     _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
@@ -105,6 +110,8 @@ def _scan(path):
     try:
         _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
         try:
+            if original is not None:
+                _check(lib.nvfp4_ckpt_compare(handle, _path_arg(original), ctypes.byref(rep), ctypes.byref(err)), err)
             text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
             if not text:
                 raise MemoryError("nvfp4_ckpt_report_json: out of memory")
@@ -123,21 +130,117 @@ def _layer(d):
                  shape=tuple(d["shape"]), decoded=d["decoded"], global_scale=d["global_scale"],
                  amax_implied=d["amax_implied"], amax_decoded=d["amax_decoded"], scale_min=d["scale_min"],
                  scale_max=d["scale_max"], scale_zero=d["scale_zero"], scale_nan=d["scale_nan"],
-                 scale_count=d["scale_count"], code_hist=tuple(d["code_hist"]), input_scale=d["input_scale"])
+                 scale_count=d["scale_count"], code_hist=tuple(d["code_hist"]), input_scale=d["input_scale"],
+                 original=d.get("original"))
 
 
-def inspect(path):
+def inspect(path, original=None):
     """Reads the checkpoint folder at path (one file or shards) once and returns its Report: the
     convention, the scheme, one Layer per NVFP4 layer in name order, and the findings of every check.
+    With original (a .safetensors file or folder of the unquantized weights) each Layer's .original
+    and the findings decode-error / nibble-order, as `nvfp4 ckpt check --original`.
     nvfp4kit.Error (naming the file) when it cannot be read."""
-    d, files = _scan(path)
+    d, files = _scan(path, original)
     return Report(convention=d["convention"], scheme=d["scheme"], layers=[_layer(l) for l in d["layers"]],
                   findings=[Finding(**f) for f in d["findings"]], files=files)
 
 
-def check(path, strict=False):
+def check(path, strict=False, original=None):
     """The findings of `nvfp4 ckpt check PATH` (in its order) as Findings; with strict, hazards count as
-    errors (Findings.errors, Findings.exit_code), as --strict does. nvfp4kit.Error when unreadable."""
+    errors (Findings.errors, Findings.exit_code), as --strict does; original as --original.
+    nvfp4kit.Error when unreadable."""
     if not isinstance(strict, bool):
         raise Error("strict must be True or False, got %r" % (strict,))
-    return Findings(inspect(path).findings, strict)
+    return Findings(inspect(path, original).findings, strict)
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What convert() wrote (the numbers `nvfp4 ckpt convert` prints)."""
+    layers: int
+    tensors: int
+    files: int
+    scales_converted: int           # global and input scales written as the fp32 reciprocal
+    max_decode_change: float        # largest change of a decoded weight that causes
+    max_change_layer: str
+
+
+_CONVENTIONS = {"modelopt": 0, "compressed-tensors": 1}
+
+
+def convert(path, to, out):
+    """Writes the checkpoint folder at path in convention `to` ("modelopt" or "compressed-tensors") to
+    the new folder out, as `nvfp4 ckpt convert PATH --to TO -o OUT`: codes and block scales byte for
+    byte, global and input scales as the fp32 reciprocal, out complete or absent. nvfp4kit.Error when
+    path is unreadable or has an error finding (the message lists them), or out exists."""
+    if to not in _CONVENTIONS:
+        raise Error("to must be 'modelopt' or 'compressed-tensors', got %r" % (to,))
+    err = CError()
+    handle = ctypes.c_void_p()
+    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
+    rep = CkptReport()
+    try:
+        _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
+        try:
+            if lib.nvfp4_ckpt_report_errors(ctypes.byref(rep), False):
+                text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
+                try:
+                    found = json.loads(ctypes.string_at(text).decode("utf-8"))["findings"] if text else []
+                finally:
+                    lib.nvfp4_free(text)
+                raise Error("%s has errors; convert would carry them: %s" % (
+                    os.fspath(path), "; ".join("%s %s" % (f["category"], f["tensor"]) for f in found
+                                               if f["severity"] == "error")))
+            res = CkptConvertResult()
+            _check(lib.nvfp4_ckpt_convert(handle, ctypes.byref(rep), _CONVENTIONS[to], _path_arg(out),
+                                          ctypes.byref(res), ctypes.byref(err)), err)
+            return Converted(layers=int(res.layers), tensors=int(res.tensors), files=int(res.files),
+                             scales_converted=int(res.scales_converted), max_decode_change=float(res.max_decode_change),
+                             max_change_layer=res.max_change_layer.decode("utf-8", "replace"))
+        finally:
+            lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
+    finally:
+        lib.nvfp4_ckpt_close(handle)
+
+
+def _open_scanned(path):
+    err = CError()
+    handle = ctypes.c_void_p()
+    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
+    rep = CkptReport()
+    st = lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err))
+    if st:
+        lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
+        lib.nvfp4_ckpt_close(handle)
+        _check(st, err)
+    return handle, rep
+
+
+def diff(a, b):
+    """`nvfp4 ckpt diff A B --json` as a list of dicts, one per layer (A's in its order, then those only in
+    B): name, in_a, in_b, verdict, and where compared code_bytes_equal, scale_bytes_equal, decode_mult_a,
+    decode_mult_b, elements, elements_differ, rel_rms_diff, max_abs_diff (docs/checkpoints.md, "diff").
+    nvfp4kit.Error when either is unreadable."""
+    ha, ra = _open_scanned(a)
+    try:
+        hb, rb = _open_scanned(b)
+        try:
+            err, d = CError(), CkptDiff()
+            _check(lib.nvfp4_ckpt_diff_run(ha, ctypes.byref(ra), hb, ctypes.byref(rb), ctypes.byref(d),
+                                           ctypes.byref(err)), err)
+            try:
+                text = lib.nvfp4_ckpt_diff_json(ctypes.byref(d))
+                if not text:
+                    raise MemoryError("nvfp4_ckpt_diff_json: out of memory")
+                try:
+                    return json.loads(ctypes.string_at(text).decode("utf-8"))["layers"]
+                finally:
+                    lib.nvfp4_free(text)
+            finally:
+                lib.nvfp4_ckpt_diff_free(ctypes.byref(d))
+        finally:
+            lib.nvfp4_ckpt_report_free(ctypes.byref(rb))
+            lib.nvfp4_ckpt_close(hb)
+    finally:
+        lib.nvfp4_ckpt_report_free(ctypes.byref(ra))
+        lib.nvfp4_ckpt_close(ha)

@@ -20,7 +20,8 @@ MIRRORS = {
     "nvfp4_verify_opts": _lib.VerifyOpts, "nvfp4_verify_bundle_opts": _lib.VerifyBundleOpts,
     "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,
     "nvfp4_gemm_check_opts": _lib.GemmCheckOpts, "nvfp4_report": _lib.Report, "nvfp4_strbuf": _lib.StrBuf,
-    "nvfp4_ckpt_report": _lib.CkptReport,
+    "nvfp4_ckpt_report": _lib.CkptReport, "nvfp4_ckpt_convert_result": _lib.CkptConvertResult,
+    "nvfp4_ckpt_diff": _lib.CkptDiff,
     # golden suites (nvfp4/suite.h)
     "nvfp4_suite_opts": _lib.SuiteOpts, "nvfp4_suite_verify_opts": _lib.SuiteVerifyOpts,
     # the quantize option table (nvfp4/options.h)

@@ -103,3 +103,64 @@ def test_unreadable_raises_error_naming_the_file(tmp_path):
         ckpt.check(d, strict="yes")
     with pytest.raises(nvfp4kit.Error, match="path"):
         ckpt.inspect(42)
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS)
+def test_original_equals_the_cli(cli, tmp_path, conv):
+    """check(original=) and inspect(original=): the CLI's per-layer comparison and findings; the numpy
+    writer's bytes are the convention's writer rule; swapped nibbles are named nibble-order."""
+    weights = ck.make_weights()
+    orig = str(tmp_path / "orig.safetensors")
+    ck.write_safetensors(orig, {f"{k}.weight": ("F32", list(v.shape), v.tobytes()) for k, v in weights.items()})
+    d = write(tmp_path, conv)
+    rc, want = cli_json(cli, d, "--original", orig)
+    rep = ckpt.inspect(d, original=orig)
+    assert rc == 0 and rep.findings == []
+    assert [l.original for l in rep.layers] == [w["original"] for w in want["layers"]]
+    assert {l.original["written_by"] for l in rep.layers} == {
+        "modelopt 0.47" if conv == "modelopt" else "compressed-tensors 0.20.1"}
+    t = ck.ckpt_tensors(weights, conv)
+    wname = "model.layers.0.mlp.down_proj." + ("weight" if conv == "modelopt" else "weight_packed")
+    dtype, shape, raw = t[wname]
+    t[wname] = (dtype, shape, bytes(((x << 4) | (x >> 4)) & 0xFF for x in raw))
+    bad = write(tmp_path, conv, t, name="bad")
+    found = ckpt.check(bad, original=orig)
+    assert [(f.category, f.tensor) for f in found] == [("nibble-order", wname)] and found.exit_code == 1
+    assert ckpt.check(bad) == []
+
+
+def test_convert_equals_the_cli(cli, tmp_path):
+    """convert(): the CLI's output byte for byte (every file), its numbers; a round trip keeps the codes and
+    scales; an existing output, an unknown convention and a checkpoint with errors raise nvfp4kit.Error."""
+    src = write(tmp_path, "modelopt")
+    res = ckpt.convert(src, "compressed-tensors", str(tmp_path / "py"))
+    p = cli("ckpt", "convert", src, "--to", "compressed-tensors", "-o", str(tmp_path / "cli"))
+    assert p.returncode == 0
+    assert sorted(os.listdir(tmp_path / "py")) == sorted(os.listdir(tmp_path / "cli"))
+    for f in os.listdir(tmp_path / "py"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    assert (res.layers, res.files, res.scales_converted) == (7, 1, 14)
+    assert ("%.6g (%s)" % (res.max_decode_change, res.max_change_layer)).encode() in p.stdout
+    back = ckpt.convert(str(tmp_path / "py"), "modelopt", str(tmp_path / "back"))
+    assert back.layers == 7 and ckpt.check(str(tmp_path / "back")) == []
+    with pytest.raises(nvfp4kit.Error, match="exists"):
+        ckpt.convert(src, "compressed-tensors", str(tmp_path / "py"))
+    with pytest.raises(nvfp4kit.Error):
+        ckpt.convert(src, "gguf", str(tmp_path / "g"))
+    t, _ = ck.plant(ck.make_weights(), "modelopt", "reciprocal")
+    with pytest.raises(nvfp4kit.Error, match="global-scale-reciprocal"):
+        ckpt.convert(write(tmp_path, "modelopt", t, name="bad"), "compressed-tensors", str(tmp_path / "bad-out"))
+    assert not os.path.exists(tmp_path / "bad-out")
+
+
+def test_diff_equals_the_cli(cli, tmp_path):
+    """diff(): the CLI's --json layers; the numpy modelopt and compressed-tensors writers agree on every scale
+    byte; unreadable raises nvfp4kit.Error naming the folder."""
+    a, b = write(tmp_path, "modelopt", name="a"), write(tmp_path, "compressed-tensors", name="b")
+    got = ckpt.diff(a, b)
+    p = cli("ckpt", "diff", a, b, "--json")
+    assert got == json.loads(p.stdout)["layers"]
+    assert len(got) == 7 and all(l["scale_bytes_equal"] == 1.0 for l in got)
+    assert p.returncode == (0 if all(l["verdict"] == "same numbers" for l in got) else 1)
+    with pytest.raises(nvfp4kit.Error, match="nowhere"):
+        ckpt.diff(a, str(tmp_path / "nowhere"))

@@ -122,12 +122,16 @@ static bool all_codes_zero(const nvfp4_ckpt_layer *l)
 static const char *other_reading(nvfp4_ckpt_convention conv)
 {
     return conv == NVFP4_CKPT_MODELOPT ? "a compressed-tensors weight_global_scale (2688/amax)"
+           : conv == NVFP4_CKPT_GGUF
+               ? "a compressed-tensors weight_global_scale (2688/amax) copied without inverting it"
                                        : "a modelopt weight_scale_2 (amax/2688)";
 }
 
 static const char *convention_rule(nvfp4_ckpt_convention conv)
 {
-    return conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2 = amax/2688" : "weight_global_scale = 2688/amax";
+    return conv == NVFP4_CKPT_MODELOPT ? "weight_scale_2 = amax/2688"
+           : conv == NVFP4_CKPT_GGUF   ? ".scale = amax/2688 (modelopt's weight_scale_2, 1/weight_global_scale)"
+                                       : "weight_global_scale = 2688/amax";
 }
 
 /* Global scale: present, one finite positive normal float, and an amax in
@@ -137,6 +141,7 @@ static bool check_global(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_c
     char gn[1100], gs[128];
     tname(gn, sizeof gn, l->name, ckpt_global_suffix(c));
     const ckpt_tensor *g = ckpt_find(c, gn);
+    if (!g && c->conv == NVFP4_CKPT_GGUF) return true; /* omitted: 1 (llama.cpp drops a scale within 1e-6 of 1) */
     if (!g)
         return ckpt_add_finding(rep, gn, "global-scale-missing", NVFP4_CKPT_ERROR,
                                 "%s is missing: %s cannot be decoded (a loader that leaves it unset decodes with "
@@ -177,6 +182,13 @@ static bool check_input_scale(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nv
     char in[1100];
     tname(in, sizeof in, l->name, ckpt_input_suffix(c));
     const ckpt_tensor *t = ckpt_find(c, in);
+    if (!t && c->conv == NVFP4_CKPT_GGUF && !l->weight_only)
+        return ckpt_add_finding(rep, l->weight_tensor, "activation-precision", NVFP4_CKPT_ERROR,
+                                "%s is not marked weight-only (general.tensor_extra.prec_a4 false) and has no %s: "
+                                "llama.cpp runs it W4A4 with an input scale of 1 (an activation amax of 2688, which "
+                                "no calibration gives); a W4A16 source lost its intent (llama.cpp issue 24364). "
+                                "Fix: mark the tensor prec_a4 false for W4A16, or store the calibrated input scale",
+                                l->weight_tensor, in);
     if (!t) {
         if (!ckpt_needs_input_scale(c, l->name, l->weight_only)) return true;
         return ckpt_add_finding(rep, in, "input-scale-missing", NVFP4_CKPT_ERROR,
@@ -187,6 +199,14 @@ static bool check_input_scale(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nv
                                 c->conv == NVFP4_CKPT_MODELOPT ? "input_scale = activation amax/2688"
                                                                : "input_global_scale = 2688/activation amax");
     }
+    if (l->weight_only)
+        return ckpt_add_finding(rep, in, "activation-precision", NVFP4_CKPT_ERROR,
+                                "%s is stored, but the configuration declares %s weight-only (%s: W4A16, activations "
+                                "in bf16): the checkpoint says both. A runtime or converter that keys on the tensor "
+                                "runs the layer W4A4 (llama.cpp issue 24364), one that keys on the configuration "
+                                "ignores it. Fix: drop %s for W4A16, or declare the layer %s for W4A4",
+                                in, l->name, l->algo, in, c->conv == NVFP4_CKPT_MODELOPT ? "NVFP4" : "NVFP4 "
+                                "(input_activations num_bits 4, type float, group_size 16)");
     if (!l->has_input_scale)
         return ckpt_add_finding(rep, in, "scale-shape", NVFP4_CKPT_ERROR,
                                 "%s is %s with %zu bytes; an activation global scale is one float", in, dtype_name(t),
@@ -212,10 +232,13 @@ bool ckpt_check_layer(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt
                           l->weight_tensor, c->conv == NVFP4_CKPT_MODELOPT ? "hf_quant_config.json" : "config.json",
                           l->name))
         return false;
-    if (!check_codes_and_scales(c, l, rep) || !check_global(c, l, rep) || !check_input_scale(c, l, rep)) return false;
+    if ((c->conv != NVFP4_CKPT_GGUF && !check_codes_and_scales(c, l, rep)) || !check_global(c, l, rep) ||
+        !check_input_scale(c, l, rep))
+        return false;
     if (l->scale_nan) {
         char sn[1100];
         tname(sn, sizeof sn, l->name, "weight_scale");
+        if (c->conv == NVFP4_CKPT_GGUF) snprintf(sn, sizeof sn, "%s", l->weight_tensor); /* scales inside its blocks */
         return ckpt_add_finding(rep, sn, "scale-nonfinite", NVFP4_CKPT_ERROR,
                                 "%s holds %llu NaN bytes (E4M3 0x7F/0xFF) of %llu block scales: those blocks decode "
                                 "to NaN. Fix: recompute the scales (writers clamp to 448)", sn,
@@ -224,7 +247,7 @@ bool ckpt_check_layer(const nvfp4_ckpt *c, const nvfp4_ckpt_layer *l, nvfp4_ckpt
     return true;
 }
 
-static const char *leaf(const char *name)
+const char *ckpt_leaf(const char *name)
 {
     const char *d = strrchr(name, '.');
     return d ? d + 1 : name;
@@ -256,7 +279,8 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
         const char *algo = ckpt_layer_algo(c, module, &wo);
         if (!algo || ckpt_find2(c, module, "weight_packed")) continue;
         bool sibling = false;
-        for (size_t k = 0; !sibling && k < rep->nlayers; k++) sibling = strcmp(leaf(rep->layers[k].name), leaf(module)) == 0;
+        for (size_t k = 0; !sibling && k < rep->nlayers; k++)
+            sibling = strcmp(ckpt_leaf(rep->layers[k].name), ckpt_leaf(module)) == 0;
         if (!mixed && !sibling) continue;
         if (!ckpt_add_finding(rep, e->name, "dtype-mismatch", NVFP4_CKPT_ERROR,
                               "%s is %s, but the configuration quantizes %s as %s%s: a loader expecting NVFP4 codes "
@@ -276,19 +300,24 @@ static bool check_unquantized(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
  * that fuses members with different scales takes one (vLLM: the max) and
  * decodes the others off by the ratio (vLLM issue 47515). */
 static const char *const fused_sets[][4] = {
-    {"q_proj", "k_proj", "v_proj", NULL}, {"gate_proj", "up_proj", NULL, NULL}, {"w1", "w3", NULL, NULL}};
+    {"q_proj", "k_proj", "v_proj", NULL}, {"gate_proj", "up_proj", NULL, NULL}, {"w1", "w3", NULL, NULL},
+    /* llama.cpp's GGUF names */
+    {"attn_q", "attn_k", "attn_v", NULL}, {"ffn_gate", "ffn_up", NULL, NULL},
+    {"ffn_gate_exps", "ffn_up_exps", NULL, NULL}};
 
-static int fused_set_of(const char *lf)
+int ckpt_fused_set_of(const char *lf)
 {
-    for (int s = 0; s < 3; s++)
+    for (int s = 0; s < (int)(sizeof fused_sets / sizeof *fused_sets); s++)
         for (int k = 0; fused_sets[s][k]; k++)
             if (strcmp(lf, fused_sets[s][k]) == 0) return s;
     return -1;
 }
 
+const char *const *ckpt_fused_members(int set) { return fused_sets[set]; }
+
 static bool same_parent(const char *a, const char *b)
 {
-    size_t la = (size_t)(leaf(a) - a), lb = (size_t)(leaf(b) - b);
+    size_t la = (size_t)(ckpt_leaf(a) - a), lb = (size_t)(ckpt_leaf(b) - b);
     return la == lb && strncmp(a, b, la) == 0;
 }
 
@@ -297,7 +326,7 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
     size_t n = rep->nlayers;
     for (size_t i = 0; i < n; i++) {
         const nvfp4_ckpt_layer *l = &rep->layers[i];
-        int set = fused_set_of(leaf(l->name));
+        int set = ckpt_fused_set_of(ckpt_leaf(l->name));
         if (set < 0 || !l->has_global || !isfinite(l->amax_implied)) continue;
         /* the group's unified scale: the largest implied amax of its members */
         const nvfp4_ckpt_layer *top = l;
@@ -305,10 +334,12 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
         size_t mlen = 0;
         for (size_t k = 0; k < n; k++) {
             const nvfp4_ckpt_layer *m = &rep->layers[k];
-            if (!same_parent(l->name, m->name) || fused_set_of(leaf(m->name)) != set || !m->has_global) continue;
+            if (!same_parent(l->name, m->name) || ckpt_fused_set_of(ckpt_leaf(m->name)) != set || !m->has_global)
+                continue;
             if (isfinite(m->amax_implied) && m->amax_implied > top->amax_implied) top = m;
             if (mlen < sizeof members)
-                mlen += (size_t)snprintf(members + mlen, sizeof members - mlen, "%s%s", mlen ? ", " : "", leaf(m->name));
+                mlen += (size_t)snprintf(members + mlen, sizeof members - mlen, "%s%s", mlen ? ", " : "",
+                                         ckpt_leaf(m->name));
         }
         if (top == l || top->global_scale == l->global_scale) continue;
         char gn[1100];
@@ -327,6 +358,7 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
 
 nvfp4_status ckpt_check_layers(nvfp4_ckpt *c, nvfp4_ckpt_report *rep, nvfp4_error *err)
 {
-    if (!check_unquantized(c, rep) || !check_fused(c, rep)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if ((c->conv != NVFP4_CKPT_GGUF && !check_unquantized(c, rep)) || !check_fused(c, rep))
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     return NVFP4_OK;
 }

@@ -72,11 +72,30 @@ const char *ckpt_weight_suffix(const nvfp4_ckpt *c);
 const char *ckpt_global_suffix(const nvfp4_ckpt *c);
 const char *ckpt_input_suffix(const nvfp4_ckpt *c);
 
-/* Does the module's scheme store a static activation global scale? */
-bool ckpt_needs_input_scale(const nvfp4_ckpt *c, const char *module, bool weight_only);
-/* The suffixes of the convention: weight codes, global scale, input scale. */
-const char *ckpt_weight_suffix(const nvfp4_ckpt *c);
-const char *ckpt_global_suffix(const nvfp4_ckpt *c);
-const char *ckpt_input_suffix(const nvfp4_ckpt *c);
+/* The unquantized weights of --original (a .safetensors file or a folder
+ * of them): the tensor directory only, no configuration (original.c). */
+nvfp4_status ckpt_open_weights(const char *path, nvfp4_ckpt **out, nvfp4_error *err);
+
+/* GGUF (gguf.c): opening a .gguf file into c (files, index, map, tensors
+ * directory built by the caller), scanning its NVFP4 tensors, and the
+ * prec_a4 marking of a tensor. */
+nvfp4_status ckpt_open_gguf(nvfp4_ckpt *c, const char *path, nvfp4_error *err);
+nvfp4_status ckpt_scan_gguf(nvfp4_ckpt *c, nvfp4_ckpt_progress progress, void *ctx, nvfp4_ckpt_report *rep,
+                            nvfp4_error *err);
+bool ckpt_gguf_weight_only(const nvfp4_ckpt *c, const char *name);
+bool ckpt_gguf_is_nvfp4(const nvfp4_ckpt *c, const char *name);
+
+/* scan.c: the statistics of nblocks linear blocks (codes, one scale byte per
+ * 16 codes) decoded with multiplier dmult, into l (hist, counts added;
+ * minima, maxima set); merging two layers' statistics. */
+void ckpt_scan_blocks(const uint8_t *codes, const uint8_t *scales, size_t nblocks, double dmult, nvfp4_ckpt_layer *l);
+void ckpt_merge_stats(nvfp4_ckpt_layer *into, const nvfp4_ckpt_layer *part);
+
+/* Fused groups (checks.c): the index of the group a module's last name
+ * component belongs to (q/k/v, gate/up, w1/w3), -1 for none, and the
+ * members of group g (NULL-terminated). */
+int ckpt_fused_set_of(const char *leaf);
+const char *const *ckpt_fused_members(int set);
+const char *ckpt_leaf(const char *name);
 
 #endif

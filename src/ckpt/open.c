@@ -15,7 +15,7 @@
 
 const char *nvfp4_ckpt_convention_name(nvfp4_ckpt_convention c)
 {
-    return c == NVFP4_CKPT_MODELOPT ? "modelopt" : "compressed-tensors";
+    return c == NVFP4_CKPT_MODELOPT ? "modelopt" : c == NVFP4_CKPT_GGUF ? "gguf" : "compressed-tensors";
 }
 
 const char *nvfp4_ckpt_severity_name(nvfp4_ckpt_severity s)
@@ -167,12 +167,14 @@ static nvfp4_status list_files(nvfp4_ckpt *c, json_t **weight_map, nvfp4_error *
                 st = add_file(c, de->d_name, &cap, err);
         }
         if (d) closedir(d);
-        if (!st) qsort(c->files, c->nfiles, sizeof *c->files, cmp_str);
+        if (!st && c->nfiles) qsort(c->files, c->nfiles, sizeof *c->files, cmp_str); /* qsort(NULL, 0): UB */
     }
     if (!st && c->nfiles == 0) st = nvfp4_error_set(err, NVFP4_EIO, "%s: no *.safetensors file", c->dir);
     free(ix);
     return st;
 }
+
+static nvfp4_status build_directory(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_error *err);
 
 static int cmp_tensor(const void *a, const void *b)
 {
@@ -186,12 +188,19 @@ static nvfp4_status read_headers(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_
     c->idx = calloc(c->nfiles, sizeof *c->idx);
     c->map = calloc(c->nfiles, sizeof *c->map);
     if (!c->idx || !c->map) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    size_t total = 0;
     for (size_t f = 0; f < c->nfiles; f++) {
         nvfp4_status st = nvfp4_safetensors_read_index(c->files[f], &c->idx[f], err);
         if (st) return st;
-        total += c->idx[f].count;
     }
+    return build_directory(c, weight_map, err);
+}
+
+/* The directory of every file's tensors, sorted by name; a tensor in two
+ * files, or one the index places in a file that lacks it, is an error. */
+static nvfp4_status build_directory(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_error *err)
+{
+    size_t total = 0;
+    for (size_t f = 0; f < c->nfiles; f++) total += c->idx[f].count;
     c->tensors = calloc(total ? total : 1, sizeof *c->tensors);
     if (!c->tensors) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     for (size_t f = 0; f < c->nfiles; f++)
@@ -215,18 +224,53 @@ static nvfp4_status read_headers(nvfp4_ckpt *c, const json_t *weight_map, nvfp4_
     return NVFP4_OK;
 }
 
+/* The unquantized weights of --original: one .safetensors file, or a
+ * folder of them (index or every *.safetensors), no configuration read. */
+nvfp4_status ckpt_open_weights(const char *path, nvfp4_ckpt **out, nvfp4_error *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such file or folder", path);
+    nvfp4_ckpt *c = calloc(1, sizeof *c);
+    if (!c || !(c->dir = strdup(path)) || !(c->scheme = strdup("original"))) {
+        if (c) free(c->dir);
+        free(c);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    json_t *weight_map = NULL;
+    nvfp4_status s = NVFP4_OK;
+    if (S_ISDIR(st.st_mode)) s = list_files(c, &weight_map, err);
+    else if (!(c->files = malloc(sizeof *c->files)) || !(c->files[0] = strdup(path)))
+        s = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    else c->nfiles = 1;
+    if (!s) s = read_headers(c, weight_map, err);
+    json_decref(weight_map);
+    if (s) nvfp4_ckpt_close(c);
+    else *out = c;
+    return s;
+}
+
 nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *err)
 {
     *out = NULL;
     struct stat st;
     if (stat(path, &st) != 0) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such file or folder", path);
-    if (!S_ISDIR(st.st_mode))
+    size_t plen = strlen(path);
+    bool gguf = S_ISREG(st.st_mode) && plen > 5 && strcmp(path + plen - 5, ".gguf") == 0;
+    if (!S_ISDIR(st.st_mode) && !gguf)
         return nvfp4_error_set(err, NVFP4_EIO, "%s: not a folder (a checkpoint is a folder with config.json or "
-                               "hf_quant_config.json and *.safetensors)", path);
+                               "hf_quant_config.json and *.safetensors) nor a .gguf file", path);
     nvfp4_ckpt *c = calloc(1, sizeof *c);
     if (!c || !(c->dir = strdup(path))) {
         free(c);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    if (gguf) {
+        nvfp4_status s = ckpt_open_gguf(c, path, err);
+        if (!s) s = build_directory(c, NULL, err);
+        if (s) nvfp4_ckpt_close(c);
+        else *out = c;
+        return s;
     }
     json_t *weight_map = NULL;
     nvfp4_status s = read_config(c, err);
@@ -241,7 +285,7 @@ nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *er
 void nvfp4_ckpt_close(nvfp4_ckpt *c)
 {
     if (!c) return;
-    for (size_t f = 0; f < c->nfiles; f++) {
+    for (size_t f = 0; c->files && f < c->nfiles; f++) {
         if (c->map && c->map[f] && c->idx[f].file_size) munmap((void *)c->map[f], c->idx[f].file_size);
         if (c->idx) nvfp4_st_index_free(&c->idx[f]);
         free(c->files[f]);

@@ -55,6 +55,19 @@ static json_t *layer_json(const nvfp4_ckpt_layer *l)
     json_object_set_new(o, "scale_count", json_integer((json_int_t)l->scale_count));
     json_object_set_new(o, "code_hist", h);
     json_object_set_new(o, "input_scale", l->has_input_scale ? jnum(l->input_scale) : json_null());
+    if (l->compared) { /* only with --original */
+        json_t *c = json_object();
+        json_object_set_new(c, "rel_rms_error", jnum(l->err_rel_rms));
+        json_object_set_new(c, "max_abs_error", jnum(l->err_max_abs));
+        json_object_set_new(c, "reference_rel_rms_error", jnum(l->ref_rel_rms));
+        json_object_set_new(c, "swapped_nibbles_rel_rms_error", jnum(l->err_swapped_rel_rms));
+        json_object_set_new(c, "swizzled_scales_rel_rms_error",
+                            l->err_swizzled_rel_rms >= 0 ? jnum(l->err_swizzled_rel_rms) : json_null());
+        json_object_set_new(c, "written_by", l->written_by ? json_string(l->written_by) : json_null());
+        const char *amax = l->written_group_amax ? "fused group" : "own";
+        json_object_set_new(c, "written_amax", l->written_by ? json_string(amax) : json_null());
+        json_object_set_new(o, "original", c);
+    }
     return o;
 }
 
