@@ -167,7 +167,8 @@ def write_ckpt(folder, tensors, convention, qconfig, shards=1):
 # from a llama.cpp source tree (LLAMA_CPP_SRC: e.g. the vendor/llama.cpp folder
 # of the llama-cpp-python 0.3.36 sdist); the HF -> GGUF names of its Llama
 # tensor map. Running convert_hf_to_gguf.py itself needs a tokenizer it knows.
-LLAMA_CPP_SRC = os.environ.get("LLAMA_CPP_SRC", "")
+LLAMA_CPP_SRC = os.environ.get("LLAMA_CPP_SRC", "") or next(iter(sorted(__import__("glob").glob(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "third-party-llama", "*", "vendor", "llama.cpp")))), "")
 GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
               "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
               "mlp.down_proj": "ffn_down"}
