@@ -102,6 +102,9 @@ FBGEMM_RULES = {"amax": {None}, "global-scale": {"global-torch-rdiv"}, "rht": {N
 # from 0 / 0 and x / 0, which no catalogued special-value rule composes with). amax-subnormal (S_enc = +Inf) is
 # explained since global-torch-rdiv-unguarded is catalogued.
 NOT_EXPLAINED = {"inf-element"}
+# measured: fbgemm's S_enc is +Inf there, so no scale byte equals te's: verify cannot read the placement of the
+# scales from their values (identify names the swizzle bug in the chain)
+PLACEMENT_UNREADABLE = {"amax-subnormal"}
 # measured: the chain's base is another recipe (its proven steps are relative to it, not to fbgemm's rules)
 OTHER_BASE = {"amax-2^-130x2688": "mslk", "g-underflow-100": "modelopt", "g-underflow-1344": "modelopt",
               "g-underflow-1345": "modelopt", "amax-zero": "modelopt", "e2m1-ties": "modelopt"}
@@ -265,7 +268,8 @@ class FbgemmVerified(unittest.TestCase):
                 continue
             self.assertTrue(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and swizzle_wrong,
                             "%s: verify states as proven %r" % (name, c["line"][:100]))
-        if swizzle_wrong and identify_rc == 0:  # verify names the swizzle bug by the placement of the scale bytes
+        if swizzle_wrong and identify_rc == 0 and name not in PLACEMENT_UNREADABLE:
+            # verify names the swizzle bug by the placement of the scale bytes
             self.assertTrue(any(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and c["step"] == "layout"
                                 for c in causes), "%s: %s" % (name, [c["line"][:60] for c in causes]))
         return (name, identify_rc, chain.get("statement", "")[:70], ",".join(proven) or "-", v["verdict"],
