@@ -16,6 +16,7 @@
 #include "study/gpt.h"
 #include "study/study_internal.h"
 #include "study/train_internal.h"
+#include "study/rng.h"
 
 enum { V = 16, S = 8, D = 16, H = 2, F = 32, L = 2, B = 2 };
 

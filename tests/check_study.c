@@ -15,6 +15,7 @@
 #include "study/studies.h"
 #include "study/study_internal.h"
 #include "study/train_internal.h"
+#include "study/rng.h"
 
 /* ---- S0 constants (research/error-accumulation.md 4.2a; Higham) ---------- */
 START_TEST(harmonic_rn_constants)

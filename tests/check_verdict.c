@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "study/verdict.h"
+#include "study/rng.h"
 
 /* d = 1..5: mean 3, s = sqrt(2.5), se = sqrt(0.5); t(0.975, 4) = 2.7764451051977934
  * and 2 Q_t(3 / sqrt(0.5), 4) = 0.01323559956368269 (scipy.stats.t, independently) */

@@ -21,6 +21,7 @@
 #include "core/bf16.h"
 #include "study/gpt.h"
 #include "study/study_internal.h"
+#include "study/rng.h"
 
 #define GPT_LN_EPS 1e-5f
 /* multiply-adds below which the heads run on one thread: a parallel region

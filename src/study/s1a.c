@@ -12,6 +12,7 @@
 #include "study/studies.h"
 #include "study/study_internal.h"
 #include "study/verdict.h"
+#include "study/rng.h"
 
 #define S1A_D 512
 

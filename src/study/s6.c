@@ -11,6 +11,7 @@
 #include "study/studies.h"
 #include "study/study_internal.h"
 #include "study/verdict.h"
+#include "study/rng.h"
 
 #include "core/bf16.h"
 #include "core/e4m3.h"

@@ -29,9 +29,6 @@ uint64_t sq_derive(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t t
 nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, size_t rows, const nvfp4_sq_key *key,
                             float *out, nvfp4_sq_stats *stats, nvfp4_error *err);
 
-/* Standard normal and uniform draws keyed by (seed, stream, index). */
-double st_normal(uint64_t seed, uint64_t stream, uint64_t index);
-double st_uniform(uint64_t seed, uint64_t stream, uint64_t index);
 
 void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, double *out);
 

@@ -22,10 +22,10 @@
 #endif
 
 #include "nvfp4/io.h"
-#include "nvfp4/philox.h"
 #include "nvfp4/study.h"
 #include "study/gpt.h"
 #include "study/gradprobe.h"
+#include "study/rng.h"
 #include "study/study_internal.h"
 #include "study/train_internal.h"
 
@@ -39,29 +39,6 @@ static double mono_s(void)
 }
 
 #define MAXLIN 64
-
-/* ---- keyed random numbers ------------------------------------------------ */
-static void philox_words(uint64_t seed, uint64_t stream, uint64_t index, uint32_t o[4])
-{
-    uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)stream, (uint32_t)(stream >> 32)};
-    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    nvfp4_philox4x32_10(ctr, key, o);
-}
-
-double st_uniform(uint64_t seed, uint64_t stream, uint64_t index)
-{
-    uint32_t o[4];
-    philox_words(seed, stream, index, o);
-    return ((double)(o[0] >> 5) * 67108864.0 + (double)(o[1] >> 6) + 0.5) / 9007199254740992.0;
-}
-
-double st_normal(uint64_t seed, uint64_t stream, uint64_t index)
-{
-    uint32_t o[4];
-    philox_words(seed, stream, index, o);
-    double u1 = ((double)o[0] + 0.5) / 4294967296.0, u2 = ((double)o[1] + 0.5) / 4294967296.0;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
 
 /* ---- model ----------------------------------------------------------------- */
 typedef struct {
@@ -441,16 +418,16 @@ static void lm_setup(nvfp4_run *r)
     /* training streams, burned in */
     for (size_t b = 0; b < B; b++) {
         uint32_t *h = r->hist + b * ctx;
-        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, 500, b * ctx + j) * (double)V);
-        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, 501 + b, k));
+        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, ST_STREAM_LM_START, b * ctx + j) * (double)V);
+        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_BURNIN_BASE + b, k));
     }
     /* evaluation set: independent streams */
     uint32_t *h = malloc(ctx * sizeof *h);
     for (size_t e = 0; e < EVAL_N; e++) {
-        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, 600, e * ctx + j) * (double)V);
-        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, 601, e * 1024 + k));
+        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, ST_STREAM_LM_EVAL_START, e * ctx + j) * (double)V);
+        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_EVAL_BURNIN, e * 1024 + k));
         memcpy(r->eval_tok + e * ctx, h, ctx * sizeof *h);
-        r->eval_lab[e] = stream_push(r, h, st_uniform(r->cfg.seed, 602, e));
+        r->eval_lab[e] = stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_EVAL_LABEL, e));
     }
     free(h);
 }
@@ -470,8 +447,8 @@ static void teacher_out(nvfp4_run *r, const float *x, size_t T, float *out)
 static void regression_setup(nvfp4_run *r)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
-    model_init_params(&r->teacher, r->cfg.seed, 4000, 1.0f);
-    for (size_t i = 0; i < EVAL_N * c->d_in; i++) r->test_x[i] = (float)st_normal(r->cfg.seed, 700, i);
+    model_init_params(&r->teacher, r->cfg.seed, ST_STREAM_TEACHER_BASE, 1.0f);
+    for (size_t i = 0; i < EVAL_N * c->d_in; i++) r->test_x[i] = (float)st_normal(r->cfg.seed, ST_STREAM_REG_TEST_X, i);
     size_t T = r->cfg.batch;
     double ss = 0.0;
     for (size_t e = 0; e < EVAL_N; e += T) {
@@ -498,20 +475,20 @@ static void make_batch(nvfp4_run *r, size_t step)
         for (size_t b = 0; b < T; b++) {
             uint32_t *h = r->hist + b * c->ctx;
             memcpy(r->q.tok + b * c->ctx, h, c->ctx * sizeof *h);
-            r->labels[b] = stream_push(r, h, st_uniform(r->cfg.seed, 800, (uint64_t)step * T + b));
+            r->labels[b] = stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_LABEL, (uint64_t)step * T + b));
         }
         memcpy(r->ref.tok, r->q.tok, T * c->ctx * sizeof *r->q.tok);
         embed(&r->q, r->q.tok, T);
         embed(&r->ref, r->ref.tok, T);
     } else {
         uint64_t base = (uint64_t)step * T * c->d_in;
-        for (size_t i = 0; i < T * c->d_in; i++) r->q.inp[i] = (float)st_normal(r->cfg.seed, 900, base + i);
+        for (size_t i = 0; i < T * c->d_in; i++) r->q.inp[i] = (float)st_normal(r->cfg.seed, ST_STREAM_REG_X, base + i);
         memcpy(r->ref.inp, r->q.inp, T * c->d_in * sizeof(float));
         teacher_out(r, r->q.inp, T, r->targets);
         uint64_t nb = (uint64_t)step * T * c->d_out;
         for (size_t i = 0; i < T * c->d_out; i++)
             r->targets[i] = r->targets[i] * r->label_scale +
-                            r->cfg.label_noise * (float)st_normal(r->cfg.seed, 901, nb + i);
+                            r->cfg.label_noise * (float)st_normal(r->cfg.seed, ST_STREAM_REG_NOISE, nb + i);
     }
 }
 
@@ -813,7 +790,7 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
         nvfp4_run_free(r);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "run: out of memory");
     }
-    model_init_params(&r->q, cfg->seed, 1000, cfg->init_scale);
+    model_init_params(&r->q, cfg->seed, ST_STREAM_INIT_BASE, cfg->init_scale);
     memcpy(r->ref.p, r->q.p, r->q.np * sizeof(float));
     r->init_eval = -1.0;
     *out = r;
