@@ -15,7 +15,13 @@
 #include "nvfp4/study.h"
 #include "study/gpt.h"
 #include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/layercfg.h"
+#include "study/layers.h"
+#include "study/scratch.h"
+#include "study/seqdata.h"
+#include "study/train.h"
+#include "study/wtrack.h"
 #include "study/rng.h"
 
 enum { V = 16, S = 8, D = 16, H = 2, F = 32, L = 2, B = 2 };

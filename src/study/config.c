@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study/layercfg.h"
 #include "study/studies.h"
 #include "study/study_internal.h"
 

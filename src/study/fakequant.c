@@ -39,7 +39,8 @@
 #include "core/recipe.h"
 #include "core/scale_variants.h"
 #include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/scratch.h"
 
 void nvfp4_sq_cfg_fp32(nvfp4_sq_cfg *c)
 {
@@ -82,7 +83,7 @@ void nvfp4_sq_cfg_describe(const nvfp4_sq_cfg *c, char *buf, size_t n)
                  c->rht_signs == NVFP4_SQ_RHT_PER_STEP ? "-perstep" : (c->rht_signs == NVFP4_SQ_RHT_NOSIGN ? "-nosign" : ""),
                  c->rht_fp32 ? "-fp32" : "");
     snprintf(buf, n, "%s/%s/%s/%s%s%s", c->format == NVFP4_SQ_NVFP4 ? "nvfp4" : "mxfp4",
-             sq_block_name(sq_block_resolved(c)), scale_names[sq_scale_resolved(c)],
+             sq_qblock_name(sq_qblock_resolved(c)), scale_names[sq_scale_resolved(c)],
              c->rounding == NVFP4_SR ? "sr" : "rn", c->prescale34 ? "/pre34" : "", rht);
 }
 
@@ -133,12 +134,12 @@ bool nvfp4_sq_cfg_parse(const char *s, nvfp4_sq_cfg *c)
 }
 
 /* Our own names: the study must not depend on quant.c being linked. */
-const char *sq_block_name(nvfp4_block b)
+const char *sq_qblock_name(nvfp4_block b)
 {
     return b == NVFP4_BLOCK_16X16 ? "16x16" : (b == NVFP4_BLOCK_1X32 ? "1x32" : "1x16");
 }
 
-nvfp4_block sq_block_resolved(const nvfp4_sq_cfg *c)
+nvfp4_block sq_qblock_resolved(const nvfp4_sq_cfg *c)
 {
     if (c->block != NVFP4_BLOCK_DEFAULT) return c->block;
     return c->format == NVFP4_SQ_MXFP4 ? NVFP4_BLOCK_1X32 : NVFP4_BLOCK_1X16;
@@ -237,7 +238,7 @@ static fq_route fq_route_of(const nvfp4_sq_cfg *c)
     fq_route r;
     memset(&r, 0, sizeof r);
     r.rule = sq_scale_resolved(c);
-    r.block = sq_block_resolved(c);
+    r.block = sq_qblock_resolved(c);
     r.block_len = r.block == NVFP4_BLOCK_1X32 ? 32 : 16;
     r.chain = r.rule == NVFP4_SS_UE8M0_FLOOR ? floor_ : (r.rule == NVFP4_SS_UE8M0_CEIL ? rceil : te);
     if (c->format == NVFP4_SQ_MXFP8) {

@@ -19,7 +19,10 @@
 #include <string.h>
 
 #include "core/bf16.h"
+#include "study/fakequant.h"
 #include "study/gpt.h"
+#include "study/layers.h"
+#include "study/scratch.h"
 #include "study/study_internal.h"
 #include "study/rng.h"
 

@@ -15,6 +15,7 @@
 
 #include "study/gpt.h"
 #include "study/gradprobe.h"
+#include "study/seqdata.h"
 #include "study/studies.h"
 #include "study/study_internal.h"
 #include "study/verdict.h"

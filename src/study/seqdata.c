@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/gpt.h"
+#include "study/seqdata.h"
 #include "study/rng.h"
 #include "study/study_internal.h"
 

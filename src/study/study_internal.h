@@ -6,30 +6,7 @@
 
 #include "nvfp4/study.h"
 
-nvfp4_block sq_block_resolved(const nvfp4_sq_cfg *c);
-nvfp4_sq_scale sq_scale_resolved(const nvfp4_sq_cfg *c);
-const char *sq_block_name(nvfp4_block b);
-/* The operand config of a high-precision linear under recipe r (r->hp). */
-void st_sq_cfg_hp(const nvfp4_recipe_cfg *r, nvfp4_sq_cfg *c);
-/* The config each GEMM operand of linear l (nvfp4_model_layer_name's order)
- * runs with at training step `step`, in every model (MLP, tiny LM, GPT):
- * FP32 for the FP32 shadow; otherwise nvfp4_recipe_layer_cfg's, with the
- * high-precision config (r->hp) for high-precision layers and for the passes
- * past a switch step (switch_fwd_step: Fprop; switch_bwd_step: Dgrad, Wgrad). */
-void st_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t step, nvfp4_sq_cfg q[3][2]);
-/* The GPT blocks the NVFP4 paper's rule keeps in BF16 for a model of
- * n_blocks blocks (its first 2 and last 8 of 62, scaled; docs/studies.md,
- * "BF16 blocks"): *first leading and *last trailing blocks. */
-void st_paper_bf16_blocks(size_t n_blocks, size_t *first, size_t *last);
-uint64_t sq_derive(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t tag);
-
-/* nvfp4_sq_fakequant of an operand [rows x k] handed in as its transpose
- * xt ([k x rows], e.g. dY for Wgrad's dY^T): the same bytes, without a
- * transposed copy where the library's columnwise output serves. */
-nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, size_t rows, const nvfp4_sq_key *key,
-                            float *out, nvfp4_sq_stats *stats, nvfp4_error *err);
-
-
+/* Dirichlet(alpha) rows keyed by seed (dirichlet.c). */
 void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, double *out);
 
 /* Output helpers (output.c). */

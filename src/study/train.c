@@ -27,7 +27,13 @@
 #include "study/gradprobe.h"
 #include "study/rng.h"
 #include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/layercfg.h"
+#include "study/layers.h"
+#include "study/scratch.h"
+#include "study/seqdata.h"
+#include "study/train.h"
+#include "study/wtrack.h"
 
 #include <time.h>
 
@@ -608,12 +614,6 @@ void nvfp4_train_cfg_init(nvfp4_train_cfg *t)
     t->switch_bwd_step = SIZE_MAX;
     t->init_scale = 1.0f;
     t->diverge_factor = 10.0f;
-}
-
-void st_sq_cfg_hp(const nvfp4_recipe_cfg *r, nvfp4_sq_cfg *c)
-{
-    nvfp4_sq_cfg_fp32(c);
-    c->format = r->hp == NVFP4_SQ_BF16 ? NVFP4_SQ_BF16 : NVFP4_SQ_FP32;
 }
 
 void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t)
