@@ -30,6 +30,7 @@
 #include "study/fakequant.h"
 #include "study/layercfg.h"
 #include "study/layers.h"
+#include "study/optim.h"
 #include "study/scratch.h"
 #include "study/seqdata.h"
 #include "study/train.h"
@@ -310,55 +311,6 @@ static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool sha
                 for (size_t i = 0; i < c->emb_dim; i++) ge[i] += src[i];
             }
     return NVFP4_OK;
-}
-
-/* Scales the gradient to global L2 norm `clip` when it is larger (clip > 0). */
-static void clip_gradient(model *m, float clip)
-{
-    if (!(clip > 0.0f)) return;
-    double ss = 0.0;
-    for (size_t i = 0; i < m->np; i++) ss += (double)m->g[i] * m->g[i];
-    double norm = sqrt(ss);
-    if (!(norm > clip)) return;
-    float f = (float)(clip / norm);
-    for (size_t i = 0; i < m->np; i++) m->g[i] *= f;
-}
-
-/* AdamW (decoupled weight decay) in double per parameter. Its own loop
- * without branches, vectorized: the square root of a
- * non-negative value never sets errno, and train.o is built with
- * -fno-math-errno (mk/study.mk) so that sqrt becomes the vector instruction,
- * which is correctly rounded like the libm call: the same bytes. */
-static void adam_update(model *m, const nvfp4_train_cfg *tc, double lr, double bc1, double bc2)
-{
-    const float b1 = tc->beta1, b2 = tc->beta2, c1 = 1.0f - tc->beta1, c2 = 1.0f - tc->beta2;
-    const double eps = tc->adam_eps;
-    const float wd = tc->weight_decay; /* wd * p[i] is a float product, as it always was */
-    float *restrict p = m->p, *restrict mm = m->m, *restrict v = m->v;
-    const float *restrict g = m->g;
-#pragma omp simd /* independent elements, each computed as the scalar code does */
-    for (size_t i = 0; i < m->np; i++) {
-        mm[i] = b1 * mm[i] + c1 * g[i];
-        v[i] = b2 * v[i] + c2 * g[i] * g[i];
-        double upd = (mm[i] / bc1) / (sqrt(v[i] / bc2) + eps) + wd * p[i];
-        p[i] = (float)(p[i] - lr * upd);
-    }
-}
-
-static void sgd_update(model *m, const nvfp4_train_cfg *tc, double lr)
-{
-    for (size_t i = 0; i < m->np; i++) {
-        m->m[i] = tc->momentum * m->m[i] + m->g[i];
-        m->p[i] = (float)(m->p[i] - lr * (m->m[i] + tc->weight_decay * m->p[i]));
-    }
-}
-
-static void model_update(model *m, const nvfp4_train_cfg *tc, size_t step, double lr)
-{
-    double t = (double)step + 1.0;
-    double bc1 = 1.0 - pow(tc->beta1, t), bc2 = 1.0 - pow(tc->beta2, t);
-    if (tc->opt == NVFP4_OPT_ADAM) adam_update(m, tc, lr, bc1, bc2);
-    else sgd_update(m, tc, lr);
 }
 
 /* ---- tasks --------------------------------------------------------------------- */
@@ -909,8 +861,8 @@ static nvfp4_status model_step(nvfp4_run *r, model *m, bool shadow, size_t step,
     nvfp4_status s = step_grad(r, m, &r->cfg, shadow, step, T, acc ? r->acc_tok : NULL, acc ? r->acc_lab : NULL, dg,
                                loss, err);
     if (s != NVFP4_OK) return s;
-    clip_gradient(m, r->cfg.grad_clip);
-    model_update(m, &r->cfg, step, lr);
+    st_clip_gradient(m->g, m->np, r->cfg.grad_clip);
+    st_optim_update(&r->cfg, step, lr, m->np, m->p, m->g, m->m, m->v);
     *sec += mono_s() - t0;
     return NVFP4_OK;
 }
