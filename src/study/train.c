@@ -30,6 +30,7 @@
 #include "study/fakequant.h"
 #include "study/layercfg.h"
 #include "study/layers.h"
+#include "study/model.h"
 #include "study/optim.h"
 #include "study/scratch.h"
 #include "study/seqdata.h"
@@ -45,280 +46,15 @@ static double mono_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define MAXLIN 64
-
-/* ---- model ----------------------------------------------------------------- */
-typedef struct {
-    nvfp4_model_cfg mc;
-    size_t nlin, lin_in[MAXLIN], lin_out[MAXLIN], lin_w[MAXLIN];
-    size_t emb_off, gain_off[MAXLIN];
-    size_t np;
-    float *p, *g, *m, *v;
-    /* activations for one batch of T rows */
-    size_t T;
-    float *inp, *dinp, *z[MAXLIN], *a[MAXLIN], *h[MAXLIN], *nrm[MAXLIN], *rs[MAXLIN], *d1, *d2, *d3;
-    uint32_t *tok;
-    gpt *gpt; /* arch GPT: the transformer (p, g, m, v laid out by it), else NULL */
-    float *gacc; /* gradient accumulation: the sum of the micro-batch gradients (lazily allocated) */
-} model;
-
-static size_t model_layout(model *m)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    size_t off = 0, l = 0;
-    if (c->vocab) {
-        m->emb_off = off;
-        off += c->vocab * c->emb_dim;
-    }
-    m->lin_in[l] = c->d_in;
-    m->lin_out[l++] = c->d_model;
-    for (size_t b = 0; b < c->n_blocks; b++) {
-        if (c->block_kind == NVFP4_BLOCK_PLAIN) {
-            m->lin_in[l] = c->d_model;
-            m->lin_out[l++] = c->d_model;
-        } else {
-            m->gain_off[b] = off;
-            off += c->d_model;
-            m->lin_in[l] = c->d_model;
-            m->lin_out[l++] = c->d_hidden;
-            m->lin_in[l] = c->d_hidden;
-            m->lin_out[l++] = c->d_model;
-        }
-    }
-    if (c->block_kind == NVFP4_BLOCK_RESIDUAL) {
-        m->gain_off[c->n_blocks] = off;
-        off += c->d_model;
-    }
-    m->lin_in[l] = c->d_model;
-    m->lin_out[l++] = c->d_out;
-    m->nlin = l;
-    for (size_t i = 0; i < l; i++) {
-        m->lin_w[i] = off;
-        off += m->lin_in[i] * m->lin_out[i];
-    }
-    return off;
-}
-
-static void model_free(model *m)
-{
-    if (m->gpt) gpt_free(m->gpt);
-    free(m->gpt);
-    free(m->p);
-    free(m->g);
-    free(m->m);
-    free(m->v);
-    free(m->inp);
-    free(m->dinp);
-    free(m->d1);
-    free(m->d2);
-    free(m->d3);
-    free(m->tok);
-    free(m->gacc);
-    for (size_t i = 0; i < MAXLIN; i++) {
-        free(m->z[i]);
-        free(m->a[i]);
-        free(m->h[i]);
-        free(m->nrm[i]);
-        free(m->rs[i]);
-    }
-    memset(m, 0, sizeof *m);
-}
 
 static float *fa(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
-
-/* The GPT: B sequences of seq_len tokens (T = B * seq_len rows). */
-static bool model_alloc_gpt(model *m, const nvfp4_model_cfg *mc, size_t B)
-{
-    m->gpt = calloc(1, sizeof *m->gpt);
-    if (!m->gpt || !gpt_alloc(m->gpt, mc, B)) return false;
-    m->np = m->gpt->np;
-    m->nlin = m->gpt->nlin;
-    m->T = m->gpt->T;
-    m->p = fa(m->np);
-    m->g = fa(m->np);
-    m->m = fa(m->np);
-    m->v = fa(m->np);
-    m->tok = calloc(m->T, sizeof *m->tok);
-    m->d1 = fa(m->T * mc->vocab);
-    return m->p && m->g && m->m && m->v && m->tok && m->d1;
-}
-
-static bool model_alloc(model *m, const nvfp4_model_cfg *mc, size_t T)
-{
-    memset(m, 0, sizeof *m);
-    m->mc = *mc;
-    if (mc->arch == NVFP4_ARCH_GPT) return model_alloc_gpt(m, mc, T);
-    if (mc->n_blocks * 2 + 2 > MAXLIN) return false;
-    m->np = model_layout(m);
-    m->T = T;
-    m->p = fa(m->np);
-    m->g = fa(m->np);
-    m->m = fa(m->np);
-    m->v = fa(m->np);
-    m->inp = fa(T * mc->d_in);
-    m->dinp = fa(T * mc->d_in);
-    m->tok = calloc(T * (mc->ctx ? mc->ctx : 1), sizeof *m->tok);
-    size_t wmax = mc->d_in;
-    for (size_t l = 0; l < m->nlin; l++) {
-        m->z[l] = fa(T * m->lin_out[l]);
-        m->a[l] = fa(T * m->lin_out[l]);
-        if (m->lin_out[l] > wmax) wmax = m->lin_out[l];
-    }
-    for (size_t b = 0; b <= mc->n_blocks; b++) {
-        m->h[b] = fa(T * mc->d_model);
-        m->nrm[b] = fa(T * mc->d_model);
-        m->rs[b] = fa(T);
-    }
-    m->d1 = fa(T * wmax);
-    m->d2 = fa(T * wmax);
-    m->d3 = fa(T * wmax);
-    bool ok = m->p && m->g && m->m && m->v && m->inp && m->dinp && m->tok && m->d1 && m->d2 && m->d3;
-    for (size_t l = 0; l < m->nlin; l++) ok = ok && m->z[l] && m->a[l];
-    for (size_t b = 0; b <= mc->n_blocks; b++) ok = ok && m->h[b] && m->nrm[b] && m->rs[b];
-    return ok;
-}
-
-static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float scale)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    if (m->gpt) {
-        gpt_init_params(m->gpt, m->p, seed, stream0, scale);
-        return;
-    }
-    if (c->vocab)
-        for (size_t i = 0; i < c->vocab * c->emb_dim; i++) m->p[m->emb_off + i] = (float)st_normal(seed, stream0, i);
-    if (c->block_kind == NVFP4_BLOCK_RESIDUAL)
-        for (size_t b = 0; b <= c->n_blocks; b++)
-            for (size_t i = 0; i < c->d_model; i++) m->p[m->gain_off[b] + i] = 1.0f;
-    for (size_t l = 0; l < m->nlin; l++) {
-        double sd = scale / sqrt((double)m->lin_in[l]);
-        size_t n = m->lin_in[l] * m->lin_out[l];
-        for (size_t i = 0; i < n; i++) m->p[m->lin_w[l] + i] = (float)(sd * st_normal(seed, stream0 + 1 + l, i));
-    }
-}
-
-static void embed(model *m, const uint32_t *tok, size_t T)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    for (size_t r = 0; r < T; r++)
-        for (size_t j = 0; j < c->ctx; j++)
-            memcpy(m->inp + r * c->d_in + j * c->emb_dim, m->p + m->emb_off + (size_t)tok[r * c->ctx + j] * c->emb_dim,
-                   c->emb_dim * sizeof(float));
-}
-
-/* Forward of T rows (m->inp filled, or tokens embedded); returns the output
- * pointer. dg: per-linear diagnostics or NULL. */
-static nvfp4_status model_forward(model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                                  lin_diag *dg, float **y, nvfp4_error *err)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    nvfp4_sq_cfg q[3][2];
-    nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
-    nvfp4_status s;
-    if (m->gpt) {
-        s = gpt_forward(m->gpt, m->p, m->tok, T / c->seq_len, tc, shadow, step, dg, err);
-        *y = m->gpt->logits;
-        return s;
-    }
-#define LIN(l, X)                                                                                                  \
-    do {                                                                                                           \
-        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
-        key.layer = (uint32_t)(l);                                                                                 \
-        s = lin_forward(&q[0][0], &q[0][1], (X), m->p + m->lin_w[l], T, m->lin_in[l], m->lin_out[l], &key,       \
-                        m->z[l], dg ? &dg[l] : NULL, err);                                                         \
-        if (s != NVFP4_OK) return s;                                                                               \
-    } while (0)
-    if (c->block_kind == NVFP4_BLOCK_PLAIN) {
-        const float *x = m->inp;
-        for (size_t l = 0; l < m->nlin; l++) {
-            LIN(l, x);
-            if (l + 1 < m->nlin) {
-                nvfp4_act_forward(c->act, m->z[l], m->a[l], T * m->lin_out[l]);
-                x = m->a[l];
-            }
-        }
-    } else {
-        size_t d = c->d_model;
-        LIN(0, m->inp);
-        memcpy(m->h[0], m->z[0], T * d * sizeof(float));
-        for (size_t b = 0; b < c->n_blocks; b++) {
-            size_t up = 1 + 2 * b, dn = 2 + 2 * b;
-            nvfp4_rmsnorm_forward(m->h[b], m->p + m->gain_off[b], T, d, m->nrm[b], m->rs[b]);
-            LIN(up, m->nrm[b]);
-            nvfp4_act_forward(c->act, m->z[up], m->a[up], T * c->d_hidden);
-            LIN(dn, m->a[up]);
-            for (size_t i = 0; i < T * d; i++) m->h[b + 1][i] = m->h[b][i] + m->z[dn][i];
-        }
-        size_t nb = c->n_blocks;
-        nvfp4_rmsnorm_forward(m->h[nb], m->p + m->gain_off[nb], T, d, m->nrm[nb], m->rs[nb]);
-        LIN(m->nlin - 1, m->nrm[nb]);
-    }
-#undef LIN
-    *y = m->z[m->nlin - 1];
-    return NVFP4_OK;
-}
-
-static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                                   const float *dy, lin_diag *dg, nvfp4_error *err)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    nvfp4_sq_cfg q[3][2];
-    nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
-    nvfp4_status s;
-    (void)T;
-    if (m->gpt) return gpt_backward(m->gpt, m->p, m->tok, dy, tc, shadow, step, dg, m->g, err);
-    memset(m->g, 0, m->np * sizeof(float));
-#define LINB(l, X, DY, DX)                                                                                         \
-    do {                                                                                                           \
-        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
-        key.layer = (uint32_t)(l);                                                                                 \
-        s = lin_backward(q, (X), m->p + m->lin_w[l], (DY), T, m->lin_in[l], m->lin_out[l], &key, (DX),          \
-                         m->g + m->lin_w[l], dg ? &dg[l] : NULL, err);                                             \
-        if (s != NVFP4_OK) return s;                                                                               \
-    } while (0)
-    float *dinp = c->vocab ? m->dinp : NULL;
-    if (c->block_kind == NVFP4_BLOCK_PLAIN) {
-        memcpy(m->d1, dy, T * c->d_out * sizeof(float));
-        for (size_t l = m->nlin; l-- > 0;) {
-            const float *x = l ? m->a[l - 1] : m->inp;
-            LINB(l, x, m->d1, l ? m->d2 : dinp);
-            if (l) nvfp4_act_backward(c->act, m->z[l - 1], m->d2, m->d1, T * m->lin_out[l - 1]);
-        }
-    } else {
-        size_t d = c->d_model, nb = c->n_blocks;
-        /* d3 holds dL/dh while walking down the residual stream */
-        LINB(m->nlin - 1, m->nrm[nb], dy, m->d1);
-        memset(m->d3, 0, T * d * sizeof(float));
-        nvfp4_rmsnorm_backward(m->h[nb], m->p + m->gain_off[nb], m->rs[nb], m->d1, T, d, m->d3,
-                               m->g + m->gain_off[nb]);
-        for (size_t b = nb; b-- > 0;) {
-            size_t up = 1 + 2 * b, dn = 2 + 2 * b;
-            LINB(dn, m->a[up], m->d3, m->d1);
-            nvfp4_act_backward(c->act, m->z[up], m->d1, m->d2, T * c->d_hidden);
-            LINB(up, m->nrm[b], m->d2, m->d1);
-            nvfp4_rmsnorm_backward(m->h[b], m->p + m->gain_off[b], m->rs[b], m->d1, T, d, m->d2,
-                                   m->g + m->gain_off[b]);
-            for (size_t i = 0; i < T * d; i++) m->d3[i] += m->d2[i];
-        }
-        LINB(0, m->inp, m->d3, dinp);
-    }
-#undef LINB
-    if (c->vocab)
-        for (size_t r = 0; r < T; r++)
-            for (size_t j = 0; j < c->ctx; j++) {
-                float *ge = m->g + m->emb_off + (size_t)m->tok[r * c->ctx + j] * c->emb_dim;
-                const float *src = m->dinp + r * c->d_in + j * c->emb_dim;
-                for (size_t i = 0; i < c->emb_dim; i++) ge[i] += src[i];
-            }
-    return NVFP4_OK;
-}
 
 /* ---- tasks --------------------------------------------------------------------- */
 #define EVAL_N 512
 
 struct nvfp4_run {
     nvfp4_train_cfg cfg;
-    model q, ref, teacher;
+    st_model q, ref, teacher;
     size_t step;
     bool diverged;
     size_t div_step;
@@ -393,19 +129,19 @@ static void lm_setup(nvfp4_run *r)
 /* Teacher forward of T rows into `out` (FP32 model). */
 static void teacher_out(nvfp4_run *r, const float *x, size_t T, float *out)
 {
-    model *t = &r->teacher;
+    st_model *t = &r->teacher;
     memcpy(t->inp, x, T * t->mc.d_in * sizeof(float));
     float *y;
     nvfp4_train_cfg tc = r->cfg;
     nvfp4_recipe_cfg_fp32(&tc.recipe);
-    if (model_forward(t, &tc, true, 0, T, NULL, &y, NULL) == NVFP4_OK)
+    if (st_model_forward(t, &tc, true, 0, T, NULL, &y, NULL) == NVFP4_OK)
         memcpy(out, y, T * t->mc.d_out * sizeof(float));
 }
 
 static void regression_setup(nvfp4_run *r)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
-    model_init_params(&r->teacher, r->cfg.seed, ST_STREAM_TEACHER_BASE, 1.0f);
+    st_model_init_params(&r->teacher, r->cfg.seed, ST_STREAM_TEACHER_BASE, 1.0f);
     for (size_t i = 0; i < EVAL_N * c->d_in; i++) r->test_x[i] = (float)st_normal(r->cfg.seed, ST_STREAM_REG_TEST_X, i);
     size_t T = r->cfg.batch;
     double ss = 0.0;
@@ -436,8 +172,8 @@ static void make_batch(nvfp4_run *r, size_t step)
             r->labels[b] = stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_LABEL, (uint64_t)step * T + b));
         }
         memcpy(r->ref.tok, r->q.tok, T * c->ctx * sizeof *r->q.tok);
-        embed(&r->q, r->q.tok, T);
-        embed(&r->ref, r->ref.tok, T);
+        st_model_embed(&r->q, r->q.tok, T);
+        st_model_embed(&r->ref, r->ref.tok, T);
     } else {
         uint64_t base = (uint64_t)step * T * c->d_in;
         for (size_t i = 0; i < T * c->d_in; i++) r->q.inp[i] = (float)st_normal(r->cfg.seed, ST_STREAM_REG_X, base + i);
@@ -459,7 +195,7 @@ static double batch_loss(nvfp4_run *r, const float *y, size_t T, const uint32_t 
 /* The GPT's loss on held-out windows first, first + stride, ... of n
  * (st_seqdata_heldout), batch by batch (labels in r->labels, free until
  * make_batch). */
-static nvfp4_status eval_windows_gpt(nvfp4_run *r, model *m, bool shadow, size_t first, size_t stride, size_t n,
+static nvfp4_status eval_windows_gpt(nvfp4_run *r, st_model *m, bool shadow, size_t first, size_t stride, size_t n,
                                      double *out, nvfp4_error *err)
 {
     size_t B = r->cfg.batch, S = r->cfg.model.seq_len, done = 0;
@@ -469,7 +205,7 @@ static nvfp4_status eval_windows_gpt(nvfp4_run *r, model *m, bool shadow, size_t
         for (; k < B && w < n; k++, w += stride)
             st_seqdata_heldout(r->seq, w, n, S, m->tok + k * S, r->labels + k * S);
         float *y;
-        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, k * S, NULL, &y, err);
+        nvfp4_status s = st_model_forward(m, &r->cfg, shadow, r->step, k * S, NULL, &y, err);
         if (s != NVFP4_OK) return s;
         tot += nvfp4_ce_loss(y, r->labels, k * S, r->cfg.model.vocab, NULL) * (double)k;
         done += k;
@@ -479,7 +215,7 @@ static nvfp4_status eval_windows_gpt(nvfp4_run *r, model *m, bool shadow, size_t
 }
 
 /* The GPT's loss curve: every sequence of the small fixed held-out set. */
-static nvfp4_status eval_loss_gpt(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
+static nvfp4_status eval_loss_gpt(nvfp4_run *r, st_model *m, bool shadow, double *out, nvfp4_error *err)
 {
     return eval_windows_gpt(r, m, shadow, 0, 1, st_seqdata_n_eval(r->seq), out, err);
 }
@@ -498,7 +234,7 @@ static long heldout_share(const nvfp4_run *r, size_t step)
     return later < K ? (long)later : -1;
 }
 
-static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
+static nvfp4_status eval_loss(nvfp4_run *r, st_model *m, bool shadow, double *out, nvfp4_error *err)
 {
     const nvfp4_model_cfg *c = &r->cfg.model;
     size_t T = r->cfg.batch;
@@ -509,11 +245,11 @@ static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, 
         float *y;
         if (is_lm(r)) {
             memcpy(m->tok, r->eval_tok + e * c->ctx, n * c->ctx * sizeof *m->tok);
-            embed(m, m->tok, n);
+            st_model_embed(m, m->tok, n);
         } else {
             memcpy(m->inp, r->test_x + e * c->d_in, n * c->d_in * sizeof(float));
         }
-        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, n, NULL, &y, err);
+        nvfp4_status s = st_model_forward(m, &r->cfg, shadow, r->step, n, NULL, &y, err);
         if (s != NVFP4_OK) return s;
         tot += batch_loss(r, y, n, r->eval_lab + e, r->test_y + e * c->d_out, NULL) * (double)n;
     }
@@ -524,7 +260,7 @@ static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, 
 /* What a logged step evaluates of model m (the quantized model or the
  * shadow) before its batch: the eval loss and, on the final metric's steps,
  * its share of the held-out set (*heldout untouched elsewhere). */
-static nvfp4_status eval_logged(nvfp4_run *r, model *m, bool shadow, size_t step, double *eval, double *heldout,
+static nvfp4_status eval_logged(nvfp4_run *r, st_model *m, bool shadow, size_t step, double *eval, double *heldout,
                                 nvfp4_error *err)
 {
     nvfp4_status s = eval_loss(r, m, shadow, eval, err);
@@ -553,7 +289,7 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
                         "need the GPT");
         return false;
     }
-    if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > MAXLIN) {
+    if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > ST_MAXLIN) {
         nvfp4_error_set(err, NVFP4_EINVAL, "train config: batch, steps, d_model, d_out must be > 0, n_blocks <= 31");
         return false;
     }
@@ -570,9 +306,9 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 
 static void run_free_parts(nvfp4_run *r)
 {
-    model_free(&r->q);
-    model_free(&r->ref);
-    model_free(&r->teacher);
+    st_model_free(&r->q);
+    st_model_free(&r->ref);
+    st_model_free(&r->teacher);
     free(r->test_x);
     free(r->test_y);
     free(r->P);
@@ -605,7 +341,7 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
     r->cfg = *cfg;
     const nvfp4_model_cfg *c = &cfg->model;
     size_t T = cfg->batch, rows = batch_rows(r);
-    bool ok = model_alloc(&r->q, c, T) && model_alloc(&r->ref, c, T);
+    bool ok = st_model_alloc(&r->q, c, T) && st_model_alloc(&r->ref, c, T);
     r->labels = calloc(rows, sizeof *r->labels);
     r->targets = fa(is_gpt(r) ? 1 : T * c->d_out);
     ok = ok && r->labels && r->targets;
@@ -630,7 +366,7 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
         ok = r->P && r->hist && r->eval_tok && r->eval_lab;
         if (ok) lm_setup(r);
     } else if (ok) {
-        ok = model_alloc(&r->teacher, c, T);
+        ok = st_model_alloc(&r->teacher, c, T);
         r->test_x = fa(EVAL_N * c->d_in);
         r->test_y = fa(EVAL_N * c->d_out);
         ok = ok && r->test_x && r->test_y;
@@ -640,7 +376,7 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
         nvfp4_run_free(r);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "run: out of memory");
     }
-    model_init_params(&r->q, cfg->seed, ST_STREAM_INIT_BASE, cfg->init_scale);
+    st_model_init_params(&r->q, cfg->seed, ST_STREAM_INIT_BASE, cfg->init_scale);
     memcpy(r->ref.p, r->q.p, r->q.np * sizeof(float));
     r->init_eval = -1.0;
     *out = r;
@@ -699,18 +435,18 @@ static double drift(const float *q, const float *ref, size_t np)
 
 /* Forward, loss and backward of one (micro-)batch of T rows already in
  * the model's inputs, labels lab: the gradient in m->g, the loss in *loss. */
-static nvfp4_status micro_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
+static nvfp4_status micro_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
                                const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
 {
     float *y;
-    nvfp4_status s = model_forward(m, tc, shadow, step, T, dg, &y, err);
+    nvfp4_status s = st_model_forward(m, tc, shadow, step, T, dg, &y, err);
     if (s != NVFP4_OK) return s;
     *loss = batch_loss(r, y, T, lab, r->targets, m->d1 /* dy scratch */);
     /* copy dy out of d1: backward uses d1..d3 as scratch */
     float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
     if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
-    s = model_backward(m, tc, shadow, step, T, gy, dg, err);
+    s = st_model_backward(m, tc, shadow, step, T, gy, dg, err);
     free(gy);
     return s;
 }
@@ -723,7 +459,7 @@ static nvfp4_status micro_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc
  * the k gradients are summed in micro-batch order in fp32 and the sum is
  * divided by k once. Elementwise and in a fixed order: the same bytes at
  * any thread count. dg (diagnostics) is taken on micro-batch 0. */
-static nvfp4_status step_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
+static nvfp4_status step_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
                               const uint32_t *tok, const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
 {
     size_t k = accum_of(tc);
@@ -751,7 +487,7 @@ static nvfp4_status step_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc,
 
 /* One model's training step on the batch in place: gradient (step_grad),
  * clipping, update; its wall time added to *sec. */
-static nvfp4_status model_step(nvfp4_run *r, model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
+static nvfp4_status model_step(nvfp4_run *r, st_model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
                                double *loss, double *sec, nvfp4_error *err)
 {
     double t0 = mono_s();
@@ -819,7 +555,7 @@ static void probe_bufs_free(probe_bufs *b, size_t nlin)
  * recomputes them); nothing of the run's state changes. */
 static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, lin_diag *dg, nvfp4_error *err)
 {
-    model *m = &r->q;
+    st_model *m = &r->q;
     size_t k = accum_of(&r->cfg), T = batch_rows(r), n = k * T, np = m->np, nlin = m->nlin;
     size_t K = r->cfg.probe_draws ? r->cfg.probe_draws : 2, S = r->cfg.model.seq_len;
     probe_bufs b = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL};
@@ -842,7 +578,7 @@ static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, li
     if (s == NVFP4_OK) memcpy(b.ga, m->g, np * sizeof *b.ga);
     if (s == NVFP4_OK) s = step_grad(r, m, &ref, true, step, T, b.tok[1], b.lab[1], NULL, &loss, err);
     if (s == NVFP4_OK) memcpy(b.gb, m->g, np * sizeof *b.gb);
-    size_t off[MAXLIN], len[MAXLIN];
+    size_t off[ST_MAXLIN], len[ST_MAXLIN];
     for (size_t l = 0; l < nlin && s == NVFP4_OK; l++) {
         probe_slice(m->gpt, l, &off[l], &len[l]);
         if (!st_gradprobe_init(&b.pr[l], b.ga + off[l], len[l], 1))
@@ -1029,7 +765,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
     size_t step = r->step, T = batch_rows(r);
     bool log = logged_step(&r->cfg, step);
-    lin_diag dg[MAXLIN];
+    lin_diag dg[ST_MAXLIN];
     memset(dg, 0, sizeof dg);
     double lr = nvfp4_lr_at(&r->cfg, step);
     nvfp4_log_row row;
@@ -1038,7 +774,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.lr = lr;
     row.heldout_loss = row.ref_heldout_loss = NAN;
     row.grad_noise = row.grad_qerr = NAN;
-    for (size_t l = 0; l < MAXLIN; l++)
+    for (size_t l = 0; l < ST_MAXLIN; l++)
         for (int k = 0; k < 4; k++) dg[l].probe[k] = NAN;
     if (r->ref_external && !r->shadow)
         return nvfp4_error_set(err, NVFP4_EINVAL, "run: its FP32 shadow is a shared trace; none attached");
@@ -1158,7 +894,7 @@ typedef struct {
 static size_t state_blobs(nvfp4_run *r, blob *b)
 {
     size_t k = 0;
-    model *ms[2] = {&r->q, &r->ref};
+    st_model *ms[2] = {&r->q, &r->ref};
     for (int i = 0; i < 2; i++) {
         b[k++] = (blob){ms[i]->p, ms[i]->np * sizeof(float)};
         b[k++] = (blob){ms[i]->m, ms[i]->np * sizeof(float)};
@@ -1177,7 +913,7 @@ static nvfp4_status copy_logs(nvfp4_run *dst, const nvfp4_run *src, nvfp4_error 
 {
     size_t L = src->q.nlin;
     for (size_t i = 0; i < src->nlogs; i++) {
-        lin_diag dg[MAXLIN];
+        lin_diag dg[ST_MAXLIN];
         for (size_t l = 0; l < L; l++) {
             const nvfp4_layer_diag *d = &src->diags[i * L + l];
             memcpy(dg[l].sqnr, d->sqnr_db, sizeof dg[l].sqnr);
