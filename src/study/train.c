@@ -34,6 +34,7 @@
 #include "study/optim.h"
 #include "study/scratch.h"
 #include "study/seqdata.h"
+#include "study/task.h"
 #include "study/train.h"
 #include "study/wtrack.h"
 
@@ -50,30 +51,14 @@ static double mono_s(void)
 static float *fa(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 
 /* ---- tasks --------------------------------------------------------------------- */
-#define EVAL_N 512
-
 struct nvfp4_run {
     nvfp4_train_cfg cfg;
-    st_model q, ref, teacher;
+    st_model q, ref;
+    st_task task;
     size_t step;
     bool diverged;
     size_t div_step;
     double init_eval;
-    /* regression */
-    float label_scale;
-    float *test_x, *test_y;
-    /* LM */
-    double *P; /* [V*V][V] */
-    double entropy;
-    uint32_t *hist;  /* [batch][ctx] */
-    uint32_t *eval_tok, *eval_lab;
-    uint32_t *labels;
-    float *targets;
-    /* GPT: its sequences */
-    st_seqdata *seq;
-    /* gradient accumulation (accum_steps > 1): the step's accum_steps
-     * micro-batches of tokens and labels, one after the other */
-    uint32_t *acc_tok, *acc_lab;
     /* logs */
     nvfp4_log_row *logs;
     nvfp4_layer_diag *diags;
@@ -88,190 +73,10 @@ struct nvfp4_run {
     const st_shadow *shadow; /* borrowed; NULL: ref steps beside q */
 };
 
-static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
-static bool is_gpt(const nvfp4_run *r) { return r->cfg.model.arch == NVFP4_ARCH_GPT; }
-/* Rows of one training batch: sequences x tokens for the GPT. */
-static size_t batch_rows(const nvfp4_run *r) { return r->cfg.batch * (is_gpt(r) ? r->cfg.model.seq_len : 1); }
-/* Micro-batches per optimizer step (gradient accumulation; 1 without). */
-static size_t accum_of(const nvfp4_train_cfg *c) { return c->accum_steps > 1 ? c->accum_steps : 1; }
+static bool is_gpt(const nvfp4_run *r) { return st_task_is_gpt(&r->cfg); }
+static size_t batch_rows(const nvfp4_run *r) { return st_task_rows(&r->cfg); }
+static size_t accum_of(const nvfp4_train_cfg *c) { return st_task_accum(c); }
 
-/* Advances a window of ctx tokens by one token drawn with uniform u. */
-static uint32_t stream_push(const nvfp4_run *r, uint32_t *h, double u)
-{
-    size_t ctx = r->cfg.model.ctx;
-    uint32_t nt = st_markov_next(r->P, r->cfg.model.vocab, h[ctx - 2], h[ctx - 1], u);
-    memmove(h, h + 1, (ctx - 1) * sizeof *h);
-    h[ctx - 1] = nt;
-    return nt;
-}
-
-static void lm_setup(nvfp4_run *r)
-{
-    size_t V = r->cfg.model.vocab, ctx = r->cfg.model.ctx, B = r->cfg.batch;
-    st_markov_build(r->cfg.seed, V, r->P, &r->entropy);
-    /* training streams, burned in */
-    for (size_t b = 0; b < B; b++) {
-        uint32_t *h = r->hist + b * ctx;
-        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, ST_STREAM_LM_START, b * ctx + j) * (double)V);
-        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_BURNIN_BASE + b, k));
-    }
-    /* evaluation set: independent streams */
-    uint32_t *h = malloc(ctx * sizeof *h);
-    for (size_t e = 0; e < EVAL_N; e++) {
-        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, ST_STREAM_LM_EVAL_START, e * ctx + j) * (double)V);
-        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_EVAL_BURNIN, e * 1024 + k));
-        memcpy(r->eval_tok + e * ctx, h, ctx * sizeof *h);
-        r->eval_lab[e] = stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_EVAL_LABEL, e));
-    }
-    free(h);
-}
-
-/* Teacher forward of T rows into `out` (FP32 model). */
-static void teacher_out(nvfp4_run *r, const float *x, size_t T, float *out)
-{
-    st_model *t = &r->teacher;
-    memcpy(t->inp, x, T * t->mc.d_in * sizeof(float));
-    float *y;
-    nvfp4_train_cfg tc = r->cfg;
-    nvfp4_recipe_cfg_fp32(&tc.recipe);
-    if (st_model_forward(t, &tc, true, 0, T, NULL, &y, NULL) == NVFP4_OK)
-        memcpy(out, y, T * t->mc.d_out * sizeof(float));
-}
-
-static void regression_setup(nvfp4_run *r)
-{
-    const nvfp4_model_cfg *c = &r->cfg.model;
-    st_model_init_params(&r->teacher, r->cfg.seed, ST_STREAM_TEACHER_BASE, 1.0f);
-    for (size_t i = 0; i < EVAL_N * c->d_in; i++) r->test_x[i] = (float)st_normal(r->cfg.seed, ST_STREAM_REG_TEST_X, i);
-    size_t T = r->cfg.batch;
-    double ss = 0.0;
-    for (size_t e = 0; e < EVAL_N; e += T) {
-        size_t n = EVAL_N - e < T ? EVAL_N - e : T;
-        teacher_out(r, r->test_x + e * c->d_in, n, r->test_y + e * c->d_out);
-    }
-    for (size_t i = 0; i < EVAL_N * c->d_out; i++) ss += (double)r->test_y[i] * r->test_y[i];
-    r->label_scale = (float)(1.0 / sqrt(ss / (double)(EVAL_N * c->d_out) + 1e-30));
-    for (size_t i = 0; i < EVAL_N * c->d_out; i++) r->test_y[i] *= r->label_scale;
-}
-
-/* Fills both models' inputs (and labels/targets) for training step `step`. */
-static void make_batch(nvfp4_run *r, size_t step)
-{
-    const nvfp4_model_cfg *c = &r->cfg.model;
-    size_t T = r->cfg.batch;
-    if (is_gpt(r) && accum_of(&r->cfg) > 1) {
-        /* the accum_steps * batch sequences a batch that large would draw */
-        st_seqdata_batch(r->seq, r->cfg.seed, step, accum_of(&r->cfg) * T, c->seq_len, r->acc_tok, r->acc_lab);
-    } else if (is_gpt(r)) {
-        st_seqdata_batch(r->seq, r->cfg.seed, step, T, c->seq_len, r->q.tok, r->labels);
-        memcpy(r->ref.tok, r->q.tok, T * c->seq_len * sizeof *r->q.tok);
-    } else if (is_lm(r)) {
-        for (size_t b = 0; b < T; b++) {
-            uint32_t *h = r->hist + b * c->ctx;
-            memcpy(r->q.tok + b * c->ctx, h, c->ctx * sizeof *h);
-            r->labels[b] = stream_push(r, h, st_uniform(r->cfg.seed, ST_STREAM_LM_LABEL, (uint64_t)step * T + b));
-        }
-        memcpy(r->ref.tok, r->q.tok, T * c->ctx * sizeof *r->q.tok);
-        st_model_embed(&r->q, r->q.tok, T);
-        st_model_embed(&r->ref, r->ref.tok, T);
-    } else {
-        uint64_t base = (uint64_t)step * T * c->d_in;
-        for (size_t i = 0; i < T * c->d_in; i++) r->q.inp[i] = (float)st_normal(r->cfg.seed, ST_STREAM_REG_X, base + i);
-        memcpy(r->ref.inp, r->q.inp, T * c->d_in * sizeof(float));
-        teacher_out(r, r->q.inp, T, r->targets);
-        uint64_t nb = (uint64_t)step * T * c->d_out;
-        for (size_t i = 0; i < T * c->d_out; i++)
-            r->targets[i] = r->targets[i] * r->label_scale +
-                            r->cfg.label_noise * (float)st_normal(r->cfg.seed, ST_STREAM_REG_NOISE, nb + i);
-    }
-}
-
-static double batch_loss(nvfp4_run *r, const float *y, size_t T, const uint32_t *lab, const float *tgt, float *dy)
-{
-    if (is_lm(r)) return nvfp4_ce_loss(y, lab, T, r->cfg.model.d_out, dy);
-    return nvfp4_mse_loss(y, tgt, T, r->cfg.model.d_out, dy);
-}
-
-/* The GPT's loss on held-out windows first, first + stride, ... of n
- * (st_seqdata_heldout), batch by batch (labels in r->labels, free until
- * make_batch). */
-static nvfp4_status eval_windows_gpt(nvfp4_run *r, st_model *m, bool shadow, size_t first, size_t stride, size_t n,
-                                     double *out, nvfp4_error *err)
-{
-    size_t B = r->cfg.batch, S = r->cfg.model.seq_len, done = 0;
-    double tot = 0.0;
-    for (size_t w = first; w < n;) {
-        size_t k = 0;
-        for (; k < B && w < n; k++, w += stride)
-            st_seqdata_heldout(r->seq, w, n, S, m->tok + k * S, r->labels + k * S);
-        float *y;
-        nvfp4_status s = st_model_forward(m, &r->cfg, shadow, r->step, k * S, NULL, &y, err);
-        if (s != NVFP4_OK) return s;
-        tot += nvfp4_ce_loss(y, r->labels, k * S, r->cfg.model.vocab, NULL) * (double)k;
-        done += k;
-    }
-    *out = done ? tot / (double)done : NAN;
-    return NVFP4_OK;
-}
-
-/* The GPT's loss curve: every sequence of the small fixed held-out set. */
-static nvfp4_status eval_loss_gpt(nvfp4_run *r, st_model *m, bool shadow, double *out, nvfp4_error *err)
-{
-    return eval_windows_gpt(r, m, shadow, 0, 1, st_seqdata_n_eval(r->seq), out, err);
-}
-
-/* Which share of the final metric's held-out set step evaluates: the last
- * heldout_evals logged steps take shares heldout_evals - 1, ..., 0 (the
- * final step share 0); -1 for the other steps and when there is none. */
-static long heldout_share(const nvfp4_run *r, size_t step)
-{
-    size_t K = r->cfg.heldout_evals, n = r->cfg.steps, le = r->cfg.log_every ? r->cfg.log_every : 1;
-    if (!is_gpt(r) || r->cfg.heldout_tokens == 0 || K == 0 || step >= n) return -1;
-    if (step % le != 0 && step + 1 != n) return -1;
-    /* logged steps after this one: the multiples of le in (step, n - 1], and
-     * n - 1 when it is not one of them */
-    size_t later = step + 1 == n ? 0 : (n - 1) / le - step / le + ((n - 1) % le ? 1 : 0);
-    return later < K ? (long)later : -1;
-}
-
-static nvfp4_status eval_loss(nvfp4_run *r, st_model *m, bool shadow, double *out, nvfp4_error *err)
-{
-    const nvfp4_model_cfg *c = &r->cfg.model;
-    size_t T = r->cfg.batch;
-    if (is_gpt(r)) return eval_loss_gpt(r, m, shadow, out, err);
-    double tot = 0.0;
-    for (size_t e = 0; e < EVAL_N; e += T) {
-        size_t n = EVAL_N - e < T ? EVAL_N - e : T;
-        float *y;
-        if (is_lm(r)) {
-            memcpy(m->tok, r->eval_tok + e * c->ctx, n * c->ctx * sizeof *m->tok);
-            st_model_embed(m, m->tok, n);
-        } else {
-            memcpy(m->inp, r->test_x + e * c->d_in, n * c->d_in * sizeof(float));
-        }
-        nvfp4_status s = st_model_forward(m, &r->cfg, shadow, r->step, n, NULL, &y, err);
-        if (s != NVFP4_OK) return s;
-        tot += batch_loss(r, y, n, r->eval_lab + e, r->test_y + e * c->d_out, NULL) * (double)n;
-    }
-    *out = tot / EVAL_N;
-    return NVFP4_OK;
-}
-
-/* What a logged step evaluates of model m (the quantized model or the
- * shadow) before its batch: the eval loss and, on the final metric's steps,
- * its share of the held-out set (*heldout untouched elsewhere). */
-static nvfp4_status eval_logged(nvfp4_run *r, st_model *m, bool shadow, size_t step, double *eval, double *heldout,
-                                nvfp4_error *err)
-{
-    nvfp4_status s = eval_loss(r, m, shadow, eval, err);
-    long share = heldout_share(r, step);
-    if (s != NVFP4_OK || share < 0) return s;
-    size_t S = r->cfg.model.seq_len, K = r->cfg.heldout_evals;
-    size_t n = (r->cfg.heldout_tokens + S - 1) / S; /* windows */
-    return eval_windows_gpt(r, m, shadow, (size_t)share, K, n, heldout, err);
-}
-
-/* ---- run lifecycle -------------------------------------------------------------- */
 static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 {
     const nvfp4_model_cfg *m = &c->model;
@@ -308,18 +113,7 @@ static void run_free_parts(nvfp4_run *r)
 {
     st_model_free(&r->q);
     st_model_free(&r->ref);
-    st_model_free(&r->teacher);
-    free(r->test_x);
-    free(r->test_y);
-    free(r->P);
-    free(r->hist);
-    free(r->eval_tok);
-    free(r->eval_lab);
-    free(r->labels);
-    free(r->targets);
-    st_seqdata_free(r->seq);
-    free(r->acc_tok);
-    free(r->acc_lab);
+    st_task_free(&r->task);
     free(r->logs);
     free(r->diags);
     st_wtrack_free_all(r->wtrack, r->q.nlin);
@@ -340,41 +134,15 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
     if (!r) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     r->cfg = *cfg;
     const nvfp4_model_cfg *c = &cfg->model;
-    size_t T = cfg->batch, rows = batch_rows(r);
-    bool ok = st_model_alloc(&r->q, c, T) && st_model_alloc(&r->ref, c, T);
-    r->labels = calloc(rows, sizeof *r->labels);
-    r->targets = fa(is_gpt(r) ? 1 : T * c->d_out);
-    ok = ok && r->labels && r->targets;
-    if (ok && is_gpt(r)) {
-        nvfp4_status s = st_seqdata_create(cfg, &r->seq, err);
-        if (s != NVFP4_OK) {
-            nvfp4_run_free(r);
-            return s;
-        }
-        r->entropy = st_seqdata_entropy(r->seq);
-        if (accum_of(cfg) > 1) {
-            r->acc_tok = calloc(accum_of(cfg) * rows, sizeof *r->acc_tok);
-            r->acc_lab = calloc(accum_of(cfg) * rows, sizeof *r->acc_lab);
-            ok = r->acc_tok && r->acc_lab;
-        }
-    } else if (ok && c->vocab) {
-        size_t V = c->vocab;
-        r->P = malloc(V * V * V * sizeof *r->P);
-        r->hist = calloc(T * c->ctx, sizeof *r->hist);
-        r->eval_tok = calloc(EVAL_N * c->ctx, sizeof *r->eval_tok);
-        r->eval_lab = calloc(EVAL_N, sizeof *r->eval_lab);
-        ok = r->P && r->hist && r->eval_tok && r->eval_lab;
-        if (ok) lm_setup(r);
-    } else if (ok) {
-        ok = st_model_alloc(&r->teacher, c, T);
-        r->test_x = fa(EVAL_N * c->d_in);
-        r->test_y = fa(EVAL_N * c->d_out);
-        ok = ok && r->test_x && r->test_y;
-        if (ok) regression_setup(r);
-    }
-    if (!ok) {
+    size_t T = cfg->batch;
+    if (!st_model_alloc(&r->q, c, T) || !st_model_alloc(&r->ref, c, T)) {
         nvfp4_run_free(r);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "run: out of memory");
+    }
+    nvfp4_status s = st_task_create(&r->task, cfg, err);
+    if (s != NVFP4_OK) {
+        nvfp4_run_free(r);
+        return s;
     }
     st_model_init_params(&r->q, cfg->seed, ST_STREAM_INIT_BASE, cfg->init_scale);
     memcpy(r->ref.p, r->q.p, r->q.np * sizeof(float));
@@ -441,7 +209,7 @@ static nvfp4_status micro_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg 
     float *y;
     nvfp4_status s = st_model_forward(m, tc, shadow, step, T, dg, &y, err);
     if (s != NVFP4_OK) return s;
-    *loss = batch_loss(r, y, T, lab, r->targets, m->d1 /* dy scratch */);
+    *loss = st_task_loss(&r->cfg, y, T, lab, r->task.targets, m->d1 /* dy scratch */);
     /* copy dy out of d1: backward uses d1..d3 as scratch */
     float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
     if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
@@ -452,7 +220,7 @@ static nvfp4_status micro_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg 
 }
 
 /* The gradient of one optimizer step into m->g and its mean loss. Without
- * accumulation the batch is in the model's inputs and r->labels. With
+ * accumulation the batch is in the model's inputs and r->task.labels. With
  * accum_steps = k > 1 (GPT), micro-batch i is rows [i*T, (i+1)*T) of tok
  * and lab: each is quantized and back-propagated on its own (its own amax,
  * scales and SR bits, as a GPU trainer accumulating micro-batches does),
@@ -463,7 +231,7 @@ static nvfp4_status step_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg *
                               const uint32_t *tok, const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
 {
     size_t k = accum_of(tc);
-    if (k == 1 && !tok) return micro_grad(r, m, tc, shadow, step, T, r->labels, dg, loss, err);
+    if (k == 1 && !tok) return micro_grad(r, m, tc, shadow, step, T, r->task.labels, dg, loss, err);
     if (k > 1 && !m->gacc && !(m->gacc = fa(m->np))) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     double sum = 0.0;
     for (size_t i = 0; i < k; i++) {
@@ -492,7 +260,7 @@ static nvfp4_status model_step(nvfp4_run *r, st_model *m, bool shadow, size_t st
 {
     double t0 = mono_s();
     bool acc = accum_of(&r->cfg) > 1;
-    nvfp4_status s = step_grad(r, m, &r->cfg, shadow, step, T, acc ? r->acc_tok : NULL, acc ? r->acc_lab : NULL, dg,
+    nvfp4_status s = step_grad(r, m, &r->cfg, shadow, step, T, acc ? r->task.acc_tok : NULL, acc ? r->task.acc_lab : NULL, dg,
                                loss, err);
     if (s != NVFP4_OK) return s;
     st_clip_gradient(m->g, m->np, r->cfg.grad_clip);
@@ -569,8 +337,8 @@ static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, li
         probe_bufs_free(&b, 0);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "gradient probe: out of memory");
     }
-    st_seqdata_batch(r->seq, r->cfg.seed, step, k * r->cfg.batch, S, b.tok[0], b.lab[0]);
-    st_seqdata_batch(r->seq, r->cfg.seed, (size_t)1 << 40 | step, k * r->cfg.batch, S, b.tok[1], b.lab[1]);
+    st_seqdata_batch(r->task.seq, r->cfg.seed, step, k * r->cfg.batch, S, b.tok[0], b.lab[0]);
+    st_seqdata_batch(r->task.seq, r->cfg.seed, (size_t)1 << 40 | step, k * r->cfg.batch, S, b.tok[1], b.lab[1]);
     nvfp4_train_cfg ref = r->cfg;
     ref.recipe.hp = NVFP4_SQ_FP32; /* the reference is FP32 whatever the recipe's high-precision format */
     double loss;
@@ -722,9 +490,9 @@ nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_
         r->step = step;
         sh->eval[step] = sh->heldout[step] = NAN;
         sh->snap[step] = SIZE_MAX;
-        if (log) s = eval_logged(r, &r->ref, true, step, &sh->eval[step], &sh->heldout[step], err);
+        if (log) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &sh->eval[step], &sh->heldout[step], err);
         if (s != NVFP4_OK) break;
-        make_batch(r, step);
+        st_task_batch(&r->task, &r->cfg, step, &r->q, &r->ref);
         s = model_step(r, &r->ref, true, step, T, nvfp4_lr_at(cfg, step), NULL, &sh->loss[step], &sh->sec, err);
         if (s == NVFP4_OK && log) {
             memcpy(sh->p + k * sh->np, r->ref.p, sh->np * sizeof *sh->p);
@@ -780,13 +548,13 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
         return nvfp4_error_set(err, NVFP4_EINVAL, "run: its FP32 shadow is a shared trace; none attached");
     if (log) st_wtrack_attach(&r->wtrack, r->q.nlin, dg);
     if (log) { /* before make_batch: evaluation reuses the input buffers */
-        nvfp4_status s = eval_logged(r, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
+        nvfp4_status s = st_task_eval_logged(&r->task, &r->cfg, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
         if (s == NVFP4_OK && r->shadow) shadow_logged(r->shadow, step, &row);
-        else if (s == NVFP4_OK) s = eval_logged(r, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
+        else if (s == NVFP4_OK) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
         if (s == NVFP4_OK && probe_due(r, step)) s = grad_probe(r, step, &row, dg, err);
         if (s != NVFP4_OK) return s;
     }
-    make_batch(r, step);
+    st_task_batch(&r->task, &r->cfg, step, &r->q, &r->ref);
     double losses[2];
     nvfp4_status st[2] = {NVFP4_OK, NVFP4_OK};
     nvfp4_error errs[2] = {{NVFP4_OK, ""}, {NVFP4_OK, ""}};
@@ -865,7 +633,7 @@ const nvfp4_layer_diag *nvfp4_run_diag(const nvfp4_run *r, size_t i, size_t l)
 {
     return (i < r->nlogs && l < r->q.nlin) ? &r->diags[i * r->q.nlin + l] : NULL;
 }
-double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->entropy; }
+double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->task.entropy; }
 void nvfp4_run_timing(const nvfp4_run *r, double *quantized_s, double *fp32_s)
 {
     *quantized_s = r->q_sec;
@@ -900,7 +668,7 @@ static size_t state_blobs(nvfp4_run *r, blob *b)
         b[k++] = (blob){ms[i]->m, ms[i]->np * sizeof(float)};
         b[k++] = (blob){ms[i]->v, ms[i]->np * sizeof(float)};
     }
-    if (r->hist) b[k++] = (blob){r->hist, r->cfg.batch * r->cfg.model.ctx * sizeof *r->hist};
+    if (r->task.hist) b[k++] = (blob){r->task.hist, r->cfg.batch * r->cfg.model.ctx * sizeof *r->task.hist};
     b[k++] = (blob){&r->step, sizeof r->step};
     b[k++] = (blob){&r->diverged, sizeof r->diverged};
     b[k++] = (blob){&r->div_step, sizeof r->div_step};
