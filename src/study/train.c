@@ -34,21 +34,15 @@
 #include "study/optim.h"
 #include "study/scratch.h"
 #include "study/seqdata.h"
+#include "study/step.h"
 #include "study/task.h"
 #include "study/train.h"
 #include "study/wtrack.h"
 
 #include <time.h>
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 
-static float *fa(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 
 /* ---- tasks --------------------------------------------------------------------- */
 
@@ -180,74 +174,6 @@ static double drift(const float *q, const float *ref, size_t np)
     return den > 0 ? sqrt(num / den) : 0.0;
 }
 
-/* Forward, loss and backward of one (micro-)batch of T rows already in
- * the model's inputs, labels lab: the gradient in m->g, the loss in *loss. */
-static nvfp4_status micro_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                               const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
-{
-    float *y;
-    nvfp4_status s = st_model_forward(m, tc, shadow, step, T, dg, &y, err);
-    if (s != NVFP4_OK) return s;
-    *loss = st_task_loss(&r->cfg, y, T, lab, r->task.targets, m->d1 /* dy scratch */);
-    /* copy dy out of d1: backward uses d1..d3 as scratch */
-    float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
-    if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
-    s = st_model_backward(m, tc, shadow, step, T, gy, dg, err);
-    free(gy);
-    return s;
-}
-
-/* The gradient of one optimizer step into m->g and its mean loss. Without
- * accumulation the batch is in the model's inputs and r->task.labels. With
- * accum_steps = k > 1 (GPT), micro-batch i is rows [i*T, (i+1)*T) of tok
- * and lab: each is quantized and back-propagated on its own (its own amax,
- * scales and SR bits, as a GPU trainer accumulating micro-batches does),
- * the k gradients are summed in micro-batch order in fp32 and the sum is
- * divided by k once. Elementwise and in a fixed order: the same bytes at
- * any thread count. dg (diagnostics) is taken on micro-batch 0. */
-static nvfp4_status step_grad(nvfp4_run *r, st_model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                              const uint32_t *tok, const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
-{
-    size_t k = accum_of(tc);
-    if (k == 1 && !tok) return micro_grad(r, m, tc, shadow, step, T, r->task.labels, dg, loss, err);
-    if (k > 1 && !m->gacc && !(m->gacc = fa(m->np))) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    double sum = 0.0;
-    for (size_t i = 0; i < k; i++) {
-        double li;
-        memcpy(m->tok, tok + i * T, T * sizeof *m->tok);
-        nvfp4_status s = micro_grad(r, m, tc, shadow, step, T, lab + i * T, i ? NULL : dg, &li, err);
-        if (s != NVFP4_OK) return s;
-        sum += li;
-        if (k == 1) break;
-        if (i == 0) memcpy(m->gacc, m->g, m->np * sizeof *m->g);
-        else
-            for (size_t j = 0; j < m->np; j++) m->gacc[j] += m->g[j];
-    }
-    if (k > 1) {
-        const float kf = (float)k;
-        for (size_t j = 0; j < m->np; j++) m->g[j] = m->gacc[j] / kf;
-    }
-    *loss = sum / (double)k;
-    return NVFP4_OK;
-}
-
-/* One model's training step on the batch in place: gradient (step_grad),
- * clipping, update; its wall time added to *sec. */
-static nvfp4_status model_step(nvfp4_run *r, st_model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
-                               double *loss, double *sec, nvfp4_error *err)
-{
-    double t0 = mono_s();
-    bool acc = accum_of(&r->cfg) > 1;
-    nvfp4_status s = step_grad(r, m, &r->cfg, shadow, step, T, acc ? r->task.acc_tok : NULL, acc ? r->task.acc_lab : NULL, dg,
-                               loss, err);
-    if (s != NVFP4_OK) return s;
-    st_clip_gradient(m->g, m->np, r->cfg.grad_clip);
-    st_optim_update(&r->cfg, step, lr, m->np, m->p, m->g, m->m, m->v);
-    *sec += mono_s() - t0;
-    return NVFP4_OK;
-}
-
 /* ---- the gradient probe ------------------------------------------------------------ */
 /* Whether logged step `step` is probed: every probe_every-th logged step
  * (counting the logged rows from step 0) and the last step. */
@@ -321,9 +247,9 @@ static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, li
     nvfp4_train_cfg ref = r->cfg;
     ref.recipe.hp = NVFP4_SQ_FP32; /* the reference is FP32 whatever the recipe's high-precision format */
     double loss;
-    nvfp4_status s = step_grad(r, m, &ref, true, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
+    nvfp4_status s = st_step_grad(m, &r->task, &ref, true, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
     if (s == NVFP4_OK) memcpy(b.ga, m->g, np * sizeof *b.ga);
-    if (s == NVFP4_OK) s = step_grad(r, m, &ref, true, step, T, b.tok[1], b.lab[1], NULL, &loss, err);
+    if (s == NVFP4_OK) s = st_step_grad(m, &r->task, &ref, true, step, T, b.tok[1], b.lab[1], NULL, &loss, err);
     if (s == NVFP4_OK) memcpy(b.gb, m->g, np * sizeof *b.gb);
     size_t off[ST_MAXLIN], len[ST_MAXLIN];
     for (size_t l = 0; l < nlin && s == NVFP4_OK; l++) {
@@ -335,7 +261,7 @@ static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, li
     for (size_t d = 0; d < K && s == NVFP4_OK; d++) {
         nvfp4_train_cfg tc = r->cfg;
         if (d) tc.seed = sq_derive(r->cfg.seed, (uint32_t)d, 0, 0, 0x70726f62u /* "prob" */);
-        s = step_grad(r, m, &tc, false, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
+        s = st_step_grad(m, &r->task, &tc, false, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
         if (s != NVFP4_OK) break;
         for (size_t i = 0; i < np; i++) se += ((double)m->g[i] - b.ga[i]) * ((double)m->g[i] - b.ga[i]);
         for (size_t l = 0; l < nlin; l++) st_gradprobe_add(&b.pr[l], m->g + off[l]);
@@ -385,10 +311,6 @@ static bool pair_concurrent(const nvfp4_run *r)
 
 void st_run_pair(nvfp4_run *r, bool on) { r->pair = on; }
 
-static bool logged_step(const nvfp4_train_cfg *c, size_t step)
-{
-    return step % (c->log_every ? c->log_every : 1) == 0 || step + 1 == c->steps;
-}
 
 /* ---- the shared FP32 shadow ------------------------------------------------------ */
 /* Everything a run's rows take from its shadow, for every step of a config
@@ -437,7 +359,7 @@ static st_shadow *shadow_alloc(const nvfp4_train_cfg *c, size_t np)
     st_shadow_key(c, &sh->key);
     sh->steps = c->steps;
     sh->np = np;
-    for (size_t i = 0; i < c->steps; i++) sh->nlogs += logged_step(c, i);
+    for (size_t i = 0; i < c->steps; i++) sh->nlogs += st_step_logged(c, i);
     sh->loss = malloc(c->steps * sizeof *sh->loss);
     sh->eval = malloc(c->steps * sizeof *sh->eval);
     sh->heldout = malloc(c->steps * sizeof *sh->heldout);
@@ -465,14 +387,14 @@ nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_
     }
     size_t T = batch_rows(r), k = 0;
     for (size_t step = 0; step < cfg->steps && s == NVFP4_OK; step++) {
-        bool log = logged_step(cfg, step);
+        bool log = st_step_logged(cfg, step);
         r->step = step;
         sh->eval[step] = sh->heldout[step] = NAN;
         sh->snap[step] = SIZE_MAX;
         if (log) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &sh->eval[step], &sh->heldout[step], err);
         if (s != NVFP4_OK) break;
         st_task_batch(&r->task, &r->cfg, step, &r->q, &r->ref);
-        s = model_step(r, &r->ref, true, step, T, nvfp4_lr_at(cfg, step), NULL, &sh->loss[step], &sh->sec, err);
+        s = st_step_model(&r->ref, &r->task, &r->cfg, true, step, T, nvfp4_lr_at(cfg, step), NULL, &sh->loss[step], &sh->sec, err);
         if (s == NVFP4_OK && log) {
             memcpy(sh->p + k * sh->np, r->ref.p, sh->np * sizeof *sh->p);
             sh->snap[step] = k++;
@@ -511,7 +433,7 @@ static const float *shadow_params(const st_shadow *sh, size_t step) { return sh-
 static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
     size_t step = r->step, T = batch_rows(r);
-    bool log = logged_step(&r->cfg, step);
+    bool log = st_step_logged(&r->cfg, step);
     lin_diag dg[ST_MAXLIN];
     memset(dg, 0, sizeof dg);
     double lr = nvfp4_lr_at(&r->cfg, step);
@@ -539,7 +461,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     nvfp4_error errs[2] = {{NVFP4_OK, ""}, {NVFP4_OK, ""}};
     lin_diag *dq = log ? dg : NULL;
     if (r->shadow) { /* the shadow's step was taken once for every run that shares it */
-        st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+        st[0] = st_step_model(&r->q, &r->task, &r->cfg, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
         losses[1] = r->shadow->loss[step];
     } else if (pair_concurrent(r)) {
         /* The two models share nothing but the batch: one thread each, BLAS
@@ -552,19 +474,19 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 #pragma omp section
             {
                 one_thread_inside();
-                st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+                st[0] = st_step_model(&r->q, &r->task, &r->cfg, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
             }
 #pragma omp section
             {
                 one_thread_inside();
-                st[1] = model_step(r, &r->ref, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
+                st[1] = st_step_model(&r->ref, &r->task, &r->cfg, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
             }
         }
         openblas_set_num_threads(blas);
     } else {
-        st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+        st[0] = st_step_model(&r->q, &r->task, &r->cfg, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
         if (st[0] == NVFP4_OK)
-            st[1] = model_step(r, &r->ref, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
+            st[1] = st_step_model(&r->ref, &r->task, &r->cfg, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
     }
     for (int k = 0; k < 2; k++)
         if (st[k] != NVFP4_OK) {
