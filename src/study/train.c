@@ -32,6 +32,7 @@
 #include "study/layers.h"
 #include "study/model.h"
 #include "study/optim.h"
+#include "study/probe.h"
 #include "study/scratch.h"
 #include "study/seqdata.h"
 #include "study/step.h"
@@ -46,9 +47,7 @@
 
 /* ---- tasks --------------------------------------------------------------------- */
 
-static bool is_gpt(const nvfp4_run *r) { return st_task_is_gpt(&r->cfg); }
 static size_t batch_rows(const nvfp4_run *r) { return st_task_rows(&r->cfg); }
-static size_t accum_of(const nvfp4_train_cfg *c) { return st_task_accum(c); }
 
 static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 {
@@ -172,119 +171,6 @@ static double drift(const float *q, const float *ref, size_t np)
         den += (double)ref[i] * ref[i];
     }
     return den > 0 ? sqrt(num / den) : 0.0;
-}
-
-/* ---- the gradient probe ------------------------------------------------------------ */
-/* Whether logged step `step` is probed: every probe_every-th logged step
- * (counting the logged rows from step 0) and the last step. */
-static bool probe_due(const nvfp4_run *r, size_t step)
-{
-    size_t k = r->cfg.probe_every;
-    return k && is_gpt(r) && (r->nlogs % k == 0 || step + 1 == r->cfg.steps);
-}
-
-/* Offset and size of linear l's weight in the GPT's flat parameters (the
- * head: the token embedding when tied, whose gradient then also holds the
- * embedding's). */
-static void probe_slice(const gpt *g, size_t l, size_t *off, size_t *len)
-{
-    size_t D = g->D, F = g->F;
-    if (l == g->L * GPT_LIN_PER_BLOCK) {
-        *off = g->head;
-        *len = g->V * D;
-        return;
-    }
-    const gpt_block_off *b = &g->blk[l / GPT_LIN_PER_BLOCK];
-    size_t j = l % GPT_LIN_PER_BLOCK;
-    *off = j == GPT_LIN_QKV ? b->wqkv : j == GPT_LIN_PROJ ? b->wproj : j == GPT_LIN_FC1 ? b->wfc1 : b->wfc2;
-    *len = j == GPT_LIN_QKV ? 3 * D * D : j == GPT_LIN_PROJ ? D * D : F * D;
-}
-
-typedef struct {
-    uint32_t *tok[2], *lab[2];
-    float *ga, *gb;
-    st_gradprobe *pr;
-} probe_bufs;
-
-static void probe_bufs_free(probe_bufs *b, size_t nlin)
-{
-    for (int i = 0; i < 2; i++) free(b->tok[i]), free(b->lab[i]);
-    free(b->ga);
-    free(b->gb);
-    if (b->pr)
-        for (size_t l = 0; l < nlin; l++) st_gradprobe_free(&b->pr[l]);
-    free(b->pr);
-}
-
-/* The probe at logged step `step`, before the step's update, at the
- * quantized model's weights (docs/studies.md, "Gradient probe"): g_A, the
- * FP32 gradient of the step's own batch (all its micro-batches), g_B that
- * of an independent batch (the batch of step 2^40 + step, which training
- * never draws), and probe_draws quantized gradients of batch A under the
- * run's recipe (draw 0 with the run's own keys: the gradient this step
- * takes; draw d > 0 with the seed's d-th derived key). Whole model:
- * row->grad_noise, row->grad_qerr; per linear weight: dg[l].probe. The
- * model's activations and gradient buffer are scratch here (the step
- * recomputes them); nothing of the run's state changes. */
-static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, lin_diag *dg, nvfp4_error *err)
-{
-    st_model *m = &r->q;
-    size_t k = accum_of(&r->cfg), T = batch_rows(r), n = k * T, np = m->np, nlin = m->nlin;
-    size_t K = r->cfg.probe_draws ? r->cfg.probe_draws : 2, S = r->cfg.model.seq_len;
-    probe_bufs b = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL};
-    bool ok = true;
-    for (int i = 0; i < 2; i++) {
-        ok = ok && (b.tok[i] = malloc(n * sizeof *b.tok[i])) && (b.lab[i] = malloc(n * sizeof *b.lab[i]));
-    }
-    ok = ok && (b.ga = malloc(np * sizeof *b.ga)) && (b.gb = malloc(np * sizeof *b.gb)) &&
-         (b.pr = calloc(nlin, sizeof *b.pr));
-    if (!ok) {
-        probe_bufs_free(&b, 0);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "gradient probe: out of memory");
-    }
-    st_seqdata_batch(r->task.seq, r->cfg.seed, step, k * r->cfg.batch, S, b.tok[0], b.lab[0]);
-    st_seqdata_batch(r->task.seq, r->cfg.seed, (size_t)1 << 40 | step, k * r->cfg.batch, S, b.tok[1], b.lab[1]);
-    nvfp4_train_cfg ref = r->cfg;
-    ref.recipe.hp = NVFP4_SQ_FP32; /* the reference is FP32 whatever the recipe's high-precision format */
-    double loss;
-    nvfp4_status s = st_step_grad(m, &r->task, &ref, true, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
-    if (s == NVFP4_OK) memcpy(b.ga, m->g, np * sizeof *b.ga);
-    if (s == NVFP4_OK) s = st_step_grad(m, &r->task, &ref, true, step, T, b.tok[1], b.lab[1], NULL, &loss, err);
-    if (s == NVFP4_OK) memcpy(b.gb, m->g, np * sizeof *b.gb);
-    size_t off[ST_MAXLIN], len[ST_MAXLIN];
-    for (size_t l = 0; l < nlin && s == NVFP4_OK; l++) {
-        probe_slice(m->gpt, l, &off[l], &len[l]);
-        if (!st_gradprobe_init(&b.pr[l], b.ga + off[l], len[l], 1))
-            s = nvfp4_error_set(err, NVFP4_ENOMEM, "gradient probe: out of memory");
-    }
-    double se = 0.0;
-    for (size_t d = 0; d < K && s == NVFP4_OK; d++) {
-        nvfp4_train_cfg tc = r->cfg;
-        if (d) tc.seed = sq_derive(r->cfg.seed, (uint32_t)d, 0, 0, 0x70726f62u /* "prob" */);
-        s = st_step_grad(m, &r->task, &tc, false, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
-        if (s != NVFP4_OK) break;
-        for (size_t i = 0; i < np; i++) se += ((double)m->g[i] - b.ga[i]) * ((double)m->g[i] - b.ga[i]);
-        for (size_t l = 0; l < nlin; l++) st_gradprobe_add(&b.pr[l], m->g + off[l]);
-    }
-    if (s == NVFP4_OK) {
-        double aa = 0.0, ab = 0.0;
-        for (size_t i = 0; i < np; i++) {
-            aa += (double)b.ga[i] * b.ga[i];
-            ab += ((double)b.ga[i] - b.gb[i]) * ((double)b.ga[i] - b.gb[i]);
-        }
-        row->grad_noise = aa > 0 ? sqrt(ab / aa) : NAN;
-        row->grad_qerr = aa > 0 ? sqrt(se / (double)K / aa) : NAN;
-        for (size_t l = 0; l < nlin; l++) {
-            st_gradprobe_stats st;
-            st_gradprobe_finish(&b.pr[l], &st);
-            dg[l].probe[0] = sqrt(st.rel_mse1);
-            dg[l].probe[1] = st.cos_mean;
-            dg[l].probe[2] = st.rel_bias_debiased;
-            dg[l].probe[3] = sqrt(st.rel_var);
-        }
-    }
-    probe_bufs_free(&b, nlin);
-    return s;
 }
 
 /* In a pair section: the model's own parallel loops (quantizer, attention)
@@ -452,7 +338,8 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
         nvfp4_status s = st_task_eval_logged(&r->task, &r->cfg, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
         if (s == NVFP4_OK && r->shadow) shadow_logged(r->shadow, step, &row);
         else if (s == NVFP4_OK) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
-        if (s == NVFP4_OK && probe_due(r, step)) s = grad_probe(r, step, &row, dg, err);
+        if (s == NVFP4_OK && st_probe_due(&r->cfg, r->nlogs, step))
+            s = st_probe_gradient(&r->q, &r->task, &r->cfg, step, &row, dg, err);
         if (s != NVFP4_OK) return s;
     }
     st_task_batch(&r->task, &r->cfg, step, &r->q, &r->ref);
