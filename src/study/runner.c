@@ -19,6 +19,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/shadow.h"
 #include "study/train.h"
 
 static double now_s(void)

@@ -198,66 +198,7 @@ static bool pair_concurrent(const nvfp4_run *r)
 void st_run_pair(nvfp4_run *r, bool on) { r->pair = on; }
 
 
-/* ---- the shared FP32 shadow ------------------------------------------------------ */
-/* Everything a run's rows take from its shadow, for every step of a config
- * (st_shadow_train): the shadow depends on the config without its recipe
- * and switch steps (the shadow is FP32 in every linear), so the arms of one
- * seed that differ only there read one trace. */
-struct st_shadow {
-    nvfp4_train_cfg key; /* st_shadow_key of the config trained */
-    size_t steps, np, nlogs;
-    double *loss;        /* [steps] training loss of each step's batch */
-    double *eval;        /* [steps] eval loss before the logged steps (NaN elsewhere) */
-    double *heldout;     /* [steps] held-out share of the final metric's steps (NaN elsewhere) */
-    size_t *snap;        /* [steps] row of p holding the weights after the logged step */
-    float *p;            /* [nlogs][np] the shadow's weights after each logged step (for drift) */
-    double sec;          /* wall time of its training steps (evaluation excluded) */
-};
-
-void st_shadow_key(const nvfp4_train_cfg *c, nvfp4_train_cfg *key)
-{
-    memcpy(key, c, sizeof *key);
-    memset(&key->recipe, 0, sizeof key->recipe);
-    key->switch_fwd_step = key->switch_bwd_step = SIZE_MAX;
-    key->diverge_factor = 0.0f; /* stops the quantized model; the shadow trains every step */
-}
-
-size_t st_shadow_bytes(const st_shadow *sh)
-{
-    return sh->steps * (3 * sizeof(double) + sizeof(size_t)) + sh->nlogs * sh->np * sizeof(float);
-}
-
-void st_shadow_free(st_shadow *sh)
-{
-    if (!sh) return;
-    free(sh->loss);
-    free(sh->eval);
-    free(sh->heldout);
-    free(sh->snap);
-    free(sh->p);
-    free(sh);
-}
-
-static st_shadow *shadow_alloc(const nvfp4_train_cfg *c, size_t np)
-{
-    st_shadow *sh = calloc(1, sizeof *sh);
-    if (!sh) return NULL;
-    st_shadow_key(c, &sh->key);
-    sh->steps = c->steps;
-    sh->np = np;
-    for (size_t i = 0; i < c->steps; i++) sh->nlogs += st_step_logged(c, i);
-    sh->loss = malloc(c->steps * sizeof *sh->loss);
-    sh->eval = malloc(c->steps * sizeof *sh->eval);
-    sh->heldout = malloc(c->steps * sizeof *sh->heldout);
-    sh->snap = malloc(c->steps * sizeof *sh->snap);
-    sh->p = malloc((sh->nlogs ? sh->nlogs : 1) * np * sizeof *sh->p);
-    if (!sh->loss || !sh->eval || !sh->heldout || !sh->snap || !sh->p) {
-        st_shadow_free(sh);
-        return NULL;
-    }
-    return sh;
-}
-
+/* ---- the shared FP32 shadow (its trace: shadow.c) ------------------------------- */
 /* The shadow's step exactly as train_step takes it beside a quantized model:
  * its evaluations before the batch on a logged step, the batch, its step. */
 nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_error *err)
@@ -266,7 +207,7 @@ nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_
     nvfp4_run *r;
     nvfp4_status s = nvfp4_run_create(cfg, &r, err);
     if (s != NVFP4_OK) return s;
-    st_shadow *sh = shadow_alloc(cfg, r->ref.np);
+    st_shadow *sh = st_shadow_alloc(cfg, r->ref.np);
     if (!sh) {
         nvfp4_run_free(r);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "shared FP32 shadow: out of memory");
@@ -308,14 +249,6 @@ nvfp4_status st_run_share_shadow(nvfp4_run *r, const st_shadow *sh, nvfp4_error 
 
 bool st_run_shadow_external(const nvfp4_run *r) { return r->ref_external; }
 
-static void shadow_logged(const st_shadow *sh, size_t step, nvfp4_log_row *row)
-{
-    row->ref_eval_loss = sh->eval[step];
-    row->ref_heldout_loss = sh->heldout[step];
-}
-
-static const float *shadow_params(const st_shadow *sh, size_t step) { return sh->p + sh->snap[step] * sh->np; }
-
 static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
     size_t step = r->step, T = batch_rows(r);
@@ -336,7 +269,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     if (log) st_wtrack_attach(&r->wtrack, r->q.nlin, dg);
     if (log) { /* before make_batch: evaluation reuses the input buffers */
         nvfp4_status s = st_task_eval_logged(&r->task, &r->cfg, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
-        if (s == NVFP4_OK && r->shadow) shadow_logged(r->shadow, step, &row);
+        if (s == NVFP4_OK && r->shadow) st_shadow_logged(r->shadow, step, &row);
         else if (s == NVFP4_OK) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
         if (s == NVFP4_OK && st_probe_due(&r->cfg, r->nlogs, step))
             s = st_probe_gradient(&r->q, &r->task, &r->cfg, step, &row, dg, err);
@@ -383,7 +316,7 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.loss = losses[0];
     row.ref_loss = losses[1];
     if (log) {
-        const float *ref = r->shadow ? shadow_params(r->shadow, step) : r->ref.p;
+        const float *ref = r->shadow ? st_shadow_params(r->shadow, step) : r->ref.p;
         row.drift = drift(r->q.p, ref, r->q.np);
         if (r->init_eval < 0) r->init_eval = row.ref_eval_loss;
         if (!st_run_push_log(r, &row, dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");

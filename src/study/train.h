@@ -5,9 +5,9 @@
 
 #include "nvfp4/study.h"
 #include "study/model.h"
+#include "study/shadow.h"
 #include "study/task.h"
 
-typedef struct st_shadow st_shadow;
 
 /* One run: the quantized model q and its FP32 shadow ref trained side by
  * side on one task (or q alone, reading its shadow from a shared trace). */
@@ -42,19 +42,9 @@ bool st_run_push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
  * study runner's lone job at --threads >= 2. The same bytes. */
 void st_run_pair(nvfp4_run *r, bool on);
 
-/* The FP32 shadow shared by the runs of one seed (docs/studies.md, "The
- * baseline"): the shadow is FP32 in every linear, so it depends on the run's
- * config without the recipe and the switch steps (st_shadow_key); trained
- * once (st_shadow_train), it holds every value a run's rows take from it
- * (training loss per step; eval and held-out losses and the weights, for
- * the drift, at the logged steps). A run that shares it steps its quantized
- * model alone and gives the bytes of the run with its own shadow. */
-/* c without the fields the shadow does not depend on (memcmp-able). */
-void st_shadow_key(const nvfp4_train_cfg *c, nvfp4_train_cfg *key);
+/* Trains the FP32 shadow of config c once, recording its trace (shadow.h):
+ * its step exactly as a run takes it beside a quantized model. */
 nvfp4_status st_shadow_train(const nvfp4_train_cfg *c, st_shadow **out, nvfp4_error *err);
-void st_shadow_free(st_shadow *sh);
-/* The bytes sh holds: 32 per step and 4 per parameter per logged step. */
-size_t st_shadow_bytes(const st_shadow *sh);
 /* r reads its shadow from sh (borrowed: it must outlive r's steps) from
  * its current step on; NVFP4_EINVAL when sh was trained for another config.
  * The run's checkpoint remembers it: a run loaded from it needs a trace. */
