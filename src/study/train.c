@@ -1,52 +1,42 @@
 /*
- * train.c - one training run of the simulator: a quantized model and its
- * FP32 shadow (same init, same data, same step) trained side by side, so the
- * relative loss gap and the weight drift are paired by construction
- * (paired differences cut the variance: docs/studies.md, "Studies and results");
- * or the quantized model alone, reading its shadow from a trace trained once
- * for every arm of the seed (st_shadow_train: the same bytes).
+ * train.c - the lifecycle of one training run of the simulator: a quantized
+ * model and its FP32 shadow (same init, same data, same step) trained side
+ * by side, so the relative loss gap and the weight drift are paired by
+ * construction (paired differences cut the variance: docs/studies.md,
+ * "Studies and results"); or the quantized model alone, reading its shadow
+ * from a trace trained once for every arm of the seed (st_shadow_train: the
+ * same bytes). It creates and frees a run, takes its steps (evaluation on
+ * the logged steps, the gradient probe, the two models' steps, possibly
+ * concurrently), logs its rows and answers the nvfp4_run_* queries.
  *
- * Tasks: teacher-student regression (MSE) and next-token prediction on an
- * order-2 Markov source with a computable entropy rate (CE). Every random
- * draw (init, data, SR bits, RHT signs) is keyed by the seed and counters, so
- * a run is byte-identical at any thread count; checkpoints are the full state.
+ * What it delegates, each file one job: the model (model.c, gpt.c), the
+ * task's data, loss and evaluation (task.c), one model's optimizer step
+ * (step.c, optim.c), the gradient probe (probe.c), the shared shadow's
+ * trace (shadow.c), the cross-step diagnostics (wtrack.c), and the
+ * checkpoints (checkpoint.c, which reads the run's state from train.h and is
+ * never called from here). Every random draw is keyed by the seed and
+ * counters (rng.h), so a run is byte-identical at any thread count.
  */
 #include <cblas.h>
-#include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-#include "nvfp4/io.h"
 #include "nvfp4/study.h"
 #include "study/gpt.h"
-#include "study/gradprobe.h"
-#include "study/rng.h"
-#include "study/study_internal.h"
-#include "study/fakequant.h"
-#include "study/layercfg.h"
-#include "study/layers.h"
 #include "study/model.h"
-#include "study/optim.h"
 #include "study/probe.h"
-#include "study/scratch.h"
-#include "study/seqdata.h"
+#include "study/rng.h"
+#include "study/shadow.h"
 #include "study/step.h"
 #include "study/task.h"
 #include "study/train.h"
 #include "study/wtrack.h"
 
-#include <time.h>
-
-
-
-
-/* ---- tasks --------------------------------------------------------------------- */
-
+/* ---- run lifecycle -------------------------------------------------------------- */
 static size_t batch_rows(const nvfp4_run *r) { return st_task_rows(&r->cfg); }
 
 static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
