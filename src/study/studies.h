@@ -88,6 +88,14 @@ void st_table_free(st_table *t);
  * the table has no such run. */
 const st_row *st_final_row(const st_table *t, size_t arm, uint64_t seed);
 void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s);
+/* The index of the named arm in t, -1 when absent. */
+ssize_t st_arm_index(const st_table *t, const char *name);
+/* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
+ * is arm k's final row of the s-th seed that all arms have. Returns the
+ * number of seeds (at most max). */
+size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max);
+/* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
+double st_row_gap(const st_row *r);
 /* aggregates and plots of a study output folder (s: its study, may be NULL) */
 nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *s, const char *title, bool *skipped,
                                    nvfp4_error *err);
@@ -105,7 +113,6 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
 /* one finding: claim, citation, measured text, verdict (a fixed result; the
  * statistical findings go through verdict.h) */
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict);
-ssize_t st_arm_index(const st_table *t, const char *name);
 /* the summary of the named arm, NULL when absent or without seeds */
 const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name);
 /* Paired difference over seeds of the final eval-loss gaps of two arms (in %

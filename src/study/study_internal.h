@@ -10,33 +10,14 @@
 void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, double *out);
 
 /* Output helpers (output.c). */
-bool st_mkdir_p(const char *dir, nvfp4_error *err);
-/* One line of f without its line ending; false at the end of the file. */
-bool st_read_line(FILE *f, char *buf, size_t n);
-/* A study file composed in memory (st_file_open gives its stream), then
- * written to dir/name by nvfp4_file_write_atomic (st_file_commit) or
- * dropped (st_file_discard); either one closes the stream. */
-typedef struct {
-    FILE *f;
-    char *buf;
-    size_t len;
-} st_file;
-FILE *st_file_open(st_file *sf, nvfp4_error *err);
-nvfp4_status st_file_commit(st_file *sf, const char *dir, const char *name, nvfp4_error *err);
-void st_file_discard(st_file *sf);
 bool st_have_gnuplot(void);
 /* mean and half-width of the 95% t confidence interval */
 void st_mean_ci(const double *x, size_t n, double *mean, double *ci);
 
 /* ---- fingerprints, locks and lab-file reading (fingerprint.c) ------------ */
 #include <jansson.h>
-#define ST_MAX_LAB_FILE ((size_t)1 << 30)
+#include "study/labfile.h"
 #define ST_LOCK_FILE ".lock"
-/* A lab file (CSV, JSON, .done) read whole as a stream; a FIFO, a device or
- * a folder is refused without waiting on it. Free *buf after fclose. NULL
- * with *absent set (when absent is given) when the file does not exist. */
-FILE *st_open_lab_file(const char *path, char **buf, bool *absent, nvfp4_error *err);
-json_t *st_load_lab_json(const char *path, bool *absent, nvfp4_error *err);
 /* The run's fingerprint: study, config_sha256, steps, seeds, quick, version
  * and, for --shard i/n with n > 1, shard [i, n] (o: steps and seeds as run). */
 json_t *st_fingerprint(const nvfp4_study *s, const nvfp4_study_opts *o);

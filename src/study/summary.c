@@ -26,13 +26,6 @@ void st_finding(json_t *arr, const char *claim, const char *source, const char *
     json_array_append_new(arr, o);
 }
 
-ssize_t st_arm_index(const st_table *t, const char *name)
-{
-    for (size_t a = 0; a < t->narms; a++)
-        if (!strcmp(t->arms[a], name)) return (ssize_t)a;
-    return -1;
-}
-
 const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name)
 {
     ssize_t i = st_arm_index(t, name);

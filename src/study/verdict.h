@@ -104,10 +104,6 @@ void st_verdicts_finalize(json_t *arr);
  * below 5%, whatever rule chose the stop. looks = 1: st_verdicts_finalize. */
 void st_verdicts_finalize_looks(json_t *arr, size_t looks);
 
-/* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
- * is arm k's final row of the s-th seed that all arms have. Returns the
- * number of seeds (at most max). */
-size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max);
 /* The finding "MXFP4 needs more tokens than NVFP4": names are the NVFP4 arm
  * and the MXFP4 arms at 1, 1.25, 1.36 and 1.5x its steps; the statistic is
  * tokens-to-match (docs/studies.md "How verdicts are decided") with its
@@ -121,7 +117,5 @@ void st_finding_tokens_to_match(const st_table *t, json_t *out, const char *clai
  * Returns the number of paired seeds. */
 size_t st_gap_fraction_est(const st_table *t, const char *a, const char *b, bool ref_is_a, st_estimate *e,
                            double *ref_gap);
-/* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
-double st_row_gap(const st_row *r);
 
 #endif
