@@ -223,7 +223,7 @@ static void fq_rht_config(unsigned d, nvfp4_sq_rht_signs policy, bool keep_fp32,
 
 /* ---- which path quantizes a configuration ------------------------------------------ */
 typedef struct {
-    const char *recipe;      /* the library recipe that implements it, or NULL: the core path */
+    const char *lib_recipe;  /* the library recipe that implements it, or NULL: the core path */
     nvfp4_core_recipe chain; /* the core rules of its scale rule (core path, clip counts) */
     nvfp4_sq_scale rule;
     nvfp4_block block;
@@ -242,18 +242,18 @@ static fq_route fq_route_of(const nvfp4_sq_cfg *c)
     r.block_len = r.block == NVFP4_BLOCK_1X32 ? 32 : 16;
     r.chain = r.rule == NVFP4_SS_UE8M0_FLOOR ? floor_ : (r.rule == NVFP4_SS_UE8M0_CEIL ? rceil : te);
     if (c->format == NVFP4_SQ_MXFP8) {
-        r.recipe = "mxfp8";
+        r.lib_recipe = "mxfp8";
         r.block = NVFP4_BLOCK_1X32;
         r.block_len = 32;
         return r;
     }
     if (c->format != NVFP4_SQ_NVFP4 && c->format != NVFP4_SQ_MXFP4) return r;
     if (!c->prescale34) {
-        if (r.rule == NVFP4_SS_E4M3 && r.block != NVFP4_BLOCK_1X32) r.recipe = "te";
-        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.block == NVFP4_BLOCK_1X32) r.recipe = "mxfp4-rceil";
-        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.block == NVFP4_BLOCK_1X32) r.recipe = "mxfp4-floor";
+        if (r.rule == NVFP4_SS_E4M3 && r.block != NVFP4_BLOCK_1X32) r.lib_recipe = "te";
+        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.block == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-rceil";
+        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.block == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-floor";
     }
-    r.lib_rht = r.recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.block == NVFP4_BLOCK_1X16;
+    r.lib_rht = r.lib_recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.block == NVFP4_BLOCK_1X16;
     return r;
 }
 
@@ -299,7 +299,7 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
 {
     nvfp4_quant_opts o;
     nvfp4_quant_opts_init(&o);
-    o.recipe = rt->recipe;
+    o.recipe = rt->lib_recipe;
     o.block = rt->block;
     o.rounding = c->rounding;
     o.pad = true; /* a short last block is its own block, as on the core path */
@@ -572,7 +572,7 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
     }
     nvfp4_sq_stats local = {0, 0, 0, 0, 0};
     nvfp4_sq_stats *st = stats ? stats : &local;
-    if (!rt.recipe) {
+    if (!rt.lib_recipe) {
         fq_core(&rt, c, src, rows, k, key, out, st);
         return NVFP4_OK;
     }
@@ -590,7 +590,7 @@ nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, si
     size_t n;
     if (!nvfp4_mul_size(rows, k, &n)) return nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: %zu x %zu overflows", rows, k);
     fq_route rt = fq_route_of(c);
-    if (n && rt.recipe && (!c->rht || rt.lib_rht)) {
+    if (n && rt.lib_recipe && (!c->rht || rt.lib_rht)) {
         nvfp4_status s = fq_rht_check(c, k, err);
         if (s != NVFP4_OK) return s;
         if (stats) stats->n += n;

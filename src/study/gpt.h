@@ -20,14 +20,14 @@ typedef struct {
 typedef struct {
     gpt_norm_off n1, n2;
     size_t wqkv, wproj, wfc1, wfc2;
-} gpt_block_off;
+} gpt_tblock_off;
 
 typedef struct gpt {
     nvfp4_model_cfg mc;
     size_t V, S, D, H, F, L, B, T; /* vocab, seq, d_model, heads, d_ff, blocks, sequences, rows */
     size_t np, nlin;
     size_t wte, wpe, head;         /* head == wte when tied */
-    gpt_block_off *blk;
+    gpt_tblock_off *tblk; /* per transformer block (tblock) */
     gpt_norm_off nf;
     /* per block activations (T rows unless noted) */
     float **x_in, **n1, **mu1, **rs1, **qkv, **P /* B*H*S*S */, **att, **x_mid, **n2, **mu2, **rs2, **u, **a;

@@ -34,7 +34,7 @@ static void probe_slice(const gpt *g, size_t l, size_t *off, size_t *len)
         *len = g->V * D;
         return;
     }
-    const gpt_block_off *b = &g->blk[l / GPT_LIN_PER_BLOCK];
+    const gpt_tblock_off *b = &g->tblk[l / GPT_LIN_PER_BLOCK];
     size_t j = l % GPT_LIN_PER_BLOCK;
     *off = j == GPT_LIN_QKV ? b->wqkv : j == GPT_LIN_PROJ ? b->wproj : j == GPT_LIN_FC1 ? b->wfc1 : b->wfc2;
     *len = j == GPT_LIN_QKV ? 3 * D * D : j == GPT_LIN_PROJ ? D * D : F * D;
