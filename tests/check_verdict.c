@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study/summary.h"
 #include "study/verdict.h"
 #include "study/rng.h"
 

@@ -23,7 +23,6 @@
 #include "study/labfile.h"
 #include "study/study_internal.h"
 #include "study/studies.h"
-#include "study/verdict.h"
 
 bool st_have_gnuplot(void)
 {

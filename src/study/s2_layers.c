@@ -13,6 +13,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/summary.h"
 #include "study/verdict.h"
 
 #define S2_GROUPS 7

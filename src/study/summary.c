@@ -12,6 +12,7 @@
 
 #include "study/studies.h"
 #include "study/study_internal.h"
+#include "study/summary.h"
 #include "study/verdict.h"
 
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict)
