@@ -1,7 +1,7 @@
 /* gpt.h - the lab's decoder-only transformer (gpt.c) and its sequence data
- * (seqdata.c: seqdata.h), shared with train.c and the tests (not public).
+ * (seqdata.c: seqdata.h), shared with model.c, probe.c and the tests (not public).
  *
- * Parameters live in one flat array the caller owns (train.c's p, g, m, v),
+ * Parameters live in one flat array the caller owns (model.c's p, g, m, v),
  * laid out by gpt_alloc; gpt keeps the activations of one batch of B
  * sequences of S tokens (T = B*S rows) for the backward pass.
  */

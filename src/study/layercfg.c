@@ -3,7 +3,7 @@
  * recipe's per-GEMM configs, the high-precision first / last layers (the
  * GPT's head always), then the per-layer overrides matched on the layer's
  * name (docs/studies.md, "Study configs"); and, on top of that, the one rule
- * both trainers (train.c, gpt.c) apply: the FP32 shadow and the switch steps.
+ * both models (model.c, gpt.c) apply: the FP32 shadow and the switch steps.
  */
 #include <fnmatch.h>
 #include <stdio.h>

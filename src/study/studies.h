@@ -24,13 +24,13 @@ typedef struct {
     uint64_t seed, tokens;
     double lr, loss, ref_loss, eval_loss, ref_eval_loss, entropy, drift;
     int diverged;
-    /* a held-out evaluation (train.c, heldout_share): both losses on this
+    /* a held-out evaluation (task.c, heldout_share): both losses on this
      * step's share of the final metric's held-out set; written as nan when
      * false. In a final row (st_final_row): how many it averages. */
     bool has_heldout;
     double heldout_loss, ref_heldout_loss;
     size_t heldout_n;
-    /* the gradient probe (train.c; nan when the step was not probed) */
+    /* the gradient probe (probe.c; nan when the step was not probed) */
     double grad_noise, grad_qerr;
 } st_row;
 
