@@ -14,7 +14,6 @@
 #include "nvfp4.h"
 #include "nvfp4/study.h"
 #include "study/gpt.h"
-#include "study/study_internal.h"
 #include "study/fakequant.h"
 #include "study/layercfg.h"
 #include "study/layers.h"

@@ -13,7 +13,6 @@
 #include "nvfp4/io.h"
 #include "nvfp4/study.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
 #include "study/fakequant.h"
 #include "study/layercfg.h"
 #include "study/layers.h"

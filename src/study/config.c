@@ -20,7 +20,7 @@
 
 #include "study/layercfg.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 
 typedef struct {
     const char *file;

@@ -38,7 +38,6 @@
 #include "core/hadamard.h"
 #include "core/recipe.h"
 #include "core/scale_variants.h"
-#include "study/study_internal.h"
 #include "study/fakequant.h"
 #include "study/scratch.h"
 

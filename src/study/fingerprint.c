@@ -23,7 +23,8 @@
 
 #include "study/studies.h"
 #include "study/labfile.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/fingerprint.h"
 
 #define FP_FILE "fingerprint.json"
 

@@ -23,7 +23,6 @@
 #include "study/gpt.h"
 #include "study/layers.h"
 #include "study/scratch.h"
-#include "study/study_internal.h"
 #include "study/rng.h"
 
 #define GPT_LN_EPS 1e-5f

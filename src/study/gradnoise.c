@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 #include "study/verdict.h"
 
 static bool probed(const st_row *r) { return isfinite(r->grad_noise) && isfinite(r->grad_qerr); }

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "study/layercfg.h"
-#include "study/study_internal.h"
 
 size_t nvfp4_model_n_linears(const nvfp4_model_cfg *m)
 {

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "nvfp4/study.h"
-#include "study/study_internal.h"
 #include "study/fakequant.h"
 #include "study/layers.h"
 #include "study/scratch.h"

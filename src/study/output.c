@@ -21,7 +21,7 @@
 
 #include "nvfp4/io.h"
 #include "study/labfile.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/studies.h"
 
 bool st_have_gnuplot(void)

@@ -18,7 +18,7 @@
 #include "nvfp4/io.h"
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/shadow.h"
 #include "study/train.h"
 

@@ -14,7 +14,7 @@
 
 #include "nvfp4/philox.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/rng.h"
 
 /* S0's files: no runs.csv; a merge concatenates these. */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 #include "study/summary.h"
 #include "study/verdict.h"
 

@@ -17,7 +17,7 @@
 #include "study/gradprobe.h"
 #include "study/seqdata.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/verdict.h"
 
 #define S5_NVAR 5

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/verdict.h"
 #include "study/rng.h"
 

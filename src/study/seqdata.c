@@ -20,7 +20,7 @@
 
 #include "study/seqdata.h"
 #include "study/rng.h"
-#include "study/study_internal.h"
+#include "study/dirichlet.h"
 
 #define FORTUNES_DIR "/usr/share/games/fortunes"
 #define SEQ_N_EVAL 32

@@ -76,6 +76,9 @@ struct nvfp4_study {
 #define ST_CONFIG_FILE "config.json"
 
 /* ---- runs.csv / layers.csv (output.c) ------------------------------------------ */
+bool st_have_gnuplot(void);
+/* mean and half-width of the 95% t confidence interval */
+void st_mean_ci(const double *x, size_t n, double *mean, double *ci);
 extern const char *const ST_RUNS_HEADER;
 extern const char *const ST_LAYERS_HEADER;
 
@@ -148,6 +151,10 @@ void st_finding_qerr(const st_table *t, json_t *out, const char *claim, const ch
                      const char *better);
 
 /* ---- training studies (runner.c) --------------------------------------------------- */
+/* The FP32 shadow diverged by the logged rows (runner.c): its last losses
+ * are not finite or exceed factor times its first (the quantized model's
+ * rule, nvfp4_train_cfg.diverge_factor). rows must be contiguous. */
+bool st_shadow_diverged(const nvfp4_log_row *rows, size_t n, double factor);
 /* One arm: a config change against the study's base config. */
 typedef struct {
     const char *name;

@@ -1,22 +1,13 @@
-/* study_internal.h - what the files of src/study/ share (not public). */
-#ifndef NVFP4_STUDY_INTERNAL_H
-#define NVFP4_STUDY_INTERNAL_H
+/* fingerprint.h - a study run's fingerprint, its folder lock and --resume
+ * (fingerprint.c). Not public. */
+#ifndef NVFP4_STUDY_FINGERPRINT_H
+#define NVFP4_STUDY_FINGERPRINT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "nvfp4/study.h"
 
-/* Dirichlet(alpha) rows keyed by seed (dirichlet.c). */
-void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, double *out);
-
-/* Output helpers (output.c). */
-bool st_have_gnuplot(void);
-/* mean and half-width of the 95% t confidence interval */
-void st_mean_ci(const double *x, size_t n, double *mean, double *ci);
-
-/* ---- fingerprints, locks and lab-file reading (fingerprint.c) ------------ */
-#include <jansson.h>
-#include "study/labfile.h"
 #define ST_LOCK_FILE ".lock"
 /* The run's fingerprint: study, config_sha256, steps, seeds, quick, version
  * and, for --shard i/n with n > 1, shard [i, n] (o: steps and seeds as run). */
@@ -40,8 +31,4 @@ nvfp4_status st_run_fingerprinted(const nvfp4_study *s, const nvfp4_study_opts *
 int st_lock_dir(const char *dir, nvfp4_error *err);
 void st_unlock_dir(const char *dir, int fd);
 
-/* The FP32 shadow diverged by the logged rows (runner.c): its last losses
- * are not finite or exceed factor times its first (the quantized model's
- * rule, nvfp4_train_cfg.diverge_factor). rows must be contiguous. */
-bool st_shadow_diverged(const nvfp4_log_row *rows, size_t n, double factor);
 #endif
