@@ -225,8 +225,8 @@ typedef struct {
     const char *lib_recipe;  /* the library recipe that implements it, or NULL: the core path */
     nvfp4_core_recipe chain; /* the core rules of its scale rule (core path, clip counts) */
     nvfp4_sq_scale rule;
-    nvfp4_block block;
-    size_t block_len;        /* 16 or 32 */
+    nvfp4_block qblock;      /* the quantization block shape */
+    size_t qblock_len;       /* 16 or 32 */
     bool lib_rht;            /* the library's columnwise RHT-16 does the transform too */
 } fq_route;
 
@@ -237,22 +237,22 @@ static fq_route fq_route_of(const nvfp4_sq_cfg *c)
     fq_route r;
     memset(&r, 0, sizeof r);
     r.rule = sq_scale_resolved(c);
-    r.block = sq_qblock_resolved(c);
-    r.block_len = r.block == NVFP4_BLOCK_1X32 ? 32 : 16;
+    r.qblock = sq_qblock_resolved(c);
+    r.qblock_len = r.qblock == NVFP4_BLOCK_1X32 ? 32 : 16;
     r.chain = r.rule == NVFP4_SS_UE8M0_FLOOR ? floor_ : (r.rule == NVFP4_SS_UE8M0_CEIL ? rceil : te);
     if (c->format == NVFP4_SQ_MXFP8) {
         r.lib_recipe = "mxfp8";
-        r.block = NVFP4_BLOCK_1X32;
-        r.block_len = 32;
+        r.qblock = NVFP4_BLOCK_1X32;
+        r.qblock_len = 32;
         return r;
     }
     if (c->format != NVFP4_SQ_NVFP4 && c->format != NVFP4_SQ_MXFP4) return r;
     if (!c->prescale34) {
-        if (r.rule == NVFP4_SS_E4M3 && r.block != NVFP4_BLOCK_1X32) r.lib_recipe = "te";
-        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.block == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-rceil";
-        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.block == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-floor";
+        if (r.rule == NVFP4_SS_E4M3 && r.qblock != NVFP4_BLOCK_1X32) r.lib_recipe = "te";
+        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.qblock == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-rceil";
+        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.qblock == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-floor";
     }
-    r.lib_rht = r.lib_recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.block == NVFP4_BLOCK_1X16;
+    r.lib_rht = r.lib_recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.qblock == NVFP4_BLOCK_1X16;
     return r;
 }
 
@@ -267,11 +267,11 @@ static void fq_count_library(const fq_route *rt, const nvfp4_qtensor *t, const f
     nvfp4_core_global g = nvfp4_core_global_from_amax(&rt->chain, t->amax);
     uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
     for (size_t r = 0; r < rows; r++)
-        for (size_t j0 = 0; j0 < k; j0 += rt->block_len) {
-            uint8_t byte = t->scale[r * t->scale_cols + j0 / rt->block_len];
+        for (size_t j0 = 0; j0 < k; j0 += rt->qblock_len) {
+            uint8_t byte = t->scale[r * t->scale_cols + j0 / rt->qblock_len];
             nvfp4_core_block b = nvfp4_core_block_prepare(&rt->chain, &g, byte);
             bool zero_scale = nvfp4_core_dequant_scale(&rt->chain, &g, byte) == 0.0f;
-            size_t j1 = j0 + rt->block_len < k ? j0 + rt->block_len : k;
+            size_t j1 = j0 + rt->qblock_len < k ? j0 + rt->qblock_len : k;
             for (size_t j = j0; j < j1; j++) {
                 float xi = src[r * k + j];
                 bool flushed = (xi != 0.0f) & (out[r * k + j] == 0.0f);
@@ -299,7 +299,7 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
     nvfp4_quant_opts o;
     nvfp4_quant_opts_init(&o);
     o.recipe = rt->lib_recipe;
-    o.block = rt->block;
+    o.block = rt->qblock;
     o.rounding = c->rounding;
     o.pad = true; /* a short last block is its own block, as on the core path */
     o.seed = fq_sr_seed(key);
@@ -308,7 +308,7 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
         /* The library counts the columnwise counters from offset+1 (offset+2
          * for 1x32 blocks, docs/semantics.md); the operand's own base stays
          * 4*step, whichever orientation it was handed in. */
-        o.offset -= rt->block_len == 32 ? 2u : 1u;
+        o.offset -= rt->qblock_len == 32 ? 2u : 1u;
         o.rowwise = false;
         o.columnwise = true;
         if (c->rht && rt->lib_rht) {
@@ -402,7 +402,7 @@ static void fq_core_segment(const fq_core_ctx *q, const float *x, float *y, size
     uint8_t rb[32] = {0};
     if (q->mode == NVFP4_CORE_SR) {
         nvfp4_sr_block_bytes(q->sr_seed, q->sr_base, block, rb);
-        if (q->rt->block_len > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_base + 1u, block, rb + 16);
+        if (q->rt->qblock_len > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_base + 1u, block, rb + 16);
     }
     const nvfp4_core_recipe *r = &q->rt->chain;
     uint64_t clips = 0, zeros = 0, in_zeros = 0;
@@ -432,7 +432,7 @@ static float fq_seg_amax(const fq_core_ctx *q, const float *x, size_t n, float m
 static void fq_core_rows_1d(const fq_core_ctx *q, const float *x, size_t rows, size_t k, float *out,
                             nvfp4_sq_stats *st)
 {
-    size_t b = q->rt->block_len, nb = (k + b - 1) / b;
+    size_t b = q->rt->qblock_len, nb = (k + b - 1) / b;
     uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
 #pragma omp parallel for reduction(+ : zeros, clips, in_zeros, scale_zeros) schedule(static)
     for (size_t r = 0; r < rows; r++) {
@@ -496,7 +496,7 @@ static void fq_core(const fq_route *rt, const nvfp4_sq_cfg *c, const float *x, s
     /* only the E4M3 rules read the tensor amax (through S_enc) */
     bool uses_amax = rt->rule == NVFP4_SS_E4M3 || rt->rule == NVFP4_SS_E4M3_UP;
     q.g = nvfp4_core_global_from_amax(&rt->chain, uses_amax ? nvfp4_amax_f32(x, rows * k) : 0.0f);
-    if (rt->block == NVFP4_BLOCK_16X16) fq_core_rows_2d(&q, x, rows, k, out, st);
+    if (rt->qblock == NVFP4_BLOCK_16X16) fq_core_rows_2d(&q, x, rows, k, out, st);
     else fq_core_rows_1d(&q, x, rows, k, out, st);
 }
 
