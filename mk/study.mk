@@ -55,7 +55,7 @@ install-studies:
 uninstall-studies:
 	rm -rf $(DESTDIR)$(PREFIX)/share/nvfp4kit/studies
 
-# The AdamW loop of train.c takes square roots of non-negative values only:
+# The AdamW loop of optim.c takes square roots of non-negative values only:
 # without errno to set, gcc and clang turn them into the (correctly rounded)
 # vector square root, the same bytes as the libm call.
-$(BUILD)/obj/src/study/train.o: CFLAGS_ALL += -fno-math-errno
+$(BUILD)/obj/src/study/optim.o: CFLAGS_ALL += -fno-math-errno

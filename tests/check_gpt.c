@@ -14,8 +14,14 @@
 #include "nvfp4.h"
 #include "nvfp4/study.h"
 #include "study/gpt.h"
-#include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/layercfg.h"
+#include "study/layers.h"
+#include "study/scratch.h"
+#include "study/seqdata.h"
+#include "study/train.h"
+#include "study/wtrack.h"
+#include "study/rng.h"
 
 enum { V = 16, S = 8, D = 16, H = 2, F = 32, L = 2, B = 2 };
 
@@ -108,7 +114,7 @@ static void grad_check(nvfp4_norm norm, bool untied)
     check_tensor("wte", &g, p, an, g.wte, V * D, &tc, tok, lab);
     check_tensor("wpe", &g, p, an, g.wpe, S * D, &tc, tok, lab);
     for (size_t l = 0; l < L; l++) {
-        const gpt_block_off *b = &g.blk[l];
+        const gpt_tblock_off *b = &g.tblk[l];
         check_tensor("norm1.gain", &g, p, an, b->n1.g, D, &tc, tok, lab);
         if (norm == NVFP4_NORM_LAYER) check_tensor("norm1.bias", &g, p, an, b->n1.b, D, &tc, tok, lab);
         check_tensor("wqkv", &g, p, an, b->wqkv, 3 * D * D, &tc, tok, lab);
@@ -487,7 +493,7 @@ START_TEST(bf16_training_rounds_where_the_paper_does)
         ck_assert_int_eq(gpt_backward(&g, p, tok, dl, &tc, shadow, 0, NULL, grad, NULL), NVFP4_OK);
         size_t y = not_bf16(g.logits, T * V) + not_bf16(g.qkv[0], T * 3 * D) + not_bf16(g.P[L - 1], att);
         size_t dx = not_bf16(g.dn, T * D) + not_bf16(g.dP, att); /* the last ones: block 0's QKV dX and dS */
-        size_t dw = not_bf16(grad + g.blk[0].wfc1, F * D);
+        size_t dw = not_bf16(grad + g.tblk[0].wfc1, F * D);
         if (shadow) {
             ck_assert_msg(y > T * V && dx > T * D, "shadow: %zu, %zu non-BF16 values", y, dx);
         } else {

@@ -13,8 +13,14 @@
 #include "nvfp4/io.h"
 #include "nvfp4/study.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/layercfg.h"
+#include "study/layers.h"
+#include "study/scratch.h"
+#include "study/seqdata.h"
+#include "study/train.h"
+#include "study/wtrack.h"
+#include "study/rng.h"
 
 /* ---- S0 constants (research/error-accumulation.md 4.2a; Higham) ---------- */
 START_TEST(harmonic_rn_constants)

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/splitmix.h"
+#include "study/summary.h"
 #include "study/verdict.h"
+#include "study/rng.h"
 
 /* d = 1..5: mean 3, s = sqrt(2.5), se = sqrt(0.5); t(0.975, 4) = 2.7764451051977934
  * and 2 Q_t(3 / sqrt(0.5), 4) = 0.01323559956368269 (scipy.stats.t, independently) */
@@ -321,13 +324,11 @@ START_TEST(fraction_ratio_of_means)
 }
 END_TEST
 
-/* splitmix64: the test's own stream of uniform 53-bit draws in (0, 1) */
+/* The test's own stream of uniform 53-bit draws in (0, 1), over the
+ * project's splitmix64. */
 static double test_uniform(uint64_t *s)
 {
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    z ^= z >> 31;
+    uint64_t z = nvfp4_core_splitmix64(s);
     return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
 }
 

@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study/layercfg.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 
 typedef struct {
     const char *file;
@@ -302,8 +303,9 @@ static bool bf16_blocks(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r
     return true;
 }
 
-/* A recipe object applied on top of r. */
-static bool recipe(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r, blocks_rule *br)
+/* A study config's "recipe" object (a run's scheme: nvfp4_recipe_cfg)
+ * applied on top of r. */
+static bool scheme(ctx *c, const char *path, json_t *v, nvfp4_recipe_cfg *r, blocks_rule *br)
 {
     static const char *const keys[] = {"preset", "all", "fprop", "dgrad", "wgrad", "first_hp", "last_hp",
                                        "hp_format", "bf16_blocks", "bf16_training", "layers", NULL};
@@ -563,7 +565,7 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
         if (qt && !train(c, "$.quick.train", qt, t)) return false;
     }
     blocks_rule br = {false, "", ""};
-    if ((x = json_object_get(root, "recipe")) && !recipe(c, "$.recipe", x, &t->recipe, &br)) return false;
+    if ((x = json_object_get(root, "recipe")) && !scheme(c, "$.recipe", x, &t->recipe, &br)) return false;
     char p[128], pp[512];
     snprintf(p, sizeof p, "$.arms[%zu]", a);
     *mult = 1.0;
@@ -584,7 +586,7 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
     }
     if ((x = json_object_get(arm, "recipe"))) {
         sub(pp, sizeof pp, p, "recipe");
-        if (!recipe(c, pp, x, &t->recipe, &br)) return false;
+        if (!scheme(c, pp, x, &t->recipe, &br)) return false;
     }
     if (br.path[0] && t->model.arch != NVFP4_ARCH_GPT)
         return fail(c, br.path, "bf16_blocks counts transformer blocks: the GPT's (model preset \"gpt\"); other "

@@ -11,7 +11,6 @@
 #include "nvfp4/io.h"
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 
 #include "study_configs.h"
 

@@ -5,7 +5,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 
-#include "study/study_internal.h"
+#include "study/dirichlet.h"
 
 void st_dirichlet_rows(uint64_t seed, size_t rows, size_t k, double alpha, double *out)
 {

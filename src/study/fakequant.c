@@ -38,8 +38,8 @@
 #include "core/hadamard.h"
 #include "core/recipe.h"
 #include "core/scale_variants.h"
-#include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/scratch.h"
 
 void nvfp4_sq_cfg_fp32(nvfp4_sq_cfg *c)
 {
@@ -82,7 +82,7 @@ void nvfp4_sq_cfg_describe(const nvfp4_sq_cfg *c, char *buf, size_t n)
                  c->rht_signs == NVFP4_SQ_RHT_PER_STEP ? "-perstep" : (c->rht_signs == NVFP4_SQ_RHT_NOSIGN ? "-nosign" : ""),
                  c->rht_fp32 ? "-fp32" : "");
     snprintf(buf, n, "%s/%s/%s/%s%s%s", c->format == NVFP4_SQ_NVFP4 ? "nvfp4" : "mxfp4",
-             sq_block_name(sq_block_resolved(c)), scale_names[sq_scale_resolved(c)],
+             sq_qblock_name(sq_qblock_resolved(c)), scale_names[sq_scale_resolved(c)],
              c->rounding == NVFP4_SR ? "sr" : "rn", c->prescale34 ? "/pre34" : "", rht);
 }
 
@@ -133,12 +133,12 @@ bool nvfp4_sq_cfg_parse(const char *s, nvfp4_sq_cfg *c)
 }
 
 /* Our own names: the study must not depend on quant.c being linked. */
-const char *sq_block_name(nvfp4_block b)
+const char *sq_qblock_name(nvfp4_block b)
 {
     return b == NVFP4_BLOCK_16X16 ? "16x16" : (b == NVFP4_BLOCK_1X32 ? "1x32" : "1x16");
 }
 
-nvfp4_block sq_block_resolved(const nvfp4_sq_cfg *c)
+nvfp4_block sq_qblock_resolved(const nvfp4_sq_cfg *c)
 {
     if (c->block != NVFP4_BLOCK_DEFAULT) return c->block;
     return c->format == NVFP4_SQ_MXFP4 ? NVFP4_BLOCK_1X32 : NVFP4_BLOCK_1X16;
@@ -222,11 +222,11 @@ static void fq_rht_config(unsigned d, nvfp4_sq_rht_signs policy, bool keep_fp32,
 
 /* ---- which path quantizes a configuration ------------------------------------------ */
 typedef struct {
-    const char *recipe;      /* the library recipe that implements it, or NULL: the core path */
+    const char *lib_recipe;  /* the library recipe that implements it, or NULL: the core path */
     nvfp4_core_recipe chain; /* the core rules of its scale rule (core path, clip counts) */
     nvfp4_sq_scale rule;
-    nvfp4_block block;
-    size_t block_len;        /* 16 or 32 */
+    nvfp4_block qblock;      /* the quantization block shape */
+    size_t qblock_len;       /* 16 or 32 */
     bool lib_rht;            /* the library's columnwise RHT-16 does the transform too */
 } fq_route;
 
@@ -237,22 +237,22 @@ static fq_route fq_route_of(const nvfp4_sq_cfg *c)
     fq_route r;
     memset(&r, 0, sizeof r);
     r.rule = sq_scale_resolved(c);
-    r.block = sq_block_resolved(c);
-    r.block_len = r.block == NVFP4_BLOCK_1X32 ? 32 : 16;
+    r.qblock = sq_qblock_resolved(c);
+    r.qblock_len = r.qblock == NVFP4_BLOCK_1X32 ? 32 : 16;
     r.chain = r.rule == NVFP4_SS_UE8M0_FLOOR ? floor_ : (r.rule == NVFP4_SS_UE8M0_CEIL ? rceil : te);
     if (c->format == NVFP4_SQ_MXFP8) {
-        r.recipe = "mxfp8";
-        r.block = NVFP4_BLOCK_1X32;
-        r.block_len = 32;
+        r.lib_recipe = "mxfp8";
+        r.qblock = NVFP4_BLOCK_1X32;
+        r.qblock_len = 32;
         return r;
     }
     if (c->format != NVFP4_SQ_NVFP4 && c->format != NVFP4_SQ_MXFP4) return r;
     if (!c->prescale34) {
-        if (r.rule == NVFP4_SS_E4M3 && r.block != NVFP4_BLOCK_1X32) r.recipe = "te";
-        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.block == NVFP4_BLOCK_1X32) r.recipe = "mxfp4-rceil";
-        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.block == NVFP4_BLOCK_1X32) r.recipe = "mxfp4-floor";
+        if (r.rule == NVFP4_SS_E4M3 && r.qblock != NVFP4_BLOCK_1X32) r.lib_recipe = "te";
+        else if (r.rule == NVFP4_SS_UE8M0_CEIL && r.qblock == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-rceil";
+        else if (r.rule == NVFP4_SS_UE8M0_FLOOR && r.qblock == NVFP4_BLOCK_1X32) r.lib_recipe = "mxfp4-floor";
     }
-    r.lib_rht = r.recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.block == NVFP4_BLOCK_1X16;
+    r.lib_rht = r.lib_recipe && c->rht == 16 && r.rule == NVFP4_SS_E4M3 && r.qblock == NVFP4_BLOCK_1X16;
     return r;
 }
 
@@ -267,11 +267,11 @@ static void fq_count_library(const fq_route *rt, const nvfp4_qtensor *t, const f
     nvfp4_core_global g = nvfp4_core_global_from_amax(&rt->chain, t->amax);
     uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
     for (size_t r = 0; r < rows; r++)
-        for (size_t j0 = 0; j0 < k; j0 += rt->block_len) {
-            uint8_t byte = t->scale[r * t->scale_cols + j0 / rt->block_len];
+        for (size_t j0 = 0; j0 < k; j0 += rt->qblock_len) {
+            uint8_t byte = t->scale[r * t->scale_cols + j0 / rt->qblock_len];
             nvfp4_core_block b = nvfp4_core_block_prepare(&rt->chain, &g, byte);
             bool zero_scale = nvfp4_core_dequant_scale(&rt->chain, &g, byte) == 0.0f;
-            size_t j1 = j0 + rt->block_len < k ? j0 + rt->block_len : k;
+            size_t j1 = j0 + rt->qblock_len < k ? j0 + rt->qblock_len : k;
             for (size_t j = j0; j < j1; j++) {
                 float xi = src[r * k + j];
                 bool flushed = (xi != 0.0f) & (out[r * k + j] == 0.0f);
@@ -298,8 +298,8 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
 {
     nvfp4_quant_opts o;
     nvfp4_quant_opts_init(&o);
-    o.recipe = rt->recipe;
-    o.block = rt->block;
+    o.recipe = rt->lib_recipe;
+    o.block = rt->qblock;
     o.rounding = c->rounding;
     o.pad = true; /* a short last block is its own block, as on the core path */
     o.seed = fq_sr_seed(key);
@@ -308,7 +308,7 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
         /* The library counts the columnwise counters from offset+1 (offset+2
          * for 1x32 blocks, docs/semantics.md); the operand's own base stays
          * 4*step, whichever orientation it was handed in. */
-        o.offset -= rt->block_len == 32 ? 2u : 1u;
+        o.offset -= rt->qblock_len == 32 ? 2u : 1u;
         o.rowwise = false;
         o.columnwise = true;
         if (c->rht && rt->lib_rht) {
@@ -402,7 +402,7 @@ static void fq_core_segment(const fq_core_ctx *q, const float *x, float *y, size
     uint8_t rb[32] = {0};
     if (q->mode == NVFP4_CORE_SR) {
         nvfp4_sr_block_bytes(q->sr_seed, q->sr_base, block, rb);
-        if (q->rt->block_len > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_base + 1u, block, rb + 16);
+        if (q->rt->qblock_len > 16) nvfp4_sr_block_bytes(q->sr_seed, q->sr_base + 1u, block, rb + 16);
     }
     const nvfp4_core_recipe *r = &q->rt->chain;
     uint64_t clips = 0, zeros = 0, in_zeros = 0;
@@ -432,7 +432,7 @@ static float fq_seg_amax(const fq_core_ctx *q, const float *x, size_t n, float m
 static void fq_core_rows_1d(const fq_core_ctx *q, const float *x, size_t rows, size_t k, float *out,
                             nvfp4_sq_stats *st)
 {
-    size_t b = q->rt->block_len, nb = (k + b - 1) / b;
+    size_t b = q->rt->qblock_len, nb = (k + b - 1) / b;
     uint64_t zeros = 0, clips = 0, in_zeros = 0, scale_zeros = 0;
 #pragma omp parallel for reduction(+ : zeros, clips, in_zeros, scale_zeros) schedule(static)
     for (size_t r = 0; r < rows; r++) {
@@ -496,7 +496,7 @@ static void fq_core(const fq_route *rt, const nvfp4_sq_cfg *c, const float *x, s
     /* only the E4M3 rules read the tensor amax (through S_enc) */
     bool uses_amax = rt->rule == NVFP4_SS_E4M3 || rt->rule == NVFP4_SS_E4M3_UP;
     q.g = nvfp4_core_global_from_amax(&rt->chain, uses_amax ? nvfp4_amax_f32(x, rows * k) : 0.0f);
-    if (rt->block == NVFP4_BLOCK_16X16) fq_core_rows_2d(&q, x, rows, k, out, st);
+    if (rt->qblock == NVFP4_BLOCK_16X16) fq_core_rows_2d(&q, x, rows, k, out, st);
     else fq_core_rows_1d(&q, x, rows, k, out, st);
 }
 
@@ -571,7 +571,7 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
     }
     nvfp4_sq_stats local = {0, 0, 0, 0, 0};
     nvfp4_sq_stats *st = stats ? stats : &local;
-    if (!rt.recipe) {
+    if (!rt.lib_recipe) {
         fq_core(&rt, c, src, rows, k, key, out, st);
         return NVFP4_OK;
     }
@@ -589,7 +589,7 @@ nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, si
     size_t n;
     if (!nvfp4_mul_size(rows, k, &n)) return nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: %zu x %zu overflows", rows, k);
     fq_route rt = fq_route_of(c);
-    if (n && rt.recipe && (!c->rht || rt.lib_rht)) {
+    if (n && rt.lib_recipe && (!c->rht || rt.lib_rht)) {
         nvfp4_status s = fq_rht_check(c, k, err);
         if (s != NVFP4_OK) return s;
         if (stats) stats->n += n;

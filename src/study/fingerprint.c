@@ -22,7 +22,9 @@
 #include "nvfp4/io.h"
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/labfile.h"
+#include "study/fingerprint.h"
 
 #define FP_FILE "fingerprint.json"
 
@@ -61,39 +63,6 @@ json_t *st_fingerprint(const nvfp4_study *s, const nvfp4_study_opts *o)
     /* a later seed batch of `study run --target-ci` runs seeds first_seed.. */
     if (fp && o->seed_first) json_object_set_new(fp, "first_seed", json_integer((json_int_t)o->seed_first + 1));
     return fp;
-}
-
-/* ---- reading lab files ----------------------------------------------------- */
-FILE *st_open_lab_file(const char *path, char **buf, bool *absent, nvfp4_error *err)
-{
-    struct stat sb;
-    uint8_t *b = NULL;
-    size_t len = 0;
-    *buf = NULL;
-    if (absent) *absent = lstat(path, &sb) != 0 && errno == ENOENT;
-    if (absent && *absent) return NULL;
-    if (nvfp4_file_read_all(path, ST_MAX_LAB_FILE, &b, &len, err) != NVFP4_OK) return NULL;
-    FILE *f = len ? fmemopen(b, len, "r") : fopen("/dev/null", "r");
-    if (!f) {
-        free(b);
-        nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    *buf = (char *)b;
-    return f;
-}
-
-json_t *st_load_lab_json(const char *path, bool *absent, nvfp4_error *err)
-{
-    char *buf;
-    FILE *f = st_open_lab_file(path, &buf, absent, err);
-    if (!f) return NULL;
-    json_error_t je;
-    json_t *j = json_loadf(f, 0, &je);
-    fclose(f);
-    free(buf);
-    if (!j) nvfp4_error_set(err, NVFP4_EFORMAT, "%s: line %d: %s", path, je.line, je.text);
-    return j;
 }
 
 /* ---- the stamp in summary.json ------------------------------------------------ */

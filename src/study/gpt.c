@@ -19,8 +19,11 @@
 #include <string.h>
 
 #include "core/bf16.h"
+#include "study/fakequant.h"
 #include "study/gpt.h"
-#include "study/study_internal.h"
+#include "study/layers.h"
+#include "study/scratch.h"
+#include "study/rng.h"
 
 #define GPT_LN_EPS 1e-5f
 /* multiply-adds below which the heads run on one thread: a parallel region
@@ -77,7 +80,7 @@ static void gpt_layout(gpt *g)
     g->wpe = off;
     off += g->S * D;
     for (size_t l = 0; l < g->L; l++) {
-        gpt_block_off *b = &g->blk[l];
+        gpt_tblock_off *b = &g->tblk[l];
         off = norm_layout(g, &b->n1, off);
         b->wqkv = off;
         off += 3 * D * D;
@@ -113,8 +116,8 @@ bool gpt_alloc(gpt *g, const nvfp4_model_cfg *mc, size_t B)
     g->L = mc->n_blocks;
     g->B = B;
     g->T = B * g->S;
-    g->blk = calloc(g->L, sizeof *g->blk);
-    if (!g->blk) return false;
+    g->tblk = calloc(g->L, sizeof *g->tblk);
+    if (!g->tblk) return false;
     gpt_layout(g);
     size_t T = g->T, D = g->D, L = g->L, F = g->F, att = B * g->H * g->S * g->S;
     bool ok = true;
@@ -151,7 +154,7 @@ void gpt_free(gpt *g)
     float *const singles[] = {g->x_out, g->nfo, g->muf, g->rsf, g->logits, g->dx, g->dn,
                               g->dqkv, g->datt, g->du, g->da, g->dP, g->dwtmp};
     for (size_t i = 0; i < sizeof singles / sizeof *singles; i++) free(singles[i]);
-    free(g->blk);
+    free(g->tblk);
     memset(g, 0, sizeof *g);
 }
 
@@ -173,7 +176,7 @@ void gpt_init_params(const gpt *g, float *p, uint64_t seed, uint64_t stream0, fl
     normal_fill(p + g->wte, g->V * D, sd, seed, stream0);
     normal_fill(p + g->wpe, g->S * D, sd, seed, stream0 + 1);
     for (size_t l = 0; l < g->L; l++) {
-        const gpt_block_off *b = &g->blk[l];
+        const gpt_tblock_off *b = &g->tblk[l];
         uint64_t s = stream0 + 2 + 4 * l;
         norm_init(g, p, &b->n1);
         norm_init(g, p, &b->n2);
@@ -395,7 +398,7 @@ nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nse
     nvfp4_status s = NVFP4_OK;
     embed_tokens(g, p, tok, T, g->x_in[0]);
     for (size_t l = 0; l < g->L && s == NVFP4_OK; l++) {
-        const gpt_block_off *b = &g->blk[l];
+        const gpt_tblock_off *b = &g->tblk[l];
         size_t lin = l * GPT_LIN_PER_BLOCK;
         norm_forward(g, p, &b->n1, g->x_in[l], T, g->n1[l], g->mu1[l], g->rs1[l]);
         s = lin_fwd(&ps, lin + GPT_LIN_QKV, p + b->wqkv, g->n1[l], D, 3 * D, g->qkv[l], err);
@@ -435,7 +438,7 @@ nvfp4_status gpt_backward(gpt *g, const float *p, const uint32_t *tok, const flo
     /* dx: dL/d(residual stream) walking down */
     norm_backward(g, p, &g->nf, g->x_out, g->muf, g->rsf, g->dn, T, g->dx, grad);
     for (size_t l = g->L; l-- > 0;) {
-        const gpt_block_off *b = &g->blk[l];
+        const gpt_tblock_off *b = &g->tblk[l];
         size_t lin = l * GPT_LIN_PER_BLOCK;
         /* MLP: x_out = x_mid + FC2(GELU(FC1(n2))) */
         s = lin_bwd(&ps, lin + GPT_LIN_FC2, p + b->wfc2, g->a[l], g->dx, F, D, g->da, grad + b->wfc2, err);

@@ -1,7 +1,7 @@
 /* gpt.h - the lab's decoder-only transformer (gpt.c) and its sequence data
- * (seqdata.c), shared with train.c and the tests (not public).
+ * (seqdata.c: seqdata.h), shared with model.c, probe.c and the tests (not public).
  *
- * Parameters live in one flat array the caller owns (train.c's p, g, m, v),
+ * Parameters live in one flat array the caller owns (model.c's p, g, m, v),
  * laid out by gpt_alloc; gpt keeps the activations of one batch of B
  * sequences of S tokens (T = B*S rows) for the backward pass.
  */
@@ -9,12 +9,10 @@
 #define NVFP4_STUDY_GPT_H
 
 #include "nvfp4/study.h"
-#include "study/train_internal.h"
+#include "study/layercfg.h"
+#include "study/lindiag.h"
 
-/* Linears per block, in this order inside block b (index 4*b + j); the head
- * is linear 4*n_blocks. */
-enum { GPT_LIN_QKV = 0, GPT_LIN_PROJ = 1, GPT_LIN_FC1 = 2, GPT_LIN_FC2 = 3, GPT_LIN_PER_BLOCK = 4 };
-
+/* The order of the linears: GPT_LIN_* (layercfg.h). */
 typedef struct {
     size_t g, b; /* gain and (LayerNorm) bias offsets; b unused for RMSNorm */
 } gpt_norm_off;
@@ -22,14 +20,14 @@ typedef struct {
 typedef struct {
     gpt_norm_off n1, n2;
     size_t wqkv, wproj, wfc1, wfc2;
-} gpt_block_off;
+} gpt_tblock_off;
 
 typedef struct gpt {
     nvfp4_model_cfg mc;
     size_t V, S, D, H, F, L, B, T; /* vocab, seq, d_model, heads, d_ff, blocks, sequences, rows */
     size_t np, nlin;
     size_t wte, wpe, head;         /* head == wte when tied */
-    gpt_block_off *blk;
+    gpt_tblock_off *tblk; /* per transformer block (tblock) */
     gpt_norm_off nf;
     /* per block activations (T rows unless noted) */
     float **x_in, **n1, **mu1, **rs1, **qkv, **P /* B*H*S*S */, **att, **x_mid, **n2, **mu2, **rs2, **u, **a;
@@ -58,32 +56,5 @@ nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nse
 nvfp4_status gpt_backward(gpt *g, const float *p, const uint32_t *tok, const float *dlogits,
                           const nvfp4_train_cfg *tc, bool shadow, size_t step, lin_diag *dg, float *grad,
                           nvfp4_error *err);
-
-/* ---- sequence data (seqdata.c) ------------------------------------------------ */
-typedef struct st_seqdata st_seqdata;
-/* The data set of cfg->data: the fortunes corpus (byte tokens, V = 256) or
- * the order-2 Markov source (V = cfg->model.vocab). NVFP4_EIO naming the
- * package when the corpus is not installed. */
-nvfp4_status st_seqdata_create(const nvfp4_train_cfg *cfg, st_seqdata **out, nvfp4_error *err);
-void st_seqdata_free(st_seqdata *d);
-/* Training batch of step: nseq sequences of S inputs and S labels (the
- * next tokens), the same for any thread count. */
-void st_seqdata_batch(const st_seqdata *d, uint64_t seed, size_t step, size_t nseq, size_t S, uint32_t *tok,
-                      uint32_t *lab);
-/* Held-out sequence i (< st_seqdata_n_eval): S inputs and labels. */
-size_t st_seqdata_n_eval(const st_seqdata *d);
-void st_seqdata_eval(const st_seqdata *d, size_t i, size_t S, uint32_t *tok, uint32_t *lab);
-/* Window i of n evenly spaced over the held-out text (disjoint when the
- * held-out text holds n windows; Markov: held-out sequence i). */
-void st_seqdata_heldout(const st_seqdata *d, size_t i, size_t n, size_t S, uint32_t *tok, uint32_t *lab);
-/* Entropy rate (nats/token) of the Markov source, 0 for text. */
-double st_seqdata_entropy(const st_seqdata *d);
-/* Training and held-out bytes of the corpus (0 for Markov). */
-void st_seqdata_sizes(const st_seqdata *d, size_t *train, size_t *heldout);
-
-/* The order-2 Markov source: P [V*V][V] (Dirichlet(0.1) rows keyed by the
- * seed) and its entropy rate under the stationary pair distribution. */
-void st_markov_build(uint64_t seed, size_t V, double *P, double *entropy);
-uint32_t st_markov_next(const double *P, size_t V, uint32_t a, uint32_t b, double u);
 
 #endif

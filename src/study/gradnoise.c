@@ -1,6 +1,6 @@
 /*
  * gradnoise.c - what the summary and the findings read from the gradient
- * probe's columns of runs.csv (train.c, grad_probe): per arm, the sampling
+ * probe's columns of runs.csv (probe.c, st_probe_gradient): per arm, the sampling
  * noise against the quantized gradient's error at the last probed step
  * (summary.json "noise_to_quant"), and the paired comparison of two arms'
  * gradient error over seeds, the finding the component ablations add beside
@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 #include "study/verdict.h"
 
 static bool probed(const st_row *r) { return isfinite(r->grad_noise) && isfinite(r->grad_qerr); }

@@ -3,14 +3,13 @@
  * recipe's per-GEMM configs, the high-precision first / last layers (the
  * GPT's head always), then the per-layer overrides matched on the layer's
  * name (docs/studies.md, "Study configs"); and, on top of that, the one rule
- * both trainers (train.c, gpt.c) apply: the FP32 shadow and the switch steps.
+ * both models (model.c, gpt.c) apply: the FP32 shadow and the switch steps.
  */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "study/gpt.h"
-#include "study/study_internal.h"
+#include "study/layercfg.h"
 
 size_t nvfp4_model_n_linears(const nvfp4_model_cfg *m)
 {
@@ -70,6 +69,13 @@ void nvfp4_recipe_layer_cfg(const nvfp4_train_cfg *t, size_t l, nvfp4_sq_cfg q[3
     }
 }
 
+/* The operand config of a high-precision linear under recipe r (r->hp). */
+static void sq_cfg_hp(const nvfp4_recipe_cfg *r, nvfp4_sq_cfg *c)
+{
+    nvfp4_sq_cfg_fp32(c);
+    c->format = r->hp == NVFP4_SQ_BF16 ? NVFP4_SQ_BF16 : NVFP4_SQ_FP32;
+}
+
 void st_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t step, nvfp4_sq_cfg q[3][2])
 {
     bool hp;
@@ -79,7 +85,7 @@ void st_lin_cfg(const nvfp4_train_cfg *tc, bool shadow, size_t l, size_t step, n
             bool sw = (g == NVFP4_GEMM_FPROP) ? step >= tc->switch_fwd_step : step >= tc->switch_bwd_step;
             /* the shadow is the FP32 baseline whatever the recipe's high-precision format */
             if (shadow) nvfp4_sq_cfg_fp32(&q[g][o]);
-            else if (hp || sw) st_sq_cfg_hp(&tc->recipe, &q[g][o]);
+            else if (hp || sw) sq_cfg_hp(&tc->recipe, &q[g][o]);
         }
 }
 

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "nvfp4/study.h"
-#include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/fakequant.h"
+#include "study/layers.h"
+#include "study/scratch.h"
+#include "study/wtrack.h"
 
 /* ---- activations --------------------------------------------------------- */
 /* tanh for the GELU, the lab's own rule (libm's tanhf is scalar, was a
@@ -308,7 +310,7 @@ nvfp4_status nvfp4_linear_forward(const nvfp4_sq_cfg *fa, const nvfp4_sq_cfg *fb
 
 static bool same_cfg(const nvfp4_sq_cfg *a, const nvfp4_sq_cfg *b)
 {
-    return a->format == b->format && sq_block_resolved(a) == sq_block_resolved(b) &&
+    return a->format == b->format && sq_qblock_resolved(a) == sq_qblock_resolved(b) &&
            sq_scale_resolved(a) == sq_scale_resolved(b) && a->rounding == b->rounding &&
            a->prescale34 == b->prescale34 && a->rht == b->rht;
 }
@@ -323,7 +325,7 @@ static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, siz
     const nvfp4_sq_cfg *cb = &q[NVFP4_GEMM_DGRAD][1];
     nvfp4_sq_stats sb = {0, 0, 0, 0, 0};
     nvfp4_status s;
-    if (sq_block_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
+    if (sq_qblock_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
         cb->rounding == NVFP4_RN && !cb->rht) {
         nvfp4_sq_key kf = key_for(key, NVFP4_GEMM_FPROP, 1);
         s = nvfp4_sq_fakequant(cb, w, out, in, &kf, tmp, dg ? &sb : NULL, err);

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "nvfp4/study.h"
-#include "study/study_internal.h"
+#include "study/rng.h"
 
 #include "core/bf16.h"
 #include "core/e4m3.h"

@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/fingerprint.h"
 #include "nvfp4/io.h"
 #include "study/studies.h"
 

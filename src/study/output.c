@@ -20,67 +20,9 @@
 #include <unistd.h>
 
 #include "nvfp4/io.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/labfile.h"
 #include "study/studies.h"
-#include "study/verdict.h"
-
-bool st_mkdir_p(const char *dir, nvfp4_error *err)
-{
-    char buf[4096];
-    if (strlen(dir) >= sizeof buf) {
-        nvfp4_error_set(err, NVFP4_EINVAL, "output folder name too long");
-        return false;
-    }
-    strcpy(buf, dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        nvfp4_error_set(err, NVFP4_EIO, "cannot create folder %s: %s", dir, strerror(errno));
-        return false;
-    }
-    return true;
-}
-
-/* Study files are composed in memory and handed to the library's atomic
- * writer whole: a failed or interrupted run leaves no half-written file. */
-FILE *st_file_open(st_file *sf, nvfp4_error *err)
-{
-    sf->buf = NULL;
-    sf->len = 0;
-    sf->f = open_memstream(&sf->buf, &sf->len);
-    if (!sf->f) nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    return sf->f;
-}
-
-void st_file_discard(st_file *sf)
-{
-    if (sf->f) fclose(sf->f);
-    free(sf->buf);
-    sf->f = NULL;
-    sf->buf = NULL;
-}
-
-nvfp4_status st_file_commit(st_file *sf, const char *dir, const char *name, nvfp4_error *err)
-{
-    char path[4096];
-    bool ok = !ferror(sf->f);
-    ok = (fclose(sf->f) == 0) && ok;
-    sf->f = NULL;
-    nvfp4_status st;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
-        st = nvfp4_error_set(err, NVFP4_EINVAL, "%s/%s: path too long", dir, name);
-    else if (!ok)
-        st = nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
-    else
-        st = nvfp4_file_write_atomic(path, sf->buf, sf->len, err);
-    free(sf->buf);
-    sf->buf = NULL;
-    return st;
-}
 
 bool st_have_gnuplot(void)
 {
@@ -129,13 +71,6 @@ void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *ro
                 r->has_heldout ? r->heldout_loss : NAN, r->has_heldout ? r->ref_heldout_loss : NAN,
                 probed ? r->grad_noise : NAN, probed ? r->grad_qerr : NAN);
     }
-}
-
-bool st_read_line(FILE *f, char *buf, size_t n)
-{
-    if (!fgets(buf, (int)n, f)) return false;
-    buf[strcspn(buf, "\r\n")] = 0;
-    return true;
 }
 
 /* t->fin: per (arm, seed), in order of appearance, its last row; when the
@@ -284,6 +219,44 @@ static size_t finals(const st_table *t, size_t arm, const st_row **out, size_t m
     size_t n = 0;
     for (size_t i = 0; i < t->nfin && n < max; i++)
         if (t->fin[i].arm == arm) out[n++] = &t->fin[i];
+    return n;
+}
+
+ssize_t st_arm_index(const st_table *t, const char *name)
+{
+    for (size_t a = 0; a < t->narms; a++)
+        if (!strcmp(t->arms[a], name)) return (ssize_t)a;
+    return -1;
+}
+
+double st_row_gap(const st_row *r) { return 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss; }
+
+size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max)
+{
+    ssize_t idx[ST_MAX_ARMS];
+    if (narms > ST_MAX_ARMS) return 0;
+    for (size_t k = 0; k < narms; k++)
+        if ((idx[k] = st_arm_index(t, arms[k])) < 0) return 0;
+    uint64_t seen[256];
+    size_t ns = 0, n = 0;
+    for (size_t i = 0; i < t->n && ns < 256; i++) {
+        size_t j;
+        for (j = 0; j < ns; j++)
+            if (seen[j] == t->rows[i].seed) break;
+        if (j == ns) seen[ns++] = t->rows[i].seed;
+    }
+    for (size_t i = 1; i < ns; i++) /* ascending: the same pairing order for a run and a merge */
+        for (size_t j = i; j > 0 && seen[j] < seen[j - 1]; j--) {
+            uint64_t x = seen[j];
+            seen[j] = seen[j - 1];
+            seen[j - 1] = x;
+        }
+    for (size_t j = 0; j < ns && n < max; j++) {
+        bool all = true;
+        for (size_t k = 0; k < narms && all; k++)
+            all = (rows[n * narms + k] = st_final_row(t, (size_t)idx[k], seen[j])) != NULL;
+        if (all) n++;
+    }
     return n;
 }
 

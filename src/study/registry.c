@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/fingerprint.h"
 
 #include "study_list.h"
 

@@ -18,8 +18,9 @@
 #include "nvfp4/io.h"
 
 #include "study/studies.h"
-#include "study/study_internal.h"
-#include "study/train_internal.h"
+#include "study/labfile.h"
+#include "study/shadow.h"
+#include "study/train.h"
 
 static double now_s(void)
 {

@@ -14,7 +14,8 @@
 
 #include "nvfp4/philox.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/rng.h"
 
 /* S0's files: no runs.csv; a merge concatenates these. */
 static const char *const s0_files[] = {"s0_stagnation.csv", "s0_harmonic.dat", "s0_growth.csv", "s0_quant.csv",

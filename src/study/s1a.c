@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/verdict.h"
+#include "study/rng.h"
 
 #define S1A_D 512
 

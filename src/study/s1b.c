@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 
 static void s1b_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {

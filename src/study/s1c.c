@@ -18,8 +18,9 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/verdict.h"
+#include "study/rng.h"
 
 #define S1C_D 512
 #define S1C_ETA 1.0 /* fixed step: 1 / lambda_max, noise-free GD's stable optimum for the stiffest direction */

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/summary.h"
 #include "study/verdict.h"
 
 #define S2_GROUPS 7

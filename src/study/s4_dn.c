@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/verdict.h"
 
 #define S4_NPTS 6

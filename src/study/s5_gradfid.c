@@ -15,8 +15,9 @@
 
 #include "study/gpt.h"
 #include "study/gradprobe.h"
+#include "study/seqdata.h"
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
 #include "study/verdict.h"
 
 #define S5_NVAR 5
@@ -24,10 +25,10 @@
 static const char *const s5_var[S5_NVAR] = {"rtn", "sr", "rtn-norht", "sr-norht", "sr-all-up"};
 static const char *const s5_files[] = {"s5_gradfid.csv", NULL};
 
-/* The backward recipes: the paper's (SR on dY, RHT-16 on both Wgrad
+/* The backward schemes: the paper's (SR on dY, RHT-16 on both Wgrad
  * inputs, 16x16 W), its RTN twin, both without RHT, and every backward
  * operand SR with E4M3 scales rounded up (no clipping: unbiased). */
-static void s5_recipe(size_t v, nvfp4_recipe_cfg *r)
+static void s5_scheme(size_t v, nvfp4_recipe_cfg *r)
 {
     nvfp4_recipe_cfg_paper(r);
     r->first_hp = r->last_hp = 0;
@@ -75,14 +76,14 @@ static nvfp4_status s5_checkpoint(FILE *f, const nvfp4_train_cfg *cfg, const flo
     }
     size_t off[64], len[64];
     for (size_t l = 0; l < nl; l++) {
-        const gpt_block_off *b = &g.blk[l / GPT_LIN_PER_BLOCK];
+        const gpt_tblock_off *b = &g.tblk[l / GPT_LIN_PER_BLOCK];
         size_t j = l % GPT_LIN_PER_BLOCK, D = g.D, F = g.F;
         off[l] = j == 0 ? b->wqkv : j == 1 ? b->wproj : j == 2 ? b->wfc1 : b->wfc2;
         len[l] = j == 0 ? 3 * D * D : j == 1 ? D * D : F * D;
     }
     for (size_t v = 0; v < S5_NVAR && st == NVFP4_OK; v++) {
         nvfp4_train_cfg q = *cfg;
-        s5_recipe(v, &q.recipe);
+        s5_scheme(v, &q.recipe);
         for (size_t l = 0; l < nl && st == NVFP4_OK; l++)
             if (!st_gradprobe_init(&pr[l], gex + off[l], len[l], K / 4))
                 st = nvfp4_error_set(err, NVFP4_ENOMEM, "s5: out of memory");

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 #include "study/verdict.h"
 
 /* ---- the Wgrad-only share of the gap -------------------------------------------- */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <threads.h>
 
-#include "study/train_internal.h"
+#include "study/scratch.h"
 
 typedef struct {
     void *buf[ST_SCRATCH_SLOTS];

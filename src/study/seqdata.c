@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/gpt.h"
-#include "study/study_internal.h"
+#include "study/seqdata.h"
+#include "study/rng.h"
+#include "study/dirichlet.h"
 
 #define FORTUNES_DIR "/usr/share/games/fortunes"
 #define SEQ_N_EVAL 32
@@ -233,10 +234,10 @@ void st_seqdata_batch(const st_seqdata *d, uint64_t seed, size_t step, size_t ns
         uint64_t idx = (uint64_t)step * nseq + i;
         if (d->kind == NVFP4_DATA_FORTUNES) {
             size_t span = d->ntrain - S - 1;
-            size_t off = (size_t)(st_uniform(seed, 1100, idx) * (double)span);
+            size_t off = (size_t)(st_uniform(seed, ST_STREAM_GPT_WINDOW, idx) * (double)span);
             text_window(d->train, off < span ? off : span - 1, S, tok + i * S, lab + i * S);
         } else {
-            markov_sequence(d, seed, 1200, idx, S, tok + i * S, lab + i * S);
+            markov_sequence(d, seed, ST_STREAM_MARKOV_TRAIN, idx, S, tok + i * S, lab + i * S);
         }
     }
 }
@@ -259,7 +260,7 @@ void st_seqdata_heldout(const st_seqdata *d, size_t i, size_t n, size_t S, uint3
         text_window(d->held, (size_t)((double)i * (double)span / (double)n), S, tok, lab);
     } else {
         /* a seed of its own: never one of the training sequences */
-        markov_sequence(d, 0x4556414cu, 1300, i, S, tok, lab);
+        markov_sequence(d, 0x4556414cu, ST_STREAM_MARKOV_EVAL, i, S, tok, lab);
     }
 }
 

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 #include "study/verdict.h"
 
 /* The widest 95% interval of the statistical findings of dir/summary.json

@@ -24,13 +24,13 @@ typedef struct {
     uint64_t seed, tokens;
     double lr, loss, ref_loss, eval_loss, ref_eval_loss, entropy, drift;
     int diverged;
-    /* a held-out evaluation (train.c, heldout_share): both losses on this
+    /* a held-out evaluation (task.c, heldout_share): both losses on this
      * step's share of the final metric's held-out set; written as nan when
      * false. In a final row (st_final_row): how many it averages. */
     bool has_heldout;
     double heldout_loss, ref_heldout_loss;
     size_t heldout_n;
-    /* the gradient probe (train.c; nan when the step was not probed) */
+    /* the gradient probe (probe.c; nan when the step was not probed) */
     double grad_noise, grad_qerr;
 } st_row;
 
@@ -76,6 +76,9 @@ struct nvfp4_study {
 #define ST_CONFIG_FILE "config.json"
 
 /* ---- runs.csv / layers.csv (output.c) ------------------------------------------ */
+bool st_have_gnuplot(void);
+/* mean and half-width of the 95% t confidence interval */
+void st_mean_ci(const double *x, size_t n, double *mean, double *ci);
 extern const char *const ST_RUNS_HEADER;
 extern const char *const ST_LAYERS_HEADER;
 
@@ -88,6 +91,14 @@ void st_table_free(st_table *t);
  * the table has no such run. */
 const st_row *st_final_row(const st_table *t, size_t arm, uint64_t seed);
 void st_arm_stats(const st_table *t, size_t arm, st_arm_summary *s);
+/* The index of the named arm in t, -1 when absent. */
+ssize_t st_arm_index(const st_table *t, const char *name);
+/* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
+ * is arm k's final row of the s-th seed that all arms have. Returns the
+ * number of seeds (at most max). */
+size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max);
+/* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
+double st_row_gap(const st_row *r);
 /* aggregates and plots of a study output folder (s: its study, may be NULL) */
 nvfp4_status st_aggregate_and_plot(const char *dir, const nvfp4_study *s, const char *title, bool *skipped,
                                    nvfp4_error *err);
@@ -105,7 +116,6 @@ nvfp4_status st_summarize(const nvfp4_study *s, const char *dir, json_t *extra, 
 /* one finding: claim, citation, measured text, verdict (a fixed result; the
  * statistical findings go through verdict.h) */
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict);
-ssize_t st_arm_index(const st_table *t, const char *name);
 /* the summary of the named arm, NULL when absent or without seeds */
 const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name);
 /* Paired difference over seeds of the final eval-loss gaps of two arms (in %
@@ -141,6 +151,10 @@ void st_finding_qerr(const st_table *t, json_t *out, const char *claim, const ch
                      const char *better);
 
 /* ---- training studies (runner.c) --------------------------------------------------- */
+/* The FP32 shadow diverged by the logged rows (runner.c): its last losses
+ * are not finite or exceed factor times its first (the quantized model's
+ * rule, nvfp4_train_cfg.diverge_factor). rows must be contiguous. */
+bool st_shadow_diverged(const nvfp4_log_row *rows, size_t n, double factor);
 /* One arm: a config change against the study's base config. */
 typedef struct {
     const char *name;

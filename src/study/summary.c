@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
+#include "study/labfile.h"
+#include "study/summary.h"
 #include "study/verdict.h"
 
 void st_finding(json_t *arr, const char *claim, const char *source, const char *measured, const char *verdict)
@@ -24,13 +25,6 @@ void st_finding(json_t *arr, const char *claim, const char *source, const char *
     if (strcmp(verdict, "measurement"))
         json_object_set_new(o, "rule", json_string("fixed criterion on the study's means (no seed interval)"));
     json_array_append_new(arr, o);
-}
-
-ssize_t st_arm_index(const st_table *t, const char *name)
-{
-    for (size_t a = 0; a < t->narms; a++)
-        if (!strcmp(t->arms[a], name)) return (ssize_t)a;
-    return -1;
 }
 
 const st_arm_summary *st_arm_sum(const st_table *t, const st_arm_summary *a, const char *name)

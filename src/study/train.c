@@ -1,713 +1,43 @@
 /*
- * train.c - one training run of the simulator: a quantized model and its
- * FP32 shadow (same init, same data, same step) trained side by side, so the
- * relative loss gap and the weight drift are paired by construction
- * (paired differences cut the variance: docs/studies.md, "Studies and results");
- * or the quantized model alone, reading its shadow from a trace trained once
- * for every arm of the seed (st_shadow_train: the same bytes).
+ * train.c - the lifecycle of one training run of the simulator: a quantized
+ * model and its FP32 shadow (same init, same data, same step) trained side
+ * by side, so the relative loss gap and the weight drift are paired by
+ * construction (paired differences cut the variance: docs/studies.md,
+ * "Studies and results"); or the quantized model alone, reading its shadow
+ * from a trace trained once for every arm of the seed (st_shadow_train: the
+ * same bytes). It creates and frees a run, takes its steps (evaluation on
+ * the logged steps, the gradient probe, the two models' steps, possibly
+ * concurrently), logs its rows and answers the nvfp4_run_* queries.
  *
- * Tasks: teacher-student regression (MSE) and next-token prediction on an
- * order-2 Markov source with a computable entropy rate (CE). Every random
- * draw (init, data, SR bits, RHT signs) is keyed by the seed and counters, so
- * a run is byte-identical at any thread count; checkpoints are the full state.
+ * What it delegates, each file one job: the model (model.c, gpt.c), the
+ * task's data, loss and evaluation (task.c), one model's optimizer step
+ * (step.c, optim.c), the gradient probe (probe.c), the shared shadow's
+ * trace (shadow.c), the cross-step diagnostics (wtrack.c), and the
+ * checkpoints (checkpoint.c, which reads the run's state from train.h and is
+ * never called from here). Every random draw is keyed by the seed and
+ * counters (rng.h), so a run is byte-identical at any thread count.
  */
 #include <cblas.h>
-#include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-#include "nvfp4/io.h"
-#include "nvfp4/philox.h"
 #include "nvfp4/study.h"
 #include "study/gpt.h"
-#include "study/gradprobe.h"
-#include "study/study_internal.h"
-#include "study/train_internal.h"
-
-#include <time.h>
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-#define MAXLIN 64
-
-/* ---- keyed random numbers ------------------------------------------------ */
-static void philox_words(uint64_t seed, uint64_t stream, uint64_t index, uint32_t o[4])
-{
-    uint32_t ctr[4] = {(uint32_t)index, (uint32_t)(index >> 32), (uint32_t)stream, (uint32_t)(stream >> 32)};
-    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    nvfp4_philox4x32_10(ctr, key, o);
-}
-
-double st_uniform(uint64_t seed, uint64_t stream, uint64_t index)
-{
-    uint32_t o[4];
-    philox_words(seed, stream, index, o);
-    return ((double)(o[0] >> 5) * 67108864.0 + (double)(o[1] >> 6) + 0.5) / 9007199254740992.0;
-}
-
-double st_normal(uint64_t seed, uint64_t stream, uint64_t index)
-{
-    uint32_t o[4];
-    philox_words(seed, stream, index, o);
-    double u1 = ((double)o[0] + 0.5) / 4294967296.0, u2 = ((double)o[1] + 0.5) / 4294967296.0;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-/* ---- model ----------------------------------------------------------------- */
-typedef struct {
-    nvfp4_model_cfg mc;
-    size_t nlin, lin_in[MAXLIN], lin_out[MAXLIN], lin_w[MAXLIN];
-    size_t emb_off, gain_off[MAXLIN];
-    size_t np;
-    float *p, *g, *m, *v;
-    /* activations for one batch of T rows */
-    size_t T;
-    float *inp, *dinp, *z[MAXLIN], *a[MAXLIN], *h[MAXLIN], *nrm[MAXLIN], *rs[MAXLIN], *d1, *d2, *d3;
-    uint32_t *tok;
-    gpt *gpt; /* arch GPT: the transformer (p, g, m, v laid out by it), else NULL */
-    float *gacc; /* gradient accumulation: the sum of the micro-batch gradients (lazily allocated) */
-} model;
-
-static size_t model_layout(model *m)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    size_t off = 0, l = 0;
-    if (c->vocab) {
-        m->emb_off = off;
-        off += c->vocab * c->emb_dim;
-    }
-    m->lin_in[l] = c->d_in;
-    m->lin_out[l++] = c->d_model;
-    for (size_t b = 0; b < c->n_blocks; b++) {
-        if (c->block_kind == NVFP4_BLOCK_PLAIN) {
-            m->lin_in[l] = c->d_model;
-            m->lin_out[l++] = c->d_model;
-        } else {
-            m->gain_off[b] = off;
-            off += c->d_model;
-            m->lin_in[l] = c->d_model;
-            m->lin_out[l++] = c->d_hidden;
-            m->lin_in[l] = c->d_hidden;
-            m->lin_out[l++] = c->d_model;
-        }
-    }
-    if (c->block_kind == NVFP4_BLOCK_RESIDUAL) {
-        m->gain_off[c->n_blocks] = off;
-        off += c->d_model;
-    }
-    m->lin_in[l] = c->d_model;
-    m->lin_out[l++] = c->d_out;
-    m->nlin = l;
-    for (size_t i = 0; i < l; i++) {
-        m->lin_w[i] = off;
-        off += m->lin_in[i] * m->lin_out[i];
-    }
-    return off;
-}
-
-static void model_free(model *m)
-{
-    if (m->gpt) gpt_free(m->gpt);
-    free(m->gpt);
-    free(m->p);
-    free(m->g);
-    free(m->m);
-    free(m->v);
-    free(m->inp);
-    free(m->dinp);
-    free(m->d1);
-    free(m->d2);
-    free(m->d3);
-    free(m->tok);
-    free(m->gacc);
-    for (size_t i = 0; i < MAXLIN; i++) {
-        free(m->z[i]);
-        free(m->a[i]);
-        free(m->h[i]);
-        free(m->nrm[i]);
-        free(m->rs[i]);
-    }
-    memset(m, 0, sizeof *m);
-}
-
-static float *fa(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
-
-/* The GPT: B sequences of seq_len tokens (T = B * seq_len rows). */
-static bool model_alloc_gpt(model *m, const nvfp4_model_cfg *mc, size_t B)
-{
-    m->gpt = calloc(1, sizeof *m->gpt);
-    if (!m->gpt || !gpt_alloc(m->gpt, mc, B)) return false;
-    m->np = m->gpt->np;
-    m->nlin = m->gpt->nlin;
-    m->T = m->gpt->T;
-    m->p = fa(m->np);
-    m->g = fa(m->np);
-    m->m = fa(m->np);
-    m->v = fa(m->np);
-    m->tok = calloc(m->T, sizeof *m->tok);
-    m->d1 = fa(m->T * mc->vocab);
-    return m->p && m->g && m->m && m->v && m->tok && m->d1;
-}
-
-static bool model_alloc(model *m, const nvfp4_model_cfg *mc, size_t T)
-{
-    memset(m, 0, sizeof *m);
-    m->mc = *mc;
-    if (mc->arch == NVFP4_ARCH_GPT) return model_alloc_gpt(m, mc, T);
-    if (mc->n_blocks * 2 + 2 > MAXLIN) return false;
-    m->np = model_layout(m);
-    m->T = T;
-    m->p = fa(m->np);
-    m->g = fa(m->np);
-    m->m = fa(m->np);
-    m->v = fa(m->np);
-    m->inp = fa(T * mc->d_in);
-    m->dinp = fa(T * mc->d_in);
-    m->tok = calloc(T * (mc->ctx ? mc->ctx : 1), sizeof *m->tok);
-    size_t wmax = mc->d_in;
-    for (size_t l = 0; l < m->nlin; l++) {
-        m->z[l] = fa(T * m->lin_out[l]);
-        m->a[l] = fa(T * m->lin_out[l]);
-        if (m->lin_out[l] > wmax) wmax = m->lin_out[l];
-    }
-    for (size_t b = 0; b <= mc->n_blocks; b++) {
-        m->h[b] = fa(T * mc->d_model);
-        m->nrm[b] = fa(T * mc->d_model);
-        m->rs[b] = fa(T);
-    }
-    m->d1 = fa(T * wmax);
-    m->d2 = fa(T * wmax);
-    m->d3 = fa(T * wmax);
-    bool ok = m->p && m->g && m->m && m->v && m->inp && m->dinp && m->tok && m->d1 && m->d2 && m->d3;
-    for (size_t l = 0; l < m->nlin; l++) ok = ok && m->z[l] && m->a[l];
-    for (size_t b = 0; b <= mc->n_blocks; b++) ok = ok && m->h[b] && m->nrm[b] && m->rs[b];
-    return ok;
-}
-
-static void model_init_params(model *m, uint64_t seed, uint64_t stream0, float scale)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    if (m->gpt) {
-        gpt_init_params(m->gpt, m->p, seed, stream0, scale);
-        return;
-    }
-    if (c->vocab)
-        for (size_t i = 0; i < c->vocab * c->emb_dim; i++) m->p[m->emb_off + i] = (float)st_normal(seed, stream0, i);
-    if (c->block_kind == NVFP4_BLOCK_RESIDUAL)
-        for (size_t b = 0; b <= c->n_blocks; b++)
-            for (size_t i = 0; i < c->d_model; i++) m->p[m->gain_off[b] + i] = 1.0f;
-    for (size_t l = 0; l < m->nlin; l++) {
-        double sd = scale / sqrt((double)m->lin_in[l]);
-        size_t n = m->lin_in[l] * m->lin_out[l];
-        for (size_t i = 0; i < n; i++) m->p[m->lin_w[l] + i] = (float)(sd * st_normal(seed, stream0 + 1 + l, i));
-    }
-}
-
-static void embed(model *m, const uint32_t *tok, size_t T)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    for (size_t r = 0; r < T; r++)
-        for (size_t j = 0; j < c->ctx; j++)
-            memcpy(m->inp + r * c->d_in + j * c->emb_dim, m->p + m->emb_off + (size_t)tok[r * c->ctx + j] * c->emb_dim,
-                   c->emb_dim * sizeof(float));
-}
-
-/* Forward of T rows (m->inp filled, or tokens embedded); returns the output
- * pointer. dg: per-linear diagnostics or NULL. */
-static nvfp4_status model_forward(model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                                  lin_diag *dg, float **y, nvfp4_error *err)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    nvfp4_sq_cfg q[3][2];
-    nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
-    nvfp4_status s;
-    if (m->gpt) {
-        s = gpt_forward(m->gpt, m->p, m->tok, T / c->seq_len, tc, shadow, step, dg, err);
-        *y = m->gpt->logits;
-        return s;
-    }
-#define LIN(l, X)                                                                                                  \
-    do {                                                                                                           \
-        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
-        key.layer = (uint32_t)(l);                                                                                 \
-        s = lin_forward(&q[0][0], &q[0][1], (X), m->p + m->lin_w[l], T, m->lin_in[l], m->lin_out[l], &key,       \
-                        m->z[l], dg ? &dg[l] : NULL, err);                                                         \
-        if (s != NVFP4_OK) return s;                                                                               \
-    } while (0)
-    if (c->block_kind == NVFP4_BLOCK_PLAIN) {
-        const float *x = m->inp;
-        for (size_t l = 0; l < m->nlin; l++) {
-            LIN(l, x);
-            if (l + 1 < m->nlin) {
-                nvfp4_act_forward(c->act, m->z[l], m->a[l], T * m->lin_out[l]);
-                x = m->a[l];
-            }
-        }
-    } else {
-        size_t d = c->d_model;
-        LIN(0, m->inp);
-        memcpy(m->h[0], m->z[0], T * d * sizeof(float));
-        for (size_t b = 0; b < c->n_blocks; b++) {
-            size_t up = 1 + 2 * b, dn = 2 + 2 * b;
-            nvfp4_rmsnorm_forward(m->h[b], m->p + m->gain_off[b], T, d, m->nrm[b], m->rs[b]);
-            LIN(up, m->nrm[b]);
-            nvfp4_act_forward(c->act, m->z[up], m->a[up], T * c->d_hidden);
-            LIN(dn, m->a[up]);
-            for (size_t i = 0; i < T * d; i++) m->h[b + 1][i] = m->h[b][i] + m->z[dn][i];
-        }
-        size_t nb = c->n_blocks;
-        nvfp4_rmsnorm_forward(m->h[nb], m->p + m->gain_off[nb], T, d, m->nrm[nb], m->rs[nb]);
-        LIN(m->nlin - 1, m->nrm[nb]);
-    }
-#undef LIN
-    *y = m->z[m->nlin - 1];
-    return NVFP4_OK;
-}
-
-static nvfp4_status model_backward(model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                                   const float *dy, lin_diag *dg, nvfp4_error *err)
-{
-    const nvfp4_model_cfg *c = &m->mc;
-    nvfp4_sq_cfg q[3][2];
-    nvfp4_sq_key key = {tc->seed, step, 0, 0, 0};
-    nvfp4_status s;
-    (void)T;
-    if (m->gpt) return gpt_backward(m->gpt, m->p, m->tok, dy, tc, shadow, step, dg, m->g, err);
-    memset(m->g, 0, m->np * sizeof(float));
-#define LINB(l, X, DY, DX)                                                                                         \
-    do {                                                                                                           \
-        st_lin_cfg(tc, shadow, (l), step, q);                                                                      \
-        key.layer = (uint32_t)(l);                                                                                 \
-        s = lin_backward(q, (X), m->p + m->lin_w[l], (DY), T, m->lin_in[l], m->lin_out[l], &key, (DX),          \
-                         m->g + m->lin_w[l], dg ? &dg[l] : NULL, err);                                             \
-        if (s != NVFP4_OK) return s;                                                                               \
-    } while (0)
-    float *dinp = c->vocab ? m->dinp : NULL;
-    if (c->block_kind == NVFP4_BLOCK_PLAIN) {
-        memcpy(m->d1, dy, T * c->d_out * sizeof(float));
-        for (size_t l = m->nlin; l-- > 0;) {
-            const float *x = l ? m->a[l - 1] : m->inp;
-            LINB(l, x, m->d1, l ? m->d2 : dinp);
-            if (l) nvfp4_act_backward(c->act, m->z[l - 1], m->d2, m->d1, T * m->lin_out[l - 1]);
-        }
-    } else {
-        size_t d = c->d_model, nb = c->n_blocks;
-        /* d3 holds dL/dh while walking down the residual stream */
-        LINB(m->nlin - 1, m->nrm[nb], dy, m->d1);
-        memset(m->d3, 0, T * d * sizeof(float));
-        nvfp4_rmsnorm_backward(m->h[nb], m->p + m->gain_off[nb], m->rs[nb], m->d1, T, d, m->d3,
-                               m->g + m->gain_off[nb]);
-        for (size_t b = nb; b-- > 0;) {
-            size_t up = 1 + 2 * b, dn = 2 + 2 * b;
-            LINB(dn, m->a[up], m->d3, m->d1);
-            nvfp4_act_backward(c->act, m->z[up], m->d1, m->d2, T * c->d_hidden);
-            LINB(up, m->nrm[b], m->d2, m->d1);
-            nvfp4_rmsnorm_backward(m->h[b], m->p + m->gain_off[b], m->rs[b], m->d1, T, d, m->d2,
-                                   m->g + m->gain_off[b]);
-            for (size_t i = 0; i < T * d; i++) m->d3[i] += m->d2[i];
-        }
-        LINB(0, m->inp, m->d3, dinp);
-    }
-#undef LINB
-    if (c->vocab)
-        for (size_t r = 0; r < T; r++)
-            for (size_t j = 0; j < c->ctx; j++) {
-                float *ge = m->g + m->emb_off + (size_t)m->tok[r * c->ctx + j] * c->emb_dim;
-                const float *src = m->dinp + r * c->d_in + j * c->emb_dim;
-                for (size_t i = 0; i < c->emb_dim; i++) ge[i] += src[i];
-            }
-    return NVFP4_OK;
-}
-
-/* Scales the gradient to global L2 norm `clip` when it is larger (clip > 0). */
-static void clip_gradient(model *m, float clip)
-{
-    if (!(clip > 0.0f)) return;
-    double ss = 0.0;
-    for (size_t i = 0; i < m->np; i++) ss += (double)m->g[i] * m->g[i];
-    double norm = sqrt(ss);
-    if (!(norm > clip)) return;
-    float f = (float)(clip / norm);
-    for (size_t i = 0; i < m->np; i++) m->g[i] *= f;
-}
-
-/* AdamW (decoupled weight decay) in double per parameter. Its own loop
- * without branches, vectorized: the square root of a
- * non-negative value never sets errno, and train.o is built with
- * -fno-math-errno (mk/study.mk) so that sqrt becomes the vector instruction,
- * which is correctly rounded like the libm call: the same bytes. */
-static void adam_update(model *m, const nvfp4_train_cfg *tc, double lr, double bc1, double bc2)
-{
-    const float b1 = tc->beta1, b2 = tc->beta2, c1 = 1.0f - tc->beta1, c2 = 1.0f - tc->beta2;
-    const double eps = tc->adam_eps;
-    const float wd = tc->weight_decay; /* wd * p[i] is a float product, as it always was */
-    float *restrict p = m->p, *restrict mm = m->m, *restrict v = m->v;
-    const float *restrict g = m->g;
-#pragma omp simd /* independent elements, each computed as the scalar code does */
-    for (size_t i = 0; i < m->np; i++) {
-        mm[i] = b1 * mm[i] + c1 * g[i];
-        v[i] = b2 * v[i] + c2 * g[i] * g[i];
-        double upd = (mm[i] / bc1) / (sqrt(v[i] / bc2) + eps) + wd * p[i];
-        p[i] = (float)(p[i] - lr * upd);
-    }
-}
-
-static void sgd_update(model *m, const nvfp4_train_cfg *tc, double lr)
-{
-    for (size_t i = 0; i < m->np; i++) {
-        m->m[i] = tc->momentum * m->m[i] + m->g[i];
-        m->p[i] = (float)(m->p[i] - lr * (m->m[i] + tc->weight_decay * m->p[i]));
-    }
-}
-
-static void model_update(model *m, const nvfp4_train_cfg *tc, size_t step, double lr)
-{
-    double t = (double)step + 1.0;
-    double bc1 = 1.0 - pow(tc->beta1, t), bc2 = 1.0 - pow(tc->beta2, t);
-    if (tc->opt == NVFP4_OPT_ADAM) adam_update(m, tc, lr, bc1, bc2);
-    else sgd_update(m, tc, lr);
-}
-
-/* ---- tasks --------------------------------------------------------------------- */
-#define EVAL_N 512
-
-struct nvfp4_run {
-    nvfp4_train_cfg cfg;
-    model q, ref, teacher;
-    size_t step;
-    bool diverged;
-    size_t div_step;
-    double init_eval;
-    /* regression */
-    float label_scale;
-    float *test_x, *test_y;
-    /* LM */
-    double *P; /* [V*V][V] */
-    double entropy;
-    uint32_t *hist;  /* [batch][ctx] */
-    uint32_t *eval_tok, *eval_lab;
-    uint32_t *labels;
-    float *targets;
-    /* GPT: its sequences */
-    st_seqdata *seq;
-    /* gradient accumulation (accum_steps > 1): the step's accum_steps
-     * micro-batches of tokens and labels, one after the other */
-    uint32_t *acc_tok, *acc_lab;
-    /* logs */
-    nvfp4_log_row *logs;
-    nvfp4_layer_diag *diags;
-    size_t nlogs, caplogs;
-    st_wtrack **wtrack; /* per linear: the diagnostics across logged steps (wtrack.c) */
-    double q_sec, ref_sec; /* time spent in the quantized model and in the FP32 shadow */
-    bool pair;             /* step the two models concurrently even with one OpenMP thread set */
-    /* The shadow's values come from a shared trace (st_run_share_shadow) and
-     * ref is not stepped: true from the first step so read, kept in the
-     * checkpoint, so that a resumed run asks for its trace again. */
-    bool ref_external;
-    const st_shadow *shadow; /* borrowed; NULL: ref steps beside q */
-};
-
-static bool is_lm(const nvfp4_run *r) { return r->cfg.model.vocab > 0; }
-static bool is_gpt(const nvfp4_run *r) { return r->cfg.model.arch == NVFP4_ARCH_GPT; }
-/* Rows of one training batch: sequences x tokens for the GPT. */
-static size_t batch_rows(const nvfp4_run *r) { return r->cfg.batch * (is_gpt(r) ? r->cfg.model.seq_len : 1); }
-/* Micro-batches per optimizer step (gradient accumulation; 1 without). */
-static size_t accum_of(const nvfp4_train_cfg *c) { return c->accum_steps > 1 ? c->accum_steps : 1; }
-
-/* Advances a window of ctx tokens by one token drawn with uniform u. */
-static uint32_t stream_push(const nvfp4_run *r, uint32_t *h, double u)
-{
-    size_t ctx = r->cfg.model.ctx;
-    uint32_t nt = st_markov_next(r->P, r->cfg.model.vocab, h[ctx - 2], h[ctx - 1], u);
-    memmove(h, h + 1, (ctx - 1) * sizeof *h);
-    h[ctx - 1] = nt;
-    return nt;
-}
-
-static void lm_setup(nvfp4_run *r)
-{
-    size_t V = r->cfg.model.vocab, ctx = r->cfg.model.ctx, B = r->cfg.batch;
-    st_markov_build(r->cfg.seed, V, r->P, &r->entropy);
-    /* training streams, burned in */
-    for (size_t b = 0; b < B; b++) {
-        uint32_t *h = r->hist + b * ctx;
-        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, 500, b * ctx + j) * (double)V);
-        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, 501 + b, k));
-    }
-    /* evaluation set: independent streams */
-    uint32_t *h = malloc(ctx * sizeof *h);
-    for (size_t e = 0; e < EVAL_N; e++) {
-        for (size_t j = 0; j < ctx; j++) h[j] = (uint32_t)(st_uniform(r->cfg.seed, 600, e * ctx + j) * (double)V);
-        for (size_t k = 0; k < 256; k++) stream_push(r, h, st_uniform(r->cfg.seed, 601, e * 1024 + k));
-        memcpy(r->eval_tok + e * ctx, h, ctx * sizeof *h);
-        r->eval_lab[e] = stream_push(r, h, st_uniform(r->cfg.seed, 602, e));
-    }
-    free(h);
-}
-
-/* Teacher forward of T rows into `out` (FP32 model). */
-static void teacher_out(nvfp4_run *r, const float *x, size_t T, float *out)
-{
-    model *t = &r->teacher;
-    memcpy(t->inp, x, T * t->mc.d_in * sizeof(float));
-    float *y;
-    nvfp4_train_cfg tc = r->cfg;
-    nvfp4_recipe_cfg_fp32(&tc.recipe);
-    if (model_forward(t, &tc, true, 0, T, NULL, &y, NULL) == NVFP4_OK)
-        memcpy(out, y, T * t->mc.d_out * sizeof(float));
-}
-
-static void regression_setup(nvfp4_run *r)
-{
-    const nvfp4_model_cfg *c = &r->cfg.model;
-    model_init_params(&r->teacher, r->cfg.seed, 4000, 1.0f);
-    for (size_t i = 0; i < EVAL_N * c->d_in; i++) r->test_x[i] = (float)st_normal(r->cfg.seed, 700, i);
-    size_t T = r->cfg.batch;
-    double ss = 0.0;
-    for (size_t e = 0; e < EVAL_N; e += T) {
-        size_t n = EVAL_N - e < T ? EVAL_N - e : T;
-        teacher_out(r, r->test_x + e * c->d_in, n, r->test_y + e * c->d_out);
-    }
-    for (size_t i = 0; i < EVAL_N * c->d_out; i++) ss += (double)r->test_y[i] * r->test_y[i];
-    r->label_scale = (float)(1.0 / sqrt(ss / (double)(EVAL_N * c->d_out) + 1e-30));
-    for (size_t i = 0; i < EVAL_N * c->d_out; i++) r->test_y[i] *= r->label_scale;
-}
-
-/* Fills both models' inputs (and labels/targets) for training step `step`. */
-static void make_batch(nvfp4_run *r, size_t step)
-{
-    const nvfp4_model_cfg *c = &r->cfg.model;
-    size_t T = r->cfg.batch;
-    if (is_gpt(r) && accum_of(&r->cfg) > 1) {
-        /* the accum_steps * batch sequences a batch that large would draw */
-        st_seqdata_batch(r->seq, r->cfg.seed, step, accum_of(&r->cfg) * T, c->seq_len, r->acc_tok, r->acc_lab);
-    } else if (is_gpt(r)) {
-        st_seqdata_batch(r->seq, r->cfg.seed, step, T, c->seq_len, r->q.tok, r->labels);
-        memcpy(r->ref.tok, r->q.tok, T * c->seq_len * sizeof *r->q.tok);
-    } else if (is_lm(r)) {
-        for (size_t b = 0; b < T; b++) {
-            uint32_t *h = r->hist + b * c->ctx;
-            memcpy(r->q.tok + b * c->ctx, h, c->ctx * sizeof *h);
-            r->labels[b] = stream_push(r, h, st_uniform(r->cfg.seed, 800, (uint64_t)step * T + b));
-        }
-        memcpy(r->ref.tok, r->q.tok, T * c->ctx * sizeof *r->q.tok);
-        embed(&r->q, r->q.tok, T);
-        embed(&r->ref, r->ref.tok, T);
-    } else {
-        uint64_t base = (uint64_t)step * T * c->d_in;
-        for (size_t i = 0; i < T * c->d_in; i++) r->q.inp[i] = (float)st_normal(r->cfg.seed, 900, base + i);
-        memcpy(r->ref.inp, r->q.inp, T * c->d_in * sizeof(float));
-        teacher_out(r, r->q.inp, T, r->targets);
-        uint64_t nb = (uint64_t)step * T * c->d_out;
-        for (size_t i = 0; i < T * c->d_out; i++)
-            r->targets[i] = r->targets[i] * r->label_scale +
-                            r->cfg.label_noise * (float)st_normal(r->cfg.seed, 901, nb + i);
-    }
-}
-
-static double batch_loss(nvfp4_run *r, const float *y, size_t T, const uint32_t *lab, const float *tgt, float *dy)
-{
-    if (is_lm(r)) return nvfp4_ce_loss(y, lab, T, r->cfg.model.d_out, dy);
-    return nvfp4_mse_loss(y, tgt, T, r->cfg.model.d_out, dy);
-}
-
-/* The GPT's loss on held-out windows first, first + stride, ... of n
- * (st_seqdata_heldout), batch by batch (labels in r->labels, free until
- * make_batch). */
-static nvfp4_status eval_windows_gpt(nvfp4_run *r, model *m, bool shadow, size_t first, size_t stride, size_t n,
-                                     double *out, nvfp4_error *err)
-{
-    size_t B = r->cfg.batch, S = r->cfg.model.seq_len, done = 0;
-    double tot = 0.0;
-    for (size_t w = first; w < n;) {
-        size_t k = 0;
-        for (; k < B && w < n; k++, w += stride)
-            st_seqdata_heldout(r->seq, w, n, S, m->tok + k * S, r->labels + k * S);
-        float *y;
-        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, k * S, NULL, &y, err);
-        if (s != NVFP4_OK) return s;
-        tot += nvfp4_ce_loss(y, r->labels, k * S, r->cfg.model.vocab, NULL) * (double)k;
-        done += k;
-    }
-    *out = done ? tot / (double)done : NAN;
-    return NVFP4_OK;
-}
-
-/* The GPT's loss curve: every sequence of the small fixed held-out set. */
-static nvfp4_status eval_loss_gpt(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
-{
-    return eval_windows_gpt(r, m, shadow, 0, 1, st_seqdata_n_eval(r->seq), out, err);
-}
-
-/* Which share of the final metric's held-out set step evaluates: the last
- * heldout_evals logged steps take shares heldout_evals - 1, ..., 0 (the
- * final step share 0); -1 for the other steps and when there is none. */
-static long heldout_share(const nvfp4_run *r, size_t step)
-{
-    size_t K = r->cfg.heldout_evals, n = r->cfg.steps, le = r->cfg.log_every ? r->cfg.log_every : 1;
-    if (!is_gpt(r) || r->cfg.heldout_tokens == 0 || K == 0 || step >= n) return -1;
-    if (step % le != 0 && step + 1 != n) return -1;
-    /* logged steps after this one: the multiples of le in (step, n - 1], and
-     * n - 1 when it is not one of them */
-    size_t later = step + 1 == n ? 0 : (n - 1) / le - step / le + ((n - 1) % le ? 1 : 0);
-    return later < K ? (long)later : -1;
-}
-
-static nvfp4_status eval_loss(nvfp4_run *r, model *m, bool shadow, double *out, nvfp4_error *err)
-{
-    const nvfp4_model_cfg *c = &r->cfg.model;
-    size_t T = r->cfg.batch;
-    if (is_gpt(r)) return eval_loss_gpt(r, m, shadow, out, err);
-    double tot = 0.0;
-    for (size_t e = 0; e < EVAL_N; e += T) {
-        size_t n = EVAL_N - e < T ? EVAL_N - e : T;
-        float *y;
-        if (is_lm(r)) {
-            memcpy(m->tok, r->eval_tok + e * c->ctx, n * c->ctx * sizeof *m->tok);
-            embed(m, m->tok, n);
-        } else {
-            memcpy(m->inp, r->test_x + e * c->d_in, n * c->d_in * sizeof(float));
-        }
-        nvfp4_status s = model_forward(m, &r->cfg, shadow, r->step, n, NULL, &y, err);
-        if (s != NVFP4_OK) return s;
-        tot += batch_loss(r, y, n, r->eval_lab + e, r->test_y + e * c->d_out, NULL) * (double)n;
-    }
-    *out = tot / EVAL_N;
-    return NVFP4_OK;
-}
-
-/* What a logged step evaluates of model m (the quantized model or the
- * shadow) before its batch: the eval loss and, on the final metric's steps,
- * its share of the held-out set (*heldout untouched elsewhere). */
-static nvfp4_status eval_logged(nvfp4_run *r, model *m, bool shadow, size_t step, double *eval, double *heldout,
-                                nvfp4_error *err)
-{
-    nvfp4_status s = eval_loss(r, m, shadow, eval, err);
-    long share = heldout_share(r, step);
-    if (s != NVFP4_OK || share < 0) return s;
-    size_t S = r->cfg.model.seq_len, K = r->cfg.heldout_evals;
-    size_t n = (r->cfg.heldout_tokens + S - 1) / S; /* windows */
-    return eval_windows_gpt(r, m, shadow, (size_t)share, K, n, heldout, err);
-}
+#include "study/model.h"
+#include "study/probe.h"
+#include "study/rng.h"
+#include "study/shadow.h"
+#include "study/step.h"
+#include "study/task.h"
+#include "study/train.h"
+#include "study/wtrack.h"
 
 /* ---- run lifecycle -------------------------------------------------------------- */
-void nvfp4_train_cfg_init(nvfp4_train_cfg *t)
-{
-    memset(t, 0, sizeof *t);
-    t->model.d_in = 64;
-    t->model.d_model = 128;
-    t->model.d_hidden = 128;
-    t->model.d_out = 16;
-    t->model.n_blocks = 1;
-    t->model.block_kind = NVFP4_BLOCK_PLAIN;
-    t->model.act = NVFP4_ACT_SQRELU;
-    t->model.loss = NVFP4_LOSS_MSE;
-    nvfp4_recipe_cfg_paper(&t->recipe);
-    t->opt = NVFP4_OPT_ADAM;
-    t->lr = 1e-3f;
-    t->lr_min_frac = 0.01f;
-    t->warmup_frac = 0.02f;
-    t->decay_frac = 0.2f;
-    t->beta1 = 0.9f;
-    t->beta2 = 0.95f;
-    t->adam_eps = 1e-8f;
-    t->sched = NVFP4_SCHED_COSINE;
-    t->steps = 1000;
-    t->batch = 256;
-    t->log_every = 50;
-    t->heldout_evals = 4;
-    t->seed = 1;
-    t->switch_fwd_step = SIZE_MAX;
-    t->switch_bwd_step = SIZE_MAX;
-    t->init_scale = 1.0f;
-    t->diverge_factor = 10.0f;
-}
-
-void st_sq_cfg_hp(const nvfp4_recipe_cfg *r, nvfp4_sq_cfg *c)
-{
-    nvfp4_sq_cfg_fp32(c);
-    c->format = r->hp == NVFP4_SQ_BF16 ? NVFP4_SQ_BF16 : NVFP4_SQ_FP32;
-}
-
-void nvfp4_train_cfg_gpt(nvfp4_train_cfg *t)
-{
-    nvfp4_train_cfg_init(t);
-    nvfp4_model_cfg *m = &t->model;
-    m->arch = NVFP4_ARCH_GPT;
-    m->vocab = 256;
-    m->d_out = 256;
-    m->seq_len = 64;
-    m->d_model = 128;
-    m->n_heads = 4;
-    m->d_hidden = 512;
-    m->n_blocks = 2;
-    m->norm = NVFP4_NORM_LAYER;
-    m->loss = NVFP4_LOSS_CE;
-    m->act = NVFP4_ACT_GELU;
-    m->d_in = 0;
-    t->data = NVFP4_DATA_FORTUNES;
-    t->batch = 8;
-    t->lr = 1e-3f;
-    t->lr_min_frac = 0.1f;
-    t->warmup_frac = 0.02f;
-    t->beta1 = 0.9f;
-    t->beta2 = 0.95f;
-    t->weight_decay = 0.1f;
-    t->grad_clip = 1.0f;
-    t->log_every = 0;
-    t->heldout_tokens = 102400; /* 1600 windows of 64 */
-    nvfp4_recipe_cfg_paper(&t->recipe);
-    t->recipe.first_hp = 0; /* GPT: counted in blocks; the head stays high precision */
-    t->recipe.last_hp = 0;
-}
-
-void nvfp4_recipe_cfg_fp32(nvfp4_recipe_cfg *r)
-{
-    for (int g = 0; g < 3; g++)
-        for (int o = 0; o < 2; o++) nvfp4_sq_cfg_fp32(&r->q[g][o]);
-    r->first_hp = 0;
-    r->last_hp = 0;
-    r->hp = NVFP4_SQ_FP32;
-}
-
-void nvfp4_recipe_cfg_paper(nvfp4_recipe_cfg *r)
-{
-    for (int g = 0; g < 3; g++)
-        for (int o = 0; o < 2; o++) nvfp4_sq_cfg_nvfp4(&r->q[g][o]);
-    r->q[NVFP4_GEMM_FPROP][1].block = NVFP4_BLOCK_16X16; /* W */
-    r->q[NVFP4_GEMM_DGRAD][1].block = NVFP4_BLOCK_16X16; /* W^T */
-    r->q[NVFP4_GEMM_DGRAD][0].rounding = NVFP4_SR;       /* dY */
-    r->q[NVFP4_GEMM_WGRAD][0].rounding = NVFP4_SR;       /* dY^T */
-    r->q[NVFP4_GEMM_WGRAD][0].rht = 16;
-    r->q[NVFP4_GEMM_WGRAD][1].rht = 16;
-    r->first_hp = 1;
-    r->last_hp = 1;
-    r->hp = NVFP4_SQ_FP32;
-}
-
-void nvfp4_recipe_cfg_mxfp4(nvfp4_recipe_cfg *r)
-{
-    nvfp4_recipe_cfg_paper(r);
-    for (int g = 0; g < 3; g++)
-        for (int o = 0; o < 2; o++) {
-            nvfp4_sq_cfg *c = &r->q[g][o];
-            nvfp4_rounding rd = c->rounding;
-            unsigned rht = c->rht;
-            nvfp4_sq_cfg_mxfp4(c);
-            c->rounding = rd;
-            c->rht = rht ? 32 : 0; /* NVIDIA's MXFP4 run used RHT d = 32 (Sec. 5) */
-        }
-}
+static size_t batch_rows(const nvfp4_run *r) { return st_task_rows(&r->cfg); }
 
 static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 {
@@ -726,7 +56,7 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
                         "need the GPT");
         return false;
     }
-    if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > MAXLIN) {
+    if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > ST_MAXLIN) {
         nvfp4_error_set(err, NVFP4_EINVAL, "train config: batch, steps, d_model, d_out must be > 0, n_blocks <= 31");
         return false;
     }
@@ -743,20 +73,9 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 
 static void run_free_parts(nvfp4_run *r)
 {
-    model_free(&r->q);
-    model_free(&r->ref);
-    model_free(&r->teacher);
-    free(r->test_x);
-    free(r->test_y);
-    free(r->P);
-    free(r->hist);
-    free(r->eval_tok);
-    free(r->eval_lab);
-    free(r->labels);
-    free(r->targets);
-    st_seqdata_free(r->seq);
-    free(r->acc_tok);
-    free(r->acc_lab);
+    st_model_free(&r->q);
+    st_model_free(&r->ref);
+    st_task_free(&r->task);
     free(r->logs);
     free(r->diags);
     st_wtrack_free_all(r->wtrack, r->q.nlin);
@@ -777,50 +96,24 @@ nvfp4_status nvfp4_run_create(const nvfp4_train_cfg *cfg, nvfp4_run **out, nvfp4
     if (!r) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     r->cfg = *cfg;
     const nvfp4_model_cfg *c = &cfg->model;
-    size_t T = cfg->batch, rows = batch_rows(r);
-    bool ok = model_alloc(&r->q, c, T) && model_alloc(&r->ref, c, T);
-    r->labels = calloc(rows, sizeof *r->labels);
-    r->targets = fa(is_gpt(r) ? 1 : T * c->d_out);
-    ok = ok && r->labels && r->targets;
-    if (ok && is_gpt(r)) {
-        nvfp4_status s = st_seqdata_create(cfg, &r->seq, err);
-        if (s != NVFP4_OK) {
-            nvfp4_run_free(r);
-            return s;
-        }
-        r->entropy = st_seqdata_entropy(r->seq);
-        if (accum_of(cfg) > 1) {
-            r->acc_tok = calloc(accum_of(cfg) * rows, sizeof *r->acc_tok);
-            r->acc_lab = calloc(accum_of(cfg) * rows, sizeof *r->acc_lab);
-            ok = r->acc_tok && r->acc_lab;
-        }
-    } else if (ok && c->vocab) {
-        size_t V = c->vocab;
-        r->P = malloc(V * V * V * sizeof *r->P);
-        r->hist = calloc(T * c->ctx, sizeof *r->hist);
-        r->eval_tok = calloc(EVAL_N * c->ctx, sizeof *r->eval_tok);
-        r->eval_lab = calloc(EVAL_N, sizeof *r->eval_lab);
-        ok = r->P && r->hist && r->eval_tok && r->eval_lab;
-        if (ok) lm_setup(r);
-    } else if (ok) {
-        ok = model_alloc(&r->teacher, c, T);
-        r->test_x = fa(EVAL_N * c->d_in);
-        r->test_y = fa(EVAL_N * c->d_out);
-        ok = ok && r->test_x && r->test_y;
-        if (ok) regression_setup(r);
-    }
-    if (!ok) {
+    size_t T = cfg->batch;
+    if (!st_model_alloc(&r->q, c, T) || !st_model_alloc(&r->ref, c, T)) {
         nvfp4_run_free(r);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "run: out of memory");
     }
-    model_init_params(&r->q, cfg->seed, 1000, cfg->init_scale);
+    nvfp4_status s = st_task_create(&r->task, cfg, err);
+    if (s != NVFP4_OK) {
+        nvfp4_run_free(r);
+        return s;
+    }
+    st_model_init_params(&r->q, cfg->seed, ST_STREAM_INIT_BASE, cfg->init_scale);
     memcpy(r->ref.p, r->q.p, r->q.np * sizeof(float));
     r->init_eval = -1.0;
     *out = r;
     return NVFP4_OK;
 }
 
-static bool push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
+bool st_run_push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
 {
     size_t L = r->q.nlin;
     if (r->nlogs == r->caplogs) {
@@ -870,187 +163,6 @@ static double drift(const float *q, const float *ref, size_t np)
     return den > 0 ? sqrt(num / den) : 0.0;
 }
 
-/* Forward, loss and backward of one (micro-)batch of T rows already in
- * the model's inputs, labels lab: the gradient in m->g, the loss in *loss. */
-static nvfp4_status micro_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                               const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
-{
-    float *y;
-    nvfp4_status s = model_forward(m, tc, shadow, step, T, dg, &y, err);
-    if (s != NVFP4_OK) return s;
-    *loss = batch_loss(r, y, T, lab, r->targets, m->d1 /* dy scratch */);
-    /* copy dy out of d1: backward uses d1..d3 as scratch */
-    float *gy = malloc(T * r->cfg.model.d_out * sizeof *gy);
-    if (!gy) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    memcpy(gy, m->d1, T * r->cfg.model.d_out * sizeof *gy);
-    s = model_backward(m, tc, shadow, step, T, gy, dg, err);
-    free(gy);
-    return s;
-}
-
-/* The gradient of one optimizer step into m->g and its mean loss. Without
- * accumulation the batch is in the model's inputs and r->labels. With
- * accum_steps = k > 1 (GPT), micro-batch i is rows [i*T, (i+1)*T) of tok
- * and lab: each is quantized and back-propagated on its own (its own amax,
- * scales and SR bits, as a GPU trainer accumulating micro-batches does),
- * the k gradients are summed in micro-batch order in fp32 and the sum is
- * divided by k once. Elementwise and in a fixed order: the same bytes at
- * any thread count. dg (diagnostics) is taken on micro-batch 0. */
-static nvfp4_status step_grad(nvfp4_run *r, model *m, const nvfp4_train_cfg *tc, bool shadow, size_t step, size_t T,
-                              const uint32_t *tok, const uint32_t *lab, lin_diag *dg, double *loss, nvfp4_error *err)
-{
-    size_t k = accum_of(tc);
-    if (k == 1 && !tok) return micro_grad(r, m, tc, shadow, step, T, r->labels, dg, loss, err);
-    if (k > 1 && !m->gacc && !(m->gacc = fa(m->np))) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    double sum = 0.0;
-    for (size_t i = 0; i < k; i++) {
-        double li;
-        memcpy(m->tok, tok + i * T, T * sizeof *m->tok);
-        nvfp4_status s = micro_grad(r, m, tc, shadow, step, T, lab + i * T, i ? NULL : dg, &li, err);
-        if (s != NVFP4_OK) return s;
-        sum += li;
-        if (k == 1) break;
-        if (i == 0) memcpy(m->gacc, m->g, m->np * sizeof *m->g);
-        else
-            for (size_t j = 0; j < m->np; j++) m->gacc[j] += m->g[j];
-    }
-    if (k > 1) {
-        const float kf = (float)k;
-        for (size_t j = 0; j < m->np; j++) m->g[j] = m->gacc[j] / kf;
-    }
-    *loss = sum / (double)k;
-    return NVFP4_OK;
-}
-
-/* One model's training step on the batch in place: gradient (step_grad),
- * clipping, update; its wall time added to *sec. */
-static nvfp4_status model_step(nvfp4_run *r, model *m, bool shadow, size_t step, size_t T, double lr, lin_diag *dg,
-                               double *loss, double *sec, nvfp4_error *err)
-{
-    double t0 = mono_s();
-    bool acc = accum_of(&r->cfg) > 1;
-    nvfp4_status s = step_grad(r, m, &r->cfg, shadow, step, T, acc ? r->acc_tok : NULL, acc ? r->acc_lab : NULL, dg,
-                               loss, err);
-    if (s != NVFP4_OK) return s;
-    clip_gradient(m, r->cfg.grad_clip);
-    model_update(m, &r->cfg, step, lr);
-    *sec += mono_s() - t0;
-    return NVFP4_OK;
-}
-
-/* ---- the gradient probe ------------------------------------------------------------ */
-/* Whether logged step `step` is probed: every probe_every-th logged step
- * (counting the logged rows from step 0) and the last step. */
-static bool probe_due(const nvfp4_run *r, size_t step)
-{
-    size_t k = r->cfg.probe_every;
-    return k && is_gpt(r) && (r->nlogs % k == 0 || step + 1 == r->cfg.steps);
-}
-
-/* Offset and size of linear l's weight in the GPT's flat parameters (the
- * head: the token embedding when tied, whose gradient then also holds the
- * embedding's). */
-static void probe_slice(const gpt *g, size_t l, size_t *off, size_t *len)
-{
-    size_t D = g->D, F = g->F;
-    if (l == g->L * GPT_LIN_PER_BLOCK) {
-        *off = g->head;
-        *len = g->V * D;
-        return;
-    }
-    const gpt_block_off *b = &g->blk[l / GPT_LIN_PER_BLOCK];
-    size_t j = l % GPT_LIN_PER_BLOCK;
-    *off = j == GPT_LIN_QKV ? b->wqkv : j == GPT_LIN_PROJ ? b->wproj : j == GPT_LIN_FC1 ? b->wfc1 : b->wfc2;
-    *len = j == GPT_LIN_QKV ? 3 * D * D : j == GPT_LIN_PROJ ? D * D : F * D;
-}
-
-typedef struct {
-    uint32_t *tok[2], *lab[2];
-    float *ga, *gb;
-    st_gradprobe *pr;
-} probe_bufs;
-
-static void probe_bufs_free(probe_bufs *b, size_t nlin)
-{
-    for (int i = 0; i < 2; i++) free(b->tok[i]), free(b->lab[i]);
-    free(b->ga);
-    free(b->gb);
-    if (b->pr)
-        for (size_t l = 0; l < nlin; l++) st_gradprobe_free(&b->pr[l]);
-    free(b->pr);
-}
-
-/* The probe at logged step `step`, before the step's update, at the
- * quantized model's weights (docs/studies.md, "Gradient probe"): g_A, the
- * FP32 gradient of the step's own batch (all its micro-batches), g_B that
- * of an independent batch (the batch of step 2^40 + step, which training
- * never draws), and probe_draws quantized gradients of batch A under the
- * run's recipe (draw 0 with the run's own keys: the gradient this step
- * takes; draw d > 0 with the seed's d-th derived key). Whole model:
- * row->grad_noise, row->grad_qerr; per linear weight: dg[l].probe. The
- * model's activations and gradient buffer are scratch here (the step
- * recomputes them); nothing of the run's state changes. */
-static nvfp4_status grad_probe(nvfp4_run *r, size_t step, nvfp4_log_row *row, lin_diag *dg, nvfp4_error *err)
-{
-    model *m = &r->q;
-    size_t k = accum_of(&r->cfg), T = batch_rows(r), n = k * T, np = m->np, nlin = m->nlin;
-    size_t K = r->cfg.probe_draws ? r->cfg.probe_draws : 2, S = r->cfg.model.seq_len;
-    probe_bufs b = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL};
-    bool ok = true;
-    for (int i = 0; i < 2; i++) {
-        ok = ok && (b.tok[i] = malloc(n * sizeof *b.tok[i])) && (b.lab[i] = malloc(n * sizeof *b.lab[i]));
-    }
-    ok = ok && (b.ga = malloc(np * sizeof *b.ga)) && (b.gb = malloc(np * sizeof *b.gb)) &&
-         (b.pr = calloc(nlin, sizeof *b.pr));
-    if (!ok) {
-        probe_bufs_free(&b, 0);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "gradient probe: out of memory");
-    }
-    st_seqdata_batch(r->seq, r->cfg.seed, step, k * r->cfg.batch, S, b.tok[0], b.lab[0]);
-    st_seqdata_batch(r->seq, r->cfg.seed, (size_t)1 << 40 | step, k * r->cfg.batch, S, b.tok[1], b.lab[1]);
-    nvfp4_train_cfg ref = r->cfg;
-    ref.recipe.hp = NVFP4_SQ_FP32; /* the reference is FP32 whatever the recipe's high-precision format */
-    double loss;
-    nvfp4_status s = step_grad(r, m, &ref, true, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
-    if (s == NVFP4_OK) memcpy(b.ga, m->g, np * sizeof *b.ga);
-    if (s == NVFP4_OK) s = step_grad(r, m, &ref, true, step, T, b.tok[1], b.lab[1], NULL, &loss, err);
-    if (s == NVFP4_OK) memcpy(b.gb, m->g, np * sizeof *b.gb);
-    size_t off[MAXLIN], len[MAXLIN];
-    for (size_t l = 0; l < nlin && s == NVFP4_OK; l++) {
-        probe_slice(m->gpt, l, &off[l], &len[l]);
-        if (!st_gradprobe_init(&b.pr[l], b.ga + off[l], len[l], 1))
-            s = nvfp4_error_set(err, NVFP4_ENOMEM, "gradient probe: out of memory");
-    }
-    double se = 0.0;
-    for (size_t d = 0; d < K && s == NVFP4_OK; d++) {
-        nvfp4_train_cfg tc = r->cfg;
-        if (d) tc.seed = sq_derive(r->cfg.seed, (uint32_t)d, 0, 0, 0x70726f62u /* "prob" */);
-        s = step_grad(r, m, &tc, false, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
-        if (s != NVFP4_OK) break;
-        for (size_t i = 0; i < np; i++) se += ((double)m->g[i] - b.ga[i]) * ((double)m->g[i] - b.ga[i]);
-        for (size_t l = 0; l < nlin; l++) st_gradprobe_add(&b.pr[l], m->g + off[l]);
-    }
-    if (s == NVFP4_OK) {
-        double aa = 0.0, ab = 0.0;
-        for (size_t i = 0; i < np; i++) {
-            aa += (double)b.ga[i] * b.ga[i];
-            ab += ((double)b.ga[i] - b.gb[i]) * ((double)b.ga[i] - b.gb[i]);
-        }
-        row->grad_noise = aa > 0 ? sqrt(ab / aa) : NAN;
-        row->grad_qerr = aa > 0 ? sqrt(se / (double)K / aa) : NAN;
-        for (size_t l = 0; l < nlin; l++) {
-            st_gradprobe_stats st;
-            st_gradprobe_finish(&b.pr[l], &st);
-            dg[l].probe[0] = sqrt(st.rel_mse1);
-            dg[l].probe[1] = st.cos_mean;
-            dg[l].probe[2] = st.rel_bias_debiased;
-            dg[l].probe[3] = sqrt(st.rel_var);
-        }
-    }
-    probe_bufs_free(&b, nlin);
-    return s;
-}
-
 /* In a pair section: the model's own parallel loops (quantizer, attention)
  * stay on its thread, whatever OMP_MAX_ACTIVE_LEVELS allows. */
 static void one_thread_inside(void)
@@ -1075,71 +187,8 @@ static bool pair_concurrent(const nvfp4_run *r)
 
 void st_run_pair(nvfp4_run *r, bool on) { r->pair = on; }
 
-static bool logged_step(const nvfp4_train_cfg *c, size_t step)
-{
-    return step % (c->log_every ? c->log_every : 1) == 0 || step + 1 == c->steps;
-}
 
-/* ---- the shared FP32 shadow ------------------------------------------------------ */
-/* Everything a run's rows take from its shadow, for every step of a config
- * (st_shadow_train): the shadow depends on the config without its recipe
- * and switch steps (the shadow is FP32 in every linear), so the arms of one
- * seed that differ only there read one trace. */
-struct st_shadow {
-    nvfp4_train_cfg key; /* st_shadow_key of the config trained */
-    size_t steps, np, nlogs;
-    double *loss;        /* [steps] training loss of each step's batch */
-    double *eval;        /* [steps] eval loss before the logged steps (NaN elsewhere) */
-    double *heldout;     /* [steps] held-out share of the final metric's steps (NaN elsewhere) */
-    size_t *snap;        /* [steps] row of p holding the weights after the logged step */
-    float *p;            /* [nlogs][np] the shadow's weights after each logged step (for drift) */
-    double sec;          /* wall time of its training steps (evaluation excluded) */
-};
-
-void st_shadow_key(const nvfp4_train_cfg *c, nvfp4_train_cfg *key)
-{
-    memcpy(key, c, sizeof *key);
-    memset(&key->recipe, 0, sizeof key->recipe);
-    key->switch_fwd_step = key->switch_bwd_step = SIZE_MAX;
-    key->diverge_factor = 0.0f; /* stops the quantized model; the shadow trains every step */
-}
-
-size_t st_shadow_bytes(const st_shadow *sh)
-{
-    return sh->steps * (3 * sizeof(double) + sizeof(size_t)) + sh->nlogs * sh->np * sizeof(float);
-}
-
-void st_shadow_free(st_shadow *sh)
-{
-    if (!sh) return;
-    free(sh->loss);
-    free(sh->eval);
-    free(sh->heldout);
-    free(sh->snap);
-    free(sh->p);
-    free(sh);
-}
-
-static st_shadow *shadow_alloc(const nvfp4_train_cfg *c, size_t np)
-{
-    st_shadow *sh = calloc(1, sizeof *sh);
-    if (!sh) return NULL;
-    st_shadow_key(c, &sh->key);
-    sh->steps = c->steps;
-    sh->np = np;
-    for (size_t i = 0; i < c->steps; i++) sh->nlogs += logged_step(c, i);
-    sh->loss = malloc(c->steps * sizeof *sh->loss);
-    sh->eval = malloc(c->steps * sizeof *sh->eval);
-    sh->heldout = malloc(c->steps * sizeof *sh->heldout);
-    sh->snap = malloc(c->steps * sizeof *sh->snap);
-    sh->p = malloc((sh->nlogs ? sh->nlogs : 1) * np * sizeof *sh->p);
-    if (!sh->loss || !sh->eval || !sh->heldout || !sh->snap || !sh->p) {
-        st_shadow_free(sh);
-        return NULL;
-    }
-    return sh;
-}
-
+/* ---- the shared FP32 shadow (its trace: shadow.c) ------------------------------- */
 /* The shadow's step exactly as train_step takes it beside a quantized model:
  * its evaluations before the batch on a logged step, the batch, its step. */
 nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_error *err)
@@ -1148,21 +197,21 @@ nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_
     nvfp4_run *r;
     nvfp4_status s = nvfp4_run_create(cfg, &r, err);
     if (s != NVFP4_OK) return s;
-    st_shadow *sh = shadow_alloc(cfg, r->ref.np);
+    st_shadow *sh = st_shadow_alloc(cfg, r->ref.np);
     if (!sh) {
         nvfp4_run_free(r);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "shared FP32 shadow: out of memory");
     }
     size_t T = batch_rows(r), k = 0;
     for (size_t step = 0; step < cfg->steps && s == NVFP4_OK; step++) {
-        bool log = logged_step(cfg, step);
+        bool log = st_step_logged(cfg, step);
         r->step = step;
         sh->eval[step] = sh->heldout[step] = NAN;
         sh->snap[step] = SIZE_MAX;
-        if (log) s = eval_logged(r, &r->ref, true, step, &sh->eval[step], &sh->heldout[step], err);
+        if (log) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &sh->eval[step], &sh->heldout[step], err);
         if (s != NVFP4_OK) break;
-        make_batch(r, step);
-        s = model_step(r, &r->ref, true, step, T, nvfp4_lr_at(cfg, step), NULL, &sh->loss[step], &sh->sec, err);
+        st_task_batch(&r->task, &r->cfg, step, &r->q, &r->ref);
+        s = st_step_model(&r->ref, &r->task, &r->cfg, true, step, T, nvfp4_lr_at(cfg, step), NULL, &sh->loss[step], &sh->sec, err);
         if (s == NVFP4_OK && log) {
             memcpy(sh->p + k * sh->np, r->ref.p, sh->np * sizeof *sh->p);
             sh->snap[step] = k++;
@@ -1190,19 +239,11 @@ nvfp4_status st_run_share_shadow(nvfp4_run *r, const st_shadow *sh, nvfp4_error 
 
 bool st_run_shadow_external(const nvfp4_run *r) { return r->ref_external; }
 
-static void shadow_logged(const st_shadow *sh, size_t step, nvfp4_log_row *row)
-{
-    row->ref_eval_loss = sh->eval[step];
-    row->ref_heldout_loss = sh->heldout[step];
-}
-
-static const float *shadow_params(const st_shadow *sh, size_t step) { return sh->p + sh->snap[step] * sh->np; }
-
 static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 {
     size_t step = r->step, T = batch_rows(r);
-    bool log = logged_step(&r->cfg, step);
-    lin_diag dg[MAXLIN];
+    bool log = st_step_logged(&r->cfg, step);
+    lin_diag dg[ST_MAXLIN];
     memset(dg, 0, sizeof dg);
     double lr = nvfp4_lr_at(&r->cfg, step);
     nvfp4_log_row row;
@@ -1211,25 +252,26 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.lr = lr;
     row.heldout_loss = row.ref_heldout_loss = NAN;
     row.grad_noise = row.grad_qerr = NAN;
-    for (size_t l = 0; l < MAXLIN; l++)
+    for (size_t l = 0; l < ST_MAXLIN; l++)
         for (int k = 0; k < 4; k++) dg[l].probe[k] = NAN;
     if (r->ref_external && !r->shadow)
         return nvfp4_error_set(err, NVFP4_EINVAL, "run: its FP32 shadow is a shared trace; none attached");
     if (log) st_wtrack_attach(&r->wtrack, r->q.nlin, dg);
     if (log) { /* before make_batch: evaluation reuses the input buffers */
-        nvfp4_status s = eval_logged(r, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
-        if (s == NVFP4_OK && r->shadow) shadow_logged(r->shadow, step, &row);
-        else if (s == NVFP4_OK) s = eval_logged(r, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
-        if (s == NVFP4_OK && probe_due(r, step)) s = grad_probe(r, step, &row, dg, err);
+        nvfp4_status s = st_task_eval_logged(&r->task, &r->cfg, &r->q, false, step, &row.eval_loss, &row.heldout_loss, err);
+        if (s == NVFP4_OK && r->shadow) st_shadow_logged(r->shadow, step, &row);
+        else if (s == NVFP4_OK) s = st_task_eval_logged(&r->task, &r->cfg, &r->ref, true, step, &row.ref_eval_loss, &row.ref_heldout_loss, err);
+        if (s == NVFP4_OK && st_probe_due(&r->cfg, r->nlogs, step))
+            s = st_probe_gradient(&r->q, &r->task, &r->cfg, step, &row, dg, err);
         if (s != NVFP4_OK) return s;
     }
-    make_batch(r, step);
+    st_task_batch(&r->task, &r->cfg, step, &r->q, &r->ref);
     double losses[2];
     nvfp4_status st[2] = {NVFP4_OK, NVFP4_OK};
     nvfp4_error errs[2] = {{NVFP4_OK, ""}, {NVFP4_OK, ""}};
     lin_diag *dq = log ? dg : NULL;
     if (r->shadow) { /* the shadow's step was taken once for every run that shares it */
-        st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+        st[0] = st_step_model(&r->q, &r->task, &r->cfg, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
         losses[1] = r->shadow->loss[step];
     } else if (pair_concurrent(r)) {
         /* The two models share nothing but the batch: one thread each, BLAS
@@ -1242,19 +284,19 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
 #pragma omp section
             {
                 one_thread_inside();
-                st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+                st[0] = st_step_model(&r->q, &r->task, &r->cfg, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
             }
 #pragma omp section
             {
                 one_thread_inside();
-                st[1] = model_step(r, &r->ref, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
+                st[1] = st_step_model(&r->ref, &r->task, &r->cfg, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
             }
         }
         openblas_set_num_threads(blas);
     } else {
-        st[0] = model_step(r, &r->q, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
+        st[0] = st_step_model(&r->q, &r->task, &r->cfg, false, step, T, lr, dq, &losses[0], &r->q_sec, &errs[0]);
         if (st[0] == NVFP4_OK)
-            st[1] = model_step(r, &r->ref, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
+            st[1] = st_step_model(&r->ref, &r->task, &r->cfg, true, step, T, lr, NULL, &losses[1], &r->ref_sec, &errs[1]);
     }
     for (int k = 0; k < 2; k++)
         if (st[k] != NVFP4_OK) {
@@ -1264,10 +306,10 @@ static nvfp4_status train_step(nvfp4_run *r, nvfp4_error *err)
     row.loss = losses[0];
     row.ref_loss = losses[1];
     if (log) {
-        const float *ref = r->shadow ? shadow_params(r->shadow, step) : r->ref.p;
+        const float *ref = r->shadow ? st_shadow_params(r->shadow, step) : r->ref.p;
         row.drift = drift(r->q.p, ref, r->q.np);
         if (r->init_eval < 0) r->init_eval = row.ref_eval_loss;
-        if (!push_log(r, &row, dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        if (!st_run_push_log(r, &row, dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
     double ref0 = r->init_eval > 0 ? r->init_eval : losses[1];
     if (!isfinite(losses[0]) || losses[0] > r->cfg.diverge_factor * ref0 ||
@@ -1302,7 +344,7 @@ const nvfp4_layer_diag *nvfp4_run_diag(const nvfp4_run *r, size_t i, size_t l)
 {
     return (i < r->nlogs && l < r->q.nlin) ? &r->diags[i * r->q.nlin + l] : NULL;
 }
-double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->entropy; }
+double nvfp4_run_entropy_rate(const nvfp4_run *r) { return r->task.entropy; }
 void nvfp4_run_timing(const nvfp4_run *r, double *quantized_s, double *fp32_s)
 {
     *quantized_s = r->q_sec;
@@ -1320,200 +362,4 @@ void nvfp4_study_set_threads(int threads)
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-}
-
-/* ---- checkpoints: the mutable state, in a fixed order ----------------------------- */
-typedef struct {
-    void *p;
-    size_t n;
-} blob;
-
-static size_t state_blobs(nvfp4_run *r, blob *b)
-{
-    size_t k = 0;
-    model *ms[2] = {&r->q, &r->ref};
-    for (int i = 0; i < 2; i++) {
-        b[k++] = (blob){ms[i]->p, ms[i]->np * sizeof(float)};
-        b[k++] = (blob){ms[i]->m, ms[i]->np * sizeof(float)};
-        b[k++] = (blob){ms[i]->v, ms[i]->np * sizeof(float)};
-    }
-    if (r->hist) b[k++] = (blob){r->hist, r->cfg.batch * r->cfg.model.ctx * sizeof *r->hist};
-    b[k++] = (blob){&r->step, sizeof r->step};
-    b[k++] = (blob){&r->diverged, sizeof r->diverged};
-    b[k++] = (blob){&r->div_step, sizeof r->div_step};
-    b[k++] = (blob){&r->init_eval, sizeof r->init_eval};
-    b[k++] = (blob){&r->ref_external, sizeof r->ref_external};
-    return k;
-}
-
-static nvfp4_status copy_logs(nvfp4_run *dst, const nvfp4_run *src, nvfp4_error *err)
-{
-    size_t L = src->q.nlin;
-    for (size_t i = 0; i < src->nlogs; i++) {
-        lin_diag dg[MAXLIN];
-        for (size_t l = 0; l < L; l++) {
-            const nvfp4_layer_diag *d = &src->diags[i * L + l];
-            memcpy(dg[l].sqnr, d->sqnr_db, sizeof dg[l].sqnr);
-            dg[l].wgrad_cos = d->wgrad_cos;
-            dg[l].wgrad_align = d->wgrad_align;
-            dg[l].gnr = d->gnr;
-            memcpy(dg[l].zero, d->zero_frac, sizeof dg[l].zero);
-            memcpy(dg[l].clip, d->clip_frac, sizeof dg[l].clip);
-            memcpy(dg[l].zero_in, d->zero_in_frac, sizeof dg[l].zero_in);
-            memcpy(dg[l].zero_scale, d->zero_scale_frac, sizeof dg[l].zero_scale);
-            dg[l].osc_w = d->osc_frac;
-            dg[l].hot_persist = d->hot_persist;
-            dg[l].dgrad_cos = d->dgrad_cos;
-            dg[l].dgrad_align = d->dgrad_align;
-            dg[l].dgrad_rel_err = d->dgrad_rel_err;
-            dg[l].probe[0] = d->probe_rel_err;
-            dg[l].probe[1] = d->probe_cos;
-            dg[l].probe[2] = d->probe_rel_bias;
-            dg[l].probe[3] = d->probe_rel_std;
-        }
-        if (!push_log(dst, &src->logs[i], dg)) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    }
-    return NVFP4_OK;
-}
-
-nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *err)
-{
-    nvfp4_status s = nvfp4_run_create(&r->cfg, out, err);
-    if (s != NVFP4_OK) return s;
-    blob a[16], b[16];
-    size_t n = state_blobs((nvfp4_run *)r, a);
-    state_blobs(*out, b);
-    for (size_t i = 0; i < n; i++) memcpy(b[i].p, a[i].p, a[i].n);
-    (*out)->shadow = r->shadow;
-    s = copy_logs(*out, r, err);
-    if (s == NVFP4_OK && !st_wtrack_clone(&(*out)->wtrack, r->wtrack, r->q.nlin))
-        s = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    if (s != NVFP4_OK) {
-        nvfp4_run_free(*out);
-        *out = NULL;
-    }
-    return s;
-}
-
-/* Version 2 also holds the logged rows, so that a run resumed from its
- * checkpoint reports the rows logged before it; version 4 on ends with the
- * SHA-256 of everything before it (64 hex digits and a line feed), so that
- * a changed byte is refused instead of resuming another run. */
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 3: held-out fields; 4: checksum;
-                                                                               5: shared shadow, wtrack state */
-#define CKPT_SUM_LEN 65
-
-static void write_state(FILE *f, const nvfp4_run *r)
-{
-    blob b[16];
-    size_t n = state_blobs((nvfp4_run *)r, b);
-    if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return;
-    for (size_t i = 0; i < n; i++)
-        if (fwrite(b[i].p, 1, b[i].n, f) != b[i].n) return;
-    if (fwrite(&r->nlogs, sizeof r->nlogs, 1, f) != 1 || fwrite(r->logs, sizeof *r->logs, r->nlogs, f) != r->nlogs)
-        return;
-    if (fwrite(r->diags, sizeof *r->diags, r->nlogs * r->q.nlin, f) != r->nlogs * r->q.nlin) return;
-    st_wtrack_write(r->wtrack, r->q.nlin, f); /* a short write: the stream's error flag */
-}
-
-static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
-{
-    char *buf = NULL, hex[65];
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) return nvfp4_error_set(err, NVFP4_ENOMEM, "checkpoint: out of memory");
-    write_state(m, ctx);
-    bool ok = !ferror(m);
-    ok = fclose(m) == 0 && ok;
-    if (!ok) {
-        free(buf);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "checkpoint: out of memory");
-    }
-    nvfp4_sha256_hex(buf, len, hex);
-    /* A short write sets the stream's error flag: the atomic writer then
-     * reports it, naming the file, and keeps the old checkpoint. */
-    if (fwrite(buf, 1, len, f) == len) fprintf(f, "%s\n", hex);
-    free(buf);
-    return NVFP4_OK;
-}
-
-nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *err)
-{
-    return nvfp4_file_write_atomic_with(path, write_checkpoint, (void *)r, err);
-}
-
-/* The checkpoint's bytes before its checksum line, when that line is the
- * SHA-256 of them. */
-static nvfp4_status checkpoint_body(const char *path, const uint8_t *buf, size_t len, size_t *body,
-                                    nvfp4_error *err)
-{
-    char hex[65];
-    if (len < 8 + CKPT_SUM_LEN || memcmp(buf, CKPT_MAGIC, 8))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint (version 5)", path);
-    *body = len - CKPT_SUM_LEN;
-    nvfp4_sha256_hex(buf, *body, hex);
-    if (memcmp(hex, buf + *body, 64) || buf[len - 1] != '\n')
-        return nvfp4_error_set(err, NVFP4_EFORMAT,
-                               "%s: checksum mismatch: the checkpoint is damaged (changed or truncated after it "
-                               "was written); remove it to restart that job from its first step",
-                               path);
-    return NVFP4_OK;
-}
-
-nvfp4_status nvfp4_run_load(const char *path, nvfp4_run **out, nvfp4_error *err)
-{
-    *out = NULL;
-    uint8_t *bytes = NULL;
-    size_t len = 0, body = 0;
-    /* read whole: a FIFO or a device is refused without waiting on it */
-    nvfp4_status rs = nvfp4_file_read_all(path, (size_t)1 << 40, &bytes, &len, err);
-    if (rs != NVFP4_OK) return rs;
-    rs = checkpoint_body(path, bytes, len, &body, err);
-    FILE *f = rs == NVFP4_OK ? fmemopen(bytes, body, "rb") : NULL;
-    if (!f) {
-        free(bytes);
-        return rs != NVFP4_OK ? rs : nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", path);
-    }
-    char magic[8];
-    nvfp4_train_cfg cfg;
-    if (fread(magic, 1, 8, f) != 8 || memcmp(magic, CKPT_MAGIC, 8) || fread(&cfg, sizeof cfg, 1, f) != 1) {
-        fclose(f);
-        free(bytes);
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint", path);
-    }
-    nvfp4_status s = nvfp4_run_create(&cfg, out, err);
-    if (s != NVFP4_OK) {
-        fclose(f);
-        free(bytes);
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: invalid configuration in checkpoint", path);
-    }
-    blob b[16];
-    size_t n = state_blobs(*out, b);
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = fread(b[i].p, 1, b[i].n, f) == b[i].n;
-    size_t nl = 0, L = (*out)->q.nlin;
-    ok = ok && fread(&nl, sizeof nl, 1, f) == 1 && nl <= (*out)->cfg.steps + 1;
-    long at = ok ? ftell(f) : -1; /* no more rows than the file holds, before allocating them */
-    ok = ok && at >= 0 && nl <= (body - (size_t)at) / (sizeof *(*out)->logs + L * sizeof *(*out)->diags);
-    if (ok && nl) {
-        nvfp4_run *r = *out;
-        free(r->logs);
-        free(r->diags);
-        r->nlogs = r->caplogs = 0;
-        r->logs = malloc(nl * sizeof *r->logs);
-        r->diags = malloc(nl * L * sizeof *r->diags);
-        ok = r->logs && r->diags && fread(r->logs, sizeof *r->logs, nl, f) == nl &&
-             fread(r->diags, sizeof *r->diags, nl * L, f) == nl * L;
-        if (r->logs && r->diags) r->nlogs = r->caplogs = nl;
-    }
-    ok = ok && st_wtrack_read(&(*out)->wtrack, L, (*out)->q.np, f);
-    ok = ok && fgetc(f) == EOF;
-    fclose(f);
-    free(bytes);
-    if (!ok) {
-        nvfp4_run_free(*out);
-        *out = NULL;
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: truncated or oversized checkpoint", path);
-    }
-    return NVFP4_OK;
 }

@@ -333,34 +333,3 @@ out:
     free(adj);
     free(which);
 }
-
-double st_row_gap(const st_row *r) { return 100.0 * (r->eval_loss - r->ref_eval_loss) / r->ref_eval_loss; }
-
-size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max)
-{
-    ssize_t idx[ST_MAX_ARMS];
-    if (narms > ST_MAX_ARMS) return 0;
-    for (size_t k = 0; k < narms; k++)
-        if ((idx[k] = st_arm_index(t, arms[k])) < 0) return 0;
-    uint64_t seen[256];
-    size_t ns = 0, n = 0;
-    for (size_t i = 0; i < t->n && ns < 256; i++) {
-        size_t j;
-        for (j = 0; j < ns; j++)
-            if (seen[j] == t->rows[i].seed) break;
-        if (j == ns) seen[ns++] = t->rows[i].seed;
-    }
-    for (size_t i = 1; i < ns; i++) /* ascending: the same pairing order for a run and a merge */
-        for (size_t j = i; j > 0 && seen[j] < seen[j - 1]; j--) {
-            uint64_t x = seen[j];
-            seen[j] = seen[j - 1];
-            seen[j - 1] = x;
-        }
-    for (size_t j = 0; j < ns && n < max; j++) {
-        bool all = true;
-        for (size_t k = 0; k < narms && all; k++)
-            all = (rows[n * narms + k] = st_final_row(t, (size_t)idx[k], seen[j])) != NULL;
-        if (all) n++;
-    }
-    return n;
-}

@@ -104,24 +104,4 @@ void st_verdicts_finalize(json_t *arr);
  * below 5%, whatever rule chose the stop. looks = 1: st_verdicts_finalize. */
 void st_verdicts_finalize_looks(json_t *arr, size_t looks);
 
-/* Per-seed final rows of the named arms, aligned by seed: rows[s*narms + k]
- * is arm k's final row of the s-th seed that all arms have. Returns the
- * number of seeds (at most max). */
-size_t st_paired_finals(const st_table *t, const char *const *arms, size_t narms, const st_row **rows, size_t max);
-/* The finding "MXFP4 needs more tokens than NVFP4": names are the NVFP4 arm
- * and the MXFP4 arms at 1, 1.25, 1.36 and 1.5x its steps; the statistic is
- * tokens-to-match (docs/studies.md "How verdicts are decided") with its
- * paired percentile bootstrap interval; published: the paper's factor. */
-void st_finding_tokens_to_match(const st_table *t, json_t *out, const char *claim, const char *source,
-                                const char *const names[5], double published);
-/* (summary.c) (mean gap(a) - mean gap(b)) / mean gap(ref), ref = a or b, over the seeds
- * both arms have, with its paired percentile bootstrap interval (st_est_boot;
- * a ratio of means: per-seed ratios blow up where a seed's gap is near 0);
- * e->est is NAN where the mean gap(ref) is not positive. ref_gap: that mean.
- * Returns the number of paired seeds. */
-size_t st_gap_fraction_est(const st_table *t, const char *a, const char *b, bool ref_is_a, st_estimate *e,
-                           double *ref_gap);
-/* Final eval-loss gap to the FP32 shadow, in % of the shadow. */
-double st_row_gap(const st_row *r);
-
 #endif

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/train_internal.h"
+#include "study/wtrack.h"
 
 struct st_wtrack {
     /* oscillation: the last logged quantized weights, each element's last

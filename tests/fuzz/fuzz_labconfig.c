@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "study/studies.h"
-#include "study/study_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
