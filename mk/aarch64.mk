@@ -38,9 +38,9 @@ AARCH64_GSL := $(firstword $(wildcard $(AARCH64_LIBDIR)/libgsl.so.[0-9]*)) \
 AARCH64_SUITES ?= formats quant swizzle swizzle_fast io verify recipes recipes_mx recipes_te recipes_ue5m3 \
     recipes_production hadamard philox sr_rbits layout rht_amax_skip separate
 # The differential suites compare every variant the CPU has with the scalar
-# reference by themselves: run once.
+# reference by themselves: run once, with NEON active.
 AARCH64_DIFF_SUITES ?= simd libpath
-AARCH64_VARIANTS ?= scalar
+AARCH64_VARIANTS ?= scalar neon
 # Under qemu: the suites' minutes-long tests (Check tag "large") are left out
 # and Check's per-test timeouts are stretched.
 AARCH64_CK_ENV ?= CK_EXCLUDE_TAGS=large CK_TIMEOUT_MULTIPLIER=10
@@ -66,10 +66,10 @@ aarch64-build: aarch64-tools
 	+@$(AARCH64_MAKE) $(AARCH64_BUILD)/lib/libnvfp4.a \
 	    $(patsubst %,$(AARCH64_BUILD)/tests/check_%,$(sort $(AARCH64_SUITES) $(AARCH64_DIFF_SUITES)))
 
-## check-aarch64: cross-build for aarch64 and run the codec, quantizer, SIMD, io and verify suites under qemu-aarch64, with NVFP4_SIMD=scalar
+## check-aarch64: cross-build for aarch64 and run the codec, quantizer, SIMD, io and verify suites under qemu-aarch64, with NVFP4_SIMD=scalar and =neon
 check-aarch64: aarch64-build
 	@start=$$(date +%s); pass=0; fail=0; \
-	for vs in $(foreach v,$(AARCH64_VARIANTS),$(AARCH64_SUITES:%=$(v):%)) $(AARCH64_DIFF_SUITES:%=scalar:%); do \
+	for vs in $(foreach v,$(AARCH64_VARIANTS),$(AARCH64_SUITES:%=$(v):%)) $(AARCH64_DIFF_SUITES:%=neon:%); do \
 	    v=$${vs%%:*}; s=$${vs#*:}; t0=$$(date +%s); \
 	    if env NVFP4_SIMD=$$v QEMU_LD_PREFIX=$(AARCH64_SYSROOT) $(AARCH64_CK_ENV) $(AARCH64_QEMU) \
 	        $(AARCH64_BUILD)/tests/check_$$s > $(AARCH64_BUILD)/tests/check_$$s.$$v.log 2>&1; then \
