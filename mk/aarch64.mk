@@ -78,3 +78,9 @@ check-aarch64: aarch64-build
 	    echo "aarch64 NVFP4_SIMD=$$v check_$$s: $$r, $$(tail -n 1 $(AARCH64_BUILD)/tests/check_$$s.$$v.log) ($$(( $$(date +%s) - t0 )) s)"; \
 	done; \
 	echo "check-aarch64: $$pass passed, $$fail failed, $$(( $$(date +%s) - start )) s under qemu"; test $$fail = 0
+
+.PHONY: clean-aarch64
+## clean-aarch64: remove build-aarch64/ (make clean does too)
+clean-aarch64:
+	rm -rf $(AARCH64_BUILD)
+clean: clean-aarch64
