@@ -20,8 +20,8 @@
  *     exact truncation of simd_avx2.c's e2m1_sr_mag8 (the proof is there);
  *   - Philox4x32-10 with one block per lane (nvfp4_core_sr_block_bytes).
  * First version: the columnwise and RHT kernels (col_quant, rht_amax,
- * rht_apply) and the generic driver's ENC_EXACT, ggml-nearest and 4over6
- * error leaves are the scalar ones. Tested byte for byte against the scalar
+ * rht_apply) and the generic driver's ENC_EXACT and ggml-nearest encodes
+ * are the scalar ones. Tested byte for byte against the scalar
  * reference under qemu-aarch64 (make check-aarch64); its speed has not been
  * measured on ARM hardware.
  */
@@ -481,10 +481,39 @@ static void neon_gen_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0, size_t n
     sr_bytes_n(sr, block0, nb, rb);
 }
 
+/* nvfp4_core_4over6_seg_error for the two candidates: the codes (the cast
+ * encode, RN), their values (nvfp4_core_e2m1_decode), the lane-wise
+ * differences and errors, then each candidate's left-to-right fp32 sum. */
 static void neon_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_core_global *g, const float *x,
-                                const uint8_t s[2], const float f[2], float err[2])
+                                const uint8_t s[2], const float fc[2], float err[2])
 {
-    nvfp4_simd_gen_leaves_scalar.err_4over6(r, g, x, s, f, err); /* scalar in this first version */
+    int fp16 = r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MAE_FP16 || r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
+    int mse = r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE || r->bscale_rule == NVFP4_CORE_BSCALE_4OVER6_MSE_FP16;
+    float denom = r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ? NVFP4_CORE_1536 : NVFP4_CORE_2688;
+    int cls = gen_enc_class(r->enc_rule);
+    for (int c = 0; c < 2; c++) {
+        float32x4_t f = vdupq_n_f32(fc[c]), sf = vdupq_n_f32(nvfp4_core_e4m3_decode(s[c]));
+        float e[16];
+        for (int q = 0; q < 4; q++) {
+            float32x4_t xv = vld1q_f32(x + 4 * q);
+            float32x4_t y = gen_scaled4(cls, xv, f);
+            uint32_t code[4];
+            vst1q_u32(code, gen_special4(r->special, y, e2m1_code4(y, NULL)));
+            float v[4];
+            for (int i = 0; i < 4; i++) v[i] = nvfp4_core_e2m1_decode((uint8_t)code[i]);
+            float32x4_t cand = vmulq_f32(vld1q_f32(v), sf), diff;
+            if (fp16) {
+                diff = vsubq_f32(cand, vmulq_f32(xv, vdupq_n_f32(g->s_enc)));
+            } else {
+                float32x4_t t = vmulq_f32(cand, vdupq_n_f32(g->amax));
+                diff = vsubq_f32(vdivq_f32(t, vdupq_n_f32(denom)), xv);
+            }
+            vst1q_f32(e + 4 * q, mse ? vmulq_f32(diff, diff) : vabsq_f32(diff));
+        }
+        float sum = 0.0f;
+        for (int k = 0; k < 16; k++) sum = sum + e[k];
+        err[c] = sum;
+    }
 }
 
 const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_neon = {neon_gen_block_amax, neon_gen_amax_nan, neon_gen_sr_bytes,
