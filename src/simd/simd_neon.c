@@ -20,8 +20,7 @@
  *     exact truncation of simd_avx2.c's e2m1_sr_mag8 (the proof is there);
  *   - Philox4x32-10 with one block per lane (nvfp4_core_sr_block_bytes).
  * First version: the columnwise and RHT kernels (col_quant, rht_amax,
- * rht_apply) and the generic driver's ENC_EXACT and ggml-nearest encodes
- * are the scalar ones. Tested byte for byte against the scalar
+ * rht_apply) are the scalar ones. Tested byte for byte against the scalar
  * reference under qemu-aarch64 (make check-aarch64); its speed has not been
  * measured on ARM hardware.
  */
@@ -30,6 +29,7 @@
 #if defined(__aarch64__) && defined(__ARM_NEON)
 
 #include <arm_neon.h>
+#include <float.h>
 #include <string.h>
 
 #include "core/bf16.h"
@@ -429,11 +429,90 @@ static inline void gen_cast_block(int cls, int special, const float *x, float f,
     pack16(c, out);
 }
 
+/* The sign of x as E2M1's 8. */
+static inline uint32x4_t sign_code4(float32x4_t x)
+{
+    return vandq_u32(vshrq_n_u32(vreinterpretq_u32_f32(x), 28), vdupq_n_u32(8));
+}
+
+/* ENC_EXACT (nvfp4_core_e2m1_exact_mag): the magnitude is the number of
+ * boundaries D*mid below |x| plus one where |x| equals an odd-indexed
+ * boundary (the ties that go to the even code above), compared in binary64
+ * like the core (every D*mid is exact; simd_avx2.c gen_encode_exact). Valid
+ * for 0 < D <= FLT_MAX, where the boundaries increase; other blocks take the
+ * core per element. */
+static inline uint32x4_t exact_code4(float32x4_t x, const float64x2_t bound[7])
+{
+    float32x4_t ax = vabsq_f32(x);
+    float64x2_t a[2] = {vcvt_f64_f32(vget_low_f32(ax)), vcvt_high_f64_f32(ax)};
+    uint64x2_t n[2] = {vdupq_n_u64(0), vdupq_n_u64(0)};
+    for (int h = 0; h < 2; h++)
+        for (int k = 0; k < 7; k++) {
+            n[h] = vsubq_u64(n[h], vcltq_f64(bound[k], a[h])); /* a mask is -1: subtracting counts it */
+            if (k & 1) n[h] = vsubq_u64(n[h], vceqq_f64(a[h], bound[k]));
+        }
+    uint32x4_t mag = vcombine_u32(vmovn_u64(n[0]), vmovn_u64(n[1]));
+    uint32x4_t nan = vmvnq_u32(vceqq_f32(x, x));
+    return vbslq_u32(nan, vdupq_n_u32(NVFP4_E2M1_NAN_CODE), vorrq_u32(mag, sign_code4(x)));
+}
+
+static void gen_encode_exact(const nvfp4_core_recipe *r, const float *x, size_t nb, const float *factor, uint8_t *out)
+{
+    double mid[7];
+    for (uint32_t k = 0; k < 7u; k++)
+        mid[k] = ((double)nvfp4_core_e2m1_mag_value(k) + (double)nvfp4_core_e2m1_mag_value(k + 1u)) * 0.5;
+    for (size_t b = 0; b < nb; b++) {
+        float d = factor[b];
+        if (!(d > 0.0f && d <= FLT_MAX)) {
+            nvfp4_simd_gen_leaves_scalar.encode(r, x + 16 * b, 1, factor + b, NULL, out + 8 * b);
+            continue;
+        }
+        float64x2_t bound[7];
+        for (int k = 0; k < 7; k++) bound[k] = vdupq_n_f64((double)d * mid[k]);
+        uint32x4_t c[4];
+        for (int q = 0; q < 4; q++) c[q] = exact_code4(vld1q_f32(x + 16 * b + 4 * q), bound);
+        pack16(c, out + 8 * b);
+    }
+}
+
+/* ENC_GGML_NEAREST (nvfp4_core_ggml_nearest): the same fp32 errors in the
+ * same order over the magnitudes k = 0..7 of |x|, a candidate taken only
+ * when its error is strictly lower (NaN never wins), then x's sign unless
+ * k = 0 (simd_avx2.c gen_encode_ggml gives why the other eight codes never
+ * win). The running minimum is a select on the comparison, not vminq_f32,
+ * whose NaN rule differs. */
+static void gen_encode_ggml(const float *x, size_t nb, const float *factor, uint8_t *out)
+{
+    for (size_t b = 0; b < nb; b++) {
+        float32x4_t p[8];
+        for (uint8_t k = 1u; k < 8u; k++) p[k] = vdupq_n_f32(nvfp4_core_e2m1_decode(k) * factor[b]);
+        uint32x4_t c[4];
+        for (int q = 0; q < 4; q++) {
+            float32x4_t v = vld1q_f32(x + 16 * b + 4 * q), a = vabsq_f32(v);
+            float32x4_t best_err = a; /* |0 - x| */
+            uint32x4_t best = vdupq_n_u32(0);
+            for (uint32_t k = 1; k < 8; k++) {
+                float32x4_t e = vabsq_f32(vsubq_f32(p[k], a));
+                uint32x4_t lt = vcltq_f32(e, best_err);
+                best = vbslq_u32(lt, vdupq_n_u32(k), best);
+                best_err = vbslq_f32(lt, e, best_err);
+            }
+            uint32x4_t nz = vmvnq_u32(vceqq_u32(best, vdupq_n_u32(0)));
+            c[q] = vorrq_u32(best, vandq_u32(sign_code4(v), nz));
+        }
+        pack16(c, out + 8 * b);
+    }
+}
+
 static void neon_gen_encode(const nvfp4_core_recipe *r, const float *x, size_t nb, const float *factor,
                             const uint8_t *rb, uint8_t *out)
 {
-    if (r->enc_rule == NVFP4_CORE_ENC_EXACT || r->enc_rule == NVFP4_CORE_ENC_GGML_NEAREST) {
-        nvfp4_simd_gen_leaves_scalar.encode(r, x, nb, factor, rb, out); /* scalar in this first version */
+    if (r->enc_rule == NVFP4_CORE_ENC_EXACT) {
+        gen_encode_exact(r, x, nb, factor, out);
+        return;
+    }
+    if (r->enc_rule == NVFP4_CORE_ENC_GGML_NEAREST) {
+        gen_encode_ggml(x, nb, factor, out);
         return;
     }
     int cls = gen_enc_class(r->enc_rule);
