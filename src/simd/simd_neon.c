@@ -19,8 +19,8 @@
  *   - E2M1 RN in one FPU addition (nvfp4_core_e2m1_rn_mag) and SR by the
  *     exact truncation of simd_avx2.c's e2m1_sr_mag8 (the proof is there);
  *   - Philox4x32-10 with one block per lane (nvfp4_core_sr_block_bytes).
- * First version: the columnwise and RHT kernels (col_quant, rht_amax,
- * rht_apply) are the scalar ones. Tested byte for byte against the scalar
+ * First version: the RHT kernels (rht_amax, rht_apply, and col_quant with
+ * RHT) and the columnwise 16x16 tiles are the scalar ones. Tested byte for byte against the scalar
  * reference under qemu-aarch64 (make check-aarch64); its speed has not been
  * measured on ARM hardware.
  */
@@ -208,11 +208,10 @@ static inline uint32x4_t mulhi4(uint32x4_t a, uint32_t m)
     return vuzp2q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi));
 }
 
-/* nvfp4_core_sr_block_bytes of blocks block0 .. block0 + 3: 64 bytes, 16 per
- * block in block order. */
-static void sr_bytes4(const nvfp4_simd_sr *sr, uint64_t block0, uint8_t out[64])
+/* nvfp4_core_sr_block_bytes of the blocks bl[0..3]: 64 bytes, 16 per block
+ * in that order. */
+static void sr_bytes4_of(const nvfp4_simd_sr *sr, const uint64_t bl[4], uint8_t out[64])
 {
-    uint64_t bl[4] = {block0, block0 + 1u, block0 + 2u, block0 + 3u};
     uint32_t lo[4], hi[4];
     for (int i = 0; i < 4; i++) {
         lo[i] = (uint32_t)bl[i];
@@ -237,6 +236,13 @@ static void sr_bytes4(const nvfp4_simd_sr *sr, uint64_t block0, uint8_t out[64])
     }
     uint32x4x4_t w = {{c0, c1, c2, c3}};
     vst4q_u32((uint32_t *)(void *)out, w); /* block b: words 0..3 of lane b, little-endian bytes */
+}
+
+/* The same for blocks block0 .. block0 + 3. */
+static void sr_bytes4(const nvfp4_simd_sr *sr, uint64_t block0, uint8_t out[64])
+{
+    uint64_t bl[4] = {block0, block0 + 1u, block0 + 2u, block0 + 3u};
+    sr_bytes4_of(sr, bl, out);
 }
 
 static void sr_bytes_n(const nvfp4_simd_sr *sr, uint64_t block0, size_t nb, uint8_t *rb)
@@ -364,12 +370,69 @@ static void neon_row_dequant(const uint8_t *data, const uint8_t *scale, size_t n
     }
 }
 
-/* ---- columnwise and RHT: the scalar kernels in this first version ------------------ */
+/* ---- columnwise --------------------------------------------------------------------- */
 
+/* The 1x16 columnwise blocks of columns c .. c + 3 in row group g, one block
+ * per lane: the 16 rows of the group are 16 vectors, the block amax a
+ * lane-wise maximum over them, and block (column c + l, group g) has the
+ * index (c + l) * nbr + g in the transposed output, as in
+ * nvfp4_simd_scalar_col_block. */
+static void col_blocks4(const nvfp4_simd_col_job *j, const nvfp4_core_global *gl, size_t g, size_t c)
+{
+    size_t nbr = j->rows / 16;
+    uint32x4_t xb[16], am = vdupq_n_u32(0);
+    for (size_t i = 0; i < 16; i++) {
+        xb[i] = load_bits4(j->x, j->bf16, (16 * g + i) * j->cols + c);
+        am = vmaxq_u32(am, abs_bits_nonan4(xb[i]));
+    }
+    uint32_t sv[4];
+    vst1q_u32(sv, te_scale4(&j->k, am));
+    uint64_t blk[4];
+    float f[4];
+    for (size_t l = 0; l < 4; l++) {
+        blk[l] = (c + l) * nbr + g;
+        f[l] = nvfp4_core_block_prepare(&te_chain, gl, (uint8_t)sv[l]).factor;
+    }
+    uint8_t rb[64];
+    if (j->sr) sr_bytes4_of(j->sr, blk, rb);
+    float32x4_t fv = vld1q_f32(f);
+    uint32_t code[16][4];
+    for (size_t i = 0; i < 16; i++) {
+        float32x4_t y = vmulq_f32(vreinterpretq_f32_u32(xb[i]), fv);
+        uint32x4_t mag;
+        if (j->sr) {
+            uint32_t r[4] = {rb[i], rb[16 + i], rb[32 + i], rb[48 + i]};
+            mag = e2m1_sr_mag4(y, vld1q_u32(r));
+        } else {
+            mag = e2m1_rn_mag4(y);
+        }
+        vst1q_u32(code[i], e2m1_finish4(y, mag));
+    }
+    for (size_t l = 0; l < 4; l++) {
+        j->scale[blk[l]] = (uint8_t)sv[l];
+        for (size_t k = 0; k < 8; k++)
+            j->data[8 * blk[l] + k] = (uint8_t)(code[2 * k][l] | (code[2 * k + 1][l] << 4));
+    }
+}
+
+/* Columnwise 1x16 without RHT four columns at a time; 16x16 tiles, RHT
+ * groups and the last cols % 4 columns: the scalar kernel in this first
+ * version. */
 static void neon_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
-    nvfp4_simd_kernels_scalar.col_quant(j, g0, g1);
+    if (j->rht || j->tile16) {
+        nvfp4_simd_kernels_scalar.col_quant(j, g0, g1);
+        return;
+    }
+    nvfp4_core_global gl = te_global(&j->k);
+    for (size_t g = g0; g < g1; g++) {
+        size_t c = 0;
+        for (; c + 4 <= j->cols; c += 4) col_blocks4(j, &gl, g, c);
+        for (; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
+    }
 }
+
+/* ---- RHT: the scalar kernels in this first version ------------------------------------ */
 
 static float neon_rht_amax(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
