@@ -20,9 +20,9 @@
  *     exact truncation of simd_avx2.c's e2m1_sr_mag8 (the proof is there);
  *   - Philox4x32-10 with one block per lane (nvfp4_core_sr_block_bytes).
  * First version: the RHT kernels (rht_amax, rht_apply, and col_quant with
- * RHT) and the columnwise 16x16 tiles are the scalar ones. Tested byte for byte against the scalar
- * reference under qemu-aarch64 (make check-aarch64); its speed has not been
- * measured on ARM hardware.
+ * RHT) and the columnwise 16x16 tiles are the scalar ones. Tested byte for
+ * byte against the scalar reference under qemu-aarch64 (make check-aarch64);
+ * its speed has not been measured on ARM hardware.
  */
 #include "simd/simd_kernels.h"
 
