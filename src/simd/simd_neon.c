@@ -20,7 +20,7 @@
  *     exact truncation of simd_avx2.c's e2m1_sr_mag8 (the proof is there);
  *   - Philox4x32-10 with one block per lane (nvfp4_core_sr_block_bytes).
  * First version: the RHT kernels (rht_amax, rht_apply, and col_quant with
- * RHT) and the columnwise 16x16 tiles are the scalar ones. Tested byte for
+ * RHT) are the scalar ones. Tested byte for
  * byte against the scalar reference under qemu-aarch64 (make check-aarch64);
  * its speed has not been measured on ARM hardware.
  */
@@ -372,7 +372,18 @@ static void neon_row_dequant(const uint8_t *data, const uint8_t *scale, size_t n
 
 /* ---- columnwise --------------------------------------------------------------------- */
 
-/* The 1x16 columnwise blocks of columns c .. c + 3 in row group g, one block
+/* The amax (as a bit pattern) of the 16x16 tile of row group g at columns
+ * c0 .. c0 + 15 (tiles and RHT do not combine). */
+static uint32_t col_tile_amax_bits(const nvfp4_simd_col_job *j, size_t g, size_t c0)
+{
+    uint32x4_t am = vdupq_n_u32(0);
+    for (size_t i = 0; i < 16; i++)
+        for (size_t q = 0; q < 16; q += 4)
+            am = vmaxq_u32(am, abs_bits_nonan4(load_bits4(j->x, j->bf16, (16 * g + i) * j->cols + c0 + q)));
+    return vmaxvq_u32(am);
+}
+
+/* The columnwise blocks (1x16, or 16x16 tiles) of columns c .. c + 3 in row group g, one block
  * per lane: the 16 rows of the group are 16 vectors, the block amax a
  * lane-wise maximum over them, and block (column c + l, group g) has the
  * index (c + l) * nbr + g in the transposed output, as in
@@ -385,6 +396,8 @@ static void col_blocks4(const nvfp4_simd_col_job *j, const nvfp4_core_global *gl
         xb[i] = load_bits4(j->x, j->bf16, (16 * g + i) * j->cols + c);
         am = vmaxq_u32(am, abs_bits_nonan4(xb[i]));
     }
+    if (j->tile16) /* every block of a 16x16 tile takes the tile's amax */
+        am = vdupq_n_u32(col_tile_amax_bits(j, g, c - c % 16));
     uint32_t sv[4];
     vst1q_u32(sv, te_scale4(&j->k, am));
     uint64_t blk[4];
@@ -415,12 +428,12 @@ static void col_blocks4(const nvfp4_simd_col_job *j, const nvfp4_core_global *gl
     }
 }
 
-/* Columnwise 1x16 without RHT four columns at a time; 16x16 tiles, RHT
- * groups and the last cols % 4 columns: the scalar kernel in this first
- * version. */
+/* Columnwise without RHT four columns at a time (16x16 tiles: when the
+ * tiles are whole, cols % 16 == 0); RHT groups, other tile shapes and the
+ * last cols % 4 columns: the scalar kernel in this first version. */
 static void neon_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
-    if (j->rht || j->tile16) {
+    if (j->rht || (j->tile16 && j->cols % 16 != 0)) {
         nvfp4_simd_kernels_scalar.col_quant(j, g0, g1);
         return;
     }
