@@ -853,18 +853,24 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, random_configurations, 0, 8);
     tcase_add_test(tc, odd_shape_all_orientations);
-    tcase_add_test(tc, columnwise_padding_in_strips);
     tcase_add_test(tc, special_tensors);
     tcase_add_test(tc, routing);
     tcase_add_loop_test(tc, mx_configurations, 0, 2);
     tcase_add_loop_test(tc, quantize_into_caller_buffers, 0, 2);
     tcase_add_test(tc, shape_errors_unchanged);
-    tcase_add_test(tc, threads_and_large_buffers);
-    tcase_add_test(tc, rht_large_both_amaxes_one_pass);
-    tcase_add_loop_test(tc, generic_recipes_match_reference, 0, (int)NGENERIC);
     tcase_add_loop_test(tc, generic_leaves_match_scalar, 0, (int)NGENERIC);
-    tcase_add_test(tc, generic_threads_and_into);
     suite_add_tcase(s, tc);
+    /* the minutes-long ones, tagged so that make check-aarch64 (under
+     * qemu, CK_EXCLUDE_TAGS=large) can leave them out */
+    TCase *large = tcase_create("fast_vs_reference_large");
+    tcase_set_tags(large, "large");
+    tcase_set_timeout(large, 120);
+    tcase_add_test(large, columnwise_padding_in_strips);
+    tcase_add_test(large, threads_and_large_buffers);
+    tcase_add_test(large, rht_large_both_amaxes_one_pass);
+    tcase_add_loop_test(large, generic_recipes_match_reference, 0, (int)NGENERIC);
+    tcase_add_test(large, generic_threads_and_into);
+    suite_add_tcase(s, large);
     return s;
 }
 

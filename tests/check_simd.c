@@ -997,13 +997,10 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, rowwise_16x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_1x16, 0, 2);
     tcase_add_loop_test(tc, columnwise_16x16, 0, 2);
-    tcase_add_loop_test(tc, columnwise_rht, 0, 2);
     tcase_add_test(tc, rht_double_rounding_hazard);
-    tcase_add_test(tc, rht_spread_limits);
     tcase_add_test(tc, rht_fp32_path_edges);
     tcase_add_test(tc, rht_split_int_nearest);
     tcase_add_loop_test(tc, rowwise_long_rows, 0, 2);
-    tcase_add_test(tc, rht_large_two_transforms);
     tcase_add_test(tc, dequantize_and_swizzle);
     tcase_add_test(tc, encoder_sweep);
     tcase_add_test(tc, columnwise_encoder_grid);
@@ -1011,6 +1008,15 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, mx_1x32, 0, 2);
     tcase_add_test(tc, thread_count_independent);
     suite_add_tcase(s, tc);
+    /* the RHT kernels on large tensors (tens of seconds), tagged so that
+     * make check-aarch64 (under qemu, CK_EXCLUDE_TAGS=large) can leave them out */
+    TCase *large = tcase_create("differential_large");
+    tcase_set_tags(large, "large");
+    tcase_set_timeout(large, 120);
+    tcase_add_loop_test(large, columnwise_rht, 0, 2);
+    tcase_add_test(large, rht_spread_limits);
+    tcase_add_test(large, rht_large_two_transforms);
+    suite_add_tcase(s, large);
     return s;
 }
 

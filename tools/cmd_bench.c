@@ -397,7 +397,7 @@ static void usage(FILE *f)
             "Throughput of the fast CPU path (te recipe) against a memcpy measured in the same run.\n"
             "  --size MIB     fp32 input size in MiB (default 256; at least 1)\n"
             "  --threads T    OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
-            "  --variant V    scalar, avx2, avx512 or auto (default: NVFP4_SIMD or the best the CPU has)\n"
+            "  --variant V    scalar, avx2, avx512, neon or auto (default: NVFP4_SIMD or the best the CPU has)\n"
             "  --data D       gauss (default: standard normal values) or wide (times 2^0..2^15 per element:\n"
             "                 the RHT kernels' slower wide-spread paths)\n"
             "  --repeat R     timed runs per kernel, the best is reported (default 3)\n"
@@ -521,7 +521,7 @@ static int run(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--variant") == 0) {
             if (!v || !nvfp4_simd_parse(v, &variant))
-                return cli_fail(CMD, "--variant needs one of scalar, avx2, avx512, auto");
+                return cli_fail(CMD, "--variant needs one of scalar, avx2, avx512, neon, auto");
             variant_given = true;
             i++;
         } else {

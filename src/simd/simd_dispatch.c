@@ -1,7 +1,8 @@
 /*
  * simd_dispatch.c - choosing the variant of the fast CPU path: the
  * NVFP4_SIMD environment variable, nvfp4_simd_set(), or the best the CPU
- * supports (GCC/clang __builtin_cpu_supports).
+ * supports (GCC/clang __builtin_cpu_supports on x86-64, the kernel's
+ * hardware capabilities on aarch64).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,6 +12,10 @@
 
 #include "nvfp4/simd.h"
 #include "simd/simd_kernels.h"
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 /* ---- fork safety ------------------------------------------------------------------
  * libgomp keeps the worker threads of a parallel region parked in a pool for
@@ -41,7 +46,7 @@ __attribute__((constructor)) static void install_fork_handler(void)
 }
 #endif
 
-static const char *const variant_names[NVFP4_SIMD_VARIANTS] = {"scalar", "avx2", "avx512"};
+static const char *const variant_names[NVFP4_SIMD_VARIANTS] = {"scalar", "avx2", "avx512", "neon"};
 
 /* -2: not resolved yet; otherwise a nvfp4_simd_variant. */
 static _Atomic int active_variant = -2;
@@ -84,8 +89,18 @@ bool nvfp4_simd_available(nvfp4_simd_variant v)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
+    case NVFP4_SIMD_NEON: return false;
     }
     return false;
+#elif defined(__aarch64__)
+    /* Advanced SIMD is architecturally mandatory on ARMv8-A, but a kernel
+     * can hide it: ask it where it tells (HWCAP_ASIMD). */
+    if (v == NVFP4_SIMD_AUTO || v == NVFP4_SIMD_SCALAR) return true;
+#if defined(__linux__)
+    return v == NVFP4_SIMD_NEON && (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+#else
+    return v == NVFP4_SIMD_NEON;
+#endif
 #else
     return v == NVFP4_SIMD_AUTO || v == NVFP4_SIMD_SCALAR;
 #endif
@@ -93,6 +108,7 @@ bool nvfp4_simd_available(nvfp4_simd_variant v)
 
 static nvfp4_simd_variant best_available(void)
 {
+    if (nvfp4_simd_available(NVFP4_SIMD_NEON)) return NVFP4_SIMD_NEON;
     if (nvfp4_simd_available(NVFP4_SIMD_AVX512)) return NVFP4_SIMD_AVX512;
     if (nvfp4_simd_available(NVFP4_SIMD_AVX2)) return NVFP4_SIMD_AVX2;
     return NVFP4_SIMD_SCALAR;
@@ -104,7 +120,7 @@ static nvfp4_simd_variant from_environment(void)
     nvfp4_simd_variant v;
     if (!s || !*s) return best_available();
     if (!nvfp4_simd_parse(s, &v)) {
-        fprintf(stderr, "nvfp4: NVFP4_SIMD=%s is not one of scalar, avx2, avx512, auto; using auto\n", s);
+        fprintf(stderr, "nvfp4: NVFP4_SIMD=%s is not one of scalar, avx2, avx512, neon, auto; using auto\n", s);
         return best_available();
     }
     if (v == NVFP4_SIMD_AUTO) return best_available();
@@ -149,6 +165,8 @@ const nvfp4_simd_kernels *nvfp4_simd_kernels_for(nvfp4_simd_variant v)
         return nvfp4_simd_kernels_avx512.row_encode ? &nvfp4_simd_kernels_avx512 : &nvfp4_simd_kernels_scalar;
     case NVFP4_SIMD_AVX2:
         return nvfp4_simd_kernels_avx2.row_encode ? &nvfp4_simd_kernels_avx2 : &nvfp4_simd_kernels_scalar;
+    case NVFP4_SIMD_NEON:
+        return nvfp4_simd_kernels_neon.row_encode ? &nvfp4_simd_kernels_neon : &nvfp4_simd_kernels_scalar;
     default: return &nvfp4_simd_kernels_scalar;
     }
 }

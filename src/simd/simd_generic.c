@@ -83,7 +83,9 @@ const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar = {scalar_block_amax, s
 const nvfp4_simd_gen_leaves *nvfp4_simd_gen_leaves_for(nvfp4_simd_variant v)
 {
     if (v == NVFP4_SIMD_AUTO) v = nvfp4_simd_active();
-    if (v == NVFP4_SIMD_SCALAR || !nvfp4_simd_gen_leaves_avx2.encode) return &nvfp4_simd_gen_leaves_scalar;
+    if (v == NVFP4_SIMD_NEON && nvfp4_simd_gen_leaves_neon.encode) return &nvfp4_simd_gen_leaves_neon;
+    if (v == NVFP4_SIMD_SCALAR || v == NVFP4_SIMD_NEON || !nvfp4_simd_gen_leaves_avx2.encode)
+        return &nvfp4_simd_gen_leaves_scalar;
     return &nvfp4_simd_gen_leaves_avx2;
 }
 

@@ -1,6 +1,6 @@
 /*
  * simd_kernels.h - internal: the vectorized kernels of the fast CPU path and
- * the table through which one variant (scalar, avx2, avx512) is chosen.
+ * the table through which one variant (scalar, avx2, avx512, neon) is chosen.
  *
  * Kernels on plain arrays: this folder knows no quantizer type (options,
  * plans, results); src/quant/fast.c calls the drivers below. Every kernel
@@ -125,6 +125,8 @@ enum { NVFP4_SIMD_MX_FLOOR = 0, NVFP4_SIMD_MX_RCEIL = 1 };
 extern const nvfp4_simd_kernels nvfp4_simd_kernels_scalar;
 extern const nvfp4_simd_kernels nvfp4_simd_kernels_avx2;
 extern const nvfp4_simd_kernels nvfp4_simd_kernels_avx512;
+/* aarch64 (simd_neon.c; elsewhere a table of null kernels, never selected) */
+extern const nvfp4_simd_kernels nvfp4_simd_kernels_neon;
 
 /* The kernels of a variant (AUTO: the active one). */
 const nvfp4_simd_kernels *nvfp4_simd_kernels_for(nvfp4_simd_variant v);
@@ -232,6 +234,7 @@ typedef struct {
 
 extern const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_scalar;
 extern const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_avx2;
+extern const nvfp4_simd_gen_leaves nvfp4_simd_gen_leaves_neon; /* simd_neon.c, aarch64 */
 /* The leaves of a variant (AUTO: the active one). */
 const nvfp4_simd_gen_leaves *nvfp4_simd_gen_leaves_for(nvfp4_simd_variant v);
 

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$NVFP4" bench --variants >"$tmp/v" || fail "--variants exited $?"
 [ "$(head -n 1 "$tmp/v")" = scalar ] || fail "--variants must list scalar first: $(cat "$tmp/v")"
-grep -qvE '^(scalar|avx2|avx512)$' "$tmp/v" && fail "--variants printed an unknown name: $(cat "$tmp/v")"
+grep -qvE '^(scalar|avx2|avx512|neon)$' "$tmp/v" && fail "--variants printed an unknown name: $(cat "$tmp/v")"
 
 for v in $(cat "$tmp/v"); do
     "$NVFP4" bench --size 1 --repeat 1 --threads 1 --no-scalar --variant "$v" --json >"$tmp/$v.json" ||
