@@ -251,23 +251,6 @@ nvfp4_status ckpt_open_gguf(nvfp4_ckpt *c, const char *path, nvfp4_error *err)
     return NVFP4_OK;
 }
 
-/* Is tensor `name` marked prec_a4 false (W4A16) in general.tensor_extra? */
-bool ckpt_gguf_weight_only(const nvfp4_ckpt *c, const char *name)
-{
-    const json_t *kv = json_object_get(c->qcfg, "kv"), *names = json_object_get(kv, "general.tensor_extra.name"),
-                 *a4 = json_object_get(kv, "general.tensor_extra.prec_a4");
-    size_t i;
-    const json_t *v;
-    json_array_foreach(names, i, v)
-        if (json_is_string(v) && !strcmp(json_string_value(v), name)) return json_is_false(json_array_get(a4, i));
-    return false;
-}
-
-bool ckpt_gguf_is_nvfp4(const nvfp4_ckpt *c, const char *name)
-{
-    return json_object_get(json_object_get(c->qcfg, "nvfp4"), name) != NULL;
-}
-
 /* A per-tensor F32 scale: one value, or one per expert; the value the
  * checks judge is the first that is not a positive finite float, else the
  * largest. */

@@ -14,20 +14,6 @@
 #include "verify/mutant.h"
 #include "recipes/recipe.h"
 
-size_t nvfp4_mutant_count(void) { return nvfp4_mutant_catalog_size; }
-
-const nvfp4_mutant_info *nvfp4_mutant_at(size_t i)
-{
-    return i < nvfp4_mutant_catalog_size ? &nvfp4_mutant_catalog[i].info : NULL;
-}
-
-const nvfp4_mutant_info *nvfp4_mutant_find(const char *name)
-{
-    for (size_t i = 0; name && i < nvfp4_mutant_catalog_size; i++)
-        if (strcmp(nvfp4_mutant_catalog[i].info.name, name) == 0) return &nvfp4_mutant_catalog[i].info;
-    return NULL;
-}
-
 const char *nvfp4_mutant_recipe_family(const char *recipe)
 {
     if (!recipe) recipe = "te";
@@ -78,13 +64,6 @@ const char *nvfp4_mutant_step_id(const nvfp4_mutant_info *m)
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(m->step, map[i][0]) == 0) return map[i][1];
     return "recipe";
-}
-
-static const nvfp4_mutant *of_info(const nvfp4_mutant_info *m)
-{
-    for (size_t i = 0; i < nvfp4_mutant_catalog_size; i++)
-        if (&nvfp4_mutant_catalog[i].info == m) return &nvfp4_mutant_catalog[i];
-    return NULL;
 }
 
 /* ---- the recipe's own steps ---------------------------------------------- */
@@ -322,16 +301,6 @@ bool nvfp4_mutant_compose(const nvfp4_mutant *const *parts, size_t n, nvfp4_muta
     return true;
 }
 #undef TAKE
-
-nvfp4_status nvfp4_mutant_quantize(const nvfp4_mutant_info *mi, const void *x, nvfp4_dtype dtype, size_t rows,
-                                   size_t cols, const nvfp4_quant_opts *opts, nvfp4_mutant_output *out,
-                                   nvfp4_error *err)
-{
-    memset(out, 0, sizeof *out);
-    const nvfp4_mutant *m = of_info(mi);
-    if (!m) return nvfp4_error_set(err, NVFP4_EINVAL, "mutant: not a catalogued mutant");
-    return nvfp4_mutant_run(m, x, dtype, rows, cols, opts, out, err);
-}
 
 nvfp4_status nvfp4_mutant_run(const nvfp4_mutant *m, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
                               const nvfp4_quant_opts *opts, nvfp4_mutant_output *out, nvfp4_error *err)

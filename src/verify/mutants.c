@@ -1187,3 +1187,38 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];
+
+/* ---- the catalog by index, by name, and run by its public descriptor --------------------------
+ * (here, beside the table: the quantizer in mutant_quant.c runs a descriptor and never reads the
+ * table, so the two files depend one way) */
+
+size_t nvfp4_mutant_count(void) { return nvfp4_mutant_catalog_size; }
+
+const nvfp4_mutant_info *nvfp4_mutant_at(size_t i)
+{
+    return i < nvfp4_mutant_catalog_size ? &nvfp4_mutant_catalog[i].info : NULL;
+}
+
+const nvfp4_mutant_info *nvfp4_mutant_find(const char *name)
+{
+    for (size_t i = 0; name && i < nvfp4_mutant_catalog_size; i++)
+        if (strcmp(nvfp4_mutant_catalog[i].info.name, name) == 0) return &nvfp4_mutant_catalog[i].info;
+    return NULL;
+}
+
+static const nvfp4_mutant *of_info(const nvfp4_mutant_info *m)
+{
+    for (size_t i = 0; i < nvfp4_mutant_catalog_size; i++)
+        if (&nvfp4_mutant_catalog[i].info == m) return &nvfp4_mutant_catalog[i];
+    return NULL;
+}
+
+nvfp4_status nvfp4_mutant_quantize(const nvfp4_mutant_info *mi, const void *x, nvfp4_dtype dtype, size_t rows,
+                                   size_t cols, const nvfp4_quant_opts *opts, nvfp4_mutant_output *out,
+                                   nvfp4_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const nvfp4_mutant *m = of_info(mi);
+    if (!m) return nvfp4_error_set(err, NVFP4_EINVAL, "mutant: not a catalogued mutant");
+    return nvfp4_mutant_run(m, x, dtype, rows, cols, opts, out, err);
+}
