@@ -1,14 +1,11 @@
 /* check_separate.c - the separating cases of the committed te RN suite
  * (reference/te-rn, `separate-N`, src/verify/suite_mutants.c): a kernel that
- * computes S_enc as torchao passes it to mslk, fl(1 / fl(amax / 2688)) (the
- * catalogued mutant global-recip-of-div, run here as the kernel: its codes, scales, swizzled
+ * computes S_enc as torch does for 2688.0 / amax (the catalogued mutant
+ * global-torch-rdiv, run here as the kernel: its codes, scales, swizzled
  * scales and amax in both orientations) is only `consistent with` another
  * global-scale formula on every other case of the suite, and `proven` on a
  * separate-N case; `nvfp4 verify --suite` then tallies a proven known-bug
  * cause, where the suite without the separate-N cases tallies none.
- * (global-torch-rdiv is no longer the example: its unguarded form gives its
- * bytes wherever amax is normal and te wherever it is 0 or subnormal, so no
- * single case singles it out; `golden --mutants` lists it as not singled out.)
  * The folder is $NVFP4_REFERENCE (default ./reference), the CLI $NVFP4_BIN. */
 #include <check.h>
 #include <jansson.h>
@@ -25,7 +22,7 @@
 #include "nvfp4/verify.h"
 #include "support/check_main.h"
 
-#define MUTANT "global-recip-of-div"
+#define MUTANT "global-torch-rdiv"
 
 static const char *ref_dir(void)
 {
@@ -151,7 +148,7 @@ static long known_bug_proven(json_t *causes, size_t *entries)
     return proven;
 }
 
-START_TEST(recip_of_div_proven_only_by_separating_cases)
+START_TEST(torch_rdiv_proven_only_by_separating_cases)
 {
     char suite[1024];
     snprintf(suite, sizeof suite, "%s/te-rn", ref_dir());
@@ -248,7 +245,7 @@ int main(void)
     Suite *s = suite_create("separate");
     TCase *tc = tcase_create("te-rn");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, recip_of_div_proven_only_by_separating_cases);
+    tcase_add_test(tc, torch_rdiv_proven_only_by_separating_cases);
     suite_add_tcase(s, tc);
     return nvfp4_check_run_nofork(s);
 }

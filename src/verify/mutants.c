@@ -736,15 +736,15 @@ static nvfp4_core_global gl_nonfinite_to_1(const nvfp4_mctx *c, float amax)
     g.s_dec = 1.0f / s;
     return g;
 }
-/* torch's fl(fl(1/amax) * 2688) kept as it is: +Inf for a zero or subnormal amax (1/amax overflows),
- * 0 for amax +Inf; te clamps to FLT_MAX and replaces 0 by 1 */
-static nvfp4_core_global gl_torch_rdiv_unguarded(const nvfp4_mctx *c, float amax)
+/* 2688/amax kept as it is: +Inf for amax 0 or an amax so small that the quotient overflows (below about
+ * 7.9e-36), 0 for amax +Inf, NaN for NaN; te clamps to FLT_MAX and replaces 0 by 1 */
+static nvfp4_core_global gl_unguarded(const nvfp4_mctx *c, float amax)
 {
     (void)c;
     nvfp4_core_global g;
     g.amax = amax;
     g.g = 1.0f;
-    g.s_enc = (1.0f / amax) * NVFP4_CORE_2688;
+    g.s_enc = NVFP4_CORE_2688 / amax;
     g.s_dec = 1.0f / g.s_enc;
     return g;
 }
@@ -1147,13 +1147,15 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "torch.nan_to_num(global_scale, nan=1.0, posinf=1.0) where te clamps to FLT_MAX (tiny amax)",
                R_TE, 0),
      .global = gl_nonfinite_to_1},
-    {.info = M("global-torch-rdiv-unguarded", "global scale",
-               "S_enc = fl(fl(1/amax) * 2688), +Inf and 0 kept (no FLT_MAX clamp, no 0 -> 1)",
+    {.info = M("global-unguarded", "global scale",
+               "S_enc = 2688/amax with no FLT_MAX clamp and no 0 -> 1: +Inf for amax 0 or below about 7.9e-36, 0 "
+               "for amax +Inf",
                "fbgemm-gpu-genai 1.9.0 experimental/gen_ai/bench/quantize_ops.py:2372 and "
-               "experimental/gemm/triton_gemm/fp4_quantize.py:5618 get_nvfp4_global_scales_naive: "
-               "(448.0 * 6.0) / amax passed to the kernel unguarded (amax subnormal: +Inf; amax +Inf: 0)",
+               "experimental/gemm/triton_gemm/fp4_quantize.py:5618 get_nvfp4_global_scales_naive pass (448.0 * 6.0) "
+               "/ amax to the kernel unguarded (where it overflows, or amax is 0 or +Inf, torch's and te's "
+               "division orders give the same non-finite value, which this keeps)",
                R_TE, 0),
-     .global = gl_torch_rdiv_unguarded},
+     .global = gl_unguarded},
     {.info = M("encode-s-over-senc", "encode factor", "y = x / (s / S_enc)",
                "compressed-tensors 0.20.1 quantization/lifecycle/forward_helpers.py:185-187 (scale = scale / "
                "global_scale; x / scale): one divisor s/S_enc",

@@ -34,26 +34,20 @@ for r in te te-pyref torchao torchao-0.13-0.16 modelopt mxfp4-floor mxfp4-rceil 
     done
 done
 # separating cases (docs/verify.md, "Separating cases"): on te RN, global-torch-rdiv is killed by
-# random-bf16-exact, where other global-scale formulas give its bytes; global-recip-of-div is singled out
-# by a separate-N case; global-torch-rdiv is separated from every candidate but by no single case (its
-# unguarded form gives its bytes wherever amax is normal, te wherever amax is 0 or subnormal), so it is
-# listed as not singled out, and no pair with it is left unseparated; te-rowscaled rn = amax-per-row (the
-# same formula) is listed, not dropped
+# random-bf16-exact, where other global-scale formulas give its bytes, and singled out by a
+# separate-N case; te-rowscaled rn = amax-per-row (the same formula) is listed, not dropped
 $NVFP4 golden --mutants --recipe te --round rn --json >sep.json 2>/dev/null
-python3 - <<'PY' && ok "te rn: separate-N cases single out global-recip-of-div; global-torch-rdiv separated pairwise; te-rowscaled rn = amax-per-row listed" \
+python3 - <<'PY' && ok "te rn: separate-N cases single out global-torch-rdiv; te-rowscaled rn = amax-per-row listed" \
     || bad "te rn separating cases"
 import json
 d = json.load(open("sep.json"))
 m = {e["mutant"]: e for e in d["mutants"]}
 assert m["global-torch-rdiv"]["killed_by"] == "random-bf16-exact", m["global-torch-rdiv"]
-assert m["global-recip-of-div"]["singled_out_by"].startswith("separate-"), m["global-recip-of-div"]
-assert m["global-torch-rdiv"]["singled_out_by"] is None and m["global-torch-rdiv-unguarded"]["killed_by"] == "edge-amax-zero"
-assert not [p for p in d["unseparated"] if "global-torch-rdiv" in p or "global-torch-rdiv-unguarded" in p], d["unseparated"]
+assert m["global-torch-rdiv"]["singled_out_by"].startswith("separate-"), m["global-torch-rdiv"]
 assert m["layout-nibble-swap"]["singled_out_by"] == "edge-e2m1-ties", m["layout-nibble-swap"]
 assert len(d["separating"]) >= 1 and all(s["case"].startswith("separate-") for s in d["separating"]), d["separating"]
 assert ["te-rowscaled rn", "amax-per-row"] in d["unseparated"], d["unseparated"]
-assert "global-recip-of-div" not in d["not_singled_out"] and "global-torch-rdiv" in d["not_singled_out"], d["not_singled_out"]
-assert "te-rowscaled rn" in d["not_singled_out"], d["not_singled_out"]
+assert "global-torch-rdiv" not in d["not_singled_out"] and "te-rowscaled rn" in d["not_singled_out"], d["not_singled_out"]
 PY
 $NVFP4 golden --mutants --recipe te --round rn >sep.txt 2>/dev/null
 grep -q '^separating case separate-1: singles out ' sep.txt && grep -q '^not separated: 3 pairs .*te-rowscaled rn = flashinfer-pertoken rn; te-rowscaled rn = amax-per-row' sep.txt \

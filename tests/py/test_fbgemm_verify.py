@@ -50,7 +50,7 @@ Zero, NaN and Inf outcomes (0/0, x/0, 0*Inf) do not depend on the rounding.
 
 Measured (this test asserts each; update it with the verifier):
   - identify reproduces every byte of 17 of the 18 tensors (amax subnormal,
-    S_enc = +Inf, through the catalogued global-torch-rdiv-unguarded); the one
+    S_enc = +Inf, through the catalogued global-unguarded); the one
     it cannot explain is amax +Inf (S_enc = 0, every code 0 / 0 or x / 0).
   - the swizzle bug is named by identify on the K/16 = 5, 6 shapes
     (k80-m48, laplace-blockscaled: chain layout-swizzle-padded-stride,
@@ -100,7 +100,7 @@ FBGEMM_RULES = {"amax": {None}, "global-scale": {"global-torch-rdiv"}, "rht": {N
                 "element-rounding": {None}, "special-values": {None}}
 # measured: identify finds no exact variant or chain (fbgemm keeps S_enc = 0 for amax +Inf; its codes then come
 # from 0 / 0 and x / 0, which no catalogued special-value rule composes with). amax-subnormal (S_enc = +Inf) is
-# explained since global-torch-rdiv-unguarded is catalogued.
+# explained since global-unguarded is catalogued.
 NOT_EXPLAINED = {"inf-element"}
 # measured: fbgemm's S_enc is +Inf there, so no scale byte equals te's: verify cannot read the placement of the
 # scales from their values (identify names the swizzle bug in the chain)
