@@ -3,6 +3,7 @@
 
 #include "cli_suggest.h"
 #include "nvfp4/formats.h"
+#include "nvfp4/options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -151,18 +152,7 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name, bo
 
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
-    /* Decimal digits only: no sign, blank, 0x prefix or octal reading of a
-     * leading 0 ("010" is ten), and no value past 2^64-1. */
-    if (!s || !*s) return false;
-    uint64_t v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
+    return nvfp4_option_parse_u64(s, out); /* the library's rule for every integer option */
 }
 
 bool cli_parse_size(const char *s, size_t *out)

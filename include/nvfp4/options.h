@@ -67,6 +67,9 @@ void nvfp4_options_init(nvfp4_options *o);
 
 /* True when option id was given to nvfp4_options_set. */
 bool nvfp4_options_named(const nvfp4_options *o, nvfp4_option_id id);
+/* The integer rule of every integer option (seed, offset, seed:N, the CLI's counts): decimal digits only,
+ * 0 to 2^64-1, no sign, blank or 0x, and a leading 0 is not octal ("010" is ten). */
+bool nvfp4_option_parse_u64(const char *s, uint64_t *out);
 
 /* Validates value for the option called name (any spelling
  * nvfp4_option_find takes) and applies it to o->quant. A flag takes NULL,

@@ -55,9 +55,7 @@ void nvfp4_options_init(nvfp4_options *o)
 
 bool nvfp4_options_named(const nvfp4_options *o, nvfp4_option_id id) { return (o->named >> id) & 1u; }
 
-/* Decimal digits only, 0 to 2^64-1: no sign, blank or 0x, and a leading 0
- * is not octal ("010" is ten), as every integer option of the CLI. */
-static bool parse_u64(const char *s, uint64_t *out)
+bool nvfp4_option_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || !*s) return false;
     uint64_t v = 0;
@@ -85,7 +83,7 @@ static bool parse_rht_signs(const char *s, nvfp4_quant_opts *q)
     uint64_t seed;
     if (strcmp(s, "te") == 0) q->rht_signs = NVFP4_RHT_SIGNS_TE;
     else if (strcmp(s, "none") == 0) q->rht_signs = NVFP4_RHT_SIGNS_NONE;
-    else if (strncmp(s, "seed:", 5) == 0 && parse_u64(s + 5, &seed)) {
+    else if (strncmp(s, "seed:", 5) == 0 && nvfp4_option_parse_u64(s + 5, &seed)) {
         q->rht_signs = NVFP4_RHT_SIGNS_SEEDED;
         q->rht_sign_seed = seed;
     } else return false;
@@ -107,8 +105,8 @@ static bool apply(nvfp4_option_id id, const char *value, nvfp4_quant_opts *q)
         else if (value && strcmp(value, "sr") == 0) q->rounding = NVFP4_SR;
         else return false;
         return true;
-    case NVFP4_OPTION_SEED: return parse_u64(value, &q->seed);
-    case NVFP4_OPTION_OFFSET: return parse_u64(value, &q->offset);
+    case NVFP4_OPTION_SEED: return nvfp4_option_parse_u64(value, &q->seed);
+    case NVFP4_OPTION_OFFSET: return nvfp4_option_parse_u64(value, &q->offset);
     case NVFP4_OPTION_ROWWISE: return parse_flag(value, &q->rowwise);
     case NVFP4_OPTION_COLUMNWISE: return parse_flag(value, &q->columnwise);
     case NVFP4_OPTION_RHT: return parse_flag(value, &q->rht);
