@@ -182,6 +182,12 @@ def llama_cpp_converter():
     for p in (LLAMA_CPP_SRC, os.path.join(LLAMA_CPP_SRC, "gguf-py")):
         if p not in sys.path:
             sys.path.insert(0, p)
+    # the converter needs the gguf-py of its own tree: a gguf imported before from site-packages (another
+    # test module of the same run) is dropped from sys.modules, so that this import finds the tree's
+    src = os.path.realpath(LLAMA_CPP_SRC)
+    for k in [k for k in sys.modules if k == "gguf" or k.startswith("gguf.")]:
+        if not os.path.realpath(getattr(sys.modules[k], "__file__", None) or "").startswith(src):
+            del sys.modules[k]
     try:
         import gguf
         from conversion.base import ModelBase
