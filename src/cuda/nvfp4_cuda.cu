@@ -24,125 +24,9 @@ extern "C" { /* a C header without its own linkage block */
 #include "recipes/recipe.h"
 }
 
-static bool g_emulate = false;
 static bool g_sync = true; /* launches wait for the kernel (the bench turns it off) */
 
 void nvfp4_cu_set_sync(bool on) { g_sync = on; }
-
-extern "C" void nvfp4_cuda_set_emulation(bool on) { g_emulate = on; }
-extern "C" bool nvfp4_cuda_emulation(void) { return g_emulate; }
-
-/* ---- errors -------------------------------------------------------------- */
-static nvfp4_status cu_fail(nvfp4_error *err, cudaError_t e, const char *what)
-{
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "no CUDA device: %s (%s)", cudaGetErrorString(e), what);
-    if (e == cudaErrorMemoryAllocation)
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "CUDA out of memory (%s)", what);
-    return nvfp4_error_set(err, NVFP4_EIO, "CUDA error in %s: %s", what, cudaGetErrorString(e));
-}
-
-#define CU_TRY(call, what)                                   \
-    do {                                                     \
-        cudaError_t e_ = (call);                             \
-        if (e_ != cudaSuccess) return cu_fail(err, e_, what); \
-    } while (0)
-
-extern "C" int nvfp4_cuda_device_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return n;
-}
-
-static nvfp4_status need_device(nvfp4_error *err)
-{
-    if (g_emulate) return NVFP4_OK;
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        (void)cudaGetLastError();
-        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "no CUDA device: %s",
-                               e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
-    }
-    return NVFP4_OK;
-}
-
-extern "C" nvfp4_status nvfp4_cuda_device_describe(char *buf, size_t n, nvfp4_error *err)
-{
-    if (g_emulate) {
-        snprintf(buf, n, "host emulation (no GPU; kernel bodies run on the CPU)");
-        return NVFP4_OK;
-    }
-    nvfp4_status st = need_device(err);
-    if (st) return st;
-    int dev = 0, drv = 0, rt = 0;
-    cudaDeviceProp prop;
-    CU_TRY(cudaGetDevice(&dev), "cudaGetDevice");
-    CU_TRY(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
-    CU_TRY(cudaDriverGetVersion(&drv), "cudaDriverGetVersion");
-    CU_TRY(cudaRuntimeGetVersion(&rt), "cudaRuntimeGetVersion");
-    snprintf(buf, n, "%s (sm_%d%d, %d SMs, %.0f GiB), CUDA driver %d.%d, runtime %d.%d", prop.name, prop.major,
-             prop.minor, prop.multiProcessorCount, (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0),
-             drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
-    return NVFP4_OK;
-}
-
-/* ---- memory ----------------------------------------------------------------- */
-extern "C" nvfp4_status nvfp4_cuda_alloc(void **dptr, size_t bytes, nvfp4_error *err)
-{
-    *dptr = NULL;
-    if (bytes == 0) bytes = 1;
-    if (g_emulate) {
-        *dptr = calloc(1, bytes);
-        return *dptr ? NVFP4_OK : nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory (%zu bytes)", bytes);
-    }
-    nvfp4_status st = need_device(err);
-    if (st) return st;
-    CU_TRY(cudaMalloc(dptr, bytes), "cudaMalloc");
-    return NVFP4_OK;
-}
-
-extern "C" void nvfp4_cuda_free(void *dptr)
-{
-    if (!dptr) return;
-    if (g_emulate) free(dptr);
-    else (void)cudaFree(dptr);
-}
-
-static nvfp4_status copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, nvfp4_error *err)
-{
-    if (bytes == 0) return NVFP4_OK;
-    if (g_emulate) {
-        memcpy(dst, src, bytes);
-        return NVFP4_OK;
-    }
-    CU_TRY(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
-    return NVFP4_OK;
-}
-
-extern "C" nvfp4_status nvfp4_cuda_upload(void *dst, const void *src, size_t bytes, nvfp4_error *err)
-{
-    return copy(dst, src, bytes, cudaMemcpyHostToDevice, err);
-}
-
-extern "C" nvfp4_status nvfp4_cuda_download(void *dst, const void *src, size_t bytes, nvfp4_error *err)
-{
-    return copy(dst, src, bytes, cudaMemcpyDeviceToHost, err);
-}
-
-static nvfp4_status dev_memset0(void *p, size_t bytes, nvfp4_error *err)
-{
-    if (g_emulate) {
-        memset(p, 0, bytes);
-        return NVFP4_OK;
-    }
-    CU_TRY(cudaMemset(p, 0, bytes), "cudaMemset");
-    return NVFP4_OK;
-}
 
 /* ---- launching items ------------------------------------------------------------ */
 template <class Item> __global__ void __launch_bounds__(256, 4) run_items(Item it, size_t n)
@@ -164,7 +48,7 @@ template <class Item> static nvfp4_status launch(const Item &it, nvfp4_error *er
 {
     size_t n = it.count();
     if (n == 0) return NVFP4_OK;
-    if (g_emulate) {
+    if (nvfp4_cuda_emulation()) {
         for (size_t i = 0; i < n; i++) it(i);
         return NVFP4_OK;
     }
@@ -180,7 +64,7 @@ template <class Item> static nvfp4_status launch_exact(const Item &it, nvfp4_err
 {
     size_t n = it.count();
     if (n == 0) return NVFP4_OK;
-    if (g_emulate) {
+    if (nvfp4_cuda_emulation()) {
         for (size_t i = 0; i < n; i++) it(i);
         return NVFP4_OK;
     }
@@ -250,7 +134,7 @@ static nvfp4_status amax_bits(const void *x, bool bf16, size_t n, int nanprop, f
     it.T = NVFP4_CU_AMAX_THREADS;
     it.vec = (uintptr_t)x % 16 == 0;
     it.out = d;
-    if (!(st = dev_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "amax kernel")))
+    if (!(st = nvfp4_cu_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "amax kernel")))
         st = nvfp4_cuda_download(&h, d, sizeof h, err);
     nvfp4_cuda_free(d);
     if (!st) *amax = nvfp4_core_f32_from_bits(h);
@@ -397,7 +281,7 @@ static nvfp4_status orientation_amax(const nvfp4_cu_qparams *p, float *amax, nvf
     it.p = *p;
     it.out = d;
     it.padded_count = nvfp4_core_roundup(p->psrows * (p->pscols / 16), 32);
-    if (!(st = dev_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "RHT amax kernel")))
+    if (!(st = nvfp4_cu_memset0(d, sizeof *d, err)) && !(st = launch_exact(it, err, "RHT amax kernel")))
         st = nvfp4_cuda_download(&h, d, sizeof h, err);
     nvfp4_cuda_free(d);
     if (!st) *amax = nvfp4_core_f32_from_bits(h);
@@ -418,7 +302,7 @@ extern "C" nvfp4_status nvfp4_cuda_quantize(const void *x, nvfp4_dtype dtype, si
     nvfp4_quant_plan qp;
     nvfp4_status st = make_plan(opts, dtype, rows, cols, out, &qp, err);
     if (st) return st;
-    if ((st = need_device(err))) return st;
+    if ((st = nvfp4_cu_need_device(err))) return st;
     bool has_global = qp.recipe->info.has_global_amax;
     nvfp4_cu_qparams pr, pc;
     if (qp.has_row) params_from_plan(&qp, false, &pr, &out->row);
@@ -593,7 +477,7 @@ nvfp4_status nvfp4_cu_quantize_prepare(const void *x, nvfp4_dtype dtype, size_t 
     nvfp4_quant_plan qp;
     nvfp4_status st = make_plan(&o, dtype, rows, cols, &pp->q, &qp, err);
     if (st) return st;
-    if ((st = need_device(err))) return st;
+    if ((st = nvfp4_cu_need_device(err))) return st;
     const nvfp4_recipe *r = qp.recipe;
     params_from_plan(&qp, colwise, &pp->p, &pp->t);
     pp->p.x = x;
