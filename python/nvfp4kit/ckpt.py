@@ -14,6 +14,7 @@ that `nvfp4 ckpt check --json` prints, so every field and message is the
 CLI's. An unreadable checkpoint raises nvfp4kit.Error naming the file (the
 CLI's exit 2). docs/checkpoints.md describes each field and each check.
 """
+import contextlib
 import ctypes
 import json
 import os
@@ -103,26 +104,17 @@ def _path_arg(path):
 def _scan(path, original=None):
     """(JSON report, number of files) of the checkpoint folder at path (compared with the
     unquantized weights at original when given)."""
-    err = CError()
-    handle = ctypes.c_void_p()
-    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
-    rep = CkptReport()
-    try:
-        _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
+    with _scanned(path) as (handle, rep):
+        if original is not None:
+            err = CError()
+            _check(lib.nvfp4_ckpt_compare(handle, _path_arg(original), ctypes.byref(rep), ctypes.byref(err)), err)
+        text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
+        if not text:
+            raise MemoryError("nvfp4_ckpt_report_json: out of memory")
         try:
-            if original is not None:
-                _check(lib.nvfp4_ckpt_compare(handle, _path_arg(original), ctypes.byref(rep), ctypes.byref(err)), err)
-            text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
-            if not text:
-                raise MemoryError("nvfp4_ckpt_report_json: out of memory")
-            try:
-                return json.loads(ctypes.string_at(text).decode("utf-8")), int(rep.nfiles)
-            finally:
-                lib.nvfp4_free(text)
+            return json.loads(ctypes.string_at(text).decode("utf-8")), int(rep.nfiles)
         finally:
-            lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
-    finally:
-        lib.nvfp4_ckpt_close(handle)
+            lib.nvfp4_free(text)
 
 
 def _layer(d):
@@ -175,32 +167,22 @@ def convert(path, to, out):
     path is unreadable or has an error finding (the message lists them), or out exists."""
     if to not in _CONVENTIONS:
         raise Error("to must be 'modelopt' or 'compressed-tensors', got %r" % (to,))
-    err = CError()
-    handle = ctypes.c_void_p()
-    _check(lib.nvfp4_ckpt_open(_path_arg(path), ctypes.byref(handle), ctypes.byref(err)), err)
-    rep = CkptReport()
-    try:
-        _check(lib.nvfp4_ckpt_scan(handle, None, None, ctypes.byref(rep), ctypes.byref(err)), err)
-        try:
-            if lib.nvfp4_ckpt_report_errors(ctypes.byref(rep), False):
-                text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
-                try:
-                    found = json.loads(ctypes.string_at(text).decode("utf-8"))["findings"] if text else []
-                finally:
-                    lib.nvfp4_free(text)
-                raise Error("%s has errors; convert would carry them: %s" % (
-                    os.fspath(path), "; ".join("%s %s" % (f["category"], f["tensor"]) for f in found
-                                               if f["severity"] == "error")))
-            res = CkptConvertResult()
-            _check(lib.nvfp4_ckpt_convert(handle, ctypes.byref(rep), _CONVENTIONS[to], _path_arg(out),
-                                          ctypes.byref(res), ctypes.byref(err)), err)
-            return Converted(layers=int(res.layers), tensors=int(res.tensors), files=int(res.files),
-                             scales_converted=int(res.scales_converted), max_decode_change=float(res.max_decode_change),
-                             max_change_layer=res.max_change_layer.decode("utf-8", "replace"))
-        finally:
-            lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
-    finally:
-        lib.nvfp4_ckpt_close(handle)
+    with _scanned(path) as (handle, rep):
+        if lib.nvfp4_ckpt_report_errors(ctypes.byref(rep), False):
+            text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))
+            try:
+                found = json.loads(ctypes.string_at(text).decode("utf-8"))["findings"] if text else []
+            finally:
+                lib.nvfp4_free(text)
+            raise Error("%s has errors; convert would carry them: %s" % (
+                os.fspath(path), "; ".join("%s %s" % (f["category"], f["tensor"]) for f in found
+                                           if f["severity"] == "error")))
+        err, res = CError(), CkptConvertResult()
+        _check(lib.nvfp4_ckpt_convert(handle, ctypes.byref(rep), _CONVENTIONS[to], _path_arg(out),
+                                      ctypes.byref(res), ctypes.byref(err)), err)
+        return Converted(layers=int(res.layers), tensors=int(res.tensors), files=int(res.files),
+                         scales_converted=int(res.scales_converted), max_decode_change=float(res.max_decode_change),
+                         max_change_layer=res.max_change_layer.decode("utf-8", "replace"))
 
 
 def _open_scanned(path):
@@ -214,6 +196,17 @@ def _open_scanned(path):
         lib.nvfp4_ckpt_close(handle)
         _check(st, err)
     return handle, rep
+
+
+@contextlib.contextmanager
+def _scanned(path):
+    """The checkpoint folder at path, opened and scanned: (handle, report), both released on leaving."""
+    handle, rep = _open_scanned(path)
+    try:
+        yield handle, rep
+    finally:
+        lib.nvfp4_ckpt_report_free(ctypes.byref(rep))
+        lib.nvfp4_ckpt_close(handle)
 
 
 def diff(a, b):
