@@ -55,8 +55,10 @@ static int cmd_list(void)
 {
     for (size_t i = 0; i < nvfp4_study_count(); i++) {
         const nvfp4_study *s = nvfp4_study_at(i);
-        printf("%-10s %s%s\n", nvfp4_study_name(s), nvfp4_study_claim(s),
-               nvfp4_study_config_text(s) ? " [config]" : "");
+        const char *wall = nvfp4_study_wall(s);
+        printf("%-10s %s%s", nvfp4_study_name(s), nvfp4_study_claim(s), nvfp4_study_config_text(s) ? " [config]" : "");
+        if (wall) printf(" (default run: %s on 2 cores)", wall);
+        putchar('\n');
     }
     return NVFP4_EXIT_OK;
 }

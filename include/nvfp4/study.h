@@ -396,6 +396,8 @@ const nvfp4_study *nvfp4_study_at(size_t i);
 const nvfp4_study *nvfp4_study_find(const char *name);
 const char *nvfp4_study_name(const nvfp4_study *s);
 const char *nvfp4_study_claim(const nvfp4_study *s);
+/* The default run's measured wall time on 2 cores ("11 min 33 s"), or NULL for a study loaded from a file. */
+const char *nvfp4_study_wall(const nvfp4_study *s);
 /* Runs the study, writing CSV, summary.json and (if gnuplot exists) PNGs
  * into opts->out_dir. Progress goes to `log` (may be NULL). */
 nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *opts, FILE *log, nvfp4_error *err);

@@ -24,6 +24,7 @@ const nvfp4_study *nvfp4_study_find(const char *name)
 }
 const char *nvfp4_study_name(const nvfp4_study *s) { return s->name; }
 const char *nvfp4_study_claim(const nvfp4_study *s) { return s->claim; }
+const char *nvfp4_study_wall(const nvfp4_study *s) { return s->wall; }
 
 nvfp4_status nvfp4_study_run(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err)
 {

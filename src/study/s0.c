@@ -614,6 +614,7 @@ static nvfp4_status s0_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s0 = {
     .name = "s0",
+    .wall = "4 s",
     .claim = "arithmetic: RN stagnates (fp16 harmonic sum stops at 7.0859375), SR does not; NVFP4 < MXFP4 in NMSE; "
              "SR averages out like 1/sqrt(T); RN-E4M3 scales bias NVFP4 SR (Higham; Connolly-Higham-Mary 2021; "
              "Quartet 2505.14669)",

@@ -170,6 +170,7 @@ static void s1a_findings(const st_table *t, const st_arm_summary *a, const char 
 
 const nvfp4_study st_study_s1a = {
     .name = "s1a",
+    .wall = "3 s",
     .claim = "noisy GD on a quadratic: noise at 0.5x the sqrt(3) threshold tracks GD, 1x slows, 2x stalls (Chmiel et "
              "al. 2505.19115 Fig. 4)",
     .seeds = 10, /* as every training study (docs/studies.md "How verdicts are decided") */

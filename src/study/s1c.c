@@ -338,6 +338,7 @@ static nvfp4_status s1c_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s1c = {
     .name = "s1c",
+    .wall = "5 s",
     .claim = "fixed-size gradient noise on a quadratic: does progress stall once ||g|| falls below sqrt(3) x the noise "
              "(Chmiel et al. 2505.19115 Sec. 4)?",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

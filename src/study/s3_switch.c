@@ -26,6 +26,7 @@ static void s3_switch_findings(const st_table *t, const st_arm_summary *a, const
 
 const nvfp4_study st_study_s3_switch = {
     .name = "s3-switch",
+    .wall = "2 min 0 s",
     .claim = "tiny LM: switching the forward pass to high precision late recovers the gap, backward-only does "
              "not (NVIDIA 2509.25149 App. D)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

@@ -53,6 +53,7 @@ typedef struct {
 struct nvfp4_study {
     const char *name;
     const char *claim;    /* one line, with the citation */
+    const char *wall;     /* the default run's measured wall time on 2 cores (docs/studies.md, "Default wall times") */
     size_t seeds, steps;  /* defaults */
     nvfp4_status (*run)(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, nvfp4_error *err);
     /* findings from the per-arm summaries of runs.csv (t->narms may be 0)
