@@ -48,6 +48,16 @@ typedef struct {
 } nvfp4_simd_te_consts;
 
 void nvfp4_simd_te_consts_init(nvfp4_simd_te_consts *k, float amax);
+/* The same constants as the core's nvfp4_core_global (the scalar leaves' view of them). */
+static inline nvfp4_core_global nvfp4_simd_te_global(const nvfp4_simd_te_consts *k)
+{
+    nvfp4_core_global g;
+    g.amax = k->amax;
+    g.s_enc = k->s_enc;
+    g.s_dec = k->s_dec;
+    g.g = 1.0f;
+    return g;
+}
 /* tab[s] = the te encode multiplier fminf(1/(e4m3(s) * s_dec), FLT_MAX) of
  * scale byte s (nvfp4_core_block_prepare's), for s = 0..0x7E; tab[0x7F] = 0
  * (no satfinite scale is 0x7F). A lookup replaces a division on the

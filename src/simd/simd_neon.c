@@ -41,15 +41,6 @@ static const nvfp4_core_recipe te_chain = NVFP4_CORE_CHAIN_TE;
 static const nvfp4_core_recipe mx_floor_chain = NVFP4_CORE_CHAIN_MXFP4_FLOOR;
 static const nvfp4_core_recipe mx_rceil_chain = NVFP4_CORE_CHAIN_MXFP4_RCEIL;
 
-static nvfp4_core_global te_global(const nvfp4_simd_te_consts *k)
-{
-    nvfp4_core_global g;
-    g.amax = k->amax;
-    g.s_enc = k->s_enc;
-    g.s_dec = k->s_dec;
-    g.g = 1.0f;
-    return g;
-}
 
 /* ---- loads and amax -------------------------------------------------------- */
 
@@ -308,7 +299,7 @@ static inline void encode_block_mul(const void *x, int bf16, size_t e, float f, 
 static void te_encode_blocks(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const uint8_t *scale,
                              const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
 {
-    nvfp4_core_global g = te_global(k);
+    nvfp4_core_global g = nvfp4_simd_te_global(k);
     uint8_t rb[64];
     for (size_t b0 = 0; b0 < nb; b0 += 4) {
         size_t n = nb - b0 < 4 ? nb - b0 : 4;
@@ -437,7 +428,7 @@ static void neon_col_quant(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
         nvfp4_simd_kernels_scalar.col_quant(j, g0, g1);
         return;
     }
-    nvfp4_core_global gl = te_global(&j->k);
+    nvfp4_core_global gl = nvfp4_simd_te_global(&j->k);
     for (size_t g = g0; g < g1; g++) {
         size_t c = 0;
         for (; c + 4 <= j->cols; c += 4) col_blocks4(j, &gl, g, c);

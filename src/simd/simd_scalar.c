@@ -34,19 +34,10 @@ void nvfp4_simd_te_consts_init(nvfp4_simd_te_consts *k, float amax)
     k->m = g.s_enc * NVFP4_CORE_INV6; /* as nvfp4_core_block_scale forms it */
 }
 
-static nvfp4_core_global global_of(const nvfp4_simd_te_consts *k)
-{
-    nvfp4_core_global g;
-    g.amax = k->amax;
-    g.s_enc = k->s_enc;
-    g.s_dec = k->s_dec;
-    g.g = 1.0f;
-    return g;
-}
 
 void nvfp4_simd_te_inv_table(const nvfp4_simd_te_consts *k, float tab[128])
 {
-    nvfp4_core_global g = global_of(k);
+    nvfp4_core_global g = nvfp4_simd_te_global(k);
     for (unsigned s = 0; s < 0x7F; s++) tab[s] = nvfp4_core_block_prepare(te(), &g, (uint8_t)s).factor;
     tab[0x7F] = 0.0f;
 }
@@ -59,7 +50,7 @@ static float load_elem(const void *x, int bf16, size_t i)
 
 static void scalar_row_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, uint8_t *scale)
 {
-    nvfp4_core_global g = global_of(k);
+    nvfp4_core_global g = nvfp4_simd_te_global(k);
     for (size_t b = 0; b < nb; b++) {
         float a = 0.0f;
         for (size_t i = 0; i < 16; i++) a = nvfp4_core_amax_step(a, load_elem(x, bf16, 16 * b + i), 0);
@@ -70,7 +61,7 @@ static void scalar_row_scales(const nvfp4_simd_te_consts *k, const void *x, int 
 static void scalar_tile_scales(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t stride, size_t nb,
                                uint8_t *scale)
 {
-    nvfp4_core_global g = global_of(k);
+    nvfp4_core_global g = nvfp4_simd_te_global(k);
     for (size_t b = 0; b < nb; b++) {
         float a = 0.0f;
         for (size_t r = 0; r < 16; r++)
@@ -93,7 +84,7 @@ static void encode_block(const nvfp4_core_global *g, const float v[16], uint8_t 
 static void scalar_row_encode(const nvfp4_simd_te_consts *k, const void *x, int bf16, size_t nb, const uint8_t *scale,
                               const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *out)
 {
-    nvfp4_core_global g = global_of(k);
+    nvfp4_core_global g = nvfp4_simd_te_global(k);
     for (size_t b = 0; b < nb; b++) {
         float v[16];
         uint8_t rb[16];
@@ -123,7 +114,7 @@ void nvfp4_simd_col_group(const nvfp4_simd_col_job *j, size_t g, size_t c, float
 
 void nvfp4_simd_scalar_col_block(const nvfp4_simd_col_job *j, size_t g, size_t c, float tile_amax)
 {
-    nvfp4_core_global gl = global_of(&j->k);
+    nvfp4_core_global gl = nvfp4_simd_te_global(&j->k);
     size_t nbr = j->rows / 16; /* blocks per output row */
     size_t blk = c * nbr + g;
     float v[16];
