@@ -383,6 +383,50 @@ START_TEST(rht_columnwise)
 }
 END_TEST
 
+/* Dequantization returns one NaN, 0x7FC00000, whatever made it: an invalid
+ * product (scale 0 times amax +Inf, x86's default NaN 0xFFC00000), a NaN
+ * scale byte of either sign (0xFF decodes to a negative NaN), an amax so
+ * large that scale * amax overflows (code 0 times +Inf); on the library path
+ * (which the SIMD kernels serve for finite tensors) and in src/core. */
+static uint32_t bits_of(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    return u;
+}
+
+START_TEST(dequant_nan_is_canonical)
+{
+    const nvfp4_core_recipe *te = nvfp4_recipe_core(nvfp4_recipe_find("te"));
+    nvfp4_core_global inf = nvfp4_core_global_from_amax(te, INFINITY), one = nvfp4_core_global_from_amax(te, 1.0f);
+    ck_assert_uint_eq(bits_of(nvfp4_core_dequant_value(te, &inf, 0x00, 0x0)), 0x7FC00000u);
+    ck_assert_uint_eq(bits_of(nvfp4_core_dequant_value(te, &one, 0xFF, 0x1)), 0x7FC00000u);
+    ck_assert_uint_eq(bits_of(nvfp4_core_dequant_value(te, &one, 0x7F, 0x9)), 0x7FC00000u);
+    nvfp4_core_global huge = nvfp4_core_global_from_amax(te, 0x1p127f);
+    ck_assert_uint_eq(bits_of(nvfp4_core_dequant_value(te, &huge, 0x7E, 0x0)), 0x7FC00000u);
+    /* a finite value is untouched: code 2 (1.0) under byte 0x38 (1.0), amax 1: fl(1/2688) */
+    ck_assert_uint_eq(bits_of(nvfp4_core_dequant_value(te, &one, 0x38, 0x2)), bits_of(0x1.861862p-12f));
+
+    /* 4 rows x 32: row 0 holds +Inf (the tensor amax), the rest finite. */
+    float x[4 * 32];
+    for (int i = 0; i < 4 * 32; i++) x[i] = (float)(i % 9) - 4.0f;
+    x[5] = INFINITY;
+    nvfp4_quantized q;
+    nvfp4_quant_opts o = opts("te", NVFP4_BLOCK_1X16, NVFP4_RN, true, false);
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 4, 32, &o, &q, NULL), NVFP4_OK);
+    float d[4 * 32];
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, d, NULL), NVFP4_OK);
+    size_t nans = 0;
+    for (int i = 0; i < 4 * 32; i++)
+        if (isnan(d[i])) {
+            ck_assert_uint_eq(bits_of(d[i]), 0x7FC00000u);
+            nans++;
+        }
+    ck_assert_uint_gt(nans, 0);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -392,6 +436,7 @@ int main(void)
     tcase_add_test(tl, bf16_input_equals_widened_fp32);
     tcase_add_test(tl, shape_errors_and_padding);
     tcase_add_test(tl, option_errors);
+    tcase_add_test(tl, dequant_nan_is_canonical);
     suite_add_tcase(s, tl);
     TCase *ts = tcase_create("sr");
     tcase_set_timeout(ts, 60);

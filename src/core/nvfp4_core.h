@@ -46,6 +46,10 @@ NVFP4_HD static inline int nvfp4_core_isnan(float x)
     return (nvfp4_core_f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u;
 }
 
+/* The one NaN that dequantization returns (nvfp4_core_dequant_scaled): the
+ * IEEE 754 default quiet NaN, positive, no payload. */
+#define NVFP4_CORE_CANONICAL_NAN 0x7FC00000u
+
 NVFP4_HD static inline int nvfp4_core_signbit(float x)
 {
     return (int)(nvfp4_core_f32_bits(x) >> 31);

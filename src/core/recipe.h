@@ -781,11 +781,18 @@ NVFP4_HD static inline float nvfp4_core_dequant_elem(const nvfp4_core_recipe *r,
  * product fp4(q) * (float)s times the row's per-token scale, rounded once. */
 /* The same, given the block's dequantization scale d (nvfp4_core_dequant_scale):
  * for kernels that decode the scale once per block. */
+/* Every NaN it returns is the one canonical quiet NaN 0x7FC00000 (sign and
+ * payload dropped): the bits of a NaN made by an invalid product (0 * Inf)
+ * are the hardware's default NaN (0xFFC00000 on x86, 0x7FC00000 on ARM,
+ * 0x7FFFFFFF on an NVIDIA GPU) and which operand's payload a product of two
+ * NaNs keeps is the compiler's choice, so without this the same bytes would
+ * dequantize to different bits on each platform. */
 NVFP4_HD static inline float nvfp4_core_dequant_scaled(const nvfp4_core_recipe *r, const nvfp4_core_global *g, float d,
                                                        uint8_t code)
 {
     float v = nvfp4_core_dequant_elem(r, d, code);
-    return r->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN ? v * nvfp4_core_per_token_scale(g) : v;
+    if (r->dequant_rule == NVFP4_CORE_DEQ_PER_TOKEN) v *= nvfp4_core_per_token_scale(g);
+    return nvfp4_core_isnan(v) ? nvfp4_core_f32_from_bits(NVFP4_CORE_CANONICAL_NAN) : v;
 }
 
 NVFP4_HD static inline float nvfp4_core_dequant_value(const nvfp4_core_recipe *r, const nvfp4_core_global *g, uint8_t s,

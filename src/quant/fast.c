@@ -19,6 +19,7 @@
  * quantizes too (zeros change no amax, and the stored orientation's row and
  * block indices, hence the SR counters, are those of the padded shape).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,11 +331,24 @@ nvfp4_status nvfp4_quant_fast(const nvfp4_quant_plan *p, const void *x, nvfp4_qu
     return generic_fast(p, x, out, err);
 }
 
+/* Whether every te dequantized value of t is finite: the amax times the
+ * largest scale (448) does not overflow and no scale byte is E4M3's NaN. A
+ * NaN must come out as the canonical one (nvfp4_core_dequant_scaled), which
+ * the SIMD leaves do not write, so such tensors take the reference path. */
+static bool dequant_is_finite(const nvfp4_qtensor *t)
+{
+    if (!isfinite(t->amax * 448.0f)) return false;
+    for (size_t i = 0; i < t->rows * t->scale_cols; i++)
+        if ((t->scale[i] & 0x7Fu) == 0x7Fu) return false;
+    return true;
+}
+
 int nvfp4_quant_fast_dequantize(const nvfp4_quantized *q, bool columnwise, float *out)
 {
     const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
     if (nvfp4_simd_active() == NVFP4_SIMD_SCALAR || !is_te_chain(&q->recipe->core)) return 0;
     if (t->prows != t->rows || t->pcols != t->cols || t->cols % 16 != 0 || t->scale_cols != t->cols / 16) return 0;
+    if (!dequant_is_finite(t)) return 0;
     nvfp4_simd_te_dequantize(t->data, t->scale, t->rows, t->cols, t->amax, out);
     return 1;
 }
