@@ -5,7 +5,7 @@
  * scale S_enc * (bamax * fl(1/6)) against te's bamax * (S_enc * fl(1/6)) on
  * an E4M3 tie, compressed-tensors' zero scale 0.125 and x / (s / S_enc),
  * vLLM's 1/0 -> fl(1/1e8), FlashInfer's NaN global scale, `ggml-mxfp4`'s
- * floorf(log2f(amax)) exponent, and `mslk`'s (bamax / 6) * S_enc. The byte-for-byte comparisons with the packages
+ * floorf(log2f(amax)) exponent, `mslk`'s (bamax / 6) * S_enc and `fbgemm`'s 0 / 0 codes. The byte-for-byte comparisons with the packages
  * themselves are tests/py/test_production_oracles.py, test_ggml_mxfp4_oracle.py
  * and test_triton_oracles.py.
  */
@@ -177,6 +177,43 @@ START_TEST(ggml_mxfp4_log2_scale)
 }
 END_TEST
 
+/* fbgemm (fbgemm-gpu-genai 1.9.0 Triton NVFP4): te's chain with torch's
+ * unguarded global scale, (bamax / 6) * gs and one divisor s / gs, no
+ * clamp. Row 1 (amax 1: gs = fl(fl(1/1) * 2688) = 2688): block 0 is all
+ * zeros, so s = 0 and s / gs = 0: every element is 0 / 0 = NaN -> 0x7 (te:
+ * 0x0, compressed-tensors: scale 0x20, codes 0x0); block 1 holds 1.0 (s =
+ * e4m3(2688 / 6 = 448) = 0x7E, s / gs = fl(1/6), y = 1 / fl(1/6) = 6, 0x7)
+ * and -0.25 (y = -1.5, 0xB). Row 2 (amax 2^-140: 1/amax
+ * overflows, gs = +Inf): s = e4m3((2^-140 / 6) * Inf) = 448 (0x7E), s / gs
+ * = 0, so 2^-140 / 0 = +Inf -> 6 (0x7) and 0 / 0 -> 0x7. */
+START_TEST(fbgemm_rules)
+{
+    float x[32] = {0};
+    x[16] = 1.0f;
+    x[17] = -0.25f;
+    nvfp4_quantized q;
+    quantize_row("fbgemm", x, 32, &q);
+    ck_assert_float_eq(s_enc_of("fbgemm", 1.0f), 2688.0f);
+    ck_assert_uint_eq(q.row.scale[0], 0x00);
+    ck_assert_uint_eq(q.row.scale[1], 0x7E);
+    for (int i = 0; i < 8; i++) ck_assert_uint_eq(q.row.data[i], 0x77);
+    ck_assert_uint_eq(q.row.data[8], 0xB7);
+    ck_assert_uint_eq(q.row.data[9], 0x00);
+    nvfp4_quantized_free(&q);
+    quantize_row("te", x, 32, &q);
+    ck_assert_uint_eq(q.row.data[0], 0x00);
+    nvfp4_quantized_free(&q);
+
+    float t[16] = {0};
+    t[3] = 0x1p-140f;
+    ck_assert(isinf(s_enc_of("fbgemm", 0x1p-140f)));
+    quantize_row("fbgemm", t, 16, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    for (int i = 0; i < 8; i++) ck_assert_uint_eq(q.row.data[i], 0x77);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 START_TEST(mslk_rules)
 {
     /* amax 0x1.c0083ap+5: S_enc = 1/(amax/2688) = 0x1.7ff8f2p+5, here equal to
@@ -216,6 +253,7 @@ static Suite *production_suite(void)
     tcase_add_test(tc, flashinfer_nan_global);
     tcase_add_test(tc, ggml_mxfp4_log2_scale);
     tcase_add_test(tc, mslk_rules);
+    tcase_add_test(tc, fbgemm_rules);
     suite_add_tcase(s, tc);
     return s;
 }

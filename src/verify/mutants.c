@@ -1183,8 +1183,9 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
      .special = sp_negzero_input_dropped},
     {.info = M("layout-swizzle-padded-stride", "layout", "scale (r, k) placed as flat index r*C+k with row stride round_up(C, 4)",
                "the 128x4 swizzle indexed from the linear scale buffer with the padded group count as its row "
-               "stride: wrong whenever K/16 is not a multiple of 4",
-               R_E2M1, 0),
+               "stride: wrong whenever K/16 is not a multiple of 4 (fbgemm-gpu-genai 1.9.0 "
+               "experimental/gemm/triton_gemm/fp4_quantize.py:1463-1474)",
+               R_E2M1 ",fbgemm", 0),
      .layout = ly_swizzle_padded_stride},
 };
 

@@ -49,22 +49,24 @@ an E2M1 boundary (in particular the exact ties of e2m1-ties and scale-ties).
 Zero, NaN and Inf outcomes (0/0, x/0, 0*Inf) do not depend on the rounding.
 
 Measured (this test asserts each; update it with the verifier):
-  - identify reproduces every byte of 17 of the 18 tensors (amax subnormal,
-    S_enc = +Inf, through the catalogued global-unguarded); the one
-    it cannot explain is amax +Inf (S_enc = 0, every code 0 / 0 or x / 0).
-  - the swizzle bug is named by identify on the K/16 = 5, 6 shapes
-    (k80-m48, laplace-blockscaled: chain layout-swizzle-padded-stride,
-    proven) and on K/16 = 2 (e2m1-ties: the only exact variant is
-    modelopt + layout-swizzle-padded-stride, but the chain search ends at a
-    1x32 base and explains nothing); verify against te names no cause for it
-    (reasons scale-byte and padding only).
-  - verify states as proven only the scale placement (scale-permuted) and,
-    where fbgemm's S_enc is not te's, global-scale; each is checked true.
-  - identify's chain is te-based except on amax-2^-130x2688 (mslk), amax-0
-    and g-underflow (modelopt); on every exact chain, whatever its base, the
-    steps stated proven are rht and (K/16 = 5, 6) layout only, each
-    fbgemm's rule: the others are ambiguous (other recipes' rules, mutants
-    of other bases and exact chains on other bases compared).
+  - the recipe `fbgemm` (src/recipes/fbgemm.c: the chain above without its
+    bugs) gives every code, scale byte and amax of 18 of the 19 tensors
+    (29,016 bytes; scales read back through the kernel's own index); the one
+    left out is amax +Inf (S_enc = 0, every code 0 / 0 or x / 0: the
+    interpreter's NaN handling, not a GPU's, decides those bytes).
+  - identify lists `fbgemm rn 1x16` (with layout-swizzle-padded-stride where
+    K/16 is not a multiple of 4: k80-m48, laplace-blockscaled, amax-subnormal,
+    e2m1-ties) among the variants that reproduce every byte of each of those
+    18 tensors; its chain is fbgemm + layout-swizzle-padded-stride (proven
+    layout) on the K/16 = 3, 5, 6 shapes. Where another recipe gives the same
+    bytes (te on random data, modelopt where amax is 0 or g underflows) the
+    chain may start there; no step is then stated proven that is false of
+    fbgemm.
+  - verify against the golden of `fbgemm` reports a match where K/16 is a
+    multiple of 4 and otherwise proves the swizzle bug; against te's it
+    states as proven only the scale placement (scale-permuted), that the
+    output is recipe fbgemm's (different-recipe), and, where fbgemm's S_enc
+    is not te's, global-scale: each is checked true.
 
 Skipped unless torch, triton, safetensors, $NVFP4 and fbgemm-gpu-genai are
 there. Install it apart (it is 34 MB, 181 MB unpacked, and its package
@@ -105,15 +107,20 @@ NOT_EXPLAINED = {"inf-element"}
 # measured: fbgemm's S_enc is +Inf there, so no scale byte equals te's: verify cannot read the placement of the
 # scales from their values (identify names the swizzle bug in the chain)
 PLACEMENT_UNREADABLE = {"amax-subnormal"}
-# measured: the chain's base is another recipe (its proven steps are relative to it, not to fbgemm's rules)
-OTHER_BASE = {"amax-2^-130x2688": "mslk", "g-underflow-100": "modelopt", "g-underflow-1344": "modelopt",
-              "g-underflow-1345": "modelopt", "amax-zero": "modelopt", "e2m1-ties": "modelopt"}
-
-
 def fbgemm_senc(xp):
     """The global scale fbgemm's callers pass: (448.0 * 6.0) / amax as torch computes it, on the input verify saw."""
     x = torch.from_numpy(np.load(xp))
     return ((448.0 * 6.0) / torch.amax(torch.abs(x.flatten()))).item()
+
+
+def fbgemm_linear_scales(sw, m, g):
+    """The [m, g] scales the kernel wrote, read through its own 128x4 index (fp4_quantize.py:1463-1474): the
+    linear group index e decoded with SCALE_K = round_up(g, 4) groups per row."""
+    n_col = (g + 3) // 4
+    e = np.arange(m * g)
+    first, second = e // (512 * n_col), (e % (512 * n_col)) // (128 * n_col)
+    third, fourth, fifth = (e % (128 * n_col)) // (4 * n_col), (e % (4 * n_col)) // 4, e % 4
+    return sw[first * 512 * n_col + fourth * 512 + third * 16 + second * 4 + fifth]
 
 
 def _fbgemm_dir():
@@ -218,6 +225,8 @@ class FbgemmVerified(unittest.TestCase):
             print("fbgemm %-20s identify rc %d chain %s; proven %s; verify %s, causes %s" % s)
 
     def check(self, name, shape, xp, ap, gp):
+        swizzle_wrong = (shape[1] // 16) % 4 != 0
+        fbgemm_variant = "fbgemm rn 1x16" + (" [mutant %s]" % SWIZZLE_BUG if swizzle_wrong else "")
         rc, out, err = _nv(["identify", "--expected-input", xp, "--actual", ap, "--rowwise", "--json", "--top", 1000])
         self.assertIn(rc, (0, 1), err)
         identify_rc = rc
@@ -228,52 +237,98 @@ class FbgemmVerified(unittest.TestCase):
                          (name, rc, chain.get("statement")))
         base = (chain.get("base") or "").split(" ")[0]
         proven = []
-        if rc == 0:
-            self.assertEqual(base, OTHER_BASE.get(name, "te"), "%s: chain %s" % (name, chain.get("statement")))
-        swizzle_wrong = (shape[1] // 16) % 4 != 0
+        if rc == 0:  # the recipe fbgemm (with the swizzle bug where it bites) is among the exact variants
+            self.assertIn(fbgemm_variant, exact, "%s: %s" % (name, exact[:6]))
         named = SWIZZLE_BUG in chain.get("deviations", []) or any(SWIZZLE_BUG in v for v in exact)
         if rc == 0 and swizzle_wrong:  # the swizzle bug is named where fbgemm's swizzle differs from cuBLAS's
             self.assertTrue(named, "%s (K/16 = %d): %s" % (name, shape[1] // 16, exact[:4]))
         elif rc == 0:  # and only there (elsewhere the mutant gives the same bytes: no deviation needed)
             self.assertNotIn(SWIZZLE_BUG, chain.get("deviations", []), name)
         if chain.get("exact"):
-            # every proven step of an exact chain, whatever its base, is fbgemm's rule (the module doc cites the
-            # source): a catalogued mutant named in FBGEMM_RULES, or the base's own rule where that rule is te's
-            # (rule_recipes lists the recipes sharing it; steps without one are the same for every base)
-            rules = dict(FBGEMM_RULES, layout={SWIZZLE_BUG} if swizzle_wrong else {None, SWIZZLE_BUG})
+            # every proven step of an exact chain is fbgemm's rule: on the base fbgemm its own rule (or the swizzle
+            # bug), on another base a catalogued mutant named in FBGEMM_RULES or the base's own rule where that rule
+            # is te's (rule_recipes lists the recipes sharing it; steps without one are the same for every base)
+            layout = {SWIZZLE_BUG} if swizzle_wrong else {None, SWIZZLE_BUG}
+            rules = {st: {None} for st in FBGEMM_RULES} if base == "fbgemm" else dict(FBGEMM_RULES)
+            rules["layout"] = layout
             for st in chain["steps"]:
                 if st["status"] != "proven":
                     continue
-                te_rule = "te" in st.get("rule_recipes", "te").split(",")
+                te_rule = base == "fbgemm" or "te" in st.get("rule_recipes", "te").split(",")
                 true = st["rule"] in rules[st["step"]] and (st["rule"] is not None or te_rule)
                 self.assertTrue(true, "%s: chain %s states proven %s = %s (%s), false of fbgemm" %
                                 (name, chain.get("base"), st["step"], st["rule"] or "the recipe's rule",
                                  st["evidence"]))
                 proven.append(st["step"])
-        rc, _, err = _nv(["quantize", xp, "-o", gp, "--recipe", "te"])
+        te_causes, te_verdict = self.verify_against(name, "te", xp, ap, gp, swizzle_wrong)
+        fb_causes, fb_verdict = self.verify_against(name, "fbgemm", xp, ap, gp, swizzle_wrong)
+        if name not in NOT_EXPLAINED:  # against its own recipe: a match, or exactly the swizzle bug, proven
+            self.assertEqual(fb_verdict == "match", not swizzle_wrong, "%s: %s %s" % (name, fb_verdict, fb_causes))
+            if swizzle_wrong:
+                self.assertTrue(any(c["status"] == "proven" and SWIZZLE_BUG in c["line"] for c in fb_causes), name)
+        if swizzle_wrong and identify_rc == 0 and name not in PLACEMENT_UNREADABLE:
+            # verify against te names the swizzle bug by the placement of the scale bytes
+            self.assertTrue(any(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and c["step"] == "layout"
+                                for c in te_causes), "%s: %s" % (name, [c["line"][:60] for c in te_causes]))
+        return (name, identify_rc, chain.get("statement", "")[:70], ",".join(proven) or "-", te_verdict,
+                [c["line"][:40] for c in te_causes])
+
+    def verify_against(self, name, recipe, xp, ap, gp, swizzle_wrong):
+        """verify against the recipe's golden; every cause it states as proven must be true of fbgemm: the
+        placement of its scales (fp4_quantize.py's padded-stride swizzle index, which fbgemm really has), that
+        the output is recipe fbgemm's, and that its block scales were not computed with the golden's S_enc (true
+        where fbgemm's (448*6)/amax is not that value)."""
+        rc, _, err = _nv(["quantize", xp, "-o", gp, "--recipe", recipe])
         self.assertEqual(rc, 0, err)
         rc, out, err = _nv(["verify", "--expected", gp, "--actual", ap, "--json"])
         self.assertIn(rc, (0, 1), err)
         v = json.loads(out)
         causes = [c for o in v["outputs"] for c in o["causes"]]
         gscale = [o["global_scale"] for o in v["outputs"] if "global_scale" in o]
-        for c in causes:  # fbgemm's chain is no candidate of te's golden: what verify may prove is the placement
-            # of its scales (fp4_quantize.py's padded-stride swizzle index, which fbgemm really has) and that its
-            # block scales were not computed with te's S_enc (true where fbgemm's (448*6)/amax is not te's value)
+        for c in causes:
             if c["status"] != "proven":
                 continue
             if c["cause"] == "global-scale":
                 self.assertNotEqual(gscale[0]["expected"], fbgemm_senc(xp), "%s: verify states as proven %r" %
                                     (name, c["line"][:100]))
-                continue
-            self.assertTrue(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and swizzle_wrong,
-                            "%s: verify states as proven %r" % (name, c["line"][:100]))
-        if swizzle_wrong and identify_rc == 0 and name not in PLACEMENT_UNREADABLE:
-            # verify names the swizzle bug by the placement of the scale bytes
-            self.assertTrue(any(c["cause"] == "scale-permuted" and SWIZZLE_BUG in c["line"] and c["step"] == "layout"
-                                for c in causes), "%s: %s" % (name, [c["line"][:60] for c in causes]))
-        return (name, identify_rc, chain.get("statement", "")[:70], ",".join(proven) or "-", v["verdict"],
-                [c["line"][:40] for c in causes])
+            elif c["cause"] == "different-recipe":
+                self.assertIn("matches recipe fbgemm ", c["line"], "%s: verify states as proven %r" % (name, c["line"]))
+            else:
+                self.assertTrue(c["cause"] in ("scale-permuted", "known-bug") and SWIZZLE_BUG in c["line"] and
+                                swizzle_wrong, "%s: verify against %s states as proven %r" %
+                                (name, recipe, c["line"][:100]))
+        return causes, v["verdict"]
+
+    def test_recipe_fbgemm_bytes(self):
+        """The recipe `fbgemm` gives every code, every scale byte and the amax of the kernel on every tensor but
+        amax +Inf (S_enc = 0: the interpreter's NaN handling, not a GPU's, decides those bytes; the module doc),
+        the scales read back through the kernel's own index (its padded-stride 128x4 formula, lines 1463-1474)."""
+        if not CHILD:
+            return self.child("test_recipe_fbgemm_bytes")
+        fb = self.fb()
+        if fb is None:
+            return
+        from safetensors.numpy import load_file
+        compared = tensors = 0
+        with tempfile.TemporaryDirectory() as tmp:
+            xp, op = os.path.join(tmp, "x.npy"), os.path.join(tmp, "fbgemm.safetensors")
+            for name, xb in cases():
+                if name in NOT_EXPLAINED:
+                    continue
+                with self.subTest(tensor=name):
+                    q, sw, amax = run_fbgemm(fb, xb, 0x00)
+                    np.save(xp, xb.float().numpy())
+                    rc, _, err = _nv(["quantize", xp, "-o", op, "--recipe", "fbgemm", "--scale-layout", "linear"])
+                    self.assertEqual(rc, 0, err)
+                    ours = load_file(op)
+                    m, k = xb.shape
+                    got = fbgemm_linear_scales(sw.numpy().reshape(-1), m, k // 16)
+                    self.assertEqual(ours["data"].tobytes(), q.numpy().tobytes(), name + ": codes")
+                    self.assertEqual(ours["scale_swizzled"].reshape(-1).tobytes(), got.tobytes(), name + ": scales")
+                    self.assertEqual(ours["amax"].tobytes(), amax.numpy().tobytes(), name + ": amax")
+                    compared += q.numel() + got.size + 4
+                    tensors += 1
+        print("fbgemm recipe: %d bytes identical (codes, scales, amax) on %d tensors" % (compared, tensors))
 
     def test_padding_never_written(self):
         """k80-m48 (K/16 = 5): with torch.empty filled with 0xA5, every swizzled cell that fbgemm's padded-stride
