@@ -112,7 +112,7 @@ rc=$?
 # the S_enc read back from the kernel's scale bytes (docs/verify.md, "The global scale a kernel used"): 3 of its
 # 16 scale bytes are one code above te's, which only S_enc values from torch's fl(fl(1/amax)*2688) up allow
 has "global scale read back" "cause global-scale: scale: under te's block-scale rule your scales need S_enc in [218536.609, 220938.062] (153694 fp32 values" v1.txt
-has "te's S_enc is outside" "its rule gives 218536.594 for amax 0.0122999996, outside; inside: 218536.609 (compressed-tensors, vllm, flashinfer, mslk, global-torch-rdiv, global-recip-of-div)" v1.txt
+has "te's S_enc is outside" "its rule gives 218536.594 for amax 0.0122999996, outside; inside: 218536.609 (compressed-tensors, vllm, flashinfer, mslk, fbgemm, global-torch-rdiv, global-recip-of-div)" v1.txt
 has "proven by a block" "  step global-scale: proven: block 2 (row 0, block column 2, block amax 0.00115312496): your byte 0x63 needs S_enc in [218536.609, 239349.578], 218536.594 gives 0x62" v1.txt
 if grep -q "cause scale-off-by-one" v1.txt; then bad "the off-by-one pattern is dropped once the S_enc is proven"; else ok "no scale-off-by-one"; fi
 has "the cause is consistent" "  step global-scale: consistent with global-recip-of-div, vllm rn 1x16, flashinfer rn 1x16 (same bytes on this input)" v1.txt
