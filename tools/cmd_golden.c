@@ -104,7 +104,9 @@ static int write_pack(const char *dir, bool force, bool other_options)
 
 /* the suite's recipe and rounding (its --seed seeds the case generator: golden's own) */
 #define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND))
-enum { OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT, OPT_PACK };
+enum {
+    OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT, OPT_PACK
+};
 static const struct option own_longopts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},

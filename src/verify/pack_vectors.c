@@ -24,7 +24,8 @@ bool pack_table_new(pack_table *t, json_t *tables, const char *name, const char 
     t->inputs = json_object();
     t->outputs = json_object();
     t->float_bits = json_array();
-    if (!t->obj || !t->inputs || !t->outputs || !t->float_bits || json_object_set_new(t->obj, "name", json_string(name)) ||
+    if (!t->obj || !t->inputs || !t->outputs || !t->float_bits ||
+        json_object_set_new(t->obj, "name", json_string(name)) ||
         json_object_set_new(t->obj, "description", json_string(desc)) ||
         json_object_set_new(t->obj, "inputs", t->inputs) || json_object_set_new(t->obj, "outputs", t->outputs) ||
         json_object_set_new(t->obj, "float_bits", t->float_bits) || json_array_append_new(tables, t->obj))
@@ -249,7 +250,8 @@ json_t *pack_vectors_e4m3(void)
                                 nvfp4_e4m3_to_f32) &&
               encode_table(tables, "encode",
                            "fp32 to E4M3, round to nearest even: satfinite (|x| > 464 and +-Inf give +-448, 464 "
-                           "rounds to 448) and nonsat (|x| >= 464 and +-Inf give 0x7F|sign); NaN gives 0x7F",
+                           "rounds to 448) and nonsat (|x| > 464 and +-Inf give 0x7F|sign; 464 rounds to 448); "
+                           "NaN gives 0x7F",
                            &l, 2, modes, e4m3_mode);
     return finish(f, ok, &l);
 }
