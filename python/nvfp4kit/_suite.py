@@ -1,5 +1,5 @@
 """_suite.py - golden suites in-process: golden_suite, mutation_report and
-verify_suite.
+verify_suite; golden packs: golden_pack and verify_pack.
 
 The work is the library's (nvfp4/suite.h): nvfp4_suite_generate writes the
 bundles and the MANIFEST that `nvfp4 golden` writes, byte for byte, and
@@ -84,6 +84,40 @@ def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", 
     _lib.check(lib.nvfp4_suite_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
     del keep
     return lines
+
+
+def golden_pack(out, force=False, log=None):
+    """Writes a golden pack into the folder out, as `nvfp4 golden --pack OUT
+    [--force]` does (the same bytes): language-neutral conformance vectors
+    (codec JSON, SR cases with their random bytes, suites per recipe and
+    scale layout, a README.md explaining every file; docs/verify.md, "Golden
+    packs"). Returns the progress lines (log: called with each); raises
+    Error with the library's message on failure (nothing of it stays)."""
+    o = _lib.PackOpts()
+    lib.nvfp4_pack_opts_init(ctypes.byref(o))
+    o.force = bool(force)
+    lines = []
+
+    def note(ctx, line):
+        text = line.decode("utf-8", "replace")
+        lines.append(text)
+        if log is not None:
+            log(text)
+    o.log = _lib.SUITE_LOG_FN(note)
+    err = _lib.CError()
+    _lib.check(lib.nvfp4_pack_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
+    return lines
+
+
+def verify_pack(pack, actual_dir, require_all=False):
+    """A kernel's outputs (actual_dir, laid out like the pack) against a
+    golden pack, as `nvfp4 verify --suite PACK --actual-dir OUTS` does:
+    (text, verdict), the report the command prints (without its final
+    "verdict:" line) and its exit code (0 match, 1 mismatch, 2 error)."""
+    text, verdict, err = ctypes.c_void_p(), ctypes.c_int(), _lib.CError()
+    _lib.check(lib.nvfp4_pack_verify(_path(pack, "pack"), _path(actual_dir, "actual_dir"), bool(require_all),
+                                     ctypes.byref(text), ctypes.byref(verdict), ctypes.byref(err)), err)
+    return _take_string(text.value), verdict.value
 
 
 def mutation_report(suite=None, recipe="te", level=1, seed=1, rounding="rn", json_output=False):

@@ -5,10 +5,11 @@
 # saturation, UE5M3 max, SR steps), `verify --suite` reads it back (the pack
 # against itself matches; a planted one-byte error in a vector file and in a
 # kernel's suite output is found and named; an altered pack is refused), and
-# bad use gets a clear message with exit 2. The numpy-only reading of a pack
-# (no nvfp4kit) is python/tests/test_nvfp4kit_pack.py.
+# bad use gets a clear message with exit 2; pack_recompute.py reads the pack
+# with json, numpy and ml_dtypes only (no nvfp4kit) and recomputes cases.
 set -uo pipefail
 : "${NVFP4:?set NVFP4 to the nvfp4 binary}"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -87,6 +88,15 @@ EOF
 out=$(python3 values.py P)
 check "JSON values are the library's (E2M1 ties, E4M3 448/464, UE8M0, UE5M3, SR)" "[ -z \"\$out\" ]"
 [ -n "$out" ] && echo "$out"
+
+# ---- read with json, numpy and ml_dtypes alone, recomputed independently ---------------
+python3 "$here/pack_recompute.py" P >rc.txt 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q '^skip' rc.txt; then echo "skip the numpy-only reading (no ml_dtypes)"
+else
+    check "numpy-only reading: every recomputed case agrees (codecs vs ml_dtypes, SR bytes vs Philox, layouts, dequant)" \
+        "[ $rc = 0 ] && grep -q '^pack_recompute: 0 failed' rc.txt && [ \$(grep -c '^ok' rc.txt) = 21 ]"
+fi
 
 # ---- verifying ---------------------------------------------------------------------
 "$NVFP4" verify --suite P --actual-dir P >self.txt 2>&1
