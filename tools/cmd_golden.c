@@ -17,7 +17,7 @@ static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
     "                    [--scale-layout 128x4|8x4|linear]\n"
-    "       nvfp4 golden --pack DIR [--force]\n"
+    "       nvfp4 golden --pack DIR [--recipe R] [--force]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
     "padding on) and DIR/MANIFEST (`sha256sum -c MANIFEST` checks it).\n"
@@ -67,8 +67,10 @@ static const char usage[] =
     "te, torchao, modelopt, mxfp4-rceil, mxfp8 and te-ue5m3, te's SR edge cases, te's odd\n"
     "shapes in each scale layout), pack.json (the index), MANIFEST and a README.md that\n"
     "explains every file, its fields and byte orders. Checked back with `nvfp4 verify --suite\n"
-    "DIR --actual-dir OUTS` (docs/verify.md, \"Golden packs\"). Written aside and swapped in as\n"
-    "a suite is; the other options do not apply.\n"
+    "DIR --actual-dir OUTS` (docs/verify.md, \"Golden packs\"). With --recipe R the suites are\n"
+    "R's instead: its edge cases (RN, and SR where R has it) and its odd shapes in each scale\n"
+    "layout (the codec vectors and sr.json stay). Written aside and swapped in as a suite is;\n"
+    "the other options do not apply.\n"
     "Exit: 0 written, 2 usage or error.\n";
 
 /* The library's progress lines and notes, on stderr as before. */
@@ -90,12 +92,14 @@ static int mutation_report(const nvfp4_suite_opts *o, bool json)
     return verdict;
 }
 
-/* golden --pack DIR: the library writes the pack; nothing else combines with it. */
-static int write_pack(const char *dir, bool force, bool other_options)
+/* golden --pack DIR: the library writes the pack; only --recipe and --force combine with it. */
+static int write_pack(const char *dir, const char *recipe, bool force, bool other_options)
 {
-    if (other_options) return cli_fail("golden", "--pack DIR takes only --force (the pack's contents are fixed)");
+    if (other_options)
+        return cli_fail("golden", "--pack DIR takes only --recipe and --force (the pack's contents are fixed)");
     nvfp4_pack_opts po;
     nvfp4_pack_opts_init(&po);
+    po.recipe = recipe;
     po.force = force;
     po.log = log_line;
     nvfp4_error err;
@@ -141,7 +145,7 @@ static int run(int argc, char **argv)
     struct option longopts[24];
     cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
     while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
-        others += c != OPT_PACK && c != OPT_FORCE;
+        others += c != OPT_PACK && c != OPT_FORCE && c != CLI_QUANT_VAL_BASE + NVFP4_OPTION_RECIPE;
         switch (c) {
         case OPT_PACK: pack = optarg; break;
         case OPT_SUITE:
@@ -176,7 +180,7 @@ static int run(int argc, char **argv)
     if (q.quant.recipe) g.recipe = q.quant.recipe;
     g.round = q.quant.rounding;
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
-    if (pack) return write_pack(pack, g.force, others > 0);
+    if (pack) return write_pack(pack, q.quant.recipe, g.force, others > 0);
     if (report) {
         if (out) return cli_fail(cmd, "--mutants writes nothing: drop --out");
         return mutation_report(&g, json);

@@ -139,6 +139,8 @@ nvfp4_status nvfp4_suite_result_write_junit(const nvfp4_suite_result *r, const c
  * bundles), a README.md that explains every file, pack.json (the index)
  * and a MANIFEST. */
 typedef struct {
+    const char *recipe;     /* NULL: the default suites (te, torchao, modelopt, mxfp4-rceil, mxfp8,
+                               te-ue5m3); a recipe: its edge cases (RN, SR) and odd shapes in each layout */
     bool force;             /* replace an existing folder that is not a suite or pack of ours */
     nvfp4_suite_log_fn log; /* progress lines, or NULL */
     void *log_ctx;

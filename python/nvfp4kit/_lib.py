@@ -191,7 +191,8 @@ SUITE_TEXT, SUITE_JSON, SUITE_TAP, SUITE_JUNIT = 0, 1, 2, 3  # nvfp4_suite_forma
 
 
 class PackOpts(ctypes.Structure):  # nvfp4_pack_opts (nvfp4/suite.h)
-    _fields_ = [("force", ctypes.c_bool), ("log", SUITE_LOG_FN), ("log_ctx", ctypes.c_void_p)]
+    _fields_ = [("recipe", ctypes.c_char_p), ("force", ctypes.c_bool), ("log", SUITE_LOG_FN),
+                ("log_ctx", ctypes.c_void_p)]
 
 
 class IdentifyOpts(ctypes.Structure):  # nvfp4_identify_opts

@@ -86,15 +86,21 @@ def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", 
     return lines
 
 
-def golden_pack(out, force=False, log=None):
+def golden_pack(out, recipe=None, force=False, log=None):
     """Writes a golden pack into the folder out, as `nvfp4 golden --pack OUT
-    [--force]` does (the same bytes): language-neutral conformance vectors
-    (codec JSON, SR cases with their random bytes, suites per recipe and
-    scale layout, a README.md explaining every file; docs/verify.md, "Golden
-    packs"). Returns the progress lines (log: called with each); raises
-    Error with the library's message on failure (nothing of it stays)."""
+    [--recipe R] [--force]` does (the same bytes): language-neutral
+    conformance vectors (codec JSON, SR cases with their random bytes,
+    suites per recipe and scale layout, a README.md explaining every file;
+    docs/verify.md, "Golden packs"); recipe: that recipe's suites instead of
+    the default set. Returns the progress lines (log: called with each);
+    raises Error with the library's message on failure (nothing of it
+    stays)."""
     o = _lib.PackOpts()
     lib.nvfp4_pack_opts_init(ctypes.byref(o))
+    keep = None
+    if recipe is not None:
+        keep = _lib.text_arg(recipe, "recipe")
+        o.recipe = keep
     o.force = bool(force)
     lines = []
 
@@ -106,6 +112,7 @@ def golden_pack(out, force=False, log=None):
     o.log = _lib.SUITE_LOG_FN(note)
     err = _lib.CError()
     _lib.check(lib.nvfp4_pack_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
+    del keep
     return lines
 
 

@@ -38,6 +38,22 @@ def test_golden_pack_is_the_cli_pack(pack, cli, tmp_path):
     assert [k for k in want if got[k] != want[k]] == []
 
 
+def test_golden_pack_for_one_recipe(cli, tmp_path):
+    nvfp4kit.golden_pack(str(tmp_path / "R"), recipe="mxfp4-floor")
+    assert cli("golden", "--pack", tmp_path / "C", "--recipe", "mxfp4-floor").returncode == 0
+    got, want = tree(tmp_path / "R"), tree(tmp_path / "C")
+    assert sorted(got) == sorted(want) and [k for k in want if got[k] != want[k]] == []
+    index = json.load(open(tmp_path / "R" / "pack.json"))
+    assert [s["dir"] for s in index["suites"]] == [
+        "suite-mxfp4-floor-edge-rn-cublas-128x4", "suite-mxfp4-floor-edge-sr-cublas-128x4",
+        "suite-mxfp4-floor-shapes-rn-cublas-128x4", "suite-mxfp4-floor-shapes-rn-linear",
+        "suite-mxfp4-floor-shapes-rn-flashinfer-8x4"]
+    assert nvfp4kit.verify_pack(str(tmp_path / "R"), str(tmp_path / "C"))[1] == 0
+    with pytest.raises(nvfp4kit.Error, match="unknown recipe 'nope'"):
+        nvfp4kit.golden_pack(str(tmp_path / "X"), recipe="nope")
+    assert not os.path.exists(tmp_path / "X")
+
+
 def test_verify_pack_against_itself_and_a_planted_error(pack, cli, tmp_path):
     text, verdict = nvfp4kit.verify_pack(str(pack), str(pack))
     assert verdict == 0

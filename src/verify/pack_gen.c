@@ -18,14 +18,16 @@
 #include "verify/pack_internal.h"
 #include "verify/suite_internal.h"
 
-/* The golden suites of a pack: every recipe family's edge cases in the
- * cuBLAS layout, the SR edge cases, and the odd shapes (where the layouts'
- * padding differs) of te in each scale layout. About 4 MB in all. */
-static const struct {
+typedef struct {
     const char *recipe, *suite;
     nvfp4_rounding round;
     nvfp4_scale_layout layout;
-} pack_suites[] = {
+} pack_suite;
+
+/* The golden suites of the default pack: every recipe family's edge cases
+ * in the cuBLAS layout, the SR edge cases, and the odd shapes (where the
+ * layouts' padding differs) of te in each scale layout. About 4.3 MB. */
+static const pack_suite default_suites[] = {
     {"te", "edge", NVFP4_RN, NVFP4_SCALE_LAYOUT_128X4},
     {"te", "edge", NVFP4_SR, NVFP4_SCALE_LAYOUT_128X4},
     {"te", "shapes", NVFP4_RN, NVFP4_SCALE_LAYOUT_128X4},
@@ -37,21 +39,39 @@ static const struct {
     {"mxfp8", "edge", NVFP4_RN, NVFP4_SCALE_LAYOUT_128X4},
     {"te-ue5m3", "edge", NVFP4_RN, NVFP4_SCALE_LAYOUT_128X4},
 };
-#define PACK_NSUITES (sizeof pack_suites / sizeof pack_suites[0])
+#define PACK_MAX_SUITES 16
+
+/* The suites of a pack for one recipe (opts.recipe): what the default pack
+ * has for te, for that recipe: its edge cases (RN, and SR where it has SR)
+ * in the cuBLAS layout and its odd shapes in each layout. */
+static size_t recipe_suites(const char *recipe, pack_suite *out)
+{
+    static const nvfp4_scale_layout layouts[] = {NVFP4_SCALE_LAYOUT_128X4, NVFP4_SCALE_LAYOUT_LINEAR,
+                                                 NVFP4_SCALE_LAYOUT_8X4};
+    size_t n = 0;
+    out[n++] = (pack_suite){recipe, "edge", NVFP4_RN, NVFP4_SCALE_LAYOUT_128X4};
+    if (nvfp4_recipe_get_info(nvfp4_recipe_find(recipe))->supports_sr)
+        out[n++] = (pack_suite){recipe, "edge", NVFP4_SR, NVFP4_SCALE_LAYOUT_128X4};
+    for (size_t i = 0; i < 3; i++) out[n++] = (pack_suite){recipe, "shapes", NVFP4_RN, layouts[i]};
+    return n;
+}
 
 /* The SR cases of sr.json: small edge cases of the suite tables (te, seed 1). */
 static void (*const sr_cases[])(gcase *, int) = {suite_edge_e2m1_ties, suite_edge_specials, suite_edge_zero_blocks};
 #define PACK_SR_SEED 1u
 
-static void suite_dir_name(size_t i, char *buf, size_t n)
+static void suite_dir_name(const pack_suite *p, char *buf, size_t n)
 {
-    snprintf(buf, n, "suite-%s-%s-%s-%s", pack_suites[i].recipe, pack_suites[i].suite,
-             nvfp4_rounding_name(pack_suites[i].round), nvfp4_scale_layout_name(pack_suites[i].layout));
+    snprintf(buf, n, "suite-%s-%s-%s-%s", p->recipe, p->suite, nvfp4_rounding_name(p->round),
+             nvfp4_scale_layout_name(p->layout));
 }
 
 typedef struct {
     const nvfp4_pack_opts *o;
+    pack_suite suites[PACK_MAX_SUITES];
+    size_t nsuites;
     const char *out, *dest;
+    char command[160]; /* the generating command, without the folder */
     suite_manifest_writer manifest;
     nvfp4_error *err;
 } pgen;
@@ -219,16 +239,17 @@ static void forward_log(void *ctx, const char *line)
 
 static nvfp4_status write_suites(pgen *g)
 {
-    for (size_t i = 0; i < PACK_NSUITES; i++) {
+    for (size_t i = 0; i < g->nsuites; i++) {
+        const pack_suite *p = &g->suites[i];
         char name[128], path[2048], rel[256];
-        suite_dir_name(i, name, sizeof name);
+        suite_dir_name(p, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s", g->out, name);
         nvfp4_suite_opts so;
         nvfp4_suite_opts_init(&so);
-        so.suite = pack_suites[i].suite;
-        so.recipe = pack_suites[i].recipe;
-        so.round = pack_suites[i].round;
-        so.layout = pack_suites[i].layout;
+        so.suite = p->suite;
+        so.recipe = p->recipe;
+        so.round = p->round;
+        so.layout = p->layout;
         so.format = "npy";
         so.log = forward_log;
         so.log_ctx = g;
@@ -241,7 +262,7 @@ static nvfp4_status write_suites(pgen *g)
     return NVFP4_OK;
 }
 
-static json_t *index_json(void)
+static json_t *index_json(const pgen *g)
 {
     json_t *j = json_object(), *vec = json_array(), *suites = json_array();
     if (!j || !vec || !suites) {
@@ -252,19 +273,20 @@ static json_t *index_json(void)
     json_object_set_new(j, "format_version", json_string(PACK_FORMAT_VERSION));
     json_object_set_new(j, "tool", json_string("nvfp4kit"));
     json_object_set_new(j, "tool_version", json_string(nvfp4_version()));
-    json_object_set_new(j, "generator", json_string("nvfp4 golden --pack"));
+    json_object_set_new(j, "generator", json_string(g->command));
     for (size_t i = 0; i < PACK_NVECTORS; i++) json_array_append_new(vec, json_string(vector_files[i].file));
     json_array_append_new(vec, json_string("sr.json"));
     json_object_set_new(j, "vectors", vec);
-    for (size_t i = 0; i < PACK_NSUITES; i++) {
+    for (size_t i = 0; i < g->nsuites; i++) {
+        const pack_suite *p = &g->suites[i];
         char name[128];
-        suite_dir_name(i, name, sizeof name);
+        suite_dir_name(p, name, sizeof name);
         json_t *s = json_object();
         json_object_set_new(s, "dir", json_string(name));
-        json_object_set_new(s, "recipe", json_string(pack_suites[i].recipe));
-        json_object_set_new(s, "suite", json_string(pack_suites[i].suite));
-        json_object_set_new(s, "rounding", json_string(nvfp4_rounding_name(pack_suites[i].round)));
-        json_object_set_new(s, "scale_layout", json_string(nvfp4_scale_layout_name(pack_suites[i].layout)));
+        json_object_set_new(s, "recipe", json_string(p->recipe));
+        json_object_set_new(s, "suite", json_string(p->suite));
+        json_object_set_new(s, "rounding", json_string(nvfp4_rounding_name(p->round)));
+        json_object_set_new(s, "scale_layout", json_string(nvfp4_scale_layout_name(p->layout)));
         json_array_append_new(suites, s);
     }
     json_object_set_new(j, "suites", suites);
@@ -276,11 +298,12 @@ static nvfp4_status write_readme(pgen *g)
 {
     nvfp4_strbuf b = {0};
     pack_readme(&b);
-    for (size_t i = 0; i < PACK_NSUITES; i++) {
+    for (size_t i = 0; i < g->nsuites; i++) {
+        const pack_suite *p = &g->suites[i];
         char name[128];
-        suite_dir_name(i, name, sizeof name);
-        nvfp4_strbuf_printf(&b, "| `%s/` | %s | %s | %s | %s |\n", name, pack_suites[i].recipe, pack_suites[i].suite,
-                            nvfp4_rounding_name(pack_suites[i].round), nvfp4_scale_layout_name(pack_suites[i].layout));
+        suite_dir_name(p, name, sizeof name);
+        nvfp4_strbuf_printf(&b, "| `%s/` | %s | %s | %s | %s |\n", name, p->recipe, p->suite,
+                            nvfp4_rounding_name(p->round), nvfp4_scale_layout_name(p->layout));
     }
     pack_readme_tail(&b);
     char *text = nvfp4_strbuf_take(&b);
@@ -295,11 +318,11 @@ static nvfp4_status generate_into(pgen *g)
     char head[512];
     snprintf(head, sizeof head,
              "# nvfp4kit golden suite: a golden pack (README.md); check with: sha256sum -c MANIFEST, then the same "
-             "in each suite-* folder\n# tool: nvfp4kit %s\n# command: nvfp4 golden --pack\n",
-             nvfp4_version());
+             "in each suite-* folder\n# tool: nvfp4kit %s\n# command: %s\n",
+             nvfp4_version(), g->command);
     suite_manifest_add(&g->manifest, head);
     nvfp4_status st = write_readme(g);
-    if (!st) st = write_json(g, PACK_INDEX, index_json());
+    if (!st) st = write_json(g, PACK_INDEX, index_json(g));
     if (!st) st = write_vectors(g);
     if (!st) st = write_suites(g);
     if (!st && g->manifest.failed) st = nvfp4_error_set(g->err, NVFP4_ENOMEM, "out of memory");
@@ -319,6 +342,9 @@ nvfp4_status nvfp4_pack_generate(const char *dir, const nvfp4_pack_opts *o, nvfp
     nvfp4_pack_opts defaults;
     if (!o) nvfp4_pack_opts_init(&defaults), o = &defaults;
     if (!dir) return nvfp4_error_set(err, NVFP4_EINVAL, "no output folder given");
+    if (o->recipe && (strlen(o->recipe) > 64 || !nvfp4_recipe_find(o->recipe)))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%.64s' (nvfp4 table --recipes lists them)",
+                               o->recipe);
     if (strlen(dir) > 1500)
         return nvfp4_error_set(err, NVFP4_EINVAL, "--pack: path too long (%zu characters; at most 1500)", strlen(dir));
     nvfp4_status st = suite_check_replaceable(dir, o->force, err);
@@ -331,6 +357,14 @@ nvfp4_status nvfp4_pack_generate(const char *dir, const nvfp4_pack_opts *o, nvfp
     g.out = txn.tmp;
     g.dest = dir;
     g.err = err;
+    if (o->recipe) {
+        g.nsuites = recipe_suites(o->recipe, g.suites);
+        snprintf(g.command, sizeof g.command, "nvfp4 golden --pack --recipe %s", o->recipe);
+    } else {
+        g.nsuites = sizeof default_suites / sizeof default_suites[0];
+        memcpy(g.suites, default_suites, sizeof default_suites);
+        snprintf(g.command, sizeof g.command, "nvfp4 golden --pack");
+    }
     st = generate_into(&g);
     if (!st && (st = nvfp4_dir_txn_commit(&txn, err)) == NVFP4_OK)
         say(&g, "golden pack in %s (README.md explains every file)", dir);

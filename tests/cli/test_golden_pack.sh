@@ -155,9 +155,21 @@ mkdir O4
 "$NVFP4" verify --suite P --actual-dir O4 >o4.txt 2>&1
 check "an empty OUTS: exit 2, said" "[ $? = 2 ] && grep -q 'O4 holds none of the pack' o4.txt"
 
+# ---- one recipe's pack ----------------------------------------------------------------
+"$NVFP4" golden --pack R --recipe mxfp4-floor 2>/dev/null
+check "golden --pack --recipe mxfp4-floor exits 0" "[ $? = 0 ]"
+check "  its suites are the recipe's: edge RN and SR, shapes in each layout" \
+    "[ \"\$(ls -d R/suite-* | tr '\n' ' ')\" = 'R/suite-mxfp4-floor-edge-rn-cublas-128x4 R/suite-mxfp4-floor-edge-sr-cublas-128x4 R/suite-mxfp4-floor-shapes-rn-cublas-128x4 R/suite-mxfp4-floor-shapes-rn-flashinfer-8x4 R/suite-mxfp4-floor-shapes-rn-linear ' ]"
+check "  pack.json and the MANIFEST name the command" \
+    "grep -q '\"generator\": \"nvfp4 golden --pack --recipe mxfp4-floor\"' R/pack.json && grep -q '^# command: nvfp4 golden --pack --recipe mxfp4-floor\$' R/MANIFEST"
+"$NVFP4" verify --suite R --actual-dir R >r.txt 2>&1
+check "  it verifies against itself" "[ $? = 0 ] && grep -q '^pack: 10 parts match, 0 differ' r.txt"
+"$NVFP4" golden --pack X --recipe nope 2>e.txt
+check "  an unknown recipe: exit 2, nothing written" "[ $? = 2 ] && grep -q \"unknown recipe 'nope'\" e.txt && [ ! -e X ]"
+
 # ---- bad use -----------------------------------------------------------------------
-"$NVFP4" golden --pack X --recipe te 2>e.txt
-check "--pack with other options: exit 2" "[ $? = 2 ] && grep -q 'takes only --force' e.txt && [ ! -e X ]"
+"$NVFP4" golden --pack X --round sr 2>e.txt
+check "--pack with other options: exit 2" "[ $? = 2 ] && grep -q 'takes only --recipe and --force' e.txt && [ ! -e X ]"
 "$NVFP4" verify --suite P --actual-dir P --json 2>e.txt >/dev/null
 check "--json on a pack: exit 2, said" "[ $? = 2 ] && grep -q 'is a golden pack: its report is text only' e.txt"
 mkdir F && echo keep >F/notes.txt
