@@ -152,8 +152,8 @@ void nvfp4_pack_opts_init(nvfp4_pack_opts *o);
  * is (an existing dir must be empty or ours unless o->force). */
 nvfp4_status nvfp4_pack_generate(const char *dir, const nvfp4_pack_opts *o, nvfp4_error *err);
 
-/* True when dir is a golden pack (holds pack.json). */
-bool nvfp4_pack_is(const char *dir);
+/* True when path is a golden pack (a folder holding pack.json) or its MANIFEST. */
+bool nvfp4_pack_is(const char *path);
 
 /* A kernel's outputs in actual_dir (laid out like the pack: OUTS/e2m1.json
  * with its own output columns, OUTS/suite-.../CASE...) against the pack.
@@ -163,6 +163,7 @@ bool nvfp4_pack_is(const char *dir);
  * the pack was altered, a file could not be read, or actual_dir holds none
  * of the pack's parts. A status (err set) when the pack's index or MANIFEST
  * cannot be read or actual_dir is not a folder. */
+/* pack: the pack's folder or its MANIFEST. */
 nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, bool require_all, char **text, int *verdict,
                                nvfp4_error *err);
 

@@ -7,7 +7,8 @@
  * nvfp4_suite_generate, from the suite case tables: no second case table),
  * a README.md that explains every file, pack.json (the index verify reads)
  * and a MANIFEST. Built in a hidden folder beside DIR and swapped into
- * place, like a suite; every byte depends only on the tool version. */
+ * place, like a suite; every byte depends only on the tool version and
+ * the options (the suites of the default set or of one recipe). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@ typedef struct {
 
 /* The golden suites of the default pack: every recipe family's edge cases
  * in the cuBLAS layout, the SR edge cases, and the odd shapes (where the
- * layouts' padding differs) of te in each scale layout. About 4.3 MB. */
+ * layouts' padding differs) of te in each scale layout. About 4.3 MB of
+ * the pack's 4.9. */
 static const pack_suite default_suites[] = {
     {"te", "edge", NVFP4_RN, NVFP4_SCALE_LAYOUT_128X4},
     {"te", "edge", NVFP4_SR, NVFP4_SCALE_LAYOUT_128X4},

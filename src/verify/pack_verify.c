@@ -35,12 +35,29 @@ static bool exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-bool nvfp4_pack_is(const char *dir)
+/* The pack folder of arg: arg itself, or the folder of arg when arg is a
+ * pack's MANIFEST (as --suite takes a suite's folder or its MANIFEST). */
+static bool pack_folder(const char *arg, char *buf, size_t n)
 {
-    char path[4096];
-    if (!dir || strlen(dir) > 4000) return false;
-    snprintf(path, sizeof path, "%s/%s", dir, PACK_INDEX);
+    size_t len = arg ? strlen(arg) : 0;
+    if (!len || len + sizeof "/" PACK_INDEX > n) return false;
+    const char *base = strrchr(arg, '/');
+    base = base ? base + 1 : arg;
+    if (strcmp(base, "MANIFEST") == 0 && !is_dir(arg)) {
+        if (base == arg) snprintf(buf, n, ".");
+        else snprintf(buf, n, "%.*s", (int)(base - arg - 1 > 0 ? base - arg - 1 : 1), arg);
+    } else {
+        snprintf(buf, n, "%s", arg);
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", buf, PACK_INDEX);
     return exists(path);
+}
+
+bool nvfp4_pack_is(const char *path)
+{
+    char dir[3100];
+    return pack_folder(path, dir, sizeof dir);
 }
 
 /* ---- the MANIFEST -------------------------------------------------------------------------------- */
@@ -256,7 +273,7 @@ static void bad_name(pverify *v)
 
 static nvfp4_status load_index(const char *pack, json_t **index, nvfp4_error *err)
 {
-    char path[4096];
+    char path[4200];
     json_error_t je;
     snprintf(path, sizeof path, "%s/%s", pack, PACK_INDEX);
     *index = json_load_file(path, 0, &je);
@@ -294,10 +311,12 @@ nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, bool re
     if (strlen(pack) > 3000 || strlen(actual_dir) > 3000)
         return nvfp4_error_set(err, NVFP4_EINVAL, "path too long (at most 3000 characters)");
     if (!is_dir(actual_dir)) return nvfp4_error_set(err, NVFP4_EINVAL, "%s: not a folder", actual_dir);
+    char folder[3100];
+    if (pack_folder(pack, folder, sizeof folder)) pack = folder; /* PACK/MANIFEST: its folder */
     json_t *index;
     nvfp4_status st = load_index(pack, &index, err);
     if (st) return st;
-    char mpath[4096];
+    char mpath[4200];
     snprintf(mpath, sizeof mpath, "%s/MANIFEST", pack);
     nvfp4_manifest m;
     if ((st = nvfp4_manifest_read(mpath, &m, err))) {

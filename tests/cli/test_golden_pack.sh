@@ -102,6 +102,8 @@ fi
 "$NVFP4" verify --suite P --actual-dir P >self.txt 2>&1
 check "the pack verifies against itself (exit 0)" "[ $? = 0 ]"
 check "  every part matches" "grep -q '^pack: 15 parts match, 0 differ, 0 missing, 0 unreadable' self.txt && grep -q '^verdict: MATCH' self.txt"
+"$NVFP4" verify --suite P/MANIFEST --actual-dir P >self2.txt 2>&1
+check "  --suite PACK/MANIFEST reads the pack too" "[ $? = 0 ] && cmp -s <(sed 1d self.txt) <(sed 1d self2.txt)"
 
 cp -r P O1
 python3 - O1 <<'EOF'
