@@ -58,8 +58,14 @@ static size_t recipe_suites(const char *recipe, pack_suite *out)
     return n;
 }
 
-/* The SR cases of sr.json: small edge cases of the suite tables (te, seed 1). */
-static void (*const sr_cases[])(gcase *, int) = {suite_edge_e2m1_ties, suite_edge_specials, suite_edge_zero_blocks};
+/* The SR cases of sr.json: edge cases of the suite tables (te, seed 1),
+ * each with the SR offset (4 * its index) it has in `nvfp4 golden --suite
+ * edge --round sr`, so that its random bytes are those of the pack's
+ * suite-te-edge-sr case of the same name (rowwise). */
+static const struct {
+    void (*make)(gcase *, int);
+    unsigned suite_index; /* its place in the edge suite (suite_gen.c, suite_edge) */
+} sr_cases[] = {{suite_edge_e2m1_ties, 0}, {suite_edge_zero_blocks, 2}, {suite_edge_specials, 5}};
 #define PACK_SR_SEED 1u
 
 static void suite_dir_name(const pack_suite *p, char *buf, size_t n)
@@ -200,8 +206,9 @@ static nvfp4_status write_sr(pgen *g)
     nvfp4_status st = NVFP4_OK;
     for (unsigned k = 0; !st && k < sizeof sr_cases / sizeof sr_cases[0]; k++) {
         gcase c = {0};
-        sr_cases[k](&c, 1);
-        st = c.x ? sr_table(g, tables, &c, k) : nvfp4_error_set(g->err, NVFP4_ENOMEM, "out of memory");
+        sr_cases[k].make(&c, 1);
+        st = c.x ? sr_table(g, tables, &c, sr_cases[k].suite_index)
+                 : nvfp4_error_set(g->err, NVFP4_ENOMEM, "out of memory");
         free(c.x);
     }
     if (st) {

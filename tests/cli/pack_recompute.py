@@ -10,7 +10,8 @@ way an implementer without nvfp4kit would: json, numpy and ml_dtypes only
   UE5M3 ml_dtypes);
 - sr.json: each element's random byte from a Philox4x32-10 written here
   (checked against Random123's known answer), each code from the SR rule
-  of the README applied to the scaled value and that byte, and te's block
+  of the README applied to the scaled value and that byte, the codes and
+  scales equal to the SR suite's bundle of the same case, and te's block
   scales from the te formula in float32;
 - a suite bundle: the 8x4 and 128x4 scale layouts from the linear scales,
   and te's dequantization from codes, scales and amax.
@@ -80,6 +81,14 @@ with np.errstate(invalid="ignore", over="ignore"):
     codec("ue5m3", ml_dtypes.float8_e5m3fnu, 256, "ml_dtypes", lambda x: ~np.isnan(x))
 
 
+# ---- a suite bundle ------------------------------------------------------------------------------
+def bundle(suite, case):
+    d = os.path.join(PACK, suite, case)
+    with open(os.path.join(d, "meta.json")) as f:
+        meta = json.load(f)["metadata"]
+    return meta, {n[:-4]: np.load(os.path.join(d, n)) for n in os.listdir(d) if n.endswith(".npy")}
+
+
 # ---- stochastic rounding ---------------------------------------------------------------------------
 M = 0xFFFFFFFF
 
@@ -142,18 +151,16 @@ for name, t in vectors("sr.json").items():
     check("sr.json %s: each code is the SR rule of its scaled value and random byte" % name,
           codes == t["outputs"]["code"],
           "first at element %d" % first_unequal(codes, t["outputs"]["code"]))
+    _, b = bundle("suite-te-edge-sr-cublas-128x4", name)
+    q = b["data"]
+    suite_codes = np.stack([q & 0xF, q >> 4], axis=-1).reshape(-1).tolist()
+    check("sr.json %s: codes and scales are the rowwise bundle of the SR suite's case of that name" % name,
+          suite_codes == t["outputs"]["code"] and b["scale"].reshape(-1).tolist() == t["outputs"]["scale"]
+          and np.array_equal(b["x"].reshape(-1), f32(t["inputs"]["x_bits"]).reshape(-1), equal_nan=True))
     x = f32(t["inputs"]["x_bits"])
     if np.all(np.isfinite(x)):
         check("sr.json %s: block scales from te's formula (float32, ml_dtypes E4M3)" % name,
               te_scales(x, rows, cols).tolist() == t["outputs"]["scale"])
-
-
-# ---- a suite bundle ------------------------------------------------------------------------------
-def bundle(suite, case):
-    d = os.path.join(PACK, suite, case)
-    with open(os.path.join(d, "meta.json")) as f:
-        meta = json.load(f)["metadata"]
-    return meta, {n[:-4]: np.load(os.path.join(d, n)) for n in os.listdir(d) if n.endswith(".npy")}
 
 
 def up(n, m):

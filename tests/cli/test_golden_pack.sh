@@ -95,7 +95,7 @@ rc=$?
 if [ $rc = 2 ] && grep -q '^skip' rc.txt; then echo "skip the numpy-only reading (no ml_dtypes)"
 else
     check "numpy-only reading: every recomputed case agrees (codecs vs ml_dtypes, SR bytes vs Philox, layouts, dequant)" \
-        "[ $rc = 0 ] && grep -q '^pack_recompute: 0 failed' rc.txt && [ \$(grep -c '^ok' rc.txt) = 21 ]"
+        "[ $rc = 0 ] && grep -q '^pack_recompute: 0 failed' rc.txt && [ \$(grep -c '^ok' rc.txt) = 24 ]"
 fi
 
 # ---- verifying ---------------------------------------------------------------------
