@@ -115,14 +115,16 @@ static void draw_progress(void *ctx, size_t done, size_t total, const char *what
 }
 
 /* verify --suite PACK: a golden pack's report (nvfp4_pack_verify), text only. */
-static int verify_pack(const char *pack, const char *outs, const char *junit, bool json, bool tap, bool require_all)
+static int verify_pack(const char *pack, const char *outs, const nvfp4_suite_verify_opts *so, const char *junit,
+                       bool json, bool tap)
 {
     if (junit || json || tap) return cli_fail(CMD, "%s is a golden pack: its report is text only (drop --junit, --json "
                                                    "and --tap)", pack);
     char *text = NULL;
     int verdict = 2;
     nvfp4_error err;
-    if (nvfp4_pack_verify(pack, outs, require_all, &text, &verdict, &err)) return cli_fail_err(CMD, &err);
+    if (nvfp4_pack_verify(pack, outs, so, &text, &verdict, &err)) return cli_fail_err(CMD, &err);
+    cli_progress_end();
     fputs(text, stdout);
     nvfp4_free(text);
     printf("verdict: %s\n", verdict == 0 ? "MATCH" : verdict == 1 ? "MISMATCH" : "ERROR");
@@ -132,13 +134,13 @@ static int verify_pack(const char *pack, const char *outs, const char *junit, bo
 static int verify_suite(const char *suite, const char *outs, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
                         const char *junit, bool json, bool tap, bool require_all)
 {
-    if (nvfp4_pack_is(suite)) return verify_pack(suite, outs, junit, json, tap, require_all);
     nvfp4_suite_verify_opts so;
     nvfp4_suite_verify_opts_init(&so);
     so.verify = *o;
     so.lone = lone;
     so.require_all = require_all;
     so.progress = draw_progress;
+    if (nvfp4_pack_is(suite)) return verify_pack(suite, outs, &so, junit, json, tap);
     nvfp4_suite_result *r;
     nvfp4_error err;
     if (nvfp4_suite_verify(suite, outs, &so, &r, &err)) return cli_fail_err(CMD, &err);

@@ -163,9 +163,11 @@ bool nvfp4_pack_is(const char *path);
  * the pack was altered, a file could not be read, or actual_dir holds none
  * of the pack's parts. A status (err set) when the pack's index or MANIFEST
  * cannot be read or actual_dir is not a folder. */
-/* pack: the pack's folder or its MANIFEST. */
-nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, bool require_all, char **text, int *verdict,
-                               nvfp4_error *err);
+/* pack: the pack's folder or its MANIFEST. o (NULL: defaults) is what each
+ * of the pack's suites is verified with (components, require_all, which
+ * also fails a vector file missing from actual_dir; progress). */
+nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, const nvfp4_suite_verify_opts *o,
+                               char **text, int *verdict, nvfp4_error *err);
 
 NVFP4_END_DECLS
 

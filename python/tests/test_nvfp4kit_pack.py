@@ -79,6 +79,9 @@ def test_verify_pack_against_itself_and_a_planted_error(pack, cli, tmp_path):
 def test_verify_pack_errors(pack, tmp_path):
     with pytest.raises(nvfp4kit.Error, match="not a folder"):
         nvfp4kit.verify_pack(str(pack), str(tmp_path / "none"))
+    with pytest.raises(nvfp4kit.Error, match="bad component 'bogus'"):
+        nvfp4kit.verify_pack(str(pack), str(pack), component="bogus")
+    assert nvfp4kit.verify_pack(str(pack / "MANIFEST"), str(pack), component="scale")[1] == 0
     with pytest.raises(nvfp4kit.Error, match="pack.json"):
         nvfp4kit.verify_pack(str(tmp_path), str(tmp_path))
     os.makedirs(tmp_path / "F")

@@ -218,7 +218,7 @@ static int verify_vectors(pverify *v, const char *file)
 
 /* ---- suites -------------------------------------------------------------------------------------- */
 
-static int verify_one_suite(pverify *v, const char *dir, bool require_all)
+static int verify_one_suite(pverify *v, const char *dir, const nvfp4_suite_verify_opts *so)
 {
     char ep[4096], ap[4096];
     snprintf(ep, sizeof ep, "%s/%s", v->pack, dir);
@@ -227,12 +227,9 @@ static int verify_one_suite(pverify *v, const char *dir, bool require_all)
         nvfp4_strbuf_printf(&v->out, "%s: missing (no folder %s)\n", dir, ap);
         return PART_MISSING;
     }
-    nvfp4_suite_verify_opts so;
-    nvfp4_suite_verify_opts_init(&so);
-    so.require_all = require_all;
     nvfp4_suite_result *r;
     nvfp4_error e;
-    if (nvfp4_suite_verify(ep, ap, &so, &r, &e)) {
+    if (nvfp4_suite_verify(ep, ap, so, &r, &e)) {
         nvfp4_strbuf_printf(&v->out, "%s: ERROR: %s\n", dir, e.message);
         return PART_UNREADABLE;
     }
@@ -302,9 +299,11 @@ static int final_verdict(pverify *v, bool require_all)
     return k[PART_DIFFER] || (require_all && k[PART_MISSING]) ? 1 : 0;
 }
 
-nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, bool require_all, char **text, int *verdict,
-                               nvfp4_error *err)
+nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, const nvfp4_suite_verify_opts *o,
+                               char **text, int *verdict, nvfp4_error *err)
 {
+    nvfp4_suite_verify_opts defaults;
+    if (!o) nvfp4_suite_verify_opts_init(&defaults), o = &defaults;
     *text = NULL;
     *verdict = 2;
     if (!pack || !actual_dir) return nvfp4_error_set(err, NVFP4_EINVAL, "a pack and an actual folder are needed");
@@ -337,11 +336,11 @@ nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, bool re
     json_array_foreach(json_object_get(index, "suites"), i, e)
     {
         json_t *d = json_object_get(e, "dir");
-        if (plain_name(d)) v.count[verify_one_suite(&v, json_string_value(d), require_all)]++;
+        if (plain_name(d)) v.count[verify_one_suite(&v, json_string_value(d), o)]++;
         else bad_name(&v);
     }
     json_decref(index);
-    *verdict = final_verdict(&v, require_all);
+    *verdict = final_verdict(&v, o->require_all);
     if (!(*text = nvfp4_strbuf_take(&v.out))) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     return NVFP4_OK;
 }
