@@ -179,6 +179,11 @@ mkdir F && echo keep >F/notes.txt
 check "a foreign folder is refused (exit 2)" "[ $? = 2 ] && grep -q 'not overwriting' e.txt && [ -f F/notes.txt ]"
 "$NVFP4" golden --pack F --force 2>/dev/null
 check "  --force replaces it" "[ $? = 0 ] && [ ! -e F/notes.txt ] && [ -f F/pack.json ]"
+echo x >afile
+"$NVFP4" golden --pack afile 2>e.txt
+check "a regular file as DIR: exit 2, kept" "[ $? = 2 ] && grep -q 'afile: exists and is not a folder' e.txt && [ \"\$(cat afile)\" = x ]"
+"$NVFP4" golden --pack afile/P 2>e.txt
+check "a DIR that cannot be made: exit 2, said, nothing left" "[ $? = 2 ] && grep -q 'afile' e.txt && [ -z \"\$(ls -A | grep '^\\.')\" ]"
 "$NVFP4" golden --help >h.txt
 check "golden --help documents --pack" "grep -q -- '--pack DIR writes a golden pack' h.txt"
 "$NVFP4" verify --help >h.txt
