@@ -60,7 +60,7 @@ static const char usage[] =
     "or a suite of ours (a MANIFEST listing all it holds); --force replaces any other folder\n"
     "(everything in it is deleted).\n"
     "--pack DIR writes a golden pack: conformance vectors for implementers without this tool,\n"
-    "readable with a JSON parser and numpy alone (about 4 MB): e2m1.json, e4m3.json, ue8m0.json,\n"
+    "readable with a JSON parser and numpy alone (about 4.7 MB): e2m1.json, e4m3.json, ue8m0.json,\n"
     "ue5m3.json (every code decoded; every grid value, tie, subnormal, saturation and special\n"
     "input encoded by each rounding rule), sr.json (te tensors under stochastic rounding with\n"
     "the random byte of every element), suite-*/ golden suites in .npy bundles (edge cases of\n"
