@@ -17,6 +17,7 @@ static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
     "                    [--scale-layout 128x4|8x4|linear]\n"
+    "       nvfp4 golden --pack DIR [--recipe R] [--force]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
     "padding on) and DIR/MANIFEST (`sha256sum -c MANIFEST` checks it).\n"
@@ -58,6 +59,18 @@ static const char usage[] =
     "DIR is the whole old suite or the whole new one, never a mix. An existing DIR must be empty\n"
     "or a suite of ours (a MANIFEST listing all it holds); --force replaces any other folder\n"
     "(everything in it is deleted).\n"
+    "--pack DIR writes a golden pack: conformance vectors for implementers without this tool,\n"
+    "readable with a JSON parser and numpy alone (about 4.7 MB): e2m1.json, e4m3.json, ue8m0.json,\n"
+    "ue5m3.json (every code decoded; every grid value, tie, subnormal, saturation and special\n"
+    "input encoded by each rounding rule), sr.json (te tensors under stochastic rounding with\n"
+    "the random byte of every element), suite-*/ golden suites in .npy bundles (edge cases of\n"
+    "te, torchao, modelopt, mxfp4-rceil, mxfp8 and te-ue5m3, te's SR edge cases, te's odd\n"
+    "shapes in each scale layout), pack.json (the index), MANIFEST and a README.md that\n"
+    "explains every file, its fields and byte orders. Checked back with `nvfp4 verify --suite\n"
+    "DIR --actual-dir OUTS` (docs/verify.md, \"Golden packs\"). With --recipe R the suites are\n"
+    "R's instead: its edge cases (RN, and SR where R has it) and its odd shapes in each scale\n"
+    "layout (the codec vectors and sr.json stay). Written aside and swapped in as a suite is;\n"
+    "the other options do not apply.\n"
     "Exit: 0 written, 2 usage or error.\n";
 
 /* The library's progress lines and notes, on stderr as before. */
@@ -79,9 +92,25 @@ static int mutation_report(const nvfp4_suite_opts *o, bool json)
     return verdict;
 }
 
+/* golden --pack DIR: the library writes the pack; only --recipe and --force combine with it. */
+static int write_pack(const char *dir, const char *recipe, bool force, bool other_options)
+{
+    if (other_options)
+        return cli_fail("golden", "--pack DIR takes only --recipe and --force (the pack's contents are fixed)");
+    nvfp4_pack_opts po;
+    nvfp4_pack_opts_init(&po);
+    po.recipe = recipe;
+    po.force = force;
+    po.log = log_line;
+    nvfp4_error err;
+    return nvfp4_pack_generate(dir, &po, &err) ? cli_fail_err("golden", &err) : NVFP4_EXIT_OK;
+}
+
 /* the suite's recipe and rounding (its --seed seeds the case generator: golden's own) */
 #define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND))
-enum { OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT };
+enum {
+    OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT, OPT_PACK
+};
 static const struct option own_longopts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},
     {"out", required_argument, NULL, OPT_OUT},     {"level", required_argument, NULL, OPT_LEVEL},
@@ -89,6 +118,7 @@ static const struct option own_longopts[] = {
     {"format", required_argument, NULL, OPT_FORMAT}, {"force", no_argument, NULL, OPT_FORCE},
     {"mutants", no_argument, NULL, OPT_MUTANTS}, {"json", no_argument, NULL, OPT_JSON},
     {"scale-layout", required_argument, NULL, OPT_LAYOUT},
+    {"pack", required_argument, NULL, OPT_PACK},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -102,7 +132,8 @@ static int run(int argc, char **argv)
     nvfp4_suite_opts g;
     nvfp4_suite_opts_init(&g);
     g.log = log_line;
-    const char *out = NULL;
+    const char *out = NULL, *pack = NULL;
+    int others = 0; /* options other than --pack and --force */
     optind = 1;
     opterr = 0;
     int c, qrc;
@@ -114,7 +145,9 @@ static int run(int argc, char **argv)
     struct option longopts[24];
     cli_quant_longopts(longopts, 24, own_longopts, QUANT_ROWS);
     while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
+        others += c != OPT_PACK && c != OPT_FORCE && c != CLI_QUANT_VAL_BASE + NVFP4_OPTION_RECIPE;
         switch (c) {
+        case OPT_PACK: pack = optarg; break;
         case OPT_SUITE:
             if (!nvfp4_suite_name_valid(optarg))
                 return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes, mutants or all)", optarg);
@@ -147,6 +180,7 @@ static int run(int argc, char **argv)
     if (q.quant.recipe) g.recipe = q.quant.recipe;
     g.round = q.quant.rounding;
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
+    if (pack) return write_pack(pack, q.quant.recipe, g.force, others > 0);
     if (report) {
         if (out) return cli_fail(cmd, "--mutants writes nothing: drop --out");
         return mutation_report(&g, json);

@@ -42,6 +42,12 @@ static const char usage[] =
     "before it is used (an altered golden is an error for its case); a MANIFEST line the format\n"
     "does not describe, or a MANIFEST that is not a regular file, is refused (exit 2). When\n"
     "stderr is a terminal, the case being compared is shown there (NVFP4_PROGRESS=0 or 1 overrides).\n"
+    "--suite PACK (a golden pack of `nvfp4 golden --pack`, holding pack.json): every file of the\n"
+    "pack checked against its MANIFEST, then OUTS/e2m1.json and the other vector files (the\n"
+    "pack's JSON with the kernel's values in each table's outputs) compared value by value,\n"
+    "the first differing rows printed with their inputs, and each OUTS/suite-*/ verified as a\n"
+    "suite; parts missing from OUTS are skipped unless --require-all. Text report only\n"
+    "(PACK/README.md, docs/verify.md \"Golden packs\"); exit 2 also when the pack was altered.\n"
     "\n"
     "--witness FILE: when several candidates (recipes, roundings, catalogued mutants) give\n"
     "the kernel's bytes on this input, search for the smallest input on which they give\n"
@@ -108,6 +114,23 @@ static void draw_progress(void *ctx, size_t done, size_t total, const char *what
     cli_progress(CMD, done, total, what);
 }
 
+/* verify --suite PACK: a golden pack's report (nvfp4_pack_verify), text only. */
+static int verify_pack(const char *pack, const char *outs, const nvfp4_suite_verify_opts *so, const char *junit,
+                       bool json, bool tap)
+{
+    if (junit || json || tap) return cli_fail(CMD, "%s is a golden pack: its report is text only (drop --junit, --json "
+                                                   "and --tap)", pack);
+    char *text = NULL;
+    int verdict = 2;
+    nvfp4_error err;
+    if (nvfp4_pack_verify(pack, outs, so, &text, &verdict, &err)) return cli_fail_err(CMD, &err);
+    cli_progress_end();
+    fputs(text, stdout);
+    nvfp4_free(text);
+    printf("verdict: %s\n", verdict == 0 ? "MATCH" : verdict == 1 ? "MISMATCH" : "ERROR");
+    return verdict;
+}
+
 static int verify_suite(const char *suite, const char *outs, const nvfp4_verify_opts *o, nvfp4_vcomponent lone,
                         const char *junit, bool json, bool tap, bool require_all)
 {
@@ -117,6 +140,7 @@ static int verify_suite(const char *suite, const char *outs, const nvfp4_verify_
     so.lone = lone;
     so.require_all = require_all;
     so.progress = draw_progress;
+    if (nvfp4_pack_is(suite)) return verify_pack(suite, outs, &so, junit, json, tap);
     nvfp4_suite_result *r;
     nvfp4_error err;
     if (nvfp4_suite_verify(suite, outs, &so, &r, &err)) return cli_fail_err(CMD, &err);

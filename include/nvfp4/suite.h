@@ -130,6 +130,45 @@ char *nvfp4_suite_result_render(const nvfp4_suite_result *r, nvfp4_suite_format 
 /* The JUnit XML written to path atomically (a temporary name, then rename). */
 nvfp4_status nvfp4_suite_result_write_junit(const nvfp4_suite_result *r, const char *path, nvfp4_error *err);
 
+/* ---- golden packs ----------------------------------------------------------------------------- */
+/* A golden pack (`nvfp4 golden --pack DIR`, docs/verify.md "Golden packs"):
+ * language-neutral conformance vectors for implementers without this tool:
+ * the E2M1, E4M3, UE8M0 and UE5M3 codecs at every code, tie, subnormal and
+ * saturation input (JSON), stochastic-rounding tensors with each element's
+ * random byte (sr.json), golden suites per recipe and scale layout (.npy
+ * bundles), a README.md that explains every file, pack.json (the index)
+ * and a MANIFEST. */
+typedef struct {
+    const char *recipe;     /* NULL: the default suites (te, torchao, modelopt, mxfp4-rceil, mxfp8,
+                               te-ue5m3); a recipe: its edge cases (RN, SR) and odd shapes in each layout */
+    bool force;             /* replace an existing folder that is not a suite or pack of ours */
+    nvfp4_suite_log_fn log; /* progress lines, or NULL */
+    void *log_ctx;
+} nvfp4_pack_opts;
+
+void nvfp4_pack_opts_init(nvfp4_pack_opts *o);
+
+/* Writes the pack into dir, built aside and swapped into place as a suite
+ * is (an existing dir must be empty or ours unless o->force). */
+nvfp4_status nvfp4_pack_generate(const char *dir, const nvfp4_pack_opts *o, nvfp4_error *err);
+
+/* True when path is a golden pack (a folder holding pack.json) or its MANIFEST. */
+bool nvfp4_pack_is(const char *path);
+
+/* A kernel's outputs in actual_dir (laid out like the pack: OUTS/e2m1.json
+ * with its own output columns, OUTS/suite-.../CASE...) against the pack.
+ * Every file of the pack is first checked against its MANIFEST. *text
+ * (nvfp4_free) is the report; *verdict 0 every part present matches (parts
+ * missing from actual_dir are skipped unless require_all), 1 one differs, 2
+ * the pack was altered, a file could not be read, or actual_dir holds none
+ * of the pack's parts. A status (err set) when the pack's index or MANIFEST
+ * cannot be read or actual_dir is not a folder. */
+/* pack: the pack's folder or its MANIFEST. o (NULL: defaults) is what each
+ * of the pack's suites is verified with (components, require_all, which
+ * also fails a vector file missing from actual_dir; progress). */
+nvfp4_status nvfp4_pack_verify(const char *pack, const char *actual_dir, const nvfp4_suite_verify_opts *o,
+                               char **text, int *verdict, nvfp4_error *err);
+
 NVFP4_END_DECLS
 
 #endif /* NVFP4_SUITE_H */

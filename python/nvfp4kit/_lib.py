@@ -190,6 +190,11 @@ class SuiteVerifyOpts(ctypes.Structure):  # nvfp4_suite_verify_opts (nvfp4/suite
 SUITE_TEXT, SUITE_JSON, SUITE_TAP, SUITE_JUNIT = 0, 1, 2, 3  # nvfp4_suite_format
 
 
+class PackOpts(ctypes.Structure):  # nvfp4_pack_opts (nvfp4/suite.h)
+    _fields_ = [("recipe", ctypes.c_char_p), ("force", ctypes.c_bool), ("log", SUITE_LOG_FN),
+                ("log_ctx", ctypes.c_void_p)]
+
+
 class IdentifyOpts(ctypes.Structure):  # nvfp4_identify_opts
     _fields_ = [("quant", QuantOpts), ("orientation", ctypes.c_int), ("mutants", ctypes.c_bool), ("top", c_size),
                 ("actual_name", ctypes.c_char_p), ("what", ctypes.c_uint)]
@@ -329,6 +334,11 @@ def _load():
                                             ctypes.POINTER(ctypes.c_int), E]),
         "nvfp4_scale_layout_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
         "nvfp4_file_format_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+        "nvfp4_pack_opts_init": (V, [ctypes.POINTER(PackOpts)]),
+        "nvfp4_pack_generate": (S, [ctypes.c_char_p, ctypes.POINTER(PackOpts), E]),
+        "nvfp4_pack_is": (ctypes.c_bool, [ctypes.c_char_p]),
+        "nvfp4_pack_verify": (S, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(SuiteVerifyOpts),
+                                  ctypes.POINTER(P), ctypes.POINTER(ctypes.c_int), E]),
         "nvfp4_suite_verify_opts_init": (V, [ctypes.POINTER(SuiteVerifyOpts)]),
         "nvfp4_suite_verify": (S, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(SuiteVerifyOpts),
                                    ctypes.POINTER(P), E]),

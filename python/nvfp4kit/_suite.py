@@ -1,5 +1,5 @@
 """_suite.py - golden suites in-process: golden_suite, mutation_report and
-verify_suite.
+verify_suite; golden packs: golden_pack and verify_pack.
 
 The work is the library's (nvfp4/suite.h): nvfp4_suite_generate writes the
 bundles and the MANIFEST that `nvfp4 golden` writes, byte for byte, and
@@ -86,6 +86,50 @@ def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", 
     return lines
 
 
+def golden_pack(out, recipe=None, force=False, log=None):
+    """Writes a golden pack into the folder out, as `nvfp4 golden --pack OUT
+    [--recipe R] [--force]` does (the same bytes): language-neutral
+    conformance vectors (codec JSON, SR cases with their random bytes,
+    suites per recipe and scale layout, a README.md explaining every file;
+    docs/verify.md, "Golden packs"); recipe: that recipe's suites instead of
+    the default set. Returns the progress lines (log: called with each);
+    raises Error with the library's message on failure (nothing of it
+    stays)."""
+    o = _lib.PackOpts()
+    lib.nvfp4_pack_opts_init(ctypes.byref(o))
+    keep = None
+    if recipe is not None:
+        keep = _lib.text_arg(recipe, "recipe")
+        o.recipe = keep
+    o.force = bool(force)
+    lines = []
+
+    def note(ctx, line):
+        text = line.decode("utf-8", "replace")
+        lines.append(text)
+        if log is not None:
+            log(text)
+    o.log = _lib.SUITE_LOG_FN(note)
+    err = _lib.CError()
+    _lib.check(lib.nvfp4_pack_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
+    del keep
+    return lines
+
+
+def verify_pack(pack, actual_dir, require_all=False, component="all"):
+    """A kernel's outputs (actual_dir, laid out like the pack) against a
+    golden pack (its folder or MANIFEST), as `nvfp4 verify --suite PACK
+    --actual-dir OUTS [--require-all] [--component C]` does: (text,
+    verdict), the report the command prints (without its final "verdict:"
+    line) and its exit code (0 match, 1 mismatch, 2 error). component: what
+    the pack's suites compare (the vector files are compared whole)."""
+    o = _suite_verify_opts(require_all, component, 3)
+    text, verdict, err = ctypes.c_void_p(), ctypes.c_int(), _lib.CError()
+    _lib.check(lib.nvfp4_pack_verify(_path(pack, "pack"), _path(actual_dir, "actual_dir"), ctypes.byref(o),
+                                     ctypes.byref(text), ctypes.byref(verdict), ctypes.byref(err)), err)
+    return _take_string(text.value), verdict.value
+
+
 def mutation_report(suite=None, recipe="te", level=1, seed=1, rounding="rn", json_output=False):
     """The mutation report of `nvfp4 golden --mutants` (the suite generated
     in memory): (text, verdict), verdict 0 when every catalogued mutant of
@@ -142,6 +186,21 @@ def _case(r, i):
             "outputs": json.loads(_take_string(js)) if js else None}
 
 
+def _suite_verify_opts(require_all, component, errors):
+    o = _lib.SuiteVerifyOpts()
+    lib.nvfp4_suite_verify_opts_init(ctypes.byref(o))
+    o.verify.max_errors = _lib.int_arg(errors, "errors", 0, 1000000)
+    o.require_all = bool(require_all)
+    if component != "all":
+        c = ctypes.c_int()
+        if not isinstance(component, str) or not lib.nvfp4_vcomponent_parse(_lib.text_arg(component, "component"),
+                                                                            ctypes.byref(c)):
+            raise Error("bad component %r (data, scale, scale_swizzled, amax, dequant or all)" % (component,))
+        o.verify.components = 1 << c.value
+        o.lone = c.value
+    return o
+
+
 def verify_suite(suite, actual_dir, format="text", junit=None, require_all=False, component="all", errors=3):
     """Verifies a kernel's outputs against a golden suite in-process, as
     `nvfp4 verify --suite SUITE --actual-dir ACTUAL_DIR [--json | --tap]
@@ -154,17 +213,7 @@ def verify_suite(suite, actual_dir, format="text", junit=None, require_all=False
     an unreadable MANIFEST or an actual_dir that is not a folder."""
     if format not in _FORMATS:
         raise Error("bad format %r (text, json, tap or junit)" % (format,))
-    o = _lib.SuiteVerifyOpts()
-    lib.nvfp4_suite_verify_opts_init(ctypes.byref(o))
-    o.verify.max_errors = _lib.int_arg(errors, "errors", 0, 1000000)
-    o.require_all = bool(require_all)
-    if component != "all":
-        c = ctypes.c_int()
-        if not isinstance(component, str) or not lib.nvfp4_vcomponent_parse(_lib.text_arg(component, "component"),
-                                                                            ctypes.byref(c)):
-            raise Error("bad component %r (data, scale, scale_swizzled, amax, dequant or all)" % (component,))
-        o.verify.components = 1 << c.value
-        o.lone = c.value
+    o = _suite_verify_opts(require_all, component, errors)
     r, err = ctypes.c_void_p(), _lib.CError()
     _lib.check(lib.nvfp4_suite_verify(_path(suite, "suite"), _path(actual_dir, "actual_dir"),
                                       ctypes.byref(o), ctypes.byref(r), ctypes.byref(err)), err)

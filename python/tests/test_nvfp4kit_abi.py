@@ -24,6 +24,7 @@ MIRRORS = {
     "nvfp4_ckpt_diff": _lib.CkptDiff,
     # golden suites (nvfp4/suite.h)
     "nvfp4_suite_opts": _lib.SuiteOpts, "nvfp4_suite_verify_opts": _lib.SuiteVerifyOpts,
+    "nvfp4_pack_opts": _lib.PackOpts,
     # the quantize option table (nvfp4/options.h)
     "nvfp4_options": _lib.Options, "nvfp4_option": _lib.OptionRow,
 }
