@@ -9,7 +9,6 @@
  * and a MANIFEST. Built in a hidden folder beside DIR and swapped into
  * place, like a suite; every byte depends only on the tool version and
  * the options (the suites of the default set or of one recipe). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,30 +83,10 @@ typedef struct {
     nvfp4_error *err;
 } pgen;
 
-static void say(const pgen *g, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say(const pgen *g, const char *fmt, ...)
-{
-    if (!g->o->log) return;
-    char line[1200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    g->o->log(g->o->log_ctx, line);
-}
+#define say(g, ...) suite_say((g)->o->log, (g)->o->log_ctx, __VA_ARGS__)
 
 /* err's message with the temporary folder's name replaced by the pack's. */
-static nvfp4_status pack_fail(const pgen *g, const nvfp4_error *e)
-{
-    const char *at = strstr(e->message, g->out);
-    if (!at) return nvfp4_error_set(g->err, e->status, "%s", e->message);
-    return nvfp4_error_set(g->err, e->status, "%.*s%s%s", (int)(at - e->message), e->message, g->dest,
-                           at + strlen(g->out));
-}
+static nvfp4_status pack_fail(const pgen *g, const nvfp4_error *e) { return suite_error_renamed(g->err, e, g->out, g->dest); }
 
 /* Writes text as the pack's file rel and lists it in the MANIFEST. */
 static nvfp4_status write_text(pgen *g, const char *rel, const char *text, size_t len)

@@ -5,7 +5,6 @@
  * separating cases come from the kill search (suite_mutants.c). No file
  * records a time or a path, so a suite regenerates byte for byte
  * (`make golden-check`). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,30 +28,10 @@ typedef struct {
     nvfp4_error *err;
 } gen;
 
-static void say(const gen *g, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say(const gen *g, const char *fmt, ...)
-{
-    if (!g->o->log) return;
-    char line[1200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    g->o->log(g->o->log_ctx, line);
-}
+#define say(g, ...) suite_say((g)->o->log, (g)->o->log_ctx, __VA_ARGS__)
 
 /* err's message with the temporary folder's name replaced by the suite's. */
-static nvfp4_status suite_fail(const gen *g, const nvfp4_error *e)
-{
-    const char *at = g->dest && g->out && g->out != g->dest ? strstr(e->message, g->out) : NULL;
-    if (!at) return nvfp4_error_set(g->err, e->status, "%s", e->message);
-    return nvfp4_error_set(g->err, e->status, "%.*s%s%s", (int)(at - e->message), e->message, g->dest,
-                           at + strlen(g->out));
-}
+static nvfp4_status suite_fail(const gen *g, const nvfp4_error *e) { return suite_error_renamed(g->err, e, g->out, g->dest); }
 
 /* The options case number idx is quantized with. */
 static void case_opts(const gen *g, const gcase *c, unsigned idx, nvfp4_quant_opts *o)

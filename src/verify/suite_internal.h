@@ -62,4 +62,15 @@ void suite_manifest_sort(nvfp4_manifest *m);
  * (everything in it listed by its MANIFEST), or with force. */
 nvfp4_status suite_check_replaceable(const char *dir, bool force, nvfp4_error *err);
 
+/* One progress line to a writer's log callback (NULL: silent). */
+void suite_say(nvfp4_suite_log_fn log, void *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Sets err from e with the temporary folder tmp's name replaced by dest's
+ * (a writer builds in tmp and renames it to dest: the user asked for dest). */
+nvfp4_status suite_error_renamed(nvfp4_error *err, const nvfp4_error *e, const char *tmp, const char *dest);
+
 #endif /* NVFP4_VERIFY_SUITE_INTERNAL_H */

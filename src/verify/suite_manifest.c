@@ -5,6 +5,7 @@
  * (src/io/manifest.c), the one parser; this file only writes and looks up. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,4 +133,22 @@ nvfp4_status suite_check_replaceable(const char *dir, bool force, nvfp4_error *e
     closedir(d);
     if (ours) nvfp4_manifest_free(&m);
     return rc;
+}
+
+void suite_say(nvfp4_suite_log_fn log, void *ctx, const char *fmt, ...)
+{
+    if (!log) return;
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    log(ctx, line);
+}
+
+nvfp4_status suite_error_renamed(nvfp4_error *err, const nvfp4_error *e, const char *tmp, const char *dest)
+{
+    const char *at = dest && tmp && tmp != dest ? strstr(e->message, tmp) : NULL;
+    if (!at) return nvfp4_error_set(err, e->status, "%s", e->message);
+    return nvfp4_error_set(err, e->status, "%.*s%s%s", (int)(at - e->message), e->message, dest, at + strlen(tmp));
 }
