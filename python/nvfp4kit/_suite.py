@@ -19,6 +19,18 @@ _FORMATS = {"text": _lib.SUITE_TEXT, "json": _lib.SUITE_JSON, "tap": _lib.SUITE_
 _STATUS = {-1: "missing", 0: "match", 1: "mismatch", 2: "error"}
 
 
+def _log_collector(log):
+    """A C log callback that keeps every line (returned as the list it fills) and passes each to log."""
+    lines = []
+
+    def note(ctx, line):
+        text = line.decode("utf-8", "replace")
+        lines.append(text)
+        if log is not None:
+            log(text)
+    return _lib.SUITE_LOG_FN(note), lines
+
+
 def _take_string(p):
     """A malloc'd C string handed over by the library, as str (freed)."""
     if not p:
@@ -55,14 +67,7 @@ def _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, forc
         raise Error("bad scale_layout '%s' (128x4, 8x4 or linear)" % scale_layout)
     o.layout = lay.value
     o.force = bool(force)
-    lines = []
-
-    def note(ctx, line):
-        text = line.decode("utf-8", "replace")
-        lines.append(text)
-        if log is not None:
-            log(text)
-    o.log = _lib.SUITE_LOG_FN(note)
+    o.log, lines = _log_collector(log)
     keep.append(o.log)
     return o, keep, lines
 
@@ -102,14 +107,7 @@ def golden_pack(out, recipe=None, force=False, log=None):
         keep = _lib.text_arg(recipe, "recipe")
         o.recipe = keep
     o.force = bool(force)
-    lines = []
-
-    def note(ctx, line):
-        text = line.decode("utf-8", "replace")
-        lines.append(text)
-        if log is not None:
-            log(text)
-    o.log = _lib.SUITE_LOG_FN(note)
+    o.log, lines = _log_collector(log)
     err = _lib.CError()
     _lib.check(lib.nvfp4_pack_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
     del keep
