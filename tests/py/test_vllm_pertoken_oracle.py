@@ -19,8 +19,8 @@ the chain is the kernel's under FLASHINFER_DISABLE_FP4_QUANT_FAST_MATH, every
 operation correctly rounded), with the 128x4 scales it returns unswizzled to
 the linear layout vLLM asks for. The stand-in also asserts the arguments vLLM
 passes. So it checks: what vLLM asks of FlashInfer (global scale, layout,
-per-token mode, no 4over6 or backend override), and that the answer equals
-flashinfer-pertoken's bytes.
+per-token mode, no 4over6 or backend argument: with FLASHINFER_NVFP4_4OVER6
+unset, plain NVFP4), and that the answer equals flashinfer-pertoken's bytes.
 
 Compared: the packed codes (every byte, -0 codes included), the linear E4M3
 scale bytes, and the FP32 per-token scales (bits). An all-zero row is the one
