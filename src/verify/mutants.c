@@ -1130,8 +1130,8 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                R_UE5M3, 0),
      .bscale = bs_ue5m3_as_e4m3, .prepare = prep_ue5m3_read_e4m3},
     {.info = M("ue5m3-scale-read-e4m3", "encode factor", "y = x * 1/(e4m3(s) * S_dec) of the UE5M3 byte s",
-               "the right UE5M3 byte decoded as E4M3 for the encode factor (a float8_e4m3fn view of the scale "
-               "tensor, as in the NVFP4 kernel the prototype was copied from)",
+               "the right UE5M3 byte decoded as E4M3 for the encode factor: a float8_e4m3fn view of the scale "
+               "tensor, the dtype of every other NVFP4 recipe's scales (the mechanism; no public report)",
                R_UE5M3, 0),
      .prepare = prep_ue5m3_read_e4m3},
     {.info = M("ue5m3-scale-rz", "block scale", "s = ue5m3 with the mantissa truncated (toward zero)",
