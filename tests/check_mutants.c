@@ -49,7 +49,8 @@ START_TEST(chain_without_mutation_is_the_recipe)
     static const char *const recipes[] = {"te",          "te-pyref",    "torchao",   "torchao-0.13-0.16",
                                           "modelopt",    "mxfp4-floor", "mxfp4-rceil", "te-4over6",
                                           "te-4over6-mse", "te-4over6-fast", "te-4over6-448", "te-rowscaled",
-                                          "te-pow2",     "ggml",        "mxfp4-ceil", "mxfp4-even"};
+                                          "te-pow2",     "ggml",        "mxfp4-ceil", "mxfp4-even",
+                                          "flashinfer-pertoken", "te-ue5m3", "te-ue5m3-1level"};
     size_t ran = 0;
     enum { R = 64, C = 64 };
     float *x = malloc(R * C * sizeof *x);
@@ -69,7 +70,7 @@ START_TEST(chain_without_mutation_is_the_recipe)
             o.offset = 3;
             const nvfp4_recipe_info *info = nvfp4_recipe_get_info(nvfp4_recipe_find(recipes[ri]));
             bool four = strncmp(recipes[ri], "te-4over6", 9) == 0;
-            bool rowscaled = strcmp(recipes[ri], "te-rowscaled") == 0;
+            bool rowscaled = strcmp(recipes[ri], "te-rowscaled") == 0 || strcmp(recipes[ri], "flashinfer-pertoken") == 0;
             if (four && (v == 1 || v == 3)) continue;     /* 4over6: RN only, no RHT here (16x16 tiles: v 2) */
             if (rowscaled && v == 2) continue;            /* row-scaled: 1x16 only */
             if (!info->supports_sr && (v & 1)) continue;  /* ggml, te-pow2: RN only */
@@ -95,8 +96,9 @@ START_TEST(chain_without_mutation_is_the_recipe)
             nvfp4_mutant_output_free(&m);
         }
     /* te, te-pyref, torchao x2, modelopt: 5 variants; the four MX: 4 (no RHT); four 4over6: 3; rowscaled: 4;
-     * pow2, ggml: 3 */
-    ck_assert_uint_eq(ran, 63);
+     * pow2, ggml: 3; flashinfer-pertoken: 2 (RN, 1x16, no RHT); te-ue5m3, te-ue5m3-1level: 5 (the 1-level
+     * recipe's v 2 stays 1x16) */
+    ck_assert_uint_eq(ran, 75);
     free(x);
 }
 END_TEST
@@ -387,6 +389,100 @@ START_TEST(swizzle_padded_stride_hand_computed)
 }
 END_TEST
 
+/* mutate() for recipe r on a rows x cols tensor, RN. */
+static void mutate_rows(const char *name, const char *r, const float *x, size_t rows, size_t cols,
+                        nvfp4_mutant_output *m, nvfp4_quantized *q)
+{
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = r;
+    nvfp4_error err;
+    const nvfp4_mutant_info *mi = nvfp4_mutant_find(name);
+    ck_assert_ptr_nonnull(mi);
+    ck_assert(nvfp4_mutant_applies(mi, r, &o));
+    ck_assert_int_eq(nvfp4_mutant_quantize(mi, x, NVFP4_DTYPE_F32, rows, cols, &o, m, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, rows, cols, &o, q, &err), NVFP4_OK);
+}
+
+/* The per-token amax over the wrong axis, 2 x 16: row 0 = {6, 3, 0...}, row 1 = {1, 0...}.
+ * The rows' amaxes are 6 and 1; the columns' 6 and 3, so the mutant scales row 1 by 3:
+ * S_enc = 2688/3 = 896, scale e4m3(1 * fl(896 * fl(1/6))) = e4m3(149.33) = 144 (0x71), where
+ * the row's own amax 1 gives S_enc 2688 and 448 (0x7E). Row 0 (column 0's amax is 6 too) is
+ * unchanged. Both per-token recipes (the same chain). */
+START_TEST(pertoken_column_amax_hand_computed)
+{
+    static const char *const recipes[] = {"te-rowscaled", "flashinfer-pertoken"};
+    float x[32] = {6.0f, 3.0f};
+    x[16] = 1.0f;
+    for (size_t r = 0; r < 2; r++) {
+        nvfp4_mutant_output m;
+        nvfp4_quantized q;
+        mutate_rows("pertoken-column-amax", recipes[r], x, 2, 16, &m, &q);
+        ck_assert_float_eq(q.row.row_amax[1], 1.0f);
+        ck_assert_float_eq(m.q.row.row_amax[1], 3.0f);
+        ck_assert_uint_eq(q.row.scale[1], 0x7E);
+        ck_assert_uint_eq(m.q.row.scale[1], 0x71);
+        ck_assert_float_eq(m.q.row.row_amax[0], 6.0f);
+        ck_assert_uint_eq(m.q.row.scale[0], q.row.scale[0]);
+        mx_free(&m, &q);
+    }
+}
+END_TEST
+
+/* The UE5M3 mutants on te-ue5m3-1level (S_enc = 1: the cast value is block_amax * fl(1/6)), one
+ * row of five blocks with amaxes 6, 6.6, 6.375, 1e6, 6 * 2^-16: values 1, 1.1, 1.0625 (a tie
+ * between 1 and 1.125), 166666.67 and 2^-16. UE5M3 RN satfinite: 0x78 (1), 0x79 (1.125), 0x78
+ * (ties to the even 1), 0xFE (114688), 0x02 (the subnormal 2 * 2^-17; flushed: 0x00). As E4M3: 0x38 (1) and 0x7E (448). Truncated: 0x78 for 1.1. Ties away: 0x79
+ * for 1.0625. No saturation: 0xFF. The right byte 0x78 read as E4M3 is 256, so 6 encodes as
+ * 6/256 = 0.023 -> code 0 where 1 gives 6 (0x7). On te-ue5m3 (S_enc = 688128/6) the block of
+ * amax 6 casts 114688: UE5M3 0xFE, E4M3 saturates to 0x7E. */
+START_TEST(ue5m3_mutants_hand_computed)
+{
+    float x[80] = {0};
+    x[0] = 6.0f;
+    x[16] = 6.6f;
+    x[32] = 6.375f;
+    x[48] = 1e6f;
+    x[64] = 6.0f * 0x1p-16f;
+    const char *r = "te-ue5m3-1level";
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate_rows("ue5m3-scale-rz", r, x, 1, 80, &m, &q);
+    static const uint8_t right[5] = {0x78, 0x79, 0x78, 0xFE, 0x02};
+    ck_assert_int_eq(memcmp(q.row.scale, right, 5), 0);
+    static const uint8_t rz[5] = {0x78, 0x78, 0x78, 0xFE, 0x02};
+    ck_assert_int_eq(memcmp(m.q.row.scale, rz, 5), 0);
+    mx_free(&m, &q);
+    mutate_rows("ue5m3-scale-ties-away", r, x, 1, 80, &m, &q);
+    static const uint8_t away[5] = {0x78, 0x79, 0x79, 0xFE, 0x02};
+    ck_assert_int_eq(memcmp(m.q.row.scale, away, 5), 0);
+    mx_free(&m, &q);
+    mutate_rows("ue5m3-scale-no-satfinite", r, x, 1, 80, &m, &q);
+    static const uint8_t nosat[5] = {0x78, 0x79, 0x78, 0xFF, 0x02};
+    ck_assert_int_eq(memcmp(m.q.row.scale, nosat, 5), 0);
+    mx_free(&m, &q);
+    mutate_rows("ue5m3-scale-subnormal-flush", r, x, 1, 80, &m, &q);
+    static const uint8_t flush[5] = {0x78, 0x79, 0x78, 0xFE, 0x00};
+    ck_assert_int_eq(memcmp(m.q.row.scale, flush, 5), 0);
+    mx_free(&m, &q);
+    mutate_rows("ue5m3-scale-as-e4m3", r, x, 1, 80, &m, &q);
+    ck_assert_uint_eq(m.q.row.scale[0], 0x38);
+    ck_assert_uint_eq(m.q.row.scale[3], 0x7E);
+    ck_assert_uint_eq(m.q.row.data[0] & 0xFu, 0x7u); /* its own E4M3 1: factor 1 */
+    mx_free(&m, &q);
+    mutate_rows("ue5m3-scale-read-e4m3", r, x, 1, 80, &m, &q);
+    ck_assert_int_eq(memcmp(m.q.row.scale, right, 5), 0);
+    ck_assert_uint_eq(q.row.data[0] & 0xFu, 0x7u);
+    ck_assert_uint_eq(m.q.row.data[0] & 0xFu, 0x0u);
+    mx_free(&m, &q);
+    float y[16] = {6.0f};
+    mutate_rows("ue5m3-scale-as-e4m3", "te-ue5m3", y, 1, 16, &m, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0xFE);
+    ck_assert_uint_eq(m.q.row.scale[0], 0x7E);
+    mx_free(&m, &q);
+}
+END_TEST
+
 /* S_enc from torch's orders, for amaxes where they differ from te's
  * correctly rounded 2688/amax by one ulp (float32, checked with numpy):
  * amax 1000: fl(fl(1/amax)*2688) is one ulp above; amax 3: fl(1/fl(amax/2688))
@@ -624,13 +720,70 @@ START_TEST(chain_one_deviation_and_none)
      * scale-no-satfinite (scales above 464 need a clamped S_enc): those two steps stay ambiguous */
     assert_has(&rep, "chain: te (te rn 1x16) reproduces every byte, but not every step is settled: amax, global-scale, "
                      "block-scale, encode-factor, special-values ambiguous on this input\n");
-    assert_has(&rep, "  global-scale     ambiguous     recipe's rule, or equally global-nonfinite-to-1, global-unguarded, te-rowscaled's rule\n");
+    /* te-rowscaled's and flashinfer-pertoken's row-scaled global rules give te's bytes on this input too */
+    assert_has(&rep, "  global-scale     ambiguous     recipe's rule, or equally global-nonfinite-to-1, global-unguarded, "
+                     "te-rowscaled's rule, flashinfer-pertoken's rule\n");
     /* te-4over6's, vLLM's, FlashInfer's and flashinfer-pertoken's encode factors (the latter differ from te's only in the dequantization, which this step also copies) give te's bytes here */
     assert_has(&rep, "  encode-factor    ambiguous     recipe's rule, or equally te-4over6's rule, vllm's rule, flashinfer's rule, flashinfer-pertoken's rule\n");
     assert_has(&rep, "  element-rounding proven        recipe's rule\n      proven among 7 candidates: the recipe's rule, "
                      "0 other recipes' rules, 6 catalogued mutants");
     ck_assert_ptr_nonnull(strstr(rep.json, "\"settled\": false"));
     nvfp4_report_free(&rep);
+}
+END_TEST
+
+/* identify names each per-token and UE5M3 mutant from its bytes alone (every recipe and every
+ * catalogued mutant ranked): the mutant's rowwise data and scales on an input whose blocks
+ * separate it (the hand-computed rows above), its recipe left for identify to find. It ranks the
+ * mutant first; its SR twin gives the same bytes on these exactly scaled values, and for
+ * pertoken-column-amax so does flashinfer-pertoken's (the per-token scale, not compared here,
+ * separates those two). */
+static void identify_mutant(const char *name, const char *recipe, const float *x, size_t rows, size_t cols,
+                            const char *expect)
+{
+    nvfp4_mutant_output m;
+    nvfp4_quantized q;
+    mutate_rows(name, recipe, x, rows, cols, &m, &q);
+    const nvfp4_qtensor *t = &m.q.row;
+    size_t ds[2] = {t->prows, t->pcols / 2}, ss[2] = {t->scale_rows, t->scale_cols};
+    nvfp4_tensor_set k;
+    nvfp4_error err;
+    nvfp4_tset_init(&k);
+    ck_assert_int_eq(nvfp4_tset_add(&k, "data", NVFP4_T_U8, 2, ds, t->data, NULL, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_add(&k, "scale", NVFP4_T_U8, 2, ss, t->scale, NULL, &err), NVFP4_OK);
+    nvfp4_identify_opts io;
+    nvfp4_identify_opts_init(&io);
+    io.what = NVFP4_REPORT_TEXT;
+    nvfp4_report rep;
+    ck_assert_msg(nvfp4_identify_report(x, NVFP4_DTYPE_F32, rows, cols, &k, &io, &rep, &err) == NVFP4_OK, "%s",
+                  err.message);
+    if (getenv("CHAIN_DEBUG")) printf("=== %s\n%s", name, rep.text);
+    assert_has(&rep, expect);
+    nvfp4_report_free(&rep);
+    nvfp4_tset_free(&k);
+    mx_free(&m, &q);
+}
+
+START_TEST(pertoken_ue5m3_mutants_identified)
+{
+    float x[80] = {0};
+    x[0] = 6.0f;
+    x[16] = 6.6f;
+    x[32] = 6.375f;
+    x[48] = 1e6f;
+    x[64] = 6.0f * 0x1p-16f;
+    static const char *const ue5m3[] = {"ue5m3-scale-as-e4m3", "ue5m3-scale-read-e4m3", "ue5m3-scale-rz",
+                                        "ue5m3-scale-ties-away", "ue5m3-scale-no-satfinite",
+                                        "ue5m3-scale-subnormal-flush"};
+    char line[160];
+    for (size_t i = 0; i < sizeof ue5m3 / sizeof ue5m3[0]; i++) {
+        snprintf(line, sizeof line, "identified: the kernel implements te-ue5m3-1level rn 1x16 [mutant %s]", ue5m3[i]);
+        identify_mutant(ue5m3[i], "te-ue5m3-1level", x, 1, 80, line);
+    }
+    float y[32] = {6.0f, 3.0f};
+    y[16] = 1.0f;
+    identify_mutant("pertoken-column-amax", "te-rowscaled", y, 2, 16,
+                    "identified: the kernel implements te-rowscaled rn 1x16 [mutant pertoken-column-amax]");
 }
 END_TEST
 
@@ -646,6 +799,9 @@ static Suite *suite(void)
     tcase_add_test(tc, learned_mutants_hand_computed);
     tcase_add_test(tc, swizzle_padded_stride_hand_computed);
     tcase_add_test(tc, mx_mutants_hand_computed);
+    tcase_add_test(tc, pertoken_column_amax_hand_computed);
+    tcase_add_test(tc, ue5m3_mutants_hand_computed);
+    tcase_add_test(tc, pertoken_ue5m3_mutants_identified);
     tcase_add_test(tc, global_scale_orders_differ);
     tcase_add_test(tc, chain_two_deviations_mslk);
     tcase_add_test(tc, chain_three_deviations);

@@ -248,7 +248,8 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
             }
             encode_row(m, &c, i, &gi, t->scale + i * l->scale_cols, t->data + i * row_bytes);
         }
-        t->amax = amax;
+        /* a recipe without a global amax writes none (te-ue5m3-1level: S_enc = 1, no amax), as the library */
+        t->amax = nvfp4_recipe_get_info(p->recipe)->has_global_amax ? amax : 0.0f;
     }
     size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
     uint8_t *swz = malloc(zn ? zn : 1);

@@ -556,7 +556,8 @@ static uint8_t bs_4o6_256(const nvfp4_mctx *c, const nvfp4_core_global *g, float
 
 /* ---- te-rowscaled (TE row_scaled_nvfp4) ------------------------------------------------- */
 
-#define R_ROWSCALED "te-rowscaled"
+#define R_PERTOKEN "te-rowscaled,flashinfer-pertoken"
+#define R_UE5M3 "te-ue5m3,te-ue5m3-1level"
 
 static float la_rs_tensor(const nvfp4_mctx *c, size_t row, size_t bcol)
 {
@@ -574,6 +575,73 @@ static float la_rs_rowwise_vector(const nvfp4_mctx *c, size_t row, size_t bcol)
     for (size_t i = 0; i < c->l->prows; i++) a = nvfp4_core_amax_step(a, c->b[i * pc + row], c->r->amax_nan_propagates);
     return a;
 }
+/* ---- per-token scales (te-rowscaled, flashinfer-pertoken) and UE5M3 block scales ------- */
+
+/* rowwise: stored row i scaled by the amax of input column i, the reduction over dim 0 where the
+ * per-token convention reduces over dim 1 (columnwise: the right axis, each original column) */
+static float la_pt_column_amax(const nvfp4_mctx *c, size_t row, size_t bcol)
+{
+    (void)bcol;
+    if (c->colwise) return nvfp4_mutant_row_amax(c, row);
+    size_t pc = c->l->pcols;
+    if (row >= pc) return 0.0f; /* past the column vector: its zero padding */
+    float a = 0.0f;
+    for (size_t i = 0; i < c->l->prows; i++) a = nvfp4_core_amax_step(a, c->b[i * pc + row], c->r->amax_nan_propagates);
+    return a;
+}
+
+/* The value TE's UE5M3 chain casts (te's product order; S_enc = 688128/amax or 1). */
+static float ue5m3_scale_value(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    (void)c;
+    return te_scale_value(g, bamax);
+}
+/* the E4M3 cast where the template wanted __nv_fp8_ue5m3: values above 448 saturate to 0x7E */
+static uint8_t bs_ue5m3_as_e4m3(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    return nvfp4_core_e4m3_encode(ue5m3_scale_value(c, g, bamax), 1);
+}
+/* the encode factor of a byte read as E4M3: 1 / (e4m3(s) * S_dec) */
+static nvfp4_core_block prep_ue5m3_read_e4m3(const nvfp4_mctx *c, const nvfp4_core_global *g, uint8_t s)
+{
+    (void)c;
+    nvfp4_core_block b = {s, nvfp4_core_fminf(1.0f / (nvfp4_core_e4m3_decode(s) * g->s_dec), NVFP4_CORE_FLT_MAX)};
+    return b;
+}
+/* UE5M3 with the 3 mantissa bits truncated (round toward zero): the nearest code, one code down
+ * when it lies above v (the grid is monotone in the code, subnormals included) */
+static uint8_t bs_ue5m3_rz(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float v = ue5m3_scale_value(c, g, bamax);
+    uint8_t s = nvfp4_core_ue5m3_encode(v, NVFP4_CORE_UE5M3_SATFINITE);
+    if (s > 0 && s < NVFP4_UE5M3_NAN_CODE && nvfp4_core_ue5m3_decode(s) > v) s--;
+    return s;
+}
+/* UE5M3 with ties away from zero (a hand codec adding half a unit, then truncating): the even
+ * neighbour RN keeps on a tie becomes the upper one */
+static uint8_t bs_ue5m3_ties_away(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    float v = ue5m3_scale_value(c, g, bamax);
+    uint8_t s = nvfp4_core_ue5m3_encode(v, NVFP4_CORE_UE5M3_SATFINITE);
+    if (s >= 0xFEu) return s;
+    double lo = nvfp4_core_ue5m3_decode(s), hi = nvfp4_core_ue5m3_decode((uint8_t)(s + 1));
+    if (lo < v && 2.0 * (double)v == lo + hi) s++; /* exact in binary64: a tie */
+    return s;
+}
+/* UE5M3 without subnormals (an FTZ cast or a codec with only the normal grid): results below the
+ * smallest normal 2^-14 (codes 0x01..0x07) give 0x00 */
+static uint8_t bs_ue5m3_subnormal_flush(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    uint8_t s = nvfp4_core_ue5m3_encode(ue5m3_scale_value(c, g, bamax), NVFP4_CORE_UE5M3_SATFINITE);
+    return s < 0x08u ? 0x00u : s;
+}
+/* ml_dtypes' float8_e5m3fnu cast (numpy astype) for __nv_fp8_ue5m3's satfinite one: values above
+ * 118784 and +Inf give 0xFF, the NaN byte */
+static uint8_t bs_ue5m3_no_satfinite(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
+{
+    return nvfp4_core_ue5m3_encode(ue5m3_scale_value(c, g, bamax), NVFP4_CORE_UE5M3_ML_DTYPES);
+}
+
 /* ---- te-pow2 (TE reference pow_2_scales) ------------------------------------------------ */
 
 static uint8_t bs_pow2_floor(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
@@ -1043,12 +1111,49 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
     /* te-rowscaled */
     {.info = M("rowscaled-tensor-amax", "global amax", "S_enc of every row from the tensor amax",
                "the row_scaled_nvfp4 flag not reaching the kernel: TE's per-tensor amax path (one amax for all rows)",
-               R_ROWSCALED, 0),
+               R_PERTOKEN, 0),
      .local_amax = la_rs_tensor},
     {.info = M("rowscaled-colwise-row-amax", "global amax", "columnwise row j scaled by the amax of input row j",
                "the rowwise amax vector reused for the transpose; TE takes each original column's amax (amax_colwise)",
-               R_ROWSCALED, 0),
+               R_PERTOKEN, 0),
      .local_amax = la_rs_rowwise_vector},
+    /* per-token scales (te-rowscaled, flashinfer-pertoken) and UE5M3 block scales (te-ue5m3, -1level) */
+    {.info = M("pertoken-column-amax", "global amax", "rowwise row i scaled by the amax of input column i",
+               "the per-token amax reduced over the wrong axis (amax(dim=0) where TE's row_scaled_nvfp4 and "
+               "FlashInfer's per_token_activation reduce each row, dim=1)",
+               R_PERTOKEN, 0),
+     .local_amax = la_pt_column_amax},
+    {.info = M("ue5m3-scale-as-e4m3", "block scale", "s = e4m3_rn_sat(block_amax * (S_enc * fl(1/6))) with the UE5M3 chain's S_enc; y = x / (e4m3(s) * S_dec)",
+               "the block-scale cast instantiated with __nv_fp8_e4m3 while the global scale and the reader use "
+               "UE5M3 (TE's core_nvfp4.cuh is templated on ScaleType): scales above 448 saturate to 0x7E, "
+               "the byte written as E4M3 and read as UE5M3",
+               R_UE5M3, 0),
+     .bscale = bs_ue5m3_as_e4m3, .prepare = prep_ue5m3_read_e4m3},
+    {.info = M("ue5m3-scale-read-e4m3", "encode factor", "y = x * 1/(e4m3(s) * S_dec) of the UE5M3 byte s",
+               "the right UE5M3 byte decoded as E4M3 for the encode factor: a float8_e4m3fn view of the scale "
+               "tensor, the dtype of every other NVFP4 recipe's scales (the mechanism; no public report)",
+               R_UE5M3, 0),
+     .prepare = prep_ue5m3_read_e4m3},
+    {.info = M("ue5m3-scale-rz", "block scale", "s = ue5m3 with the mantissa truncated (toward zero)",
+               "a hand-written UE5M3 cast that keeps the top 3 mantissa bits; __nv_fp8_ue5m3(float) rounds to "
+               "nearest even (CUDA 13.4 Math API)",
+               R_UE5M3, 0),
+     .bscale = bs_ue5m3_rz},
+    {.info = M("ue5m3-scale-ties-away", "block scale", "s = ue5m3 rounded to nearest, ties away from zero",
+               "a hand-written UE5M3 cast adding half a unit of the last place before truncating; "
+               "__nv_fp8_ue5m3(float) breaks ties to even",
+               R_UE5M3, 0),
+     .bscale = bs_ue5m3_ties_away},
+    {.info = M("ue5m3-scale-no-satfinite", "block scale", "s = ue5m3 without saturation: > 118784 and Inf give 0xFF (NaN)",
+               "a CPU emulation casting with numpy astype(ml_dtypes.float8_e5m3fnu) (ml_dtypes 0.7.0), which does "
+               "not saturate, where TE's __nv_fp8_ue5m3(float) is satfinite (> 114688 gives 0xFE)",
+               R_UE5M3, 0),
+     .bscale = bs_ue5m3_no_satfinite},
+    {.info = M("ue5m3-scale-subnormal-flush", "block scale", "s = ue5m3(v), subnormal results (below 2^-14) flushed to 0",
+               "an FTZ cast or a hand-written UE5M3 encoder without subnormals (codes 0x01-0x07, 2^-17 to 7 * "
+               "2^-17): with te-ue5m3's S_enc, blocks below about 2^-31 of the tensor amax get a zero scale",
+               R_UE5M3, 0),
+     .bscale = bs_ue5m3_subnormal_flush},
     /* te-pow2 */
     {.info = M("pow2-floor", "block scale", "e = floor(log2(block_amax / 6))",
                "OCP MX FLOOR's rounding where TE's pow_2_scales takes ceil: the block max saturates to 6", "te-pow2", 0),

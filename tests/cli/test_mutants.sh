@@ -16,9 +16,9 @@ bad() { echo "FAIL $1"; fail=1; }
 n=$($NVFP4 table --mutants | head -1 | awk '{print $1}')
 [ "$n" -ge 40 ] && ok "table --mutants lists $n mutants" || bad "table --mutants: $n mutants"
 for r in te te-pyref torchao torchao-0.13-0.16 modelopt mxfp4-floor mxfp4-rceil te-4over6 te-4over6-mse-fast te-4over6-448 \
-    te-rowscaled te-pow2 ggml mxfp4-ceil mxfp4-even mxfp8 mxfp8-floor mslk; do
+    te-rowscaled te-pow2 ggml mxfp4-ceil mxfp4-even mxfp8 mxfp8-floor mslk flashinfer-pertoken te-ue5m3 te-ue5m3-1level; do
     rounds="rn sr"
-    case $r in te-4over6* | te-pow2 | ggml | mxfp8* | mslk) rounds=rn ;; esac  # RN-only recipes
+    case $r in te-4over6* | te-pow2 | ggml | mxfp8* | mslk | flashinfer-pertoken) rounds=rn ;; esac  # RN-only recipes
     for rd in $rounds; do
         for s in all mutants; do
             $NVFP4 golden --mutants --suite $s --recipe $r --round $rd --json >rep.json 2>/dev/null
