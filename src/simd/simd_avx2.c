@@ -91,6 +91,17 @@ typedef __m256i sk_mask; /* all-ones lanes */
 #define sk_xor3(a, b, c) _mm256_xor_si256(_mm256_xor_si256(a, b), c)
 #define sk_e2m1_finish(u, au, mag) e2m1_finish8(u, au, mag)
 #define sk_sr_bytes_aos(w, buf) sr_bytes_aos8(w, buf)
+#define sk_store_f(p, v) _mm256_store_ps(p, v)
+#define sk_load_f(p) _mm256_load_ps(p)
+/* binary64: half the lanes */
+typedef __m256d sk_vd;
+typedef __m128 sk_vh;
+#define sk_add_d(a, b) _mm256_add_pd(a, b)
+#define sk_sub_d(a, b) _mm256_sub_pd(a, b)
+#define sk_to_pd(v, half) _mm256_cvtps_pd((half) ? _mm256_extractf128_ps(v, 1) : _mm256_castps256_ps128(v))
+#define sk_pd_round(u) _mm256_cvtpd_ps(u) /* MXCSR: RNE */
+#define sk_join_halves(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1)
+#define SK_RHT_WIDE_INLINE __attribute__((noinline))
 
 /* ---- loads and small helpers ---------------------------------------------- */
 
@@ -539,53 +550,6 @@ T256 static inline __attribute__((always_inline)) void row_group_codes8(const vo
  * int32 butterfly (bf16 input), else the integer-hi split, else the binary64
  * butterfly with the scalar exact accumulator for lanes beyond it. */
 
-/* The binary64 butterfly on s_i x_i / 4 (rht16_f64: exact for finite lanes
- * with nonzero exponents >= 3 within 25 binades), rounded once to fp32;
- * the scalar exact accumulator (nvfp4_simd_col_group) for the other lanes. */
-T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                               __m256 v[16], __m256i emax, __m256i emin)
-{
-    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
-    int exact = sk_mbits(_mm256_and_si256(_mm256_and_si256(finite, close), big));
-    __m256d lo[16], hi[16];
-    for (unsigned i = 0; i < 16; i++) {
-        /* s[i] * x / 4 exactly, -0 -> +0 (see simd_avx512.c) */
-        float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
-        __m256 s = _mm256_add_ps(_mm256_mul_ps(v[i], _mm256_set1_ps(w)), _mm256_setzero_ps());
-        lo[i] = _mm256_cvtps_pd(_mm256_castps256_ps128(s));
-        hi[i] = _mm256_cvtps_pd(_mm256_extractf128_ps(s, 1));
-    }
-    for (unsigned h = 1; h < 16; h <<= 1)
-        for (unsigned i = 0; i < 16; i += 2 * h)
-            for (unsigned q = i; q < i + h; q++) {
-                __m256d a = lo[q], b = lo[q + h];
-                lo[q] = _mm256_add_pd(a, b);
-                lo[q + h] = _mm256_sub_pd(a, b);
-                a = hi[q];
-                b = hi[q + h];
-                hi[q] = _mm256_add_pd(a, b);
-                hi[q + h] = _mm256_sub_pd(a, b);
-            }
-    for (unsigned i = 0; i < 16; i++) {
-        __m128 fl = _mm256_cvtpd_ps(lo[i]), fh = _mm256_cvtpd_ps(hi[i]); /* one rounding (MXCSR: RNE) */
-        __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(fl), fh, 1);
-        v[i] = j->rht_round_bf16 ? sk_bf16_round(f) : f;
-    }
-    if (exact != 0xFF) {
-        _Alignas(32) float t[16][8];
-        for (int i = 0; i < 16; i++) _mm256_store_ps(t[i], v[i]);
-        for (unsigned c = 0; c < 8; c++)
-            if (!((exact >> c) & 1)) {
-                float y[16];
-                nvfp4_simd_col_group(j, g, c0 + c, y);
-                for (int i = 0; i < 16; i++) t[i][c] = y[i];
-            }
-        for (int i = 0; i < 16; i++) v[i] = _mm256_load_ps(t[i]);
-    }
-}
-
 /* RHT of the 16 rows v of group g, columns c0..c0+7, in place: all paths
  * give nvfp4_core_rht_forward_group's bits. */
 T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd_col_job *j, const int bf16, size_t g,
@@ -597,7 +561,7 @@ T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd
     else if (sk_rht_lanes_within(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFF &&
              sk_rht_split_int_ok(emax))
         sk_rht_split_int(j, v, emax);
-    else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
+    else sk_rht_wide(j, g, c0, v, emax, emin);
 }
 
 T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, const int bf16,
@@ -1208,7 +1172,6 @@ typedef __m256 sk_nanacc;
 #define sk_nan_any(acc) (_mm256_movemask_ps(acc) != 0)
 #define sk_all_lt(a, b) (_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ)) == 0xFF)
 #define sk_all_ordered(v) (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_ORD_Q)) == 0xFF)
-#define sk_store_f(p, v) _mm256_store_ps(p, v)
 #define sk_store_bytes(v, n, p) store_bytes8(v, n, p)
 #define sk_rand(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p)))
 #define sk_pack_block(c, out) pack8x2((c)[0], (c)[1], out)

@@ -109,6 +109,23 @@ typedef __mmask16 sk_mask;
 #define sk_mulhilo(a, m, hi, lo) mulhilo16(a, m, hi, lo)
 #define sk_e2m1_finish(u, au, mag) e2m1_finish16(u, au, mag)
 #define sk_sr_bytes_aos(w, buf) sr_bytes_aos16(w, buf)
+#define sk_store_f(p, v) _mm512_store_ps(p, v)
+#define sk_load_f(p) _mm512_load_ps(p)
+/* binary64: half the lanes */
+typedef __m512d sk_vd;
+typedef __m256 sk_vh;
+#define sk_add_d(a, b) _mm512_add_pd(a, b)
+#define sk_sub_d(a, b) _mm512_sub_pd(a, b)
+#define sk_to_pd(v, half)                                                                                       \
+    _mm512_cvtps_pd((half) ? _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(v), 1))         \
+                           : _mm512_castps512_ps256(v))
+#define sk_pd_round(u) _mm512_cvt_roundpd_ps(u, SK_RNE)
+#define sk_join_halves(lo, hi) \
+    _mm512_castsi512_ps(_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1))
+#define SK_RHT_WIDE_INLINE inline __attribute__((always_inline))
+/* the binary64 split with round-to-odd (below) */
+T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax);
+#define SK_RHT_SPLIT_F64(j, v, emax) rht16_split_f64(j, v, emax)
 
 /* ---- loads ------------------------------------------------------------- */
 
@@ -387,145 +404,6 @@ T512 static inline __m512 inv_lookup16(const float tab[128], __m512i sb)
 }
 
 /*
- * RHT-16 in fp32 arithmetic only, exact (src/core/hadamard.h's definition:
- * the exact 16-term sum times 1/4, rounded once), for lanes accepted by
- * sk_rht_lanes_within(.., NVFP4_CORE_RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
- * normal: E >= 3), e = the largest unbiased exponent of the u_i, q = 2^(e-19).
- *
- *  1. Split u_i = h_i + l_i with h_i = (u_i + C) - C, C = 1.5 * 2^(e+4).
- *     |u_i| < 2^(e+1), so u_i + C lies in [22, 26] * 2^e, inside the binade
- *     [16, 32) * 2^e whose ulp is q: fl(u_i + C) = C + (u_i rounded to a
- *     multiple of q), and subtracting C is exact (Sterbenz). So h_i is u_i
- *     rounded to a multiple of q, |h_i| <= 2^(e+1), and l_i = u_i - h_i is
- *     exact: |l_i| <= q/2 and l_i is a multiple of ulp(u_i) (if |u_i| < q/2,
- *     h_i = 0 and l_i = u_i; otherwise |l_i| / ulp(u_i) <= 2^23).
- *  2. Every partial sum of the butterfly over the h_i (any subset, any
- *     signs) is a multiple of q of magnitude <= 16 * 2^(e+1) = 2^24 q:
- *     representable, so every add/sub is exact. No h_i is -0 (x - x = +0),
- *     so no partial sum is -0 either.
- *  3. Every partial sum over the l_i is a multiple of 2^(emin-23) (emin the
- *     smallest unbiased exponent of the nonzero u_i) of magnitude
- *     <= 16 * q/2 = 2^(e-16) = 2^(e-emin+7) * 2^(emin-23): exact when
- *     e - emin + 7 <= 24, i.e. a spread of at most 17 binades. For bf16
- *     inputs (8-bit significands) the unit is 2^(emin-7), so the bound is
- *     e - emin - 9 <= 24: a spread of at most 33. (Spreads 18 and 34
- *     can fail: tests/check_simd.c has such groups.)
- *  4. y_j = fl(H_j + L_j) is then one IEEE addition of the two exact partial
- *     results: the exact sum rounded once. An exact zero sum gives +0 (H_j is
- *     never -0). Emax <= 250 keeps C and every partial sum finite (partial
- *     sums below 2^(e+5) <= 2^128 that are multiples of 2^(e-19) are at most
- *     FLT_MAX); the final addition overflows to +-Inf only if the exact
- *     result does.
- */
-T512 static inline __attribute__((always_inline)) void rht16_split(const nvfp4_simd_col_job *j, __m512 v[16],
-                                                                    __m512i emax)
-{
-    /* C = 1.5 * 2^(e+4): biased exponent (Emax - 2) + 4 */
-    const __m512 c = _mm512_castsi512_ps(_mm512_or_si512(
-        _mm512_slli_epi32(_mm512_add_epi32(emax, _mm512_set1_epi32(2)), 23), _mm512_set1_epi32(0x00400000)));
-    __m512 lo[16];
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        __m512 u = sk_rht_quarter(j, i, v[i]);
-        __m512 h = _mm512_sub_ps(_mm512_add_ps(u, c), c);
-        lo[i] = _mm512_sub_ps(u, h);
-        v[i] = h;
-    }
-    sk_fwht16_f(v);
-    sk_fwht16_f(lo);
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        __m512 f = _mm512_add_ps(v[i], lo[i]);
-        v[i] = j->rht_round_bf16 ? sk_bf16_round(f) : f;
-    }
-}
-
-/*
- * RHT-16 of bf16-representable inputs (8-bit significands) as one fp32
- * butterfly, for lanes accepted by sk_rht_lanes_within(.., NVFP4_CORE_RHT_BF16_SPREAD):
- * every u_i = s_i x_i / 4 is exact and a multiple of 2^(emin-7) (emin the
- * smallest unbiased exponent of the nonzero u_i). Before the last stage a
- * partial sum has at most 8 terms, so it is below 8 * 2^(e+1) =
- * 2^(e-emin+11) * 2^(emin-7) (e the largest exponent): exact in fp32 when
- * e - emin + 11 <= 24, i.e. a spread of at most 13 binades. The last stage
- * adds two exact partial sums: one IEEE addition, the single rounding of
- * the exact 16-term sum that the definition asks for. (Spread 14 can fail:
- * tests/check_simd.c has such a group.) Adding +0 turns -0 inputs into +0,
- * so every exact zero sum is +0.
- */
-T512 static inline __attribute__((always_inline)) void rht16_bf16_exact(const nvfp4_simd_col_job *j, __m512 v[16])
-{
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) v[i] = _mm512_add_ps(sk_rht_quarter(j, i, v[i]), _mm512_setzero_ps());
-    sk_fwht16_f(v);
-    if (j->rht_round_bf16)
-        SIMD_UNROLL
-        for (unsigned i = 0; i < 16; i++) v[i] = sk_bf16_round(v[i]);
-}
-
-/* In-place butterfly over 16 vectors of 8 doubles. */
-T512 static inline __attribute__((always_inline)) void fwht16_pd(__m512d v[16])
-{
-    SIMD_UNROLL
-    for (unsigned h = 1; h < 16; h <<= 1) {
-        SIMD_UNROLL
-        for (unsigned q = 0; q < 16; q++) {
-            if (q & h) continue; /* q is the lower index of the pair (q, q + h) */
-            __m512d a = v[q], b = v[q + h];
-            v[q] = _mm512_add_pd(a, b);
-            v[q + h] = _mm512_sub_pd(a, b);
-        }
-    }
-}
-
-/* v_i <- u_i = s_i x_i / 4 (+0 turns -0 into +0), in place: computed once
- * per tile, then split into the two binary64 halves. */
-T512 static inline __attribute__((always_inline)) void rht_quarters16(const nvfp4_simd_col_job *j, __m512 v[16])
-{
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) v[i] = _mm512_add_ps(sk_rht_quarter(j, i, v[i]), _mm512_setzero_ps());
-}
-
-/* The 16 u_i of 8 lanes (half 0: lanes 0-7, half 1: lanes 8-15) as
- * binary64, from rht_quarters16's output. */
-T512 static inline __attribute__((always_inline)) void rht_quarters_pd(const __m512 s[16], int half, __m512d u[16])
-{
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        __m256 h = half ? _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(s[i]), 1))
-                        : _mm512_castps512_ps256(s[i]);
-        u[i] = _mm512_cvtps_pd(h);
-    }
-}
-
-T512 static inline __m512 join_halves(__m256 lo, __m256 hi)
-{
-    return _mm512_castsi512_ps(
-        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1));
-}
-
-/* The binary64 butterfly on s_i x_i / 4: exact on the lanes accepted by
- * sk_rht_lanes_within(.., 25) bar its Emax <= 250 (every partial sum is an
- * integer multiple of the smallest input's last bit 2^(emin-25) below
- * 16 * 2^(emax-1), i.e. below 2^53 such units; the bound of
- * nvfp4_core_rht_double_exact), then rounded once to fp32. */
-T512 static inline __attribute__((always_inline)) void rht16_f64(const nvfp4_simd_col_job *j, __m512 v[16])
-{
-    __m256 r[2][16];
-    rht_quarters16(j, v);
-    for (int half = 0; half < 2; half++) {
-        __m512d u[16];
-        rht_quarters_pd(v, half, u);
-        fwht16_pd(u);
-        SIMD_UNROLL
-        for (unsigned i = 0; i < 16; i++)
-            r[half][i] = _mm512_cvt_roundpd_ps(u[i], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    }
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) v[i] = join_halves(r[0][i], r[1][i]);
-}
-
-/*
  * The hi/lo split of rht16_split in binary64, for spreads up to 75 binades
  * (lanes with all inputs finite and nonzero biased exponents E >= 3). With
  * e the largest unbiased exponent of the u_i and Q = 2^(e-48): C = 1.5 *
@@ -546,22 +424,22 @@ T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_
 {
     __m256 r[2][16];
     const __m512i one = _mm512_set1_epi64(1), signm = _mm512_set1_epi64((long long)0x8000000000000000ull);
-    rht_quarters16(j, v);
+    sk_rht_quarters(j, v);
     for (int half = 0; half < 2; half++) {
         __m256i eh = half ? _mm512_extracti64x4_epi64(emax, 1) : _mm512_castsi512_si256(emax);
         /* binary64 biased exponent of 2^(e+4): (Emax - 2 - 127) + 4 + 1023 */
         __m512i cb = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepu32_epi64(eh), _mm512_set1_epi64(898)), 52);
         const __m512d c = _mm512_castsi512_pd(_mm512_or_si512(cb, _mm512_set1_epi64(0x0008000000000000ll)));
         __m512d hi[16], lo[16];
-        rht_quarters_pd(v, half, hi);
+        sk_rht_quarters_pd(v, half, hi);
         SIMD_UNROLL
         for (unsigned i = 0; i < 16; i++) {
             __m512d h = _mm512_sub_pd(_mm512_add_pd(hi[i], c), c);
             lo[i] = _mm512_sub_pd(hi[i], h);
             hi[i] = h;
         }
-        fwht16_pd(hi);
-        fwht16_pd(lo);
+        sk_fwht16_d(hi);
+        sk_fwht16_d(lo);
         SIMD_UNROLL
         for (unsigned i = 0; i < 16; i++) {
             __m512d s = _mm512_add_pd(hi[i], lo[i]), bb = _mm512_sub_pd(s, hi[i]);
@@ -575,49 +453,7 @@ T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_
         }
     }
     SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) v[i] = join_halves(r[0][i], r[1][i]);
-}
-
-/* The scalar exact accumulator for the lanes (columns) not in `done`. */
-T512 static __attribute__((noinline)) void rht16_scalar_lanes(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                             __m512 v[16], __mmask16 done)
-{
-    _Alignas(64) float t[16][16];
-    for (int i = 0; i < 16; i++) _mm512_store_ps(t[i], v[i]);
-    for (unsigned c = 0; c < 16; c++)
-        if (!((done >> c) & 1u)) {
-            float y[16];
-            nvfp4_simd_col_group(j, g, c0 + c, y);
-            for (int i = 0; i < 16; i++) t[i][c] = y[i];
-        }
-    for (int i = 0; i < 16; i++) v[i] = _mm512_load_ps(t[i]);
-}
-
-/* Tiles with a lane beyond the fp32 split's spread: the plain binary64
- * butterfly when every lane allows it, else the binary64 split, else (Inf,
- * NaN, inputs below 2^-124, spreads beyond 75) the scalar exact accumulator
- * for those lanes. Then RN to bf16 if asked. */
-T512 static inline __attribute__((always_inline)) void rht16_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                                   __m512 v[16], __m512i emax, __m512i emin)
-{
-    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
-    __m512i spread = _mm512_sub_epi32(emax, emin);
-    __mmask16 d25 =
-        finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD), _MM_CMPINT_LE);
-    __mmask16 d75 = finite & big & _mm512_cmp_epi32_mask(spread, _mm512_set1_epi32(NVFP4_CORE_RHT_SPLIT64_SPREAD), _MM_CMPINT_LE);
-    __mmask16 exact = d75;
-    if (d25 == 0xFFFF) {
-        exact = d25;
-        rht16_f64(j, v);
-    } else {
-        rht16_split_f64(j, v, emax);
-    }
-    if (j->rht_round_bf16) {
-        SIMD_UNROLL
-        for (unsigned i = 0; i < 16; i++) v[i] = sk_bf16_round(v[i]);
-    }
-    if (exact != 0xFFFF) rht16_scalar_lanes(j, g, c0, v, exact);
+    for (unsigned i = 0; i < 16; i++) v[i] = sk_join_halves(r[0][i], r[1][i]);
 }
 
 /* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked:
@@ -633,12 +469,12 @@ T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp
     __m512i emax, emin;
     sk_rht_exp_range(v, &emax, &emin);
     if (bf16 && sk_rht_bf16_int_ok(emax, emin)) sk_rht_bf16_int(j, v, emin);
-    else if (bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+    else if (bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) sk_rht_bf16_exact(j, v);
     else if (sk_rht_lanes_within(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF) {
         if (sk_rht_split_int_ok(emax)) sk_rht_split_int(j, v, emax);
-        else rht16_split(j, v, emax);
+        else sk_rht_split(j, v, emax);
     }
-    else rht16_wide(j, g, c0, v, emax, emin);
+    else sk_rht_wide(j, g, c0, v, emax, emin);
 }
 
 /* A strip's quantized tiles in tile order: each tile's 16 blocks (8 bytes
@@ -957,10 +793,10 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
                                           _MM_CMPINT_LE);
     if (fp32_ok || d25 != 0xFFFF) {
         if (j->bf16 && sk_rht_bf16_int_ok(emax, emin)) sk_rht_bf16_int(j, v, emin);
-        else if (j->bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) rht16_bf16_exact(j, v);
+        else if (j->bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) sk_rht_bf16_exact(j, v);
         else if (fp32_ok && sk_rht_split_int_ok(emax)) sk_rht_split_int(j, v, emax);
-        else if (fp32_ok) rht16_split(j, v, emax);
-        else rht16_wide(j, g, c0, v, emax, emin);
+        else if (fp32_ok) sk_rht_split(j, v, emax);
+        else sk_rht_wide(j, g, c0, v, emax, emin);
         __m512 am = _mm512_setzero_ps();
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);
@@ -968,17 +804,17 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     }
     const __m512i absm = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll);
     __m256 r[2];
-    rht_quarters16(j, v);
+    sk_rht_quarters(j, v);
     for (int half = 0; half < 2; half++) {
         __m512d u[16];
-        rht_quarters_pd(v, half, u);
-        fwht16_pd(u);
+        sk_rht_quarters_pd(v, half, u);
+        sk_fwht16_d(u);
         __m512i m = _mm512_setzero_si512();
         SIMD_UNROLL
         for (unsigned i = 0; i < 16; i++) m = _mm512_max_epu64(m, _mm512_and_si512(_mm512_castpd_si512(u[i]), absm));
         r[half] = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(m), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     }
-    __m512 am = join_halves(r[0], r[1]);
+    __m512 am = sk_join_halves(r[0], r[1]);
     return j->rht_round_bf16 ? sk_bf16_round(am) : am;
 }
 
@@ -1013,7 +849,6 @@ typedef __mmask16 sk_nanacc;
 #define sk_nan_any(acc) ((acc) != 0)
 #define sk_all_lt(a, b) (_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) == 0xFFFF)
 #define sk_all_ordered(v) (_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q) == 0xFFFF)
-#define sk_store_f(p, v) _mm512_store_ps(p, v)
 #define sk_load_bytes(p, n) _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << (n)) - 1u), p))
 #define sk_store_bytes(v, n, p) store_scales(v, n, p)
 #define sk_rand(p) _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p)))

@@ -438,3 +438,168 @@ SK_FN static inline __attribute__((always_inline)) sk_vf sk_tile_amax_bound(cons
     sk_vf ub = sk_add(m, sk_as_f(sk_slli(eb, 23)));
     return sk_blend_f(sk_gt_i(emax, sk_set1_i(NVFP4_CORE_RHT_EMAX_HIGH)), ub, sk_set1(INFINITY));
 }
+/*
+ * RHT-16 in fp32 arithmetic only, exact (src/core/hadamard.h's definition:
+ * the exact 16-term sum times 1/4, rounded once), for lanes accepted by
+ * sk_rht_lanes_within(.., NVFP4_CORE_RHT_SPLIT_SPREAD). Notation: u_i = s_i x_i / 4 (exact,
+ * normal: E >= 3), e = the largest unbiased exponent of the u_i, q = 2^(e-19).
+ *
+ *  1. Split u_i = h_i + l_i with h_i = (u_i + C) - C, C = 1.5 * 2^(e+4).
+ *     |u_i| < 2^(e+1), so u_i + C lies in [22, 26] * 2^e, inside the binade
+ *     [16, 32) * 2^e whose ulp is q: fl(u_i + C) = C + (u_i rounded to a
+ *     multiple of q), and subtracting C is exact (Sterbenz). So h_i is u_i
+ *     rounded to a multiple of q, |h_i| <= 2^(e+1), and l_i = u_i - h_i is
+ *     exact: |l_i| <= q/2 and l_i is a multiple of ulp(u_i) (if |u_i| < q/2,
+ *     h_i = 0 and l_i = u_i; otherwise |l_i| / ulp(u_i) <= 2^23).
+ *  2. Every partial sum of the butterfly over the h_i (any subset, any
+ *     signs) is a multiple of q of magnitude <= 16 * 2^(e+1) = 2^24 q:
+ *     representable, so every add/sub is exact. No h_i is -0 (x - x = +0),
+ *     so no partial sum is -0 either.
+ *  3. Every partial sum over the l_i is a multiple of 2^(emin-23) (emin the
+ *     smallest unbiased exponent of the nonzero u_i) of magnitude
+ *     <= 16 * q/2 = 2^(e-16) = 2^(e-emin+7) * 2^(emin-23): exact when
+ *     e - emin + 7 <= 24, i.e. a spread of at most 17 binades. For bf16
+ *     inputs (8-bit significands) the unit is 2^(emin-7), so the bound is
+ *     e - emin - 9 <= 24: a spread of at most 33. (Spreads 18 and 34
+ *     can fail: tests/check_simd.c has such groups.)
+ *  4. y_j = fl(H_j + L_j) is then one IEEE addition of the two exact partial
+ *     results: the exact sum rounded once. An exact zero sum gives +0 (H_j is
+ *     never -0). Emax <= 250 keeps C and every partial sum finite (partial
+ *     sums below 2^(e+5) <= 2^128 that are multiples of 2^(e-19) are at most
+ *     FLT_MAX); the final addition overflows to +-Inf only if the exact
+ *     result does.
+ */
+SK_FN static inline __attribute__((always_inline)) void sk_rht_split(const nvfp4_simd_col_job *j, sk_vf v[16],
+                                                                    sk_vi emax)
+{
+    /* C = 1.5 * 2^(e+4): biased exponent (Emax - 2) + 4 */
+    const sk_vf c = sk_as_f(sk_or_i(sk_slli(sk_add_i(emax, sk_set1_i(2)), 23), sk_set1_i(0x00400000)));
+    sk_vf lo[16];
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        sk_vf u = sk_rht_quarter(j, i, v[i]);
+        sk_vf h = sk_sub(sk_add(u, c), c);
+        lo[i] = sk_sub(u, h);
+        v[i] = h;
+    }
+    sk_fwht16_f(v);
+    sk_fwht16_f(lo);
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        sk_vf f = sk_add(v[i], lo[i]);
+        v[i] = j->rht_round_bf16 ? sk_bf16_round(f) : f;
+    }
+}
+
+/*
+ * RHT-16 of bf16-representable inputs (8-bit significands) as one fp32
+ * butterfly, for lanes accepted by sk_rht_lanes_within(.., NVFP4_CORE_RHT_BF16_SPREAD):
+ * every u_i = s_i x_i / 4 is exact and a multiple of 2^(emin-7) (emin the
+ * smallest unbiased exponent of the nonzero u_i). Before the last stage a
+ * partial sum has at most 8 terms, so it is below 8 * 2^(e+1) =
+ * 2^(e-emin+11) * 2^(emin-7) (e the largest exponent): exact in fp32 when
+ * e - emin + 11 <= 24, i.e. a spread of at most 13 binades. The last stage
+ * adds two exact partial sums: one IEEE addition, the single rounding of
+ * the exact 16-term sum that the definition asks for. (Spread 14 can fail:
+ * tests/check_simd.c has such a group.) Adding +0 turns -0 inputs into +0,
+ * so every exact zero sum is +0.
+ */
+SK_FN static inline __attribute__((always_inline)) void sk_rht_bf16_exact(const nvfp4_simd_col_job *j, sk_vf v[16])
+{
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) v[i] = sk_add(sk_rht_quarter(j, i, v[i]), sk_zero());
+    sk_fwht16_f(v);
+    if (j->rht_round_bf16)
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) v[i] = sk_bf16_round(v[i]);
+}
+
+/* ---- RHT-16 in binary64 -------------------------------------------------------- */
+
+SK_FWHT16_FN(sk_fwht16_d, sk_vd, sk_add_d, sk_sub_d)
+
+/* v_i <- u_i = s_i x_i / 4 (+0 turns -0 into +0), in place: computed once
+ * per tile, then split into the two binary64 halves. */
+SK_FN static inline __attribute__((always_inline)) void sk_rht_quarters(const nvfp4_simd_col_job *j, sk_vf v[16])
+{
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) v[i] = sk_add(sk_rht_quarter(j, i, v[i]), sk_zero());
+}
+
+/* The 16 u_i of half the lanes (half 0: the low SK_W / 2) as binary64. */
+SK_FN static inline __attribute__((always_inline)) void sk_rht_quarters_pd(const sk_vf s[16], int half, sk_vd u[16])
+{
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) u[i] = sk_to_pd(s[i], half);
+}
+
+/* The binary64 butterfly on s_i x_i / 4: exact on the lanes accepted by
+ * sk_rht_finite_within(.., NVFP4_CORE_RHT_F64_SPREAD) (every partial sum
+ * is an integer multiple of the smallest input's last bit 2^(emin-25)
+ * below 16 * 2^(emax-1), i.e. below 2^53 such units; the bound of
+ * nvfp4_core_rht_double_exact), then rounded once to fp32. */
+SK_FN static inline __attribute__((always_inline)) void sk_rht_f64(const nvfp4_simd_col_job *j, sk_vf v[16])
+{
+    sk_vh r[2][16];
+    sk_rht_quarters(j, v);
+    for (int half = 0; half < 2; half++) {
+        sk_vd u[16];
+        sk_rht_quarters_pd(v, half, u);
+        sk_fwht16_d(u);
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) r[half][i] = sk_pd_round(u[i]);
+    }
+    SIMD_UNROLL
+    for (unsigned i = 0; i < 16; i++) v[i] = sk_join_halves(r[0][i], r[1][i]);
+}
+
+/* The lanes (sk_mbits) whose inputs are all finite with nonzero biased
+ * exponents >= 3 within spread binades. */
+SK_FN static inline int sk_rht_finite_within(sk_vi emax, sk_vi emin, int spread)
+{
+    sk_mask finite = sk_gt_i(sk_set1_i(255), emax);
+    sk_mask close = sk_gt_i(sk_set1_i(spread + 1), sk_sub_i(emax, emin));
+    sk_mask big = sk_gt_i(emin, sk_set1_i(NVFP4_CORE_RHT_EMIN_LOW - 1));
+    return sk_mbits(sk_mand(sk_mand(finite, close), big));
+}
+
+/* The scalar exact accumulator (nvfp4_simd_col_group) for the lanes
+ * (columns) not in `done`. */
+SK_FN static __attribute__((noinline)) void sk_rht_scalar_lanes(const nvfp4_simd_col_job *j, size_t g, size_t c0,
+                                                              sk_vf v[16], int done)
+{
+    _Alignas(64) float t[16][SK_W];
+    for (int i = 0; i < 16; i++) sk_store_f(t[i], v[i]);
+    for (unsigned c = 0; c < SK_W; c++)
+        if (!((done >> c) & 1)) {
+            float y[16];
+            nvfp4_simd_col_group(j, g, c0 + c, y);
+            for (int i = 0; i < 16; i++) t[i][c] = y[i];
+        }
+    for (int i = 0; i < 16; i++) v[i] = sk_load_f(t[i]);
+}
+
+/* Tiles with a lane beyond the fp32 paths' spreads: the plain binary64
+ * butterfly when every lane allows it, else the ISA's binary64 split when
+ * it has one (SK_RHT_SPLIT_F64: spreads up to 75), else (Inf, NaN, inputs
+ * below 2^-124, wider spreads) the scalar exact accumulator for those
+ * lanes. Then RN to bf16 if asked. */
+SK_FN static SK_RHT_WIDE_INLINE void sk_rht_wide(const nvfp4_simd_col_job *j, size_t g, size_t c0, sk_vf v[16],
+                                                 sk_vi emax, sk_vi emin)
+{
+    int exact = sk_rht_finite_within(emax, emin, NVFP4_CORE_RHT_F64_SPREAD);
+#ifdef SK_RHT_SPLIT_F64
+    if (exact != SK_ALL) {
+        exact = sk_rht_finite_within(emax, emin, NVFP4_CORE_RHT_SPLIT64_SPREAD);
+        SK_RHT_SPLIT_F64(j, v, emax);
+    } else
+#endif
+    {
+        sk_rht_f64(j, v);
+    }
+    if (j->rht_round_bf16) {
+        SIMD_UNROLL
+        for (unsigned i = 0; i < 16; i++) v[i] = sk_bf16_round(v[i]);
+    }
+    if (exact != SK_ALL) sk_rht_scalar_lanes(j, g, c0, v, exact);
+}
