@@ -101,6 +101,7 @@ typedef __m128 sk_vh;
 #define sk_to_pd(v, half) _mm256_cvtps_pd((half) ? _mm256_extractf128_ps(v, 1) : _mm256_castps256_ps128(v))
 #define sk_pd_round(u) _mm256_cvtpd_ps(u) /* MXCSR: RNE */
 #define sk_join_halves(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1)
+#define SK_RHT_FP32_PATHS 0 /* AVX2: the integer and binary64 paths only (docs/performance.md) */
 #define SK_RHT_WIDE_INLINE __attribute__((noinline))
 
 /* ---- loads and small helpers ---------------------------------------------- */
@@ -543,35 +544,6 @@ T256 static inline __attribute__((always_inline)) void row_group_codes8(const vo
 
 /* ---- columnwise --------------------------------------------------------------- */
 
-/* RHT-16 on 8 columns (lanes) at a time. The integer paths and their
- * proofs are simd_te_lanes.h's (sk_rht_bf16_int, sk_rht_split_int), the
- * binary64 ones simd_avx512.c's (rht16_f64, rht16_scalar_lanes); see
- * docs/performance.md. Here a tile takes the
- * int32 butterfly (bf16 input), else the integer-hi split, else the binary64
- * butterfly with the scalar exact accumulator for lanes beyond it. */
-
-/* RHT of the 16 rows v of group g, columns c0..c0+7, in place: all paths
- * give nvfp4_core_rht_forward_group's bits. */
-T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd_col_job *j, const int bf16, size_t g,
-                                                                 size_t c0, __m256 v[16])
-{
-    __m256i emax, emin;
-    sk_rht_exp_range(v, &emax, &emin);
-    if (bf16 && sk_rht_bf16_int_ok(emax, emin)) sk_rht_bf16_int(j, v, emin);
-    else if (sk_rht_lanes_within(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFF &&
-             sk_rht_split_int_ok(emax))
-        sk_rht_split_int(j, v, emax);
-    else sk_rht_wide(j, g, c0, v, emax, emin);
-}
-
-T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, const int bf16,
-                                                                        size_t g, size_t c0, __m256 v[16])
-{
-    SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
-    if (j->rht) col_rht8(j, bf16, g, c0, v);
-}
-
 /* The 16 rows of group g, columns c0 .. c0 + 8m - 1 (m <= 4 tiles) as fp32,
  * tile u's row i in kept[16u + i], for the RHT tiles: row by row, each
  * row's 8m columns (one 64-byte line when aligned) read together. Tile by
@@ -618,7 +590,7 @@ T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nv
         __m256 v[16];
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) v[i] = keep[i];
-        col_rht8(j, bf16, g, c0, v);
+        sk_rht_tile(j, bf16, g, c0, v);
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
             keep[i] = v[i];
@@ -1176,7 +1148,6 @@ typedef __m256 sk_nanacc;
 #define sk_rand(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p)))
 #define sk_pack_block(c, out) pack8x2((c)[0], (c)[1], out)
 #define sk_sr_block(buf, b) ((buf) + 16 * (b))
-#define sk_col_load_group(j, g, c0, v) col_load_group8(j, (j)->bf16, g, c0, v)
 
 T256 static inline __m256i sk_load_bytes(const uint8_t *p, size_t n)
 {
@@ -1207,7 +1178,7 @@ T256 static inline void sk_store_out(float *p, __m256 v, int stream)
 T256 static inline __attribute__((always_inline)) __m256 sk_tile_amax(const nvfp4_simd_col_job *j, size_t g, size_t c0)
 {
     __m256 v[16];
-    col_load_group8(j, j->bf16, g, c0, v);
+    sk_col_load_group(j, j->bf16, g, c0, v);
     __m256 t = _mm256_setzero_ps();
     SIMD_UNROLL
     for (int i = 0; i < 16; i++) t = _mm256_max_ps(abs8(v[i]), t);

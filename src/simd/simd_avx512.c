@@ -122,6 +122,7 @@ typedef __m256 sk_vh;
 #define sk_pd_round(u) _mm512_cvt_roundpd_ps(u, SK_RNE)
 #define sk_join_halves(lo, hi) \
     _mm512_castsi512_ps(_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1))
+#define SK_RHT_FP32_PATHS 1
 #define SK_RHT_WIDE_INLINE inline __attribute__((always_inline))
 /* the binary64 split with round-to-odd (below) */
 T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax);
@@ -456,27 +457,6 @@ T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_
     for (unsigned i = 0; i < 16; i++) v[i] = sk_join_halves(r[0][i], r[1][i]);
 }
 
-/* The 16 rows of group g, columns c0..c0+15, RHT'd in place when asked:
- * one fp32 butterfly when the input is bf16 and the spread allows it, the
- * exact hi/lo split otherwise, the binary64 path for wide spreads. All give
- * nvfp4_core_rht_forward_group's bits. */
-T512 static inline __attribute__((always_inline)) void col_load_group(const nvfp4_simd_col_job *j, const int bf16,
-                                                                       size_t g, size_t c0, __m512 v[16])
-{
-    SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
-    if (!j->rht) return;
-    __m512i emax, emin;
-    sk_rht_exp_range(v, &emax, &emin);
-    if (bf16 && sk_rht_bf16_int_ok(emax, emin)) sk_rht_bf16_int(j, v, emin);
-    else if (bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) sk_rht_bf16_exact(j, v);
-    else if (sk_rht_lanes_within(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF) {
-        if (sk_rht_split_int_ok(emax)) sk_rht_split_int(j, v, emax);
-        else sk_rht_split(j, v, emax);
-    }
-    else sk_rht_wide(j, g, c0, v, emax, emin);
-}
-
 /* A strip's quantized tiles in tile order: each tile's 16 blocks (8 bytes
  * each) as two vector stores and its 16 scale bytes as one, instead of 32
  * scattered stores into the output rows' stage (a quarter of the plain
@@ -607,7 +587,7 @@ T512 static inline __attribute__((always_inline)) void col_tile_as(const nvfp4_s
                                                                  col_tiles *tb, size_t ct, size_t gslot)
 {
     __m512 v[16];
-    if (rht) col_load_group(j, bf16, g, c0, v);
+    if (rht) sk_col_load_group(j, bf16, g, c0, v);
     else /* inline: the plain loads stay in registers */
         SIMD_UNROLL
         for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, bf16, (16 * g + i) * j->cols + c0);
@@ -740,7 +720,7 @@ T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4
             for (size_t c0 = t0; c0 < t1; c0 += 16) {
                 col_prefetch(j, g, g0, g1, c0, s1);
                 __m512 v[16];
-                col_load_group(j, bf16, g, c0, v);
+                sk_col_load_group(j, bf16, g, c0, v);
                 float *buf = tbuf[(c0 - t0) / 16];
                 SIMD_UNROLL
                 for (int i = 0; i < 16; i++) _mm512_store_ps(buf + 16 * i, v[i]);
@@ -854,7 +834,6 @@ typedef __mmask16 sk_nanacc;
 #define sk_rand(p) _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p)))
 #define sk_pack_block(c, out) pack16((c)[0], out)
 #define sk_sr_block(buf, b) sr_block_bytes(buf, b)
-#define sk_col_load_group(j, g, c0, v) col_load_group(j, (j)->bf16, g, c0, v)
 #define sk_tile_amax(j, g, c0) rht16_tile_amax(j, g, c0)
 
 /* Codes q[0..7] (16 elements) -> values, from a 16-entry table (nvfp4_core_e2m1_decode's). */

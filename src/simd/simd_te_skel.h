@@ -344,7 +344,7 @@ SK_FN static float SK_NAME(rht_apply)(const nvfp4_simd_col_job *job, size_t g0, 
     for (size_t g = g0; g < g1; g++) {
         for (size_t c0 = 0; c0 < ncolw; c0 += SK_W) {
             sk_vf v[16];
-            sk_col_load_group(j, g, c0, v);
+            sk_col_load_group(j, j->bf16, g, c0, v);
             SIMD_UNROLL
             for (size_t i = 0; i < 16; i++) {
                 am = sk_max(sk_abs(v[i]), am);
