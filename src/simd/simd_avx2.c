@@ -73,6 +73,7 @@ typedef __m256i sk_mask; /* all-ones lanes */
 /* indexed by the exponent's low 3 bits: 127 -> 7, 128 -> 0, 129 -> 1 */
 #define SK_EXP_TABLE(t127, t128, t129) _mm256_setr_epi32(t128, t129, 0, 0, 0, 0, 0, t127)
 #define sk_gt_i(a, b) _mm256_cmpgt_epi32(a, b)
+#define sk_lt_i(a, b) _mm256_cmpgt_epi32(b, a)
 #define sk_eq_i(a, b) _mm256_cmpeq_epi32(a, b)
 /* unsigned a < b as a signed compare with the top bits flipped */
 #define sk_lt_u(a, b) \
@@ -93,6 +94,7 @@ typedef __m256i sk_mask; /* all-ones lanes */
 #define sk_sr_bytes_aos(w, buf) sr_bytes_aos8(w, buf)
 #define sk_store_f(p, v) _mm256_store_ps(p, v)
 #define sk_load_f(p) _mm256_load_ps(p)
+#define sk_load_u32(p) _mm256_load_si256((const __m256i *)(p))
 /* binary64: half the lanes */
 typedef __m256d sk_vd;
 typedef __m128 sk_vh;
@@ -618,20 +620,13 @@ T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvf
                                                                         size_t g, size_t c0, const __m256 *kept,
                                                                         __m256 inv, int has_nan, uint64_t q[8])
 {
-    size_t nbr = j->rows / 16;
     const __m256 *v = kept; /* read in place: a local copy went through the stack */
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */
     __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     if (use_sr) {
         __m256i w[4];
-        _Alignas(32) uint32_t lo[8], hi[8];
-        for (size_t c = 0; c < 8; c++) {
-            uint64_t b = (c0 + c) * nbr + g;
-            lo[c] = (uint32_t)b;
-            hi[c] = (uint32_t)(b >> 32);
-        }
-        sk_sr_words(j->sr, _mm256_load_si256((const __m256i *)lo), _mm256_load_si256((const __m256i *)hi), w);
+        sk_col_sr_words(j, g, c0, w);
         if (!has_nan)
             SIMD_UNROLL
             for (int i = 0; i < 16; i++) {

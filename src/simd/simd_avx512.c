@@ -95,6 +95,7 @@ typedef __mmask16 sk_mask;
 /* indexed by the exponent's low 4 bits: 127 -> 15, 128 -> 0, 129 -> 1 */
 #define SK_EXP_TABLE(t127, t128, t129) _mm512_setr_epi32(t128, t129, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, t127)
 #define sk_gt_i(a, b) _mm512_cmpgt_epi32_mask(a, b)
+#define sk_lt_i(a, b) _mm512_cmplt_epi32_mask(a, b)
 #define sk_eq_i(a, b) _mm512_cmpeq_epi32_mask(a, b)
 #define sk_lt_u(a, b) _mm512_cmp_epu32_mask(a, b, _MM_CMPINT_LT)
 #define sk_lt_f(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
@@ -111,6 +112,7 @@ typedef __mmask16 sk_mask;
 #define sk_sr_bytes_aos(w, buf) sr_bytes_aos16(w, buf)
 #define sk_store_f(p, v) _mm512_store_ps(p, v)
 #define sk_load_f(p) _mm512_load_ps(p)
+#define sk_load_u32(p) _mm512_load_si512(p)
 /* binary64: half the lanes */
 typedef __m512d sk_vd;
 typedef __m256 sk_vh;
@@ -515,16 +517,9 @@ T512 static inline __attribute__((always_inline)) void col_tile_emit(const nvfp4
                                                                    __m512i sb, __m512 inv, int has_nan,
                                                                    col_tiles *tb, size_t ct, size_t gslot)
 {
-    size_t nbr = j->rows / 16;
     __m512i w[4];
     if (use_sr) {
-        _Alignas(64) uint32_t lo[16], hi[16];
-        for (size_t c = 0; c < 16; c++) {
-            uint64_t b = (c0 + c) * nbr + g;
-            lo[c] = (uint32_t)b;
-            hi[c] = (uint32_t)(b >> 32);
-        }
-        sk_sr_words(j->sr, _mm512_load_si512(lo), _mm512_load_si512(hi), w);
+        sk_col_sr_words(j, g, c0, w);
     }
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */

@@ -23,7 +23,7 @@
  *   sk_cvt_f(v)   int32 -> fp32 (exact uses)   sk_cvt_rne_f(v)   rounding uses
  *   sk_perm_i(tab, idx)        tab[idx & (SK_W - 1)]; SK_EXP_TABLE(t127, t128,
  *                              t129) a table indexed by a biased exponent >= 127
- *   sk_gt_i sk_eq_i sk_lt_u sk_lt_f sk_isnan sk_test_i(a, bits)   lane masks
+ *   sk_gt_i sk_lt_i sk_eq_i sk_lt_u sk_lt_f sk_isnan sk_test_i(a, bits)   lane masks
  *   sk_mand sk_mbits sk_blend_i(m, a, b) sk_blend_f(m, a, b)   (b where m)
  *   sk_add_where(v, m)         v + 1 where m
  *   sk_xor3(a, b, c)  sk_mulhilo(a, m, hi, lo)   Philox's pieces
@@ -31,6 +31,10 @@
  *   sk_rht_scaler(bexp)  sk_rht_signed_scaled(j, i, x, up)   s_i x 2^(bexp-127)
  *   sk_rne_frac(s, h)          s - RNE(s), h = sk_cvt_i(s)
  *   sk_sr_bytes_aos(w, buf)    Philox words -> 16 bytes per block
+ *   sk_store_f  sk_load_f  sk_load_u32   aligned stores and loads
+ *   sk_vd sk_vh sk_add_d sk_sub_d   binary64 (and fp32) vectors of half the lanes
+ *   sk_to_pd(v, half)  sk_pd_round(u)  sk_join_halves(lo, hi)   between them
+ *   SK_RHT_FP32_PATHS  SK_RHT_SPLIT_F64  SK_RHT_WIDE_INLINE   the ISA's RHT path set
  */
 #ifndef SK_W
 #error "simd_te_lanes.h is included by an ISA file after its vector operations"
@@ -56,7 +60,7 @@ SK_FN static inline sk_vf sk_e4m3_decode(sk_vi code)
 {
     sk_vf normal = sk_as_f(sk_slli(sk_add_i(code, sk_set1_i(960)), 20));
     sk_vf sub = sk_mul(sk_cvt_f(code), sk_set1(0x1p-9f));
-    return sk_blend_f(sk_gt_i(sk_set1_i(8), code), normal, sub);
+    return sk_blend_f(sk_lt_i(code, sk_set1_i(8)), normal, sub);
 }
 
 /* te block scale bytes from block amaxes (nvfp4_core_block_scale, TE_MUL). */
@@ -214,6 +218,19 @@ SK_FN static inline void sk_philox(sk_vi c0, sk_vi c1, sk_vi c2, sk_vi c3, uint6
 SK_FN static inline void sk_sr_words(const nvfp4_simd_sr *sr, sk_vi blo, sk_vi bhi, sk_vi w[4])
 {
     sk_philox(sk_set1_i((uint32_t)sr->offset), sk_set1_i((uint32_t)(sr->offset >> 32)), blo, bhi, sr->seed, w);
+}
+
+/* The SR words of the columnwise blocks of group g, columns c0 .. c0+SK_W-1
+ * (block (c0 + c) * rows/16 + g: simd_kernels.h). */
+SK_FN static inline void sk_col_sr_words(const nvfp4_simd_col_job *j, size_t g, size_t c0, sk_vi w[4])
+{
+    _Alignas(64) uint32_t lo[SK_W], hi[SK_W];
+    for (size_t c = 0; c < SK_W; c++) {
+        uint64_t b = (c0 + c) * (j->rows / 16) + g;
+        lo[c] = (uint32_t)b;
+        hi[c] = (uint32_t)(b >> 32);
+    }
+    sk_sr_words(j->sr, sk_load_u32(lo), sk_load_u32(hi), w);
 }
 
 /* Blocks block0 .. block0+SK_W-1 (consecutive, the 64-bit carry handled). */
