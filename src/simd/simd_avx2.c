@@ -1,18 +1,21 @@
 /*
  * simd_avx2.c - AVX2 kernels of the fast CPU path (8 lanes; a 16-element
- * block is two registers). Same algorithms as simd_avx512.c, which explains
- * each one against the src/core/ function it matches; differences:
+ * block is two registers). The codecs, Philox rounds, MXFP4 scale rules and
+ * RHT paths are simd_te_lanes.h's, over this file's vector operations;
+ * differences from simd_avx512.c:
  *   - AVX2 has no embedded rounding, so the FPU roundings (min(|y|, 6) + C
  *     of the one-rounding E2M1 RN magnitude, |v|*2^9 for E4M3 subnormals,
  *     binary64 -> fp32, fp32 -> int32 in the RHT integer paths) use the
  *     MXCSR mode, which the whole library requires to be the default
  *     round-to-nearest-even without FTZ/DAZ (as the scalar code does);
  *   - E2M1 decode uses an 8-entry magnitude table plus the sign bit;
- *   - columnwise tiles are 16 rows x 8 columns.
+ *   - columnwise tiles are 16 rows x 8 columns, in two phases per strip;
+ *   - the RHT takes the integer and binary64 paths only (SK_RHT_FP32_PATHS).
  * Selected for CPUs with AVX2 and FMA (the kernels use no FMA instruction:
  * every product is rounded before its sum, as in the scalar reference).
- * These are the leaves; the kernels' loops, chunks, phases and instances
- * are simd_te_skel.h's, included once near the end of this file (8 lanes).
+ * The kernels' loops, chunks, phases and instances are simd_te_skel.h's,
+ * included once near the end of this file; the generic driver's AVX2
+ * leaves (simd_generic.c's) are here too.
  */
 #include "simd/simd_kernels.h"
 

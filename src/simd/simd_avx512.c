@@ -10,30 +10,13 @@
  * (simd_dispatch.c). No FMA instruction is used: every product is rounded
  * before the sum that uses it, as in the scalar reference.
  *
- * Lane-wise re-expression of the `te` chain (src/core/recipe.h) and of the
- * codecs in src/core/ (each helper names the scalar function it matches):
- *   - E2M1 RN as one IEEE addition (nvfp4_core_e2m1_rn_mag): the FPU's RNE
- *     of min(|y|, 6) + C with C = 2^22, 2^23 or 2^24 by binade, whose ulp
- *     is E2M1's step there (see sk_e2m1_rn_mag);
- *   - E2M1 SR: t = trunc(|y| * 2^k) with 2^k = 256/step, so t>>8 is the
- *     round-toward-zero position and t & 255 = floor(256*frac)
- *     (nvfp4_core_e2m1_sr_mag, exact since the scalings are by powers of two);
- *   - E4M3 RN satfinite: integer round-to-nearest-even on the fp32 pattern
- *     for normals, the FPU's RNE of |v|*2^9 for subnormals
- *     (nvfp4_core_e4m3_encode);
- *   - Philox4x32-10 over 16 counters at once (nvfp4_core_philox4x32_10):
- *     mulhi from vpmuludq on even and odd lanes.
- *   - RHT-16: exact butterflies on s[i]*x/4 chosen per 16x16 tile by the
- *     exponent spread of each column's nonzero inputs (all need biased
- *     exponents >= 3): one fp32 butterfly for bf16 inputs within 13 binades
- *     (rht16_bf16_exact), an fp32 hi/lo split within 17 (33 for bf16 inputs,
- *     rht16_split), binary64 within 25 (rht16_f64), a binary64 split with
- *     round-to-odd within 75 (rht16_split_f64), the scalar exact
- *     accumulator for anything else (Inf, NaN, tiny inputs);
- *   - UE8M0 floor / rceil for MXFP4 (nvfp4_core_ue8m0_floor_scale,
- *     nvfp4_core_ue8m0_cvt).
- * These are the leaves; the kernels' loops, chunks, phases and instances
- * are simd_te_skel.h's, included once at the end of this file (16 lanes).
+ * The codecs, Philox rounds, MXFP4 scale rules and RHT paths are
+ * simd_te_lanes.h's, over this file's vector operations (16 lanes); the
+ * kernels' loops, chunks, phases and instances are simd_te_skel.h's,
+ * included once at the end of this file. Here: those operations and the
+ * leaves measured per ISA (loads, packing, the rowwise and 16x16 group
+ * steps, a columnwise strip's tiles and their transpose, the exact RHT
+ * tile amax and the binary64 split with round-to-odd).
  */
 #include "simd/simd_kernels.h"
 

@@ -9,8 +9,32 @@
  * intrinsic each, so every function here compiles to the instructions
  * each file wrote out before (xxHash writes its accumulate step once over
  * per-ISA intrinsics the same way: Cyan4973/xxHash, xxhash.h v0.8.2,
- * XXH3_accumulate_512_{sse2,avx2,avx512}). Each function names the
- * src/core/ function it matches.
+ * XXH3_accumulate_512_{sse2,avx2,avx512}).
+ *
+ * Lane-wise re-expression of the `te` chain (src/core/recipe.h) and of the
+ * codecs in src/core/ (each function names the scalar function it matches):
+ *   - E2M1 RN as one IEEE addition (nvfp4_core_e2m1_rn_mag): the FPU's RNE
+ *     of min(|y|, 6) + C with C = 2^22, 2^23 or 2^24 by binade, whose ulp
+ *     is E2M1's step there (see sk_e2m1_rn_mag);
+ *   - E2M1 SR: t = trunc(|y| * 2^k) with 2^k = 256/step, so t>>8 is the
+ *     round-toward-zero position and t & 255 = floor(256*frac)
+ *     (nvfp4_core_e2m1_sr_mag, exact since the scalings are by powers of two);
+ *   - E4M3 RN satfinite: integer round-to-nearest-even on the fp32 pattern
+ *     for normals, the FPU's RNE of |v|*2^9 for subnormals
+ *     (nvfp4_core_e4m3_encode);
+ *   - Philox4x32-10 over SK_W counters at once (nvfp4_core_philox4x32_10):
+ *     mulhi from vpmuludq on even and odd lanes;
+ *   - RHT-16: exact butterflies on s[i]*x/4 chosen per 16x16 tile by the
+ *     exponent spread of each column's nonzero inputs (all need biased
+ *     exponents >= 3): one fp32 butterfly for bf16 inputs within 13 binades
+ *     (sk_rht_bf16_exact), int32 for bf16 inputs within 19
+ *     (sk_rht_bf16_int), a hi/lo split within 17 (33 for bf16 inputs;
+ *     sk_rht_split, sk_rht_split_int with its hi part in int32), binary64
+ *     within 25 (sk_rht_f64), a binary64 split with round-to-odd within 75
+ *     (AVX-512's rht16_split_f64), the scalar exact accumulator for
+ *     anything else (Inf, NaN, tiny inputs; sk_rht_wide);
+ *   - UE8M0 floor / rceil for MXFP4 (nvfp4_core_ue8m0_floor_scale,
+ *     nvfp4_core_ue8m0_cvt).
  *
  * Operations (sk_vf / sk_vi: SK_W fp32 / int32 lanes; sk_mask: a lane
  * mask, SK_ALL its all-set value as returned by sk_mbits):
