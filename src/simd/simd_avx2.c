@@ -107,6 +107,7 @@ typedef __m128 sk_vh;
 #define sk_pd_round(u) _mm256_cvtpd_ps(u) /* MXCSR: RNE */
 #define sk_join_halves(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1)
 #define SK_RHT_FP32_PATHS 0 /* AVX2: the integer and binary64 paths only (docs/performance.md) */
+#define SK_PREFETCH_L1 0 /* see col_strip8 */
 #define SK_RHT_WIDE_INLINE __attribute__((noinline))
 
 /* ---- loads and small helpers ---------------------------------------------- */
@@ -710,51 +711,38 @@ T256 static inline __attribute__((always_inline)) void transpose8x8_bytes(const 
     _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi32(u[1], u[3])); /* columns 6, 7 */
 }
 
-/* Output rows s0..s1-1, groups g0..g1-1, from the strip's tiles: per tile
- * column, four 4x4 transposes of 64-bit words make its 8 output lines and
- * an 8x8 byte transpose its scale bytes. Whole aligned 64-byte lines go
- * out as streaming stores; other strips (fewer than 8 groups, unaligned
- * rows) through the stage and nvfp4_simd_col_stage_flush. */
-T256 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *tb, size_t s0, size_t s1, size_t g0,
-                                 size_t g1, nvfp4_simd_col_stage *st)
+/* A column of tiles' 8 output lines (l[c]: column c0 + c, groups 0-3 and
+ * 4-7) by four 4x4 transposes of 64-bit words, and their scale bytes (8
+ * per column at sc + 8c) by an 8x8 byte transpose. */
+typedef struct {
+    __m256i v[2];
+} col_line;
+T256 static inline __attribute__((always_inline)) void col_tile_lines8(const col_tiles *tb, size_t t, col_line l[8],
+                                                                        uint8_t sc[64])
 {
-    size_t nbr = j->rows / 16;
-    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
-    for (size_t c0 = s0; c0 < s1; c0 += 8) {
-        size_t t = (c0 - s0) / 8;
-        __m256i half[2][2][4]; /* [unpack lo/hi][groups 0-3 / 4-7][qword k] */
+    SIMD_UNROLL
+    for (int u = 0; u < 2; u++)
         SIMD_UNROLL
-        for (int u = 0; u < 2; u++)
+        for (int h = 0; h < 2; h++) {
+            __m256i r[4], out[4];
             SIMD_UNROLL
-            for (int h = 0; h < 2; h++) {
-                __m256i r[4];
-                SIMD_UNROLL
-                for (int i = 0; i < 4; i++) r[i] = _mm256_load_si256((const __m256i *)(tb->q[t][4 * h + i] + 4 * u));
-                transpose4x4_epi64(r, half[u][h]);
-            }
-        _Alignas(16) uint8_t sc[64];
-        transpose8x8_bytes(tb->scale[t][0], sc);
-        SIMD_UNROLL
-        for (int u = 0; u < 2; u++)
+            for (int i = 0; i < 4; i++) r[i] = _mm256_load_si256((const __m256i *)(tb->q[t][4 * h + i] + 4 * u));
+            transpose4x4_epi64(r, out);
             SIMD_UNROLL
-            for (int k = 0; k < 4; k++) {
-                size_t cl = 4 * (size_t)(k / 2) + (size_t)(k % 2) + 2 * (size_t)u, c = c0 + cl; /* qword k of unpack u */
-                if (lines) {
-                    __m256i *dst = (__m256i *)(j->data + c * (j->rows / 2) + 8 * g0);
-                    _mm256_stream_si256(dst, half[u][0][k]);
-                    _mm256_stream_si256(dst + 1, half[u][1][k]);
-                } else {
-                    _mm256_store_si256((__m256i *)st->data[c - s0], half[u][0][k]);
-                    _mm256_store_si256((__m256i *)st->data[c - s0] + 1, half[u][1][k]);
-                }
-                /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
-                memcpy(lines ? j->scale + c * nbr + g0 : st->scale[c - s0], sc + 8 * cl, 8);
-            }
+            for (int k = 0; k < 4; k++) l[4 * (k / 2) + k % 2 + 2 * u].v[h] = out[k]; /* qword k of unpack u */
+        }
+    transpose8x8_bytes(tb->scale[t][0], sc);
+}
+
+T256 static inline void col_store_line8(void *p, col_line l, int stream)
+{
+    if (stream) {
+        _mm256_stream_si256((__m256i *)p, l.v[0]);
+        _mm256_stream_si256((__m256i *)p + 1, l.v[1]);
+    } else {
+        _mm256_store_si256((__m256i *)p, l.v[0]);
+        _mm256_store_si256((__m256i *)p + 1, l.v[1]);
     }
-    if (lines)
-        _mm_sfence();
-    else
-        nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
 }
 
 /* The tiles of one strip (columns s0..s1-1, groups g0..g1-1), in two
@@ -769,7 +757,7 @@ T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_si
                                                                    const int rht, const int use_sr, size_t g0,
                                                                    size_t g1, size_t s0, size_t s1, col_tiles *tb)
 {
-    size_t ncol8 = j->cols / 8 * 8, es = bf16 ? 2u : 4u, nt = (s1 - s0) / 8;
+    size_t es = bf16 ? 2u : 4u, nt = (s1 - s0) / 8;
     __m256 am[COL_TILES], inv[COL_TILES];
     int nan[COL_TILES];
     /* the strip's tiles (RHT'd) as phase 1 loaded them, 16 KiB: a reload
@@ -779,12 +767,7 @@ T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_si
     for (size_t g = g0; g < g1; g++) {
         for (size_t t = 0; t < nt; t++) {
             size_t c0 = s0 + 8 * t;
-            if ((8 * t * es) % 64 == 0) { /* once per 64-byte line */
-                size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
-                if (pc + 8 <= ncol8)
-                    for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
-            }
+            if ((8 * t * es) % 64 == 0) sk_col_prefetch(j, bf16, g, g0, g1, c0, s1); /* once per 64-byte line */
             if (rht && t % (8 / es) == 0) /* the tiles of one 64-byte line of each row (aligned rows) */
                 col_copy_rows8(j, bf16, g, c0, nt - t < 8 / es ? nt - t : 8 / es, kept + 16 * t);
             am[t] = col_tile_amax8(j, bf16, rht, g, c0, kept + 16 * t, &nan[t]);
@@ -1128,7 +1111,9 @@ T256 static void avx2_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_cor
 #define SK_ROW_CHUNK 64
 typedef col_tiles sk_col_tiles;
 #define sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb) col_strip8(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)
-#define sk_col_tiles_flush(j, tb, s0, s1, g0, g1, st) col_tiles_flush(j, tb, s0, s1, g0, g1, st)
+typedef col_line sk_line;
+#define sk_tile_lines(tb, t, l, sc) col_tile_lines8(tb, t, l, sc)
+#define sk_store_line(p, l, stream) col_store_line8(p, l, stream)
 #define sk_tile_group_amax(x, bf16, stride, b0, n, a) tile_group_amax8(x, bf16, stride, b0, n, a)
 #define sk_row_group_scales(k, x, bf16, b0, n, scale, inv) row_group_scales8(k, x, bf16, b0, n, scale, inv)
 #define sk_row_group_nan(x, bf16, b0, n) row_nan8(x, bf16, b0, n)

@@ -108,6 +108,7 @@ typedef __m256 sk_vh;
 #define sk_join_halves(lo, hi) \
     _mm512_castsi512_ps(_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1))
 #define SK_RHT_FP32_PATHS 1
+#define SK_PREFETCH_L1 1
 #define SK_RHT_WIDE_INLINE inline __attribute__((always_inline))
 /* the binary64 split with round-to-odd (below) */
 T512 static __attribute__((noinline)) void rht16_split_f64(const nvfp4_simd_col_job *j, __m512 v[16], __m512i emax);
@@ -597,57 +598,39 @@ T512 static inline __attribute__((always_inline)) void transpose8x8_epi64(const 
     }
 }
 
-/* Output rows s0..s1-1 (columns of the input), groups g0..g1-1, from the
- * strip's tiles: per column of tiles, two 8x8 transposes of 64-bit words
- * make its 16 output lines and one two-table byte permute its scale bytes.
- * Whole aligned 64-byte lines go out as streaming stores; other strips
- * (fewer than 8 groups, unaligned rows) through the stage and
- * nvfp4_simd_col_stage_flush. */
-T512 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *tb, size_t s0, size_t s1, size_t g0,
-                                 size_t g1, nvfp4_simd_col_stage *st)
+/* A column of tiles' 16 output lines (l[c]: column c0 + c) by two 8x8
+ * transposes of 64-bit words, and their scale bytes (8 per column at sc +
+ * 8c) by two two-table byte permutes: byte 8c + t of permute h is tile t's
+ * scale byte of column 8h + c, from tb->scale[ct][0..3] and [4..7]. */
+#define PERM8(h, c) 8 * h + c, 16 + 8 * h + c, 32 + 8 * h + c, 48 + 8 * h + c, 64 + 8 * h + c, 80 + 8 * h + c, \
+                    96 + 8 * h + c, 112 + 8 * h + c
+#define PERM64(h) PERM8(h, 0), PERM8(h, 1), PERM8(h, 2), PERM8(h, 3), PERM8(h, 4), PERM8(h, 5), PERM8(h, 6), PERM8(h, 7)
+static const _Alignas(64) uint8_t scale_perm[2][64] = {{PERM64(0)}, {PERM64(1)}};
+T512 static inline __attribute__((always_inline)) void col_tile_lines16(const col_tiles *tb, size_t ct, __m512i l[16],
+                                                                         uint8_t sc[128])
 {
-    size_t nbr = j->rows / 16;
-    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
-    /* byte 8c + t of the result: tile t's scale byte of column c (c < 8; the
-     * second permute takes columns 8..15): tables tb->scale[ct][0..3] and [4..7] */
-    _Alignas(64) uint8_t perm[2][64];
-    for (int h = 0; h < 2; h++)
-        for (int c = 0; c < 8; c++)
-            for (int t = 0; t < 8; t++) perm[h][8 * c + t] = (uint8_t)(16 * t + 8 * h + c);
-    for (size_t c0 = s0; c0 < s1; c0 += 16) {
-        size_t ct = (c0 - s0) / 16;
-        __m512i r[8], lines_lo[8], lines_hi[8];
-        SIMD_UNROLL
-        for (int t = 0; t < 8; t++) r[t] = _mm512_load_si512(tb->q[ct][t]);
-        transpose8x8_epi64(r, lines_lo);
-        SIMD_UNROLL
-        for (int t = 0; t < 8; t++) r[t] = _mm512_load_si512(tb->q[ct][t] + 8);
-        transpose8x8_epi64(r, lines_hi);
-        __m512i s_lo = _mm512_load_si512(tb->scale[ct][0]), s_hi = _mm512_load_si512(tb->scale[ct][4]);
-        _Alignas(64) uint8_t sc[2][64];
-        SIMD_UNROLL
-        for (int h = 0; h < 2; h++)
-            _mm512_store_si512(sc[h], _mm512_permutex2var_epi8(s_lo, _mm512_load_si512(perm[h]), s_hi));
-        SIMD_UNROLL
-        for (int k = 0; k < 8; k++) {
-            size_t c = c0 + 4 * (size_t)(k / 2) + (size_t)(k % 2); /* qword k of the low unpack */
-            __m512i l[2] = {lines_lo[k], lines_hi[k]};
-            SIMD_UNROLL
-            for (size_t h = 0; h < 2; h++) {
-                size_t cc = c + 2 * h, cl = cc - c0;
-                if (lines)
-                    _mm512_stream_si512((void *)(j->data + cc * (j->rows / 2) + 8 * g0), l[h]);
-                else
-                    _mm512_store_si512((void *)st->data[cc - s0], l[h]);
-                /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
-                memcpy(lines ? j->scale + cc * nbr + g0 : st->scale[cc - s0], &sc[cl / 8][8 * (cl % 8)], 8);
-            }
-        }
+    __m512i r[8], lo[8], hi[8];
+    SIMD_UNROLL
+    for (int t = 0; t < 8; t++) r[t] = _mm512_load_si512(tb->q[ct][t]);
+    transpose8x8_epi64(r, lo);
+    SIMD_UNROLL
+    for (int t = 0; t < 8; t++) r[t] = _mm512_load_si512(tb->q[ct][t] + 8);
+    transpose8x8_epi64(r, hi);
+    SIMD_UNROLL
+    for (int k = 0; k < 8; k++) { /* qword k of the unpacks */
+        l[4 * (k / 2) + k % 2] = lo[k];
+        l[4 * (k / 2) + k % 2 + 2] = hi[k];
     }
-    if (lines)
-        _mm_sfence();
-    else
-        nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
+    __m512i s_lo = _mm512_load_si512(tb->scale[ct][0]), s_hi = _mm512_load_si512(tb->scale[ct][4]);
+    SIMD_UNROLL
+    for (int h = 0; h < 2; h++)
+        _mm512_store_si512(sc + 64 * h, _mm512_permutex2var_epi8(s_lo, _mm512_load_si512(scale_perm[h]), s_hi));
+}
+
+T512 static inline void col_store_line16(void *p, __m512i l, int stream)
+{
+    if (stream) _mm512_stream_si512(p, l);
+    else _mm512_store_si512(p, l);
 }
 
 /* RHT tiles transformed (into an L1 buffer) before any of them is
@@ -657,28 +640,6 @@ T512 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *t
  * 8 tiles (8 KiB): RHT + quantize +6% per core on a 4 MiB input (4 tiles
  * +4%, 16 +5%; also moving the tile scales into the first phase: slower). */
 #define RHT_PHASE_TILES 8
-/* Prefetches for the tile at group g, columns c0..c0+15 of the strip
- * ending at s1: into L2, the rows this tile position needs two groups
- * later (for the strip's last two groups: the first two of the next
- * strip), which leaves time for DRAM; into L1, the next tile's rows,
- * already in L2. always_inline: as a plain static helper GCC 12 at -O1
- * and above deleted every call to it (a void function whose only
- * statements are __builtin_prefetch counts as free of side effects), which
- * goes unnoticed in cache and shows only on inputs larger than the caches
- * (docs/performance.md, "Measured design choices"). */
-T512 static inline __attribute__((always_inline)) void col_prefetch(const nvfp4_simd_col_job *j, size_t g, size_t g0,
-                                                                     size_t g1, size_t c0, size_t s1)
-{
-    size_t ncol16 = j->cols / 16 * 16, es = j->bf16 ? 2u : 4u;
-    size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
-    if (pc + 16 <= ncol16)
-        for (size_t i = 0; i < 16; i++)
-            _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
-    if (c0 + 16 < s1)
-        for (size_t i = 0; i < 16; i++)
-            _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + 16) * es, _MM_HINT_T0);
-}
-
 /* RHT tiles are transformed (into an L1 buffer) before any of them is
  * quantized: the transform and the quantization of one tile form a chain
  * too long for the out-of-order window to overlap with the next tile's
@@ -696,7 +657,7 @@ T512 static inline __attribute__((always_inline)) void col_strip_rht(const nvfp4
         for (size_t t0 = s0; t0 < s1; t0 += 16 * RHT_PHASE_TILES) {
             size_t t1 = t0 + 16 * RHT_PHASE_TILES < s1 ? t0 + 16 * RHT_PHASE_TILES : s1;
             for (size_t c0 = t0; c0 < t1; c0 += 16) {
-                col_prefetch(j, g, g0, g1, c0, s1);
+                sk_col_prefetch(j, bf16, g, g0, g1, c0, s1);
                 __m512 v[16];
                 sk_col_load_group(j, bf16, g, c0, v);
                 float *buf = tbuf[(c0 - t0) / 16];
@@ -725,7 +686,7 @@ T512 static inline __attribute__((always_inline)) void col_strip16(const nvfp4_s
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c0 = s0; c0 < s1; c0 += 16) {
-            col_prefetch(j, g, g0, g1, c0, s1);
+            sk_col_prefetch(j, bf16, g, g0, g1, c0, s1);
             col_tile_as(j, bf16, 0, use_sr, g, c0, tb, (c0 - s0) / 16, g - g0);
         }
 }
@@ -792,7 +753,9 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
 #define SK_ROW_CHUNK 128
 typedef col_tiles sk_col_tiles;
 #define sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb) col_strip16(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)
-#define sk_col_tiles_flush(j, tb, s0, s1, g0, g1, st) col_tiles_flush(j, tb, s0, s1, g0, g1, st)
+typedef __m512i sk_line;
+#define sk_tile_lines(tb, t, l, sc) col_tile_lines16(tb, t, l, sc)
+#define sk_store_line(p, l, stream) col_store_line16(p, l, stream)
 #define sk_tile_group_amax(x, bf16, stride, b0, n, a) tile_group_amax16(x, bf16, stride, b0, n, a)
 #define sk_row_group_scales(k, x, bf16, b0, n, scale, inv) row_scales16(k, x, bf16, b0, n, scale, inv)
 /* the NaN-aware codes whenever the row's NaN are not known (16x16 rows) */

@@ -645,6 +645,33 @@ SK_FN static SK_RHT_WIDE_INLINE void sk_rht_wide(const nvfp4_simd_col_job *j, si
     if (exact != SK_ALL) sk_rht_scalar_lanes(j, g, c0, v, exact);
 }
 
+/* ---- columnwise tiles ------------------------------------------------------------ */
+
+/* Prefetches for the tile at group g, columns c0..c0+SK_W-1 of the strip
+ * ending at s1: into L2, the rows this tile position needs two groups
+ * later (for the strip's last two groups: the first two of the next
+ * strip), which leaves time for DRAM; with SK_PREFETCH_L1, into L1 the
+ * next tile's rows, already in L2 (AVX2 was faster without: the 16 rows
+ * share L1 sets when the row stride is a multiple of 4 KiB). always_inline:
+ * as a plain static helper GCC 12 at -O1 and above deleted every call to
+ * it (a void function whose only statements are __builtin_prefetch counts
+ * as free of side effects), which goes unnoticed in cache and shows only
+ * on inputs larger than the caches (docs/performance.md, "Measured design
+ * choices"). */
+SK_FN static inline __attribute__((always_inline)) void sk_col_prefetch(const nvfp4_simd_col_job *j, const int bf16,
+                                                                        size_t g, size_t g0, size_t g1, size_t c0,
+                                                                        size_t s1)
+{
+    size_t ncolw = j->cols / SK_W * SK_W, es = bf16 ? 2u : 4u;
+    size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
+    if (pc + SK_W <= ncolw)
+        for (size_t i = 0; i < 16; i++)
+            _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
+    if (SK_PREFETCH_L1 && c0 + SK_W < s1)
+        for (size_t i = 0; i < 16; i++)
+            _mm_prefetch((const char *)j->x + ((16 * g + i) * j->cols + c0 + SK_W) * es, _MM_HINT_T0);
+}
+
 /* ---- a tile's path --------------------------------------------------------------- */
 
 /* RHT of the 16 rows v of group g, columns c0..c0+SK_W-1, in place: the

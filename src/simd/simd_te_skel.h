@@ -247,6 +247,34 @@ SK_FN static void SK_NAME(row_fused)(const nvfp4_simd_te_consts *k, const void *
 
 /* ---- columnwise ------------------------------------------------------------------ */
 
+/* Output rows s0..s1-1 (columns of the input), groups g0..g1-1, from a
+ * strip's tiles: per column of tiles, the leaf's transposes make its SK_W
+ * output lines (8 groups x 8 bytes each) and their scale bytes. Whole
+ * aligned 64-byte lines go out as streaming stores; other strips (fewer
+ * than 8 groups, unaligned rows) through the stage and
+ * nvfp4_simd_col_stage_flush. */
+SK_FN static void SK_NAME(col_tiles_flush)(const nvfp4_simd_col_job *j, const sk_col_tiles *tb, size_t s0, size_t s1,
+                                           size_t g0, size_t g1, nvfp4_simd_col_stage *st)
+{
+    size_t nbr = j->rows / 16;
+    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
+    for (size_t c0 = s0; c0 < s1; c0 += SK_W) {
+        sk_line l[SK_W];
+        _Alignas(64) uint8_t sc[8 * SK_W];
+        sk_tile_lines(tb, (c0 - s0) / SK_W, l, sc);
+        SIMD_UNROLL
+        for (size_t cl = 0; cl < SK_W; cl++) {
+            size_t c = c0 + cl;
+            sk_store_line(lines ? (void *)(j->data + c * (j->rows / 2) + 8 * g0) : (void *)st->data[c - s0], l[cl],
+                          lines);
+            /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
+            memcpy(lines ? j->scale + c * nbr + g0 : st->scale[c - s0], sc + 8 * cl, 8);
+        }
+    }
+    if (lines) _mm_sfence();
+    else nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
+}
+
 /* Strips of NVFP4_SIMD_STAGE_COLS input columns outermost: inside a strip
  * each group reads 16 rows of a few hundred bytes contiguously
  * (prefetcher-friendly); the strip's groups (at most 8, g0 % 8 == 0) fill
@@ -265,7 +293,7 @@ SK_FN static inline __attribute__((always_inline)) void SK_NAME(col_quant_as)(co
     for (size_t s0 = 0; s0 < ncolw; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncolw ? s0 + NVFP4_SIMD_STAGE_COLS : ncolw;
         sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, &tb);
-        sk_col_tiles_flush(j, &tb, s0, s1, g0, g1, &st);
+        SK_NAME(col_tiles_flush)(j, &tb, s0, s1, g0, g1, &st);
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncolw; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
