@@ -703,19 +703,12 @@ T512 static inline __attribute__((always_inline)) __m512 rht16_tile_amax(const n
     for (size_t i = 0; i < 16; i++) v[i] = load16(j->x, j->bf16, (16 * g + i) * j->cols + c0);
     __m512i emax, emin;
     sk_rht_exp_range(v, &emax, &emin);
-    int fp32_ok = j->bf16 ? sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_SPLIT_SPREAD_BF16) == 0xFFFF
-                          : sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFFFF;
-    __mmask16 finite = _mm512_cmp_epi32_mask(emax, _mm512_set1_epi32(255), _MM_CMPINT_LT);
-    __mmask16 big = _mm512_cmp_epi32_mask(emin, _mm512_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW), _MM_CMPINT_NLT);
-    __mmask16 d25 = finite & big &
-                    _mm512_cmp_epi32_mask(_mm512_sub_epi32(emax, emin), _mm512_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD),
-                                          _MM_CMPINT_LE);
-    if (fp32_ok || d25 != 0xFFFF) {
-        if (j->bf16 && sk_rht_bf16_int_ok(emax, emin)) sk_rht_bf16_int(j, v, emin);
-        else if (j->bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == 0xFFFF) sk_rht_bf16_exact(j, v);
-        else if (fp32_ok && sk_rht_split_int_ok(emax)) sk_rht_split_int(j, v, emax);
-        else if (fp32_ok) sk_rht_split(j, v, emax);
-        else sk_rht_wide(j, g, c0, v, emax, emin);
+    /* tiles whose every lane takes the plain binary64 butterfly in
+     * sk_rht_tile_in take the maximum below instead */
+    int fp32_ok = sk_rht_lanes_within(emax, emin, j->bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16
+                                                          : NVFP4_CORE_RHT_SPLIT_SPREAD) == SK_ALL;
+    if (fp32_ok || sk_rht_finite_within(emax, emin, NVFP4_CORE_RHT_F64_SPREAD) != SK_ALL) {
+        sk_rht_tile_in(j, j->bf16, g, c0, v, emax, emin);
         __m512 am = _mm512_setzero_ps();
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) am = _mm512_max_ps(abs16(v[i]), am);

@@ -674,18 +674,18 @@ SK_FN static inline __attribute__((always_inline)) void sk_col_prefetch(const nv
 
 /* ---- a tile's path --------------------------------------------------------------- */
 
-/* RHT of the 16 rows v of group g, columns c0..c0+SK_W-1, in place: the
+/* RHT of the 16 rows v of group g, columns c0..c0+SK_W-1, whose exponent
+ * range is emax, emin, in place: the
  * int32 butterfly for bf16 inputs whose lanes allow it, else (with
  * SK_RHT_FP32_PATHS) bf16's plain fp32 butterfly, else the hi/lo split
  * (integer hi; with SK_RHT_FP32_PATHS the fp32 one where Emax is too small
  * for it), else the binary64 paths (sk_rht_wide). All give
  * nvfp4_core_rht_forward_group's bits; which of them an ISA takes was
  * measured per ISA (docs/performance.md, "Measured design choices"). */
-SK_FN static inline __attribute__((always_inline)) void sk_rht_tile(const nvfp4_simd_col_job *j, const int bf16,
-                                                                    size_t g, size_t c0, sk_vf v[16])
+SK_FN static inline __attribute__((always_inline)) void sk_rht_tile_in(const nvfp4_simd_col_job *j, const int bf16,
+                                                                       size_t g, size_t c0, sk_vf v[16], sk_vi emax,
+                                                                       sk_vi emin)
 {
-    sk_vi emax, emin;
-    sk_rht_exp_range(v, &emax, &emin);
     if (bf16 && sk_rht_bf16_int_ok(emax, emin)) sk_rht_bf16_int(j, v, emin);
     else if (SK_RHT_FP32_PATHS && bf16 && sk_rht_lanes_within(emax, emin, NVFP4_CORE_RHT_BF16_SPREAD) == SK_ALL)
         sk_rht_bf16_exact(j, v);
@@ -695,6 +695,15 @@ SK_FN static inline __attribute__((always_inline)) void sk_rht_tile(const nvfp4_
         if (sk_rht_split_int_ok(emax)) sk_rht_split_int(j, v, emax);
         else sk_rht_split(j, v, emax);
     } else sk_rht_wide(j, g, c0, v, emax, emin);
+}
+
+/* The same, given the tile's exponent range (sk_rht_exp_range). */
+SK_FN static inline __attribute__((always_inline)) void sk_rht_tile(const nvfp4_simd_col_job *j, const int bf16,
+                                                                    size_t g, size_t c0, sk_vf v[16])
+{
+    sk_vi emax, emin;
+    sk_rht_exp_range(v, &emax, &emin);
+    sk_rht_tile_in(j, bf16, g, c0, v, emax, emin);
 }
 
 /* The 16 rows of group g, columns c0..c0+SK_W-1, RHT'd in place when asked. */
