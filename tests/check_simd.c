@@ -885,7 +885,7 @@ END_TEST
 /* ---- RHT integer-hi split: the hi part must round to nearest ----------- */
 
 /* A spread-17 group (the fp32 split's limit) on which the integer-hi split
- * (rht16_split_int, both vector variants) is exact only because
+ * (sk_rht_split_int, both x86 variants) is exact only because
  * h_i = RNE(s_i) keeps |l_i| <= 1/2: with h_i = trunc(s_i) (|l_i| < 1) the
  * lo sum of output 0 needs 25 bits and the result comes out one ulp low
  * (0x1.8d00acp-15). AVX2 computes h_i with vcvtps2dq in the MXCSR mode and

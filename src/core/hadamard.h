@@ -267,19 +267,19 @@ NVFP4_HD static inline void nvfp4_core_rht_inverse_group(const float *y, float *
  * butterfly of finite lanes stays below 2^126 when Emax <= 250. */
 #define NVFP4_CORE_RHT_EMIN_LOW 3
 #define NVFP4_CORE_RHT_EMAX_HIGH 250
-/* fp32 inputs: the hi/lo split butterflies (rht16_split, rht16_split_int). */
+/* fp32 inputs: the hi/lo split butterflies (sk_rht_split, sk_rht_split_int). */
 #define NVFP4_CORE_RHT_SPLIT_SPREAD 17
 /* bf16 inputs (8-bit significands): the same split. */
 #define NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 33
-/* rht16_split_int also needs every lane's Emax >= 22 or 0 (all zero). */
+/* sk_rht_split_int also needs every lane's Emax >= 22 or 0 (all zero). */
 #define NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW 22
-/* bf16 inputs as int32 (rht16_bf16_int): spread <= 19 and Emin >= 10, so
+/* bf16 inputs as int32 (sk_rht_bf16_int): spread <= 19 and Emin >= 10, so
  * s_i x_i 2^(7-Emin) are integers below 2^27 and 16-term sums fit int32. */
 #define NVFP4_CORE_RHT_BF16_INT_SPREAD 19
 #define NVFP4_CORE_RHT_BF16_INT_EMIN_LOW 10
-/* bf16 inputs as one fp32 butterfly (rht16_bf16_exact). */
+/* bf16 inputs as one fp32 butterfly (sk_rht_bf16_exact). */
 #define NVFP4_CORE_RHT_BF16_SPREAD 13
-/* The binary64 butterfly (rht16_f64): 24-bit significands over 25 binades
+/* The binary64 butterfly (sk_rht_f64): 24-bit significands over 25 binades
  * plus 4 bits of growth fit 53 bits. */
 #define NVFP4_CORE_RHT_F64_SPREAD 25
 /* The binary64 hi/lo split (rht16_split_f64). */
@@ -299,7 +299,7 @@ static inline void nvfp4_core_rht16_exp_range(const float v[16], int *emax, int 
 }
 
 /* Whether a lane is within a path's spread: Emax <= 250, Emin >= 3 and
- * Emax - Emin <= spread (the vector kernels' rht_lanes_within). */
+ * Emax - Emin <= spread (the vector kernels' sk_rht_lanes_within). */
 static inline int nvfp4_core_rht16_lane_within(int emax, int emin, int spread)
 {
     return emax <= NVFP4_CORE_RHT_EMAX_HIGH && emin >= NVFP4_CORE_RHT_EMIN_LOW && emax - emin <= spread;

@@ -1,18 +1,21 @@
 /*
  * simd_avx2.c - AVX2 kernels of the fast CPU path (8 lanes; a 16-element
- * block is two registers). Same algorithms as simd_avx512.c, which explains
- * each one against the src/core/ function it matches; differences:
+ * block is two registers). The codecs, Philox rounds, MXFP4 scale rules and
+ * RHT paths are simd_te_lanes.h's, over this file's vector operations;
+ * differences from simd_avx512.c:
  *   - AVX2 has no embedded rounding, so the FPU roundings (min(|y|, 6) + C
  *     of the one-rounding E2M1 RN magnitude, |v|*2^9 for E4M3 subnormals,
  *     binary64 -> fp32, fp32 -> int32 in the RHT integer paths) use the
  *     MXCSR mode, which the whole library requires to be the default
  *     round-to-nearest-even without FTZ/DAZ (as the scalar code does);
  *   - E2M1 decode uses an 8-entry magnitude table plus the sign bit;
- *   - columnwise tiles are 16 rows x 8 columns.
+ *   - columnwise tiles are 16 rows x 8 columns, in two phases per strip;
+ *   - the RHT takes the integer and binary64 paths only (SK_RHT_FP32_PATHS).
  * Selected for CPUs with AVX2 and FMA (the kernels use no FMA instruction:
  * every product is rounded before its sum, as in the scalar reference).
- * These are the leaves; the kernels' loops, chunks, phases and instances
- * are simd_te_skel.h's, included once near the end of this file (8 lanes).
+ * The kernels' loops, chunks, phases and instances are simd_te_skel.h's,
+ * included once near the end of this file; the generic driver's AVX2
+ * leaves (simd_generic.c's) are here too.
  */
 #include "simd/simd_kernels.h"
 
@@ -30,6 +33,82 @@
 /* Full unrolling keeps a tile's 16 vectors in registers (gcc -O2 would
  * otherwise keep the arrays on the stack). */
 #define SIMD_UNROLL _Pragma("GCC unroll 16")
+
+/* ---- the vector operations of simd_te_lanes.h and simd_te_skel.h (8 lanes) ---- */
+
+#define SK_FN T256
+#define SK_W 8
+#define SK_ALL 0xFF
+typedef __m256 sk_vf;
+typedef __m256i sk_vi;
+typedef __m256i sk_mask; /* all-ones lanes */
+#define sk_zero() _mm256_setzero_ps()
+#define sk_set1(f) _mm256_set1_ps(f)
+#define sk_add(a, b) _mm256_add_ps(a, b)
+#define sk_add_rne(a, b) _mm256_add_ps(a, b) /* MXCSR: RNE (see the top of this file) */
+#define sk_sub(a, b) _mm256_sub_ps(a, b)
+#define sk_mul(a, b) _mm256_mul_ps(a, b)
+#define sk_div(a, b) _mm256_div_ps(a, b)
+#define sk_min(a, b) _mm256_min_ps(a, b)
+#define sk_max(a, b) _mm256_max_ps(a, b) /* b when either is NaN */
+#define sk_abs(v) abs8(v)
+#define sk_load(x, bf16, i) load8(x, bf16, i)
+#define sk_zero_i() _mm256_setzero_si256()
+#define sk_set1_i(c) _mm256_set1_epi32((int)(c))
+#define sk_iota() _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+#define sk_as_i(v) _mm256_castps_si256(v)
+#define sk_as_f(v) _mm256_castsi256_ps(v)
+#define sk_and_i(a, b) _mm256_and_si256(a, b)
+#define sk_or_i(a, b) _mm256_or_si256(a, b)
+#define sk_add_i(a, b) _mm256_add_epi32(a, b)
+#define sk_sub_i(a, b) _mm256_sub_epi32(a, b)
+#define sk_srli(v, n) _mm256_srli_epi32(v, n)
+#define sk_slli(v, n) _mm256_slli_epi32(v, n)
+#define sk_min_u(a, b) _mm256_min_epu32(a, b)
+#define sk_max_u(a, b) _mm256_max_epu32(a, b)
+#define sk_max_s(a, b) _mm256_max_epi32(a, b)
+#define sk_cvt_i(v) _mm256_cvtps_epi32(v) /* MXCSR: RNE */
+#define sk_cvt_rne_i(v) _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
+#define sk_cvtt_i(v) _mm256_cvttps_epi32(v)
+#define sk_cvt_f(v) _mm256_cvtepi32_ps(v)
+#define sk_cvt_rne_f(v) _mm256_cvtepi32_ps(v) /* MXCSR: RNE */
+#define sk_perm_i(tab, idx) _mm256_permutevar8x32_epi32(tab, idx)
+/* indexed by the exponent's low 3 bits: 127 -> 7, 128 -> 0, 129 -> 1 */
+#define SK_EXP_TABLE(t127, t128, t129) _mm256_setr_epi32(t128, t129, 0, 0, 0, 0, 0, t127)
+#define sk_gt_i(a, b) _mm256_cmpgt_epi32(a, b)
+#define sk_lt_i(a, b) _mm256_cmpgt_epi32(b, a)
+#define sk_eq_i(a, b) _mm256_cmpeq_epi32(a, b)
+/* unsigned a < b as a signed compare with the top bits flipped */
+#define sk_lt_u(a, b) \
+    _mm256_cmpgt_epi32(_mm256_xor_si256(b, _mm256_set1_epi32((int)0x80000000u)), \
+                       _mm256_xor_si256(a, _mm256_set1_epi32((int)0x80000000u)))
+#define sk_lt_f(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ))
+#define sk_isnan(v) _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))
+#define sk_test_i(a, bits) \
+    _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_and_si256(a, _mm256_set1_epi32(bits)), _mm256_setzero_si256()), \
+                     _mm256_set1_epi32(-1))
+#define sk_mand(a, b) _mm256_and_si256(a, b)
+#define sk_mbits(m) _mm256_movemask_ps(_mm256_castsi256_ps(m))
+#define sk_blend_i(m, a, b) _mm256_blendv_epi8(a, b, m)
+#define sk_blend_f(m, a, b) _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m))
+#define sk_add_where(v, m) _mm256_sub_epi32(v, m) /* m lanes are -1 */
+#define sk_xor3(a, b, c) _mm256_xor_si256(_mm256_xor_si256(a, b), c)
+#define sk_e2m1_finish(u, au, mag) e2m1_finish8(u, au, mag)
+#define sk_sr_bytes_aos(w, buf) sr_bytes_aos8(w, buf)
+#define sk_store_f(p, v) _mm256_store_ps(p, v)
+#define sk_load_f(p) _mm256_load_ps(p)
+#define sk_load_u32(p) _mm256_load_si256((const __m256i *)(p))
+/* binary64: half the lanes */
+typedef __m256d sk_vd;
+typedef __m128 sk_vh;
+#define sk_add_d(a, b) _mm256_add_pd(a, b)
+#define sk_sub_d(a, b) _mm256_sub_pd(a, b)
+#define sk_to_pd(v, half) _mm256_cvtps_pd((half) ? _mm256_extractf128_ps(v, 1) : _mm256_castps256_ps128(v))
+#define sk_pd_round(u) _mm256_cvtpd_ps(u) /* MXCSR: RNE */
+#define sk_join_halves(lo, hi) _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1)
+#define SK_RHT_FP32_PATHS 0 /* AVX2: the integer and binary64 paths only (docs/performance.md) */
+#define SK_PREFETCH_L1 0 /* see col_strip8 */
+#define SK_RHT_WIDE_INLINE __attribute__((noinline))
 
 /* ---- loads and small helpers ---------------------------------------------- */
 
@@ -81,38 +160,6 @@ T256 static inline __m256i blendv_i(__m256i a, __m256i b, __m256i mask)
 
 /* ---- codecs -------------------------------------------------------------- */
 
-/* nvfp4_core_e4m3_encode(v, satfinite) for v >= 0, not NaN. */
-T256 static inline __m256i e4m3_encode8(__m256 v)
-{
-    __m256i u = _mm256_castps_si256(v);
-    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 20), _mm256_set1_epi32(1));
-    __m256i n = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFFF)), lsb), 20);
-    n = _mm256_sub_epi32(n, _mm256_set1_epi32(960));
-    __m256 r = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(512.0f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256i s = _mm256_cvttps_epi32(r);
-    __m256i sub = _mm256_castps_si256(_mm256_cmp_ps(v, _mm256_set1_ps(0x1p-6f), _CMP_LT_OQ));
-    return _mm256_min_epu32(blendv_i(n, s, sub), _mm256_set1_epi32(0x7E));
-}
-
-T256 static inline __m256 e4m3_decode8(__m256i code)
-{
-    __m256 normal = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(code, _mm256_set1_epi32(960)), 20));
-    __m256 sub = _mm256_mul_ps(_mm256_cvtepi32_ps(code), _mm256_set1_ps(0x1p-9f));
-    __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), code);
-    return _mm256_blendv_ps(normal, sub, _mm256_castsi256_ps(is_sub));
-}
-
-T256 static inline __m256i te_scale8(const nvfp4_simd_te_consts *k, __m256 bamax)
-{
-    return e4m3_encode8(_mm256_mul_ps(bamax, _mm256_set1_ps(k->m)));
-}
-
-T256 static inline __m256 te_inv8(const nvfp4_simd_te_consts *k, __m256i sb)
-{
-    __m256 d = _mm256_mul_ps(e4m3_decode8(sb), _mm256_set1_ps(k->s_dec));
-    return _mm256_min_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), d), _mm256_set1_ps(FLT_MAX));
-}
-
 /* mag | sign*8, NaN lanes with no sign: mag is already 7 for them (both
  * encoders saturate NaN to 7), so only the sign is masked. */
 T256 static inline __m256i e2m1_finish8(__m256i u, __m256i au, __m256i mag)
@@ -122,69 +169,10 @@ T256 static inline __m256i e2m1_finish8(__m256i u, __m256i au, __m256i mag)
     return _mm256_or_si256(mag, _mm256_andnot_si256(nan, sign));
 }
 
-/* E2M1 RN magnitude in one FPU rounding, as simd_avx512.c's
- * e2m1_rn_mag_onestep16 (which gives the proof): fl(min(|y|, 6) + C) with
- * C = 2^22, 2^23, 2^24 for biased exponents <= 127, 128, 129 (the ulp of
- * a + C is E2M1's step there), minus bits(C) - 0, - 2, - 4. The tables are
- * indexed by the exponent's low 3 bits (127 -> 7, 128 -> 0, 129 -> 1;
- * max(E, 127) folds the smaller binades into the first). The addition
- * rounds in the MXCSR mode, the default RNE (see the top of this file). */
-/* min(|y|, 6) as the unsigned minimum of the bit patterns (the float
- * order for |y|; NaN and Inf patterns are above 6's, so both give 6 as
- * vminps does): vpminud issues on more pipes than vminps, which shares
- * the FP adders with the magnitude's addition. */
-T256 static inline __m256 abs_min6_8(__m256 y)
-{
-    __m256i au = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7FFFFFFF));
-    return _mm256_castsi256_ps(_mm256_min_epu32(au, _mm256_set1_epi32(0x40C00000)));
-}
-
-T256 static inline __m256i e2m1_rn_mag8(__m256 y)
-{
-    const __m256i tc = _mm256_setr_epi32(0x4B000000, 0x4B800000, 0, 0, 0, 0, 0, 0x4A800000);
-    const __m256i tx = _mm256_setr_epi32(0x4B000000 - 2, 0x4B800000 - 4, 0, 0, 0, 0, 0, 0x4A800000);
-    __m256 a = abs_min6_8(y); /* NaN -> 6 (magnitude 7), Inf -> 6 */
-    __m256i e = _mm256_max_epu32(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(127));
-    __m256 sum = _mm256_add_ps(a, _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tc, e)));
-    return _mm256_sub_epi32(_mm256_castps_si256(sum), _mm256_permutevar8x32_epi32(tx, e));
-}
-
 /* The sign bit of y as E2M1's 8 (y not NaN). */
 T256 static inline __m256i sign_code8(__m256 y)
 {
     return _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(y), 28), _mm256_set1_epi32(8));
-}
-
-T256 static inline __m256i e2m1_rn8(__m256 y)
-{
-    __m256i u = _mm256_castps_si256(y);
-    __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-    return e2m1_finish8(u, au, e2m1_rn_mag8(y));
-}
-
-/* E2M1 SR magnitude (nvfp4_core_e2m1_sr_mag; r: one random byte per lane).
- * a = min(|y|, 6) (NaN -> 6, as in e2m1_rn_mag8), then with 2^k = 256/step
- * (512, 256, 128 for a's binade <= 127, 128, 129: tables by the exponent's
- * low 3 bits) t = trunc(a * 2^k) is exact, t >> 8 the round-toward-zero
- * position within the binade and t & 255 = floor(256 * frac); the code is
- * that position plus the binade's first code (0, 2, 4) plus one iff
- * (t & 255) + r >= 256, i.e. ((t + r) >> 8) + first. a = 6 gives t = 768:
- * 3 + 4 = 7 whatever r, so clamping to 6 is the saturation (and NaN's 7). */
-T256 static inline __m256i e2m1_sr_mag8(__m256 y, __m256i r)
-{
-    const __m256i tm = _mm256_setr_epi32(0x43800000, 0x43000000, 0, 0, 0, 0, 0, 0x44000000); /* 256, 128 | 512 */
-    const __m256i tf = _mm256_setr_epi32(2, 4, 0, 0, 0, 0, 0, 0);
-    __m256 a = abs_min6_8(y);
-    __m256i e = _mm256_max_epu32(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(127));
-    __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(a, _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(tm, e))));
-    return _mm256_add_epi32(_mm256_srli_epi32(_mm256_add_epi32(t, r), 8), _mm256_permutevar8x32_epi32(tf, e));
-}
-
-T256 static inline __m256i e2m1_sr8(__m256 y, __m256i r)
-{
-    __m256i u = _mm256_castps_si256(y);
-    __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-    return e2m1_finish8(u, au, e2m1_sr_mag8(y, r));
 }
 
 /* Codes of elements 0..7 (a) and 8..15 (b) -> 8 packed bytes. */
@@ -206,47 +194,6 @@ T256 static inline __m256i mulhi8(__m256i a, __m256i m)
     return _mm256_blend_epi32(even, odd, 0xAA);
 }
 
-T256 static inline void philox8(__m256i c0, __m256i c1, __m256i c2, __m256i c3, uint64_t seed, __m256i w[4])
-{
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-    const __m256i m0 = _mm256_set1_epi32((int)NVFP4_PHILOX_M0), m1 = _mm256_set1_epi32((int)NVFP4_PHILOX_M1);
-    for (int i = 0; i < 10; i++) {
-        if (i > 0) {
-            k0 += NVFP4_PHILOX_W0;
-            k1 += NVFP4_PHILOX_W1;
-        }
-        __m256i hi0 = mulhi8(c0, m0), lo0 = _mm256_mullo_epi32(c0, m0);
-        __m256i hi1 = mulhi8(c2, m1), lo1 = _mm256_mullo_epi32(c2, m1);
-        __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
-        __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
-        c0 = n0;
-        c1 = lo1;
-        c2 = n2;
-        c3 = lo0;
-    }
-    w[0] = c0;
-    w[1] = c1;
-    w[2] = c2;
-    w[3] = c3;
-}
-
-T256 static inline void sr_words8(const nvfp4_simd_sr *sr, __m256i blo, __m256i bhi, __m256i w[4])
-{
-    philox8(_mm256_set1_epi32((int)(uint32_t)sr->offset), _mm256_set1_epi32((int)(uint32_t)(sr->offset >> 32)), blo,
-            bhi, sr->seed, w);
-}
-
-T256 static inline void sr_words8_seq(const nvfp4_simd_sr *sr, uint64_t block0, __m256i w[4])
-{
-    __m256i base = _mm256_set1_epi32((int)(uint32_t)block0);
-    __m256i lo = _mm256_add_epi32(base, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    /* unsigned lo < base  <=>  a carry out of the low word */
-    __m256i bias = _mm256_set1_epi32((int)0x80000000u);
-    __m256i carry = _mm256_cmpgt_epi32(_mm256_xor_si256(base, bias), _mm256_xor_si256(lo, bias));
-    __m256i hi = _mm256_sub_epi32(_mm256_set1_epi32((int)(uint32_t)(block0 >> 32)), carry);
-    sr_words8(sr, lo, hi, w);
-}
-
 /* 16 bytes per block at buf + 16*b, b < 8. */
 T256 static inline void sr_bytes_aos8(const __m256i w[4], uint8_t buf[128])
 {
@@ -260,9 +207,23 @@ T256 static inline void sr_bytes_aos8(const __m256i w[4], uint8_t buf[128])
     }
 }
 
-/* ---- amax -------------------------------------------------------------- */
+T256 static inline void sk_mulhilo(__m256i a, __m256i m, __m256i *hi, __m256i *lo)
+{
+    *hi = mulhi8(a, m);
+    *lo = _mm256_mullo_epi32(a, m);
+}
 
+/* The RHT's s_i x 2^(bexp-127): the weights w_i = s_i / 4 of the prepared
+ * job times 4 * 2^(bexp-127) (exact), a broadcast from memory, where
+ * taking bit i of the sign mask cost five scalar and vector operations per
+ * row. x * (s_i up) = (s_i x) * up bit for bit (products are symmetric in
+ * sign, -0 included). */
+#define sk_rht_scaler(bexp) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(bexp, _mm256_set1_epi32(2)), 23))
+#define sk_rht_signed_scaled(j, i, x, up4) _mm256_mul_ps(x, _mm256_mul_ps(_mm256_set1_ps((j)->rht_w[i]), up4))
+/* s - RNE(s) given h = RNE(s) as int32: exact (AVX2 has no vreduceps) */
+#define sk_rne_frac(s, h) _mm256_sub_ps(s, _mm256_cvtepi32_ps(h))
 
+#include "simd/simd_te_lanes.h"
 
 /* ---- rowwise ---------------------------------------------------------------- */
 
@@ -360,8 +321,8 @@ T256 static inline void pack8x4_signs(__m256i a0, __m256i a1, __m256i b0, __m256
 /* E2M1 magnitude of one vector: RN, or SR with the 8 random bytes at r8. */
 T256 static inline __attribute__((always_inline)) __m256i row_mag8(__m256 y, const int use_sr, const uint8_t *r8)
 {
-    if (use_sr) return e2m1_sr_mag8(y, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)r8)));
-    return e2m1_rn_mag8(y);
+    if (use_sr) return sk_e2m1_sr_mag(y, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)r8)));
+    return sk_e2m1_rn_mag(y);
 }
 
 /* Codes of n < 8 blocks (a row's last) without NaN held in v[2i],
@@ -386,11 +347,11 @@ T256 static void row_codes8(const __m256 v[16], const float inv[8], const uint8_
         __m256 y0 = _mm256_mul_ps(v[2 * i], f), y1 = _mm256_mul_ps(v[2 * i + 1], f);
         __m256i c0, c1;
         if (rb) {
-            c0 = e2m1_sr8(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
-            c1 = e2m1_sr8(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
+            c0 = sk_e2m1_sr(y0, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i))));
+            c1 = sk_e2m1_sr(y1, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(rb + 16 * i + 8))));
         } else {
-            c0 = e2m1_rn8(y0);
-            c1 = e2m1_rn8(y1);
+            c0 = sk_e2m1_rn(y0);
+            c1 = sk_e2m1_rn(y1);
         }
         pack8x2(c0, c1, out + 8 * i);
     }
@@ -471,15 +432,15 @@ T256 static inline __attribute__((always_inline)) void row_codes8x8(const void *
             __m256i ra0, ra1, rb0, rb1;
             rand_block_u(rb + 16 * i, &ra0, &ra1);
             rand_block_u(rb + 16 * i + 16, &rb0, &rb1);
-            ma0 = e2m1_sr_mag8(ya0, ra0);
-            ma1 = e2m1_sr_mag8(ya1, ra1);
-            mb0 = e2m1_sr_mag8(yb0, rb0);
-            mb1 = e2m1_sr_mag8(yb1, rb1);
+            ma0 = sk_e2m1_sr_mag(ya0, ra0);
+            ma1 = sk_e2m1_sr_mag(ya1, ra1);
+            mb0 = sk_e2m1_sr_mag(yb0, rb0);
+            mb1 = sk_e2m1_sr_mag(yb1, rb1);
         } else {
-            ma0 = e2m1_rn_mag8(ya0);
-            ma1 = e2m1_rn_mag8(ya1);
-            mb0 = e2m1_rn_mag8(yb0);
-            mb1 = e2m1_rn_mag8(yb1);
+            ma0 = sk_e2m1_rn_mag(ya0);
+            ma1 = sk_e2m1_rn_mag(ya1);
+            mb0 = sk_e2m1_rn_mag(yb0);
+            mb1 = sk_e2m1_rn_mag(yb1);
         }
         if (bf16) pack8x4_signs_u(ma0, ma1, mb0, mb1, sa, sb, out + 8 * i);
         else pack8x4_signs(ma0, ma1, mb0, mb1, sa, sb, out + 8 * i);
@@ -565,9 +526,9 @@ T256 static inline __attribute__((always_inline)) int row_group_scales8(const nv
 {
     __m256 a[8];
     int nan = row_amax8(x, bf16, b0, n, a);
-    __m256i sb = te_scale8(k, hmax8x8(a));
+    __m256i sb = sk_te_scale(k, hmax8x8(a));
     store_bytes8(sb, n, scale + b0);
-    _mm256_store_ps(inv, te_inv8(k, sb));
+    _mm256_store_ps(inv, sk_te_inv(k, sb));
     return nan;
 }
 
@@ -589,230 +550,6 @@ T256 static inline __attribute__((always_inline)) void row_group_codes8(const vo
 
 /* ---- columnwise --------------------------------------------------------------- */
 
-T256 static inline __m256 bf16_round8(__m256 v)
-{
-    __m256i u = _mm256_castps_si256(v);
-    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    u = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb);
-    return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32((int)0xFFFF0000u)));
-}
-
-/* RHT-16 on 8 columns (lanes) at a time. The paths, their bounds and their
- * proofs are simd_avx512.c's (rht16_bf16_int, rht16_split_int, rht16_f64,
- * rht16_scalar_lanes); see docs/performance.md. Here a tile takes the
- * int32 butterfly (bf16 input), else the integer-hi split, else the binary64
- * butterfly with the scalar exact accumulator for lanes beyond it. */
-
-/* As rht_exp_range in simd_avx512.c: biased exponents of the largest |x|
- * and of the smallest nonzero |x| per lane (emin 255 when all are zero). */
-T256 static inline void rht_exp_range8(const __m256 v[16], __m256i *emax, __m256i *emin)
-{
-    __m256i mx = _mm256_setzero_si256(), mn = _mm256_set1_epi32(-1);
-    const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF), one = _mm256_set1_epi32(1);
-    SIMD_UNROLL
-    for (int i = 0; i < 16; i++) {
-        __m256i au = _mm256_and_si256(_mm256_castps_si256(v[i]), absm);
-        mx = _mm256_max_epu32(mx, au);
-        mn = _mm256_min_epu32(mn, _mm256_sub_epi32(au, one)); /* zero wraps to the maximum */
-    }
-    *emax = _mm256_srli_epi32(mx, 23);
-    *emin = _mm256_srli_epi32(_mm256_add_epi32(mn, one), 23);
-    *emin = blendv_i(*emin, _mm256_set1_epi32(255), _mm256_cmpeq_epi32(mn, _mm256_set1_epi32(-1)));
-}
-
-T256 static inline int lanes8(__m256i m) { return _mm256_movemask_ps(_mm256_castsi256_ps(m)); }
-
-/* Lanes with Emax <= 250, Emin >= 3 and Emax - Emin <= spread (rht_lanes_within). */
-T256 static inline int rht_lanes_within8(__m256i emax, __m256i emin, int spread)
-{
-    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH + 1), emax);
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(spread + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
-    return lanes8(_mm256_and_si256(_mm256_and_si256(small, close), big));
-}
-
-/* rht16_split_int's extra condition (rht_split_int_ok): every lane's Emax
- * is >= 22 or 0 (all zero). */
-T256 static inline int rht_split_int_ok8(__m256i emax)
-{
-    __m256i low = _mm256_and_si256(_mm256_cmpgt_epi32(emax, _mm256_setzero_si256()),
-                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_SPLIT_INT_EMAX_LOW), emax));
-    return lanes8(low) == 0;
-}
-
-/* rht16_bf16_int's lanes (rht_bf16_int_ok): spread <= 19, Emin >= 10,
- * Emax <= 250 (all-zero lanes: Emin 255, spread negative). */
-T256 static inline int rht_bf16_int_ok8(__m256i emax, __m256i emin)
-{
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_BF16_INT_SPREAD + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_BF16_INT_EMIN_LOW - 1));
-    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH + 1), emax);
-    return lanes8(_mm256_and_si256(_mm256_and_si256(close, big), finite)) == 0xFF;
-}
-
-/* s_i * up for a power of two up, from up4 = 4 up: w_i * up4 with the
- * weight w_i = s_i / 4 of the prepared job (rht_prepared8), exact, and a
- * broadcast from memory, where taking bit i of the sign mask cost five
- * scalar and vector operations per row. x * (s_i up) = (s_i x) * up
- * bit for bit (products are symmetric in sign, -0 included). */
-T256 static inline __m256 rht_signed8(const nvfp4_simd_col_job *j, unsigned i, __m256 up4)
-{
-    return _mm256_mul_ps(_mm256_set1_ps(j->rht_w[i]), up4);
-}
-
-/* A copy of the job with the RHT weights w_i = s_i / 4 (src/core/hadamard.h's
- * sign mask) that rht_signed8 takes. */
-T256 static inline const nvfp4_simd_col_job *rht_prepared8(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
-{
-    *copy = *job;
-    for (unsigned i = 0; i < 16; i++) copy->rht_w[i] = ((job->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
-    return copy;
-}
-
-/* In-place butterflies over 16 vectors (lanes independent). */
-T256 static inline __attribute__((always_inline)) void fwht16_ps8(__m256 v[16])
-{
-    SIMD_UNROLL
-    for (unsigned h = 1; h < 16; h <<= 1)
-        SIMD_UNROLL
-        for (unsigned q = 0; q < 16; q++) {
-            if (q & h) continue; /* q is the lower index of the pair (q, q + h) */
-            __m256 a = v[q], b = v[q + h];
-            v[q] = _mm256_add_ps(a, b);
-            v[q + h] = _mm256_sub_ps(a, b);
-        }
-}
-
-T256 static inline __attribute__((always_inline)) void fwht16_epi32x8(__m256i v[16])
-{
-    SIMD_UNROLL
-    for (unsigned h = 1; h < 16; h <<= 1)
-        SIMD_UNROLL
-        for (unsigned q = 0; q < 16; q++) {
-            if (q & h) continue;
-            __m256i a = v[q], b = v[q + h];
-            v[q] = _mm256_add_epi32(a, b);
-            v[q + h] = _mm256_sub_epi32(a, b);
-        }
-}
-
-/* rht16_split_int (simd_avx512.c has the proof): s_i = +-x_i * 2^(19-e),
- * h_i = RNE(s_i) as int32 (vcvtps2dq in the MXCSR mode, the default RNE),
- * l_i = s_i - (float)h_i (exact: AVX2 has no vreduceps; |s_i| < 2^20 makes
- * (float)h_i exact, and s_i - h_i is exact by Sterbenz when h_i != 0, equal
- * to s_i when h_i = 0), the int32 butterfly over the h_i and the fp32 one
- * over the l_i, y = fl(H + L) * 2^(e-21). A -0 l_i can only meet an H of
- * +0, so exact zeros are +0. */
-T256 static inline __attribute__((always_inline)) void rht16_split_int8(const nvfp4_simd_col_job *j, __m256 v[16],
-                                                                         __m256i emax)
-{
-    __m256i ec = _mm256_max_epi32(emax, _mm256_set1_epi32(22));
-    const __m256 up4 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(275), ec), 23));
-    const __m256 down = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(ec, _mm256_set1_epi32(21)), 23));
-    __m256i h[16];
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        __m256 si = _mm256_mul_ps(v[i], rht_signed8(j, i, up4));
-        h[i] = _mm256_cvtps_epi32(si);
-        v[i] = _mm256_sub_ps(si, _mm256_cvtepi32_ps(h[i]));
-    }
-    fwht16_epi32x8(h);
-    fwht16_ps8(v);
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        __m256 f = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(h[i]), v[i]), down);
-        v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
-    }
-}
-
-/* rht16_bf16_int: s_i = +-x_i * 2^(7-emin) are integers below 2^(spread+8),
- * so the int32 butterfly is exact; the conversion to fp32 (MXCSR: RNE) is
- * the single rounding and the scaling by 2^(emin-9) is exact. */
-T256 static inline __attribute__((always_inline)) void rht16_bf16_int8(const nvfp4_simd_col_job *j, __m256 v[16],
-                                                                        __m256i emin)
-{
-    const __m256 up4 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(263), emin), 23));
-    const __m256 down = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(emin, _mm256_set1_epi32(9)), 23));
-    __m256i h[16];
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) h[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], rht_signed8(j, i, up4)));
-    fwht16_epi32x8(h);
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(h[i]), down);
-        v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
-    }
-}
-
-/* The binary64 butterfly on s_i x_i / 4 (rht16_f64: exact for finite lanes
- * with nonzero exponents >= 3 within 25 binades), rounded once to fp32;
- * the scalar exact accumulator (nvfp4_simd_col_group) for the other lanes. */
-T256 static __attribute__((noinline)) void rht16_f64_or_scalar8(const nvfp4_simd_col_job *j, size_t g, size_t c0,
-                                                               __m256 v[16], __m256i emax, __m256i emin)
-{
-    __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(255), emax);
-    __m256i close = _mm256_cmpgt_epi32(_mm256_set1_epi32(NVFP4_CORE_RHT_F64_SPREAD + 1), _mm256_sub_epi32(emax, emin));
-    __m256i big = _mm256_cmpgt_epi32(emin, _mm256_set1_epi32(NVFP4_CORE_RHT_EMIN_LOW - 1));
-    int exact = lanes8(_mm256_and_si256(_mm256_and_si256(finite, close), big));
-    __m256d lo[16], hi[16];
-    for (unsigned i = 0; i < 16; i++) {
-        /* s[i] * x / 4 exactly, -0 -> +0 (see simd_avx512.c) */
-        float w = ((j->rht_mask[0] >> i) & 1u) ? -0.25f : 0.25f;
-        __m256 s = _mm256_add_ps(_mm256_mul_ps(v[i], _mm256_set1_ps(w)), _mm256_setzero_ps());
-        lo[i] = _mm256_cvtps_pd(_mm256_castps256_ps128(s));
-        hi[i] = _mm256_cvtps_pd(_mm256_extractf128_ps(s, 1));
-    }
-    for (unsigned h = 1; h < 16; h <<= 1)
-        for (unsigned i = 0; i < 16; i += 2 * h)
-            for (unsigned q = i; q < i + h; q++) {
-                __m256d a = lo[q], b = lo[q + h];
-                lo[q] = _mm256_add_pd(a, b);
-                lo[q + h] = _mm256_sub_pd(a, b);
-                a = hi[q];
-                b = hi[q + h];
-                hi[q] = _mm256_add_pd(a, b);
-                hi[q + h] = _mm256_sub_pd(a, b);
-            }
-    for (unsigned i = 0; i < 16; i++) {
-        __m128 fl = _mm256_cvtpd_ps(lo[i]), fh = _mm256_cvtpd_ps(hi[i]); /* one rounding (MXCSR: RNE) */
-        __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(fl), fh, 1);
-        v[i] = j->rht_round_bf16 ? bf16_round8(f) : f;
-    }
-    if (exact != 0xFF) {
-        _Alignas(32) float t[16][8];
-        for (int i = 0; i < 16; i++) _mm256_store_ps(t[i], v[i]);
-        for (unsigned c = 0; c < 8; c++)
-            if (!((exact >> c) & 1)) {
-                float y[16];
-                nvfp4_simd_col_group(j, g, c0 + c, y);
-                for (int i = 0; i < 16; i++) t[i][c] = y[i];
-            }
-        for (int i = 0; i < 16; i++) v[i] = _mm256_load_ps(t[i]);
-    }
-}
-
-/* RHT of the 16 rows v of group g, columns c0..c0+7, in place: all paths
- * give nvfp4_core_rht_forward_group's bits. */
-T256 static inline __attribute__((always_inline)) void col_rht8(const nvfp4_simd_col_job *j, const int bf16, size_t g,
-                                                                 size_t c0, __m256 v[16])
-{
-    __m256i emax, emin;
-    rht_exp_range8(v, &emax, &emin);
-    if (bf16 && rht_bf16_int_ok8(emax, emin)) rht16_bf16_int8(j, v, emin);
-    else if (rht_lanes_within8(emax, emin, bf16 ? NVFP4_CORE_RHT_SPLIT_SPREAD_BF16 : NVFP4_CORE_RHT_SPLIT_SPREAD) == 0xFF &&
-             rht_split_int_ok8(emax))
-        rht16_split_int8(j, v, emax);
-    else rht16_f64_or_scalar8(j, g, c0, v, emax, emin);
-}
-
-T256 static inline __attribute__((always_inline)) void col_load_group8(const nvfp4_simd_col_job *j, const int bf16,
-                                                                        size_t g, size_t c0, __m256 v[16])
-{
-    SIMD_UNROLL
-    for (size_t i = 0; i < 16; i++) v[i] = load8(j->x, bf16, (16 * g + i) * j->cols + c0);
-    if (j->rht) col_rht8(j, bf16, g, c0, v);
-}
-
 /* The 16 rows of group g, columns c0 .. c0 + 8m - 1 (m <= 4 tiles) as fp32,
  * tile u's row i in kept[16u + i], for the RHT tiles: row by row, each
  * row's 8m columns (one 64-byte line when aligned) read together. Tile by
@@ -830,16 +567,6 @@ T256 static inline __attribute__((always_inline)) void col_copy_rows8(const nvfp
         for (size_t u = 0; u < 4; u++)
             if (u < m) kept[16 * u + i] = load8(j->x, bf16, e + 8 * u);
     }
-}
-
-/* The columnwise quantizer's copy of the job: RHT weights s[i]/4 (if any)
- * and the te encode multiplier of every scale byte (nvfp4_simd_te_inv_table,
- * the reference's own values), as simd_avx512.c's prepared_col_job. */
-T256 static inline const nvfp4_simd_col_job *prepared_col_job8(const nvfp4_simd_col_job *job, nvfp4_simd_col_job *copy)
-{
-    (void)rht_prepared8(job, copy);
-    nvfp4_simd_te_inv_table(&job->k, copy->inv_tab);
-    return copy;
 }
 
 /*
@@ -869,7 +596,7 @@ T256 static inline __attribute__((always_inline)) __m256 col_tile_amax8(const nv
         __m256 v[16];
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) v[i] = keep[i];
-        col_rht8(j, bf16, g, c0, v);
+        sk_rht_tile(j, bf16, g, c0, v);
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
             keep[i] = v[i];
@@ -897,33 +624,26 @@ T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvf
                                                                         size_t g, size_t c0, const __m256 *kept,
                                                                         __m256 inv, int has_nan, uint64_t q[8])
 {
-    size_t nbr = j->rows / 16;
     const __m256 *v = kept; /* read in place: a local copy went through the stack */
     /* nibble i&7 of word i>>3 of each lane = code of row i: the lane's 8
      * output bytes, element 2p in the low nibble */
     __m256i wd[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     if (use_sr) {
         __m256i w[4];
-        _Alignas(32) uint32_t lo[8], hi[8];
-        for (size_t c = 0; c < 8; c++) {
-            uint64_t b = (c0 + c) * nbr + g;
-            lo[c] = (uint32_t)b;
-            hi[c] = (uint32_t)(b >> 32);
-        }
-        sr_words8(j->sr, _mm256_load_si256((const __m256i *)lo), _mm256_load_si256((const __m256i *)hi), w);
+        sk_col_sr_words(j, g, c0, w);
         if (!has_nan)
             SIMD_UNROLL
             for (int i = 0; i < 16; i++) {
                 __m256 y = _mm256_mul_ps(v[i], inv);
                 __m256i r = _mm256_and_si256(_mm256_srli_epi32(w[i >> 2], 8 * (i & 3)), _mm256_set1_epi32(255));
-                __m256i c = _mm256_or_si256(e2m1_sr_mag8(y, r), sign_code8(y));
+                __m256i c = _mm256_or_si256(sk_e2m1_sr_mag(y, r), sign_code8(y));
                 wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(c, 4 * (i & 7)));
             }
         else
             for (int i = 0; i < 16; i++) {
                 __m256 y = _mm256_mul_ps(v[i], inv);
                 __m256i r = _mm256_and_si256(_mm256_srli_epi32(w[i >> 2], 8 * (i & 3)), _mm256_set1_epi32(255));
-                wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_sr8(y, r), 4 * (i & 7)));
+                wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(sk_e2m1_sr(y, r), 4 * (i & 7)));
             }
     } else if (!has_nan) {
         /* RN without NaN: magnitudes in one rounding; each row's code
@@ -933,14 +653,14 @@ T256 static inline __attribute__((always_inline)) void col_tile_codes8(const nvf
         SIMD_UNROLL
         for (int i = 0; i < 16; i++) {
             __m256 y = _mm256_mul_ps(v[i], inv);
-            __m256i top = _mm256_or_si256(_mm256_slli_epi32(e2m1_rn_mag8(y), 28),
+            __m256i top = _mm256_or_si256(_mm256_slli_epi32(sk_e2m1_rn_mag(y), 28),
                                           _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32((int)0x80000000u)));
             wd[i >> 3] = _mm256_or_si256(_mm256_srli_epi32(wd[i >> 3], 4), top);
         }
     } else {
         for (int i = 0; i < 16; i++) {
             __m256 y = _mm256_mul_ps(v[i], inv);
-            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(e2m1_rn8(y), 4 * (i & 7)));
+            wd[i >> 3] = _mm256_or_si256(wd[i >> 3], _mm256_slli_epi32(sk_e2m1_rn(y), 4 * (i & 7)));
         }
     }
     /* column c's 8 bytes: word c of wd[0] (rows 0-7), then of wd[1];
@@ -991,51 +711,38 @@ T256 static inline __attribute__((always_inline)) void transpose8x8_bytes(const 
     _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi32(u[1], u[3])); /* columns 6, 7 */
 }
 
-/* Output rows s0..s1-1, groups g0..g1-1, from the strip's tiles: per tile
- * column, four 4x4 transposes of 64-bit words make its 8 output lines and
- * an 8x8 byte transpose its scale bytes. Whole aligned 64-byte lines go
- * out as streaming stores; other strips (fewer than 8 groups, unaligned
- * rows) through the stage and nvfp4_simd_col_stage_flush. */
-T256 static void col_tiles_flush(const nvfp4_simd_col_job *j, const col_tiles *tb, size_t s0, size_t s1, size_t g0,
-                                 size_t g1, nvfp4_simd_col_stage *st)
+/* A column of tiles' 8 output lines (l[c]: column c0 + c, groups 0-3 and
+ * 4-7) by four 4x4 transposes of 64-bit words, and their scale bytes (8
+ * per column at sc + 8c) by an 8x8 byte transpose. */
+typedef struct {
+    __m256i v[2];
+} col_line;
+T256 static inline __attribute__((always_inline)) void col_tile_lines8(const col_tiles *tb, size_t t, col_line l[8],
+                                                                        uint8_t sc[64])
 {
-    size_t nbr = j->rows / 16;
-    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
-    for (size_t c0 = s0; c0 < s1; c0 += 8) {
-        size_t t = (c0 - s0) / 8;
-        __m256i half[2][2][4]; /* [unpack lo/hi][groups 0-3 / 4-7][qword k] */
+    SIMD_UNROLL
+    for (int u = 0; u < 2; u++)
         SIMD_UNROLL
-        for (int u = 0; u < 2; u++)
+        for (int h = 0; h < 2; h++) {
+            __m256i r[4], out[4];
             SIMD_UNROLL
-            for (int h = 0; h < 2; h++) {
-                __m256i r[4];
-                SIMD_UNROLL
-                for (int i = 0; i < 4; i++) r[i] = _mm256_load_si256((const __m256i *)(tb->q[t][4 * h + i] + 4 * u));
-                transpose4x4_epi64(r, half[u][h]);
-            }
-        _Alignas(16) uint8_t sc[64];
-        transpose8x8_bytes(tb->scale[t][0], sc);
-        SIMD_UNROLL
-        for (int u = 0; u < 2; u++)
+            for (int i = 0; i < 4; i++) r[i] = _mm256_load_si256((const __m256i *)(tb->q[t][4 * h + i] + 4 * u));
+            transpose4x4_epi64(r, out);
             SIMD_UNROLL
-            for (int k = 0; k < 4; k++) {
-                size_t cl = 4 * (size_t)(k / 2) + (size_t)(k % 2) + 2 * (size_t)u, c = c0 + cl; /* qword k of unpack u */
-                if (lines) {
-                    __m256i *dst = (__m256i *)(j->data + c * (j->rows / 2) + 8 * g0);
-                    _mm256_stream_si256(dst, half[u][0][k]);
-                    _mm256_stream_si256(dst + 1, half[u][1][k]);
-                } else {
-                    _mm256_store_si256((__m256i *)st->data[c - s0], half[u][0][k]);
-                    _mm256_store_si256((__m256i *)st->data[c - s0] + 1, half[u][1][k]);
-                }
-                /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
-                memcpy(lines ? j->scale + c * nbr + g0 : st->scale[c - s0], sc + 8 * cl, 8);
-            }
+            for (int k = 0; k < 4; k++) l[4 * (k / 2) + k % 2 + 2 * u].v[h] = out[k]; /* qword k of unpack u */
+        }
+    transpose8x8_bytes(tb->scale[t][0], sc);
+}
+
+T256 static inline void col_store_line8(void *p, col_line l, int stream)
+{
+    if (stream) {
+        _mm256_stream_si256((__m256i *)p, l.v[0]);
+        _mm256_stream_si256((__m256i *)p + 1, l.v[1]);
+    } else {
+        _mm256_store_si256((__m256i *)p, l.v[0]);
+        _mm256_store_si256((__m256i *)p + 1, l.v[1]);
     }
-    if (lines)
-        _mm_sfence();
-    else
-        nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
 }
 
 /* The tiles of one strip (columns s0..s1-1, groups g0..g1-1), in two
@@ -1050,7 +757,7 @@ T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_si
                                                                    const int rht, const int use_sr, size_t g0,
                                                                    size_t g1, size_t s0, size_t s1, col_tiles *tb)
 {
-    size_t ncol8 = j->cols / 8 * 8, es = bf16 ? 2u : 4u, nt = (s1 - s0) / 8;
+    size_t es = bf16 ? 2u : 4u, nt = (s1 - s0) / 8;
     __m256 am[COL_TILES], inv[COL_TILES];
     int nan[COL_TILES];
     /* the strip's tiles (RHT'd) as phase 1 loaded them, 16 KiB: a reload
@@ -1060,12 +767,7 @@ T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_si
     for (size_t g = g0; g < g1; g++) {
         for (size_t t = 0; t < nt; t++) {
             size_t c0 = s0 + 8 * t;
-            if ((8 * t * es) % 64 == 0) { /* once per 64-byte line */
-                size_t pg = g + 2 < g1 ? g + 2 : g0 + (g + 2 - g1), pc = g + 2 < g1 ? c0 : c0 + NVFP4_SIMD_STAGE_COLS;
-                if (pc + 8 <= ncol8)
-                    for (size_t i = 0; i < 16; i++)
-                        _mm_prefetch((const char *)j->x + ((16 * pg + i) * j->cols + pc) * es, _MM_HINT_T1);
-            }
+            if ((8 * t * es) % 64 == 0) sk_col_prefetch(j, bf16, g, g0, g1, c0, s1); /* once per 64-byte line */
             if (rht && t % (8 / es) == 0) /* the tiles of one 64-byte line of each row (aligned rows) */
                 col_copy_rows8(j, bf16, g, c0, nt - t < 8 / es ? nt - t : 8 / es, kept + 16 * t);
             am[t] = col_tile_amax8(j, bf16, rht, g, c0, kept + 16 * t, &nan[t]);
@@ -1073,8 +775,8 @@ T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_si
         if (j->tile16) /* cols % 16 == 0: tiles 2u, 2u+1 share one scale */
             for (size_t t = 0; t < nt; t += 2) am[t] = am[t + 1] = _mm256_set1_ps(hmax8(_mm256_max_ps(am[t], am[t + 1])));
         for (size_t t = 0; t < nt; t++) {
-            __m256i sb = te_scale8(&j->k, am[t]);
-            inv[t] = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* te_inv8 without its division */
+            __m256i sb = sk_te_scale(&j->k, am[t]);
+            inv[t] = _mm256_i32gather_ps(j->inv_tab, sb, 4); /* sk_te_inv without its division */
             /* the 8 scale bytes (each < 256) packed: lane 0's words 0-3, lane 1's */
             __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(sb, sb), _mm256_setzero_si256());
             _mm_storel_epi64((__m128i *)tb->scale[t][g - g0],
@@ -1085,80 +787,12 @@ T256 static inline __attribute__((always_inline)) void col_strip8(const nvfp4_si
     }
 }
 
-/* simd_avx512.c's rht16_tile_amax_bound (the proof is there and in
- * docs/performance.md) on 8 lanes: an upper bound, per lane, of the tile's
- * exact max |RHT(x)| as rounded, from the plain fp32 butterfly on
- * u_i = s_i x_i / 4 plus E' = 2^(max(Emax - 16, 17) - 127); lanes with
- * Emax > 250 (Inf, NaN, or too large for the argument) get +Inf. The
- * butterfly of finite lanes with Emax <= 250 stays below 2^126: no NaN to
- * drop in m. */
-T256 static inline __attribute__((always_inline)) __m256 rht16_tile_amax_bound8(const nvfp4_simd_col_job *j, size_t g,
-                                                                                 size_t c0)
-{
-    __m256 v[16];
-    __m256i mx = _mm256_setzero_si256();
-    SIMD_UNROLL
-    for (unsigned i = 0; i < 16; i++) {
-        v[i] = load8(j->x, j->bf16, (16 * g + i) * j->cols + c0);
-        mx = _mm256_max_epu32(mx, _mm256_and_si256(_mm256_castps_si256(v[i]), _mm256_set1_epi32(0x7FFFFFFF)));
-        v[i] = _mm256_mul_ps(v[i], _mm256_set1_ps(j->rht_w[i]));
-    }
-    __m256i emax = _mm256_srli_epi32(mx, 23);
-    fwht16_ps8(v);
-    __m256 m = _mm256_setzero_ps();
-    SIMD_UNROLL
-    for (int i = 0; i < 16; i++) m = _mm256_max_ps(abs8(v[i]), m);
-    __m256i eb = _mm256_max_epi32(_mm256_sub_epi32(emax, _mm256_set1_epi32(16)), _mm256_set1_epi32(17));
-    __m256 ub = _mm256_add_ps(m, _mm256_castsi256_ps(_mm256_slli_epi32(eb, 23)));
-    __m256i huge = _mm256_cmpgt_epi32(emax, _mm256_set1_epi32(NVFP4_CORE_RHT_EMAX_HIGH));
-    __m256 inf = _mm256_castsi256_ps(_mm256_set1_epi32(0x7F800000));
-    return _mm256_blendv_ps(ub, inf, _mm256_castsi256_ps(huge));
-}
-
 
 
 /* ---- dequantize ------------------------------------------------------------ */
 
 
 /* ---- MXFP4 1x32 (as simd_avx512.c's mx_* helpers) ----------------------------- */
-
-T256 static inline __m256i test8(__m256i a, int bits) /* -1 where (a & bits) != 0 */
-{
-    __m256i t = _mm256_and_si256(a, _mm256_set1_epi32(bits));
-    return _mm256_xor_si256(_mm256_cmpeq_epi32(t, _mm256_setzero_si256()), _mm256_set1_epi32(-1));
-}
-
-T256 static inline __m256i mx_scale8(int rule, __m256 bam)
-{
-    if (rule == NVFP4_SIMD_MX_FLOOR) {
-        __m256i e = _mm256_srli_epi32(_mm256_castps_si256(bam), 23);
-        return _mm256_max_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(2)), _mm256_setzero_si256());
-    }
-    __m256i au = _mm256_castps_si256(_mm256_mul_ps(bam, _mm256_set1_ps(NVFP4_CORE_INV6)));
-    __m256i frac = test8(au, 0x7FFFFF);
-    __m256i b = _mm256_sub_epi32(_mm256_srli_epi32(au, 16), test8(au, 0xFFFF)); /* + 1 where low bits set */
-    __m256i bump = _mm256_and_si256(_mm256_and_si256(test8(b, 0x7F), _mm256_cmpgt_epi32(b, _mm256_set1_epi32(0x40))),
-                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7F80), b));
-    __m256i e2 = _mm256_sub_epi32(_mm256_srli_epi32(b, 7), bump);
-    __m256i e = blendv_i(_mm256_srli_epi32(au, 23), e2, frac);
-    return _mm256_min_epu32(e, _mm256_set1_epi32(0xFE));
-}
-
-T256 static inline __m256 mx_recip8(int rule, __m256i sc)
-{
-    __m256i bits = _mm256_slli_epi32(sc, 23);
-    bits = blendv_i(bits, _mm256_set1_epi32(rule == NVFP4_SIMD_MX_FLOOR ? 0x00800000 : 0x00400000),
-                    _mm256_cmpeq_epi32(sc, _mm256_setzero_si256()));
-    if (rule != NVFP4_SIMD_MX_FLOOR) /* FLOOR keeps 0xFF << 23 = +Inf: its reciprocal +0 zeroes the block */
-        bits = blendv_i(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(sc, _mm256_set1_epi32(0xFF)));
-    return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_castsi256_ps(bits));
-}
-
-T256 static inline __m256i mx_fix_nan8(int rule, __m256 y, __m256i code)
-{
-    if (rule != NVFP4_SIMD_MX_FLOOR) return code;
-    return blendv_i(code, _mm256_set1_epi32(3), _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q)));
-}
 
 
 
@@ -1194,7 +828,7 @@ T256 static inline __attribute__((always_inline)) __m256 gen_scaled8(const int c
 }
 
 /* nvfp4_core_e2m1_cast's special-value policies on top of the cuda-fp4
- * code (e2m1_rn8 / e2m1_sr8: sign kept, NaN -> 0x7). */
+ * code (sk_e2m1_rn / sk_e2m1_sr: sign kept, NaN -> 0x7). */
 T256 static inline __attribute__((always_inline)) __m256i gen_special8(const int special, __m256 y, __m256i code)
 {
     __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q));
@@ -1212,7 +846,7 @@ T256 static inline __attribute__((always_inline)) __m256i gen_code8(const int cl
                                                                     const uint8_t *r8)
 {
     __m256 y = gen_scaled8(cls, x, f);
-    __m256i c = r8 ? e2m1_sr8(y, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)r8))) : e2m1_rn8(y);
+    __m256i c = r8 ? sk_e2m1_sr(y, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)r8))) : sk_e2m1_rn(y);
     return gen_special8(special, y, c);
 }
 
@@ -1412,7 +1046,7 @@ T256 static void avx2_gen_sr_bytes(const nvfp4_simd_sr *sr, uint64_t block0, siz
     _Alignas(32) uint8_t buf[128];
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
         __m256i w[4];
-        sr_words8_seq(sr, block0 + b0, w);
+        sk_sr_words_seq(sr, block0 + b0, w);
         size_t n = nb - b0 < 8 ? nb - b0 : 8;
         if (n == 8) {
             sr_bytes_aos8(w, rb + 16 * b0);
@@ -1472,29 +1106,19 @@ T256 static void avx2_gen_err_4over6(const nvfp4_core_recipe *r, const nvfp4_cor
 
 /* ---- the skeleton kernels (simd_te_skel.h) over this file's leaves ------------- */
 
-#define SK_FN T256
-#define SK_W 8
 #define SK_NAME(n) avx2_##n
-typedef __m256 sk_vf;
-typedef __m256i sk_vi;
-#define sk_zero() _mm256_setzero_ps()
-#define sk_set1(f) _mm256_set1_ps(f)
-#define sk_mul(a, b) _mm256_mul_ps(a, b)
-#define sk_abs(v) abs8(v)
 #define sk_absnn(v) absnn8(v)
-#define sk_te_scale(k, v) te_scale8(k, v)
-#define sk_te_inv(k, sb) te_inv8(k, sb)
 #define SK_ROW_CHUNK 64
 typedef col_tiles sk_col_tiles;
 #define sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb) col_strip8(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)
-#define sk_col_tiles_flush(j, tb, s0, s1, g0, g1, st) col_tiles_flush(j, tb, s0, s1, g0, g1, st)
-#define sk_col_job(job, copy) prepared_col_job8(job, copy)
+typedef col_line sk_line;
+#define sk_tile_lines(tb, t, l, sc) col_tile_lines8(tb, t, l, sc)
+#define sk_store_line(p, l, stream) col_store_line8(p, l, stream)
 #define sk_tile_group_amax(x, bf16, stride, b0, n, a) tile_group_amax8(x, bf16, stride, b0, n, a)
 #define sk_row_group_scales(k, x, bf16, b0, n, scale, inv) row_group_scales8(k, x, bf16, b0, n, scale, inv)
 #define sk_row_group_nan(x, bf16, b0, n) row_nan8(x, bf16, b0, n)
 #define sk_row_group_codes(x, bf16, b0, n, inv, rb, use_sr, nan, out) \
     row_group_codes8(x, bf16, b0, n, inv, rb, use_sr, nan, out)
-#define sk_max(a, b) _mm256_max_ps(a, b)
 #define sk_hmax(v) hmax8(v)
 #define sk_hmax_blocks(a) hmax8x8(a)
 typedef __m256 sk_nanacc;
@@ -1503,34 +1127,16 @@ typedef __m256 sk_nanacc;
 #define sk_nan_any(acc) (_mm256_movemask_ps(acc) != 0)
 #define sk_all_lt(a, b) (_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ)) == 0xFF)
 #define sk_all_ordered(v) (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_ORD_Q)) == 0xFF)
-#define sk_load(x, bf16, i) load8(x, bf16, i)
-#define sk_store_f(p, v) _mm256_store_ps(p, v)
 #define sk_store_bytes(v, n, p) store_bytes8(v, n, p)
-#define sk_e2m1_rn(y) e2m1_rn8(y)
-#define sk_e2m1_sr(y, r) e2m1_sr8(y, r)
 #define sk_rand(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p)))
 #define sk_pack_block(c, out) pack8x2((c)[0], (c)[1], out)
 #define sk_sr_block(buf, b) ((buf) + 16 * (b))
-#define sk_e4m3_decode(v) e4m3_decode8(v)
-#define sk_mx_scale(rule, v) mx_scale8(rule, v)
-#define sk_mx_recip(rule, v) mx_recip8(rule, v)
-#define sk_mx_fix_nan(rule, y, c) mx_fix_nan8(rule, y, c)
-#define sk_rht_job(job, copy) rht_prepared8(job, copy)
-#define sk_col_load_group(j, g, c0, v) col_load_group8(j, (j)->bf16, g, c0, v)
-#define sk_tile_amax_bound(j, g, c0) rht16_tile_amax_bound8(j, g, c0)
 
 T256 static inline __m256i sk_load_bytes(const uint8_t *p, size_t n)
 {
     uint8_t s8[8] = {0};
     memcpy(s8, p, n);
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)s8));
-}
-
-T256 static inline void sk_sr_blocks(const nvfp4_simd_sr *sr, uint64_t block0, uint8_t *buf)
-{
-    __m256i w[4];
-    sr_words8_seq(sr, block0, w);
-    sr_bytes_aos8(w, buf);
 }
 
 /* Codes q[0..3] (8 elements) -> values: an 8-entry magnitude table plus the sign bit. */
@@ -1555,7 +1161,7 @@ T256 static inline void sk_store_out(float *p, __m256 v, int stream)
 T256 static inline __attribute__((always_inline)) __m256 sk_tile_amax(const nvfp4_simd_col_job *j, size_t g, size_t c0)
 {
     __m256 v[16];
-    col_load_group8(j, j->bf16, g, c0, v);
+    sk_col_load_group(j, j->bf16, g, c0, v);
     __m256 t = _mm256_setzero_ps();
     SIMD_UNROLL
     for (int i = 0; i < 16; i++) t = _mm256_max_ps(abs8(v[i]), t);

@@ -20,11 +20,13 @@
  *
  * The x86 kernels are one skeleton per kernel (simd_te_skel.h: the loops,
  * chunking and phases, the per-(input type, RHT, rounding) instances and
- * their dispatch) over per-ISA leaves (loads, codecs, Philox lanes, the RHT
- * butterflies and paths, packing, a columnwise strip's tiles and their
- * transpose): simd_avx2.c (8 lanes) and simd_avx512.c (16 lanes) define
- * the leaves and include the skeleton once, so each kernel is compiled with
- * its ISA's target flags and the leaves inline. Dependencies point one
+ * their dispatch) over lane-wise functions written once (simd_te_lanes.h:
+ * codecs, Philox rounds, the RHT paths and their choice) and per-ISA
+ * leaves (vector operations, loads, packing, the rowwise and 16x16 group
+ * steps, a columnwise strip's tiles and their transposes): simd_avx2.c (8
+ * lanes) and simd_avx512.c (16 lanes) define the leaves and include both
+ * headers once, so each kernel is compiled with its ISA's target flags and
+ * everything inlines. Dependencies point one
  * way: the drivers call the kernels through this table only; the kernels
  * call down into simd_scalar.c (remainders, exact fallbacks, the stage's
  * write-out) and src/core/ (the RHT exactness limits: core/hadamard.h).

@@ -15,9 +15,10 @@
  *   - what is decided once per block (the scale byte's encode state, the
  *     dequantization scale) is the src/core/ call the scalar code makes;
  *     the te scale byte is encoded lane-wise (e4m3_encode4, the integer
- *     form simd_avx2.c uses);
+ *     form of simd_te_lanes.h's sk_e4m3_encode);
  *   - E2M1 RN in one FPU addition (nvfp4_core_e2m1_rn_mag) and SR by the
- *     exact truncation of simd_avx2.c's e2m1_sr_mag8 (the proof is there);
+ *     exact truncation of simd_te_lanes.h's sk_e2m1_sr_mag (the proof is
+ *     there);
  *   - Philox4x32-10 with one block per lane (nvfp4_core_sr_block_bytes).
  * First version: the RHT kernels (rht_amax, rht_apply, and col_quant with
  * RHT) are the scalar ones. Tested byte for
@@ -98,8 +99,8 @@ static inline uint32_t block_amax_bits(const void *x, int bf16, size_t e)
 
 /* ---- codecs ------------------------------------------------------------------ */
 
-/* nvfp4_core_e4m3_encode(v, satfinite) for v >= 0, not NaN (simd_avx2.c's
- * e4m3_encode8): normals by integer RNE at 3 mantissa bits, subnormals
+/* nvfp4_core_e4m3_encode(v, satfinite) for v >= 0, not NaN (simd_te_lanes.h's
+ * sk_e4m3_encode): normals by integer RNE at 3 mantissa bits, subnormals
  * (v < 2^-6) as v * 2^9 rounded to the nearest even integer (exact scaling,
  * one rounding), both clamped to 0x7E. */
 static inline uint32x4_t e4m3_encode4(float32x4_t v)
@@ -149,7 +150,7 @@ static inline uint32x4_t e2m1_rn_mag4(float32x4_t y)
 
 /* nvfp4_core_e2m1_sr_mag (r: one random byte per lane): t = trunc(a * 2^k)
  * (exact; 2^k = 512, 256, 128 by binade), the code ((t + r) >> 8) + first;
- * a = 6 (also Inf and NaN) gives 7 whatever r (simd_avx2.c e2m1_sr_mag8). */
+ * a = 6 (also Inf and NaN) gives 7 whatever r (simd_te_lanes.h sk_e2m1_sr_mag). */
 static inline uint32x4_t e2m1_sr_mag4(float32x4_t y, uint32x4_t r)
 {
     uint32x4_t a = abs_min6_bits4(y);

@@ -15,27 +15,23 @@
  * (scales, multipliers) are one lane each, SK_W blocks per vector.
  *
  * Leaves (SK_FN is the ISA's target attribute; sk_vf / sk_vi its float and
- * int32 vector types):
+ * int32 vector types; the vector operations and the lane-wise functions of
+ * simd_te_lanes.h, included earlier, are used as well: sk_te_scale,
+ * sk_te_inv, sk_e2m1_rn, sk_e2m1_sr, sk_e4m3_decode, sk_mx_*, sk_sr_blocks,
+ * sk_col_job, sk_rht_job, sk_col_load_group, sk_tile_amax_bound):
  *   SK_NAME(n)                 the ISA's kernel name for n (avx2_n ...)
- *   sk_zero()  sk_set1(f)  sk_mul(a, b)  sk_abs(v)  sk_absnn(v) (|v|, NaN -> 0)
- *   sk_max(a, b)               vmaxps: b when either is NaN (NaN loses)
+ *   sk_absnn(v)                |v|, NaN -> 0
  *   sk_hmax(v)                 max over the lanes (NaN-free)
  *   sk_hmax_blocks(a)          lane i = max over the lanes of a[i], i < SK_W
  *   sk_all_lt(a, b)  sk_all_ordered(v)
  *   sk_nanacc  sk_nan_none()  sk_nan_or(acc, v)  sk_nan_any(acc)   whether NaN was seen
- *   sk_load(x, bf16, i)        SK_W elements at x + i as fp32
  *   sk_load_bytes(p, n)        n <= SK_W bytes, one per lane (0 past n)
- *   sk_store_f(p, v)           an aligned store of SK_W floats
  *   sk_store_bytes(v, n, p)    the low byte of the first n lanes
- *   sk_te_scale(k, bamax)  sk_te_inv(k, sb)   te scale bytes, encode multipliers
- *   sk_e2m1_rn(y)  sk_e2m1_sr(y, r)   E2M1 codes (te: cuda-fp4, NaN -> 7)
  *   sk_rand(p)                 SK_W random bytes, one per lane
  *   sk_pack_block(c, out)      the codes of one block's SK_PARTS vectors -> 8 bytes
- *   sk_sr_blocks(sr, b0, buf)  the SR bytes of blocks b0 .. b0+SK_W-1 into
- *                              buf (16 SK_W bytes); sk_sr_block(buf, b) is block b's 16
- *   sk_e4m3_decode(vi)  sk_e2m1_decode_part(q)   (SK_W / 2 code bytes)
+ *   sk_sr_block(buf, b)        block b's 16 SR bytes in sk_sr_blocks's buffer
+ *   sk_e2m1_decode_part(q)     SK_W / 2 code bytes -> SK_W values
  *   sk_store_out(p, v, stream) a row of dequantized output
- *   sk_mx_scale  sk_mx_recip  sk_mx_fix_nan   the MXFP4 rules
  *   SK_ROW_CHUNK                     blocks per chunk of the row kernels
  *   sk_tile_group_amax(x, bf16, stride, b0, n, a)   16x16 tile amaxes (NaN ignored)
  *   sk_row_group_scales(k, x, bf16, b0, n, scale, inv)   the scale bytes and
@@ -43,13 +39,9 @@
  *                              returns whether a lane is NaN
  *   sk_row_group_nan(x, bf16, b0, n) the same question alone (may answer 1)
  *   sk_row_group_codes(x, bf16, b0, n, inv, rb, use_sr, nan, out)   their codes
- *   sk_col_tiles  sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)
- *   sk_col_tiles_flush(j, tb, s0, s1, g0, g1, st)   a strip's tiles, and
- *                              their transpose into the output rows
- *   sk_col_job(job, copy)      the columnwise quantizer's copy of the job
- *   sk_rht_job(job, copy)      the job with its RHT weights
- *   sk_col_load_group(j, g, c0, v)   16 rows x SK_W columns, RHT'd
- *   sk_tile_amax_bound(j, g, c0)     rht16_tile_amax_bound
+ *   sk_col_tiles  sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, tb)   a strip's tiles
+ *   sk_line  sk_tile_lines(tb, t, l, sc)  sk_store_line(p, l, stream)   a column of
+ *                              tiles as SK_W output lines and scale bytes, and a line's store
  *   sk_tile_amax(j, g, c0)           the exact per-lane max |RHT(x)|
  *   sk_store_rht_row(j, out, e, v)   one row of a tile's transform
  */
@@ -247,6 +239,34 @@ SK_FN static void SK_NAME(row_fused)(const nvfp4_simd_te_consts *k, const void *
 
 /* ---- columnwise ------------------------------------------------------------------ */
 
+/* Output rows s0..s1-1 (columns of the input), groups g0..g1-1, from a
+ * strip's tiles: per column of tiles, the leaf's transposes make its SK_W
+ * output lines (8 groups x 8 bytes each) and their scale bytes. Whole
+ * aligned 64-byte lines go out as streaming stores; other strips (fewer
+ * than 8 groups, unaligned rows) through the stage and
+ * nvfp4_simd_col_stage_flush. */
+SK_FN static void SK_NAME(col_tiles_flush)(const nvfp4_simd_col_job *j, const sk_col_tiles *tb, size_t s0, size_t s1,
+                                           size_t g0, size_t g1, nvfp4_simd_col_stage *st)
+{
+    size_t nbr = j->rows / 16;
+    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
+    for (size_t c0 = s0; c0 < s1; c0 += SK_W) {
+        sk_line l[SK_W];
+        _Alignas(64) uint8_t sc[8 * SK_W];
+        sk_tile_lines(tb, (c0 - s0) / SK_W, l, sc);
+        SIMD_UNROLL
+        for (size_t cl = 0; cl < SK_W; cl++) {
+            size_t c = c0 + cl;
+            sk_store_line(lines ? (void *)(j->data + c * (j->rows / 2) + 8 * g0) : (void *)st->data[c - s0], l[cl],
+                          lines);
+            /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
+            memcpy(lines ? j->scale + c * nbr + g0 : st->scale[c - s0], sc + 8 * cl, 8);
+        }
+    }
+    if (lines) _mm_sfence();
+    else nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
+}
+
 /* Strips of NVFP4_SIMD_STAGE_COLS input columns outermost: inside a strip
  * each group reads 16 rows of a few hundred bytes contiguously
  * (prefetcher-friendly); the strip's groups (at most 8, g0 % 8 == 0) fill
@@ -265,7 +285,7 @@ SK_FN static inline __attribute__((always_inline)) void SK_NAME(col_quant_as)(co
     for (size_t s0 = 0; s0 < ncolw; s0 += NVFP4_SIMD_STAGE_COLS) {
         size_t s1 = s0 + NVFP4_SIMD_STAGE_COLS < ncolw ? s0 + NVFP4_SIMD_STAGE_COLS : ncolw;
         sk_col_strip(j, bf16, rht, use_sr, g0, g1, s0, s1, &tb);
-        sk_col_tiles_flush(j, &tb, s0, s1, g0, g1, &st);
+        SK_NAME(col_tiles_flush)(j, &tb, s0, s1, g0, g1, &st);
     }
     for (size_t g = g0; g < g1; g++)
         for (size_t c = ncolw; c < j->cols; c++) nvfp4_simd_scalar_col_block(j, g, c, -1.0f);
@@ -344,7 +364,7 @@ SK_FN static float SK_NAME(rht_apply)(const nvfp4_simd_col_job *job, size_t g0, 
     for (size_t g = g0; g < g1; g++) {
         for (size_t c0 = 0; c0 < ncolw; c0 += SK_W) {
             sk_vf v[16];
-            sk_col_load_group(j, g, c0, v);
+            sk_col_load_group(j, j->bf16, g, c0, v);
             SIMD_UNROLL
             for (size_t i = 0; i < 16; i++) {
                 am = sk_max(sk_abs(v[i]), am);
