@@ -473,6 +473,7 @@ static nvfp4_status check_components(const nvfp4_tensor_set *s, const char *fnam
 
 nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all, nvfp4_error *err)
 {
+    if (nvfp4_tset_meta_get(s, "groups")) return nvfp4_grouped_bundle_validate(s, fname, need_all, err);
     bundle_desc b;
     nvfp4_status st = bundle_layout(s, fname, &b, err);
     return st ? st : check_components(s, fname, need_all, &b, err);
@@ -557,6 +558,9 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
                                        nvfp4_error *err)
 {
     memset(q, 0, sizeof *q);
+    if (nvfp4_tset_meta_get(s, "groups"))
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: a grouped bundle (one amax per group, metadata "
+                               "\"groups\"): read it with nvfp4_bundle_to_grouped", fname);
     bundle_desc b;
     nvfp4_status st = bundle_layout(s, fname, &b, err);
     if (!st) st = check_components(s, fname, false, &b, err);

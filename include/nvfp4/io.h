@@ -19,6 +19,7 @@
 
 #include "nvfp4/common.h"
 #include "nvfp4/quant.h"
+#include "nvfp4/grouped.h"
 
 NVFP4_BEGIN_DECLS
 
@@ -288,6 +289,21 @@ nvfp4_status nvfp4_bundle_scale_layout(const nvfp4_tensor_set *s, const char *fn
  * nvfp4_bundle_build writes the cuBLAS 128x4 layout; quantize, golden and
  * verify --scale-layout call this for another. */
 nvfp4_status nvfp4_bundle_relayout(nvfp4_tensor_set *s, nvfp4_scale_layout l, nvfp4_error *err);
+
+/* ---- grouped (MoE) bundles (docs/file-formats.md, "Grouped bundles") ---- */
+/* The rowwise bundle of the stacked tensor with the grouped components:
+ * scale_swizzled in the per-group padded layout, amax F32 [ngroups], m_sizes
+ * I64 [ngroups], dequant with each group's amax, metadata "groups" (M1,M2,...)
+ * and "group_scale_padding" (128). */
+nvfp4_status nvfp4_grouped_bundle_build(const nvfp4_grouped *g, const void *x, nvfp4_dtype dtype,
+                                        nvfp4_tensor_set *out, nvfp4_error *err);
+/* nvfp4_bundle_validate of a bundle with "groups" metadata (it calls this). */
+nvfp4_status nvfp4_grouped_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all,
+                                           nvfp4_error *err);
+/* The grouped quantization a grouped bundle holds (data, scale, amax); the
+ * swizzled scales rebuilt from the linear ones. Free with nvfp4_grouped_free. */
+nvfp4_status nvfp4_bundle_to_grouped(const nvfp4_tensor_set *s, const char *fname, nvfp4_grouped *g,
+                                     nvfp4_error *err);
 
 /* Reads and validates a bundle (any format). */
 nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
