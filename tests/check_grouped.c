@@ -196,6 +196,110 @@ START_TEST(sizes_text)
 }
 END_TEST
 
+
+/* The report of nvfp4 verify for a grouped golden and a kernel output. */
+static char *grouped_verify_text(const nvfp4_tensor_set *golden, const nvfp4_tensor_set *actual, int *verdict)
+{
+    nvfp4_verify_bundle_opts o;
+    nvfp4_verify_bundle_opts_init(&o);
+    nvfp4_report rep;
+    nvfp4_error err = {0};
+    ck_assert_msg(nvfp4_verify_bundle_report(golden, actual, &o, &rep, &err) == NVFP4_OK, "%s", err.message);
+    *verdict = rep.verdict;
+    char *text = strdup(rep.text);
+    nvfp4_report_free(&rep);
+    return text;
+}
+
+/* A golden of 3 experts (5, 0, 130 rows; K = 80: K/16 = 5) and each
+ * catalogued grouped mistake run on it: the golden kills both (their bytes
+ * differ), and verify names each one alone (proven) and the experts that
+ * differ. */
+START_TEST(goldens_kill_grouped_mutants)
+{
+    size_t m[3] = {5, 0, 130}, rows = 135, cols = 80;
+    float *x = malloc(rows * cols * sizeof *x);
+    fill(x, rows * cols, 3);
+    for (size_t i = 5 * cols; i < rows * cols; i++) x[i] *= 0.01f; /* expert 2 far smaller than expert 0 */
+    nvfp4_grouped g;
+    nvfp4_error err = {0};
+    ck_assert_int_eq(nvfp4_quantize_grouped(x, NVFP4_DTYPE_F32, rows, cols, m, 3, NULL, &g, &err), NVFP4_OK);
+    nvfp4_tensor_set golden;
+    nvfp4_tset_init(&golden);
+    ck_assert_int_eq(nvfp4_grouped_bundle_build(&g, x, NVFP4_DTYPE_F32, &golden, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_bundle_validate(&golden, "golden", true, &err), NVFP4_OK);
+    ck_assert_uint_eq(nvfp4_grouped_mutant_count(), 2);
+    const char *want[2] = {"cause [proven]: grouped-shared-global-scale: one global scale shared across experts",
+                           "cause [proven]: grouped-unpadded-segments: group scale segments not padded to 128 rows"};
+    const char *experts[2] = {"experts that differ: 2 (1 of 2 with rows)", "experts that differ: 2 (1 of 2 with rows)"};
+    for (size_t i = 0; i < 2; i++) {
+        nvfp4_tensor_set mut;
+        nvfp4_tset_init(&mut);
+        ck_assert_int_eq(nvfp4_grouped_mutant_run(i, x, NVFP4_DTYPE_F32, rows, cols, m, 3, NULL, &mut, &err), NVFP4_OK);
+        int verdict;
+        char *text = grouped_verify_text(&golden, &mut, &verdict);
+        ck_assert_int_eq(verdict, 1); /* killed */
+        ck_assert_msg(strstr(text, want[i]) != NULL, "mutant %zu not named:\n%s", i, text);
+        ck_assert_msg(strstr(text, experts[i]) != NULL, "mutant %zu experts:\n%s", i, text);
+        ck_assert_msg(strstr(text, "expert 0: rows 0..4 (5): match") != NULL, "%s", text);
+        free(text);
+        nvfp4_tset_free(&mut);
+    }
+    /* the unpadded layout puts expert 2's row 0 at 5 * 16 = 80 of one 128x4 matrix, not at 1024 */
+    nvfp4_tensor_set mut;
+    nvfp4_tset_init(&mut);
+    ck_assert_int_eq(nvfp4_grouped_mutant_run(1, x, NVFP4_DTYPE_F32, rows, cols, m, 3, NULL, &mut, &err), NVFP4_OK);
+    const nvfp4_tensor *z = nvfp4_tset_find(&mut, "scale_swizzled");
+    ck_assert_uint_eq(z->nbytes, 2 * 128 * 8);
+    ck_assert_uint_eq(z->data[80], g.scale[5 * 5]);
+    ck_assert_uint_eq(nvfp4_tset_find(&golden, "scale_swizzled")->nbytes, 128 * 8 + 256 * 8);
+    ck_assert_uint_eq(nvfp4_tset_find(&golden, "scale_swizzled")->data[1024], g.scale[5 * 5]);
+    nvfp4_tset_free(&mut);
+    /* the golden against itself: a match */
+    int verdict;
+    char *text = grouped_verify_text(&golden, &golden, &verdict);
+    ck_assert_int_eq(verdict, 0);
+    free(text);
+    nvfp4_tset_free(&golden);
+    nvfp4_grouped_free(&g);
+    free(x);
+}
+END_TEST
+
+/* A grouped bundle read back: the same bytes; refused by the ungrouped reader. */
+START_TEST(bundle_round_trip)
+{
+    float x[48];
+    three_experts(x);
+    nvfp4_grouped g, back;
+    nvfp4_error err = {0};
+    ck_assert_int_eq(nvfp4_quantize_grouped(x, NVFP4_DTYPE_F32, 3, 16, three_sizes, 3, NULL, &g, &err), NVFP4_OK);
+    nvfp4_tensor_set b;
+    nvfp4_tset_init(&b);
+    ck_assert_int_eq(nvfp4_grouped_bundle_build(&g, x, NVFP4_DTYPE_F32, &b, &err), NVFP4_OK);
+    ck_assert_str_eq(nvfp4_tset_meta_get(&b, "groups"), "2,0,1");
+    ck_assert_int_eq(nvfp4_bundle_to_grouped(&b, "b", &back, &err), NVFP4_OK);
+    ck_assert_uint_eq(back.ngroups, 3);
+    ck_assert_mem_eq(back.data, g.data, g.data_bytes);
+    ck_assert_mem_eq(back.scale_swizzled, g.scale_swizzled, g.swizzled_bytes);
+    ck_assert_mem_eq(back.amax, g.amax, 3 * sizeof(float));
+    nvfp4_grouped_free(&back);
+    nvfp4_quantized q;
+    ck_assert_int_eq(nvfp4_bundle_to_quantized(&b, "b", &q, &err), NVFP4_EUNSUPPORTED);
+    /* m_sizes that contradict the metadata are refused by name */
+    nvfp4_tset_meta_set(&b, "groups", "1,1,1", &err);
+    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_str_eq(err.message, "b: component 'm_sizes' is not I64 [3] holding the metadata groups '1,1,1'");
+    nvfp4_tset_remove(&b, "m_sizes");
+    nvfp4_tset_meta_set(&b, "groups", "3,0", &err);
+    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_str_eq(err.message, "b: component 'scale_swizzled' holds 1024 bytes where the grouped layout has 512 "
+                                  "(512 elements of 1 bytes)");
+    nvfp4_tset_free(&b);
+    nvfp4_grouped_free(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("grouped");
@@ -206,6 +310,8 @@ int main(void)
     tcase_add_test(tc, each_group_is_its_own_tensor);
     tcase_add_test(tc, refused);
     tcase_add_test(tc, sizes_text);
+    tcase_add_test(tc, goldens_kill_grouped_mutants);
+    tcase_add_test(tc, bundle_round_trip);
     suite_add_tcase(s, tc);
     return nvfp4_check_run(s);
 }
