@@ -164,12 +164,18 @@ nvfp4_status nvfp4_grouped_bundle_validate(const nvfp4_tensor_set *s, const char
     if (!st) st = bundle_sizes(s, fname, &m, &n, err);
     if (st) return st;
     size_t sum = 0;
-    for (size_t i = 0; i < n; i++) sum += m[i];
-    size_t sc = p.row.scale_cols, zb = nvfp4_grouped_swizzled_size(m, n, sc);
+    bool overflow = false;
+    for (size_t i = 0; i < n; i++) {
+        overflow |= m[i] > SIZE_MAX - sum;
+        sum += overflow ? 0 : m[i];
+    }
+    size_t sc = p.row.scale_cols, zb = overflow ? 0 : nvfp4_grouped_swizzled_size(m, n, sc);
     free(m);
+    if (overflow)
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: the group sizes (metadata \"groups\") overflow", fname);
     if (sum != p.rows)
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: the groups sum to %zu rows but the bundle has %zu", fname, sum,
-                               p.rows);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: the group sizes (metadata \"groups\") sum to %zu rows but "
+                               "the bundle has %zu", fname, sum, p.rows);
     size_t xsize = p.dtype == NVFP4_DTYPE_BF16 ? 2 : 4;
     if (!st) st = check_sized(s, fname, "x", xsize, p.rows * p.cols, need_all, err);
     if (!st) st = check_sized(s, fname, "data", 1, p.row.data_bytes, need_all, err);

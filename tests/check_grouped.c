@@ -146,6 +146,24 @@ START_TEST(each_group_is_its_own_tensor)
         }
         nvfp4_grouped_free(&g);
     }
+    /* bf16 input: the same identity (bf16 bits of the fp32 values, truncated) */
+    uint16_t *xb = malloc(rows * cols * sizeof *xb);
+    for (size_t i = 0; i < rows * cols; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        xb[i] = (uint16_t)(u >> 16);
+    }
+    nvfp4_grouped g;
+    nvfp4_error err = {0};
+    ck_assert_int_eq(nvfp4_quantize_grouped(xb, NVFP4_DTYPE_BF16, rows, cols, m, 5, NULL, &g, &err), NVFP4_OK);
+    nvfp4_quantized q;
+    ck_assert_int_eq(nvfp4_quantize(xb + 130 * cols, NVFP4_DTYPE_BF16, 7, cols, NULL, &q, &err), NVFP4_OK);
+    ck_assert_mem_eq(g.data + 130 * cols / 2, q.row.data, q.row.data_bytes);
+    ck_assert_mem_eq(g.scale + 130 * g.scale_cols, q.row.scale, 7 * g.scale_cols);
+    ck_assert(memcmp(&g.amax[2], &q.row.amax, 4) == 0);
+    nvfp4_quantized_free(&q);
+    nvfp4_grouped_free(&g);
+    free(xb);
     free(x);
 }
 END_TEST
@@ -291,6 +309,12 @@ START_TEST(bundle_round_trip)
     ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
     ck_assert_str_eq(err.message, "b: component 'm_sizes' is not I64 [3] holding the metadata groups '1,1,1'");
     nvfp4_tset_remove(&b, "m_sizes");
+    nvfp4_tset_meta_set(&b, "groups", "2,0", &err);
+    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_str_eq(err.message, "b: the group sizes (metadata \"groups\") sum to 2 rows but the bundle has 3");
+    nvfp4_tset_meta_set(&b, "groups", "18446744073709551615,3", &err);
+    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_str_eq(err.message, "b: the group sizes (metadata \"groups\") overflow");
     nvfp4_tset_meta_set(&b, "groups", "3,0", &err);
     ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
     ck_assert_str_eq(err.message, "b: component 'scale_swizzled' holds 1024 bytes where the grouped layout has 512 "
