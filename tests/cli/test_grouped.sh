@@ -64,6 +64,10 @@ out=$("$NVFP4" verify --expected "$tmp/g" --actual "$tmp/plain.safetensors" --js
 python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["verdict"]=="mismatch" and j["experts"][2]["scale"]==1, j' \
     "$out" || fail "--json experts"
 
+# the catalogued grouped mistakes are listed with the other mutants
+"$NVFP4" table --mutants | grep -q "^grouped-unpadded-segments  *grouping  *group scale segments not padded to 128 rows" ||
+    fail "table --mutants lacks grouped-unpadded-segments"
+
 expect2() { # message, args...
     local msg=$1; shift
     local err
