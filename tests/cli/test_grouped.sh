@@ -64,6 +64,11 @@ out=$("$NVFP4" verify --expected "$tmp/g" --actual "$tmp/plain.safetensors" --js
 python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["verdict"]=="mismatch" and j["experts"][2]["scale"]==1, j' \
     "$out" || fail "--json experts"
 
+# dequantize decodes expert by expert (each amax): here exactly x
+"$NVFP4" dequantize "$tmp/g" -o "$tmp/dq.npy" 2>/dev/null || fail "dequantize of a grouped bundle"
+python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); b = np.fromfile(sys.argv[2], "<f4").reshape(3, 16)
+assert np.array_equal(a, b), a' "$tmp/dq.npy" "$tmp/x.bin" || fail "grouped dequantize is not x"
+
 # the catalogued grouped mistakes are listed with the other mutants
 "$NVFP4" table --mutants | grep -q "^grouped-unpadded-segments  *grouping  *group scale segments not padded to 128 rows" ||
     fail "table --mutants lacks grouped-unpadded-segments"
