@@ -113,7 +113,7 @@ static void fill(float *x, size_t n, unsigned seed)
  * recipe per chain family, including groups longer than 128 rows. */
 START_TEST(each_group_is_its_own_tensor)
 {
-    const char *recipes[] = {"te", "mslk", "torchao", "mxfp4-floor", "mxfp8", "vllm"};
+    const char *recipes[] = {"te", "mslk", "mslk-stacked", "torchao", "mxfp4-floor", "mxfp8", "vllm"};
     size_t m[5] = {130, 0, 7, 1, 0}, rows = 138, cols = 64;
     float *x = malloc(rows * cols * sizeof *x);
     fill(x, rows * cols, 7);
@@ -324,6 +324,47 @@ START_TEST(bundle_round_trip)
 }
 END_TEST
 
+/* mslk-stacked's S_enc is 2688 / amax in one division (mslk's calculate_group_max),
+ * mslk's is 1 / (amax / 2688). amax = 0x1.ad809cp+2 (6.71097469) gives
+ * S_enc = 0x1.9089b6p+8 (400.537933) here and one ulp more there; a block of
+ * amax b = 0x1.04c4f2p-6 then has (b / 6) * S_enc = 1.0625 exactly, the tie
+ * between E4M3 1.0 (0x38, even) and 1.125 (0x39): 0x38 here, 0x39 with mslk
+ * (whose product is 1.0625 + 2^-23). */
+START_TEST(mslk_stacked_global_scale)
+{
+    float x[32] = {0};
+    x[0] = 0x1.ad809cp+2f;
+    x[16] = 0x1.04c4f2p-6f;
+    ck_assert_float_eq(2688.0f / x[0], 0x1.9089b6p+8f);
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    nvfp4_quantized q;
+    nvfp4_error err = {0};
+    o.recipe = "mslk-stacked";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, &err), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[1], 0x38);
+    float deq[32];
+    ck_assert_int_eq(nvfp4_dequantize(&q, false, deq, &err), NVFP4_OK);
+    ck_assert_float_eq(deq[16], 6.0f * (1.0f / 0x1.9089b6p+8f)); /* code 0x7 (y = 6), times s / S_enc = 1 / S_enc */
+    nvfp4_quantized_free(&q);
+    o.recipe = "mslk";
+    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, 1, 32, &o, &q, &err), NVFP4_OK);
+    ck_assert_uint_eq(q.row.scale[1], 0x39);
+    nvfp4_quantized_free(&q);
+    /* an all-zero expert: S_enc = 1 (as te), scales and codes 0 (mslk's kernel: its +Inf-factor 0x7) */
+    float z[2 * 16] = {0};
+    z[0] = 1.0f;
+    size_t m[2] = {1, 1};
+    nvfp4_grouped g;
+    o.recipe = "mslk-stacked";
+    ck_assert_int_eq(nvfp4_quantize_grouped(z, NVFP4_DTYPE_F32, 2, 16, m, 2, &o, &g, &err), NVFP4_OK);
+    ck_assert_float_eq(g.amax[1], 0.0f);
+    ck_assert_uint_eq(g.scale[1], 0);
+    for (size_t i = 8; i < 16; i++) ck_assert_uint_eq(g.data[i], 0);
+    nvfp4_grouped_free(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("grouped");
@@ -336,6 +377,7 @@ int main(void)
     tcase_add_test(tc, sizes_text);
     tcase_add_test(tc, goldens_kill_grouped_mutants);
     tcase_add_test(tc, bundle_round_trip);
+    tcase_add_test(tc, mslk_stacked_global_scale);
     suite_add_tcase(s, tc);
     return nvfp4_check_run(s);
 }

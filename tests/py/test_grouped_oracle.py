@@ -12,8 +12,9 @@ mslk takes the per-expert global scales from its caller. The test passes the
 recipe `mslk`'s S_enc of each expert, 1 / (amax / 2688) in fp32 (torchao's
 convention), so the oracle of expert i is `--recipe mslk` on expert i's rows;
 it checks that mslk's own calculate_group_max (2688 / amax, one division)
-gives the same S_enc or one ulp from it, and separately that with those
-scales the bytes are still those of a recipe whose S_enc is that value.
+gives the same S_enc or one ulp from it, and that mslk's whole pipeline
+(calculate_group_max, then nvfp4_quantize_stacked with its scales) is the
+recipe `mslk-stacked` byte for byte, where `mslk` differs in a few codes.
 
 Compared: every code byte; every scale byte mslk writes, at the offsets of the
 per-expert padded 128x4 layout computed here from its formula (segment i
@@ -138,6 +139,26 @@ class MslkStackedOracle(unittest.TestCase):
                 compared += q.size + idx.size
         print("mslk nvfp4_quantize_stacked: %d code and scale bytes identical over %d stacked tensors" %
               (compared, len(CASES)))
+
+    def test_mslk_pipeline_is_mslk_stacked(self):
+        """mslk's own pipeline (calculate_group_max, then nvfp4_quantize_stacked with its scales) is the recipe
+        mslk-stacked byte for byte; the recipe mslk (torchao's S_enc, one ulp away for some amaxes) is not."""
+        m_sizes, k = [37, 0, 130, 5, 64], 64
+        same = other = 0
+        for seed in range(10, 13):
+            x = stacked_input(m_sizes, k, seed)
+            gs, _ = MSLK.calculate_group_max(x, torch.tensor(m_sizes, dtype=torch.int64))
+            q, s = self.run_mslk(x, m_sizes, gs)
+            b = ours(x, m_sizes, recipe="mslk-stacked")
+            offs, _ = padded_offsets(m_sizes, k // 16)
+            idx = np.array([o[3] for o in offs])
+            self.assertTrue(np.array_equal(b["data"], q), "codes, seed %d" % seed)
+            self.assertTrue(np.array_equal(b["scale_swizzled"].reshape(-1)[idx], s[idx]), "scales, seed %d" % seed)
+            same += q.size + idx.size
+            other += int((ours(x, m_sizes, recipe="mslk")["data"] != q).sum())
+        print("mslk calculate_group_max + nvfp4_quantize_stacked: %d bytes identical to mslk-stacked; the recipe "
+              "mslk differs in %d code bytes" % (same, other))
+        self.assertGreater(other, 0)
 
     def test_one_shared_scale_is_not_what_mslk_writes(self):
         """The catalogued mistake (one global scale for every expert): the tensor's S_enc for all experts
