@@ -8,6 +8,7 @@
  * one back: validation and reconstruction. No numerics here.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +105,9 @@ static nvfp4_status meta_size(const nvfp4_tensor_set *s, const char *fname, cons
 static nvfp4_status bundle_sizes(const nvfp4_tensor_set *s, const char *fname, size_t **m, size_t *n,
                                  nvfp4_error *err)
 {
-    nvfp4_status st = nvfp4_grouped_sizes_parse(nvfp4_tset_meta_get(s, "groups"), fname, m, n, err);
+    char what[300];
+    snprintf(what, sizeof what, "%s: metadata \"groups\"", fname);
+    nvfp4_status st = nvfp4_grouped_sizes_parse(nvfp4_tset_meta_get(s, "groups"), what, m, n, err);
     if (st) return st;
     const nvfp4_tensor *t = nvfp4_tset_find(s, "m_sizes");
     if (!t) return NVFP4_OK;

@@ -87,6 +87,20 @@ expect2 "a columnwise output is not supported with groups" "${x[@]}" --groups 3 
 expect2 "stochastic rounding is not supported with groups" "${x[@]}" --groups 3 --round sr
 expect2 "a per-row (per-token) recipe is not supported with groups" "${x[@]}" --groups 3 --recipe te-rowscaled
 expect2 "it takes neither --ggml-out nor --scale-layout" "${x[@]}" --groups 3 --scale-layout 8x4
+# a grouped bundle whose metadata is broken is refused by name
+python3 - "$tmp/plain.safetensors" "$tmp/g" "$tmp" <<'PY' || exit 1
+import json, sys
+import numpy as np
+from safetensors.numpy import save_file
+d, g, t = sys.argv[1:]
+meta = json.load(open(g + "/meta.json"))["metadata"]
+arrays = {k: np.load("%s/%s.npy" % (g, k)) for k in ("x", "data", "scale", "scale_swizzled", "amax", "dequant")}
+save_file(arrays, t + "/bad1.safetensors", metadata=dict(meta, groups=""))
+save_file(arrays, t + "/bad2.safetensors", metadata=dict(meta, groups="2,0,2"))
+PY
+expect2 'bad1.safetensors: metadata "groups": no group sizes' verify --expected "$tmp/bad1.safetensors" --actual "$tmp/plain.safetensors"
+expect2 'bad2.safetensors: the group sizes (metadata "groups") sum to 4 rows but the bundle has 3' \
+    verify --expected "$tmp/bad2.safetensors" --actual "$tmp/plain.safetensors"
 [ -e "$tmp/w.safetensors" ] && fail "a refused command left a file"
 
 [ $fails = 0 ]
