@@ -245,7 +245,8 @@ START_TEST(goldens_kill_grouped_mutants)
     nvfp4_tensor_set golden;
     nvfp4_tset_init(&golden);
     ck_assert_int_eq(nvfp4_grouped_bundle_build(&g, x, NVFP4_DTYPE_F32, &golden, &err), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_bundle_validate(&golden, "golden", true, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_grouped_bundle_validate(&golden, "golden", true, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_bundle_validate(&golden, "golden", true, &err), NVFP4_EUNSUPPORTED);
     ck_assert_uint_eq(nvfp4_grouped_mutant_count(), 2);
     const char *want[2] = {"cause [proven]: grouped-shared-global-scale: one global scale shared across experts",
                            "cause [proven]: grouped-unpadded-segments: group scale segments not padded to 128 rows"};
@@ -306,17 +307,17 @@ START_TEST(bundle_round_trip)
     ck_assert_int_eq(nvfp4_bundle_to_quantized(&b, "b", &q, &err), NVFP4_EUNSUPPORTED);
     /* m_sizes that contradict the metadata are refused by name */
     nvfp4_tset_meta_set(&b, "groups", "1,1,1", &err);
-    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_int_eq(nvfp4_grouped_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
     ck_assert_str_eq(err.message, "b: component 'm_sizes' is not I64 [3] holding the metadata groups '1,1,1'");
     nvfp4_tset_remove(&b, "m_sizes");
     nvfp4_tset_meta_set(&b, "groups", "2,0", &err);
-    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_int_eq(nvfp4_grouped_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
     ck_assert_str_eq(err.message, "b: the group sizes (metadata \"groups\") sum to 2 rows but the bundle has 3");
     nvfp4_tset_meta_set(&b, "groups", "18446744073709551615,3", &err);
-    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_int_eq(nvfp4_grouped_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
     ck_assert_str_eq(err.message, "b: the group sizes (metadata \"groups\") overflow");
     nvfp4_tset_meta_set(&b, "groups", "3,0", &err);
-    ck_assert_int_eq(nvfp4_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
+    ck_assert_int_eq(nvfp4_grouped_bundle_validate(&b, "b", true, &err), NVFP4_EFORMAT);
     ck_assert_str_eq(err.message, "b: component 'scale_swizzled' holds 1024 bytes where the grouped layout has 512 "
                                   "(512 elements of 1 bytes)");
     nvfp4_tset_free(&b);

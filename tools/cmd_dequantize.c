@@ -137,7 +137,8 @@ static int run(int argc, char **argv)
         goto done;
     }
     if ((expected || recipe) && (rc = fill_metadata(cmd, &s, expected, &qo, rows, cols))) goto done;
-    if (nvfp4_bundle_validate(&s, in, false, &err)) {
+    if (nvfp4_tset_meta_get(&s, "groups") ? nvfp4_grouped_bundle_validate(&s, in, false, &err)
+                                          : nvfp4_bundle_validate(&s, in, false, &err)) {
         rc = cli_fail_err(cmd, &err);
         goto done;
     }

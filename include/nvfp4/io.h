@@ -251,6 +251,7 @@ void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);
 nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err);
 
 /* ---- golden bundle ------------------------------------------------------ */
+#define NVFP4_BUNDLE_FORMAT "nvfp4kit-golden-bundle" /* the metadata "format" of every bundle */
 #define NVFP4_BUNDLE_FORMAT_VERSION "1"
 
 /* Builds the bundle of q (quantized from x: rows x cols, dtype) into out
@@ -297,7 +298,8 @@ nvfp4_status nvfp4_bundle_relayout(nvfp4_tensor_set *s, nvfp4_scale_layout l, nv
  * and "group_scale_padding" (128). */
 nvfp4_status nvfp4_grouped_bundle_build(const nvfp4_grouped *g, const void *x, nvfp4_dtype dtype,
                                         nvfp4_tensor_set *out, nvfp4_error *err);
-/* nvfp4_bundle_validate of a bundle with "groups" metadata (it calls this). */
+/* The validation of a bundle with "groups" metadata (nvfp4_bundle_validate
+ * refuses one; nvfp4_bundle_load calls this for it). */
 nvfp4_status nvfp4_grouped_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all,
                                            nvfp4_error *err);
 /* The grouped quantization a grouped bundle holds (data, scale, amax); the
@@ -305,7 +307,8 @@ nvfp4_status nvfp4_grouped_bundle_validate(const nvfp4_tensor_set *s, const char
 nvfp4_status nvfp4_bundle_to_grouped(const nvfp4_tensor_set *s, const char *fname, nvfp4_grouped *g,
                                      nvfp4_error *err);
 
-/* Reads and validates a bundle (any format). */
+/* Reads and validates a bundle (any format; a grouped one with
+ * nvfp4_grouped_bundle_validate). */
 nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
 
 NVFP4_END_DECLS
