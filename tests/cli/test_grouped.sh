@@ -69,6 +69,19 @@ python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["verdict"]=="mi
 python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); b = np.fromfile(sys.argv[2], "<f4").reshape(3, 16)
 assert np.array_equal(a, b), a' "$tmp/dq.npy" "$tmp/x.bin" || fail "grouped dequantize is not x"
 
+# the same bytes at any thread count and from the scalar reference path (the fast path's oracle):
+# 300 x 256 random, experts of 7, 0, 130, 1, 162 tokens, te and mslk-stacked
+python3 -c 'import numpy as np, sys; g = np.random.default_rng(5)
+x = (g.standard_normal((300, 256)) * np.repeat([1, 30, 0.01, 4], 75)[:, None]).astype(np.float32); np.save(sys.argv[1], x)' \
+    "$tmp/r.npy" || exit 1
+for r in te mslk-stacked; do
+    OMP_NUM_THREADS=1 "$NVFP4" quantize "$tmp/r.npy" --recipe $r --groups 7,0,130,1,162 -o "$tmp/r1.safetensors" 2>/dev/null
+    OMP_NUM_THREADS=2 "$NVFP4" quantize "$tmp/r.npy" --recipe $r --groups 7,0,130,1,162 -o "$tmp/r2.safetensors" 2>/dev/null
+    NVFP4_SIMD=scalar "$NVFP4" quantize "$tmp/r.npy" --recipe $r --groups 7,0,130,1,162 -o "$tmp/r3.safetensors" 2>/dev/null
+    cmp -s "$tmp/r1.safetensors" "$tmp/r2.safetensors" || fail "$r: 1 and 2 threads differ"
+    cmp -s "$tmp/r1.safetensors" "$tmp/r3.safetensors" || fail "$r: the scalar path differs"
+done
+
 # the catalogued grouped mistakes are listed with the other mutants
 "$NVFP4" table --mutants | grep -q "^grouped-unpadded-segments  *grouping  *group scale segments not padded to 128 rows" ||
     fail "table --mutants lacks grouped-unpadded-segments"
