@@ -45,6 +45,8 @@ def test_verify_names_the_expert_and_the_shared_scale(tmp_path):
     assert r.json["experts"][2]["scale"] == 1 and r.json["experts"][0]["status"] == "match"
     assert [c["cause"] for c in r.json["causes"]][0] == "grouped-shared-global-scale"
     assert "experts that differ: 2 (1 of 2 with rows)" in str(r)
+    assert r.components["scale"] == {"status": "mismatch", "compared": 3, "mismatches": 1}
+    assert r.components["amax"] == {"status": "absent"}
 
 
 def test_refused():
