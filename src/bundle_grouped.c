@@ -1,6 +1,6 @@
 /*
  * bundle_grouped.c - the golden bundle of a grouped (MoE) quantization
- * (docs/file-formats.md, "Grouped bundles"): the ordinary rowwise bundle of
+ * (docs/file-formats.md, 3.7 "Grouped bundles"): the ordinary rowwise bundle of
  * the stacked tensor (x, data, scale, metadata: nvfp4_bundle_build on a view
  * of the stacked outputs) whose scale_swizzled is the per-group padded
  * layout, whose amax holds one value per group, whose dequant uses each

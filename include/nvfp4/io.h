@@ -291,7 +291,7 @@ nvfp4_status nvfp4_bundle_scale_layout(const nvfp4_tensor_set *s, const char *fn
  * verify --scale-layout call this for another. */
 nvfp4_status nvfp4_bundle_relayout(nvfp4_tensor_set *s, nvfp4_scale_layout l, nvfp4_error *err);
 
-/* ---- grouped (MoE) bundles (docs/file-formats.md, "Grouped bundles") ---- */
+/* ---- grouped (MoE) bundles (docs/file-formats.md, 3.7 "Grouped bundles") ---- */
 /* The rowwise bundle of the stacked tensor with the grouped components:
  * scale_swizzled in the per-group padded layout, amax F32 [ngroups], m_sizes
  * I64 [ngroups], dequant with each group's amax, metadata "groups" (M1,M2,...)

@@ -447,7 +447,7 @@ void nvfp4_verify_bundle_opts_init(nvfp4_verify_bundle_opts *o);
 nvfp4_status nvfp4_verify_bundle_report(const nvfp4_tensor_set *bundle, const nvfp4_tensor_set *actual,
                                         const nvfp4_verify_bundle_opts *o, nvfp4_report *rep, nvfp4_error *err);
 
-/* ---- grouped (MoE) bundles (docs/verify.md, "Grouped bundles") ---- */
+/* ---- grouped (MoE) bundles (docs/verify.md, 3c "Grouped (MoE) bundles") ---- */
 /* nvfp4_verify_bundle_report of a bundle with "groups" metadata (it calls
  * this): each component, then each expert (its rows, its scale segment, its
  * amax; an empty expert's amax is not compared), and the catalogued grouped

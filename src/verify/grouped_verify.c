@@ -1,6 +1,6 @@
 /*
  * grouped_verify.c - nvfp4 verify of a grouped (MoE) bundle
- * (docs/verify.md, "Grouped bundles"): each component compared byte for
+ * (docs/verify.md, 3c "Grouped (MoE) bundles"): each component compared byte for
  * byte, then per expert (its rows of data, scale and dequant, its segment
  * of scale_swizzled, its amax), and the catalogued grouped mistakes that
  * give the kernel's bytes named. A grouped mistake is a wrong grouping, not
