@@ -147,13 +147,42 @@ static bool amax_same(const nvfp4_tensor *a, const nvfp4_grouped *g, const gout 
     return true;
 }
 
+/* in the order of nvfp4_vcomponent */
 static const char *const comp_names[] = {"data", "scale", "scale_swizzled", "amax", "dequant"};
 enum { C_DATA, C_SCALE, C_SWZ, C_AMAX, C_DEQ, C_N };
 
-/* Whether the actual component c equals that of outputs o (absent: true). */
-static bool comp_same(const nvfp4_tensor_set *act, int c, const nvfp4_grouped *g, const gout *o)
+typedef struct {
+    const nvfp4_grouped *g;
+    const nvfp4_tensor_set *act;
+    const nvfp4_verify_bundle_opts *o;
+    const gout *e;
+    nvfp4_strbuf *t;
+} gctx;
+
+static bool is_component_name(const char *n)
 {
-    const nvfp4_tensor *a = nvfp4_tset_find(act, comp_names[c]);
+    for (int k = 0; k < C_N; k++)
+        if (strcmp(n, comp_names[k]) == 0) return true;
+    return false;
+}
+
+/* The kernel's component k as verify compares it: absent when --component
+ * leaves it out; a set of one tensor under another name (a lone .npy) is
+ * taken as the component o->lone (data by default), as for other bundles. */
+static const nvfp4_tensor *actual_comp(const gctx *c, int k)
+{
+    if (c->o->verify.components && !(c->o->verify.components & (1u << k))) return NULL;
+    const nvfp4_tensor *a = nvfp4_tset_find(c->act, comp_names[k]);
+    if (a) return a;
+    if (c->act->count == 1 && !is_component_name(c->act->tensors[0].name) && (int)c->o->lone == k)
+        return &c->act->tensors[0];
+    return NULL;
+}
+
+/* Whether the actual component c equals that of outputs o (absent: true). */
+static bool comp_same(const gctx *ctx, int c, const nvfp4_grouped *g, const gout *o)
+{
+    const nvfp4_tensor *a = actual_comp(ctx, c);
     if (!a) return true;
     switch (c) {
     case C_DATA: return a->nbytes == o->data_bytes && !memcmp(a->data, o->data, o->data_bytes);
@@ -175,20 +204,18 @@ static size_t count_diff(const uint8_t *a, const uint8_t *b, size_t n, size_t un
 
 /* ---- the report -------------------------------------------------------------------- */
 
-typedef struct {
-    const nvfp4_grouped *g;
-    const nvfp4_tensor_set *act;
-    const gout *e;
-    nvfp4_strbuf *t;
-    json_t *j;
-} gctx;
 
 /* Component c against the expected outputs: one line; true when it differs. */
 static bool report_component(const gctx *c, int k, json_t *comps)
 {
     nvfp4_strbuf *t = c->t;
-    const nvfp4_tensor *a = nvfp4_tset_find(c->act, comp_names[k]);
+    const nvfp4_tensor *a = actual_comp(c, k);
     const gout *e = c->e;
+    if (!a && c->o->verify.components && !(c->o->verify.components & (1u << k))) {
+        P("  %-15s not compared (--component)\n", comp_names[k]);
+        json_object_set_new(comps, comp_names[k], json_pack("{s:s}", "status", "not compared"));
+        return false;
+    }
     if (!a) {
         P("  %-15s absent, skipped\n", comp_names[k]);
         json_object_set_new(comps, comp_names[k], json_pack("{s:s}", "status", "absent"));
@@ -226,7 +253,7 @@ static bool report_component(const gctx *c, int k, json_t *comps)
 static size_t expert_diff(const gctx *c, int k, size_t i, size_t row)
 {
     const nvfp4_grouped *g = c->g;
-    const nvfp4_tensor *a = nvfp4_tset_find(c->act, comp_names[k]);
+    const nvfp4_tensor *a = actual_comp(c, k);
     const gout *e = c->e;
     size_t m = g->m_sizes[i], rb = g->data_bytes / g->rows;
     switch (k) {
@@ -284,7 +311,7 @@ static size_t report_experts(const gctx *c, json_t *experts)
             json_object_set_new(je, comp_names[k], json_integer((json_int_t)d[k]));
             if (k == C_AMAX) {
                 float got;
-                const nvfp4_tensor *a = nvfp4_tset_find(c->act, "amax");
+                const nvfp4_tensor *a = actual_comp(c, C_AMAX);
                 memcpy(&got, a->data + (a->nbytes == 4 ? 0 : 4 * i), 4);
                 P("%samax %.9g where %.9g was expected", first ? "" : ", ", (double)got, (double)c->e->amax[i]);
             } else {
@@ -324,7 +351,7 @@ static nvfp4_status report_causes(const gctx *c, const nvfp4_tensor_set *bundle,
     for (int m = 0; !st && m < 3; m++) {
         if (!cand[m].data) continue;
         fits[m] = true;
-        for (int k = 0; k < C_N && fits[m]; k++) fits[m] = comp_same(c->act, k, c->g, &cand[m]);
+        for (int k = 0; k < C_N && fits[m]; k++) fits[m] = comp_same(c, k, c->g, &cand[m]);
         found += fits[m];
     }
     for (int m = 0; !st && m < 3; m++) {
@@ -347,7 +374,7 @@ static nvfp4_status run_report(const nvfp4_tensor_set *bundle, const nvfp4_tenso
 {
     nvfp4_strbuf tb = {0}, *t = &tb;
     json_t *j = json_object(), *comps = json_object(), *experts = json_array(), *causes = json_array();
-    gctx c = {g, actual, e, t, j};
+    gctx c = {g, actual, o, e, t};
     char sizes[256];
     if (!nvfp4_grouped_sizes_format(g->m_sizes, g->ngroups, sizes, sizeof sizes)) snprintf(sizes, sizeof sizes, "...");
     P("expected %s, actual %s\n", o->expected_name, o->actual_name);
@@ -356,7 +383,7 @@ static nvfp4_status run_report(const nvfp4_tensor_set *bundle, const nvfp4_tenso
     bool differs = false, any = false;
     for (int k = 0; k < C_N; k++) {
         differs |= report_component(&c, k, comps);
-        any |= nvfp4_tset_find(actual, comp_names[k]) != NULL;
+        any |= actual_comp(&c, k) != NULL;
     }
     nvfp4_status st = NVFP4_OK;
     if (!any) {

@@ -60,6 +60,13 @@ out=$("$NVFP4" verify --expected "$tmp/g" --actual "$tmp/ds.safetensors"); rc=$?
 [ $rc = 1 ] || fail "codes and scales of one shared amax: exit $rc"
 grep -qF "cause [consistent]: grouped-shared-global-scale: one global scale shared across experts" <<<"$out" ||
     fail "shared scale not named: $out"
+# one .npy taken as --component scale; --component data compares only the codes (which match)
+python3 -c 'import sys, numpy as np; from safetensors.numpy import load_file
+np.save(sys.argv[2], load_file(sys.argv[1])["scale"])' "$tmp/plain.safetensors" "$tmp/scale.npy" || exit 1
+out=$("$NVFP4" verify --expected "$tmp/g" --actual "$tmp/scale.npy" --component scale); rc=$?
+[ $rc = 1 ] && grep -qF "expert 2: rows 2..2 (1): scale 1 byte" <<<"$out" || fail "a lone scale .npy: exit $rc: $out"
+out=$("$NVFP4" verify --expected "$tmp/g" --actual "$tmp/plain.safetensors" --component data); rc=$?
+[ $rc = 0 ] && grep -qF "scale           not compared (--component)" <<<"$out" || fail "--component data: exit $rc: $out"
 out=$("$NVFP4" verify --expected "$tmp/g" --actual "$tmp/plain.safetensors" --json); rc=$?
 python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["verdict"]=="mismatch" and j["experts"][2]["scale"]==1, j' \
     "$out" || fail "--json experts"
