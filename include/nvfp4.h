@@ -20,6 +20,7 @@
 #include "nvfp4/formats.h"
 #include "nvfp4/philox.h"
 #include "nvfp4/quant.h"
+#include "nvfp4/grouped.h"
 #include "nvfp4/trace.h"
 #include "nvfp4/io.h"
 #include "nvfp4/ggml.h"

@@ -16,7 +16,7 @@
 #include "recipes/recipe.h"
 #include "nvfp4/io.h"
 
-#define BUNDLE_FORMAT "nvfp4kit-golden-bundle"
+#define BUNDLE_FORMAT NVFP4_BUNDLE_FORMAT
 
 /* ---- metadata ----------------------------------------------------------------- */
 
@@ -473,6 +473,9 @@ static nvfp4_status check_components(const nvfp4_tensor_set *s, const char *fnam
 
 nvfp4_status nvfp4_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all, nvfp4_error *err)
 {
+    if (nvfp4_tset_meta_get(s, "groups"))
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: a grouped bundle (metadata \"groups\"): validate it with "
+                               "nvfp4_grouped_bundle_validate (nvfp4_bundle_load does)", fname);
     bundle_desc b;
     nvfp4_status st = bundle_layout(s, fname, &b, err);
     return st ? st : check_components(s, fname, need_all, &b, err);
@@ -557,6 +560,9 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
                                        nvfp4_error *err)
 {
     memset(q, 0, sizeof *q);
+    if (nvfp4_tset_meta_get(s, "groups"))
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: a grouped bundle (one amax per group, metadata "
+                               "\"groups\"): read it with nvfp4_bundle_to_grouped", fname);
     bundle_desc b;
     nvfp4_status st = bundle_layout(s, fname, &b, err);
     if (!st) st = check_components(s, fname, false, &b, err);
@@ -577,15 +583,4 @@ nvfp4_status nvfp4_bundle_to_quantized(const nvfp4_tensor_set *s, const char *fn
     if (!st && b.o.columnwise) st = check_per_token_scale(s, fname, "_t", q->recipe, &q->col, err);
     if (st) nvfp4_quantized_free(q);
     return st;
-}
-
-nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err)
-{
-    nvfp4_status st = nvfp4_tset_read(path, out, err);
-    if (st) return st;
-    const char *f = nvfp4_tset_meta_get(out, "format");
-    if (!f || strcmp(f, BUNDLE_FORMAT) != 0)
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a golden bundle (metadata \"format\" is not \"%s\")", path,
-                               BUNDLE_FORMAT);
-    return nvfp4_bundle_validate(out, path, true, err);
 }

@@ -20,6 +20,7 @@ static const char usage[] =
     "the kernel ran on) or from --recipe, --shape (the input's rows x cols) and --block,\n"
     "--rht, --pad as given to quantize (the orientation follows --columnwise).\n"
     "--columnwise decodes the columnwise (transposed) output; RHT data stays in the Hadamard domain.\n"
+    "A grouped bundle (nvfp4 quantize --groups) is decoded expert by expert, each with its amax.\n"
     "Exit: 0 written, 2 usage or input error.\n";
 
 /* the options of `nvfp4 quantize` that decide a bundle's layout */
@@ -37,6 +38,25 @@ static const struct option own_longopts[] = {{"output", required_argument, NULL,
  * from the golden bundle, or from the metadata of a bundle built for a zero
  * input of the given recipe, shape and options (the same keys and values
  * `nvfp4 quantize` writes). Components the file already names stay. */
+/* A grouped bundle (metadata "groups"): each expert with its own amax. */
+static int dequantize_grouped(const char *cmd, const nvfp4_tensor_set *s, const char *in, nvfp4_tensor_set *o,
+                              const char *out, const char *format)
+{
+    nvfp4_grouped g;
+    nvfp4_error err;
+    nvfp4_tensor *d;
+    if (nvfp4_bundle_to_grouped(s, in, &g, &err)) return cli_fail_err(cmd, &err);
+    size_t shape[2] = {g.rows, g.cols};
+    int rc = nvfp4_tset_add(o, "dequant", NVFP4_T_F32, 2, shape, NULL, &d, &err) ||
+                     nvfp4_grouped_dequantize(&g, (float *)(void *)d->data, &err)
+                 ? cli_fail_err(cmd, &err)
+                 : 0;
+    nvfp4_grouped_free(&g);
+    for (size_t i = 0; !rc && i < s->meta_count; i++)
+        if (strcmp(s->meta[i].key, "format") != 0) (void)nvfp4_tset_meta_set(o, s->meta[i].key, s->meta[i].value, NULL);
+    return rc ? rc : cli_write_set(cmd, out, format, o);
+}
+
 static int fill_metadata(const char *cmd, nvfp4_tensor_set *s, const char *expected, const nvfp4_quant_opts *o,
                          size_t rows, size_t cols)
 {
@@ -117,7 +137,8 @@ static int run(int argc, char **argv)
         goto done;
     }
     if ((expected || recipe) && (rc = fill_metadata(cmd, &s, expected, &qo, rows, cols))) goto done;
-    if (nvfp4_bundle_validate(&s, in, false, &err)) {
+    if (nvfp4_tset_meta_get(&s, "groups") ? nvfp4_grouped_bundle_validate(&s, in, false, &err)
+                                          : nvfp4_bundle_validate(&s, in, false, &err)) {
         rc = cli_fail_err(cmd, &err);
         goto done;
     }
@@ -126,6 +147,11 @@ static int run(int argc, char **argv)
      * so the peak memory is about the bundle itself (docs/performance.md). */
     static const char *const unneeded[] = {"x", "dequant", "dequant_t"};
     for (size_t i = 0; i < sizeof unneeded / sizeof unneeded[0]; i++) nvfp4_tset_remove(&s, unneeded[i]);
+    if (nvfp4_tset_meta_get(&s, "groups")) {
+        rc = colwise ? cli_fail(cmd, "%s: a grouped bundle has no columnwise output", in)
+                     : dequantize_grouped(cmd, &s, in, &o, out, format);
+        goto done;
+    }
     if (nvfp4_bundle_to_quantized(&s, in, &q, &err)) {
         rc = cli_fail_err(cmd, &err);
         goto done;

@@ -16,7 +16,7 @@ static const char usage_head[] =
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
-    "                      [--scale-layout 128x4|8x4|linear] [--ggml-out FILE]\n"
+    "                      [--scale-layout 128x4|8x4|linear] [--ggml-out FILE] [--groups M1,M2,...]\n"
     "\n"
     "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
     "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"
@@ -45,6 +45,15 @@ static const char usage_tail[] =
     "                            blocks (block_nvfp4, docs/file-formats.md); recipes ggml and\n"
     "                            torchao-1level, a multiple of 64 columns; written together\n"
     "                            with OUT or not at all, never OUT itself or inside it\n"
+    "  --groups M1,M2,...        grouped (MoE) quantization: IN stacks the tokens of each expert,\n"
+    "                            M_i rows for expert i (0 for an expert with none; the sizes\n"
+    "                            sum to the rows of IN); each expert gets its own global amax\n"
+    "                            (amax holds one per expert) and its own 128x4 scale segment,\n"
+    "                            padded to 128 rows (TransformerEngine's split_quantize, mslk's\n"
+    "                            nvfp4_quantize_stacked, whose pipeline is --recipe mslk-stacked).\n"
+    "                            Rowwise, RN, 1x16/1x32 blocks; the bundle carries m_sizes\n"
+    "                            and the metadata groups\n"
+    "                            (docs/semantics.md, \"Grouped (MoE) quantization\")\n"
     "An existing OUT or FILE must be a regular file (or a folder for a folder OUT): a FIFO,\n"
     "a device or a link to one is refused, never replaced.\n"
     "Exit: 0 written, 2 usage or input error.\n";
@@ -54,14 +63,14 @@ static const char usage_tail[] =
 #define QUANT_HELP_ROWS (QUANT_ROWS & ~(CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROWWISE) | \
                                         CLI_QUANT(NVFP4_OPTION_COLUMNWISE)))
 
-enum { OPT_FORMAT = 256, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL, OPT_LAYOUT };
+enum { OPT_FORMAT = 256, OPT_SHAPE, OPT_DTYPE, OPT_GGML, OPT_COL_ONLY, OPT_ALSO_COL, OPT_LAYOUT, OPT_GROUPS };
 
 static const struct option own_longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"columnwise-only", no_argument, NULL, OPT_COL_ONLY}, {"also-columnwise", no_argument, NULL, OPT_ALSO_COL},
     {"format", required_argument, NULL, OPT_FORMAT}, {"shape", required_argument, NULL, OPT_SHAPE},
     {"dtype", required_argument, NULL, OPT_DTYPE}, {"ggml-out", required_argument, NULL, OPT_GGML},
-    {"scale-layout", required_argument, NULL, OPT_LAYOUT},
+    {"scale-layout", required_argument, NULL, OPT_LAYOUT}, {"groups", required_argument, NULL, OPT_GROUPS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -133,6 +142,27 @@ static bool ggml_layout_fits(const nvfp4_quant_opts *o)
            b == NVFP4_BLOCK_1X16;
 }
 
+/* --groups: the grouped bundle of the stacked input (nvfp4/grouped.h). */
+static int quantize_grouped(const char *cmd, const cli_input *in, const char *groups, const nvfp4_quant_opts *o,
+                            const char *out, const char *format)
+{
+    size_t *m = NULL, n = 0;
+    nvfp4_grouped g = {0};
+    nvfp4_error err;
+    nvfp4_tensor_set b;
+    nvfp4_tset_init(&b);
+    int rc = NVFP4_EXIT_OK;
+    if (nvfp4_grouped_sizes_parse(groups, "--groups", &m, &n, &err) ||
+        nvfp4_quantize_grouped(in->data, in->dtype, in->rows, in->cols, m, n, o, &g, &err) ||
+        nvfp4_grouped_bundle_build(&g, in->data, in->dtype, &b, &err))
+        rc = cli_fail_err(cmd, &err);
+    else rc = cli_write_set(cmd, out, format, &b);
+    nvfp4_grouped_free(&g);
+    nvfp4_tset_free(&b);
+    free(m);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     const char *cmd = "quantize";
@@ -146,7 +176,7 @@ static int run(int argc, char **argv)
     nvfp4_options_init(&g);
     struct option longopts[48];
     cli_quant_longopts(longopts, 48, own_longopts, QUANT_ROWS);
-    const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL, *ggml_out = NULL;
+    const char *out = NULL, *format = NULL, *shape = NULL, *dtype = NULL, *ggml_out = NULL, *groups = NULL;
     bool col_only = false;
     nvfp4_scale_layout layout = NVFP4_SCALE_LAYOUT_128X4;
     optind = 1;
@@ -168,6 +198,7 @@ static int run(int argc, char **argv)
         case OPT_SHAPE: shape = optarg; break;
         case OPT_DTYPE: dtype = optarg; break;
         case OPT_GGML: ggml_out = optarg; break;
+        case OPT_GROUPS: groups = optarg; break;
         case OPT_LAYOUT:
             if (!nvfp4_scale_layout_parse(optarg, &layout))
                 return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
@@ -191,9 +222,17 @@ static int run(int argc, char **argv)
     if (ggml_out && cli_destination_inside(ggml_out, out))
         return cli_fail(cmd, "--ggml-out %s is inside the bundle folder -o %s: write it elsewhere", ggml_out, out);
 
+    if (groups && (ggml_out || layout != NVFP4_SCALE_LAYOUT_128X4))
+        return cli_fail(cmd, "--groups writes the per-expert 128x4 layout: it takes neither --ggml-out nor --scale-layout");
+
     cli_input in;
     rc = cli_input_load(cmd, argv[optind], shape, dtype, &in);
     if (rc) {
+        cli_input_free(&in);
+        return rc;
+    }
+    if (groups) {
+        rc = quantize_grouped(cmd, &in, groups, &o, out, format);
         cli_input_free(&in);
         return rc;
     }

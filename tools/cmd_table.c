@@ -128,6 +128,13 @@ static void table_mutants(void)
                m->needs & NVFP4_MUTANT_NEEDS_RHT ? "; with the RHT" : "",
                m->needs & NVFP4_MUTANT_NEEDS_2D ? "; with 16x16 blocks" : "");
     }
+    size_t ng = nvfp4_grouped_mutant_count();
+    printf("%zu grouped mutants (nvfp4 quantize --groups; verify names them, docs/verify.md 3d)\n", ng);
+    for (size_t i = 0; i < ng; i++) {
+        const nvfp4_grouped_mutant_info *m = nvfp4_grouped_mutant_at(i);
+        printf("%-30s %-14s %s\n", m->name, "grouping", m->summary);
+        printf("%-30s %-14s from: %s\n", "", "", m->origin);
+    }
 }
 
 static int run(int argc, char **argv)

@@ -19,6 +19,7 @@
 
 #include "nvfp4/common.h"
 #include "nvfp4/quant.h"
+#include "nvfp4/grouped.h"
 
 NVFP4_BEGIN_DECLS
 
@@ -250,6 +251,7 @@ void nvfp4_sha256_hex(const void *buf, size_t len, char hex[65]);
 nvfp4_status nvfp4_sha256_file(const char *path, char hex[65], nvfp4_error *err);
 
 /* ---- golden bundle ------------------------------------------------------ */
+#define NVFP4_BUNDLE_FORMAT "nvfp4kit-golden-bundle" /* the metadata "format" of every bundle */
 #define NVFP4_BUNDLE_FORMAT_VERSION "1"
 
 /* Builds the bundle of q (quantized from x: rows x cols, dtype) into out
@@ -289,7 +291,24 @@ nvfp4_status nvfp4_bundle_scale_layout(const nvfp4_tensor_set *s, const char *fn
  * verify --scale-layout call this for another. */
 nvfp4_status nvfp4_bundle_relayout(nvfp4_tensor_set *s, nvfp4_scale_layout l, nvfp4_error *err);
 
-/* Reads and validates a bundle (any format). */
+/* ---- grouped (MoE) bundles (docs/file-formats.md, 3.7 "Grouped bundles") ---- */
+/* The rowwise bundle of the stacked tensor with the grouped components:
+ * scale_swizzled in the per-group padded layout, amax F32 [ngroups], m_sizes
+ * I64 [ngroups], dequant with each group's amax, metadata "groups" (M1,M2,...)
+ * and "group_scale_padding" (128). */
+nvfp4_status nvfp4_grouped_bundle_build(const nvfp4_grouped *g, const void *x, nvfp4_dtype dtype,
+                                        nvfp4_tensor_set *out, nvfp4_error *err);
+/* The validation of a bundle with "groups" metadata (nvfp4_bundle_validate
+ * refuses one; nvfp4_bundle_load calls this for it). */
+nvfp4_status nvfp4_grouped_bundle_validate(const nvfp4_tensor_set *s, const char *fname, bool need_all,
+                                           nvfp4_error *err);
+/* The grouped quantization a grouped bundle holds (data, scale, amax); the
+ * swizzled scales rebuilt from the linear ones. Free with nvfp4_grouped_free. */
+nvfp4_status nvfp4_bundle_to_grouped(const nvfp4_tensor_set *s, const char *fname, nvfp4_grouped *g,
+                                     nvfp4_error *err);
+
+/* Reads and validates a bundle (any format; a grouped one with
+ * nvfp4_grouped_bundle_validate). */
 nvfp4_status nvfp4_bundle_load(const char *path, nvfp4_tensor_set *out, nvfp4_error *err);
 
 NVFP4_END_DECLS

@@ -447,6 +447,27 @@ void nvfp4_verify_bundle_opts_init(nvfp4_verify_bundle_opts *o);
 nvfp4_status nvfp4_verify_bundle_report(const nvfp4_tensor_set *bundle, const nvfp4_tensor_set *actual,
                                         const nvfp4_verify_bundle_opts *o, nvfp4_report *rep, nvfp4_error *err);
 
+/* ---- grouped (MoE) bundles (docs/verify.md, 3c "Grouped (MoE) bundles") ---- */
+/* nvfp4_verify_bundle_report of a bundle with "groups" metadata (it calls
+ * this): each component, then each expert (its rows, its scale segment, its
+ * amax; an empty expert's amax is not compared), and the catalogued grouped
+ * mistakes below that give every component the kernel wrote. */
+nvfp4_status nvfp4_grouped_verify_report(const nvfp4_tensor_set *bundle, const nvfp4_tensor_set *actual,
+                                         const nvfp4_verify_bundle_opts *o, nvfp4_report *rep, nvfp4_error *err);
+/* The catalogued grouped mistakes: 0 grouped-shared-global-scale (every expert
+ * with the stacked tensor's amax), 1 grouped-unpadded-segments (the stacked
+ * scales swizzled as one 128x4 matrix). */
+typedef struct {
+    const char *name, *summary, *origin;
+} nvfp4_grouped_mutant_info;
+size_t nvfp4_grouped_mutant_count(void);
+const nvfp4_grouped_mutant_info *nvfp4_grouped_mutant_at(size_t i); /* NULL out of range */
+/* What a kernel with grouped mistake i writes for the stacked x: data, scale,
+ * scale_swizzled, amax ([ngroups]), dequant added to out. */
+nvfp4_status nvfp4_grouped_mutant_run(size_t i, const void *x, nvfp4_dtype dtype, size_t rows, size_t cols,
+                                      const size_t *m_sizes, size_t ngroups, const nvfp4_quant_opts *opts,
+                                      nvfp4_tensor_set *out, nvfp4_error *err);
+
 /* nvfp4 identify --expected-input X --actual FILE. */
 typedef struct {
     nvfp4_quant_opts quant;    /* block (DEFAULT: every block), rht, rht_signs, rht_fp32, pad, seed, offset */

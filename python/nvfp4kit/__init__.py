@@ -12,6 +12,7 @@ checks NVFP4 model checkpoints.
 """
 from ._lib import Error, lib as _clib
 from ._core import Orientation, Quantized, dequantize, load_bundle, quantize, recipes, save_bundle
+from ._grouped import Grouped, quantize_grouped
 from ._tools import GemmReport, Identification, Report, SRReport, explain, gemm_check, identify, sr_test, verify
 from ._suite import SuiteResult, golden_pack, golden_suite, mutation_report, verify_pack, verify_suite
 from . import ckpt, testing
@@ -20,7 +21,8 @@ __version__ = _clib.nvfp4_version().decode()
 
 __all__ = ["Error", "Quantized", "Orientation", "quantize", "dequantize", "save_bundle", "load_bundle", "recipes",
            "verify", "Report", "identify", "Identification", "sr_test", "SRReport", "gemm_check", "GemmReport",
-           "explain", "golden_suite", "mutation_report", "verify_suite", "SuiteResult", "golden_pack", "verify_pack",
+           "explain", "Grouped", "quantize_grouped", "golden_suite", "mutation_report", "verify_suite", "SuiteResult",
+           "golden_pack", "verify_pack",
            "ckpt", "testing"]
 
 

@@ -132,6 +132,15 @@ class QuantBuffers(ctypes.Structure):  # nvfp4_quant_buffers
                 ("col_data", ctypes.c_void_p), ("col_scale", ctypes.c_void_p)]
 
 
+class Grouped(ctypes.Structure):  # nvfp4_grouped (nvfp4/grouped.h)
+    _fields_ = [
+        ("recipe", ctypes.c_void_p), ("opts", QuantOpts), ("rows", c_size), ("cols", c_size),
+        ("ngroups", c_size), ("m_sizes", ctypes.POINTER(c_size)), ("amax", ctypes.POINTER(ctypes.c_float)),
+        ("data", c_u8p), ("data_bytes", c_size), ("scale", c_u8p), ("scale_cols", c_size),
+        ("scale_swizzled", c_u8p), ("swizzled_bytes", c_size),
+    ]
+
+
 class RecipeInfo(ctypes.Structure):  # nvfp4_recipe_info
     _fields_ = [
         ("name", ctypes.c_char_p), ("summary", ctypes.c_char_p), ("provenance", ctypes.c_char_p),
@@ -304,6 +313,12 @@ def _load():
         "nvfp4_file_format_guess": (ctypes.c_int, [ctypes.c_char_p]),
         "nvfp4_bundle_build": (S, [ctypes.POINTER(Quantized), P, ctypes.c_int, c_size, c_size,
                                    ctypes.POINTER(TensorSet), E]),
+        # grouped (MoE) quantization (nvfp4/grouped.h, nvfp4/io.h)
+        "nvfp4_quantize_grouped": (S, [P, ctypes.c_int, c_size, c_size, ctypes.POINTER(c_size), c_size,
+                                       ctypes.POINTER(QuantOpts), ctypes.POINTER(Grouped), E]),
+        "nvfp4_grouped_free": (V, [ctypes.POINTER(Grouped)]),
+        "nvfp4_grouped_dequantize": (S, [ctypes.POINTER(Grouped), P, E]),
+        "nvfp4_grouped_bundle_build": (S, [ctypes.POINTER(Grouped), P, ctypes.c_int, ctypes.POINTER(TensorSet), E]),
         "nvfp4_bundle_load": (S, [ctypes.c_char_p, ctypes.POINTER(TensorSet), E]),
         "nvfp4_bundle_to_quantized": (S, [ctypes.POINTER(TensorSet), ctypes.c_char_p, ctypes.POINTER(Quantized), E]),
         # the reports (nvfp4/verify.h, nvfp4/formats.h): the text the CLI prints, from the same functions

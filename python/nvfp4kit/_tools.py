@@ -206,7 +206,10 @@ class Report:
 
     @property
     def components(self):
-        """{bundle name: {"status", "compared", "mismatches"}} (columnwise names end in _t)."""
+        """{bundle name: {"status", "compared", "mismatches"}} (columnwise names end in _t; a grouped
+        bundle's components, with "status" "absent" or "size" where they were not compared)."""
+        if "grouped" in self.json:
+            return dict(self.json["components"])
         d = {}
         for o in self.outputs:
             sfx = "_t" if o["orientation"] == "columnwise" else ""

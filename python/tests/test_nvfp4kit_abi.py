@@ -15,7 +15,7 @@ MIRRORS = {
     "nvfp4_error": _lib.CError, "nvfp4_quant_opts": _lib.QuantOpts, "nvfp4_qtensor": _lib.QTensor,
     "nvfp4_quantized": _lib.Quantized, "nvfp4_quant_layout": _lib.QuantLayout, "nvfp4_quant_plan": _lib.QuantPlan,
     "nvfp4_quant_buffers": _lib.QuantBuffers, "nvfp4_recipe_info": _lib.RecipeInfo, "nvfp4_tensor": _lib.Tensor,
-    "nvfp4_tensor_set": _lib.TensorSet,
+    "nvfp4_tensor_set": _lib.TensorSet, "nvfp4_grouped": _lib.Grouped,
     # the reports (nvfp4/verify.h, nvfp4/formats.h)
     "nvfp4_verify_opts": _lib.VerifyOpts, "nvfp4_verify_bundle_opts": _lib.VerifyBundleOpts,
     "nvfp4_identify_opts": _lib.IdentifyOpts, "nvfp4_sr_test_opts": _lib.SRTestOpts,

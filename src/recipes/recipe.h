@@ -46,6 +46,7 @@ extern const nvfp4_recipe nvfp4_recipe_fbgemm;
 extern const nvfp4_recipe nvfp4_recipe_flashinfer;
 extern const nvfp4_recipe nvfp4_recipe_ggml_mxfp4;
 extern const nvfp4_recipe nvfp4_recipe_mslk;
+extern const nvfp4_recipe nvfp4_recipe_mslk_stacked;
 extern const nvfp4_recipe nvfp4_recipe_te_ue5m3;
 extern const nvfp4_recipe nvfp4_recipe_te_ue5m3_1level;
 extern const nvfp4_recipe nvfp4_recipe_flashinfer_pertoken;

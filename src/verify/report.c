@@ -414,6 +414,7 @@ nvfp4_status nvfp4_verify_bundle_report(const nvfp4_tensor_set *bundle, const nv
     nvfp4_verify_bundle_opts o = *bo;
     if (!o.expected_name) o.expected_name = "expected";
     if (!o.actual_name) o.actual_name = "actual";
+    if (nvfp4_tset_meta_get(bundle, "groups")) return nvfp4_grouped_verify_report(bundle, actual, &o, rep, err);
     unsigned what = what_or_text(o.what);
     vrep_bundle b;
     if (vrep_bundle_load(bundle, o.expected_name, &b, err)) {
