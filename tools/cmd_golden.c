@@ -16,7 +16,7 @@
 static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
-    "                    [--scale-layout 128x4|8x4|linear]\n"
+    "                    [--scale-layout 128x4|8x4|linear|kv-v]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
     "padding on) and DIR/MANIFEST (`sha256sum -c MANIFEST` checks it).\n"
@@ -50,7 +50,7 @@ static const char usage[] =
     "causes verify names, then the separate-N cases, the pairs not separated and the\n"
     "candidates not singled out; exit 0 when every mutant is killed, 1 when one survives.\n"
     "--scale-layout L writes scale_swizzled in layout L (default 128x4; 8x4 is FlashInfer's\n"
-    "is_sf_8x4_layout) and records it in each bundle's metadata scale_swizzle, so a kernel that\n"
+    "is_sf_8x4_layout, kv-v the V scales of its NVFP4 KV cache) and records it in each bundle's metadata scale_swizzle, so a kernel that\n"
     "writes that layout is verified against the suite as it is (docs/semantics.md).\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
@@ -137,7 +137,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_LAYOUT:
             if (!nvfp4_scale_layout_parse(optarg, &g.layout))
-                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
+                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4, linear, kv-k or kv-v)", optarg);
             break;
         default:
             if (!cli_quant_is(c)) return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);

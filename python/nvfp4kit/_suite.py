@@ -52,7 +52,7 @@ def _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, forc
         o.format = keep[-1]
     lay = ctypes.c_int()
     if not lib.nvfp4_scale_layout_parse(_lib.text_arg(scale_layout, "scale_layout"), ctypes.byref(lay)):
-        raise Error("bad scale_layout '%s' (128x4, 8x4 or linear)" % scale_layout)
+        raise Error("bad scale_layout '%s' (128x4, 8x4, linear, kv-k or kv-v)" % scale_layout)
     o.layout = lay.value
     o.force = bool(force)
     lines = []
