@@ -798,6 +798,20 @@ static void ly_swizzle_padded_stride(const nvfp4_mctx *c, nvfp4_qtensor *t, uint
         }
 }
 
+/* ---- the scale conventions of FlashInfer's kernels (docs/semantics.md, "Scale layouts") ------ */
+
+/* FlashInfer's fp4_quantize(..., is_global_scale_inversed) with the global scale of the other
+ * convention: the kernel inverts what it is handed (quantization.cuh USE_INVERSE_SCALE: __fdiv_rn(1,
+ * SFScale); the batch-invariant class 1.0 / global_scale), so it works with fl(1/S_enc) where S_enc
+ * was meant; both directions of the mix-up give the same bytes. Dequantizing, it divides by its S_enc. */
+static nvfp4_core_global gl_passed_inverted(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    g.s_enc = 1.0f / g.s_enc;
+    g.s_dec = 1.0f / g.s_enc;
+    return g;
+}
+
 /* ---- the catalog ----------------------------------------------------------------------- */
 
 #define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
@@ -1186,6 +1200,14 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "stride: wrong whenever K/16 is not a multiple of 4",
                R_E2M1, 0),
      .layout = ly_swizzle_padded_stride},
+    /* the scale conventions of FlashInfer's kernels (layouts, global-scale flag) */
+    {.info = M("global-passed-inverted", "global scale",
+               "global scale passed inverted: S_enc' = fl(1 / S_enc) (the kernel inverts a scale that was not)",
+               "FlashInfer 0.7.4 fp4_quantize(..., is_global_scale_inversed=True) handed S_enc, or False handed "
+               "1/S_enc: csrc/nv_internal/tensorrt_llm/kernels/quantization.cuh USE_INVERSE_SCALE SFScaleVal = "
+               "__fdiv_rn(1, SFScale); batch_invariant/quantization/nvfp4_api.py gs = 1.0 / global_scale",
+               "flashinfer", 0),
+     .global = gl_passed_inverted},
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];
