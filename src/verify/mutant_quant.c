@@ -40,6 +40,7 @@ static bool list_has(const char *list, const char *word)
 bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *o)
 {
     if (!m || !list_has(m->recipes, recipe ? recipe : "te")) return false;
+    if (m->needs & NVFP4_MUTANT_NEEDS_KV_V) return false; /* only against goldens in that layout */
     if (!o) return true;
     if ((m->needs & NVFP4_MUTANT_NEEDS_RN) && o->rounding == NVFP4_SR) return false;
     if ((m->needs & NVFP4_MUTANT_NEEDS_SR) && o->rounding != NVFP4_SR) return false;
@@ -47,6 +48,20 @@ bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const 
     if ((m->needs & NVFP4_MUTANT_NEEDS_2D) && o->block != NVFP4_BLOCK_16X16) return false;
     if ((m->needs & NVFP4_MUTANT_NEEDS_1D) && o->block == NVFP4_BLOCK_16X16) return false;
     return true;
+}
+
+nvfp4_scale_layout nvfp4_mutant_scale_layout(const nvfp4_mutant_info *m)
+{
+    return m && (m->needs & NVFP4_MUTANT_NEEDS_KV_V) ? NVFP4_SCALE_LAYOUT_KV_V : NVFP4_SCALE_LAYOUT_128X4;
+}
+
+bool nvfp4_mutant_applies_in_layout(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *o,
+                                    nvfp4_scale_layout l)
+{
+    if (!m || !(m->needs & NVFP4_MUTANT_NEEDS_KV_V)) return nvfp4_mutant_applies(m, recipe, o);
+    nvfp4_mutant_info plain = *m;
+    plain.needs &= ~(unsigned)NVFP4_MUTANT_NEEDS_KV_V;
+    return l == NVFP4_SCALE_LAYOUT_KV_V && nvfp4_mutant_applies(&plain, recipe, o);
 }
 
 const char *nvfp4_mutant_step_id(const nvfp4_mutant_info *m)
@@ -250,14 +265,18 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
         }
         t->amax = amax;
     }
-    size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+    nvfp4_scale_layout target = nvfp4_mutant_scale_layout(&m->info);
+    size_t pr, pc, zn = target == NVFP4_SCALE_LAYOUT_128X4 ? nvfp4_swizzled_size(t->scale_rows, t->scale_cols)
+                                                           : nvfp4_scale_layout_shape(target, t->scale_rows,
+                                                                                      t->scale_cols, &pr, &pc);
     uint8_t *swz = malloc(zn ? zn : 1);
     if (!swz) {
         if (b != pre) free(b);
         free(pre);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "mutant: out of memory");
     }
-    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, swz);
+    if (target == NVFP4_SCALE_LAYOUT_128X4) nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, swz);
+    else nvfp4_scale_to_layout(target, t->scale, t->scale_rows, t->scale_cols, swz);
     if (m->layout) m->layout(&c, t, swz, zn);
     out->swizzled[colwise] = swz;
     out->swizzled_bytes[colwise] = zn;

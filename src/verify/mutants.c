@@ -812,6 +812,16 @@ static nvfp4_core_global gl_passed_inverted(const nvfp4_mctx *c, float amax)
     return g;
 }
 
+/* The V scales of the NVFP4 KV cache written without their 4-token interleave, row-major like K's,
+ * into the buffer of the trtllm-kv-v layout (its padding, if any, left 0). */
+static void ly_kv_v_as_k(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    size_t m = t->scale_rows * t->scale_cols;
+    memset(swz, 0, n);
+    memcpy(swz, t->scale, m < n ? m : n);
+}
+
 /* ---- the catalog ----------------------------------------------------------------------- */
 
 #define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
@@ -1208,6 +1218,13 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "__fdiv_rn(1, SFScale); batch_invariant/quantization/nvfp4_api.py gs = 1.0 / global_scale",
                "flashinfer", 0),
      .global = gl_passed_inverted},
+    {.info = M("layout-kv-v-as-k", "layout",
+               "the KV cache's V scales written linear (row-major, as K's) where the 4-token interleave was expected",
+               "vLLM #50336: a KV-cache test that unswizzled both K and V passed at atol 1.5 / rtol 0.5 (relative "
+               "error 0.76 instead of 0.1); FlashInfer 0.7.4 fp4_quantization.py nvfp4_quantize_paged_kv_cache "
+               "interleaves V only",
+               R_E2M1 ",flashinfer", NVFP4_MUTANT_NEEDS_KV_V),
+     .layout = ly_kv_v_as_k},
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];
