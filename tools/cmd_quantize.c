@@ -14,7 +14,7 @@
 static const char usage_head[] =
     "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise] [--columnwise-only|--also-columnwise]\n"
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
-    "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
+    "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad] [--global-scale-inverted]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
     "                      [--scale-layout 128x4|8x4|linear|kv-v] [--ggml-out FILE]\n"
     "\n"

@@ -81,6 +81,7 @@ class QuantOpts(ctypes.Structure):  # nvfp4_quant_opts (nvfp4/quant.h)
         ("rht_sign_seed", ctypes.c_uint64),
         ("rht_fp32", ctypes.c_bool),
         ("pad", ctypes.c_bool),
+        ("global_scale_inverted", ctypes.c_bool),
     ]
 
 

@@ -215,6 +215,14 @@ static bool arithmetic(const nvfp4_mutant *m)
            m->prepare || m->scaled || m->elem || m->special || m->rbytes;
 }
 
+/* The recipe's global scale, handed over inverted when the options say so (a mutant of the global
+ * step computes the scale the kernel works with itself). */
+static nvfp4_core_global recipe_global(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    return c->p->opts.global_scale_inverted ? nvfp4_core_global_handed_inverted(g) : g;
+}
+
 static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p, const void *x, bool colwise,
                                 nvfp4_mutant_output *out, nvfp4_error *err)
 {
@@ -251,7 +259,7 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
     c.amax = uses_amax ? nvfp4_mutant_tensor_amax_of(b, n, c.r->amax_nan_propagates) : 0.0f;
     if (arithmetic(m)) {
         float amax = uses_amax && m->tensor_amax ? m->tensor_amax(&c) : c.amax;
-        nvfp4_core_global g = m->global ? m->global(&c, amax) : nvfp4_core_global_from_amax(c.r, amax);
+        nvfp4_core_global g = m->global ? m->global(&c, amax) : recipe_global(&c, amax);
         size_t row_bytes = l->data_bytes / l->prows;
         bool row_scaled = nvfp4_core_recipe_row_scaled(c.r);
         for (size_t i = 0; i < l->prows; i++) {
@@ -259,7 +267,7 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
             if (row_scaled) { /* te-rowscaled: each stored row's own amax, which the kernel writes too */
                 float a = m->local_amax ? m->local_amax(&c, i, 0) : nvfp4_mutant_row_amax(&c, i);
                 if (t->row_amax) t->row_amax[i] = a;
-                gi = m->global ? m->global(&c, a) : nvfp4_core_global_from_amax(c.r, a);
+                gi = m->global ? m->global(&c, a) : recipe_global(&c, a);
             }
             encode_row(m, &c, i, &gi, t->scale + i * l->scale_cols, t->data + i * row_bytes);
         }

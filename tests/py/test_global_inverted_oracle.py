@@ -12,7 +12,12 @@ test_production_oracles.py holds recipe `flashinfer` to).
   the bytes of `nvfp4 quantize --recipe flashinfer`;
 * S_enc handed with the flag True (the kernel inverts a scale that was not
   inverted) gives other bytes, and `nvfp4 verify` names them: cause known-bug
-  `global-passed-inverted`, "global scale passed inverted", proven.
+  `global-passed-inverted`, "global scale passed inverted", proven;
+* the flag used as meant, handed `1.0 / S_enc` (a torch fp32 division), gives
+  the bytes of `nvfp4 quantize --recipe flashinfer --global-scale-inverted`,
+  on a tensor (amax 6, S_enc 448, handed back as 447.99997) whose block of
+  amax 0.015904017 sits on the E4M3 tie 1.1875: scale byte 0x39 there, where
+  the plain recipe writes 0x3A (tests/check_global_inverted.c).
 
 Skipped unless numpy, safetensors, torch, flashinfer and $NVFP4 are there."""
 import os
@@ -71,6 +76,30 @@ class GlobalScaleInversedFlag(unittest.TestCase):
         codes, sf = self.flashinfer(make_nvfp4_global_scale(torch.from_numpy(self.x), False), False)
         np.testing.assert_array_equal(codes, self.b["data"])
         np.testing.assert_array_equal(sf.reshape(-1), self.b["scale_swizzled"].reshape(-1))
+
+    def test_the_flag_used_as_meant_is_option_global_scale_inverted(self):
+        x = np.zeros((16, 64), np.float32)
+        x[0, 0], x[0, 16], x[5, 32] = 6.0, np.float32(0.015904017), np.float32(-0.015904017)
+        x[9] = np.linspace(-3, 5, 64, dtype=np.float32)
+        inp = os.path.join(self.tmp, "tie.npy")
+        np.save(inp, x)
+        ours = {}
+        for flag in (False, True):
+            out = os.path.join(self.tmp, "tie-%d.safetensors" % flag)
+            subprocess.run([NVFP4, "quantize", inp, "-o", out, "--recipe", "flashinfer"] +
+                           (["--global-scale-inverted"] if flag else []), check=True, capture_output=True)
+            ours[flag] = load_file(out)
+        xt = torch.from_numpy(x)
+        saved, self.x = self.x, x
+        try:
+            codes, sf = self.flashinfer(1.0 / make_nvfp4_global_scale(xt, False), True)
+        finally:
+            self.x = saved
+        np.testing.assert_array_equal(codes, ours[True]["data"])
+        np.testing.assert_array_equal(sf.reshape(-1), ours[True]["scale_swizzled"].reshape(-1))
+        self.assertEqual(int(ours[True]["scale"][0, 1]), 0x39)
+        self.assertEqual(int(ours[False]["scale"][0, 1]), 0x3A)
+        self.assertEqual(int((ours[True]["scale"] != ours[False]["scale"]).sum()), 2)
 
     def test_verify_names_the_global_scale_passed_inverted(self):
         codes, sf = self.flashinfer(make_nvfp4_global_scale(torch.from_numpy(self.x), False), True)
