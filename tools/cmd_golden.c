@@ -16,7 +16,7 @@
 static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
-    "                    [--scale-layout 128x4|8x4|linear|kv-v]\n"
+    "                    [--scale-layout 128x4|8x4|linear|kv-v] [--global-scale-inverted]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
     "padding on) and DIR/MANIFEST (`sha256sum -c MANIFEST` checks it).\n"
@@ -52,6 +52,8 @@ static const char usage[] =
     "--scale-layout L writes scale_swizzled in layout L (default 128x4; 8x4 is FlashInfer's\n"
     "is_sf_8x4_layout, kv-v the V scales of its NVFP4 KV cache) and records it in each bundle's metadata scale_swizzle, so a kernel that\n"
     "writes that layout is verified against the suite as it is (docs/semantics.md).\n"
+    "--global-scale-inverted: every case's global scale handed over inverted, as FlashInfer's\n"
+    "is_global_scale_inversed (docs/semantics.md); recipes with an encode scale S_enc only.\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
     "The suite is built in a hidden folder beside DIR and swapped into place when complete, so\n"
@@ -80,7 +82,8 @@ static int mutation_report(const nvfp4_suite_opts *o, bool json)
 }
 
 /* the suite's recipe and rounding (its --seed seeds the case generator: golden's own) */
-#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND))
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND) | \
+                    CLI_QUANT(NVFP4_OPTION_GLOBAL_SCALE_INVERTED))
 enum { OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT };
 static const struct option own_longopts[] = {
     {"suite", required_argument, NULL, OPT_SUITE},
@@ -146,6 +149,7 @@ static int run(int argc, char **argv)
     }
     if (q.quant.recipe) g.recipe = q.quant.recipe;
     g.round = q.quant.rounding;
+    g.global_scale_inverted = q.quant.global_scale_inverted;
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
     if (report) {
         if (out) return cli_fail(cmd, "--mutants writes nothing: drop --out");

@@ -101,6 +101,23 @@ class GlobalScaleInversedFlag(unittest.TestCase):
         self.assertEqual(int(ours[False]["scale"][0, 1]), 0x3A)
         self.assertEqual(int((ours[True]["scale"] != ours[False]["scale"]).sum()), 2)
 
+    def test_the_flag_used_as_meant_on_a_zero_tensor(self):
+        # amax 0: S_enc = FLT_MAX, handed as fl(1/FLT_MAX) (subnormal), inverted back to +Inf: scale bytes 0x7F
+        x = np.zeros((16, 64), np.float32)
+        inp, out = os.path.join(self.tmp, "zero.npy"), os.path.join(self.tmp, "zero.safetensors")
+        np.save(inp, x)
+        subprocess.run([NVFP4, "quantize", inp, "-o", out, "--recipe", "flashinfer", "--global-scale-inverted"],
+                       check=True, capture_output=True)
+        ours = load_file(out)
+        saved, self.x = self.x, x
+        try:
+            codes, sf = self.flashinfer(1.0 / make_nvfp4_global_scale(torch.from_numpy(x), False), True)
+        finally:
+            self.x = saved
+        np.testing.assert_array_equal(codes, ours["data"])
+        np.testing.assert_array_equal(sf.reshape(-1), ours["scale_swizzled"].reshape(-1))
+        self.assertEqual(set(ours["scale"].reshape(-1).tolist()), {0x7F})
+
     def test_verify_names_the_global_scale_passed_inverted(self):
         codes, sf = self.flashinfer(make_nvfp4_global_scale(torch.from_numpy(self.x), False), True)
         self.assertGreater(int((codes != self.b["data"]).sum()), codes.size // 4)
