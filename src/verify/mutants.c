@@ -812,6 +812,14 @@ static nvfp4_core_global gl_passed_inverted(const nvfp4_mctx *c, float amax)
     return g;
 }
 
+/* The other is_global_scale_inversed convention than the golden's: the scale handed over inverted
+ * and inverted back (fl(1/fl(1/S_enc))) where it was handed over as it is, or the reverse. */
+static nvfp4_core_global gl_convention_swapped(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    return c->p && c->p->opts.global_scale_inverted ? g : nvfp4_core_global_handed_inverted(g);
+}
+
 /* The V scales of the NVFP4 KV cache written without their 4-token interleave, row-major like K's,
  * into the buffer of the trtllm-kv-v layout (its padding, if any, left 0). */
 static void ly_kv_v_as_k(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
@@ -1218,6 +1226,14 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "__fdiv_rn(1, SFScale); batch_invariant/quantization/nvfp4_api.py gs = 1.0 / global_scale",
                "flashinfer", 0),
      .global = gl_passed_inverted},
+    {.info = M("global-convention-swapped", "global scale",
+               "the other is_global_scale_inversed convention: S_enc' = fl(1 / fl(1 / S_enc)) where S_enc was "
+               "handed over as it is, or S_enc where the golden hands it over inverted (global_scale_inverted)",
+               "FlashInfer 0.7.4 fp4_quantize(..., is_global_scale_inversed) with the scale inverted on both sides "
+               "(or on neither) where the golden's convention is the other: the same S_enc but for one fp32 value "
+               "in eight, so only scales on an E4M3 rounding boundary and flashinfer's dequant differ",
+               "flashinfer", 0),
+     .global = gl_convention_swapped},
     {.info = M("layout-kv-v-as-k", "layout",
                "the KV cache's V scales written linear (row-major, as K's) where the 4-token interleave was expected",
                "vLLM #50336: a KV-cache test that unswizzled both K and V passed at atol 1.5 / rtol 0.5 (relative "

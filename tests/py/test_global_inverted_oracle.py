@@ -101,6 +101,32 @@ class GlobalScaleInversedFlag(unittest.TestCase):
         self.assertEqual(int(ours[False]["scale"][0, 1]), 0x3A)
         self.assertEqual(int((ours[True]["scale"] != ours[False]["scale"]).sum()), 2)
 
+    def test_verify_names_the_other_convention(self):
+        """A golden in one convention, FlashInfer's bytes in the other (the tie tensor): global-convention-swapped."""
+        x = np.zeros((16, 64), np.float32)
+        x[0, 0], x[0, 16] = 6.0, np.float32(0.015904017)
+        inp = os.path.join(self.tmp, "conv.npy")
+        np.save(inp, x)
+        saved, self.x = self.x, x
+        try:
+            gs = make_nvfp4_global_scale(torch.from_numpy(x), False)
+            fi = {False: self.flashinfer(gs, False), True: self.flashinfer(1.0 / gs, True)}
+        finally:
+            self.x = saved
+        for golden_inverted in (False, True):
+            exp = os.path.join(self.tmp, "conv-%d.safetensors" % golden_inverted)
+            subprocess.run([NVFP4, "quantize", inp, "-o", exp, "--recipe", "flashinfer"] +
+                           (["--global-scale-inverted"] if golden_inverted else []), check=True, capture_output=True)
+            codes, sf = fi[not golden_inverted]
+            out = os.path.join(self.tmp, "conv-kernel.safetensors")
+            save_file({"data": codes.copy(), "scale_swizzled": sf.reshape(-1, 4).copy()}, out)
+            r = subprocess.run([NVFP4, "verify", "--expected", exp, "--actual", out, "--json"], capture_output=True,
+                               text=True)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            import json
+            bugs = [c for o in json.loads(r.stdout)["outputs"] for c in o["causes"] if c["cause"] == "known-bug"]
+            self.assertTrue(bugs and bugs[0]["line"].startswith("global-convention-swapped:"), r.stdout)
+
     def test_the_flag_used_as_meant_on_a_zero_tensor(self):
         # amax 0: S_enc = FLT_MAX, handed as fl(1/FLT_MAX) (subnormal), inverted back to +Inf: scale bytes 0x7F
         x = np.zeros((16, 64), np.float32)
