@@ -2,6 +2,8 @@
 docs/semantics.md, "Scale layouts"): the keyword gives the bytes of
 `nvfp4 quantize --global-scale-inverted`, a bundle carries it back, and a
 recipe without an encode global scale refuses it."""
+import os
+
 import numpy as np
 import pytest
 
@@ -35,3 +37,19 @@ def test_keyword_equals_the_cli(tmp_path, cli):
 def test_refused_without_an_encode_scale():
     with pytest.raises(nk.Error, match="no encode global scale"):
         nk.quantize(tie_tensor(), recipe="torchao", global_scale_inverted=True)
+
+
+def test_golden_suite_kv_v_and_inverted_matches_the_cli(tmp_path, cli):
+    args = dict(suite="edge", recipe="flashinfer", scale_layout="kv-v", global_scale_inverted=True)
+    nk.golden_suite(str(tmp_path / "py"), **args)
+    p = cli("golden", "--suite", "edge", "--recipe", "flashinfer", "--scale-layout", "kv-v",
+            "--global-scale-inverted", "--out", tmp_path / "cli")
+    assert p.returncode == 0
+    names = sorted(os.listdir(tmp_path / "cli"))
+    assert names == sorted(os.listdir(tmp_path / "py")) and len(names) > 5
+    for n in names:
+        assert (tmp_path / "py" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+    manifest = (tmp_path / "py" / "MANIFEST").read_bytes()
+    assert b"--scale-layout trtllm-kv-v --global-scale-inverted\n" in manifest
+    b = nk.load_bundle(tmp_path / "py" / "edge-outliers.safetensors")
+    assert b.options["global_scale_inverted"] is True
