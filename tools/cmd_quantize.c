@@ -14,9 +14,10 @@
 static const char usage_head[] =
     "usage: nvfp4 quantize IN -o OUT [--recipe R] [--rowwise] [--columnwise] [--columnwise-only|--also-columnwise]\n"
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
-    "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad] [--global-scale-inverted]\n"
+    "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
-    "                      [--scale-layout 128x4|8x4|linear|kv-v] [--ggml-out FILE]\n"
+    "                      [--scale-layout 128x4|8x4|linear|kv-v] [--global-scale-inverted]\n"
+    "                      [--ggml-out FILE]\n"
     "\n"
     "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
     "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"

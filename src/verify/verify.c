@@ -500,9 +500,9 @@ static void detect_transposed_layout(vctx *c)
     }
     if (same == n)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
-                                "data: the codes are the expected ones stored transposed ([%zu, %zu] instead of [%zu, %zu]"
-                                "%s)", cols, rows, rows, cols, rows % 2 ? "" : ": two rows paired in each byte, the "
-                                "MN-major packing of Triton's dot_scaled (lhs_k_pack / rhs_k_pack False)");
+                                "data: the codes are the expected ones stored transposed ([%zu, %zu] instead of "
+                                "[%zu, %zu]%s)", cols, rows, rows, cols, rows % 2 ? "" : ": two rows paired in each "
+                                "byte, the MN-major packing of Triton's dot_scaled (lhs_k_pack / rhs_k_pack False)");
 }
 
 static void detect_scale_layouts(vctx *c)

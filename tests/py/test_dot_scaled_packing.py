@@ -127,7 +127,8 @@ class DotScaledPacking(unittest.TestCase):
         self.assertIn("MN-major packing of Triton's dot_scaled", r.stdout)
 
 
-@unittest.skipUnless(NEEDS_FRESH_PROCESS and NVFP4, "triton was imported with the interpreter on: the tests above run here")
+@unittest.skipUnless(NEEDS_FRESH_PROCESS and NVFP4,
+                     "triton was imported with the interpreter on: the tests above run here")
 class RerunInterpreted(unittest.TestCase):
     def test_in_a_fresh_process(self):
         env = dict(os.environ, TRITON_INTERPRET="1")

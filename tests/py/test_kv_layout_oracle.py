@@ -71,7 +71,8 @@ class FlashInferKvCacheLayoutOracle(unittest.TestCase):
         answers.update(k=k_lin, v=v_lin, done=set())
         fq.fp4_quantize = fp4_quantize_stub
         try:
-            _, (k_sf, v_sf), _, _ = fq.nvfp4_quantize_paged_kv_cache(torch.from_numpy(k), torch.from_numpy(v), kv_layout)
+            _, (k_sf, v_sf), _, _ = fq.nvfp4_quantize_paged_kv_cache(torch.from_numpy(k), torch.from_numpy(v),
+                                                                     kv_layout)
         finally:
             fq.fp4_quantize = self.real_fp4_quantize
         return k_sf.view(torch.uint8).numpy().reshape(-1), v_sf.view(torch.uint8).numpy().reshape(-1)
