@@ -61,6 +61,8 @@ static nvfp4_status write_metadata(const nvfp4_quantized *q, nvfp4_dtype dtype, 
     if (!st) st = meta_u64(s, "rht_sign_seed", o->rht_sign_seed, err);
     if (!st) st = meta_u64(s, "rows", rows, err);
     if (!st) st = meta_u64(s, "cols", cols, err);
+    /* only when set: bundles without it keep their bytes */
+    if (!st && o->global_scale_inverted) st = nvfp4_tset_meta_set(s, "global_scale_inverted", "true", err);
     return st;
 }
 
@@ -321,6 +323,10 @@ nvfp4_status nvfp4_bundle_opts(const nvfp4_tensor_set *s, const char *fname, nvf
     if (strcmp(v, "fp32") != 0 && strcmp(v, "bf16") != 0)
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: bundle metadata rht_output '%s' is not bf16 or fp32", fname, v);
     o->rht_fp32 = strcmp(v, "fp32") == 0;
+    o->global_scale_inverted = false; /* optional: absent in bundles written before it existed */
+    if (nvfp4_tset_meta_get(s, "global_scale_inverted") &&
+        (st = meta_bool(s, fname, "global_scale_inverted", &o->global_scale_inverted, err)))
+        return st;
     return NVFP4_OK;
 }
 

@@ -38,6 +38,31 @@ START_TEST(flashinfer_8x4_known_offsets)
 }
 END_TEST
 
+START_TEST(kv_cache_v_known_offsets)
+{
+    /* 16 tokens x 6 blocks (head_dim 96) in the V layout of the NVFP4 KV cache: groups of 4 tokens
+     * (24 bytes), block-major inside, the 4 tokens of a block adjacent. (token 9, block 5): group 2
+     * (48), block 5 (20), token 9 % 4 = 1 -> 69; FlashInfer's (t//4)*4*S + s*4 + t%4 with S = 6. */
+    size_t pr, pc;
+    ck_assert_uint_eq(nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_KV_V, 9, 5, 6), 69);
+    ck_assert_uint_eq(nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_KV_V, 1, 0, 6), 1);
+    ck_assert_uint_eq(nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_KV_V, 0, 1, 6), 4);
+    ck_assert_uint_eq(nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_KV_V, 4, 0, 6), 24);
+    ck_assert_uint_eq(nvfp4_scale_layout_offset(NVFP4_SCALE_LAYOUT_KV_V, 15, 5, 6), 95);
+    ck_assert_uint_eq(nvfp4_scale_layout_shape(NVFP4_SCALE_LAYOUT_KV_V, 16, 6, &pr, &pc), 96);
+    /* tokens padded to 4, blocks not: 3 x 5 -> 4 x 5; byte 3 (token 3 of block 0) is padding */
+    ck_assert_uint_eq(nvfp4_scale_layout_shape(NVFP4_SCALE_LAYOUT_KV_V, 3, 5, &pr, &pc), 20);
+    ck_assert_uint_eq(pr, 4);
+    ck_assert_uint_eq(pc, 5);
+    size_t r, c;
+    ck_assert(!nvfp4_scale_layout_position(NVFP4_SCALE_LAYOUT_KV_V, 3, 3, 5, &r, &c));
+    ck_assert(nvfp4_scale_layout_position(NVFP4_SCALE_LAYOUT_KV_V, 6, 3, 5, &r, &c));
+    ck_assert_uint_eq(r, 2);
+    ck_assert_uint_eq(c, 1);
+    ck_assert_uint_eq(nvfp4_scale_layout_shape(NVFP4_SCALE_LAYOUT_KV_V, SIZE_MAX / 2, SIZE_MAX / 2, &pr, &pc), 0);
+}
+END_TEST
+
 START_TEST(names_parse_both_spellings)
 {
     nvfp4_scale_layout l;
@@ -45,6 +70,11 @@ START_TEST(names_parse_both_spellings)
     ck_assert(nvfp4_scale_layout_parse("flashinfer-8x4", &l) && l == NVFP4_SCALE_LAYOUT_8X4);
     ck_assert(nvfp4_scale_layout_parse("cublas-128x4", &l) && l == NVFP4_SCALE_LAYOUT_128X4);
     ck_assert(nvfp4_scale_layout_parse("linear", &l) && l == NVFP4_SCALE_LAYOUT_LINEAR);
+    ck_assert(nvfp4_scale_layout_parse("kv-v", &l) && l == NVFP4_SCALE_LAYOUT_KV_V);
+    ck_assert(nvfp4_scale_layout_parse("trtllm-kv-v", &l) && l == NVFP4_SCALE_LAYOUT_KV_V);
+    ck_assert(nvfp4_scale_layout_parse("kv-k", &l) && l == NVFP4_SCALE_LAYOUT_LINEAR);
+    ck_assert(nvfp4_scale_layout_parse("trtllm-kv-k", &l) && l == NVFP4_SCALE_LAYOUT_LINEAR);
+    ck_assert_str_eq(nvfp4_scale_layout_name(NVFP4_SCALE_LAYOUT_KV_V), "trtllm-kv-v");
     ck_assert(!nvfp4_scale_layout_parse("8x8", &l));
     ck_assert_str_eq(nvfp4_scale_layout_name(NVFP4_SCALE_LAYOUT_8X4), "flashinfer-8x4");
 }
@@ -194,17 +224,50 @@ START_TEST(verify_same_layout_matches_and_names_nothing)
 }
 END_TEST
 
+/* vLLM #50336's bug: the V scales of the KV cache written unswizzled, like K's. */
+START_TEST(verify_names_v_scales_written_linear_like_k)
+{
+    nvfp4_vreport rep;
+    verify_layouts(NVFP4_SCALE_LAYOUT_KV_V, NVFP4_SCALE_LAYOUT_LINEAR, true, &rep);
+    ck_assert(!nvfp4_vreport_match(&rep));
+    /* of the 96 bytes, 8 positions are the same in both layouts (24a + 4s + i = 24a + 6i + s: i = s = 0
+     * and i = 3, s = 5, in each of the 4 token groups) and 3 other bytes hold equal scale values */
+    ck_assert_uint_eq(rep.mismatches[NVFP4_VC_SCALE_SWIZZLED], 85);
+    const nvfp4_vcause_line *l = cause_of(&rep, NVFP4_CAUSE_LINEAR_FOR_SWIZZLED);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_ptr_nonnull(strstr(l->line, "the trtllm-kv-v layout was expected"));
+    ck_assert_ptr_nonnull(strstr(l->line, "V scales written unswizzled, as K's"));
+    nvfp4_vreport_free(&rep);
+}
+END_TEST
+
+/* The converse: K's scales given the V interleave. */
+START_TEST(verify_names_k_scales_written_in_the_v_layout)
+{
+    nvfp4_vreport rep;
+    verify_layouts(NVFP4_SCALE_LAYOUT_LINEAR, NVFP4_SCALE_LAYOUT_KV_V, true, &rep);
+    const nvfp4_vcause_line *l = cause_of(&rep, NVFP4_CAUSE_SCALE_LAYOUT);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_ptr_nonnull(strstr(l->line, "your scales are in layout trtllm-kv-v where linear was expected"));
+    ck_assert_int_eq(l->status, NVFP4_CAUSE_PROVEN);
+    nvfp4_vreport_free(&rep);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("layout");
     TCase *tc = tcase_create("layout");
     tcase_add_test(tc, flashinfer_8x4_known_offsets);
+    tcase_add_test(tc, kv_cache_v_known_offsets);
     tcase_add_test(tc, names_parse_both_spellings);
     tcase_add_test(tc, every_layout_round_trips_with_zero_padding);
     tcase_add_test(tc, bundle_records_and_reads_the_layout);
     tcase_add_test(tc, verify_names_128x4_where_8x4_was_expected);
     tcase_add_test(tc, verify_names_8x4_where_128x4_was_expected_consistent_without_codes);
     tcase_add_test(tc, verify_same_layout_matches_and_names_nothing);
+    tcase_add_test(tc, verify_names_v_scales_written_linear_like_k);
+    tcase_add_test(tc, verify_names_k_scales_written_in_the_v_layout);
     suite_add_tcase(s, tc);
     return nvfp4_check_run(s);
 }

@@ -16,7 +16,7 @@
 static const char usage[] =
     "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
-    "                    [--scale-layout 128x4|8x4|linear]\n"
+    "                    [--scale-layout 128x4|8x4|linear|kv-v] [--global-scale-inverted]\n"
     "       nvfp4 golden --pack DIR [--recipe R] [--force]\n"
     "\n"
     "Writes one golden bundle per case into DIR (rowwise and columnwise outputs, zero\n"
@@ -51,8 +51,11 @@ static const char usage[] =
     "causes verify names, then the separate-N cases, the pairs not separated and the\n"
     "candidates not singled out; exit 0 when every mutant is killed, 1 when one survives.\n"
     "--scale-layout L writes scale_swizzled in layout L (default 128x4; 8x4 is FlashInfer's\n"
-    "is_sf_8x4_layout) and records it in each bundle's metadata scale_swizzle, so a kernel that\n"
-    "writes that layout is verified against the suite as it is (docs/semantics.md).\n"
+    "is_sf_8x4_layout, kv-v the V scales of its NVFP4 KV cache) and records it in each\n"
+    "bundle's metadata scale_swizzle, so a kernel that writes that layout is verified against\n"
+    "the suite as it is (docs/semantics.md).\n"
+    "--global-scale-inverted: every case's global scale handed over inverted, as FlashInfer's\n"
+    "is_global_scale_inversed (docs/semantics.md); recipes with an encode scale S_enc only.\n"
     "--level 1 (default) small; 2 more cases and larger tensors. --seed S (default 1) seeds the\n"
     "random data and, with --round sr, the Philox stream (case k uses offset 4k).\n"
     "The suite is built in a hidden folder beside DIR and swapped into place when complete, so\n"
@@ -107,7 +110,8 @@ static int write_pack(const char *dir, const char *recipe, bool force, bool othe
 }
 
 /* the suite's recipe and rounding (its --seed seeds the case generator: golden's own) */
-#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND))
+#define QUANT_ROWS (CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND) | \
+                    CLI_QUANT(NVFP4_OPTION_GLOBAL_SCALE_INVERTED))
 enum {
     OPT_SUITE = 256, OPT_OUT, OPT_LEVEL, OPT_SEED, OPT_FORMAT, OPT_FORCE, OPT_MUTANTS, OPT_JSON, OPT_LAYOUT, OPT_PACK
 };
@@ -170,7 +174,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_LAYOUT:
             if (!nvfp4_scale_layout_parse(optarg, &g.layout))
-                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
+                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4, linear, kv-k or kv-v)", optarg);
             break;
         default:
             if (!cli_quant_is(c)) return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
@@ -179,6 +183,7 @@ static int run(int argc, char **argv)
     }
     if (q.quant.recipe) g.recipe = q.quant.recipe;
     g.round = q.quant.rounding;
+    g.global_scale_inverted = q.quant.global_scale_inverted;
     if (optind != argc) return cli_fail(cmd, "unexpected argument '%s'", argv[optind]);
     if (pack) return write_pack(pack, q.quant.recipe, g.force, others > 0);
     if (report) {

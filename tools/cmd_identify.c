@@ -39,7 +39,8 @@ static const char usage[] =
     "2 error.\n";
 
 /* the options of `nvfp4 quantize` but the recipe and rounding, which identify varies */
-#define QUANT_ROWS (CLI_QUANT_ALL & ~(CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND)))
+#define QUANT_ROWS (CLI_QUANT_ALL & ~(CLI_QUANT(NVFP4_OPTION_RECIPE) | CLI_QUANT(NVFP4_OPTION_ROUND) | \
+                                     CLI_QUANT(NVFP4_OPTION_GLOBAL_SCALE_INVERTED)))
 
 enum { OPT_INPUT = 256, OPT_ACTUAL, OPT_TOP, OPT_SHAPE, OPT_DTYPE, OPT_JSON, OPT_NO_MUTANTS, OPT_WITNESS };
 static const struct option own_longopts[] = {{"expected-input", required_argument, NULL, OPT_INPUT},

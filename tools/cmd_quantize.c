@@ -16,7 +16,8 @@ static const char usage_head[] =
     "                      [--block 1x16|16x16|1x32] [--round rn|sr] [--seed S] [--offset O]\n"
     "                      [--rht] [--rht-signs te|seed:N|none] [--rht-fp32] [--pad]\n"
     "                      [--format safetensors|npy|bin] [--shape RxC --dtype f32|bf16]\n"
-    "                      [--scale-layout 128x4|8x4|linear] [--ggml-out FILE] [--groups M1,M2,...]\n"
+    "                      [--scale-layout 128x4|8x4|linear|kv-v] [--global-scale-inverted]\n"
+    "                      [--ggml-out FILE] [--groups M1,M2,...]\n"
     "\n"
     "Quantizes IN with recipe R (default te; `nvfp4 table --recipes` lists them) and writes\n"
     "the golden bundle OUT: x, data, scale, scale_swizzled, amax, dequant (rowwise) and\n"
@@ -39,7 +40,9 @@ static const char usage_head[] =
 static const char usage_tail[] =
     "  --scale-layout L          the layout of scale_swizzled (and scale_t_swizzled): 128x4\n"
     "                            (cublas-128x4, the default), 8x4 (flashinfer-8x4: FlashInfer's\n"
-    "                            is_sf_8x4_layout) or linear; recorded in the metadata\n"
+    "                            is_sf_8x4_layout), linear (kv-k: the K scales of an NVFP4 KV\n"
+    "                            cache) or kv-v (trtllm-kv-v: the V scales of FlashInfer's and\n"
+    "                            TRT-LLM's KV cache, 4-token interleave); recorded in the metadata\n"
     "                            scale_swizzle (docs/file-formats.md, docs/semantics.md)\n"
     "  --ggml-out FILE           also write the rowwise codes and scales as llama.cpp's NVFP4\n"
     "                            blocks (block_nvfp4, docs/file-formats.md); recipes ggml and\n"
@@ -201,7 +204,7 @@ static int run(int argc, char **argv)
         case OPT_GROUPS: groups = optarg; break;
         case OPT_LAYOUT:
             if (!nvfp4_scale_layout_parse(optarg, &layout))
-                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4 or linear)", optarg);
+                return cli_fail(cmd, "bad --scale-layout '%s' (128x4, 8x4, linear, kv-k or kv-v)", optarg);
             break;
         default:
             if (!cli_quant_is(c)) return cli_fail(cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);

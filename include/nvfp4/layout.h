@@ -25,13 +25,18 @@ typedef enum {
     NVFP4_SCALE_LAYOUT_8X4 = 2,   /* FlashInfer / TRT-LLM 8x4 (is_sf_8x4_layout): 32-byte tiles of
                                      8 rows x 4 blocks, row-major inside a tile, tiles row-of-tiles
                                      major; rows padded to 8, blocks to 4 */
+    NVFP4_SCALE_LAYOUT_KV_V = 3,  /* FlashInfer / TRT-LLM NVFP4 KV cache, V scales: the 4-token
+                                     interleave, token t = 4a + i of block c at a*4*cols + c*4 + i;
+                                     rows (tokens) padded to 4, blocks not padded. The K scales of
+                                     the same cache are linear (parse alias "kv-k") */
     NVFP4_SCALE_LAYOUT_COUNT
 } nvfp4_scale_layout;
 
-/* "cublas-128x4", "linear", "flashinfer-8x4" (the bundle's scale_swizzle
- * metadata value); "?" for an unknown value. */
+/* "cublas-128x4", "linear", "flashinfer-8x4", "trtllm-kv-v" (the bundle's
+ * scale_swizzle metadata value); "?" for an unknown value. */
 const char *nvfp4_scale_layout_name(nvfp4_scale_layout l);
-/* Accepts the names above and the short forms "128x4", "8x4". */
+/* Accepts the names above, the short forms "128x4", "8x4", "kv-v", and
+ * "kv-k" / "trtllm-kv-k" for linear (the K scales of the KV cache). */
 bool nvfp4_scale_layout_parse(const char *s, nvfp4_scale_layout *out);
 
 /* The padded shape [*prows, *pcols] of a [rows, cols] scale matrix in layout

@@ -75,6 +75,10 @@ typedef struct {
     bool rht_fp32;               /* keep the RHT output in fp32 (default: round to bf16 as TE) */
     bool pad;                    /* zero-pad the block dimension(s) at the end up to a multiple
                                     of the block (default: NVFP4_ESHAPE) */
+    bool global_scale_inverted;  /* FlashInfer's is_global_scale_inversed=True: the kernel is handed
+                                    fl(1/S_enc) and inverts it, S_enc' = fl(1/fl(1/S_enc))
+                                    (docs/semantics.md, "Scale layouts"); recipes whose global
+                                    scale is an encode scale (te, flashinfer, ...) only */
 } nvfp4_quant_opts;
 
 /* Defaults: recipe "te", its block, RN, seed = offset = 0, rowwise, no RHT,

@@ -36,6 +36,7 @@ typedef struct {
     const char *format;       /* NULL: safetensors; else a name nvfp4_file_format_parse takes, recorded as given */
     nvfp4_scale_layout layout; /* of scale_swizzled; default 128x4 */
     bool force;               /* replace an existing folder that is not a suite of ours */
+    bool global_scale_inverted; /* the recipe's global scale handed over inverted (nvfp4_quant_opts) */
     nvfp4_suite_log_fn log;   /* NULL: silent */
     void *log_ctx;
 } nvfp4_suite_opts;

@@ -243,7 +243,10 @@ enum {
     NVFP4_MUTANT_NEEDS_SR = 2u,   /* shows only with stochastic rounding */
     NVFP4_MUTANT_NEEDS_RHT = 4u,  /* shows only on the columnwise RHT output */
     NVFP4_MUTANT_NEEDS_2D = 8u,   /* shows only with 16x16 blocks */
-    NVFP4_MUTANT_NEEDS_1D = 16u   /* mutates a rule of 1D blocks only (4over6's per-block choice) */
+    NVFP4_MUTANT_NEEDS_1D = 16u,  /* mutates a rule of 1D blocks only (4over6's per-block choice) */
+    NVFP4_MUTANT_NEEDS_KV_V = 32u /* a mistake of the KV cache's V scale layout: shows only against goldens in
+                                     layout trtllm-kv-v, where its scale buffer is in that layout's size
+                                     (nvfp4_mutant_applies says no; nvfp4_mutant_applies_in_layout) */
 };
 
 typedef struct nvfp4_mutant_info {
@@ -264,6 +267,15 @@ const char *nvfp4_mutant_recipe_family(const char *recipe);
 /* Whether m mutates recipe (it is listed) under these options
  * (rounding, RHT, block): false when what it needs is absent. */
 bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *opts);
+/* nvfp4_mutant_applies for goldens whose scale_swizzled is in layout l: a
+ * layout mistake applies only in the layout it is a mistake of (the
+ * NVFP4_MUTANT_NEEDS_KV_V mutants in trtllm-kv-v), every other mutant as
+ * nvfp4_mutant_applies says (it writes the cuBLAS buffer in any case). */
+bool nvfp4_mutant_applies_in_layout(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *opts,
+                                    nvfp4_scale_layout l);
+/* The layout of the scale buffer m writes (swizzled[] of its output):
+ * trtllm-kv-v's size for the KV-cache mutants, else cuBLAS 128x4. */
+nvfp4_scale_layout nvfp4_mutant_scale_layout(const nvfp4_mutant_info *m);
 /* The chain step m replaces as a cause step token (nvfp4_cause_step's vocabulary). */
 const char *nvfp4_mutant_step_id(const nvfp4_mutant_info *m);
 

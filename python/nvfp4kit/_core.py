@@ -118,7 +118,7 @@ def _u64(v, name):
 
 
 def _opts(recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True, columnwise=False, rht=False,
-          rht_signs="te", pad=False, rht_fp32=False):
+          rht_signs="te", pad=False, rht_fp32=False, global_scale_inverted=False):
     o = _lib.QuantOpts()
     lib.nvfp4_quant_opts_init(ctypes.byref(o))
     rb = recipe_name(recipe)
@@ -142,6 +142,7 @@ def _opts(recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True
     o.rht = bool(rht)
     o = _rht_signs(o, rht_signs)
     o.rht_fp32, o.pad = bool(rht_fp32), bool(pad)
+    o.global_scale_inverted = bool(global_scale_inverted)
     return o, rb
 
 
@@ -333,7 +334,8 @@ class Quantized:
         return {"recipe": self.recipe, "block": lib.nvfp4_block_name(o.block).decode(),
                 "rounding": lib.nvfp4_rounding_name(o.rounding).decode(), "seed": o.seed, "offset": o.offset,
                 "rowwise": self.row is not None, "columnwise": self.col is not None, "rht": bool(o.rht),
-                "rht_signs": signs, "pad": bool(o.pad), "rht_fp32": bool(o.rht_fp32)}
+                "rht_signs": signs, "pad": bool(o.pad), "rht_fp32": bool(o.rht_fp32),
+                "global_scale_inverted": bool(o.global_scale_inverted)}
 
     @property
     def x(self):
@@ -449,13 +451,16 @@ def _data_shape(lay, e4m3):
 
 
 def quantize(x, recipe="te", block=None, rounding="rn", seed=0, offset=0, rowwise=True, columnwise=False,
-             rht=False, rht_signs="te", pad=False, rht_fp32=False):
+             rht=False, rht_signs="te", pad=False, rht_fp32=False, global_scale_inverted=False):
     """Quantizes a 2-D float32 / bfloat16 array or CPU torch tensor with a
     named recipe (the bytes of `nvfp4 quantize`); returns a Quantized.
     block: "1x16", "16x16" or "1x32"; None (or "default") takes the
-    recipe's own, as the CLI does: 1x16 for the NVFP4 recipes, 1x32 for MX."""
+    recipe's own, as the CLI does: 1x16 for the NVFP4 recipes, 1x32 for MX.
+    global_scale_inverted: FlashInfer's is_global_scale_inversed, the kernel
+    handed fl(1/S_enc) (`--global-scale-inverted`, docs/semantics.md)."""
     inp = _Input(x)
-    o, rb = _opts(recipe, block, rounding, seed, offset, rowwise, columnwise, rht, rht_signs, pad, rht_fp32)
+    o, rb = _opts(recipe, block, rounding, seed, offset, rowwise, columnwise, rht, rht_signs, pad, rht_fp32,
+                  global_scale_inverted)
     plan = _lib.QuantPlan()
     err = _lib.CError()
     _lib.check(lib.nvfp4_quant_plan_init(ctypes.byref(plan), ctypes.byref(o), inp.dtype, inp.rows, inp.cols,

@@ -81,6 +81,7 @@ class QuantOpts(ctypes.Structure):  # nvfp4_quant_opts (nvfp4/quant.h)
         ("rht_sign_seed", ctypes.c_uint64),
         ("rht_fp32", ctypes.c_bool),
         ("pad", ctypes.c_bool),
+        ("global_scale_inverted", ctypes.c_bool),
     ]
 
 
@@ -187,7 +188,8 @@ SUITE_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, c_size, c_size, ctyp
 class SuiteOpts(ctypes.Structure):  # nvfp4_suite_opts (nvfp4/suite.h)
     _fields_ = [("suite", ctypes.c_char_p), ("recipe", ctypes.c_char_p), ("level", ctypes.c_int),
                 ("seed", ctypes.c_uint64), ("round", ctypes.c_int), ("format", ctypes.c_char_p),
-                ("layout", ctypes.c_int), ("force", ctypes.c_bool), ("log", SUITE_LOG_FN),
+                ("layout", ctypes.c_int), ("force", ctypes.c_bool), ("global_scale_inverted", ctypes.c_bool),
+                ("log", SUITE_LOG_FN),
                 ("log_ctx", ctypes.c_void_p)]
 
 

@@ -41,7 +41,7 @@ def _take_string(p):
         lib.nvfp4_free(p)
 
 
-def _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, force, log):
+def _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, force, log, global_scale_inverted=False):
     o = _lib.SuiteOpts()
     lib.nvfp4_suite_opts_init(ctypes.byref(o))
     keep = []  # the bytes the C strings point at, alive for the call
@@ -64,19 +64,20 @@ def _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, forc
         o.format = keep[-1]
     lay = ctypes.c_int()
     if not lib.nvfp4_scale_layout_parse(_lib.text_arg(scale_layout, "scale_layout"), ctypes.byref(lay)):
-        raise Error("bad scale_layout '%s' (128x4, 8x4 or linear)" % scale_layout)
+        raise Error("bad scale_layout '%s' (128x4, 8x4, linear, kv-k or kv-v)" % scale_layout)
     o.layout = lay.value
     o.force = bool(force)
+    o.global_scale_inverted = bool(global_scale_inverted)
     o.log, lines = _log_collector(log)
     keep.append(o.log)
     return o, keep, lines
 
 
 def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", format=None, scale_layout="128x4",
-                 force=False, log=None):
+                 force=False, log=None, global_scale_inverted=False):
     """Writes a golden suite into the folder out, as `nvfp4 golden --suite
     SUITE --recipe RECIPE --level L --seed S --round R [--format F]
-    [--scale-layout L] [--force] --out OUT` does (the same bytes: one bundle
+    [--scale-layout L] [--global-scale-inverted] [--force] --out OUT` does (the same bytes: one bundle
     per case and a MANIFEST; the suite is built aside and swapped into
     place). suite: edge, random, shapes, mutants or all. log: called with
     each progress line and note (what the command writes to stderr,
@@ -84,7 +85,8 @@ def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", 
     with the library's message on failure (nothing of a failed run stays)."""
     if suite is None:
         raise Error("a suite is needed (edge, random, shapes, mutants or all)")
-    o, keep, lines = _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, force, log)
+    o, keep, lines = _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, force, log,
+                                 global_scale_inverted)
     err = _lib.CError()
     _lib.check(lib.nvfp4_suite_generate(_path(out, "out"), ctypes.byref(o), ctypes.byref(err)), err)
     del keep

@@ -353,6 +353,30 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
     return g;
 }
 
+/* Whether r's global scale is an encode scale S_enc with S_dec = 1/S_enc
+ * (te's and the torch-style rules): the ones a kernel can be handed either
+ * way (FlashInfer's is_global_scale_inversed). */
+NVFP4_HD static inline int nvfp4_core_global_is_encode_scale(const nvfp4_core_recipe *r)
+{
+    return r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
+           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
+           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT;
+}
+
+/* FlashInfer's is_global_scale_inversed=True used as meant: the caller hands
+ * the kernel fl(1/S_enc) and the kernel inverts it again (quantization.cuh
+ * USE_INVERSE_SCALE __fdiv_rn(1, SFScale); the batch-invariant entry point's
+ * gs = 1.0 / global_scale), so it works with S_enc' = fl(1/fl(1/S_enc)),
+ * which is not S_enc for about one fp32 value in eight, and S_dec' =
+ * fl(1/S_enc'). */
+NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_handed_inverted(nvfp4_core_global g)
+{
+    float handed = 1.0f / g.s_enc;
+    g.s_enc = 1.0f / handed;
+    g.s_dec = 1.0f / g.s_enc;
+    return g;
+}
+
 /* ---- block scale ------------------------------------------------------ */
 
 /* torch.clamp(v, lo, hi): NaN stays NaN; lo = 0 means no lower clamp. */

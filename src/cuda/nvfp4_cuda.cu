@@ -191,6 +191,8 @@ static nvfp4_status make_plan(const nvfp4_quant_opts *opts, nvfp4_dtype dtype, s
 {
     nvfp4_status st = nvfp4_quant_plan_init(qp, opts, dtype, rows, cols, err);
     if (st) return st;
+    if (qp->opts.global_scale_inverted) /* the kernels derive S_enc themselves */
+        return nvfp4_error_set(err, NVFP4_EINVAL, "global_scale_inverted: the CPU quantizer only (not the CUDA path)");
     snprintf(out->recipe, sizeof out->recipe, "%s", qp->opts.recipe);
     out->opts = qp->opts;
     out->opts.recipe = out->recipe;

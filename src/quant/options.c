@@ -26,6 +26,8 @@ static const nvfp4_option table[NVFP4_OPTION_COUNT] = {
     {NVFP4_OPTION_RHT_SIGNS, "rht-signs", "te|seed:N|none", "te, seed:N or none", "te: 0xD7E8", "RHT sign vector"},
     {NVFP4_OPTION_RHT_FP32, "rht-fp32", NULL, NULL, "round to bf16", "keep the RHT output in fp32"},
     {NVFP4_OPTION_PAD, "pad", NULL, NULL, "error", "zero-pad dimensions up to the block"},
+    {NVFP4_OPTION_GLOBAL_SCALE_INVERTED, "global-scale-inverted", NULL, NULL, "off",
+     "S_enc handed over as 1/S_enc (is_global_scale_inversed)"},
 };
 
 const nvfp4_option *nvfp4_option_table(void) { return table; }
@@ -113,6 +115,7 @@ static bool apply(nvfp4_option_id id, const char *value, nvfp4_quant_opts *q)
     case NVFP4_OPTION_RHT_SIGNS: return value && parse_rht_signs(value, q);
     case NVFP4_OPTION_RHT_FP32: return parse_flag(value, &q->rht_fp32);
     case NVFP4_OPTION_PAD: return parse_flag(value, &q->pad);
+    case NVFP4_OPTION_GLOBAL_SCALE_INVERTED: return parse_flag(value, &q->global_scale_inverted);
     case NVFP4_OPTION_COUNT: break;
     }
     return false;
@@ -164,6 +167,7 @@ static int flag_value(const nvfp4_quant_opts *q, nvfp4_option_id id)
     case NVFP4_OPTION_RHT: return q->rht;
     case NVFP4_OPTION_RHT_FP32: return q->rht_fp32;
     case NVFP4_OPTION_PAD: return q->pad;
+    case NVFP4_OPTION_GLOBAL_SCALE_INVERTED: return q->global_scale_inverted;
     default: return -1;
     }
 }

@@ -107,6 +107,10 @@ static nvfp4_status resolve_opts(const nvfp4_quant_opts *in, nvfp4_quant_plan *p
     if (o->rounding != NVFP4_RN && !r->info.supports_sr)
         return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' supports round-to-nearest only (asked: %s)",
                                r->info.name, nvfp4_rounding_name(o->rounding));
+    if (o->global_scale_inverted && !nvfp4_core_global_is_encode_scale(&r->core))
+        return nvfp4_error_set(err, NVFP4_EINVAL, "recipe '%s' has no encode global scale S_enc to hand over inverted "
+                               "(global_scale_inverted: te, te-pyref, flashinfer and the other S_enc recipes)",
+                               r->info.name);
     if (!o->rowwise && !o->columnwise) o->rowwise = true;
     if (o->rht) {
         if (!o->columnwise)

@@ -28,8 +28,9 @@ static void describe(const nvfp4_quant_layout *l, bool rht, uint8_t *data, uint8
 
 static nvfp4_status run(const nvfp4_quant_plan *p, const void *x, nvfp4_quantized *out, nvfp4_error *err)
 {
-    nvfp4_status st = nvfp4_quant_fast_handles(p) ? nvfp4_quant_fast(p, x, out, err)
-                                                  : nvfp4_quant_reference(p, x, out, err);
+    /* the fast kernels derive te's S_enc themselves: a global scale handed inverted is the reference's */
+    bool fast = nvfp4_quant_fast_handles(p) && !p->opts.global_scale_inverted;
+    nvfp4_status st = fast ? nvfp4_quant_fast(p, x, out, err) : nvfp4_quant_reference(p, x, out, err);
     /* MX recipes have no global amax: the orientations report 0 */
     if (!st && !p->recipe->info.has_global_amax) out->row.amax = out->col.amax = 0.0f;
     return st;
@@ -124,6 +125,7 @@ nvfp4_status nvfp4_dequantize(const nvfp4_quantized *q, bool columnwise, float *
     if (columnwise ? !q->has_col : !q->has_row)
         return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_dequantize: the %s output was not computed",
                                columnwise ? "columnwise" : "rowwise");
-    if (!nvfp4_quant_fast_dequantize(q, columnwise, out)) nvfp4_quant_reference_dequantize(q, columnwise, out);
+    if (q->opts.global_scale_inverted || !nvfp4_quant_fast_dequantize(q, columnwise, out))
+        nvfp4_quant_reference_dequantize(q, columnwise, out);
     return NVFP4_OK;
 }

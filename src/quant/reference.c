@@ -151,13 +151,20 @@ static void row_encode(const stored_ctx *c, const float *x, size_t row, const ui
     }
 }
 
+/* The recipe's global scale for amax, handed over inverted when the options say so. */
+static nvfp4_core_global global_of(const nvfp4_core_recipe *r, const nvfp4_quant_opts *o, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, amax);
+    return o->global_scale_inverted ? nvfp4_core_global_handed_inverted(g) : g;
+}
+
 static void quantize_stored(const nvfp4_quant_plan *p, const nvfp4_quant_layout *l, const float *b, float amax,
                             nvfp4_qtensor *t)
 {
     stored_ctx c;
     c.core = &p->recipe->core;
     c.l = l;
-    c.global = nvfp4_core_global_from_amax(c.core, amax);
+    c.global = global_of(c.core, &p->opts, amax);
     c.mode = nvfp4_quant_core_mode(p->opts.rounding);
     c.seed = p->opts.seed;
     if (l->tile16) tile_scales(&c, b, t->scale);
@@ -170,7 +177,7 @@ static void quantize_stored(const nvfp4_quant_plan *p, const nvfp4_quant_layout 
         if (row_scaled) {
             /* TE row_scaled_nvfp4: this row's own amax and global scale */
             t->row_amax[i] = tensor_amax(b + i * l->pcols, l->pcols, c.core->amax_nan_propagates);
-            rc.global = nvfp4_core_global_from_amax(c.core, t->row_amax[i]);
+            rc.global = global_of(c.core, &p->opts, t->row_amax[i]);
         }
         if (!l->tile16) row_scales(&rc, b + i * l->pcols, srow);
         row_encode(&rc, b + i * l->pcols, i, srow, t->data + i * row_bytes);
@@ -212,12 +219,12 @@ void nvfp4_quant_reference_dequantize(const nvfp4_quantized *q, bool columnwise,
 {
     const nvfp4_qtensor *t = columnwise ? &q->col : &q->row;
     const nvfp4_core_recipe *core = &q->recipe->core;
-    nvfp4_core_global g0 = nvfp4_core_global_from_amax(core, t->amax);
+    nvfp4_core_global g0 = global_of(core, &q->opts, t->amax);
     int e4m3 = core->elem == NVFP4_CORE_ELEM_E4M3;
     int row_scaled = nvfp4_core_recipe_row_scaled(core) && t->row_amax;
 #pragma omp parallel for schedule(static) if (t->rows * t->cols >= NVFP4_QUANT_PARALLEL_MIN)
     for (size_t i = 0; i < t->rows; i++) {
-        nvfp4_core_global g = row_scaled ? nvfp4_core_global_from_amax(core, t->row_amax[i]) : g0;
+        nvfp4_core_global g = row_scaled ? global_of(core, &q->opts, t->row_amax[i]) : g0;
         for (size_t j = 0; j < t->cols; j++) {
             size_t k = i * t->pcols + j;
             uint8_t code = e4m3 ? t->data[k] : (uint8_t)((t->data[k >> 1] >> (4 * (k & 1u))) & 0xFu);

@@ -175,6 +175,9 @@ static nvfp4_status trace_plan(const nvfp4_quant_opts *opts, nvfp4_dtype dtype, 
     else nvfp4_quant_opts_init(&o);
     if (o.columnwise || o.rht)
         return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_trace: traces the rowwise output only (no columnwise, no RHT)");
+    if (o.global_scale_inverted)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "nvfp4_trace: traces the recipe's own global scale (no "
+                               "global_scale_inverted)");
     o.rowwise = true;
     o.pad = true;
     return nvfp4_quant_plan_init(p, &o, dtype, rows, cols, err);

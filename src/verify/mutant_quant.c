@@ -40,6 +40,7 @@ static bool list_has(const char *list, const char *word)
 bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *o)
 {
     if (!m || !list_has(m->recipes, recipe ? recipe : "te")) return false;
+    if (m->needs & NVFP4_MUTANT_NEEDS_KV_V) return false; /* only against goldens in that layout */
     if (!o) return true;
     if ((m->needs & NVFP4_MUTANT_NEEDS_RN) && o->rounding == NVFP4_SR) return false;
     if ((m->needs & NVFP4_MUTANT_NEEDS_SR) && o->rounding != NVFP4_SR) return false;
@@ -47,6 +48,20 @@ bool nvfp4_mutant_applies(const nvfp4_mutant_info *m, const char *recipe, const 
     if ((m->needs & NVFP4_MUTANT_NEEDS_2D) && o->block != NVFP4_BLOCK_16X16) return false;
     if ((m->needs & NVFP4_MUTANT_NEEDS_1D) && o->block == NVFP4_BLOCK_16X16) return false;
     return true;
+}
+
+nvfp4_scale_layout nvfp4_mutant_scale_layout(const nvfp4_mutant_info *m)
+{
+    return m && (m->needs & NVFP4_MUTANT_NEEDS_KV_V) ? NVFP4_SCALE_LAYOUT_KV_V : NVFP4_SCALE_LAYOUT_128X4;
+}
+
+bool nvfp4_mutant_applies_in_layout(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *o,
+                                    nvfp4_scale_layout l)
+{
+    if (!m || !(m->needs & NVFP4_MUTANT_NEEDS_KV_V)) return nvfp4_mutant_applies(m, recipe, o);
+    nvfp4_mutant_info plain = *m;
+    plain.needs &= ~(unsigned)NVFP4_MUTANT_NEEDS_KV_V;
+    return l == NVFP4_SCALE_LAYOUT_KV_V && nvfp4_mutant_applies(&plain, recipe, o);
 }
 
 const char *nvfp4_mutant_step_id(const nvfp4_mutant_info *m)
@@ -200,6 +215,14 @@ static bool arithmetic(const nvfp4_mutant *m)
            m->prepare || m->scaled || m->elem || m->special || m->rbytes;
 }
 
+/* The recipe's global scale, handed over inverted when the options say so (a mutant of the global
+ * step computes the scale the kernel works with itself). */
+static nvfp4_core_global recipe_global(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    return c->p->opts.global_scale_inverted ? nvfp4_core_global_handed_inverted(g) : g;
+}
+
 static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p, const void *x, bool colwise,
                                 nvfp4_mutant_output *out, nvfp4_error *err)
 {
@@ -236,7 +259,7 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
     c.amax = uses_amax ? nvfp4_mutant_tensor_amax_of(b, n, c.r->amax_nan_propagates) : 0.0f;
     if (arithmetic(m)) {
         float amax = uses_amax && m->tensor_amax ? m->tensor_amax(&c) : c.amax;
-        nvfp4_core_global g = m->global ? m->global(&c, amax) : nvfp4_core_global_from_amax(c.r, amax);
+        nvfp4_core_global g = m->global ? m->global(&c, amax) : recipe_global(&c, amax);
         size_t row_bytes = l->data_bytes / l->prows;
         bool row_scaled = nvfp4_core_recipe_row_scaled(c.r);
         for (size_t i = 0; i < l->prows; i++) {
@@ -244,21 +267,25 @@ static nvfp4_status orientation(const nvfp4_mutant *m, const nvfp4_quant_plan *p
             if (row_scaled) { /* te-rowscaled: each stored row's own amax, which the kernel writes too */
                 float a = m->local_amax ? m->local_amax(&c, i, 0) : nvfp4_mutant_row_amax(&c, i);
                 if (t->row_amax) t->row_amax[i] = a;
-                gi = m->global ? m->global(&c, a) : nvfp4_core_global_from_amax(c.r, a);
+                gi = m->global ? m->global(&c, a) : recipe_global(&c, a);
             }
             encode_row(m, &c, i, &gi, t->scale + i * l->scale_cols, t->data + i * row_bytes);
         }
         /* a recipe without a global amax writes none (te-ue5m3-1level: S_enc = 1, no amax), as the library */
         t->amax = nvfp4_recipe_get_info(p->recipe)->has_global_amax ? amax : 0.0f;
     }
-    size_t zn = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
+    nvfp4_scale_layout target = nvfp4_mutant_scale_layout(&m->info);
+    size_t pr, pc, zn = target == NVFP4_SCALE_LAYOUT_128X4 ? nvfp4_swizzled_size(t->scale_rows, t->scale_cols)
+                                                           : nvfp4_scale_layout_shape(target, t->scale_rows,
+                                                                                      t->scale_cols, &pr, &pc);
     uint8_t *swz = malloc(zn ? zn : 1);
     if (!swz) {
         if (b != pre) free(b);
         free(pre);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "mutant: out of memory");
     }
-    nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, swz);
+    if (target == NVFP4_SCALE_LAYOUT_128X4) nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, swz);
+    else nvfp4_scale_to_layout(target, t->scale, t->scale_rows, t->scale_cols, swz);
     if (m->layout) m->layout(&c, t, swz, zn);
     out->swizzled[colwise] = swz;
     out->swizzled_bytes[colwise] = zn;

@@ -866,6 +866,38 @@ static void ly_swizzle_padded_stride(const nvfp4_mctx *c, nvfp4_qtensor *t, uint
         }
 }
 
+/* ---- the scale conventions of FlashInfer's kernels (docs/semantics.md, "Scale layouts") ------ */
+
+/* FlashInfer's fp4_quantize(..., is_global_scale_inversed) with the global scale of the other
+ * convention: the kernel inverts what it is handed (quantization.cuh USE_INVERSE_SCALE: __fdiv_rn(1,
+ * SFScale); the batch-invariant class 1.0 / global_scale), so it works with fl(1/S_enc) where S_enc
+ * was meant; both directions of the mix-up give the same bytes. Dequantizing, it divides by its S_enc. */
+static nvfp4_core_global gl_passed_inverted(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    g.s_enc = 1.0f / g.s_enc;
+    g.s_dec = 1.0f / g.s_enc;
+    return g;
+}
+
+/* The other is_global_scale_inversed convention than the golden's: the scale handed over inverted
+ * and inverted back (fl(1/fl(1/S_enc))) where it was handed over as it is, or the reverse. */
+static nvfp4_core_global gl_convention_swapped(const nvfp4_mctx *c, float amax)
+{
+    nvfp4_core_global g = nvfp4_core_global_from_amax(c->r, amax);
+    return c->p && c->p->opts.global_scale_inverted ? g : nvfp4_core_global_handed_inverted(g);
+}
+
+/* The V scales of the NVFP4 KV cache written without their 4-token interleave, row-major like K's,
+ * into the buffer of the trtllm-kv-v layout (its padding, if any, left 0). */
+static void ly_kv_v_as_k(const nvfp4_mctx *c, nvfp4_qtensor *t, uint8_t *swz, size_t n)
+{
+    (void)c;
+    size_t m = t->scale_rows * t->scale_cols;
+    memset(swz, 0, n);
+    memcpy(swz, t->scale, m < n ? m : n);
+}
+
 /* ---- the catalog ----------------------------------------------------------------------- */
 
 #define M(name, step, formula, source, recipes, needs) {name, step, formula, source, recipes, needs}
@@ -1292,6 +1324,29 @@ const nvfp4_mutant nvfp4_mutant_catalog[] = {
                "experimental/gemm/triton_gemm/fp4_quantize.py:1463-1474)",
                R_E2M1 ",fbgemm", 0),
      .layout = ly_swizzle_padded_stride},
+    /* the scale conventions of FlashInfer's kernels (layouts, global-scale flag) */
+    {.info = M("global-passed-inverted", "global scale",
+               "global scale passed inverted: S_enc' = fl(1 / S_enc) (the kernel inverts a scale that was not)",
+               "FlashInfer 0.7.4 fp4_quantize(..., is_global_scale_inversed=True) handed S_enc, or False handed "
+               "1/S_enc: csrc/nv_internal/tensorrt_llm/kernels/quantization.cuh USE_INVERSE_SCALE SFScaleVal = "
+               "__fdiv_rn(1, SFScale); batch_invariant/quantization/nvfp4_api.py gs = 1.0 / global_scale",
+               "flashinfer", 0),
+     .global = gl_passed_inverted},
+    {.info = M("global-convention-swapped", "global scale",
+               "the other is_global_scale_inversed convention: S_enc' = fl(1 / fl(1 / S_enc)) where S_enc was "
+               "handed over as it is, or S_enc where the golden hands it over inverted (global_scale_inverted)",
+               "FlashInfer 0.7.4 fp4_quantize(..., is_global_scale_inversed) with the scale inverted on both sides "
+               "(or on neither) where the golden's convention is the other: the same S_enc but for one fp32 value "
+               "in eight, so only scales on an E4M3 rounding boundary and flashinfer's dequant differ",
+               "flashinfer", 0),
+     .global = gl_convention_swapped},
+    {.info = M("layout-kv-v-as-k", "layout",
+               "the KV cache's V scales written linear (row-major, as K's) where the 4-token interleave was expected",
+               "vLLM #50336: a KV-cache test that unswizzled both K and V passed at atol 1.5 / rtol 0.5 (relative "
+               "error 0.76 instead of 0.1); FlashInfer 0.7.4 fp4_quantization.py nvfp4_quantize_paged_kv_cache "
+               "interleaves V only",
+               R_E2M1 ",flashinfer", NVFP4_MUTANT_NEEDS_KV_V),
+     .layout = ly_kv_v_as_k},
 };
 
 const size_t nvfp4_mutant_catalog_size = sizeof nvfp4_mutant_catalog / sizeof nvfp4_mutant_catalog[0];

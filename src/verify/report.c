@@ -280,7 +280,7 @@ static size_t mutant_candidates(const vrep_bundle *b, bool colwise, const nvfp4_
     *nout = 0;
     for (size_t i = 0; i < nvfp4_mutant_count(); i++) {
         const nvfp4_mutant_info *m = nvfp4_mutant_at(i);
-        if (!nvfp4_mutant_applies(m, b->info->name, &b->opts)) continue;
+        if (!nvfp4_mutant_applies_in_layout(m, b->info->name, &b->opts, geom->scale_layout)) continue;
         nvfp4_mutant_output *mo = &out[*nout];
         nvfp4_error err;
         if (nvfp4_mutant_quantize(m, b->x, NVFP4_DTYPE_F32, b->rows, b->cols, &b->opts, mo, &err)) continue;
@@ -295,7 +295,8 @@ static size_t mutant_candidates(const vrep_bundle *b, bool colwise, const nvfp4_
         v.scale_bytes = q->scale_rows * q->scale_cols;
         v.scale_swizzled = mo->swizzled[colwise];
         v.scale_swizzled_bytes = mo->swizzled_bytes[colwise];
-        v.scale_layout = NVFP4_SCALE_LAYOUT_128X4; /* the mutants write the cuBLAS buffer, whatever geom's layout */
+        v.scale_layout = nvfp4_mutant_scale_layout(m); /* the cuBLAS buffer, whatever geom's layout, but for the
+                                                          KV-cache mutants (the golden's layout, which they mistake) */
         v.amax = NULL;
         v.dequant = NULL;
         v.dequant_count = 0;

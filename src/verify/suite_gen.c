@@ -45,6 +45,7 @@ static void case_opts(const gen *g, const gcase *c, unsigned idx, nvfp4_quant_op
     o->seed = g->o->seed;
     o->offset = 4u * idx;
     o->rht = c->rht;
+    o->global_scale_inverted = g->o->global_scale_inverted;
 }
 
 /* The bundle of a quantized case, with its metadata, written and hashed into the MANIFEST. */
@@ -357,6 +358,15 @@ static nvfp4_status check_opts(const nvfp4_suite_opts *o, bool suite_may_be_null
         return nvfp4_error_set(err, NVFP4_EINVAL, "bad --format '%s'", o->format);
     if (o->round == NVFP4_SR && !nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe))->supports_sr)
         return nvfp4_error_set(err, NVFP4_EINVAL, "recipe %s has no stochastic rounding", o->recipe);
+    if (o->global_scale_inverted) { /* the plan says whether the recipe has an S_enc to hand over */
+        nvfp4_quant_opts q;
+        nvfp4_quant_opts_init(&q);
+        q.recipe = o->recipe;
+        q.global_scale_inverted = true;
+        nvfp4_quant_plan p;
+        nvfp4_status st = nvfp4_quant_plan_init(&p, &q, NVFP4_DTYPE_F32, 1, 32, err);
+        if (st) return st;
+    }
     return NVFP4_OK;
 }
 
@@ -366,10 +376,11 @@ static void generator_command(gen *g)
     const nvfp4_suite_opts *o = g->o;
     bool other_layout = o->layout != NVFP4_SCALE_LAYOUT_128X4;
     snprintf(g->command, sizeof g->command,
-             "nvfp4 golden --suite %s --recipe %s --level %d --seed %llu --round %s%s%s%s%s", o->suite, o->recipe,
+             "nvfp4 golden --suite %s --recipe %s --level %d --seed %llu --round %s%s%s%s%s%s", o->suite, o->recipe,
              o->level, (unsigned long long)o->seed, nvfp4_rounding_name(o->round), o->format ? " --format " : "",
              o->format ? o->format : "", other_layout ? " --scale-layout " : "",
-             other_layout ? nvfp4_scale_layout_name(o->layout) : "");
+             other_layout ? nvfp4_scale_layout_name(o->layout) : "",
+             o->global_scale_inverted ? " --global-scale-inverted" : "");
 }
 
 static void manifest_header(gen *g)

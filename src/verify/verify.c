@@ -500,8 +500,9 @@ static void detect_transposed_layout(vctx *c)
     }
     if (same == n)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_TRANSPOSED_DATA,
-                                "data: the codes are the expected ones stored transposed ([%zu, %zu] instead of [%zu, %zu])",
-                                cols, rows, rows, cols);
+                                "data: the codes are the expected ones stored transposed ([%zu, %zu] instead of "
+                                "[%zu, %zu]%s)", cols, rows, rows, cols, rows % 2 ? "" : ": two rows paired in each "
+                                "byte, the MN-major packing of Triton's dot_scaled (lhs_k_pack / rhs_k_pack False)");
 }
 
 static void detect_scale_layouts(vctx *c)
@@ -513,8 +514,10 @@ static void detect_scale_layouts(vctx *c)
         memcmp(a->scale_swizzled, e->scale, e->scale_bytes) == 0)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_LINEAR_FOR_SWIZZLED,
                                 "scale_swizzled: holds the LINEAR scale layout (row-major [%zu, %zu]); the %s "
-                                "layout was expected (nvfp4_scale_to_layout)",
-                                e->rows, nvfp4_vview_scale_cols(e), nvfp4_scale_layout_name(e->scale_layout));
+                                "layout was expected (nvfp4_scale_to_layout)%s",
+                                e->rows, nvfp4_vview_scale_cols(e), nvfp4_scale_layout_name(e->scale_layout),
+                                e->scale_layout == NVFP4_SCALE_LAYOUT_KV_V ? ": the KV cache's V scales written "
+                                "unswizzled, as K's" : "");
     if (a->scale && e->scale_swizzled && c->rep->mismatches[NVFP4_VC_SCALE] && a->scale_bytes > 0 &&
         a->scale_bytes <= e->scale_swizzled_bytes && memcmp(a->scale, e->scale_swizzled, a->scale_bytes) == 0)
         nvfp4_vreport_add_cause(c->rep, NVFP4_CAUSE_SWIZZLED_FOR_LINEAR,
