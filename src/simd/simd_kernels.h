@@ -24,12 +24,13 @@
  * codecs, Philox rounds, the RHT paths and their choice) and per-ISA
  * leaves (vector operations, loads, packing, the rowwise and 16x16 group
  * steps, a columnwise strip's tiles and their transposes): simd_avx2.c (8
- * lanes) and simd_avx512.c (16 lanes) define the leaves and include both
- * headers once, so each kernel is compiled with its ISA's target flags and
- * everything inlines. Dependencies point one
- * way: the drivers call the kernels through this table only; the kernels
- * call down into simd_scalar.c (remainders, exact fallbacks, the stage's
- * write-out) and src/core/ (the RHT exactness limits: core/hadamard.h).
+ * lanes, its vector operations in simd_avx2_ops.h) and simd_avx512.c (16
+ * lanes) define the leaves and include both headers once, so each kernel
+ * is compiled with its ISA's target flags and everything inlines.
+ * Dependencies point one way: the drivers call the kernels through this
+ * table only; the kernels call down into simd_scalar.c (remainders, exact
+ * fallbacks, the stage's write-out) and src/core/ (the RHT exactness
+ * limits: core/hadamard.h).
  */
 #ifndef NVFP4_SIMD_KERNELS_H
 #define NVFP4_SIMD_KERNELS_H
@@ -221,8 +222,8 @@ void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, u
  * elements through a vector leaf per encode rule and the recipe's E2M1
  * special-value policy. The leaves below are the per-rule pieces; the
  * scalar ones call src/core/ element by element (the oracle and the
- * scalar variant's), the AVX2 ones (simd_avx2.c) serve the avx2 and avx512
- * variants (every AVX-512 CPU has AVX2). */
+ * scalar variant's), the AVX2 ones (simd_avx2_generic.c) serve the avx2
+ * and avx512 variants (every AVX-512 CPU has AVX2). */
 
 typedef struct {
     /* block amax of each of the nb 16-element blocks at x, as a left-to-right

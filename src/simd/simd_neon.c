@@ -506,9 +506,9 @@ static inline uint32x4_t sign_code4(float32x4_t x)
 /* ENC_EXACT (nvfp4_core_e2m1_exact_mag): the magnitude is the number of
  * boundaries D*mid below |x| plus one where |x| equals an odd-indexed
  * boundary (the ties that go to the even code above), compared in binary64
- * like the core (every D*mid is exact; simd_avx2.c gen_encode_exact). Valid
- * for 0 < D <= FLT_MAX, where the boundaries increase; other blocks take the
- * core per element. */
+ * like the core (every D*mid is exact; simd_avx2_generic.c
+ * gen_encode_exact). Valid for 0 < D <= FLT_MAX, where the boundaries
+ * increase; other blocks take the core per element. */
 static inline uint32x4_t exact_code4(float32x4_t x, const float64x2_t bound[7])
 {
     float32x4_t ax = vabsq_f32(x);
@@ -546,8 +546,8 @@ static void gen_encode_exact(const nvfp4_core_recipe *r, const float *x, size_t 
 /* ENC_GGML_NEAREST (nvfp4_core_ggml_nearest): the same fp32 errors in the
  * same order over the magnitudes k = 0..7 of |x|, a candidate taken only
  * when its error is strictly lower (NaN never wins), then x's sign unless
- * k = 0 (simd_avx2.c gen_encode_ggml gives why the other eight codes never
- * win). The running minimum is a select on the comparison, not vminq_f32,
+ * k = 0 (simd_avx2_generic.c gen_encode_ggml gives why the other eight
+ * codes never win). The running minimum is a select on the comparison, not vminq_f32,
  * whose NaN rule differs. */
 static void gen_encode_ggml(const float *x, size_t nb, const float *factor, uint8_t *out)
 {

@@ -2,9 +2,10 @@
  * simd_te_lanes.h - internal: the lane-wise codecs, Philox rounds, MXFP4
  * scale rules and RHT paths of the x86 `te` kernels, written once over
  * each ISA's vector operations. Not a header to include anywhere else:
- * simd_avx2.c (8 lanes) and simd_avx512.c (16 lanes) include it once,
- * after defining the operations below, and before their own leaves, which
- * call these functions (simd_te_skel.h, included at their end, holds the
+ * simd_avx2_ops.h (8 lanes; for simd_avx2.c and simd_avx2_generic.c) and
+ * simd_avx512.c (16 lanes) include it once, after defining the operations
+ * below, and before their own leaves, which call these functions
+ * (simd_te_skel.h, included at the end of the ISA file, holds the
  * kernels' loops). The operations are macros or inline functions over one
  * intrinsic each, so every function here compiles to the instructions
  * each file wrote out before (xxHash writes its accumulate step once over
