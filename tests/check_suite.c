@@ -98,7 +98,7 @@ START_TEST(generate_edge_suite)
     ck_assert_ptr_nonnull(strstr(err.message, "not empty and not a golden suite of this tool ('notes.txt'"));
     o.suite = "everything";
     ck_assert_int_eq(nvfp4_suite_generate(path_in("h"), &o, &err), NVFP4_EINVAL);
-    ck_assert_str_eq(err.message, "bad suite 'everything' (edge, random, shapes, mutants or all)");
+    ck_assert_str_eq(err.message, "bad suite 'everything' (edge, random, shapes, mutants, grouped or all)");
     o.suite = "edge";
     o.recipe = "ggml";
     o.round = NVFP4_SR;
