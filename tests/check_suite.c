@@ -7,8 +7,9 @@
  * planted nibble swap (the known-bug layout-nibble-swap named with step and
  * status), and renders TAP and JUnit; the mutation report of the edge suite
  * alone leaves mutants alive (verdict 1); each grouped mutant's outputs
- * make one case of the grouped suite differ, and verify --suite names it. The CLI's bytes are compared with
- * these calls' by tests/cli (golden, reference) and python/tests. */
+ * make one case of the grouped suite differ, and verify --suite names it.
+ * The CLI's bytes are compared with these calls' by tests/cli (golden,
+ * reference) and python/tests. */
 #include <check.h>
 #include "support/check_main.h"
 #include <stdio.h>
