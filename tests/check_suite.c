@@ -6,8 +6,10 @@
  * perfect kernel, a missing output (with and without require_all) and a
  * planted nibble swap (the known-bug layout-nibble-swap named with step and
  * status), and renders TAP and JUnit; the mutation report of the edge suite
- * alone leaves mutants alive (verdict 1). The CLI's bytes are compared with
- * these calls' by tests/cli (golden, reference) and python/tests. */
+ * alone leaves mutants alive (verdict 1); each grouped mutant's outputs
+ * make one case of the grouped suite differ, and verify --suite names it.
+ * The CLI's bytes are compared with these calls' by tests/cli (golden,
+ * reference) and python/tests. */
 #include <check.h>
 #include "support/check_main.h"
 #include <stdio.h>
@@ -98,7 +100,7 @@ START_TEST(generate_edge_suite)
     ck_assert_ptr_nonnull(strstr(err.message, "not empty and not a golden suite of this tool ('notes.txt'"));
     o.suite = "everything";
     ck_assert_int_eq(nvfp4_suite_generate(path_in("h"), &o, &err), NVFP4_EINVAL);
-    ck_assert_str_eq(err.message, "bad suite 'everything' (edge, random, shapes, mutants or all)");
+    ck_assert_str_eq(err.message, "bad suite 'everything' (edge, random, shapes, mutants, grouped or all)");
     o.suite = "edge";
     o.recipe = "ggml";
     o.round = NVFP4_SR;
@@ -232,6 +234,78 @@ START_TEST(mutation_report_of_edge_alone)
 }
 END_TEST
 
+/* The grouped suite of te into tmpdir/g, copied to tmpdir/outs (a kernel that is right everywhere). */
+static void generate_grouped(void)
+{
+    nvfp4_suite_opts o;
+    nvfp4_suite_opts_init(&o);
+    o.suite = "grouped";
+    nvfp4_error err;
+    ck_assert_int_eq(nvfp4_suite_generate(path_in("g"), &o, &err), NVFP4_OK);
+    run_sh("mkdir '%s'%s", path_in("outs"), "");
+    run_sh("cp '%s'/*.safetensors '%s'", path_in("g"), path_in("outs"));
+}
+
+/* What grouped mutant i writes for grouped-m5-0-130-k64's input, as the kernel's output of that case. */
+static void plant_grouped_mutant(size_t i)
+{
+    nvfp4_tensor_set b, out;
+    nvfp4_error err;
+    nvfp4_tset_init(&b);
+    nvfp4_tset_init(&out);
+    ck_assert_int_eq(nvfp4_tset_read(path_in("g/grouped-m5-0-130-k64.safetensors"), &b, &err), NVFP4_OK);
+    const nvfp4_tensor *x = nvfp4_tset_find(&b, "x");
+    ck_assert_ptr_nonnull(x);
+    ck_assert_uint_eq(x->shape[0], 135);
+    ck_assert_uint_eq(x->shape[1], 64);
+    const size_t m[3] = {5, 0, 130};
+    ck_assert_int_eq(nvfp4_grouped_mutant_run(i, x->data, NVFP4_DTYPE_F32, 135, 64, m, 3, NULL, &out, &err), NVFP4_OK);
+    ck_assert_int_eq(nvfp4_tset_write(path_in("outs/grouped-m5-0-130-k64.safetensors"), &out, NVFP4_FMT_SAFETENSORS,
+                                      &err),
+                     NVFP4_OK);
+    nvfp4_tset_free(&out);
+    nvfp4_tset_free(&b);
+}
+
+/* The grouped suite: 4 cases that match themselves; each grouped mutant's
+ * outputs for one case make that case (only) differ, and the suite's
+ * summary names that mutant alone, with the expert that differs. */
+START_TEST(grouped_suite_names_each_grouped_mutant)
+{
+    make_tmpdir();
+    generate_grouped();
+    size_t c[4];
+    nvfp4_suite_result *r = verify("outs", false);
+    nvfp4_suite_result_counts(r, c);
+    ck_assert_int_eq(nvfp4_suite_result_verdict(r), 0);
+    ck_assert_uint_eq(nvfp4_suite_result_cases(r), 4);
+    ck_assert_uint_eq(c[0], 4);
+    nvfp4_suite_result_free(r);
+    static const char *const want[2] = {
+        "grouped: cause grouped-shared-global-scale: one global scale shared across experts: every expert quantized "
+        "with the amax of the whole stacked tensor (expert 2 differs)",
+        "grouped: cause grouped-unpadded-segments: group scale segments not padded to 128 rows: the stacked scales "
+        "swizzled as one 128x4 matrix (expert 2 differs)"};
+    for (size_t i = 0; i < 2; i++) {
+        plant_grouped_mutant(i);
+        r = verify("outs", false);
+        nvfp4_suite_result_counts(r, c);
+        ck_assert_int_eq(nvfp4_suite_result_verdict(r), 1);
+        ck_assert_uint_eq(c[0], 3);
+        ck_assert_uint_eq(c[1], 1);
+        size_t k = case_index(r, "grouped-m5-0-130-k64");
+        ck_assert_int_eq(nvfp4_suite_result_case_status(r, k), NVFP4_CASE_MISMATCH);
+        ck_assert_str_eq(nvfp4_suite_result_case_summary(r, k), want[i]);
+        char *js = nvfp4_suite_result_case_json(r, k);
+        ck_assert_ptr_nonnull(strstr(js, "\"status\": \"proven\""));
+        ck_assert_ptr_nonnull(strstr(js, "\"orientation\": \"grouped\""));
+        nvfp4_free(js);
+        nvfp4_suite_result_free(r);
+    }
+    teardown_tmp();
+}
+END_TEST
+
 static Suite *suite_suite(void)
 {
     Suite *s = suite_create("suite");
@@ -240,6 +314,7 @@ static Suite *suite_suite(void)
     tcase_add_test(tc, generate_edge_suite);
     tcase_add_test(tc, verify_edge_suite);
     tcase_add_test(tc, mutation_report_of_edge_alone);
+    tcase_add_test(tc, grouped_suite_names_each_grouped_mutant);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,7 +14,7 @@
 #include "nvfp4/suite.h"
 
 static const char usage[] =
-    "usage: nvfp4 golden --suite edge|random|shapes|mutants|all --recipe R --out DIR\n"
+    "usage: nvfp4 golden --suite edge|random|shapes|mutants|grouped|all --recipe R --out DIR\n"
     "                    [--level 1|2] [--seed S] [--round rn|sr] [--format safetensors|npy|bin] [--force]\n"
     "                    [--scale-layout 128x4|8x4|linear|kv-v] [--global-scale-inverted]\n"
     "       nvfp4 golden --pack DIR [--recipe R] [--force]\n"
@@ -46,10 +46,22 @@ static const char usage[] =
     "          suite too: sr-* bugs; an RN suite has the elem-* rounding bugs), --level 2's\n"
     "          larger cases, and a recipe with no catalogued mutant gets no mutants cases\n"
     "          (nvfp4 table --mutants lists the recipes of each)\n"
+    "  grouped grouped (MoE) bundles (nvfp4 quantize --groups; rowwise, RN, 128x4): stacked experts\n"
+    "          of m_sizes 5,0,130 (an empty expert, a segment over 128 rows), 1,2,3,4 (K/16 = 6),\n"
+    "          0,17,0 and 33,1 (K/16 = 10), whose amaxes differ by up to 10^6, so that both\n"
+    "          catalogued grouped mistakes (grouped-shared-global-scale, grouped-unpadded-segments)\n"
+    "          change bytes; verify --suite reports them per expert and names the mistake.\n"
+    "          Not part of all: all is the suite reference/ holds byte for byte, and grouped\n"
+    "          takes neither --round sr nor another --scale-layout; a recipe that refuses\n"
+    "          grouping (per-token, 16x16 blocks) is an error; --seed seeds its data,\n"
+    "          --level does not change it\n"
     "--mutants writes nothing: it generates the suite (default all) in memory and prints\n"
     "the mutation report, for every mutant of the recipe the case that kills it and the\n"
     "causes verify names, then the separate-N cases, the pairs not separated and the\n"
     "candidates not singled out; exit 0 when every mutant is killed, 1 when one survives.\n"
+    "With --suite grouped it verifies each grouped golden against each grouped mutant's outputs\n"
+    "and prints, per mutant, how many cases kill it (differ and name it) and the first; on a\n"
+    "recipe without a global amax (MX) grouped-shared-global-scale is not applicable.\n"
     "--scale-layout L writes scale_swizzled in layout L (default 128x4; 8x4 is FlashInfer's\n"
     "is_sf_8x4_layout, kv-v the V scales of its NVFP4 KV cache) and records it in each\n"
     "bundle's metadata scale_swizzle, so a kernel that writes that layout is verified against\n"
@@ -154,7 +166,7 @@ static int run(int argc, char **argv)
         case OPT_PACK: pack = optarg; break;
         case OPT_SUITE:
             if (!nvfp4_suite_name_valid(optarg))
-                return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes, mutants or all)", optarg);
+                return cli_fail(cmd, "bad --suite '%s' (edge, random, shapes, mutants, grouped or all)", optarg);
             g.suite = optarg;
             break;
         case OPT_OUT: out = optarg; break;

@@ -28,7 +28,7 @@ NVFP4_BEGIN_DECLS
 typedef void (*nvfp4_suite_log_fn)(void *ctx, const char *line);
 
 typedef struct {
-    const char *suite;        /* edge, random, shapes, mutants or all (nvfp4_suite_name_valid) */
+    const char *suite;        /* edge, random, shapes, mutants, grouped or all (nvfp4_suite_name_valid) */
     const char *recipe;       /* default "te" */
     int level;                /* 1 (default) or 2: more cases, larger tensors */
     uint64_t seed;            /* default 1: the random data, and the Philox stream under SR (case k: offset 4k) */
@@ -43,11 +43,12 @@ typedef struct {
 
 void nvfp4_suite_opts_init(nvfp4_suite_opts *o);
 
-/* True for the suite names edge, random, shapes, mutants and all. */
+/* True for the suite names edge, random, shapes, mutants, grouped and all. */
 bool nvfp4_suite_name_valid(const char *name);
 
 /* Writes the suite into dir: one bundle per case (rowwise and columnwise,
- * padding on) and dir/MANIFEST. The suite is built in a hidden folder beside
+ * padding on; suite grouped: grouped bundles, rowwise, RN, 128x4, no
+ * padding) and dir/MANIFEST. The suite is built in a hidden folder beside
  * dir and swapped into place when complete; an existing dir must be empty
  * or a suite of ours (a MANIFEST listing all it holds) unless o->force.
  * Every byte depends only on the options (no time, no path). NVFP4_OK, or a
@@ -58,7 +59,9 @@ nvfp4_status nvfp4_suite_generate(const char *dir, const nvfp4_suite_opts *o, nv
  * all) generated in memory, then for every catalogued mutant of the recipe
  * at this rounding the case that kills it and the causes verify names,
  * the separating cases, the pairs not separated and the candidates not
- * singled out. *text (malloc'd, nvfp4_free) is the report as text, or JSON with json;
+ * singled out (suite grouped: each grouped mutant, killed where a grouped
+ * golden differs from its outputs and verify names it, or not applicable).
+ * *text (malloc'd, nvfp4_free) is the report as text, or JSON with json;
  * *verdict is 0 when every mutant is killed and named, 1 otherwise. */
 nvfp4_status nvfp4_suite_mutation_report(const nvfp4_suite_opts *o, bool json, char **text, int *verdict,
                                          nvfp4_error *err);

@@ -48,7 +48,7 @@ def _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, forc
     if suite is not None:
         keep.append(_lib.text_arg(suite, "suite"))
         if not lib.nvfp4_suite_name_valid(keep[-1]):
-            raise Error("bad suite '%s' (edge, random, shapes, mutants or all)" % suite)
+            raise Error("bad suite '%s' (edge, random, shapes, mutants, grouped or all)" % suite)
         o.suite = keep[-1]
     keep.append(_lib.text_arg(recipe, "recipe"))
     o.recipe = keep[-1]
@@ -79,12 +79,12 @@ def golden_suite(out, suite="all", recipe="te", level=1, seed=1, rounding="rn", 
     SUITE --recipe RECIPE --level L --seed S --round R [--format F]
     [--scale-layout L] [--global-scale-inverted] [--force] --out OUT` does (the same bytes: one bundle
     per case and a MANIFEST; the suite is built aside and swapped into
-    place). suite: edge, random, shapes, mutants or all. log: called with
+    place). suite: edge, random, shapes, mutants, grouped or all. log: called with
     each progress line and note (what the command writes to stderr,
     without its "nvfp4 golden: " prefix). Returns those lines; raises Error
     with the library's message on failure (nothing of a failed run stays)."""
     if suite is None:
-        raise Error("a suite is needed (edge, random, shapes, mutants or all)")
+        raise Error("a suite is needed (edge, random, shapes, mutants, grouped or all)")
     o, keep, lines = _suite_opts(suite, recipe, level, seed, rounding, format, scale_layout, force, log,
                                  global_scale_inverted)
     err = _lib.CError()

@@ -136,3 +136,26 @@ def test_mutation_report_is_the_clis(cli):
     p = cli("golden", "--mutants", "--suite", "edge", "--recipe", "te")
     assert (text, verdict) == (p.stdout.decode(), p.returncode)
     assert text.startswith("mutation report: recipe te, rounding rn, suite edge\n")
+
+
+def test_grouped_suite_and_its_mutation_report_are_the_clis(tmp_path, cli):
+    # the grouped (MoE) suite: 4 grouped bundles, the bytes the CLI writes; each golden verified against itself
+    # matches, and its mutation report kills both grouped mutants (te: 3 of the 4 cases each, named proven)
+    lines = nvfp4kit.golden_suite(str(tmp_path / "py"), suite="grouped", recipe="te")
+    p = cli("golden", "--suite", "grouped", "--recipe", "te", "--out", tmp_path / "cli")
+    py, c = tree(tmp_path / "py"), tree(tmp_path / "cli")
+    assert p.returncode == 0 and sorted(py) == sorted(c) and all(py[k] == c[k] for k in c)
+    assert sorted(k for k in py if k != "MANIFEST") == [
+        "grouped-m0-17-0-k32.safetensors", "grouped-m1-2-3-4-k96.safetensors", "grouped-m33-1-k160.safetensors",
+        "grouped-m5-0-130-k64.safetensors"]
+    assert lines[-1] == "4 bundles (0 skipped) and MANIFEST in %s" % (tmp_path / "py")
+    r = nvfp4kit.verify_suite(str(tmp_path / "py"), str(tmp_path / "py"))
+    assert r.verdict == 0 and r.counts[0] == 4
+    text, verdict = nvfp4kit.mutation_report(suite="grouped", recipe="te", json_output=True)
+    j = json.loads(text)
+    assert verdict == 0 and (j["killed"], j["surviving"], j["cases"]) == (2, 0, 4)
+    assert [(m["mutant"], m["killing_cases"], m["cause"]) for m in j["mutants"]] == [
+        ("grouped-shared-global-scale", 3, "grouped-shared-global-scale [proven]"),
+        ("grouped-unpadded-segments", 3, "grouped-unpadded-segments [proven]")]
+    with pytest.raises(nvfp4kit.Error, match="suite grouped is RN only"):
+        nvfp4kit.golden_suite(str(tmp_path / "sr"), suite="grouped", recipe="te", rounding="sr")

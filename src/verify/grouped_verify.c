@@ -359,7 +359,9 @@ static nvfp4_status report_causes(const gctx *c, const nvfp4_tensor_set *bundle,
         const char *status = found == 1 ? "proven" : "consistent";
         P("cause [%s]: %s: %s\n", status, names[m],
           m == 2 ? "both catalogued grouped mistakes at once" : grouped_catalog[m].summary);
-        json_array_append_new(causes, json_pack("{s:s,s:s}", "cause", names[m], "status", status));
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "cause", names[m], "status", status, "line",
+                                                m == 2 ? "both catalogued grouped mistakes at once"
+                                                       : grouped_catalog[m].summary));
     }
     if (!st && !found)
         P("cause: no catalogued grouped mistake (%s, %s) gives these bytes%s\n", grouped_catalog[0].name,

@@ -295,3 +295,39 @@ void suite_shapes_case(gcase *c, size_t rows, size_t cols, nvfp4_block b, uint64
     c->desc = c->desc_buf;
 }
 
+
+/* The grouped cases: m_sizes and K of each. 5,0,130: an empty expert and a
+ * segment over 128 rows (two 128-row tiles, padded); 1,2,3,4: four small
+ * experts, K/16 = 6 and K/32 = 3 (scale columns padded to 4); 0,17,0: one
+ * expert between empty ones; 33,1: K/16 = 10, K/32 = 5. */
+static const struct {
+    size_t n, m[4], cols;
+} grouped_cases[] = {{3, {5, 0, 130}, 64}, {4, {1, 2, 3, 4}, 96}, {3, {0, 17, 0}, 32}, {2, {33, 1}, 160}};
+
+size_t suite_grouped_count(void) { return sizeof grouped_cases / sizeof grouped_cases[0]; }
+
+/* Expert e is N(0, 1) times 1, 1000, 0.001, 30 (e mod 4): one amax shared
+ * across experts moves every block scale of the small ones (to E4M3
+ * subnormals or 0), so grouped-shared-global-scale changes bytes wherever
+ * two experts have rows. */
+void suite_grouped_case(gcase *c, size_t k, uint64_t seed)
+{
+    static const float mult[4] = {1.0f, 1000.0f, 0.001f, 30.0f};
+    size_t rows = 0, n = grouped_cases[k].n, cols = grouped_cases[k].cols;
+    for (size_t e = 0; e < n; e++) rows += grouped_cases[k].m[e];
+    float *x = alloc_x(c, rows, cols);
+    rng r = {seed ^ (0x67726F75u + k)};
+    for (size_t e = 0, row = 0; e < n; row += grouped_cases[k].m[e], e++)
+        for (size_t i = row * cols; i < (row + grouped_cases[k].m[e]) * cols; i++)
+            x[i] = (float)normal(&r) * mult[e % 4];
+    c->ngroups = n;
+    memcpy(c->m_sizes, grouped_cases[k].m, n * sizeof c->m_sizes[0]);
+    int len = snprintf(c->name_buf, sizeof c->name_buf, "grouped-m");
+    for (size_t e = 0; e < n && len > 0 && (size_t)len < sizeof c->name_buf; e++)
+        len += snprintf(c->name_buf + len, sizeof c->name_buf - (size_t)len, "%s%zu", e ? "-" : "", c->m_sizes[e]);
+    if (len > 0 && (size_t)len < sizeof c->name_buf) snprintf(c->name_buf + len, sizeof c->name_buf - (size_t)len, "-k%zu", cols);
+    snprintf(c->desc_buf, sizeof c->desc_buf, "%zu experts stacked (%zu x %zu), N(0, 1) times 1, 1e3, 1e-3, 30 per expert",
+             n, rows, cols);
+    c->name = c->name_buf;
+    c->desc = c->desc_buf;
+}

@@ -2,7 +2,9 @@
  * suite (suite_cases.c) quantized by the recipe, written as bundles into a
  * hidden folder beside the destination with a MANIFEST of their sha256
  * (suite_manifest.c), then swapped into place; the `mutants` suite and the
- * separating cases come from the kill search (suite_mutants.c). No file
+ * separating cases come from the kill search (suite_mutants.c); the
+ * `grouped` suite's cases are grouped bundles (nvfp4_grouped_bundle_build),
+ * checked against the grouped mutants (suite_grouped.c). No file
  * records a time or a path, so a suite regenerates byte for byte
  * (`make golden-check`). */
 #include <stdio.h>
@@ -23,6 +25,7 @@ typedef struct {
     unsigned index, skipped;
     gm_state *gm;        /* which mutants the cases so far kill (suite mutants, the mutation report) */
     bool report_only;    /* the mutation report: no files */
+    suite_grouped_kills gk; /* which grouped mutants the grouped cases kill (the mutation report) */
     char names[64][64];  /* the names of the mutants suite's cases */
     size_t nn;
     nvfp4_error *err;
@@ -48,18 +51,14 @@ static void case_opts(const gen *g, const gcase *c, unsigned idx, nvfp4_quant_op
     o->global_scale_inverted = g->o->global_scale_inverted;
 }
 
-/* The bundle of a quantized case, with its metadata, written and hashed into the MANIFEST. */
-static nvfp4_status write_case(gen *g, const gcase *c, const void *x, const nvfp4_quantized *q)
+/* A built bundle s of case c, with its metadata, written and hashed into the MANIFEST. */
+static nvfp4_status write_set(gen *g, const gcase *c, nvfp4_tensor_set *s)
 {
-    nvfp4_tensor_set s;
-    nvfp4_tset_init(&s);
     nvfp4_error e;
     nvfp4_file_format ff;
     nvfp4_status st = NVFP4_OK;
-    if (nvfp4_bundle_build(q, x, c->dtype, c->rows, c->cols, &s, &e) ||
-        (g->o->layout != NVFP4_SCALE_LAYOUT_128X4 && nvfp4_bundle_relayout(&s, g->o->layout, &e)) ||
-        nvfp4_tset_meta_set(&s, "case", c->name, &e) || nvfp4_tset_meta_set(&s, "description", c->desc, &e) ||
-        nvfp4_tset_meta_set(&s, "generator", g->command, &e)) {
+    if (nvfp4_tset_meta_set(s, "case", c->name, &e) || nvfp4_tset_meta_set(s, "description", c->desc, &e) ||
+        nvfp4_tset_meta_set(s, "generator", g->command, &e)) {
         st = nvfp4_error_set(g->err, e.status, "%s: %s", c->name, e.message);
     } else if (!nvfp4_file_format_parse(g->format, &ff)) {
         st = nvfp4_error_set(g->err, NVFP4_EINVAL, "bad --format '%s'", g->format);
@@ -67,13 +66,59 @@ static nvfp4_status write_case(gen *g, const gcase *c, const void *x, const nvfp
         char rel[256], path[2048];
         snprintf(rel, sizeof rel, "%s%s", c->name, strcmp(g->format, "safetensors") == 0 ? ".safetensors" : "");
         snprintf(path, sizeof path, "%s/%s", g->out, rel);
-        if (nvfp4_tset_write(path, &s, ff, &e)) st = suite_fail(g, &e);
+        if (nvfp4_tset_write(path, s, ff, &e)) st = suite_fail(g, &e);
         else {
             if (suite_manifest_hash(&g->manifest, g->out, rel, &e)) st = suite_fail(g, &e);
             say(g, "%s (%zu x %zu)", rel, c->rows, c->cols);
         }
     }
+    return st;
+}
+
+/* The bundle of a quantized case, in the suite's scale layout, written. */
+static nvfp4_status write_case(gen *g, const gcase *c, const void *x, const nvfp4_quantized *q)
+{
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error e;
+    nvfp4_status st;
+    if (nvfp4_bundle_build(q, x, c->dtype, c->rows, c->cols, &s, &e) ||
+        (g->o->layout != NVFP4_SCALE_LAYOUT_128X4 && nvfp4_bundle_relayout(&s, g->o->layout, &e)))
+        st = nvfp4_error_set(g->err, e.status, "%s: %s", c->name, e.message);
+    else st = write_set(g, c, &s);
     nvfp4_tset_free(&s);
+    return st;
+}
+
+/* A grouped case: nvfp4_quantize_grouped's options (the recipe, rowwise, RN,
+ * no padding), the grouped bundle written; the mutation report verifies it
+ * against each grouped mutant. A recipe that refuses grouping fails the
+ * suite (every case has the same options, so none would be written). */
+static nvfp4_status emit_grouped(gen *g, gcase *c)
+{
+    g->index++;
+    nvfp4_quant_opts o;
+    nvfp4_quant_opts_init(&o);
+    o.recipe = g->o->recipe;
+    nvfp4_grouped q;
+    nvfp4_tensor_set s;
+    nvfp4_tset_init(&s);
+    nvfp4_error e;
+    nvfp4_status st = nvfp4_quantize_grouped(c->x, c->dtype, c->rows, c->cols, c->m_sizes, c->ngroups, &o, &q, &e);
+    if (st) {
+        st = nvfp4_error_set(g->err, st, "%s: recipe %s: %s", c->name, g->o->recipe, e.message);
+    } else {
+        if (nvfp4_grouped_bundle_build(&q, c->x, c->dtype, &s, &e))
+            st = nvfp4_error_set(g->err, e.status, "%s: %s", c->name, e.message);
+        else if (g->report_only)
+            st = suite_grouped_note(&g->gk, c->name, &s, c->x, c->dtype, c->rows, c->cols, c->m_sizes, c->ngroups, &o,
+                                    g->err);
+        else st = write_set(g, c, &s);
+        nvfp4_grouped_free(&q);
+    }
+    nvfp4_tset_free(&s);
+    free(c->x);
+    c->x = NULL;
     return st;
 }
 
@@ -173,6 +218,17 @@ static nvfp4_status suite_shapes(gen *g)
             suite_shapes_case(&c, s[i][0], s[i][1], blocks[b], g->o->seed);
             rc = emit(g, &c);
         }
+    return rc;
+}
+
+static nvfp4_status suite_grouped(gen *g)
+{
+    nvfp4_status rc = NVFP4_OK;
+    for (size_t k = 0; !rc && k < suite_grouped_count(); k++) {
+        gcase c = {0};
+        suite_grouped_case(&c, k, g->o->seed);
+        rc = emit_grouped(g, &c);
+    }
     return rc;
 }
 
@@ -310,11 +366,14 @@ static nvfp4_status suite_mutants(gen *g)
     return rc;
 }
 
-/* The suites o->suite names, in their order (all: the four). */
+/* The suites o->suite names, in their order (all: the four; grouped only by
+ * its name, so that the bytes of every all suite, reference/ among them,
+ * stay what they were). */
 static nvfp4_status generate_cases(gen *g, const char *suite)
 {
     bool all = strcmp(suite, "all") == 0;
     nvfp4_status rc = NVFP4_OK;
+    if (strcmp(suite, "grouped") == 0) return suite_grouped(g);
     if (!rc && (all || strcmp(suite, "edge") == 0)) rc = suite_edge(g);
     if (!rc && (all || strcmp(suite, "random") == 0)) rc = suite_random(g);
     if (!rc && (all || strcmp(suite, "shapes") == 0)) rc = suite_shapes(g);
@@ -336,7 +395,7 @@ void nvfp4_suite_opts_init(nvfp4_suite_opts *o)
 
 bool nvfp4_suite_name_valid(const char *name)
 {
-    static const char *const names[] = {"edge", "random", "shapes", "mutants", "all"};
+    static const char *const names[] = {"edge", "random", "shapes", "mutants", "grouped", "all"};
     for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0) return true;
     return false;
@@ -347,7 +406,7 @@ static nvfp4_status check_opts(const nvfp4_suite_opts *o, bool suite_may_be_null
 {
     nvfp4_file_format ff;
     if (!(suite_may_be_null && !o->suite) && !nvfp4_suite_name_valid(o->suite))
-        return nvfp4_error_set(err, NVFP4_EINVAL, "bad suite '%s' (edge, random, shapes, mutants or all)",
+        return nvfp4_error_set(err, NVFP4_EINVAL, "bad suite '%s' (edge, random, shapes, mutants, grouped or all)",
                                o->suite ? o->suite : "(none)");
     if (!o->recipe || !nvfp4_recipe_find(o->recipe))
         return nvfp4_error_set(err, NVFP4_EINVAL, "unknown recipe '%s'", o->recipe ? o->recipe : "(none)");
@@ -367,6 +426,16 @@ static nvfp4_status check_opts(const nvfp4_suite_opts *o, bool suite_may_be_null
         nvfp4_status st = nvfp4_quant_plan_init(&p, &q, NVFP4_DTYPE_F32, 1, 32, err);
         if (st) return st;
     }
+    bool grouped = o->suite && strcmp(o->suite, "grouped") == 0;
+    if (grouped && o->round == NVFP4_SR)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "suite grouped is RN only (grouped quantization has no stochastic "
+                               "rounding)");
+    if (grouped && o->layout != NVFP4_SCALE_LAYOUT_128X4)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "suite grouped is 128x4 only (its scale_swizzled is one padded "
+                               "128x4 segment per expert)");
+    if (grouped && o->global_scale_inverted)
+        return nvfp4_error_set(err, NVFP4_EINVAL, "suite grouped does not take the inverted global scale (grouped "
+                               "quantization hands no S_enc over)");
     return NVFP4_OK;
 }
 
@@ -462,12 +531,14 @@ nvfp4_status nvfp4_suite_mutation_report(const nvfp4_suite_opts *o, bool json, c
     const char *suite = o->suite ? o->suite : "all";
     g.gm = gm_new(o->recipe, o->round, true);
     if (!g.gm) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    g.gk.global_amax = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe))->has_global_amax;
     st = generate_cases(&g, suite);
     size_t len = 0;
     FILE *f = st ? NULL : open_memstream(text, &len);
     if (!st && !f) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     if (f) {
-        *verdict = gm_report(g.gm, suite, json, f);
+        *verdict = strcmp(suite, "grouped") == 0 ? suite_grouped_report(&g.gk, o->recipe, json, f)
+                                                 : gm_report(g.gm, suite, json, f);
         fclose(f);
     }
     gm_free(g.gm);

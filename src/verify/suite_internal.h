@@ -8,6 +8,8 @@
 #ifndef NVFP4_VERIFY_SUITE_INTERNAL_H
 #define NVFP4_VERIFY_SUITE_INTERNAL_H
 
+#include <stdio.h>
+
 #include "nvfp4/io.h"
 #include "nvfp4/quant.h"
 #include "nvfp4/suite.h"
@@ -21,6 +23,8 @@ typedef struct {
     nvfp4_dtype dtype;      /* BF16: x is converted (exactly: bf16 values) */
     nvfp4_block block;      /* DEFAULT: the recipe's */
     bool rht;
+    size_t ngroups;         /* > 0: a grouped (MoE) case of m_sizes[0..ngroups-1] rows (rowwise, RN) */
+    size_t m_sizes[4];
     char name_buf[64], desc_buf[96]; /* where a generated name points */
 } gcase;
 
@@ -38,6 +42,32 @@ void suite_edge_ue8m0_min_scale(gcase *c, int level);
  * 3 bf16-exact, 4 bf16 input, 5 columnwise RHT. */
 void suite_random_case(gcase *c, int kind, int level, uint64_t seed);
 void suite_shapes_case(gcase *c, size_t rows, size_t cols, nvfp4_block b, uint64_t seed);
+/* The grouped (MoE) cases, k < suite_grouped_count(): stacked experts whose
+ * amaxes differ by up to 10^6 (a shared global scale changes bytes), an empty
+ * expert, a segment over 128 rows, K/16 not a multiple of 4. */
+size_t suite_grouped_count(void);
+void suite_grouped_case(gcase *c, size_t k, uint64_t seed);
+
+/* ---- the grouped mutants (suite_grouped.c) ----------------------------------------------------- */
+/* Which catalogued grouped mutants (nvfp4_grouped_mutant_at) the grouped
+ * cases so far kill: a mutant is killed by the first case whose golden,
+ * verified against that mutant's outputs, differs and names it as a cause. */
+typedef struct {
+    bool global_amax;       /* the recipe has a global amax (else grouped-shared-global-scale cannot differ) */
+    size_t cases;
+    size_t kills[2];        /* the cases that kill mutant i */
+    char killer[2][64];     /* the first of them; "" while mutant i lives */
+    char cause[2][96];      /* the cause verify named on the killer, and its status */
+} suite_grouped_kills;
+
+/* Verifies the golden bundle of case name (input x, group sizes m) against
+ * each grouped mutant's outputs. */
+nvfp4_status suite_grouped_note(suite_grouped_kills *k, const char *name, const nvfp4_tensor_set *bundle,
+                                const void *x, nvfp4_dtype dtype, size_t rows, size_t cols, const size_t *m,
+                                size_t ngroups, const nvfp4_quant_opts *o, nvfp4_error *err);
+/* The grouped suite's mutation report; 0 when every mutant that can differ
+ * under the recipe is killed, else 1. */
+int suite_grouped_report(const suite_grouped_kills *k, const char *recipe, bool json, FILE *f);
 
 /* ---- the MANIFEST (suite_manifest.c) ------------------------------------------------------------ */
 /* The MANIFEST text being written: a header, then "sha256  path" lines. */

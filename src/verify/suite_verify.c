@@ -266,7 +266,7 @@ static bool cause_proven(json_t *c)
 }
 
 typedef struct {
-    char key[192], cause[48], line[512];
+    char key[192], cause[64], line[512]; /* cause: a grouped pair's name is 55 */
     const char *example; /* the first case that names it */
     int rank;
     size_t cases, proven, rowwise, columnwise, seen_in; /* seen_in: 1 + the last case counted */
@@ -692,8 +692,38 @@ static void print_text(const vsuite *s, const char *outs, const stally *t, const
     fprintf(f, " (of %zu cases)\n", s->n);
 }
 
+/* A grouped report (docs/verify.md 3d) as one output of orientation
+ * "grouped": its components, causes and experts, and the line of each
+ * cause followed by the experts that differ. */
+static json_t *grouped_output(json_t *root)
+{
+    json_t *experts = json_object_get(root, "experts"), *e, *c;
+    char list[192] = "";
+    size_t i, n = 0, len = 0;
+    json_array_foreach(experts, i, e) {
+        const char *st = json_string_value(json_object_get(e, "status"));
+        if (!st || strcmp(st, "mismatch") != 0) continue;
+        if (len < sizeof list - 24)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", n ? ", " : "",
+                                    (long long)json_integer_value(json_object_get(e, "expert")));
+        n++;
+    }
+    json_t *causes = json_deep_copy(json_object_get(root, "causes"));
+    json_array_foreach(causes, i, c) {
+        char line[512];
+        const char *what = json_string_value(json_object_get(c, "line"));
+        if (n) snprintf(line, sizeof line, "%s (expert%s %s differ%s)", what, n == 1 ? "" : "s", list, n == 1 ? "s" : "");
+        else snprintf(line, sizeof line, "%s (no expert's own bytes differ)", what);
+        json_object_set_new(c, "line", json_string(line));
+    }
+    return json_pack("{s:s,s:O,s:o,s:O,s:O}", "orientation", "grouped", "components",
+                     json_object_get(root, "components"), "causes", causes ? causes : json_array(), "experts",
+                     experts ? experts : json_null(), "grouped", json_object_get(root, "grouped"));
+}
+
 /* Loads BUNDLE and FILE and runs the library's verify report (JSON), whose
- * "outputs" (one object per orientation) are appended to outputs.
+ * "outputs" (one object per orientation; a grouped bundle's one, from
+ * grouped_output) are appended to outputs.
  * 0 match, 1 mismatch, 2 error (its message in msg). */
 static int verify_case_files(const char *expected, const char *actual, const nvfp4_verify_opts *o,
                              nvfp4_vcomponent lone, json_t *outputs, char *msg, size_t msg_size)
@@ -722,7 +752,8 @@ static int verify_case_files(const char *expected, const char *actual, const nvf
     } else {
         json_t *root = rep.json ? json_loads(rep.json, 0, NULL) : NULL;
         json_t *arr = json_object_get(root, "outputs");
-        if (!json_is_array(arr)) rc = 2, snprintf(msg, msg_size, "out of memory");
+        if (json_object_get(root, "grouped")) json_array_append_new(outputs, grouped_output(root));
+        else if (!json_is_array(arr)) rc = 2, snprintf(msg, msg_size, "out of memory");
         else json_array_extend(outputs, arr);
         json_decref(root);
     }
