@@ -29,9 +29,10 @@ import sys
 import tempfile
 import unittest
 
-# The interpreter has to be on before triton is first imported; where another
-# test module imported triton first, this module runs itself in a fresh process.
-NEEDS_FRESH_PROCESS = "triton" in sys.modules and os.environ.get("TRITON_INTERPRET") != "1"
+# Each Triton module runs in a process of its own (NVFP4_TRITON_CHILD=1, which RerunInterpreted sets):
+# the interpreter has to be on before triton is first imported, and two modules that load Triton kernels
+# into one process (unittest discover imports them all first) break each other's interpreted launches.
+NEEDS_FRESH_PROCESS = os.environ.get("NVFP4_TRITON_CHILD") != "1"
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 try:
@@ -128,10 +129,10 @@ class DotScaledPacking(unittest.TestCase):
 
 
 @unittest.skipUnless(NEEDS_FRESH_PROCESS and NVFP4,
-                     "triton was imported with the interpreter on: the tests above run here")
+                     "this is the child process: the tests above run here")
 class RerunInterpreted(unittest.TestCase):
     def test_in_a_fresh_process(self):
-        env = dict(os.environ, TRITON_INTERPRET="1")
+        env = dict(os.environ, TRITON_INTERPRET="1", NVFP4_TRITON_CHILD="1")
         r = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_dot_scaled_packing"], env=env,
                            cwd=os.path.dirname(os.path.abspath(__file__)), capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)

@@ -28,6 +28,7 @@ and checked:
 Each class skips where its package is missing, as the oracle tests do."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -134,6 +135,9 @@ class _Checker:
                 if c["status"] != "proven" or c["cause"] not in ("known-bug", "different-recipe"):
                     continue
                 ok = ("matches recipe %s exactly" % variant) in c["line"] or (defect and c["line"].startswith(defect))
+                m = re.search(r"matches recipe (\S+) rn 1x16 exactly", c["line"])
+                if not ok and m:  # another recipe: true only if its golden's bytes are the kernel's on this input
+                    ok = self.verify(self.golden(xp, m.group(1)), ap)[0] == "match"
                 self.t.assertTrue(ok, "%s: verify states as proven %r, but the kernel is %s" %
                                   (name, c["line"][:90], recipe))
         proven = [c["line"][:60] for c in te_causes if c["status"] == "proven"]
@@ -184,7 +188,7 @@ class MslkVerified(unittest.TestCase):
         if os.environ.get("MSLK_CHILD") != "1":
             if P is None or NVFP4 is None:
                 self.skipTest("numpy, torch, safetensors or $NVFP4 missing")
-            env = dict(os.environ, MSLK_CHILD="1", TRITON_INTERPRET="1")
+            env = dict(os.environ, MSLK_CHILD="1", TRITON_INTERPRET="1", NVFP4_TRITON_CHILD="1")
             r = subprocess.run([sys.executable, os.path.abspath(__file__), "MslkVerified.test_mslk"], env=env,
                                capture_output=True, text=True, cwd=HERE)
             if "SKIP_MSLK" in r.stdout + r.stderr:

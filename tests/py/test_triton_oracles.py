@@ -45,7 +45,10 @@ import unittest
 # own jit helpers, tl.cdiv for one, are built then). Where another test module
 # imported triton first (unittest discover: flashinfer and torchao do), this
 # module runs itself again in a fresh process (RerunInterpreted below).
-NEEDS_FRESH_PROCESS = "triton" in sys.modules and os.environ.get("TRITON_INTERPRET") != "1"
+# Each Triton module runs in a process of its own (NVFP4_TRITON_CHILD=1, which RerunInterpreted sets):
+# the interpreter has to be on before triton is first imported, and two modules that load Triton kernels
+# into one process (unittest discover imports them all first) break each other's interpreted launches.
+NEEDS_FRESH_PROCESS = os.environ.get("NVFP4_TRITON_CHILD") != "1"
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 try:
@@ -158,10 +161,10 @@ class MslkTritonNVFP4(_Base):
         self.assertEqual(int(e4m3_rn_satfinite(np.array([1000.0], dtype=np.float32))[0]), 0x7E)
 
 
-@unittest.skipUnless(NEEDS_FRESH_PROCESS, "triton was imported with the interpreter on: the tests above run here")
+@unittest.skipUnless(NEEDS_FRESH_PROCESS, "this is the child process: the tests above run here")
 class RerunInterpreted(unittest.TestCase):
     def test_in_a_fresh_process(self):
-        env = dict(os.environ, TRITON_INTERPRET="1")
+        env = dict(os.environ, TRITON_INTERPRET="1", NVFP4_TRITON_CHILD="1")
         r = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_triton_oracles"], env=env,
                            cwd=os.path.dirname(os.path.abspath(__file__)), capture_output=True, text=True)
         report = "\n".join(l for l in (r.stdout + r.stderr).splitlines()
