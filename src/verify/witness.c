@@ -257,10 +257,20 @@ static void pair_or(pairset *a, const pairset *b)
 
 static void pair_weights(wsearch *s)
 {
+    /* identify (no expected recipe: core == k): a remaining candidate that gives a kept-apart
+     * one's bytes on the witness would let identify on the witness name a candidate the first
+     * input excluded, so those pairs come before the remaining ones among themselves (two
+     * remaining candidates left equal are reported as a tie, which is true). Where the global
+     * scale formulas of the remaining candidates are all pairwise distinct at only a few amaxes
+     * in 10^5 (te's, torch's, torchao's and an inverted-then-reinverted S_enc), no input
+     * separates everything, and this order decides what is left. */
+    bool identify = s->core == s->k;
     memset(s->weight, 0, sizeof s->weight);
     for (size_t i = 0; i < s->k; i++)
         for (size_t j = i + 1; j < s->n; j++)
-            s->weight[pair_index(s->n, i, j)] = j < s->k ? W_REMAINING : j < s->core ? W_EXPECTED : W_APART;
+            s->weight[pair_index(s->n, i, j)] = j < s->k   ? (identify ? W_APART : W_REMAINING)
+                                                : j < s->core ? W_EXPECTED
+                                                            : (identify ? W_REMAINING : W_APART);
 }
 
 /* The weight of the pairs in a that are not in covered (NULL: none are). */
