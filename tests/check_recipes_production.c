@@ -97,6 +97,40 @@ START_TEST(compressed_tensors_zero_scale)
 }
 END_TEST
 
+START_TEST(compressed_tensors_bf16_rules)
+{
+    /* bf16 weights (llm-compressor on a bf16 model). amax 0.30078125:
+     * S_enc = bf16(bf16(1/amax) * 2688) = 8960 (fp32 recipe: 8936.727).
+     * Block 1, amax 0.0126953125 (bf16 0x3C50): bf16(bamax / 6) =
+     * 0.0021209716796875 and 8960 * that = 19.0039, above the E4M3 midpoint
+     * 19 between 18 (0x59) and 20 (0x5A); the fp32 recipe's
+     * 8936.727 * (bamax / 6) = 18.909 gives 0x59. With a NaN in block 1 the
+     * amax is NaN (S_enc 1) and the block's scale NaN: its quotients are NaN,
+     * 0x0 in the fp32 recipe, 0x8 in the bf16 one (torch's bf16 NaN 0xFFFF
+     * has its sign bit set). */
+    float x[32] = {0};
+    x[0] = 0.30078125f;
+    x[16] = 0.0126953125f;
+    nvfp4_quantized q;
+    quantize_row("compressed-tensors-bf16", x, 32, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    ck_assert_uint_eq(q.row.scale[1], 0x5A);
+    ck_assert_uint_eq(q.row.data[0], 0x07);
+    ck_assert_uint_eq(q.row.data[8], 0x07);
+    nvfp4_quantized_free(&q);
+    quantize_row("compressed-tensors", x, 32, &q);
+    ck_assert_uint_eq(q.row.scale[1], 0x59);
+    nvfp4_quantized_free(&q);
+    x[17] = NAN;
+    quantize_row("compressed-tensors-bf16", x, 32, &q);
+    ck_assert_uint_eq(q.row.data[8], 0x88);
+    nvfp4_quantized_free(&q);
+    quantize_row("compressed-tensors", x, 32, &q);
+    ck_assert_uint_eq(q.row.data[8], 0x00);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 START_TEST(vllm_zero_scale_factor)
 {
     /* amax 2688; block 1 of +-1e-4: S_enc * (1e-4 * fl(1/6)) is about
@@ -249,6 +283,7 @@ static Suite *production_suite(void)
     tcase_add_test(tc, torch_global_scale);
     tcase_add_test(tc, vllm_scale_product_order);
     tcase_add_test(tc, compressed_tensors_zero_scale);
+    tcase_add_test(tc, compressed_tensors_bf16_rules);
     tcase_add_test(tc, vllm_zero_scale_factor);
     tcase_add_test(tc, flashinfer_nan_global);
     tcase_add_test(tc, ggml_mxfp4_log2_scale);

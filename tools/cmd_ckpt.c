@@ -95,9 +95,21 @@ static void print_num(char *buf, size_t n, bool have, double v)
     else snprintf(buf, n, "%.6g", v);
 }
 
+/* The width of the layer column: 48, or the longest name (a MoE expert's
+ * names run past 48). */
+static int name_width(size_t width, const char *name) { return (int)(strlen(name) > width ? strlen(name) : width); }
+
+static int layer_column(const nvfp4_ckpt_report *rep)
+{
+    int w = 48;
+    for (size_t i = 0; i < rep->nlayers; i++) w = name_width((size_t)w, rep->layers[i].name);
+    return w;
+}
+
 static void print_layers(const nvfp4_ckpt_report *rep)
 {
-    printf("%-48s %-12s %-11s %-11s %-11s %-11s %-23s %s\n", "layer", "shape", "global", "amax", "|w|max",
+    int nw = layer_column(rep);
+    printf("%-*s %-12s %-11s %-11s %-11s %-11s %-23s %s\n", nw, "layer", "shape", "global", "amax", "|w|max",
            "act", "scales min/max/zeros", "codes % (0x0..0xF)");
     for (size_t i = 0; i < rep->nlayers; i++) {
         const nvfp4_ckpt_layer *l = &rep->layers[i];
@@ -110,7 +122,7 @@ static void print_layers(const nvfp4_ckpt_report *rep)
             snprintf(sc, sizeof sc, "%.4g/%.4g/%llu", l->scale_min, l->scale_max, (unsigned long long)l->scale_zero);
         else snprintf(sc, sizeof sc, "(not decoded)");
         snprintf(act, sizeof act, "%s%s", l->weight_only ? "W4A16" : "W4A4", l->has_input_scale ? "+in" : "");
-        printf("%-48s %-12s %-11s %-11s %-11s %-11s %-23s", l->name, shape, g, a, d, act, sc);
+        printf("%-*s %-12s %-11s %-11s %-11s %-11s %-23s", nw, l->name, shape, g, a, d, act, sc);
         uint64_t total = 0;
         for (int k = 0; k < 16; k++) total += l->code_hist[k];
         for (int k = 0; k < 16; k++) printf(" %.1f", total ? 100.0 * (double)l->code_hist[k] / (double)total : 0.0);
@@ -121,14 +133,15 @@ static void print_layers(const nvfp4_ckpt_report *rep)
 /* --original: one row per compared layer. */
 static void print_comparison(const nvfp4_ckpt_report *rep)
 {
-    printf("%-48s %-11s %-11s %-11s %-11s %s\n", "layer", "rel.rms", "correct", "max|err|", "swapped", "written by");
+    int nw = layer_column(rep);
+    printf("%-*s %-11s %-11s %-11s %-11s %s\n", nw, "layer", "rel.rms", "correct", "max|err|", "swapped", "written by");
     for (size_t i = 0; i < rep->nlayers; i++) {
         const nvfp4_ckpt_layer *l = &rep->layers[i];
         if (!l->compared) {
-            printf("%-48s (not compared: no %s.weight in the original, or not decodable)\n", l->name, l->name);
+            printf("%-*s (not compared: no %s.weight in the original, or not decodable)\n", nw, l->name, l->name);
             continue;
         }
-        printf("%-48s %-11.4g %-11.4g %-11.4g %-11.4g %s%s\n", l->name, l->err_rel_rms, l->ref_rel_rms, l->err_max_abs,
+        printf("%-*s %-11.4g %-11.4g %-11.4g %-11.4g %s%s\n", nw, l->name, l->err_rel_rms, l->ref_rel_rms, l->err_max_abs,
                l->err_swapped_rel_rms, l->written_by ? l->written_by : "no known writer's rule",
                !l->written_by ? "" : l->written_group_amax ? "'s rule, fused group amax" : "'s rule");
     }
@@ -233,17 +246,19 @@ static int run_diff(const char *pa, const char *pb, bool json)
     } else {
         printf("A: %s (%s)\nB: %s (%s)\n", pa, nvfp4_ckpt_convention_name(ra.convention), pb,
                nvfp4_ckpt_convention_name(rb.convention));
-        printf("%-48s %-8s %-8s %-12s %-11s %-11s %s\n", "layer", "codes=", "scales=", "values!=", "rel.rms",
+        int nw = 48;
+        for (size_t i = 0; i < d.nlayers; i++) nw = name_width((size_t)nw, d.layers[i].name);
+        printf("%-*s %-8s %-8s %-12s %-11s %-11s %s\n", nw, "layer", "codes=", "scales=", "values!=", "rel.rms",
                "max|diff|", "verdict");
         for (size_t i = 0; i < d.nlayers; i++) {
             const nvfp4_ckpt_diff_layer *l = &d.layers[i];
             if (!l->compared) {
-                printf("%-48s %s\n", l->name, nvfp4_ckpt_diff_verdict(l));
+                printf("%-*s %s\n", nw, l->name, nvfp4_ckpt_diff_verdict(l));
                 continue;
             }
             char vals[32];
             snprintf(vals, sizeof vals, "%llu", (unsigned long long)l->elements_differ);
-            printf("%-48s %-8.4f %-8.4f %-12s %-11.4g %-11.4g %s\n", l->name, l->code_equal, l->scale_equal, vals,
+            printf("%-*s %-8.4f %-8.4f %-12s %-11.4g %-11.4g %s\n", nw, l->name, l->code_equal, l->scale_equal, vals,
                    l->rel_rms_diff, l->max_abs_diff, nvfp4_ckpt_diff_verdict(l));
         }
         printf("%zu of %zu layers have the same numbers\n", same, d.nlayers);

@@ -27,15 +27,44 @@
  * weights (swapped nibbles: about 1.4 relative RMS against 0.1). */
 #define DECODE_ERROR_FACTOR 2.0
 
-static const char *const writer_label[2] = {"modelopt 0.47", "compressed-tensors 0.20.1"};
-static const char *const writer_recipe[2] = {"modelopt", "compressed-tensors"};
+/* The writers' rules, each convention's own first (index 0 modelopt, 1
+ * and 2 compressed-tensors). compressed-tensors computes in the weight's
+ * dtype: a bf16 model's global scale and block_amax / 6 round to bf16
+ * (recipe compressed-tensors-bf16), an fp32 model's do not. llm-compressor
+ * 0.14 (compressed-tensors 0.19) and compressed-tensors 0.20.1 write the
+ * same bytes. */
+#define NWRITERS 3
+static const char *const writer_label[NWRITERS] = {"modelopt 0.47", "compressed-tensors 0.20.1",
+                                                   "compressed-tensors 0.20.1 (bf16 weights)"};
+static const char *const writer_recipe[NWRITERS] = {"modelopt", "compressed-tensors", "compressed-tensors-bf16"};
+
+/* The original's tensor of module P: P.weight, or for a Mixtral expert
+ * (P = ...experts.N.gate_proj, up_proj, down_proj, the names llm-compressor
+ * and modelopt write) the name Mixtral's own checkpoints give it,
+ * ...experts.N.w1, w3, w2 (transformers' MixtralForCausalLM.save_pretrained
+ * writes those). */
+static const ckpt_tensor *find_original(const nvfp4_ckpt *o, const char *module)
+{
+    const ckpt_tensor *t = ckpt_find2(o, module, "weight");
+    static const char *const proj[3][2] = {{"gate_proj", "w1"}, {"up_proj", "w3"}, {"down_proj", "w2"}};
+    const char *leaf = strrchr(module, '.');
+    if (t || !leaf || !strstr(module, ".experts.")) return t;
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(leaf + 1, proj[i][0]) != 0) continue;
+        char buf[1024];
+        int len = (int)(leaf - module);
+        if ((size_t)snprintf(buf, sizeof buf, "%.*s.%s.weight", len, module, proj[i][1]) >= sizeof buf) return NULL;
+        return ckpt_find(o, buf);
+    }
+    return NULL;
+}
 
 /* The original P.weight as floats (NULL when the original lacks it). */
 static nvfp4_status load_weight(nvfp4_ckpt *o, const char *module, size_t rows, size_t cols, float **out,
                                 nvfp4_error *err)
 {
     *out = NULL;
-    const ckpt_tensor *t = ckpt_find2(o, module, "weight");
+    const ckpt_tensor *t = find_original(o, module);
     if (!t) return NVFP4_OK;
     const nvfp4_st_entry *e = t->e;
     const char *file = o->files[t->file];
@@ -195,8 +224,8 @@ static nvfp4_status find_writer(nvfp4_ckpt *c, nvfp4_ckpt *o, const nvfp4_ckpt_r
     nvfp4_status st = group_amax(o, rep, l, own, &grp, err);
     if (st) return st;
     int first = c->conv == NVFP4_CKPT_MODELOPT ? 0 : 1;
-    for (int k = 0; k < 2; k++) {
-        int w = (first + k) % 2;
+    for (int k = 0; k < NWRITERS; k++) {
+        int w = (first + k) % NWRITERS;
         const nvfp4_recipe *rec = nvfp4_recipe_find(writer_recipe[w]);
         for (int ga = 0; ga < 1 + (grp > own); ga++) {
             bool same;

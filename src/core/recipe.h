@@ -74,7 +74,11 @@ enum {
     /* TE disable_second_level_scale (no amax tensor): S_enc = S_dec = 1 whatever the data, and the dequantizer's amax
      * is 6 * the scale maximum (dequantize_nvfp4.cuh unit_global_scale_amax), so DEQ_TE multiplies by
      * (s * 6 * max) * fl(1/(6 * max)) */
-    NVFP4_CORE_GLOBAL_UNIT = 9
+    NVFP4_CORE_GLOBAL_UNIT = 9,
+    /* compressed-tensors generate_gparam on a bf16 weight: torch evaluates 2688 / amax in the tensor's dtype, so
+     * S_enc = bf16(bf16(1/max(amax, 2^-126)) * 2688), then nan_to_num as GLOBAL_TORCH_RECIP_CT; the checkpoint stores
+     * it as fp32 (nvfp4_core_ct_bf16_global_encode) */
+    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 = 10
 };
 
 /* Block-scale rule: block amax -> scale byte. */
@@ -104,8 +108,11 @@ enum {
                                             a zero scale replaced by 0.125 (0x20, _get_dtype_eps of FP8) */
     NVFP4_CORE_BSCALE_UE8M0_LOG2 = 15,  /* llama.cpp MXFP4: floorf(log2f(bamax)) - emax_elem + 127, 0 for bamax 0,
                                             clamped to [0, 254] (nvfp4_core_ue8m0_log2_scale) */
-    NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL = 16 /* mslk triton_quantize_nvfp4: e4m3(clamp((bamax / 6) * S_enc, lo, 448)),
+    NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL = 16, /* mslk triton_quantize_nvfp4: e4m3(clamp((bamax / 6) * S_enc, lo, 448)),
                                               lo = scale_lo (2^-16, which rounds to E4M3 0 all the same) */
+    NVFP4_CORE_BSCALE_CT_BF16 = 17 /* BSCALE_CT on a bf16 weight: bamax / 6 is a bf16 division (bf16(fl(bamax / 6))),
+                                      its product with the fp32 [1] global scale an fp32 one:
+                                      e4m3(clamp(S_enc * bf16(bamax / 6), 448)), 0 -> 0.125 */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -137,8 +144,11 @@ enum {
     NVFP4_CORE_SPECIAL_TORCHAO = 2,  /* torchao _f32_to_floatx_unpacked: NaN -> 0x3 (canonical +NaN) */
     NVFP4_CORE_SPECIAL_MODELOPT = 3, /* modelopt _cast_fp4: sign from y < 0 (-0 -> 0x0), NaN -> 0x7;
                                         its decode table (e2m1_values) gives +0 for code 0x8 */
-    NVFP4_CORE_SPECIAL_GGML = 4      /* llama.cpp: codes come from ENC_GGML_NEAREST; its decode table (kvalues_mxfp4)
+    NVFP4_CORE_SPECIAL_GGML = 4,     /* llama.cpp: codes come from ENC_GGML_NEAREST; its decode table (kvalues_mxfp4)
                                         gives +0 for code 0x8 */
+    NVFP4_CORE_SPECIAL_PYREF_BF16 = 5 /* compressed-tensors on a bf16 weight: +-0 -> 0x0 as PYREF, NaN -> 0x8: the fp32
+                                         E2M1 values are cast back to bf16, and torch's fp32 -> bf16 conversion on
+                                         x86 writes a NaN as 0xFFFF, whose sign bit pack_fp4_to_uint8 reads */
 };
 
 /* Dequantization rule. */
@@ -273,6 +283,20 @@ NVFP4_HD static inline float nvfp4_core_ct_global_encode(float amax)
     return s;
 }
 
+/* The same on a bf16 amax (compressed-tensors on a bf16 model): the
+ * reciprocal and the product with the Python scalar 2688 each round to
+ * bf16 (torch computes a bf16 op in fp32 and rounds once), so S_enc is a
+ * bf16 value, stored as fp32. bf16's overflow threshold is below FLT_MAX:
+ * amaxes up to about 7.9e-36 give +Inf here, then 1. */
+NVFP4_HD static inline float nvfp4_core_ct_bf16_global_encode(float amax)
+{
+    float a = (!nvfp4_core_isnan(amax) && amax < NVFP4_CORE_FLT_MIN) ? NVFP4_CORE_FLT_MIN : amax;
+    float r = nvfp4_core_round_bf16(1.0f / a);
+    float s = nvfp4_core_round_bf16(r * NVFP4_CORE_2688);
+    if (nvfp4_core_isnan(s) || nvfp4_core_fabs(s) > NVFP4_CORE_FLT_MAX) s = 1.0f;
+    return s;
+}
+
 /* FlashInfer make_nvfp4_global_scale (quantization/nvfp4_quantization_utils.py):
  * FLT_MAX for amax 0, else the torch division above. */
 NVFP4_HD static inline float nvfp4_core_fi_global_encode(float amax)
@@ -344,10 +368,12 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
         g.s_enc = 1.0f / g.g; /* torch reciprocal(): amax 0 gives +Inf */
         g.s_dec = g.g;
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
-               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT) {
+               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ||
+               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16) {
         g.s_enc = r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP      ? nvfp4_core_torch_global_encode(amax)
                   : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ? nvfp4_core_fi_global_encode(amax)
-                                                                       : nvfp4_core_ct_global_encode(amax);
+                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ? nvfp4_core_ct_global_encode(amax)
+                                                                       : nvfp4_core_ct_bf16_global_encode(amax);
         g.s_dec = 1.0f / g.s_enc; /* FlashInfer's div(1, gs); the other two rules do not use it */
     }
     return g;
@@ -360,7 +386,7 @@ NVFP4_HD static inline int nvfp4_core_global_is_encode_scale(const nvfp4_core_re
 {
     return r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
            r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
-           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT;
+           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16;
 }
 
 /* FlashInfer's is_global_scale_inversed=True used as meant: the caller hands
@@ -585,8 +611,10 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
         float v = g->s_enc * m;
         return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
     }
-    case NVFP4_CORE_BSCALE_CT: {
+    case NVFP4_CORE_BSCALE_CT:
+    case NVFP4_CORE_BSCALE_CT_BF16: {
         float q = bamax / r->elem_max;
+        if (r->bscale_rule == NVFP4_CORE_BSCALE_CT_BF16) q = nvfp4_core_round_bf16(q);
         float v = g->s_enc * q;
         uint8_t s = nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
         /* scales == 0 after the FP8 rounding (a NaN scale is not 0) */
@@ -737,6 +765,10 @@ NVFP4_HD static inline uint8_t nvfp4_core_e2m1_cast(const nvfp4_core_recipe *r, 
     switch (r->special) {
     case NVFP4_CORE_SPECIAL_PYREF:
         if (nan || y == 0.0f) return 0x0u;
+        break;
+    case NVFP4_CORE_SPECIAL_PYREF_BF16:
+        if (nan) return 0x8u;
+        if (y == 0.0f) return 0x0u;
         break;
     case NVFP4_CORE_SPECIAL_TORCHAO:
         if (nan) return 0x3u;

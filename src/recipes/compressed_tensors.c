@@ -23,7 +23,8 @@
  * weight_global_scale (a divisor) and s as weight_scale. The Triton kernel
  * of the same package (_quantize_and_pack_fp4_kernel, GPU only) computes
  * the same divisions with tl.div_rn. A bf16 weight makes torch round
- * bamax/6 and the global scale to bf16 first: not this recipe (fp32 in).
+ * bamax/6 and the global scale to bf16 first: recipe
+ * `compressed-tensors-bf16` (compressed_tensors_bf16.c).
  */
 #include "recipes/recipe.h"
 

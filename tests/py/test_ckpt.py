@@ -9,6 +9,10 @@ functions on the CPU:
     NVFP4PackedCompressor.compress and the QuantizationConfig of the NVFP4 /
     NVFP4A16 presets.
 Fused groups (q/k/v, gate/up) share one amax, as both writers make them.
+Checkpoints written by the tools themselves: modelopt 0.47's
+export_hf_checkpoint and llm-compressor 0.14's oneshot (in a child process,
+tests/py/llmc_oneshot.py, from the folder requirements-llmcompressor.txt
+installs into; skipped without it).
 Each clean checkpoint must give no finding and exit 0; each copy with one
 planted defect must give exactly the planted findings (category and tensor)
 and exit 1 (an error) or 0 (a hazard; 1 with --strict); unreadable input
@@ -167,6 +171,7 @@ def write_ckpt(folder, tensors, convention, qconfig, shards=1):
 # from a llama.cpp source tree (LLAMA_CPP_SRC: e.g. the vendor/llama.cpp folder
 # of the llama-cpp-python 0.3.36 sdist); the HF -> GGUF names of its Llama
 # tensor map. Running convert_hf_to_gguf.py itself needs a tokenizer it knows.
+LLMC_DIR = os.environ.get("LLMCOMPRESSOR_DIR", os.path.join(HERE, "..", "..", "build", "third-party-llmc"))
 LLAMA_CPP_SRC = os.environ.get("LLAMA_CPP_SRC", "") or next(iter(sorted(__import__("glob").glob(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "third-party-llama", "*", "vendor", "llama.cpp")))), "")
 GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
@@ -868,6 +873,64 @@ class CkptTest(unittest.TestCase):
         d = modelopt_export(self.folder(), "llama", "NVFP4_DEFAULT_CFG")
         t = self.load(d)
         n = f"{L1}mlp.up_proj.weight"
+        t[n] = ((t[n] << 4) | (t[n] >> 4)).contiguous()
+        save_file(t, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+        rc, rep, err = check_json(d, "--original", d + "-orig")
+        self.assertEqual((rc, [(f["category"], f["tensor"]) for f in rep["findings"]]), (1, [("nibble-order", n)]))
+
+    # ---- checkpoints written by llm-compressor's own oneshot -------------
+    def llmc(self, arch, scheme, dtype):
+        """The folder llm-compressor 0.14's oneshot wrote (tests/py/llmc_oneshot.py), or a skip."""
+        if not os.path.isdir(os.path.join(LLMC_DIR, "llmcompressor")):
+            self.skipTest("llm-compressor not installed in %s (pip install --no-deps --target build/third-party-llmc "
+                          "-r tests/py/requirements-llmcompressor.txt)" % LLMC_DIR)
+        out = self.folder()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([LLMC_DIR] + [p for p in [os.environ.get("PYTHONPATH")]
+                                                                           if p]))
+        p = subprocess.run(["python3", os.path.join(HERE, "llmc_oneshot.py"), arch, scheme, dtype, out],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        return out
+
+    def test_llm_compressor_oneshot(self):
+        """llm-compressor 0.14 (compressed-tensors 0.19) oneshot on tiny random
+        models: Llama NVFP4 in fp32 and bf16, NVFP4A16 in bf16, Mixtral NVFP4 (4
+        experts) in bf16. check is silent with --strict; with the original
+        weights every layer's bytes are exactly the writer's rule: recipe
+        compressed-tensors on the fp32 model, compressed-tensors-bf16 on the
+        bf16 ones (torch rounds the global scale and block_amax / 6 to bf16),
+        with the fused group's amax on q/k/v and gate/up (experts' w1/w3
+        included, found under Mixtral's own names w1/w3/w2 in the original);
+        activations as the scheme says; convert to modelopt and back keeps
+        codes and scales; swapped nibbles are named nibble-order."""
+        bf16 = "compressed-tensors 0.20.1 (bf16 weights)"
+        cases = [("llama", "NVFP4", "float32", "compressed-tensors 0.20.1", 14, "nvfp4 (W4A4)"),
+                 ("llama", "NVFP4", "bfloat16", bf16, 14, "nvfp4 (W4A4)"),
+                 ("llama", "NVFP4A16", "bfloat16", bf16, 14, "bf16 (W4A16)"),
+                 ("mixtral", "NVFP4", "bfloat16", bf16, 16, "nvfp4 (W4A4)")]
+        for arch, scheme, dtype, writer, nlayers, act in cases:
+            with self.subTest(arch=arch, scheme=scheme, dtype=dtype):
+                d = self.llmc(arch, scheme, dtype)
+                rc, rep, err = check_json(d, "--strict")
+                self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "compressed-tensors", []), err)
+                self.assertEqual(len(rep["layers"]), nlayers)
+                self.assertEqual({l["activations"] for l in rep["layers"]}, {act})
+                rc, rep, err = check_json(d, "--original", d + "-orig")
+                self.assertEqual((rc, rep["findings"]), (0, []), err)
+                for l in rep["layers"]:
+                    self.assertEqual(l["original"]["written_by"], writer, l["name"])
+                self.assertIn("fused group", {l["original"]["written_amax"] for l in rep["layers"]})
+                rc, out, mo = self.convert(d, "modelopt")
+                self.assertEqual(rc, 0, out)
+                rc, out, back = self.convert(mo, "compressed-tensors")
+                self.assertEqual(rc, 0, out)
+                a, b = self.load(d), self.load(back)
+                for l in rep["layers"]:
+                    for k in ("weight_packed", "weight_scale"):
+                        self.assertTrue(torch.equal(a[f"{l['name']}.{k}"].view(torch.uint8),
+                                                    b[f"{l['name']}.{k}"].view(torch.uint8)), l["name"])
+        t = self.load(d)
+        n = "model.layers.0.self_attn.o_proj.weight_packed"
         t[n] = ((t[n] << 4) | (t[n] >> 4)).contiguous()
         save_file(t, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
         rc, rep, err = check_json(d, "--original", d + "-orig")

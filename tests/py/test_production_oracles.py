@@ -40,9 +40,10 @@ NaN's sign in its float8 cast (0xFF); the recipes write 0x7F. vLLM's
 reference returns E2M1 values, not codes: a value's code is its magnitude
 index with the value's sign bit, and a NaN value (which has no code) must be
 code 0x0 in the recipe. compressed-tensors is fed float32 tensors (a bf16
-input widened exactly, as the nvfp4 tool reads it): on a bf16 tensor torch
-would round bamax/6 and the global scale to bf16, which this recipe does not
-model.
+input widened exactly, as the nvfp4 tool reads it) for the recipe
+`compressed-tensors`, and every case rounded to bf16 and kept in bf16 for the
+recipe `compressed-tensors-bf16` (on a bf16 tensor torch rounds bamax/6 and
+the global scale to bf16, as llm-compressor does on a bf16 model).
 
 Checked with torch 2.15.0 (CPU), compressed-tensors 0.20.1, vllm 0.33.0
 (installed with --no-deps) and flashinfer-python 0.7.4. Each class skips,
@@ -195,14 +196,18 @@ class _Base(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         return load_file(out)
 
-    def each(self, recipe, run):
-        """run(t) -> (scale, data, deq, amax, key) for every case and orientation, compared with the bundle."""
+    def each(self, recipe, run, all_bf16=False):
+        """run(t) -> (scale, data, deq, amax, key) for every case and orientation, compared with the bundle.
+        all_bf16: every case rounded to bf16, and run() given the bf16 tensor itself."""
         for name, x, bf16 in self.cases:
+            bf16 = bf16 or all_bf16
             with self.subTest(tensor=name):
                 b = self.nvfp4(name, x, bf16, recipe)
                 t = torch.from_numpy(x.copy())
                 if bf16:
-                    t = t.to(torch.bfloat16).float()  # the exact widening the tool does
+                    t = t.to(torch.bfloat16)
+                    if not all_bf16:
+                        t = t.float()  # the exact widening the tool does
                 for sfx, tt in (("", t), ("_t", t.t().contiguous())):
                     scale, data, deq, amax, key = run(tt)
                     bb = dict(b)
@@ -238,18 +243,31 @@ class CompressedTensorsNVFP4(_Base):
         unpacked = CT["unpack"](packed, m, n, dtype=torch.float32)
         deq = CT["dequantize"](unpacked, scale, args=CT["args"], global_scale=gs, dtype=torch.float32)
         sbytes = e4m3_canon(scale.to(torch.float8_e4m3fn).view(torch.uint8))  # _compress_scale
-        return sbytes, packed, deq, torch.abs(w).amax(), "scale"
+        return sbytes, packed, deq, torch.abs(w).amax().float(), "scale"
 
     def test_compressed_tensors_byte_for_byte(self):
         self.each("compressed-tensors", self.run_ct)
 
-    def test_zero_scale_is_0x20_and_gs_of_amax_zero_is_1(self):
-        """Specific values: a zero block's scale is 0.125 (0x20); amax 0 gives gs 1."""
-        t = torch.zeros(1, 32)
-        t[0, 16:] = torch.linspace(-1, 1, 16)
-        scale, _, _, _, _ = self.run_ct(t)
-        self.assertEqual(scale.tolist(), [[0x20, 0x7E]])
-        self.assertEqual(CT["gparam"](torch.zeros(1), torch.zeros(1)).item(), 1.0)
+    def test_bf16_weights_byte_for_byte(self):
+        """The same functions on bf16 tensors (llm-compressor on a bf16 model):
+        the recipe compressed-tensors-bf16."""
+        self.each("compressed-tensors-bf16", self.run_ct, all_bf16=True)
+
+    def test_bf16_global_scale_is_a_bf16_value(self):
+        """Specific values: amax 0.3 in bf16 (0.30078125) gives gs
+        bf16(bf16(1/0.30078125) * 2688) = 8960 (fp32 2688/amax: 8936.7), so
+        the block's scale byte 0x7E (448) dequantizes its 6 to 6 * (448 /
+        8960) with the bf16 recipe and to 6 * (448 / 8936.7...) with the fp32 one."""
+        w = torch.zeros(16, 16, dtype=torch.bfloat16)  # 16 rows: the tool also writes the columnwise blocks
+        w[0, 0] = 0.3
+        gs = CT["gparam"](torch.zeros(1, dtype=torch.bfloat16), torch.abs(w).amax().reshape(1))
+        self.assertEqual((gs.dtype, gs.item()), (torch.float32, 8960.0))
+        want = {"compressed-tensors-bf16": torch.tensor(8960.0), "compressed-tensors": 2688 / torch.tensor(0.30078125)}
+        for recipe, g in want.items():
+            b = self.nvfp4("gs-" + recipe, w.float().numpy(), True, recipe)
+            self.assertEqual(b["scale"].reshape(-1)[0].item(), 0x7E)
+            self.assertEqual(b["dequant"][0, 0].item(), (6 * (torch.tensor(448.0) / g)).item(), recipe)
+        self.assertNotEqual(want["compressed-tensors"].item(), 8960.0)
 
 
 @unittest.skipIf(VLLM is None, "vllm is not installed (pip install --no-deps -r tests/py/requirements-vllm.txt)")
