@@ -965,6 +965,65 @@ class CkptTest(unittest.TestCase):
                     if float(w.abs().max()) == amax:
                         self.assertEqual(l["scale_max"], 448.0, name)
 
+    def to_gguf(self, folder):
+        """llama.cpp's convert_hf_to_gguf.py (LLAMA_CPP_SRC) on folder, with a
+        64-piece sentencepiece tokenizer trained once here (the converter
+        needs one); the GGUF's path, or a skip."""
+        if not llama_cpp_converter():
+            self.skipTest("LLAMA_CPP_SRC not set")
+        try:
+            import sentencepiece as spm
+        except Exception:  # pragma: no cover
+            self.skipTest("sentencepiece missing")
+        tok = os.path.join(self.tmp, "tok.model")
+        if not os.path.exists(tok):
+            import random
+            rnd = random.Random(0)
+            words = ["alpha", "beta", "gamma", "delta", "block", "scale", "code", "layer", "model", "tensor"]
+            corpus = os.path.join(self.tmp, "corpus.txt")
+            with open(corpus, "w") as f:
+                f.write("\n".join(" ".join(rnd.choice(words) for _ in range(12)) for _ in range(400)))
+            spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(self.tmp, "tok"), vocab_size=64,
+                                           model_type="bpe", minloglevel=2)
+        for f in os.listdir(folder):  # the converter prefers a tokenizer.json of the folder's own
+            if f.startswith("tokenizer"):
+                os.remove(os.path.join(folder, f))
+        shutil.copy(tok, os.path.join(folder, "tokenizer.model"))
+        out = folder + ".gguf"
+        env = dict(os.environ, PYTHONPATH=os.path.join(LLAMA_CPP_SRC, "gguf-py"))
+        p = subprocess.run(["python3", os.path.join(LLAMA_CPP_SRC, "convert_hf_to_gguf.py"), folder, "--outfile",
+                            out], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        return out
+
+    def test_gguf_moe_from_llm_compressor(self):
+        """llama.cpp's converter on llm-compressor's Mixtral (4 experts, bf16,
+        NVFP4), as written and through our convert to modelopt: the experts
+        merged into ffn_{gate,up,down}_exps with one global scale per expert;
+        check --strict is silent on both, and each merged tensor's implied amax
+        is the largest of its experts' in the source (the others' their own)."""
+        d = self.llmc("mixtral", "NVFP4", "bfloat16")
+        src = {l["name"]: l["amax_implied"] for l in json.loads(run("inspect", d, "--json")[1])["layers"]}
+        want = {"blk.0.attn_q": src["model.layers.0.self_attn.q_proj"],
+                "blk.0.attn_k": src["model.layers.0.self_attn.k_proj"],
+                "blk.0.attn_v": src["model.layers.0.self_attn.v_proj"],
+                "blk.0.attn_output": src["model.layers.0.self_attn.o_proj"]}
+        for gg, hf in (("gate", "gate_proj"), ("up", "up_proj"), ("down", "down_proj")):
+            want[f"blk.0.ffn_{gg}_exps"] = max(src[f"model.layers.0.block_sparse_moe.experts.{e}.{hf}"]
+                                               for e in range(4))
+        rc, out, mo = self.convert(d, "modelopt")
+        self.assertEqual(rc, 0, out)
+        for folder in (d, mo):
+            with self.subTest(folder=os.path.basename(folder)):
+                rc, rep, err = check_json(self.to_gguf(folder), "--strict")
+                self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "gguf", []), err)
+                got = {l["name"]: l["amax_implied"] for l in rep["layers"]}
+                self.assertEqual(sorted(got), sorted(want))
+                self.assertEqual({l["name"]: l["shape"][0] for l in rep["layers"] if "exps" in l["name"]},
+                                 {"blk.0.ffn_gate_exps": 256, "blk.0.ffn_up_exps": 256, "blk.0.ffn_down_exps": 256})
+                for k, v in want.items():
+                    self.assertLess(abs(got[k] / v - 1), 1e-6, k)
+
     def test_gguf_from_llama_cpp_converter(self):
         """llama.cpp's convert_hf_to_gguf.py itself (LLAMA_CPP_SRC; a 64-piece
         sentencepiece tokenizer trained here, as the converter needs one) on
@@ -973,37 +1032,13 @@ class CkptTest(unittest.TestCase):
         equal the source's; the W4A16 export relabelled NVFP4 in
         hf_quant_config.json (W4A16 intent lost) gives activation-precision
         on all 14 tensors."""
-        if not llama_cpp_converter():
-            self.skipTest("LLAMA_CPP_SRC not set")
-        try:
-            import sentencepiece as spm
-        except Exception:  # pragma: no cover
-            self.skipTest("sentencepiece missing")
-        import random
-        rnd = random.Random(0)
-        words = ["alpha", "beta", "gamma", "delta", "block", "scale", "code", "layer", "model", "tensor"]
-        corpus = os.path.join(self.tmp, "corpus.txt")
-        with open(corpus, "w") as f:
-            f.write("\n".join(" ".join(rnd.choice(words) for _ in range(12)) for _ in range(400)))
-        spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(self.tmp, "tok"), vocab_size=64,
-                                       model_type="bpe", minloglevel=2)
-
-        def to_gguf(folder):
-            shutil.copy(os.path.join(self.tmp, "tok.model"), os.path.join(folder, "tokenizer.model"))
-            out = folder + ".gguf"
-            env = dict(os.environ, PYTHONPATH=os.path.join(LLAMA_CPP_SRC, "gguf-py"))
-            p = subprocess.run(["python3", os.path.join(LLAMA_CPP_SRC, "convert_hf_to_gguf.py"), folder, "--outfile",
-                                out], capture_output=True, text=True, env=env)
-            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-            return out
-
         a4 = modelopt_export(self.folder(), "llama", "NVFP4_DEFAULT_CFG")
         a16 = modelopt_export(self.folder(), "llama", "W4A16_NVFP4_CFG")
         rc, out, ct = self.convert(a4, "compressed-tensors")
         src_amax = {l["name"]: l["amax_implied"] for l in json.loads(run("inspect", a4, "--json")[1])["layers"]}
         for folder in (a4, a16, ct):
             with self.subTest(folder=os.path.basename(folder)):
-                rc, rep, err = check_json(to_gguf(folder), "--strict")
+                rc, rep, err = check_json(self.to_gguf(folder), "--strict")
                 self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "gguf", []), err)
                 self.assertEqual(len(rep["layers"]), 14)
                 if folder != a16:
@@ -1016,7 +1051,7 @@ class CkptTest(unittest.TestCase):
         with open(hq, "w") as f:
             json.dump(cfg, f)
         os.remove(a16 + ".gguf")
-        rc, rep, err = check_json(to_gguf(a16))
+        rc, rep, err = check_json(self.to_gguf(a16))
         self.assertEqual(rc, 1, err)
         self.assertEqual({f["category"] for f in rep["findings"]}, {"activation-precision"})
         self.assertEqual(len(rep["findings"]), 14)
