@@ -38,7 +38,7 @@ AARCH64_SUITES ?= formats quant reference swizzle swizzle_fast io verify recipes
     recipes_production hadamard philox sr_rbits layout rht_amax_skip separate
 # The differential suites compare every variant the CPU has with the scalar
 # reference by themselves: run once, with NEON active.
-AARCH64_DIFF_SUITES ?= simd libpath
+AARCH64_DIFF_SUITES ?= simd libpath ckpt_scan
 AARCH64_VARIANTS ?= scalar neon
 # Under qemu: the suites' minutes-long tests (Check tag "large") are left out
 # and Check's per-test timeouts are stretched.
