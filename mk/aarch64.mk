@@ -6,7 +6,7 @@
 #
 # Debian packages: gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user, and
 # after `dpkg --add-architecture arm64`: check:arm64 libsubunit-dev:arm64
-# libjansson-dev:arm64 libssl-dev:arm64 libgsl27:arm64 libgslcblas0:arm64
+# libjansson-dev:arm64 libssl-dev:arm64 libgsl27:arm64 libgslcblas0:arm64 libgomp1:arm64
 # (.ci/run installs them). libgsl-dev is not co-installable across
 # architectures (installing its :arm64 removes the native one the x86 build
 # needs), so GSL is linked by the file name of its :arm64 runtime library;
@@ -24,7 +24,7 @@ AARCH64_BUILD  ?= build-aarch64
 # loader with the multiarch libc.so.6 hangs in the first pthread_create.
 AARCH64_SYSROOT ?= /
 AARCH64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user check:arm64 libsubunit-dev:arm64 \
-    libjansson-dev:arm64 libssl-dev:arm64 libgsl27:arm64 libgslcblas0:arm64
+    libjansson-dev:arm64 libssl-dev:arm64 libgsl27:arm64 libgslcblas0:arm64 libgomp1:arm64
 AARCH64_LIBDIR ?= /usr/lib/aarch64-linux-gnu
 AARCH64_GSL := $(firstword $(wildcard $(AARCH64_LIBDIR)/libgsl.so.[0-9]*)) \
     $(firstword $(wildcard $(AARCH64_LIBDIR)/libgslcblas.so.[0-9]*))
@@ -56,6 +56,9 @@ aarch64-tools:
 	         "(the :arm64 ones after dpkg --add-architecture arm64)" >&2; exit 1; }; done
 	@test -n "$(word 2,$(AARCH64_GSL))" || { \
 	    echo "make check-aarch64: no libgsl.so.N in $(AARCH64_LIBDIR); install libgsl27:arm64 libgslcblas0:arm64" >&2; exit 1; }
+	@test -e $(AARCH64_LIBDIR)/libgomp.so.1 || { \
+	    echo "make check-aarch64: no $(AARCH64_LIBDIR)/libgomp.so.1 (OpenMP's runtime, which the suites load under" \
+	         "qemu); install libgomp1:arm64" >&2; exit 1; }
 	@test -e $(AARCH64_SYSROOT)/lib/ld-linux-aarch64.so.1 || { \
 	    echo "make check-aarch64: no $(AARCH64_SYSROOT)/lib/ld-linux-aarch64.so.1; install the Debian packages:" \
 	         "$(AARCH64_PKGS) (the :arm64 ones after dpkg --add-architecture arm64)" >&2; exit 1; }
