@@ -62,6 +62,8 @@ static const char usage[] =
     "With --suite grouped it verifies each grouped golden against each grouped mutant's outputs\n"
     "and prints, per mutant, how many cases kill it (differ and name it) and the first; on a\n"
     "recipe without a global amax (MX) grouped-shared-global-scale is not applicable.\n"
+    "With --scale-layout L the report is for a suite in layout L: the cuBLAS swizzle mutants\n"
+    "count only in 128x4, layout-kv-v-as-k only in kv-v.\n"
     "--scale-layout L writes scale_swizzled in layout L (default 128x4; 8x4 is FlashInfer's\n"
     "is_sf_8x4_layout, kv-v the V scales of its NVFP4 KV cache) and records it in each\n"
     "bundle's metadata scale_swizzle, so a kernel that writes that layout is verified against\n"

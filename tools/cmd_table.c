@@ -123,11 +123,12 @@ static void table_mutants(void)
         const nvfp4_mutant_info *m = nvfp4_mutant_at(i);
         printf("%-30s %-14s %s\n", m->name, m->step, m->formula);
         printf("%-30s %-14s from: %s\n", "", "", m->source);
-        printf("%-30s %-14s recipes: %s%s%s%s%s%s\n", "", "", m->recipes,
+        printf("%-30s %-14s recipes: %s%s%s%s%s%s%s\n", "", "", m->recipes,
                m->needs & NVFP4_MUTANT_NEEDS_RN ? "; with RN" : "", m->needs & NVFP4_MUTANT_NEEDS_SR ? "; with SR" : "",
                m->needs & NVFP4_MUTANT_NEEDS_RHT ? "; with the RHT" : "",
                m->needs & NVFP4_MUTANT_NEEDS_2D ? "; with 16x16 blocks" : "",
-               m->needs & NVFP4_MUTANT_NEEDS_KV_V ? "; against goldens in layout trtllm-kv-v (verify)" : "");
+               m->needs & NVFP4_MUTANT_NEEDS_KV_V ? "; against goldens in layout trtllm-kv-v (verify)" : "",
+               m->needs & NVFP4_MUTANT_NEEDS_128X4 ? "; against goldens in layout 128x4" : "");
     }
     size_t ng = nvfp4_grouped_mutant_count();
     printf("%zu grouped mutants (nvfp4 quantize --groups; verify names them, docs/verify.md 3d)\n", ng);

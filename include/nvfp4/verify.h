@@ -244,9 +244,13 @@ enum {
     NVFP4_MUTANT_NEEDS_RHT = 4u,  /* shows only on the columnwise RHT output */
     NVFP4_MUTANT_NEEDS_2D = 8u,   /* shows only with 16x16 blocks */
     NVFP4_MUTANT_NEEDS_1D = 16u,  /* mutates a rule of 1D blocks only (4over6's per-block choice) */
-    NVFP4_MUTANT_NEEDS_KV_V = 32u /* a mistake of the KV cache's V scale layout: shows only against goldens in
+    NVFP4_MUTANT_NEEDS_KV_V = 32u, /* a mistake of the KV cache's V scale layout: shows only against goldens in
                                      layout trtllm-kv-v, where its scale buffer is in that layout's size
                                      (nvfp4_mutant_applies says no; nvfp4_mutant_applies_in_layout) */
+    NVFP4_MUTANT_NEEDS_128X4 = 64u /* a mistake of the cuBLAS 128x4 swizzled buffer only (codes and linear scales
+                                     right): shows only against goldens in that layout (nvfp4_mutant_applies,
+                                     which assumes it, says yes; nvfp4_mutant_applies_in_layout says no in
+                                     any other) */
 };
 
 typedef struct nvfp4_mutant_info {

@@ -58,6 +58,7 @@ nvfp4_scale_layout nvfp4_mutant_scale_layout(const nvfp4_mutant_info *m)
 bool nvfp4_mutant_applies_in_layout(const nvfp4_mutant_info *m, const char *recipe, const nvfp4_quant_opts *o,
                                     nvfp4_scale_layout l)
 {
+    if (m && (m->needs & NVFP4_MUTANT_NEEDS_128X4) && l != NVFP4_SCALE_LAYOUT_128X4) return false;
     if (!m || !(m->needs & NVFP4_MUTANT_NEEDS_KV_V)) return nvfp4_mutant_applies(m, recipe, o);
     nvfp4_mutant_info plain = *m;
     plain.needs &= ~(unsigned)NVFP4_MUTANT_NEEDS_KV_V;

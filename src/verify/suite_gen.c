@@ -469,7 +469,7 @@ static nvfp4_status generate_into(gen *g)
 {
     const char *suite = g->o->suite;
     if (strcmp(suite, "all") == 0 || strcmp(suite, "mutants") == 0) {
-        g->gm = gm_new(g->o->recipe, g->o->round, false);
+        g->gm = gm_new(g->o->recipe, g->o->round, false, g->o->layout);
         if (!g->gm) return nvfp4_error_set(g->err, NVFP4_ENOMEM, "out of memory");
     }
     nvfp4_status rc = generate_cases(g, suite);
@@ -529,7 +529,7 @@ nvfp4_status nvfp4_suite_mutation_report(const nvfp4_suite_opts *o, bool json, c
     g.err = err;
     g.report_only = true;
     const char *suite = o->suite ? o->suite : "all";
-    g.gm = gm_new(o->recipe, o->round, true);
+    g.gm = gm_new(o->recipe, o->round, true, o->layout);
     if (!g.gm) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     g.gk.global_amax = nvfp4_recipe_get_info(nvfp4_recipe_find(o->recipe))->has_global_amax;
     st = generate_cases(&g, suite);

@@ -58,6 +58,7 @@ enum { GS_MET = 1, GS_SEP = 2 }; /* a pair: both evaluated on some case; given d
 struct gm_state {
     const char *recipe;
     nvfp4_rounding round;
+    nvfp4_scale_layout layout; /* the suite's: scale buffers are compared in it */
     bool causes;
     size_t n;
     gm_entry *e;
@@ -82,12 +83,13 @@ static bool rounding_fits(const nvfp4_mutant_info *m, nvfp4_rounding r)
 
 static bool sep_candidates(gm_state *s);
 
-gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes)
+gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes, nvfp4_scale_layout layout)
 {
     gm_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->recipe = recipe;
     s->round = round;
+    s->layout = layout;
     s->causes = causes;
     s->n = nvfp4_mutant_count();
     s->e = calloc(s->n ? s->n : 1, sizeof *s->e);
@@ -97,7 +99,8 @@ gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes)
     }
     for (size_t i = 0; i < s->n; i++) {
         s->e[i].m = nvfp4_mutant_at(i);
-        s->e[i].relevant = nvfp4_mutant_applies(s->e[i].m, recipe, NULL) && rounding_fits(s->e[i].m, round);
+        s->e[i].relevant = nvfp4_mutant_applies_in_layout(s->e[i].m, recipe, NULL, layout) &&
+                           rounding_fits(s->e[i].m, round);
     }
     if (!sep_candidates(s)) {
         gm_free(s);
@@ -140,9 +143,20 @@ static bool same_f32(float a, float b)
     return ua == ub || (isnan(a) && isnan(b));
 }
 
+/* The scales of t in layout l (malloc'd, *n bytes; NULL when out of memory). */
+static uint8_t *scales_in_layout(const nvfp4_qtensor *t, nvfp4_scale_layout l, size_t *n)
+{
+    size_t pr, pc;
+    *n = nvfp4_scale_layout_shape(l, t->scale_rows, t->scale_cols, &pr, &pc);
+    uint8_t *b = malloc(*n ? *n : 1);
+    if (b) nvfp4_scale_to_layout(l, t->scale, t->scale_rows, t->scale_cols, b);
+    return b;
+}
+
 /* Whether the mutant's orientation differs from the golden one in any byte
- * a kernel writes: codes, linear or swizzled scales, amax. */
-static bool differs(const nvfp4_quantized *q, const nvfp4_mutant_output *mo, bool colwise)
+ * a kernel writes: codes, linear scales, the scale buffer (in the layout
+ * the mutant writes, nvfp4_mutant_scale_layout), amax. */
+static bool differs(const nvfp4_quantized *q, const nvfp4_mutant_info *m, const nvfp4_mutant_output *mo, bool colwise)
 {
     const nvfp4_qtensor *a = colwise ? &q->col : &q->row, *b = colwise ? &mo->q.col : &mo->q.row;
     if (a->data_bytes != b->data_bytes || memcmp(a->data, b->data, a->data_bytes)) return true;
@@ -152,10 +166,9 @@ static bool differs(const nvfp4_quantized *q, const nvfp4_mutant_output *mo, boo
     if (a->row_amax) /* row-scaled: the amax of every stored row is written too */
         for (size_t i = 0; i < a->prows; i++)
             if (!b->row_amax || !same_f32(a->row_amax[i], b->row_amax[i])) return true;
-    size_t zn = nvfp4_swizzled_size(a->scale_rows, a->scale_cols);
-    uint8_t *swz = malloc(zn ? zn : 1);
+    size_t zn;
+    uint8_t *swz = scales_in_layout(a, nvfp4_mutant_scale_layout(m), &zn);
     if (!swz) return true;
-    nvfp4_scale_swizzle(a->scale, a->scale_rows, a->scale_cols, swz);
     bool d = zn != mo->swizzled_bytes[colwise] || memcmp(swz, mo->swizzled[colwise], zn) != 0;
     free(swz);
     return d;
@@ -177,7 +190,14 @@ static float *oriented(const void *x, nvfp4_dtype dt, size_t rows, size_t cols, 
     return o;
 }
 
-static void mutant_view(const nvfp4_vview *geom, const nvfp4_mutant_output *mo, bool colwise, nvfp4_vview *v)
+/* A mutant as a kernel writing the suite's layout would show it: its scale
+ * buffer in `layout` (made from its linear scales, malloc'd into *owned),
+ * but for a layout mutant of that layout, whose own buffer is the mistake. */
+static void mutant_view(const nvfp4_vview *geom, const nvfp4_mutant_info *m, const nvfp4_mutant_output *mo,
+                        bool colwise, nvfp4_scale_layout layout, uint8_t **owned, nvfp4_vview *v);
+
+static void mutant_view_own(const nvfp4_vview *geom, const nvfp4_mutant_info *m, const nvfp4_mutant_output *mo,
+                            bool colwise, nvfp4_vview *v)
 {
     const nvfp4_qtensor *t = colwise ? &mo->q.col : &mo->q.row;
     *v = *geom;
@@ -188,9 +208,23 @@ static void mutant_view(const nvfp4_vview *geom, const nvfp4_mutant_output *mo, 
     v->scale_bytes = t->scale_rows * t->scale_cols;
     v->scale_swizzled = mo->swizzled[colwise];
     v->scale_swizzled_bytes = mo->swizzled_bytes[colwise];
+    v->scale_layout = nvfp4_mutant_scale_layout(m); /* the cuBLAS buffer, or the KV-cache layout it mistakes */
     v->amax = geom->amax ? (t->row_amax ? t->row_amax : &t->amax) : NULL; /* row-scaled: one per stored row */
     v->dequant = NULL;
     v->dequant_count = 0;
+}
+
+static void mutant_view(const nvfp4_vview *geom, const nvfp4_mutant_info *m, const nvfp4_mutant_output *mo,
+                        bool colwise, nvfp4_scale_layout layout, uint8_t **owned, nvfp4_vview *v)
+{
+    mutant_view_own(geom, m, mo, colwise, v);
+    *owned = NULL;
+    if (v->scale_layout == layout) return;
+    size_t n;
+    if (!(*owned = scales_in_layout(colwise ? &mo->q.col : &mo->q.row, layout, &n))) return;
+    v->scale_swizzled = *owned;
+    v->scale_swizzled_bytes = n;
+    v->scale_layout = layout;
 }
 
 static char *dup_s(const char *s) { return s ? strdup(s) : NULL; }
@@ -218,22 +252,35 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
     uint8_t *swizzled = NULL;
     nvfp4_error verr;
     if (nvfp4_vview_from_quantized(q, colwise, &ev, &swizzled, &verr)) return;
+    uint8_t *in_layout = NULL; /* the golden's scale buffer in the suite's layout, as its bundle holds it */
+    if (s->layout != NVFP4_SCALE_LAYOUT_128X4) {
+        size_t n;
+        if (!(in_layout = scales_in_layout(colwise ? &q->col : &q->row, s->layout, &n))) {
+            nvfp4_free(swizzled);
+            return;
+        }
+        ev.scale_swizzled = in_layout;
+        ev.scale_swizzled_bytes = n;
+        ev.scale_layout = s->layout;
+    }
     float *xo = NULL;
     if (!(colwise && q->opts.rht)) {
         xo = oriented(x, dt, rows, cols, colwise ? &q->col : &q->row, colwise);
         ev.x = xo;
     }
     nvfp4_vview av;
-    mutant_view(&ev, mo, colwise, &av);
+    uint8_t *av_buf;
+    mutant_view(&ev, e->m, mo, colwise, s->layout, &av_buf, &av);
     nvfp4_mutant_output *outs = calloc(s->n, sizeof *outs);
     nvfp4_vcandidate *cand = calloc(s->n, sizeof *cand);
+    uint8_t **bufs = calloc(s->n, sizeof *bufs);
     size_t nc = 0;
-    for (size_t i = 0; outs && cand && i < s->n; i++) {
-        if (!nvfp4_mutant_applies(s->e[i].m, s->recipe, o)) continue;
+    for (size_t i = 0; outs && cand && bufs && i < s->n; i++) {
+        if (!nvfp4_mutant_applies_in_layout(s->e[i].m, s->recipe, o, s->layout)) continue;
         nvfp4_error err;
         if (nvfp4_mutant_quantize(s->e[i].m, x, dt, rows, cols, o, &outs[i], &err)) continue;
         cand[nc].name = s->e[i].m->name;
-        mutant_view(&ev, &outs[i], colwise, &cand[nc].view);
+        mutant_view(&ev, s->e[i].m, &outs[i], colwise, s->layout, &bufs[i], &cand[nc].view);
         cand[nc].mutant = s->e[i].m;
         nc++;
     }
@@ -264,9 +311,13 @@ static void name_causes(gm_state *s, gm_entry *e, const void *x, nvfp4_dtype dt,
         nvfp4_vreport_free(&rep);
     }
     for (size_t i = 0; outs && i < s->n; i++) nvfp4_mutant_output_free(&outs[i]);
+    for (size_t i = 0; bufs && i < s->n; i++) free(bufs[i]);
     free(outs);
     free(cand);
+    free(bufs);
+    free(av_buf);
     free(xo);
+    free(in_layout);
     nvfp4_free(swizzled);
 }
 
@@ -279,13 +330,13 @@ size_t gm_note(gm_state *s, const char *case_name, const void *x, nvfp4_dtype dt
     size_t killed = 0;
     for (size_t i = 0; i < s->n; i++) {
         gm_entry *e = &s->e[i];
-        if (!e->relevant || e->killer || !nvfp4_mutant_applies(e->m, s->recipe, o)) continue;
+        if (!e->relevant || e->killer || !nvfp4_mutant_applies_in_layout(e->m, s->recipe, o, s->layout)) continue;
         nvfp4_mutant_output mo;
         nvfp4_error err;
         if (nvfp4_mutant_quantize(e->m, x, dt, rows, cols, o, &mo, &err)) continue;
         int where = -1;
         for (int cw = 0; cw < 2 && where < 0; cw++)
-            if ((cw ? q->has_col : q->has_row) && (cw ? mo.q.has_col : mo.q.has_row) && differs(q, &mo, cw != 0))
+            if ((cw ? q->has_col : q->has_row) && (cw ? mo.q.has_col : mo.q.has_row) && differs(q, e->m, &mo, cw != 0))
                 where = cw;
         if (where >= 0) {
             killed++;
@@ -509,23 +560,24 @@ static bool run_candidate(const gm_state *s, const gs_cand *c, const void *x, nv
 {
     memset(r, 0, sizeof *r);
     nvfp4_error err;
+    const nvfp4_quantized *q = &r->q;
     if (c->m) {
-        if (!nvfp4_mutant_applies(c->m, s->recipe, o) || nvfp4_mutant_quantize(c->m, x, dt, rows, cols, o, &r->mo, &err))
+        if (!nvfp4_mutant_applies_in_layout(c->m, s->recipe, o, s->layout) ||
+            nvfp4_mutant_quantize(c->m, x, dt, rows, cols, o, &r->mo, &err))
             return false;
-        return r->ran = true;
+        r->ran = true;
+        if (nvfp4_mutant_scale_layout(c->m) == s->layout) return true; /* its own buffer is in the suite's layout */
+        q = &r->mo.q;
+    } else {
+        nvfp4_quant_opts v = *o;
+        v.recipe = c->recipe;
+        v.rounding = c->round;
+        if (nvfp4_quantize(x, dt, rows, cols, &v, &r->q, &err)) return false;
+        r->ran = true;
     }
-    nvfp4_quant_opts v = *o;
-    v.recipe = c->recipe;
-    v.rounding = c->round;
-    if (nvfp4_quantize(x, dt, rows, cols, &v, &r->q, &err)) return false;
-    r->ran = true;
-    for (int cw = 0; cw < 2; cw++) {
-        const nvfp4_qtensor *t = cw ? &r->q.col : &r->q.row;
-        if (!(cw ? r->q.has_col : r->q.has_row)) continue;
-        r->swz_bytes[cw] = nvfp4_swizzled_size(t->scale_rows, t->scale_cols);
-        r->swz[cw] = malloc(r->swz_bytes[cw] ? r->swz_bytes[cw] : 1);
-        if (r->swz[cw]) nvfp4_scale_swizzle(t->scale, t->scale_rows, t->scale_cols, r->swz[cw]);
-    }
+    /* the scale buffer in the suite's layout (cuBLAS's 128x4 for most suites) */
+    for (int cw = 0; cw < 2; cw++)
+        if (cw ? q->has_col : q->has_row) r->swz[cw] = scales_in_layout(cw ? &q->col : &q->row, s->layout, &r->swz_bytes[cw]);
     return true;
 }
 
@@ -543,8 +595,8 @@ static gs_bytes run_bytes(const gs_run *r, bool is_mutant, int cw)
     const nvfp4_qtensor *t = cw ? &q->col : &q->row;
     b.p[0] = t->data, b.len[0] = t->data_bytes;
     b.p[1] = t->scale, b.len[1] = t->scale_rows * t->scale_cols;
-    b.p[2] = is_mutant ? r->mo.swizzled[cw] : r->swz[cw];
-    b.len[2] = is_mutant ? r->mo.swizzled_bytes[cw] : r->swz_bytes[cw];
+    b.p[2] = r->swz[cw] ? r->swz[cw] : is_mutant ? r->mo.swizzled[cw] : NULL;
+    b.len[2] = r->swz[cw] ? r->swz_bytes[cw] : is_mutant ? r->mo.swizzled_bytes[cw] : 0;
     if (!b.p[2]) return b;
     b.h = 0xCBF29CE484222325ull;
     for (int k = 0; k < 3; k++) b.h = fnv(b.h, b.p[k], b.len[k]);

@@ -10,13 +10,17 @@
 
 #include <stdio.h>
 
+#include "nvfp4/layout.h"
 #include "nvfp4/quant.h"
 #include "nvfp4/verify.h"
 
 typedef struct gm_state gm_state;
 
-/* causes: also run verify on each killing case to record the causes it names. */
-gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes);
+/* causes: also run verify on each killing case to record the causes it
+ * names. layout: the suite's scale layout (its bundles' scale_swizzled),
+ * in which a layout mutant of that layout applies (layout-kv-v-as-k in
+ * trtllm-kv-v) and every candidate's scale buffer is compared. */
+gm_state *gm_new(const char *recipe, nvfp4_rounding round, bool causes, nvfp4_scale_layout layout);
 void gm_free(gm_state *s);
 
 /* The mutants (applicable to the case's options) whose output for x differs

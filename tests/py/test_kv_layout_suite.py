@@ -10,7 +10,9 @@ names known-bug layout-kv-v-as-k, proven (the goldens kill it and verify names
 it); the cases where the two placements coincide (one token or one block) match.
 Controls: the golden's own bytes match on every case, and the same mistake
 against the suite in the cuBLAS layout is never called layout-kv-v-as-k (a
-KV-cache mistake only applies to goldens in the KV layout).
+KV-cache mistake only applies to goldens in the KV layout). The mutation
+report (`golden --mutants --scale-layout kv-v`) counts the mistake in the
+KV layout and the cuBLAS swizzle mistakes only in 128x4.
 
 Skipped unless numpy, safetensors and $NVFP4 are there."""
 import json
@@ -100,6 +102,27 @@ class KvLayoutMutantOverASuite(unittest.TestCase):
         rep = self.verify(suite, os.path.join(self.tmp, "right"))
         self.assertEqual(rep["differing"], 0)
         self.assertEqual(rep["matched"], len(rep["cases"]))
+
+    def mutation_report(self, layout):
+        r = subprocess.run([NVFP4, "golden", "--mutants", "--recipe", "te", "--scale-layout", layout, "--json"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_mutation_report_counts_each_layout_mistake_in_its_layout(self):
+        """kv-v: layout-kv-v-as-k killed by a case, named and proven; no cuBLAS
+        swizzle mutant counted; every mutant killed and named, no cause
+        blamed on the layout but the mistake's own. 128x4: the reverse."""
+        kv = self.mutation_report("kv-v")
+        by = {m["mutant"]: m for m in kv["mutants"]}
+        self.assertTrue(by["layout-kv-v-as-k"]["killed_by"] and by["layout-kv-v-as-k"]["proven"])
+        self.assertEqual([n for n in by if n.startswith("layout-swizzle")], [])
+        self.assertEqual((kv["killed"], kv["named"]), (kv["relevant"], kv["relevant"]))
+        self.assertEqual([n for n, m in by.items() if "scale-layout" in m["causes"]], [])
+        cub = {m["mutant"] for m in self.mutation_report("128x4")["mutants"]}
+        self.assertNotIn("layout-kv-v-as-k", cub)
+        self.assertIn("layout-swizzle-padded-stride", cub)
+        self.assertEqual(kv["relevant"], len(cub) - len([n for n in cub if n.startswith("layout-swizzle")]) + 1)
 
     def test_not_a_kv_mistake_against_the_cublas_layout(self):
         suite = self.suite("128x4")
