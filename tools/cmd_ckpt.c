@@ -183,7 +183,11 @@ static int run_convert(const char *path, const char *to, const char *out)
     nvfp4_ckpt_convention conv;
     if (!strcmp(to, "modelopt")) conv = NVFP4_CKPT_MODELOPT;
     else if (!strcmp(to, "compressed-tensors")) conv = NVFP4_CKPT_COMPRESSED_TENSORS;
-    else return cli_fail(CMD, "--to %s: modelopt or compressed-tensors (GGUF is not written yet)", to);
+    else
+        return cli_fail(CMD,
+                        "--to %s: modelopt or compressed-tensors. GGUF is not written by nvfp4: llama.cpp's "
+                        "convert_hf_to_gguf.py reads both conventions (it needs the tokenizer and the model's "
+                        "hyperparameters); check its output with nvfp4 ckpt check FILE.gguf", to);
     nvfp4_ckpt *ck;
     nvfp4_ckpt_report rep;
     int rc = scan_or_fail(path, &ck, &rep);
