@@ -160,7 +160,10 @@ typedef struct {
 } nvfp4_ckpt_diff;
 
 /* Compares the scanned checkpoints a (report ra) and b (rb) layer by layer
- * (docs/checkpoints.md, "diff"). NVFP4_EUNSUPPORTED for GGUF. */
+ * (docs/checkpoints.md, "diff"). One may be a GGUF made of the other by
+ * llama.cpp's converter (layers paired by its tensor names, merged experts
+ * by their rows, llama q/k rows in RoPE order put back); NVFP4_EUNSUPPORTED
+ * for two GGUF files. */
 nvfp4_status nvfp4_ckpt_diff_run(nvfp4_ckpt *a, const nvfp4_ckpt_report *ra, nvfp4_ckpt *b,
                                  const nvfp4_ckpt_report *rb, nvfp4_ckpt_diff *out, nvfp4_error *err);
 void nvfp4_ckpt_diff_free(nvfp4_ckpt_diff *d);

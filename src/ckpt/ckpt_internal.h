@@ -84,6 +84,8 @@ nvfp4_status ckpt_scan_gguf(nvfp4_ckpt *c, nvfp4_ckpt_progress progress, void *c
                             nvfp4_error *err);
 bool ckpt_gguf_weight_only(const nvfp4_ckpt *c, const char *name);
 bool ckpt_gguf_is_nvfp4(const nvfp4_ckpt *c, const char *name);
+void ckpt_gguf_heads(const nvfp4_ckpt *c, size_t *n_head, size_t *n_head_kv);
+bool ckpt_gguf_qk_permuted(const nvfp4_ckpt *c);
 
 /* scan.c: the statistics of nblocks linear blocks (codes, one scale byte per
  * 16 codes) decoded with multiplier dmult, into l (hist, counts added;

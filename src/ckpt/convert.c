@@ -54,16 +54,17 @@ static int tensor_kind(const nvfp4_ckpt *c, const nvfp4_ckpt_report *rep, const 
 
 /* ---- the decoded change of a reciprocal global scale ----------------------- */
 
+/* GGUF's per-tensor .scale is modelopt's multiplier (weight_scale_2). */
 const nvfp4_core_recipe *ckpt_conv_core(nvfp4_ckpt_convention conv)
 {
-    return &nvfp4_recipe_find(conv == NVFP4_CKPT_MODELOPT ? "modelopt" : "compressed-tensors")->core;
+    return &nvfp4_recipe_find(conv == NVFP4_CKPT_COMPRESSED_TENSORS ? "compressed-tensors" : "modelopt")->core;
 }
 
 /* The global of a stored per-tensor float, as the convention's dequantization reads it. */
 nvfp4_core_global ckpt_stored_global(nvfp4_ckpt_convention conv, float v)
 {
     nvfp4_core_global g = {.amax = 0, .s_enc = 1, .s_dec = 1, .g = 1};
-    if (conv == NVFP4_CKPT_MODELOPT) g.g = v;
+    if (conv != NVFP4_CKPT_COMPRESSED_TENSORS) g.g = v;
     else g.s_enc = v;
     return g;
 }

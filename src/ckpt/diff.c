@@ -10,7 +10,10 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "nvfp4/ggml.h"
 
 static const nvfp4_ckpt_layer *find_layer(const nvfp4_ckpt_report *r, const char *name)
 {
@@ -33,6 +36,53 @@ static void decode_table(nvfp4_ckpt_convention conv, double v, float tab[256][16
         for (int q = 0; q < 16; q++) tab[s][q] = nvfp4_core_dequant_value(r, &g, (uint8_t)s, (uint8_t)q);
 }
 
+static nvfp4_ckpt_diff_layer *add(nvfp4_ckpt_diff *d, const char *name, nvfp4_error *err);
+
+/* One side of a pair: linear codes and scale bytes of `cols` columns, row r
+ * of the layer at row row0 + (rowmap ? rowmap[r] : r) of the arrays (a
+ * merged GGUF expert's offset, its q/k row order), and its decode table. */
+typedef struct {
+    const uint8_t *codes, *scales;
+    size_t row0;
+    const size_t *rowmap;
+    float (*tab)[16];
+} diff_side;
+
+static void compare_rows(const diff_side *a, const diff_side *b, size_t rows, size_t cols, nvfp4_ckpt_diff_layer *d)
+{
+    uint64_t ceq = 0, seq = 0, diff = 0;
+    double sse = 0, ssa = 0, maxd = 0;
+    size_t kb = cols / 16;
+    for (size_t r = 0; r < rows; r++) {
+        size_t ra = a->row0 + (a->rowmap ? a->rowmap[r] : r), rb = b->row0 + (b->rowmap ? b->rowmap[r] : r);
+        const uint8_t *ca = a->codes + ra * cols / 2, *cb = b->codes + rb * cols / 2;
+        const uint8_t *ka = a->scales + ra * kb, *kbs = b->scales + rb * kb;
+        for (size_t k = 0; k < kb; k++) {
+            seq += ka[k] == kbs[k];
+            for (size_t j = 0; j < 8; j++) {
+                size_t i = 8 * k + j;
+                ceq += ca[i] == cb[i];
+                for (int h = 0; h < 2; h++) {
+                    double x = a->tab[ka[k]][h ? ca[i] >> 4 : ca[i] & 15], y = b->tab[kbs[k]][h ? cb[i] >> 4 : cb[i] & 15];
+                    double e = x - y;
+                    diff += x != y;
+                    sse += e * e;
+                    ssa += x * x;
+                    if (fabs(e) > maxd) maxd = fabs(e);
+                }
+            }
+        }
+    }
+    size_t ncode = rows * cols / 2, nscale = rows * kb;
+    d->compared = true;
+    d->code_equal = ncode ? (double)ceq / (double)ncode : 1;
+    d->scale_equal = nscale ? (double)seq / (double)nscale : 1;
+    d->elements = 2 * (uint64_t)ncode;
+    d->elements_differ = diff;
+    d->rel_rms_diff = ssa > 0 ? sqrt(sse / ssa) : sqrt(sse);
+    d->max_abs_diff = maxd;
+}
+
 static nvfp4_status compare_pair(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la, nvfp4_ckpt *b,
                                  const nvfp4_ckpt_layer *lb, nvfp4_ckpt_diff_layer *d, nvfp4_error *err)
 {
@@ -45,39 +95,174 @@ static nvfp4_status compare_pair(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la, nvfp
     if (!ta) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     decode_table(a->conv, la->global_scale, ta);
     decode_table(b->conv, lb->global_scale, tb);
-    size_t ncode = wa->e->nbytes, nscale = sa->e->nbytes;
-    uint64_t ceq = 0, seq = 0, diff = 0;
-    double sse = 0, ssa = 0, maxd = 0;
-    for (size_t k = 0; k < nscale; k++) {
-        seq += ka[k] == kb[k];
-        for (size_t j = 0; j < 8; j++) {
-            size_t i = 8 * k + j;
-            ceq += ca[i] == cb[i];
-            for (int h = 0; h < 2; h++) {
-                double x = ta[ka[k]][h ? ca[i] >> 4 : ca[i] & 15], y = tb[kb[k]][h ? cb[i] >> 4 : cb[i] & 15];
-                double e = x - y;
-                diff += x != y;
-                sse += e * e;
-                ssa += x * x;
-                if (fabs(e) > maxd) maxd = fabs(e);
-            }
-        }
-    }
-    free(ta);
-    d->compared = true;
-    d->code_equal = ncode ? (double)ceq / (double)ncode : 1;
-    d->scale_equal = nscale ? (double)seq / (double)nscale : 1;
+    diff_side A = {ca, ka, 0, NULL, ta}, B = {cb, kb, 0, NULL, tb};
+    compare_rows(&A, &B, la->rows, la->cols, d);
     d->decode_mult_a = la->decode_mult;
     d->decode_mult_b = lb->decode_mult;
-    d->elements = 2 * (uint64_t)ncode;
-    d->elements_differ = diff;
-    d->rel_rms_diff = ssa > 0 ? sqrt(sse / ssa) : sqrt(sse);
-    d->max_abs_diff = maxd;
+    free(ta);
     ckpt_release(a, wa);
     ckpt_release(a, sa);
     ckpt_release(b, wb);
     ckpt_release(b, sb);
     return NVFP4_OK;
+}
+
+/* ---- a safetensors checkpoint against the GGUF llama.cpp's converter made of it ---------------------------- */
+
+/* The GGUF name of a safetensors layer "model.layers.N.M" and, for an expert
+ * of a merged tensor, its index (-1 otherwise); false for a name the
+ * converter's llama/Mixtral tensor map has no entry for. */
+static bool gguf_name_of(const char *hf, char *out, size_t cap, int *expert)
+{
+    static const char *const plain[][2] = {{"self_attn.q_proj", "attn_q"},    {"self_attn.k_proj", "attn_k"},
+                                           {"self_attn.v_proj", "attn_v"},    {"self_attn.o_proj", "attn_output"},
+                                           {"mlp.gate_proj", "ffn_gate"},     {"mlp.up_proj", "ffn_up"},
+                                           {"mlp.down_proj", "ffn_down"}};
+    static const char *const proj[][2] = {{"gate_proj", "ffn_gate_exps"}, {"w1", "ffn_gate_exps"},
+                                          {"up_proj", "ffn_up_exps"},     {"w3", "ffn_up_exps"},
+                                          {"down_proj", "ffn_down_exps"}, {"w2", "ffn_down_exps"}};
+    unsigned layer, e;
+    int n = 0;
+    *expert = -1;
+    if (sscanf(hf, "model.layers.%u.%n", &layer, &n) != 1 || n == 0) return false;
+    const char *m = hf + n, *x = strstr(m, ".experts.");
+    for (size_t i = 0; !x && i < sizeof plain / sizeof plain[0]; i++)
+        if (!strcmp(m, plain[i][0])) return (size_t)snprintf(out, cap, "blk.%u.%s", layer, plain[i][1]) < cap;
+    int k = 0;
+    if (!x || sscanf(x, ".experts.%u.%n", &e, &k) != 1 || k == 0) return false;
+    for (size_t i = 0; i < sizeof proj / sizeof proj[0]; i++)
+        if (!strcmp(x + k, proj[i][0])) {
+            *expert = (int)e;
+            return (size_t)snprintf(out, cap, "blk.%u.%s", layer, proj[i][1]) < cap;
+        }
+    return false;
+}
+
+/* The q/k row order of a llama GGUF: its row g holds the safetensors row
+ * h*2d + half*d + i where g = h*2d + 2i + half (LlamaModel.permute:
+ * reshape(n_head, 2, d, ...).swapaxes(1, 2)). NULL for other tensors, or
+ * rows the head count does not divide. */
+static size_t *rope_rowmap(const nvfp4_ckpt *g, const char *gguf_name, size_t rows, nvfp4_error *err, bool *oom)
+{
+    *oom = false;
+    size_t nh, nkv, len = strlen(gguf_name);
+    bool q = len > 7 && !strcmp(gguf_name + len - 7, ".attn_q"), k = len > 7 && !strcmp(gguf_name + len - 7, ".attn_k");
+    if (!(q || k) || !ckpt_gguf_qk_permuted(g)) return NULL;
+    ckpt_gguf_heads(g, &nh, &nkv);
+    size_t heads = k ? nkv : nh;
+    if (!heads || rows % (2 * heads)) return NULL;
+    size_t *map = malloc(rows * sizeof *map), per = rows / heads, half = per / 2;
+    if (!map) {
+        *oom = true;
+        nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+        return NULL;
+    }
+    /* map[hf row] = gguf row */
+    for (size_t h = 0; h < heads; h++)
+        for (size_t i = 0; i < half; i++)
+            for (size_t s = 0; s < 2; s++) map[h * per + s * half + i] = h * per + 2 * i + s;
+    return map;
+}
+
+/* The multiplier of expert e (or of the tensor) from NAME.scale: 1 where
+ * the converter left it out. */
+static float gguf_multiplier(nvfp4_ckpt *g, const char *name, int e, nvfp4_error *err, bool *ok)
+{
+    *ok = true;
+    const ckpt_tensor *t = ckpt_find2(g, name, "scale");
+    if (!t) return 1.0f;
+    const uint8_t *p = ckpt_bytes(g, t, err);
+    size_t n = t->e->nbytes / 4, i = e < 0 || n == 1 ? 0 : (size_t)e;
+    if (!p || t->e->dtype != NVFP4_T_F32 || i >= n) {
+        *ok = p != NULL;
+        return NAN;
+    }
+    float v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+}
+
+/* The safetensors layer la against its tensor in the GGUF (an expert's rows
+ * of a merged one), the q/k rows put back in their order. */
+static nvfp4_status compare_with_gguf(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la, nvfp4_ckpt *g,
+                                      const nvfp4_ckpt_layer *lg, int expert, nvfp4_ckpt_diff_layer *d,
+                                      nvfp4_error *err)
+{
+    size_t experts = lg->rows / (la->rows ? la->rows : 1);
+    if (la->cols != lg->cols || !la->rows || (expert < 0 ? lg->rows != la->rows
+                                                         : lg->rows % la->rows || (size_t)expert >= experts))
+        return NVFP4_OK; /* not compared: the shapes do not fit */
+    bool ok, oom;
+    float mult = gguf_multiplier(g, lg->name, expert, err, &ok);
+    if (!ok) return err->status;
+    if (!(mult > 0) || !isfinite(mult)) return NVFP4_OK;
+    const ckpt_tensor *wa = ckpt_find(a, la->weight_tensor), *sa = ckpt_find2(a, la->name, "weight_scale"),
+                      *wg = ckpt_find(g, lg->weight_tensor);
+    const uint8_t *ca = ckpt_bytes(a, wa, err), *ka = ca ? ckpt_bytes(a, sa, err) : NULL,
+                  *blocks = ka ? ckpt_bytes(g, wg, err) : NULL;
+    if (!blocks) return err->status;
+    size_t n = lg->rows * lg->cols;
+    uint8_t *codes = malloc(n / 2 + 1), *scales = malloc(n / 16 + 1);
+    float (*ta)[16] = malloc(2 * 256 * sizeof *ta);
+    size_t *map = rope_rowmap(g, lg->name, la->rows, err, &oom);
+    nvfp4_status st = oom ? err->status : NVFP4_OK;
+    if (!st && (!codes || !scales || !ta)) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if (!st) st = nvfp4_ggml_nvfp4_unpack(blocks, wg->e->nbytes, lg->rows, lg->cols, codes, scales, err);
+    if (!st) {
+        decode_table(a->conv, la->global_scale, ta);
+        decode_table(NVFP4_CKPT_GGUF, mult, ta + 256);
+        diff_side A = {ca, ka, 0, NULL, ta}, G = {codes, scales, expert < 0 ? 0 : (size_t)expert * la->rows, map,
+                                                   ta + 256};
+        compare_rows(&A, &G, la->rows, la->cols, d);
+        d->decode_mult_a = la->decode_mult;
+        d->decode_mult_b = mult;
+    }
+    free(codes);
+    free(scales);
+    free(ta);
+    free(map);
+    ckpt_release(a, wa);
+    ckpt_release(a, sa);
+    ckpt_release(g, wg);
+    return st;
+}
+
+/* A (safetensors) against G (GGUF): A's layers in its order, each with the
+ * GGUF tensor it maps to, then the GGUF tensors no layer of A mapped to. */
+static nvfp4_status diff_with_gguf(nvfp4_ckpt *a, const nvfp4_ckpt_report *ra, nvfp4_ckpt *g,
+                                   const nvfp4_ckpt_report *rg, bool gguf_is_a, nvfp4_ckpt_diff *out,
+                                   nvfp4_error *err)
+{
+    bool *used = calloc(rg->nlayers ? rg->nlayers : 1, sizeof *used);
+    if (!used) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    nvfp4_status st = NVFP4_OK;
+    for (size_t i = 0; !st && i < ra->nlayers; i++) {
+        const nvfp4_ckpt_layer *la = &ra->layers[i];
+        char gname[1100];
+        int expert;
+        const nvfp4_ckpt_layer *lg = gguf_name_of(la->name, gname, sizeof gname, &expert) ? find_layer(rg, gname) : NULL;
+        nvfp4_ckpt_diff_layer *d = add(out, la->name, err);
+        if (!d) st = err->status;
+        else {
+            d->in_a = gguf_is_a ? lg != NULL : true;
+            d->in_b = gguf_is_a ? true : lg != NULL;
+            if (lg) used[lg - rg->layers] = true;
+            if (lg && comparable(la) && comparable(lg)) st = compare_with_gguf(a, la, g, lg, expert, d, err);
+            if (gguf_is_a) { /* the GGUF is A: its multiplier is side A's */
+                double t = d->decode_mult_a;
+                d->decode_mult_a = d->decode_mult_b;
+                d->decode_mult_b = t;
+            }
+        }
+    }
+    for (size_t i = 0; !st && i < rg->nlayers; i++) {
+        if (used[i]) continue;
+        nvfp4_ckpt_diff_layer *d = add(out, rg->layers[i].name, err);
+        if (!d) st = err->status;
+        else d->in_a = gguf_is_a, d->in_b = !gguf_is_a;
+    }
+    free(used);
+    return st;
 }
 
 static nvfp4_ckpt_diff_layer *add(nvfp4_ckpt_diff *d, const char *name, nvfp4_error *err)
@@ -101,9 +286,11 @@ nvfp4_status nvfp4_ckpt_diff_run(nvfp4_ckpt *a, const nvfp4_ckpt_report *ra, nvf
                                  const nvfp4_ckpt_report *rb, nvfp4_ckpt_diff *out, nvfp4_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (a->conv == NVFP4_CKPT_GGUF || b->conv == NVFP4_CKPT_GGUF)
-        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s: diff reads modelopt and compressed-tensors folders; "
-                               "GGUF is not compared yet", a->conv == NVFP4_CKPT_GGUF ? a->dir : b->dir);
+    if (a->conv == NVFP4_CKPT_GGUF && b->conv == NVFP4_CKPT_GGUF)
+        return nvfp4_error_set(err, NVFP4_EUNSUPPORTED, "%s and %s: diff compares a GGUF with the safetensors "
+                               "checkpoint it was converted from, not two GGUF files", a->dir, b->dir);
+    if (a->conv == NVFP4_CKPT_GGUF) return diff_with_gguf(b, rb, a, ra, true, out, err);
+    if (b->conv == NVFP4_CKPT_GGUF) return diff_with_gguf(a, ra, b, rb, false, out, err);
     for (size_t i = 0; i < ra->nlayers + rb->nlayers; i++) {
         const nvfp4_ckpt_layer *l = i < ra->nlayers ? &ra->layers[i] : &rb->layers[i - ra->nlayers];
         const nvfp4_ckpt_layer *la = find_layer(ra, l->name), *lb = find_layer(rb, l->name);

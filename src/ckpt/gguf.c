@@ -125,6 +125,12 @@ static json_t *value(rd *r, uint32_t t, int depth)
     return json_null();
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcmp(s + n - k, tail);
+}
+
 static nvfp4_status bad(const char *path, const char *what, nvfp4_error *err)
 {
     return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a valid GGUF file: %s", path, what);
@@ -200,7 +206,8 @@ nvfp4_status ckpt_open_gguf(nvfp4_ckpt *c, const char *path, nvfp4_error *err)
         uint32_t t = u32(&r);
         json_t *v = r.ok ? value(&r, t, 0) : NULL;
         if (key && v && (!strcmp(key, "general.tensor_extra.name") || !strcmp(key, "general.tensor_extra.prec_a4") ||
-                         !strcmp(key, "general.file_type") || !strcmp(key, "general.architecture")))
+                         !strcmp(key, "general.file_type") || !strcmp(key, "general.architecture") ||
+                         ends_with(key, ".attention.head_count") || ends_with(key, ".attention.head_count_kv")))
             json_object_set(kv, key, v);
         if (key && !strcmp(key, "general.alignment") && json_is_integer(v)) alignment = (uint64_t)json_integer_value(v);
         json_decref(v);
@@ -349,4 +356,30 @@ nvfp4_status ckpt_scan_gguf(nvfp4_ckpt *c, nvfp4_ckpt_progress progress, void *c
         if (progress) progress(rep->nlayers, n, l->name, ctx);
     }
     return ckpt_check_layers(c, rep, err);
+}
+
+/* The head counts of the model (the converter's "<arch>.attention.head_count"
+ * and "...head_count_kv"); 0 when the file does not say. */
+void ckpt_gguf_heads(const nvfp4_ckpt *c, size_t *n_head, size_t *n_head_kv)
+{
+    *n_head = *n_head_kv = 0;
+    const json_t *kv = json_object_get(c->qcfg, "kv"), *arch = json_object_get(kv, "general.architecture");
+    if (!json_is_string(arch)) return;
+    char key[128];
+    snprintf(key, sizeof key, "%s.attention.head_count", json_string_value(arch));
+    const json_t *h = json_object_get(kv, key);
+    snprintf(key, sizeof key, "%s.attention.head_count_kv", json_string_value(arch));
+    const json_t *hk = json_object_get(kv, key);
+    if (json_is_integer(h) && json_integer_value(h) > 0) *n_head = (size_t)json_integer_value(h);
+    *n_head_kv = json_is_integer(hk) && json_integer_value(hk) > 0 ? (size_t)json_integer_value(hk) : *n_head;
+}
+
+/* Whether the file's q/k rows are in llama.cpp's RoPE order: the converter
+ * permutes them for the llama architecture (conversion/llama.py
+ * LlamaModel.permute, applied to NVFP4 weights and their scales alike in
+ * its _repack_nvfp4; Mixtral converts as llama). */
+bool ckpt_gguf_qk_permuted(const nvfp4_ckpt *c)
+{
+    const json_t *arch = json_object_get(json_object_get(c->qcfg, "kv"), "general.architecture");
+    return json_is_string(arch) && !strcmp(json_string_value(arch), "llama");
 }

@@ -1015,7 +1015,8 @@ class CkptTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         for folder in (d, mo):
             with self.subTest(folder=os.path.basename(folder)):
-                rc, rep, err = check_json(self.to_gguf(folder), "--strict")
+                g = self.to_gguf(folder)
+                rc, rep, err = check_json(g, "--strict")
                 self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "gguf", []), err)
                 got = {l["name"]: l["amax_implied"] for l in rep["layers"]}
                 self.assertEqual(sorted(got), sorted(want))
@@ -1023,6 +1024,20 @@ class CkptTest(unittest.TestCase):
                                  {"blk.0.ffn_gate_exps": 256, "blk.0.ffn_up_exps": 256, "blk.0.ffn_down_exps": 256})
                 for k, v in want.items():
                     self.assertLess(abs(got[k] / v - 1), 1e-6, k)
+                # diff against the source: every code and scale byte carried, experts by their rows, q/k
+                # rows put back from llama.cpp's RoPE order; from modelopt the same numbers throughout,
+                # from compressed-tensors the converter's fp32 reciprocal of the global scale may show
+                p = subprocess.run([NVFP4, "ckpt", "diff", folder, g, "--json"], capture_output=True, text=True)
+                layers = json.loads(p.stdout)["layers"]
+                self.assertEqual(len(layers), 16)
+                for l in layers:
+                    self.assertEqual((l["code_bytes_equal"], l["scale_bytes_equal"]), (1.0, 1.0), l["name"])
+                    if folder == mo or "self_attn" in l["name"]:
+                        self.assertEqual(l["verdict"], "same numbers", l["name"])
+                self.assertEqual(p.returncode, 0 if folder == mo else 1, p.stderr)
+        p = subprocess.run([NVFP4, "ckpt", "diff", d + ".gguf", mo + ".gguf"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not two GGUF files", p.stderr)
 
     def test_gguf_from_llama_cpp_converter(self):
         """llama.cpp's convert_hf_to_gguf.py itself (LLAMA_CPP_SRC; a 64-piece
@@ -1041,6 +1056,11 @@ class CkptTest(unittest.TestCase):
                 rc, rep, err = check_json(self.to_gguf(folder), "--strict")
                 self.assertEqual((rc, rep["convention"], rep["findings"]), (0, "gguf", []), err)
                 self.assertEqual(len(rep["layers"]), 14)
+                if folder != ct:  # modelopt -> GGUF carries every number (the q/k rows in RoPE order)
+                    p = subprocess.run([NVFP4, "ckpt", "diff", folder, folder + ".gguf"], capture_output=True,
+                                       text=True)
+                    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                    self.assertIn("14 of 14 layers have the same numbers", p.stdout)
                 if folder != a16:
                     got = sorted(l["amax_implied"] for l in rep["layers"])
                     for x, y in zip(got, sorted(src_amax.values())):
