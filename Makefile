@@ -78,7 +78,7 @@ CLI      := $(BUILD)/bin/nvfp4
 SO_MAJOR := 0
 VERSION  := $(shell sed -n 's/.*NVFP4_VERSION_STRING "\(.*\)"/\1/p' include/nvfp4/common.h)
 
-.PHONY: all check check-quick check-cli-smoke check-long check-unit check-cli check-py sanitize install uninstall help clean \
+.PHONY: all check check-quick check-cli-smoke check-long check-mutants-full check-unit check-cli check-py sanitize install uninstall help clean \
         determinism
 
 ## all: build libnvfp4 and libnvfp4_study (static and shared) and the nvfp4 command
@@ -206,6 +206,10 @@ check-py: $(CLI)
 	    $(call check_summary,python cross-checks); \
 	else line="python cross-checks: skipped (python3 with numpy not found; run: pip install -r tests/py/requirements.txt)"; \
 	    echo "check-py: $$line"; if [ -n "$(CHECK_SUMMARY_FILE)" ]; then echo "$$line" >> "$(CHECK_SUMMARY_FILE)"; fi; fi
+
+## check-mutants-full: the mutant test with the `mutants` suite alone for every recipe too (make check: te only)
+check-mutants-full: all
+	@NVFP4_MUTANTS_FULL=1 NVFP4=$(CURDIR)/$(CLI) bash tests/cli/test_mutants.sh
 
 ## check-long: run the exhaustive suites (all 2^32 fp32 inputs per encoder; tens of minutes)
 check-long: all $(LONG_BIN)
