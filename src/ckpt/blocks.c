@@ -47,7 +47,8 @@ typedef struct {
  * wide integer vectors. Each field takes 15 additions, then folds into
  * 8-bit fields (8 folds of at most 30), then into 64-bit sums. The
  * histogram follows exactly by inclusion-exclusion (histogram_from_subsets).
- * GCC/clang vector types: SSE2 or AVX2 on x86-64, NEON on aarch64. */
+ * GCC/clang vector types, built into the AVX2 path only (scan_range_avx2):
+ * for 16-byte vectors the accumulators spill and the byte tables win. */
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
 #define SPLAT4(x) ((u64x4){(x), (x), (x), (x)})
 

@@ -315,6 +315,22 @@ int ckpt_fused_set_of(const char *lf)
 
 const char *const *ckpt_fused_members(int set) { return fused_sets[set]; }
 
+/* A MoE expert's three projections under each spelling: the names modelopt
+ * and llm-compressor write, Mixtral's own checkpoint names, and the merged
+ * tensor llama.cpp's converter makes of them (conversion/base.py
+ * _flush_nvfp4_experts). */
+static const char *const expert_proj[3][3] = {
+    {"gate_proj", "w1", "ffn_gate_exps"}, {"up_proj", "w3", "ffn_up_exps"}, {"down_proj", "w2", "ffn_down_exps"}};
+
+int ckpt_expert_proj(const char *leaf)
+{
+    for (int p = 0; p < 3; p++)
+        if (!strcmp(leaf, expert_proj[p][0]) || !strcmp(leaf, expert_proj[p][1])) return p;
+    return -1;
+}
+
+const char *ckpt_expert_proj_name(int proj, int spelling) { return expert_proj[proj][spelling]; }
+
 static bool same_parent(const char *a, const char *b)
 {
     size_t la = (size_t)(ckpt_leaf(a) - a), lb = (size_t)(ckpt_leaf(b) - b);

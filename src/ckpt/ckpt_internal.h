@@ -98,6 +98,12 @@ void ckpt_merge_stats(nvfp4_ckpt_layer *into, const nvfp4_ckpt_layer *part);
  * members of group g (NULL-terminated). */
 int ckpt_fused_set_of(const char *leaf);
 const char *const *ckpt_fused_members(int set);
+/* A MoE expert's projection from its last name component: 0 gate (gate_proj
+ * or Mixtral's w1), 1 up (up_proj, w3), 2 down (down_proj, w2), -1 none; and
+ * its name in spelling 0 (gate_proj...), 1 (Mixtral's w1...) or 2 (the GGUF
+ * merged tensor, ffn_gate_exps...). */
+int ckpt_expert_proj(const char *leaf);
+const char *ckpt_expert_proj_name(int proj, int spelling);
 const char *ckpt_leaf(const char *name);
 
 #endif

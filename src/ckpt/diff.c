@@ -118,9 +118,6 @@ static bool gguf_name_of(const char *hf, char *out, size_t cap, int *expert)
                                            {"self_attn.v_proj", "attn_v"},    {"self_attn.o_proj", "attn_output"},
                                            {"mlp.gate_proj", "ffn_gate"},     {"mlp.up_proj", "ffn_up"},
                                            {"mlp.down_proj", "ffn_down"}};
-    static const char *const proj[][2] = {{"gate_proj", "ffn_gate_exps"}, {"w1", "ffn_gate_exps"},
-                                          {"up_proj", "ffn_up_exps"},     {"w3", "ffn_up_exps"},
-                                          {"down_proj", "ffn_down_exps"}, {"w2", "ffn_down_exps"}};
     unsigned layer, e;
     int n = 0;
     *expert = -1;
@@ -130,12 +127,10 @@ static bool gguf_name_of(const char *hf, char *out, size_t cap, int *expert)
         if (!strcmp(m, plain[i][0])) return (size_t)snprintf(out, cap, "blk.%u.%s", layer, plain[i][1]) < cap;
     int k = 0;
     if (!x || sscanf(x, ".experts.%u.%n", &e, &k) != 1 || k == 0) return false;
-    for (size_t i = 0; i < sizeof proj / sizeof proj[0]; i++)
-        if (!strcmp(x + k, proj[i][0])) {
-            *expert = (int)e;
-            return (size_t)snprintf(out, cap, "blk.%u.%s", layer, proj[i][1]) < cap;
-        }
-    return false;
+    int p = strchr(x + k, '.') ? -1 : ckpt_expert_proj(x + k);
+    if (p < 0) return false;
+    *expert = (int)e;
+    return (size_t)snprintf(out, cap, "blk.%u.%s", layer, ckpt_expert_proj_name(p, 2)) < cap;
 }
 
 /* The q/k row order of a llama GGUF: its row g holds the safetensors row

@@ -46,17 +46,14 @@ static const char *const writer_recipe[NWRITERS] = {"modelopt", "compressed-tens
 static const ckpt_tensor *find_original(const nvfp4_ckpt *o, const char *module)
 {
     const ckpt_tensor *t = ckpt_find2(o, module, "weight");
-    static const char *const proj[3][2] = {{"gate_proj", "w1"}, {"up_proj", "w3"}, {"down_proj", "w2"}};
-    const char *leaf = strrchr(module, '.');
-    if (t || !leaf || !strstr(module, ".experts.")) return t;
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(leaf + 1, proj[i][0]) != 0) continue;
-        char buf[1024];
-        int len = (int)(leaf - module);
-        if ((size_t)snprintf(buf, sizeof buf, "%.*s.%s.weight", len, module, proj[i][1]) >= sizeof buf) return NULL;
-        return ckpt_find(o, buf);
-    }
-    return NULL;
+    const char *leaf = ckpt_leaf(module);
+    int proj = ckpt_expert_proj(leaf);
+    if (t || proj < 0 || !strstr(module, ".experts.") || strcmp(leaf, ckpt_expert_proj_name(proj, 0)) != 0) return t;
+    char buf[1024];
+    int len = (int)(leaf - module);
+    if ((size_t)snprintf(buf, sizeof buf, "%.*s%s.weight", len, module, ckpt_expert_proj_name(proj, 1)) >= sizeof buf)
+        return NULL;
+    return ckpt_find(o, buf);
 }
 
 /* The original P.weight as floats (NULL when the original lacks it). */
