@@ -113,7 +113,9 @@ void nvfp4_ckpt_report_free(nvfp4_ckpt_report *rep);
 /* Compares the scanned layers with the unquantized weights at original (a
  * .safetensors file or a folder of them, P.weight for each layer P, F32,
  * BF16 or F16): fills each layer's compared fields and adds the findings
- * decode-error and nibble-order (docs/checkpoints.md, "--original"). A layer
+ * decode-error and nibble-order (docs/checkpoints.md, "--original"). A GGUF
+ * tensor is compared with the modules llama.cpp's converter made it of (each
+ * expert of a merged tensor; q/k rows in the original's order). A layer
  * the original lacks is left uncompared. NVFP4_EIO / NVFP4_EFORMAT naming the
  * file when the original cannot be read, or holds P.weight of another shape
  * or dtype. */

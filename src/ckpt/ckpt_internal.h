@@ -86,6 +86,20 @@ bool ckpt_gguf_weight_only(const nvfp4_ckpt *c, const char *name);
 bool ckpt_gguf_is_nvfp4(const nvfp4_ckpt *c, const char *name);
 void ckpt_gguf_heads(const nvfp4_ckpt *c, size_t *n_head, size_t *n_head_kv);
 bool ckpt_gguf_qk_permuted(const nvfp4_ckpt *c);
+/* The GGUF name of a safetensors module "model.layers.N.M" (blk.N.attn_q,
+ * blk.N.ffn_gate_exps...) and, for an expert of a merged tensor, its index
+ * (-1 otherwise); false for a name the converter's llama/Mixtral tensor map
+ * has no entry for. */
+bool ckpt_gguf_name_of(const char *hf, char *out, size_t cap, int *expert);
+/* map[r] = the GGUF row of safetensors row r of a q/k tensor of `rows` rows
+ * (one expert's or the tensor's) in llama.cpp's RoPE order; NULL for other
+ * tensors, files not permuted, or rows the head count does not divide (and
+ * on running out of memory: *oom set, err set). Freed by the caller. */
+size_t *ckpt_gguf_rope_rowmap(const nvfp4_ckpt *g, const char *gguf_name, size_t rows, nvfp4_error *err, bool *oom);
+/* The decode multiplier of expert e (-1: the tensor's) from NAME.scale: 1
+ * where the converter left it out; NaN when it is not an F32 holding e
+ * (*ok false only when reading it failed, err set). */
+float ckpt_gguf_multiplier(nvfp4_ckpt *g, const char *name, int e, nvfp4_error *err, bool *ok);
 
 /* scan.c: the statistics of nblocks linear blocks (codes, one scale byte per
  * 16 codes) decoded with multiplier dmult, into l (hist, counts added;

@@ -109,74 +109,6 @@ static nvfp4_status compare_pair(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la, nvfp
 
 /* ---- a safetensors checkpoint against the GGUF llama.cpp's converter made of it ---------------------------- */
 
-/* The GGUF name of a safetensors layer "model.layers.N.M" and, for an expert
- * of a merged tensor, its index (-1 otherwise); false for a name the
- * converter's llama/Mixtral tensor map has no entry for. */
-static bool gguf_name_of(const char *hf, char *out, size_t cap, int *expert)
-{
-    static const char *const plain[][2] = {{"self_attn.q_proj", "attn_q"},    {"self_attn.k_proj", "attn_k"},
-                                           {"self_attn.v_proj", "attn_v"},    {"self_attn.o_proj", "attn_output"},
-                                           {"mlp.gate_proj", "ffn_gate"},     {"mlp.up_proj", "ffn_up"},
-                                           {"mlp.down_proj", "ffn_down"}};
-    unsigned layer, e;
-    int n = 0;
-    *expert = -1;
-    if (sscanf(hf, "model.layers.%u.%n", &layer, &n) != 1 || n == 0) return false;
-    const char *m = hf + n, *x = strstr(m, ".experts.");
-    for (size_t i = 0; !x && i < sizeof plain / sizeof plain[0]; i++)
-        if (!strcmp(m, plain[i][0])) return (size_t)snprintf(out, cap, "blk.%u.%s", layer, plain[i][1]) < cap;
-    int k = 0;
-    if (!x || sscanf(x, ".experts.%u.%n", &e, &k) != 1 || k == 0) return false;
-    int p = strchr(x + k, '.') ? -1 : ckpt_expert_proj(x + k);
-    if (p < 0) return false;
-    *expert = (int)e;
-    return (size_t)snprintf(out, cap, "blk.%u.%s", layer, ckpt_expert_proj_name(p, 2)) < cap;
-}
-
-/* The q/k row order of a llama GGUF: its row g holds the safetensors row
- * h*2d + half*d + i where g = h*2d + 2i + half (LlamaModel.permute:
- * reshape(n_head, 2, d, ...).swapaxes(1, 2)). NULL for other tensors, or
- * rows the head count does not divide. */
-static size_t *rope_rowmap(const nvfp4_ckpt *g, const char *gguf_name, size_t rows, nvfp4_error *err, bool *oom)
-{
-    *oom = false;
-    size_t nh, nkv, len = strlen(gguf_name);
-    bool q = len > 7 && !strcmp(gguf_name + len - 7, ".attn_q"), k = len > 7 && !strcmp(gguf_name + len - 7, ".attn_k");
-    if (!(q || k) || !ckpt_gguf_qk_permuted(g)) return NULL;
-    ckpt_gguf_heads(g, &nh, &nkv);
-    size_t heads = k ? nkv : nh;
-    if (!heads || rows % (2 * heads)) return NULL;
-    size_t *map = malloc(rows * sizeof *map), per = rows / heads, half = per / 2;
-    if (!map) {
-        *oom = true;
-        nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-        return NULL;
-    }
-    /* map[hf row] = gguf row */
-    for (size_t h = 0; h < heads; h++)
-        for (size_t i = 0; i < half; i++)
-            for (size_t s = 0; s < 2; s++) map[h * per + s * half + i] = h * per + 2 * i + s;
-    return map;
-}
-
-/* The multiplier of expert e (or of the tensor) from NAME.scale: 1 where
- * the converter left it out. */
-static float gguf_multiplier(nvfp4_ckpt *g, const char *name, int e, nvfp4_error *err, bool *ok)
-{
-    *ok = true;
-    const ckpt_tensor *t = ckpt_find2(g, name, "scale");
-    if (!t) return 1.0f;
-    const uint8_t *p = ckpt_bytes(g, t, err);
-    size_t n = t->e->nbytes / 4, i = e < 0 || n == 1 ? 0 : (size_t)e;
-    if (!p || t->e->dtype != NVFP4_T_F32 || i >= n) {
-        *ok = p != NULL;
-        return NAN;
-    }
-    float v;
-    memcpy(&v, p + 4 * i, 4);
-    return v;
-}
-
 /* The safetensors layer la against its tensor in the GGUF (an expert's rows
  * of a merged one), the q/k rows put back in their order. */
 static nvfp4_status compare_with_gguf(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la, nvfp4_ckpt *g,
@@ -188,7 +120,7 @@ static nvfp4_status compare_with_gguf(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la,
                                                          : lg->rows % la->rows || (size_t)expert >= experts))
         return NVFP4_OK; /* not compared: the shapes do not fit */
     bool ok, oom;
-    float mult = gguf_multiplier(g, lg->name, expert, err, &ok);
+    float mult = ckpt_gguf_multiplier(g, lg->name, expert, err, &ok);
     if (!ok) return err->status;
     if (!(mult > 0) || !isfinite(mult)) return NVFP4_OK;
     const ckpt_tensor *wa = ckpt_find(a, la->weight_tensor), *sa = ckpt_find2(a, la->name, "weight_scale"),
@@ -199,7 +131,7 @@ static nvfp4_status compare_with_gguf(nvfp4_ckpt *a, const nvfp4_ckpt_layer *la,
     size_t n = lg->rows * lg->cols;
     uint8_t *codes = malloc(n / 2 + 1), *scales = malloc(n / 16 + 1);
     float (*ta)[16] = malloc(2 * 256 * sizeof *ta);
-    size_t *map = rope_rowmap(g, lg->name, la->rows, err, &oom);
+    size_t *map = ckpt_gguf_rope_rowmap(g, lg->name, la->rows, err, &oom);
     nvfp4_status st = oom ? err->status : NVFP4_OK;
     if (!st && (!codes || !scales || !ta)) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     if (!st) st = nvfp4_ggml_nvfp4_unpack(blocks, wg->e->nbytes, lg->rows, lg->cols, codes, scales, err);
@@ -235,7 +167,7 @@ static nvfp4_status diff_with_gguf(nvfp4_ckpt *a, const nvfp4_ckpt_report *ra, n
         const nvfp4_ckpt_layer *la = &ra->layers[i];
         char gname[1100];
         int expert;
-        const nvfp4_ckpt_layer *lg = gguf_name_of(la->name, gname, sizeof gname, &expert) ? find_layer(rg, gname) : NULL;
+        const nvfp4_ckpt_layer *lg = ckpt_gguf_name_of(la->name, gname, sizeof gname, &expert) ? find_layer(rg, gname) : NULL;
         nvfp4_ckpt_diff_layer *d = add(out, la->name, err);
         if (!d) st = err->status;
         else {

@@ -1035,6 +1035,19 @@ class CkptTest(unittest.TestCase):
                     if folder == mo or "self_attn" in l["name"]:
                         self.assertEqual(l["verdict"], "same numbers", l["name"])
                 self.assertEqual(p.returncode, 0 if folder == mo else 1, p.stderr)
+                # --original: each expert's rows of the merged tensors against Mixtral's own w1/w3/w2, q/k
+                # rows read back; straight from compressed-tensors every layer is its bf16 rule (the
+                # converter's fp32 reciprocal is one of the readings of the GGUF .scale)
+                rc, rep, err = check_json(g, "--original", d + "-orig")
+                self.assertEqual((rc, rep["findings"]), (0, []), err)
+                self.assertEqual(len([l for l in rep["layers"] if "original" in l]), 7)
+                if folder == d:
+                    self.assertEqual({l["original"]["written_by"] for l in rep["layers"]},
+                                     {"compressed-tensors 0.20.1 (bf16 weights)"})
+                    self.assertEqual({l["name"]: l["original"]["written_amax"] for l in rep["layers"]
+                                      if "exps" in l["name"]},
+                                     {"blk.0.ffn_gate_exps": "fused group", "blk.0.ffn_up_exps": "fused group",
+                                      "blk.0.ffn_down_exps": "own"})  # some expert's gate or up: the w1/w3 amax
         p = subprocess.run([NVFP4, "ckpt", "diff", d + ".gguf", mo + ".gguf"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("not two GGUF files", p.stderr)
@@ -1061,6 +1074,18 @@ class CkptTest(unittest.TestCase):
                                        text=True)
                     self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
                     self.assertIn("14 of 14 layers have the same numbers", p.stdout)
+                    # --original on the GGUF: every layer's bytes (q/k rows read back from the RoPE order)
+                    # are modelopt's rule with the fused group's amax on q/k/v and gate/up
+                    rc, rep, err = check_json(folder + ".gguf", "--original", folder + "-orig")
+                    self.assertEqual((rc, rep["findings"]), (0, []), err)
+                    self.assertEqual({l["original"]["written_by"] for l in rep["layers"]}, {"modelopt 0.47"})
+                    amax = {(l["name"].split(".")[-1], l["original"]["written_amax"]) for l in rep["layers"]}
+                    self.assertIn("fused group", {a for n, a in amax if n in ("attn_q", "attn_k", "attn_v")})
+                    self.assertIn("fused group", {a for n, a in amax if n in ("ffn_gate", "ffn_up")})
+                    self.assertEqual({a for n, a in amax if n in ("attn_output", "ffn_down")}, {"own"})
+                    for l in rep["layers"]:
+                        o = l["original"]
+                        self.assertLess(o["rel_rms_error"] / o["reference_rel_rms_error"], 1.02, l["name"])
                 if folder != a16:
                     got = sorted(l["amax_implied"] for l in rep["layers"])
                     for x, y in zip(got, sorted(src_amax.values())):
@@ -1078,8 +1103,9 @@ class CkptTest(unittest.TestCase):
 
     def test_gguf_planted_defects(self):
         """A compressed-tensors global scale copied without inverting it, NaN
-        scale bytes, a NaN .scale, and W4A16 intent lost (no prec_a4 marking):
-        each named with its category and tensor."""
+        scale bytes, a NaN .scale, W4A16 intent lost (no prec_a4 marking), and
+        with --original the nibbles of one tensor's code bytes swapped: each
+        named with its category and tensor."""
         self.gguf()  # skips without LLAMA_CPP_SRC
         o = "model.layers.0.self_attn.o_proj"
         d = "model.layers.1.mlp.down_proj"
@@ -1105,6 +1131,21 @@ class CkptTest(unittest.TestCase):
                 rc, rep, err = check_json(self.gguf(w4a4, edit))
                 self.assertEqual(rc, 1, err)
                 self.assertEqual({(f["category"], f["tensor"]) for f in rep["findings"]}, want)
+        # --original on a clean GGUF: modelopt's rule everywhere; then the nibbles of one tensor's code
+        # bytes swapped in the file (element j of each 16 read from the high nibble): nibble-order there
+        path = self.gguf()
+        rc, rep, err = check_json(path, "--original", self.original())
+        self.assertEqual((rc, rep["findings"]), (0, []), err)
+        self.assertEqual({l["original"]["written_by"] for l in rep["layers"]}, {"modelopt 0.47"})
+        _, gguf = llama_cpp_converter()
+        for t in gguf.GGUFReader(path, "r+").tensors:
+            if t.name == "blk.0.attn_output.weight":
+                b = t.data.reshape(-1, 36)[:, 4:]
+                b[:] = (b << 4) | (b >> 4)
+        rc, rep, err = check_json(path, "--original", self.original())
+        self.assertEqual((rc, [(f["category"], f["tensor"]) for f in rep["findings"]]),
+                         (1, [("nibble-order", "blk.0.attn_output.weight")]), err)
+        self.assertIn("36-byte block", rep["findings"][0]["message"])
         # W4A16 written as if W4A4: no input scale (trivial, omitted) and no prec_a4 marking
         path = write_gguf(self.folder() + ".gguf", self.tensors[("modelopt", False)], True)
         rc, rep, err = check_json(path)
