@@ -808,6 +808,34 @@ START_TEST(staged_write_commit_and_abort)
 }
 END_TEST
 
+/* begin: an empty temporary beside dest, named in t.tmp, that another
+ * writer fills; commit puts its bytes under dest; abort removes it; a FIFO
+ * at dest is refused before anything is created. */
+START_TEST(begun_file_written_by_another)
+{
+    const char *dest = path_in("b.gguf");
+    nvfp4_file_txn t;
+    nvfp4_error err;
+    struct stat st;
+    ck_assert_int_eq(nvfp4_file_txn_begin(&t, dest, &err), NVFP4_OK);
+    ck_assert(stat(t.tmp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0);
+    ck_assert(strncmp(t.tmp, tmpdir, strlen(tmpdir)) == 0 && strstr(t.tmp, "/.b.gguf.tmp-"));
+    FILE *f = fopen(t.tmp, "wb");
+    ck_assert(f && fputs("GGUF", f) >= 0 && fclose(f) == 0);
+    ck_assert_int_eq(lstat(dest, &st), -1);
+    ck_assert_int_eq(nvfp4_file_txn_commit(&t, &err), NVFP4_OK);
+    ck_assert(lstat(dest, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4);
+    ck_assert_int_eq(nvfp4_file_txn_begin(&t, dest, &err), NVFP4_OK);
+    nvfp4_file_txn_abort(&t);
+    ck_assert_int_eq(count_entries(tmpdir), 1); /* dest only */
+    ck_assert_int_eq(unlink(dest), 0);
+    ck_assert_int_eq(mkfifo(dest, 0600), 0);
+    ck_assert_int_eq(nvfp4_file_txn_begin(&t, dest, &err), NVFP4_EIO);
+    ck_assert_msg(strstr(err.message, "is a FIFO"), "%s", err.message);
+    ck_assert_int_eq(count_entries(tmpdir), 1);
+}
+END_TEST
+
 static nvfp4_status manifest_of(const char *text, nvfp4_manifest *m, nvfp4_error *err)
 {
     return nvfp4_manifest_parse(text, strlen(text), "M", m, err);
@@ -913,6 +941,7 @@ static Suite *io_suite(void)
     tcase_add_test(tc, bundle_malformed);
     tcase_add_test(tc, writers_refuse_special_files);
     tcase_add_test(tc, staged_write_commit_and_abort);
+    tcase_add_test(tc, begun_file_written_by_another);
     tcase_add_test(tc, manifest_lines);
     tcase_add_test(tc, utf8_prefix);
     suite_add_tcase(s, tc);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "ckpt_to_gguf.h"
 #include "nvfp4/ckpt.h"
 #include "nvfp4/formats.h"
 
@@ -16,13 +17,14 @@ static const char usage[] =
     "usage: nvfp4 ckpt inspect PATH [--json]\n"
     "       nvfp4 ckpt check PATH [--original ORIG] [--json] [--strict]\n"
     "       nvfp4 ckpt convert PATH --to modelopt|compressed-tensors -o OUT\n"
+    "       nvfp4 ckpt convert PATH --to gguf -o OUT.gguf [--converter convert_hf_to_gguf.py]\n"
     "       nvfp4 ckpt diff A B [--json]\n"
     "\n"
     "PATH is a checkpoint folder: *.safetensors (one file, or shards listed by\n"
     "model.safetensors.index.json) with hf_quant_config.json (modelopt) or config.json\n"
     "holding a quantization_config (compressed-tensors), or a llama.cpp .gguf file\n"
-    "(GGML_TYPE_NVFP4 tensors, their .scale / .input_scale, prec_a4 marking; inspect and\n"
-    "check only). Tensors are read memory-mapped, one layer at a time.\n"
+    "(GGML_TYPE_NVFP4 tensors, their .scale / .input_scale, prec_a4 marking; inspect,\n"
+    "check and diff). Tensors are read memory-mapped, one layer at a time.\n"
     "\n"
     "inspect  the convention, the scheme, and one row per NVFP4 layer: shape, the stored\n"
     "         global scale, the weight amax it implies (2688 x weight_scale_2, or\n"
@@ -47,6 +49,12 @@ static const char usage[] =
     "         them, other files copied. OUT appears whole or not at all. A checkpoint\n"
     "         with an error finding is refused (exit 1); the output is checked (exit 1\n"
     "         if that check finds an error).\n"
+    "         --to gguf runs llama.cpp's convert_hf_to_gguf.py (--converter FILE or\n"
+    "         $NVFP4_GGUF_CONVERTER; python3 with gguf-py/ of its tree on PYTHONPATH), which\n"
+    "         writes the tokenizer, hyperparameters, merged experts and RoPE-ordered q/k,\n"
+    "         into a temporary file beside OUT.gguf; OUT.gguf is written only when ckpt diff\n"
+    "         shows every code and block scale byte carried and ckpt check finds no error\n"
+    "         (exit 1 otherwise; exit 2 when the converter fails, its last output shown).\n"
     "\n"
     "diff     pairs the NVFP4 layers of two checkpoints of the same model by name (either\n"
     "         convention) and prints per layer the share of equal code and scale bytes,\n"
@@ -73,18 +81,21 @@ static const char usage[] =
     "  --json    print {\"convention\", \"scheme\", \"findings\": [{\"tensor\", \"category\",\n"
     "            \"severity\", \"message\"}], \"layers\": [...]} instead of text\n"
     "  --strict  (check) hazards count as errors\n"
-    "  --to CONV, -o OUT  (convert) the target convention and the new folder\n"
+    "  --to CONV, -o OUT  (convert) the target convention and the new folder (a file\n"
+    "            for gguf)\n"
+    "  --converter FILE  (convert --to gguf) llama.cpp's convert_hf_to_gguf.py\n"
     "\n"
     "Exit: 0 no error (hazards are shown), 1 a finding is an error (or a hazard with\n"
     "--strict), 2 usage error or an unreadable checkpoint (the message names the file).\n";
 
 static const char *CMD = "ckpt";
 
-enum { OPT_JSON = 256, OPT_STRICT, OPT_ORIGINAL, OPT_TO };
+enum { OPT_JSON = 256, OPT_STRICT, OPT_ORIGINAL, OPT_TO, OPT_CONVERTER };
 static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
                                          {"strict", no_argument, NULL, OPT_STRICT},
                                          {"original", required_argument, NULL, OPT_ORIGINAL},
                                          {"to", required_argument, NULL, OPT_TO},
+                                         {"converter", required_argument, NULL, OPT_CONVERTER},
                                          {"output", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -182,17 +193,15 @@ static int scan_or_fail(const char *path, nvfp4_ckpt **ck, nvfp4_ckpt_report *re
     return NVFP4_EXIT_OK;
 }
 
-static int run_convert(const char *path, const char *to, const char *out)
+static int run_convert(const char *path, const char *to, const char *out, const char *converter)
 {
-    if (!to || !out) return cli_fail(CMD, "convert needs --to modelopt|compressed-tensors and -o OUT");
+    if (!to || !out) return cli_fail(CMD, "convert needs --to modelopt|compressed-tensors|gguf and -o OUT");
     nvfp4_ckpt_convention conv;
     if (!strcmp(to, "modelopt")) conv = NVFP4_CKPT_MODELOPT;
     else if (!strcmp(to, "compressed-tensors")) conv = NVFP4_CKPT_COMPRESSED_TENSORS;
-    else
-        return cli_fail(CMD,
-                        "--to %s: modelopt or compressed-tensors. GGUF is not written by nvfp4: llama.cpp's "
-                        "convert_hf_to_gguf.py reads both conventions (it needs the tokenizer and the model's "
-                        "hyperparameters); check its output with nvfp4 ckpt check FILE.gguf", to);
+    else if (!strcmp(to, "gguf")) conv = NVFP4_CKPT_GGUF;
+    else return cli_fail(CMD, "--to %s: modelopt, compressed-tensors or gguf", to);
+    if (converter && conv != NVFP4_CKPT_GGUF) return cli_fail(CMD, "--converter applies to --to gguf only");
     nvfp4_ckpt *ck;
     nvfp4_ckpt_report rep;
     int rc = scan_or_fail(path, &ck, &rep);
@@ -204,6 +213,13 @@ static int run_convert(const char *path, const char *to, const char *out)
         nvfp4_ckpt_report_free(&rep);
         nvfp4_ckpt_close(ck);
         return NVFP4_EXIT_MISMATCH;
+    }
+    if (conv == NVFP4_CKPT_GGUF) {
+        rc = rep.convention == NVFP4_CKPT_GGUF ? cli_fail(CMD, "%s is a GGUF file already", path)
+                                               : ckpt_convert_to_gguf(CMD, ck, &rep, path, out, converter);
+        nvfp4_ckpt_report_free(&rep);
+        nvfp4_ckpt_close(ck);
+        return rc;
     }
     nvfp4_error err;
     nvfp4_ckpt_convert_result res;
@@ -289,7 +305,7 @@ static int run(int argc, char **argv)
         return NVFP4_EXIT_OK;
     }
     bool json = false, strict = false;
-    const char *original = NULL, *to = NULL, *out = NULL;
+    const char *original = NULL, *to = NULL, *out = NULL, *converter = NULL;
     optind = 1;
     opterr = 0;
     int c;
@@ -300,11 +316,12 @@ static int run(int argc, char **argv)
         case OPT_ORIGINAL: original = optarg; break;
         case OPT_TO: to = optarg; break;
         case 'o': out = optarg; break;
+        case OPT_CONVERTER: converter = optarg; break;
         default: return cli_fail(CMD, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
         }
     }
     if (argc - optind == 3 && !strcmp(argv[optind], "diff")) {
-        if (strict || original || to || out) return cli_fail(CMD, "diff takes --json only (see --help)");
+        if (strict || original || to || out || converter) return cli_fail(CMD, "diff takes --json only (see --help)");
         return run_diff(argv[optind + 1], argv[optind + 2], json);
     }
     if (argc - optind != 2) return cli_fail(CMD, "expected ACTION PATH: inspect PATH or check PATH (see --help)");
@@ -312,9 +329,9 @@ static int run(int argc, char **argv)
     bool check = strcmp(action, "check") == 0;
     if (strcmp(action, "convert") == 0) {
         if (json || strict || original) return cli_fail(CMD, "convert takes --to and -o only (see --help)");
-        return run_convert(path, to, out);
+        return run_convert(path, to, out, converter);
     }
-    if (to || out) return cli_fail(CMD, "--to and -o apply to convert only");
+    if (to || out || converter) return cli_fail(CMD, "--to, -o and --converter apply to convert only");
     if (!check && strcmp(action, "inspect") != 0)
         return cli_fail(CMD, "unknown action '%s': inspect, check or convert (see --help)", action);
     if (strict && !check) return cli_fail(CMD, "--strict applies to check only");

@@ -191,6 +191,11 @@ nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_fil
                                   nvfp4_error *err);
 nvfp4_status nvfp4_file_txn_commit(nvfp4_file_txn *t, nvfp4_error *err);
 void nvfp4_file_txn_abort(nvfp4_file_txn *t);
+/* For a file another program writes (ckpt convert --to gguf runs llama.cpp's
+ * converter): begin creates the empty temporary file beside path (checked
+ * as for txn_write, removed if a signal ends the process) and names it in
+ * t->tmp; the caller has it written there, then commits or aborts. */
+nvfp4_status nvfp4_file_txn_begin(nvfp4_file_txn *t, const char *path, nvfp4_error *err);
 
 /* ---- atomic folder writing ---------------------------------------------- */
 /* A folder (a folder output, a golden suite) is built under a temporary

@@ -166,7 +166,8 @@ def convert(path, to, out):
     byte, global and input scales as the fp32 reciprocal, out complete or absent. nvfp4kit.Error when
     path is unreadable or has an error finding (the message lists them), or out exists."""
     if to not in _CONVENTIONS:
-        raise Error("to must be 'modelopt' or 'compressed-tensors', got %r" % (to,))
+        raise Error("to must be 'modelopt' or 'compressed-tensors', got %r (a GGUF: `nvfp4 ckpt convert PATH --to "
+                    "gguf`, which runs llama.cpp's converter and checks its output)" % (to,))
     with _scanned(path) as (handle, rep):
         if lib.nvfp4_ckpt_report_errors(ctypes.byref(rep), False):
             text = lib.nvfp4_ckpt_report_json(ctypes.byref(rep))

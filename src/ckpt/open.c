@@ -240,16 +240,30 @@ nvfp4_status ckpt_open_weights(const char *path, nvfp4_ckpt **out, nvfp4_error *
     return s;
 }
 
+/* A regular file is read as GGUF when it is named *.gguf or starts with
+ * the magic "GGUF" (a temporary file, a .bin). */
+static bool looks_gguf(const char *path, const struct stat *st)
+{
+    size_t plen = strlen(path);
+    if (!S_ISREG(st->st_mode)) return false;
+    if (plen > 5 && strcmp(path + plen - 5, ".gguf") == 0) return true;
+    char magic[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool yes = fd >= 0 && read(fd, magic, 4) == 4 && memcmp(magic, "GGUF", 4) == 0;
+    if (fd >= 0) close(fd);
+    return yes;
+}
+
 nvfp4_status nvfp4_ckpt_open(const char *path, nvfp4_ckpt **out, nvfp4_error *err)
 {
     *out = NULL;
     struct stat st;
     if (stat(path, &st) != 0) return nvfp4_error_set(err, NVFP4_EIO, "%s: no such file or folder", path);
-    size_t plen = strlen(path);
-    bool gguf = S_ISREG(st.st_mode) && plen > 5 && strcmp(path + plen - 5, ".gguf") == 0;
+    bool gguf = looks_gguf(path, &st);
     if (!S_ISDIR(st.st_mode) && !gguf)
         return nvfp4_error_set(err, NVFP4_EIO, "%s: not a folder (a checkpoint is a folder with config.json or "
-                               "hf_quant_config.json and *.safetensors) nor a .gguf file", path);
+                               "hf_quant_config.json and *.safetensors) nor a GGUF file (*.gguf, or starting "
+                               "with the magic GGUF)", path);
     nvfp4_ckpt *c = calloc(1, sizeof *c);
     if (!c || !(c->dir = strdup(path))) {
         free(c);

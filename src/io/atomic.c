@@ -261,8 +261,9 @@ nvfp4_status nvfp4_file_check_destination(const char *path, nvfp4_error *err)
                            path, io_file_kind((unsigned)ts.st_mode));
 }
 
-nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_file_writer write, void *ctx,
-                                  nvfp4_error *err)
+/* The temporary file of t (created, registered for removal on a signal,
+ * given the usual umask-based mode), open for writing in *fd. */
+static nvfp4_status txn_create(nvfp4_file_txn *t, const char *path, int *fd, nvfp4_error *err)
 {
     memset(t, 0, sizeof *t);
     t->slot = -1;
@@ -274,8 +275,8 @@ nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_fil
         nvfp4_file_txn_abort(t);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
-    int fd = mkstemp(t->tmp);
-    if (fd < 0) {
+    *fd = mkstemp(t->tmp);
+    if (*fd < 0) {
         st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
         free(t->tmp);
         t->tmp = NULL; /* nothing of ours to remove */
@@ -286,7 +287,27 @@ nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_fil
     /* mkstemp creates 0600; give the file the usual umask-based mode. */
     mode_t um = umask(0);
     umask(um);
-    (void)fchmod(fd, 0666 & ~um);
+    (void)fchmod(*fd, 0666 & ~um);
+    return NVFP4_OK;
+}
+
+nvfp4_status nvfp4_file_txn_begin(nvfp4_file_txn *t, const char *path, nvfp4_error *err)
+{
+    int fd;
+    nvfp4_status st = txn_create(t, path, &fd, err);
+    if (!st && close(fd) != 0) {
+        st = nvfp4_error_set(err, NVFP4_EIO, "%s: write failed: %s", path, strerror(errno));
+        nvfp4_file_txn_abort(t);
+    }
+    return st;
+}
+
+nvfp4_status nvfp4_file_txn_write(nvfp4_file_txn *t, const char *path, nvfp4_file_writer write, void *ctx,
+                                  nvfp4_error *err)
+{
+    int fd;
+    nvfp4_status st = txn_create(t, path, &fd, err);
+    if (st) return st;
     FILE *f = fdopen(fd, "wb");
     bool ok = f != NULL;
     if (ok) {

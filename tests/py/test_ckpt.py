@@ -281,8 +281,9 @@ def read_json(path):
         return json.load(f)
 
 
-def run(*args):
-    p = subprocess.run([NVFP4, "ckpt", *args], capture_output=True, text=True)
+def run(*args, env=None):
+    p = subprocess.run([NVFP4, "ckpt", *args], capture_output=True, text=True,
+                       env=dict(os.environ, **env) if env else None)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -969,6 +970,17 @@ class CkptTest(unittest.TestCase):
         """llama.cpp's convert_hf_to_gguf.py (LLAMA_CPP_SRC) on folder, with a
         64-piece sentencepiece tokenizer trained once here (the converter
         needs one); the GGUF's path, or a skip."""
+        self.give_tokenizer(folder)
+        out = folder + ".gguf"
+        env = dict(os.environ, PYTHONPATH=os.path.join(LLAMA_CPP_SRC, "gguf-py"))
+        p = subprocess.run(["python3", os.path.join(LLAMA_CPP_SRC, "convert_hf_to_gguf.py"), folder, "--outfile",
+                            out], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        return out
+
+    def give_tokenizer(self, folder):
+        """folder's tokenizer replaced by a 64-piece sentencepiece model trained
+        once here (llama.cpp's converter needs one it knows), or a skip."""
         if not llama_cpp_converter():
             self.skipTest("LLAMA_CPP_SRC not set")
         try:
@@ -989,12 +1001,59 @@ class CkptTest(unittest.TestCase):
             if f.startswith("tokenizer"):
                 os.remove(os.path.join(folder, f))
         shutil.copy(tok, os.path.join(folder, "tokenizer.model"))
-        out = folder + ".gguf"
-        env = dict(os.environ, PYTHONPATH=os.path.join(LLAMA_CPP_SRC, "gguf-py"))
-        p = subprocess.run(["python3", os.path.join(LLAMA_CPP_SRC, "convert_hf_to_gguf.py"), folder, "--outfile",
-                            out], capture_output=True, text=True, env=env)
-        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-        return out
+
+    def test_convert_to_gguf(self):
+        """ckpt convert --to gguf runs llama.cpp's converter and proves its
+        output: from modelopt's export every layer the same numbers; from a
+        compressed-tensors copy the converter's fp32 reciprocal named; no
+        converter, a converter that fails, and one whose output loses a
+        byte each leave OUT unwritten and no temporary file behind."""
+        a4 = modelopt_export(self.folder(), "llama", "NVFP4_DEFAULT_CFG")
+        self.give_tokenizer(a4)
+        conv = os.path.join(LLAMA_CPP_SRC, "convert_hf_to_gguf.py")
+        out = os.path.join(self.tmp, "out", "m.gguf")
+        os.makedirs(os.path.dirname(out))
+        rc, text, err = run("convert", a4, "--to", "gguf", "-o", out, "--converter", conv)
+        self.assertEqual(rc, 0, text + err)
+        self.assertIn("modelopt -> gguf (llama.cpp's convert_hf_to_gguf.py): 14 layers in 14 GGUF tensors", text)
+        self.assertIn("every code and block scale byte carried", text)
+        self.assertNotIn("decode differently", text)
+        self.assertIn("check of %s: 0 errors, 0 hazards" % out, text)
+        self.assertEqual(run("diff", a4, out)[0], 0)
+        renamed = os.path.join(self.tmp, "model.bin")  # read as GGUF by its magic, whatever its name
+        shutil.copy(out, renamed)
+        self.assertEqual(check_json(renamed)[1]["convention"], "gguf")
+        rc, ct_text, ct = self.convert(a4, "compressed-tensors")
+        self.give_tokenizer(ct)
+        rc, text, err = run("convert", ct, "--to", "gguf", "-o", out, env={"NVFP4_GGUF_CONVERTER": conv})
+        self.assertEqual(rc, 0, text + err)
+        self.assertRegex(text, r"compressed-tensors -> gguf .*\n\d+ layers decode differently \(the converter's "
+                               r"fp32 reciprocal of the global scale\): largest change of a decoded weight")
+        os.remove(out)
+        # what fails leaves nothing
+        rc, text, err = run("convert", a4, "--to", "gguf", "-o", out, env={"NVFP4_GGUF_CONVERTER": ""})
+        self.assertEqual(rc, 2)
+        self.assertIn("--converter FILE or NVFP4_GGUF_CONVERTER", err)
+        bad = os.path.join(self.tmp, "failing.py")
+        with open(bad, "w") as f:
+            f.write("import sys\nprint('no such architecture', file=sys.stderr)\nsys.exit(3)\n")
+        rc, text, err = run("convert", a4, "--to", "gguf", "-o", out, "--converter", bad)
+        self.assertEqual(rc, 2)
+        self.assertIn("no such architecture", err)
+        self.assertIn("exited with status 3", err)
+        lossy = os.path.join(self.tmp, "lossy.py")  # the real converter, then one code byte changed
+        with open(lossy, "w") as f:
+            f.write("import runpy, sys\nsys.argv[0] = %r\nsys.path[:0] = [%r, %r]\n"
+                    "try:\n    runpy.run_path(%r, run_name='__main__')\nexcept SystemExit as e:\n"
+                    "    assert not e.code\nimport gguf\n"
+                    "for t in gguf.GGUFReader(sys.argv[-1], 'r+').tensors:\n"
+                    "    if t.name == 'blk.1.ffn_down.weight':\n        t.data.reshape(-1)[40] ^= 0x11\n"
+                    % (conv, LLAMA_CPP_SRC, os.path.join(LLAMA_CPP_SRC, "gguf-py"), conv))
+        rc, text, err = run("convert", a4, "--to", "gguf", "-o", out, "--converter", lossy)
+        self.assertEqual(rc, 1, text + err)
+        self.assertIn("does not carry model.layers.1.mlp.down_proj", err)
+        self.assertEqual(os.listdir(os.path.dirname(out)), [])
+        self.assertEqual(run("convert", a4, "--to", "modelopt", "-o", out, "--converter", conv)[0], 2)
 
     def test_gguf_moe_from_llm_compressor(self):
         """llama.cpp's converter on llm-compressor's Mixtral (4 experts, bf16,
