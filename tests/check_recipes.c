@@ -486,6 +486,7 @@ START_TEST(registry)
         {"te-ue5m3", NVFP4_BLOCK_1X16, true}, {"te-ue5m3-1level", NVFP4_BLOCK_1X16, false},
         {"flashinfer-pertoken", NVFP4_BLOCK_1X16, true}, {"fbgemm", NVFP4_BLOCK_1X16, true},
         {"mslk-stacked", NVFP4_BLOCK_1X16, true}, {"compressed-tensors-bf16", NVFP4_BLOCK_1X16, true},
+        {"compressed-tensors-fp16", NVFP4_BLOCK_1X16, true},
     };
     const size_t n = sizeof want / sizeof want[0];
     ck_assert_uint_eq(nvfp4_recipe_count(), n);

@@ -131,6 +131,46 @@ START_TEST(compressed_tensors_bf16_rules)
 }
 END_TEST
 
+START_TEST(compressed_tensors_fp16_rules)
+{
+    /* fp16 weights. amax 0.05 (fp16 0.0500030517578125): fl(1/amax) =
+     * 19.9988, fp16 20; 20 * 2688 = 53760, an fp16 value: S_enc 53760
+     * (fp32 recipe: 2688 / amax = 53756.7). Block 0's scale:
+     * fp16(bamax / 6) = 1092 * 2^-17 = 0.008331298828125, times 53760 =
+     * 447.89, E4M3 448 (0x7E). amax 0.03 (fp16 0.0300140380859375):
+     * fp16(1/amax) = 33.3125, times 2688 = 89544 > 65504: +Inf, so S_enc =
+     * 1; the scale is E4M3(fp16(bamax / 6)) = E4M3(0.005001068) = 3 * 2^-9
+     * (0x03) where the fp32 recipe gives 0x7E; the element 0.03 / (0.005859375
+     * / 1) = 5.12 rounds to 6 (0x7). A NaN quotient is 0x0 (torch's fp16 NaN
+     * has no sign bit). */
+    float x[32] = {0};
+    x[0] = 0.0500030517578125f;
+    nvfp4_quantized q;
+    quantize_row("compressed-tensors-fp16", x, 32, &q);
+    ck_assert_float_eq(q.row.amax, 0.0500030517578125f);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    ck_assert_uint_eq(q.row.data[0], 0x07);
+    nvfp4_quantized_free(&q);
+    const nvfp4_core_recipe *core = &nvfp4_recipe_find("compressed-tensors-fp16")->core;
+    ck_assert_float_eq(nvfp4_core_global_from_amax(core, 0.0500030517578125f).s_enc, 53760.0f);
+    x[0] = 0.0300140380859375f;
+    nvfp4_core_global g = nvfp4_core_global_from_amax(core, x[0]);
+    ck_assert_float_eq(g.s_enc, 1.0f);
+    quantize_row("compressed-tensors-fp16", x, 32, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x03);
+    ck_assert_uint_eq(q.row.data[0], 0x07);
+    nvfp4_quantized_free(&q);
+    quantize_row("compressed-tensors", x, 32, &q);
+    ck_assert_uint_eq(q.row.scale[0], 0x7E);
+    nvfp4_quantized_free(&q);
+    x[16] = 0.01f;
+    x[17] = NAN;
+    quantize_row("compressed-tensors-fp16", x, 32, &q);
+    ck_assert_uint_eq(q.row.data[8], 0x00);
+    nvfp4_quantized_free(&q);
+}
+END_TEST
+
 START_TEST(vllm_zero_scale_factor)
 {
     /* amax 2688; block 1 of +-1e-4: S_enc * (1e-4 * fl(1/6)) is about
@@ -284,6 +324,7 @@ static Suite *production_suite(void)
     tcase_add_test(tc, vllm_scale_product_order);
     tcase_add_test(tc, compressed_tensors_zero_scale);
     tcase_add_test(tc, compressed_tensors_bf16_rules);
+    tcase_add_test(tc, compressed_tensors_fp16_rules);
     tcase_add_test(tc, vllm_zero_scale_factor);
     tcase_add_test(tc, flashinfer_nan_global);
     tcase_add_test(tc, ggml_mxfp4_log2_scale);

@@ -72,7 +72,7 @@ static const char usage[] =
     "            largest absolute error of the decoded weights, the error of a correct\n"
     "            quantization (the convention writer's rule), and which writer's rule\n"
     "            gives exactly the stored bytes (modelopt 0.47, compressed-tensors\n"
-    "            0.20.1 on fp32 or on bf16 weights; own or fused-group amax; a Mixtral\n"
+    "            0.20.1 on fp32, bf16 or fp16 weights; own or fused-group amax; a Mixtral\n"
     "            expert also found as w1/w3/w2). decode-error when the error exceeds\n"
     "            2x the correct one; nibble-order (or scale-layout) when swapped nibbles\n"
     "            (or swizzled scales) decode within it. For a GGUF file each tensor is\n"

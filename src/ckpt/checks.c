@@ -372,9 +372,58 @@ static bool check_fused(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
     return true;
 }
 
+/* A correct writer's global scale maps the weights' amax (the fused group's)
+ * to 6 x 448, so the decoded |w| of the group reaches about the amax the
+ * global scale implies (within E4M3's rounding of the block scale, a few
+ * percent). Far above it, the block scales sit low in E4M3's range, down
+ * in its subnormals, and lose precision: compressed-tensors on an fp16
+ * model stores 1 (implied amax 2688) whenever 2688 / amax overflows fp16,
+ * which is every amax below about 0.041. */
+#define GLOBAL_UNUSED_FACTOR 16.0
+
+static double group_amax_decoded(const nvfp4_ckpt_report *rep, const nvfp4_ckpt_layer *l)
+{
+    double a = l->amax_decoded;
+    int set = ckpt_fused_set_of(ckpt_leaf(l->name));
+    for (size_t k = 0; set >= 0 && k < rep->nlayers; k++) {
+        const nvfp4_ckpt_layer *m = &rep->layers[k];
+        if (m->decoded && same_parent(l->name, m->name) && ckpt_fused_set_of(ckpt_leaf(m->name)) == set &&
+            m->amax_decoded > a)
+            a = m->amax_decoded;
+    }
+    return a;
+}
+
+static bool check_global_fits_data(const nvfp4_ckpt *c, nvfp4_ckpt_report *rep)
+{
+    for (size_t i = 0; i < rep->nlayers; i++) {
+        const nvfp4_ckpt_layer *l = &rep->layers[i];
+        double a = l->amax_implied, d = l->decoded ? group_amax_decoded(rep, l) : 0;
+        if (!l->decoded || !l->has_global || !(a >= AMAX_PLAUSIBLE_MIN && a <= AMAX_PLAUSIBLE_MAX) ||
+            all_codes_zero(l) || !(d > 0) || a <= GLOBAL_UNUSED_FACTOR * d)
+            continue;
+        char gn[1100];
+        tname(gn, sizeof gn, l->name, ckpt_global_suffix(c));
+        bool ct_fp16 = c->conv != NVFP4_CKPT_MODELOPT && a == CKPT_GLOBAL_CONST;
+        if (!ckpt_add_finding(rep, gn, "global-scale-garbage", NVFP4_CKPT_ERROR,
+                              "%s = %g implies a weight amax of %g, but the block scales decode %s%s to |w| of at "
+                              "most %g, %.3gx less: the global scale is not the weights' amax, so the block scales "
+                              "sit low in E4M3's range (largest %g, of 448) and lose precision.%s Fix: recompute it "
+                              "from the weights' amax, %s", gn, l->global_scale, a, l->name,
+                              d > l->amax_decoded ? " and its fused group" : "", d, a / d, l->scale_max,
+                              ct_fp16 ? " A stored 1 is compressed-tensors' fallback when 2688 / amax overflows "
+                                        "fp16 (an fp16 model's layer of amax below about 0.041): quantize from "
+                                        "fp32 or bf16 weights." : "",
+                              convention_rule(c->conv)))
+            return false;
+    }
+    return true;
+}
+
 nvfp4_status ckpt_check_layers(nvfp4_ckpt *c, nvfp4_ckpt_report *rep, nvfp4_error *err)
 {
-    if ((c->conv != NVFP4_CKPT_GGUF && !check_unquantized(c, rep)) || !check_fused(c, rep))
+    if ((c->conv != NVFP4_CKPT_GGUF && !check_unquantized(c, rep)) || !check_fused(c, rep) ||
+        !check_global_fits_data(c, rep))
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     return NVFP4_OK;
 }

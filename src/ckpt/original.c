@@ -32,15 +32,17 @@
 #define DECODE_ERROR_FACTOR 2.0
 
 /* The writers' rules, each convention's own first (index 0 modelopt, 1
- * and 2 compressed-tensors). compressed-tensors computes in the weight's
- * dtype: a bf16 model's global scale and block_amax / 6 round to bf16
- * (recipe compressed-tensors-bf16), an fp32 model's do not. llm-compressor
- * 0.14 (compressed-tensors 0.19) and compressed-tensors 0.20.1 write the
- * same bytes. */
-#define NWRITERS 3
+ * to 3 compressed-tensors). compressed-tensors computes in the weight's
+ * dtype: a bf16 (fp16) model's global scale and block_amax / 6 round to
+ * bf16 (fp16) (recipes compressed-tensors-bf16, -fp16), an fp32 model's do
+ * not. llm-compressor 0.14 (compressed-tensors 0.19) and compressed-tensors
+ * 0.20.1 write the same bytes. */
+#define NWRITERS 4
 static const char *const writer_label[NWRITERS] = {"modelopt 0.47", "compressed-tensors 0.20.1",
-                                                   "compressed-tensors 0.20.1 (bf16 weights)"};
-static const char *const writer_recipe[NWRITERS] = {"modelopt", "compressed-tensors", "compressed-tensors-bf16"};
+                                                   "compressed-tensors 0.20.1 (bf16 weights)",
+                                                   "compressed-tensors 0.20.1 (fp16 weights)"};
+static const char *const writer_recipe[NWRITERS] = {"modelopt", "compressed-tensors", "compressed-tensors-bf16",
+                                                    "compressed-tensors-fp16"};
 
 /* The original's tensor of module P: P.weight, or for a Mixtral expert
  * (P = ...experts.N.gate_proj, up_proj, down_proj, the names llm-compressor

@@ -78,7 +78,11 @@ enum {
     /* compressed-tensors generate_gparam on a bf16 weight: torch evaluates 2688 / amax in the tensor's dtype, so
      * S_enc = bf16(bf16(1/max(amax, 2^-126)) * 2688), then nan_to_num as GLOBAL_TORCH_RECIP_CT; the checkpoint stores
      * it as fp32 (nvfp4_core_ct_bf16_global_encode) */
-    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 = 10
+    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 = 10,
+    /* the same on an fp16 weight: S_enc = fp16(fp16(1/max(amax, 2^-14)) * 2688) (torch.finfo(float16).tiny), then
+     * nan_to_num: every amax below about 0.041 overflows fp16 (2688 / amax > 65504) and gets S_enc = 1
+     * (nvfp4_core_ct_fp16_global_encode) */
+    NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_FP16 = 11
 };
 
 /* Block-scale rule: block amax -> scale byte. */
@@ -110,9 +114,11 @@ enum {
                                             clamped to [0, 254] (nvfp4_core_ue8m0_log2_scale) */
     NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL = 16, /* mslk triton_quantize_nvfp4: e4m3(clamp((bamax / 6) * S_enc, lo, 448)),
                                               lo = scale_lo (2^-16, which rounds to E4M3 0 all the same) */
-    NVFP4_CORE_BSCALE_CT_BF16 = 17 /* BSCALE_CT on a bf16 weight: bamax / 6 is a bf16 division (bf16(fl(bamax / 6))),
+    NVFP4_CORE_BSCALE_CT_BF16 = 17, /* BSCALE_CT on a bf16 weight: bamax / 6 is a bf16 division (bf16(fl(bamax / 6))),
                                       its product with the fp32 [1] global scale an fp32 one:
                                       e4m3(clamp(S_enc * bf16(bamax / 6), 448)), 0 -> 0.125 */
+    NVFP4_CORE_BSCALE_CT_FP16 = 18  /* the same on an fp16 weight: e4m3(clamp(S_enc * fp16(bamax / 6), 448)), 0 -> 0.125
+                                      (fp16(bamax / 6) subnormal below 6 * 2^-14) */
 };
 
 /* Encode rule: how an element is brought onto the element grid. */
@@ -297,6 +303,23 @@ NVFP4_HD static inline float nvfp4_core_ct_bf16_global_encode(float amax)
     return s;
 }
 
+/* The same on an fp16 amax (compressed-tensors on an fp16 model): the
+ * reciprocal and the product round to fp16, amax is first raised to fp16's
+ * smallest normal 2^-14. fp16's largest value is 65504, so 2688 / amax
+ * overflows for every amax below about 0.041 and nan_to_num makes S_enc 1:
+ * such a layer's block scales are bamax / 6 in E4M3 itself (blocks whose
+ * bamax / 6 is below E4M3's smallest subnormal 2^-9 get 0.125 and codes
+ * 0), which compressed-tensors 0.20.1 does. */
+NVFP4_HD static inline float nvfp4_core_ct_fp16_global_encode(float amax)
+{
+    float tiny = nvfp4_core_exp2i(-14);
+    float a = (!nvfp4_core_isnan(amax) && amax < tiny) ? tiny : amax;
+    float r = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(1.0f / a));
+    float s = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(r * NVFP4_CORE_2688));
+    if (nvfp4_core_isnan(s) || nvfp4_core_fabs(s) > NVFP4_CORE_FLT_MAX) s = 1.0f;
+    return s;
+}
+
 /* FlashInfer make_nvfp4_global_scale (quantization/nvfp4_quantization_utils.py):
  * FLT_MAX for amax 0, else the torch division above. */
 NVFP4_HD static inline float nvfp4_core_fi_global_encode(float amax)
@@ -369,11 +392,13 @@ NVFP4_HD static inline nvfp4_core_global nvfp4_core_global_from_amax(const nvfp4
         g.s_dec = g.g;
     } else if (r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
                r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ||
-               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16) {
-        g.s_enc = r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP      ? nvfp4_core_torch_global_encode(amax)
-                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ? nvfp4_core_fi_global_encode(amax)
-                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ? nvfp4_core_ct_global_encode(amax)
-                                                                       : nvfp4_core_ct_bf16_global_encode(amax);
+               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 ||
+               r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_FP16) {
+        g.s_enc = r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP           ? nvfp4_core_torch_global_encode(amax)
+                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI      ? nvfp4_core_fi_global_encode(amax)
+                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT      ? nvfp4_core_ct_global_encode(amax)
+                  : r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 ? nvfp4_core_ct_bf16_global_encode(amax)
+                                                                            : nvfp4_core_ct_fp16_global_encode(amax);
         g.s_dec = 1.0f / g.s_enc; /* FlashInfer's div(1, gs); the other two rules do not use it */
     }
     return g;
@@ -386,7 +411,8 @@ NVFP4_HD static inline int nvfp4_core_global_is_encode_scale(const nvfp4_core_re
 {
     return r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
            r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
-           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16;
+           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 ||
+           r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_FP16;
 }
 
 /* FlashInfer's is_global_scale_inversed=True used as meant: the caller hands
@@ -612,9 +638,11 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
         return nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
     }
     case NVFP4_CORE_BSCALE_CT:
-    case NVFP4_CORE_BSCALE_CT_BF16: {
+    case NVFP4_CORE_BSCALE_CT_BF16:
+    case NVFP4_CORE_BSCALE_CT_FP16: {
         float q = bamax / r->elem_max;
         if (r->bscale_rule == NVFP4_CORE_BSCALE_CT_BF16) q = nvfp4_core_round_bf16(q);
+        if (r->bscale_rule == NVFP4_CORE_BSCALE_CT_FP16) q = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(q));
         float v = g->s_enc * q;
         uint8_t s = nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
         /* scales == 0 after the FP8 rounding (a NaN scale is not 0) */

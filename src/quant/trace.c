@@ -19,7 +19,8 @@ static nvfp4_trace_global global_of(const nvfp4_core_recipe *r)
     if (r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE || r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_256 ||
         r->global_rule == NVFP4_CORE_GLOBAL_TE_ENCODE_ROW || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP ||
         r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ||
-        r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 || r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE || r->global_rule == NVFP4_CORE_GLOBAL_UNIT)
+        r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 || r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_FP16 ||
+        r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE || r->global_rule == NVFP4_CORE_GLOBAL_UNIT)
         return NVFP4_TRACE_GLOBAL_ENCODE;
     if (r->global_rule == NVFP4_CORE_GLOBAL_DECODE_DIV) return NVFP4_TRACE_GLOBAL_DECODE;
     return NVFP4_TRACE_GLOBAL_NONE;
@@ -45,6 +46,7 @@ static const char *scale_formula(const nvfp4_core_recipe *r)
     case NVFP4_CORE_BSCALE_GLOBAL_FIRST: return "S_enc * (block_amax * fl(1/6)), clamped to 448, E4M3 RN";
     case NVFP4_CORE_BSCALE_CT: return "S_enc * (block_amax / 6), clamped to 448, E4M3 RN (0 -> 0.125)";
     case NVFP4_CORE_BSCALE_CT_BF16: return "S_enc * bf16(block_amax / 6), clamped to 448, E4M3 RN (0 -> 0.125)";
+    case NVFP4_CORE_BSCALE_CT_FP16: return "S_enc * fp16(block_amax / 6), clamped to 448, E4M3 RN (0 -> 0.125)";
     case NVFP4_CORE_BSCALE_UE8M0_LOG2: return "UE8M0 floorf(log2f(block_amax)) - emax(elem) (llama.cpp)";
     case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: return "(block_amax / 6) * S_enc, clamped to [2^-16, 448], E4M3 RN";
     default: return "UE8M0 round-up of block_amax / max(elem)";
@@ -67,6 +69,7 @@ static float scale_unrounded(const nvfp4_core_recipe *r, const nvfp4_core_global
     case NVFP4_CORE_BSCALE_GLOBAL_FIRST: return g->s_enc * (bamax * NVFP4_CORE_INV6);
     case NVFP4_CORE_BSCALE_CT: return g->s_enc * (bamax / r->elem_max);
     case NVFP4_CORE_BSCALE_CT_BF16: return g->s_enc * nvfp4_core_round_bf16(bamax / r->elem_max);
+    case NVFP4_CORE_BSCALE_CT_FP16: return g->s_enc * nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(bamax / r->elem_max));
     case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: return (bamax / r->elem_max) * g->s_enc;
     case NVFP4_CORE_BSCALE_4OVER6_MAE:
     case NVFP4_CORE_BSCALE_4OVER6_MSE:

@@ -42,6 +42,7 @@ extern const nvfp4_recipe nvfp4_recipe_te_pow2;
 extern const nvfp4_recipe nvfp4_recipe_fast_math;
 extern const nvfp4_recipe nvfp4_recipe_compressed_tensors;
 extern const nvfp4_recipe nvfp4_recipe_compressed_tensors_bf16;
+extern const nvfp4_recipe nvfp4_recipe_compressed_tensors_fp16;
 extern const nvfp4_recipe nvfp4_recipe_vllm;
 extern const nvfp4_recipe nvfp4_recipe_fbgemm;
 extern const nvfp4_recipe nvfp4_recipe_flashinfer;

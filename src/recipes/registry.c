@@ -13,6 +13,7 @@ static const nvfp4_recipe *const all_recipes[] = {
     &nvfp4_recipe_te_4over6_448, &nvfp4_recipe_compressed_tensors, &nvfp4_recipe_vllm, &nvfp4_recipe_flashinfer,
     &nvfp4_recipe_ggml_mxfp4, &nvfp4_recipe_mslk,      &nvfp4_recipe_te_ue5m3,   &nvfp4_recipe_te_ue5m3_1level,
     &nvfp4_recipe_flashinfer_pertoken, &nvfp4_recipe_fbgemm, &nvfp4_recipe_mslk_stacked, &nvfp4_recipe_compressed_tensors_bf16,
+    &nvfp4_recipe_compressed_tensors_fp16,
 };
 
 size_t nvfp4_recipe_count(void) { return sizeof all_recipes / sizeof all_recipes[0]; }

@@ -28,6 +28,7 @@ bool nvfp4_gscale_monotone(const nvfp4_core_recipe *r, bool *decode)
                         r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_FI ||
                         r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT ||
                         r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_BF16 ||
+                        r->global_rule == NVFP4_CORE_GLOBAL_TORCH_RECIP_CT_FP16 ||
                         r->global_rule == NVFP4_CORE_GLOBAL_RECIP_OF_DECODE;
     if (r->scale_format != NVFP4_CORE_SCALE_E4M3) return false;
     switch (r->bscale_rule) {

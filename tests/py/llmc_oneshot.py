@@ -5,10 +5,11 @@ installed into (pip install --no-deps --target: llm-compressor pins
 compressed-tensors 0.19 and older torch/transformers, so it is kept out of
 the test process, which imports compressed-tensors 0.20.1).
 
-    python3 llmc_oneshot.py ARCH SCHEME DTYPE OUT
+    python3 llmc_oneshot.py ARCH SCHEME DTYPE OUT [INIT_STD]
 
 ARCH llama or mixtral, SCHEME an llm-compressor preset (NVFP4, NVFP4A16),
-DTYPE float32 or bfloat16. A tiny random model (seed 0) is saved with a
+DTYPE float32, bfloat16 or float16, INIT_STD the weights' initializer_range
+(default transformers' 0.02). A tiny random model (seed 0) is saved with a
 word-level tokenizer to OUT-orig (its weights in DTYPE: the original), loaded
 back as a user loads a model, calibrated on 4 random sequences of 16 tokens
 and saved compressed to OUT."""
@@ -26,16 +27,17 @@ from transformers import (AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM, M
                           PreTrainedTokenizerFast)
 
 
-def tiny_model(arch):
+def tiny_model(arch, std):
     torch.manual_seed(0)
     if arch == "llama":
         cfg = LlamaConfig(vocab_size=64, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                          initializer_range=std)
         cfg.architectures = ["LlamaForCausalLM"]
         return LlamaForCausalLM(cfg).eval()
     cfg = MixtralConfig(vocab_size=64, hidden_size=64, intermediate_size=64, num_hidden_layers=1,
                         num_attention_heads=4, num_key_value_heads=2, num_local_experts=4, num_experts_per_tok=2,
-                        max_position_embeddings=64)
+                        max_position_embeddings=64, initializer_range=std)
     cfg.architectures = ["MixtralForCausalLM"]
     return MixtralForCausalLM(cfg).eval()
 
@@ -47,13 +49,13 @@ def tokenizer():
                                    bos_token="t3")
 
 
-def main(arch, scheme, dtype, out):
+def main(arch, scheme, dtype, out, std="0.02"):
     orig = out + "-orig"
     for d in (out, orig):
         shutil.rmtree(d, ignore_errors=True)
     dt = getattr(torch, dtype)
     tok = tokenizer()
-    tiny_model(arch).to(dt).save_pretrained(orig)
+    tiny_model(arch, float(std)).to(dt).save_pretrained(orig)
     tok.save_pretrained(orig)
     model = AutoModelForCausalLM.from_pretrained(orig, dtype=dt)
     g = torch.Generator().manual_seed(1)
@@ -68,4 +70,4 @@ def main(arch, scheme, dtype, out):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:6])

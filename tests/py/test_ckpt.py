@@ -880,15 +880,17 @@ class CkptTest(unittest.TestCase):
         self.assertEqual((rc, [(f["category"], f["tensor"]) for f in rep["findings"]]), (1, [("nibble-order", n)]))
 
     # ---- checkpoints written by llm-compressor's own oneshot -------------
-    def llmc(self, arch, scheme, dtype):
-        """The folder llm-compressor 0.14's oneshot wrote (tests/py/llmc_oneshot.py), or a skip."""
+    def llmc(self, arch, scheme, dtype, std=None):
+        """The folder llm-compressor 0.14's oneshot wrote (tests/py/llmc_oneshot.py; std: the weights'
+        initializer_range), or a skip."""
         if not os.path.isdir(os.path.join(LLMC_DIR, "llmcompressor")):
             self.skipTest("llm-compressor not installed in %s (pip install --no-deps --target build/third-party-llmc "
                           "-r tests/py/requirements-llmcompressor.txt)" % LLMC_DIR)
         out = self.folder()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([LLMC_DIR] + [p for p in [os.environ.get("PYTHONPATH")]
                                                                            if p]))
-        p = subprocess.run(["python3", os.path.join(HERE, "llmc_oneshot.py"), arch, scheme, dtype, out],
+        p = subprocess.run(["python3", os.path.join(HERE, "llmc_oneshot.py"), arch, scheme, dtype, out]
+                           + ([str(std)] if std else []),
                            capture_output=True, text=True, env=env)
         self.assertEqual(p.returncode, 0, p.stderr[-3000:])
         return out
@@ -908,6 +910,7 @@ class CkptTest(unittest.TestCase):
         cases = [("llama", "NVFP4", "float32", "compressed-tensors 0.20.1", 14, "nvfp4 (W4A4)"),
                  ("llama", "NVFP4", "bfloat16", bf16, 14, "nvfp4 (W4A4)"),
                  ("llama", "NVFP4A16", "bfloat16", bf16, 14, "bf16 (W4A16)"),
+                 ("llama", "NVFP4", "float16", "compressed-tensors 0.20.1 (fp16 weights)", 14, "nvfp4 (W4A4)"),
                  ("mixtral", "NVFP4", "bfloat16", bf16, 16, "nvfp4 (W4A4)")]
         for arch, scheme, dtype, writer, nlayers, act in cases:
             with self.subTest(arch=arch, scheme=scheme, dtype=dtype):
@@ -936,6 +939,28 @@ class CkptTest(unittest.TestCase):
         save_file(t, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
         rc, rep, err = check_json(d, "--original", d + "-orig")
         self.assertEqual((rc, [(f["category"], f["tensor"]) for f in rep["findings"]]), (1, [("nibble-order", n)]))
+
+    def test_llm_compressor_fp16_small_weights(self):
+        """llm-compressor on an fp16 model whose layers' amax is below 0.041
+        (initializer_range 0.005): 2688 / amax overflows fp16 and
+        compressed-tensors stores a global scale of 1. check names it on every
+        layer (global-scale-garbage, the fp16 cause in the message); with the
+        original every layer is still exactly the writer's fp16 rule, its error
+        1.2 to 2 times a correct quantization's."""
+        d = self.llmc("llama", "NVFP4", "float16", std=0.005)
+        rc, rep, err = check_json(d)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual({(f["category"], f["severity"]) for f in rep["findings"]}, {("global-scale-garbage", "error")})
+        self.assertEqual(sorted(f["tensor"] for f in rep["findings"]),
+                         sorted(l["name"] + ".weight_global_scale" for l in rep["layers"]))
+        self.assertEqual(len(rep["findings"]), 14)
+        self.assertIn("overflows fp16", rep["findings"][0]["message"])
+        self.assertEqual({l["global_scale"] for l in rep["layers"]}, {1.0})
+        rc, rep, err = check_json(d, "--original", d + "-orig")
+        for l in rep["layers"]:
+            o = l["original"]
+            self.assertEqual(o["written_by"], "compressed-tensors 0.20.1 (fp16 weights)", l["name"])
+            self.assertTrue(1.2 < o["rel_rms_error"] / o["reference_rel_rms_error"] < 2, l["name"])
 
     # ---- GGUF ------------------------------------------------------------
     def gguf(self, w4a4=True, edit=None):

@@ -186,27 +186,29 @@ class _Base(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def nvfp4(self, name, x, bf16, recipe):
+    def nvfp4(self, name, x, dtype, recipe):
         src = os.path.join(self.tmp.name, name + ".in.safetensors")
         t = torch.from_numpy(x.copy())
-        save_file({"x": t.to(torch.bfloat16) if bf16 else t}, src)
+        # fp16 goes in widened to fp32 (exact; the tool reads F32 and BF16)
+        save_file({"x": t.to(dtype).float() if dtype == torch.float16 else t.to(dtype) if dtype else t}, src)
         out = os.path.join(self.tmp.name, "%s.%s.safetensors" % (name, recipe))
         r = subprocess.run([NVFP4, "quantize", src, "-o", out, "--recipe", recipe, "--rowwise", "--columnwise"],
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         return load_file(out)
 
-    def each(self, recipe, run, all_bf16=False):
+    def each(self, recipe, run, all_dtype=None):
         """run(t) -> (scale, data, deq, amax, key) for every case and orientation, compared with the bundle.
-        all_bf16: every case rounded to bf16, and run() given the bf16 tensor itself."""
+        all_dtype (torch.bfloat16 or torch.float16): every case rounded to it, the tool given that tensor, and
+        run() the same tensor itself."""
         for name, x, bf16 in self.cases:
-            bf16 = bf16 or all_bf16
+            dtype = all_dtype or (torch.bfloat16 if bf16 else None)
             with self.subTest(tensor=name):
-                b = self.nvfp4(name, x, bf16, recipe)
+                b = self.nvfp4(name, x, dtype, recipe)
                 t = torch.from_numpy(x.copy())
-                if bf16:
-                    t = t.to(torch.bfloat16)
-                    if not all_bf16:
+                if dtype:
+                    t = t.to(dtype)
+                    if not all_dtype:
                         t = t.float()  # the exact widening the tool does
                 for sfx, tt in (("", t), ("_t", t.t().contiguous())):
                     scale, data, deq, amax, key = run(tt)
@@ -251,7 +253,30 @@ class CompressedTensorsNVFP4(_Base):
     def test_bf16_weights_byte_for_byte(self):
         """The same functions on bf16 tensors (llm-compressor on a bf16 model):
         the recipe compressed-tensors-bf16."""
-        self.each("compressed-tensors-bf16", self.run_ct, all_bf16=True)
+        self.each("compressed-tensors-bf16", self.run_ct, all_dtype=torch.bfloat16)
+
+    def test_fp16_weights_byte_for_byte(self):
+        """The same functions on fp16 tensors (an fp16 model): the recipe
+        compressed-tensors-fp16."""
+        self.each("compressed-tensors-fp16", self.run_ct, all_dtype=torch.float16)
+
+    def test_fp16_small_amax_gets_global_scale_one(self):
+        """Specific values: on an fp16 weight 2688 / amax is evaluated in fp16,
+        which ends at 65504. amax 0.03 (fp16 0.0300140380859375) overflows and
+        nan_to_num gives gs = 1: the block scale is E4M3(fp16(amax / 6)) =
+        E4M3(0.005001068) = 0x03 (3 * 2^-9), where the fp32 rule gives 0x7E
+        (448); amax 0.05 gives gs = fp16(fp16(1/0.05) * 2688) = fp16(20 * 2688)
+        = 53760 and scale E4M3(53760 * 0.008331298828125) = 0x7E. Both sides:
+        compressed-tensors' functions and the recipe."""
+        for amax, gs_want, byte in ((0.03, 1.0, 0x03), (0.05, 53760.0, 0x7E)):
+            w = torch.zeros(16, 16, dtype=torch.float16)
+            w[0, 0] = amax
+            gs = CT["gparam"](torch.zeros(1, dtype=torch.float16), torch.abs(w).amax().reshape(1))
+            self.assertEqual(float(gs), gs_want)
+            scale, data, _, _, _ = self.run_ct(w)
+            b = self.nvfp4("fp16-amax-%g" % amax, w.float().numpy(), torch.float16, "compressed-tensors-fp16")
+            self.assertEqual((int(scale[0, 0]), int(b["scale"][0, 0])), (byte, byte))
+            self.assertEqual((int(data[0, 0]) & 15, int(b["data"][0, 0]) & 15), (0x7, 0x7))
 
     def test_bf16_global_scale_is_a_bf16_value(self):
         """Specific values: amax 0.3 in bf16 (0.30078125) gives gs
