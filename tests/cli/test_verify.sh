@@ -93,11 +93,12 @@ grep -qF "scale[0] row 0 col 0 block 0: block amax 12 scaled 2 expected 0x40 (2)
 
 # Another recipe's output is named (te-pyref writes -0 as +0 and NaN as 0).
 $K pyref.safetensors py.safetensors --keep data,scale
-# te-pyref, modelopt, fast-math, compressed-tensors and vllm give the same bytes here, and so does a te
+# te-pyref, modelopt, fast-math, compressed-tensors (fp32 and fp16: amax 2688 makes both global scales 1)
+# and vllm give the same bytes here, and so does a te
 # kernel that drops the sign of an exact -0 only (compressed-tensors' Triton cast): matched, not proven
-run_v "different recipe named" 1 "output matches te-pyref rn 1x16 and 5 other candidates exactly (indistinguishable on this input)" \
+run_v "different recipe named" 1 "output matches te-pyref rn 1x16 and 6 other candidates exactly (indistinguishable on this input)" \
     --expected ref.safetensors --actual py.safetensors
-grep -qF "step recipe: consistent with elem-negzero-input-dropped, modelopt rn 1x16, fast-math rn 1x16, compressed-tensors rn 1x16, vllm rn 1x16 (same bytes on this input)" \
+grep -qF "step recipe: consistent with elem-negzero-input-dropped, modelopt rn 1x16, fast-math rn 1x16, compressed-tensors rn 1x16, vllm rn 1x16, compressed-tensors-fp16 rn 1x16 (same bytes on this input)" \
     out.txt && ok "the recipes that give the same bytes are listed" || bad "alternatives of the recipe match"
 
 # Values: amax and dequant.
