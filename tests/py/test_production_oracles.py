@@ -187,6 +187,9 @@ class _Base(unittest.TestCase):
         cls.tmp.cleanup()
 
     def nvfp4(self, name, x, dtype, recipe):
+        """The tool's bundle of x in dtype: None or False float32, True or torch.bfloat16 bf16 (the other
+        oracle tests pass a bool), torch.float16 fp16 values."""
+        dtype = torch.bfloat16 if dtype is True else None if dtype is False else dtype
         src = os.path.join(self.tmp.name, name + ".in.safetensors")
         t = torch.from_numpy(x.copy())
         # fp16 goes in widened to fp32 (exact; the tool reads F32 and BF16)
