@@ -66,4 +66,10 @@ NVFP4_HD static inline float nvfp4_core_fp16_decode(uint16_t h)
     return nvfp4_core_f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
 }
 
+/* fp32 rounded to the nearest fp16 value and widened back. */
+NVFP4_HD static inline float nvfp4_core_round_fp16(float x)
+{
+    return nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(x));
+}
+
 #endif /* NVFP4_CORE_BF16_H */

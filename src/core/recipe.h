@@ -314,8 +314,8 @@ NVFP4_HD static inline float nvfp4_core_ct_fp16_global_encode(float amax)
 {
     float tiny = nvfp4_core_exp2i(-14);
     float a = (!nvfp4_core_isnan(amax) && amax < tiny) ? tiny : amax;
-    float r = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(1.0f / a));
-    float s = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(r * NVFP4_CORE_2688));
+    float r = nvfp4_core_round_fp16(1.0f / a);
+    float s = nvfp4_core_round_fp16(r * NVFP4_CORE_2688);
     if (nvfp4_core_isnan(s) || nvfp4_core_fabs(s) > NVFP4_CORE_FLT_MAX) s = 1.0f;
     return s;
 }
@@ -642,7 +642,7 @@ NVFP4_HD static inline uint8_t nvfp4_core_block_scale(const nvfp4_core_recipe *r
     case NVFP4_CORE_BSCALE_CT_FP16: {
         float q = bamax / r->elem_max;
         if (r->bscale_rule == NVFP4_CORE_BSCALE_CT_BF16) q = nvfp4_core_round_bf16(q);
-        if (r->bscale_rule == NVFP4_CORE_BSCALE_CT_FP16) q = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(q));
+        if (r->bscale_rule == NVFP4_CORE_BSCALE_CT_FP16) q = nvfp4_core_round_fp16(q);
         float v = g->s_enc * q;
         uint8_t s = nvfp4_core_e4m3_encode(nvfp4_core_clamp_nanprop(v, 0.0f, NVFP4_E4M3_MAX), 1);
         /* scales == 0 after the FP8 rounding (a NaN scale is not 0) */

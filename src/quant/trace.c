@@ -69,7 +69,7 @@ static float scale_unrounded(const nvfp4_core_recipe *r, const nvfp4_core_global
     case NVFP4_CORE_BSCALE_GLOBAL_FIRST: return g->s_enc * (bamax * NVFP4_CORE_INV6);
     case NVFP4_CORE_BSCALE_CT: return g->s_enc * (bamax / r->elem_max);
     case NVFP4_CORE_BSCALE_CT_BF16: return g->s_enc * nvfp4_core_round_bf16(bamax / r->elem_max);
-    case NVFP4_CORE_BSCALE_CT_FP16: return g->s_enc * nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(bamax / r->elem_max));
+    case NVFP4_CORE_BSCALE_CT_FP16: return g->s_enc * nvfp4_core_round_fp16(bamax / r->elem_max);
     case NVFP4_CORE_BSCALE_DIV_THEN_GLOBAL: return (bamax / r->elem_max) * g->s_enc;
     case NVFP4_CORE_BSCALE_4OVER6_MAE:
     case NVFP4_CORE_BSCALE_4OVER6_MSE:

@@ -38,7 +38,7 @@ float nvfp4_lp_round(nvfp4_lp_format f, float x, bool sr, uint32_t r)
         return nvfp4_core_sr_pbits(x, p, emin, maxv, sat, r);
     }
     switch (f) {
-    case NVFP4_LP_FP16: return nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(x));
+    case NVFP4_LP_FP16: return nvfp4_core_round_fp16(x);
     case NVFP4_LP_BF16: return nvfp4_core_round_bf16(x);
     case NVFP4_LP_E4M3: return nvfp4_core_e4m3_decode(nvfp4_core_e4m3_encode(x, 1));
     default: return nvfp4_core_e5m2_decode(nvfp4_core_e5m2_encode(x, 1));

@@ -157,7 +157,7 @@ static uint8_t bs_flush_subnormal(const nvfp4_mctx *c, const nvfp4_core_global *
 static uint8_t bs_via_fp16(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax)
 {
     (void)c;
-    float h = nvfp4_core_fp16_decode(nvfp4_core_fp16_encode(te_scale_value(g, bamax)));
+    float h = nvfp4_core_round_fp16(te_scale_value(g, bamax));
     return nvfp4_core_e4m3_encode(h, 1);
 }
 
