@@ -23,7 +23,7 @@ static void usage(FILE *f)
           "                 [--threads T (default 2)] [--quick] [--quiet] [--resume] [--checkpoint-every N]\n"
           "                 [--target-ci W [--max-seeds N (default 64)] [--seed-batch B]] [--own-shadows]\n"
           "       nvfp4 study show NAME\n"
-          "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)]\n"
+          "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)] [--arms LIST]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
           "Runs a built-in study (see `nvfp4 study list`), writing runs.csv, layers.csv, summary.json and PNG\n"
@@ -46,7 +46,8 @@ static void usage(FILE *f)
           "per seed and read by every arm of that seed that shares its config but for the recipe;\n"
           "--own-shadows trains one beside every job instead (the same bytes, for timing). `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
-          "arms in one run, with each step's ratio to the fp32 arm's and its fraction of the machine's SGEMM\n"
+          "arms (--arms: those listed; fp32 always runs, the ratios' base) in one run, with each step's ratio\n"
+          "to the fp32 arm's and its fraction of the machine's SGEMM\n"
           "rate (OpenBLAS sgemm on the step's linear GEMM shapes, timed in the same run). docs/studies.md.\n",
           f);
 }
@@ -299,47 +300,71 @@ static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double
     return ok;
 }
 
-/* The machine's SGEMM time for one step's linear GEMMs, measured now at the
- * OpenBLAS thread count set: for every linear of the default GPT (per block
- * qkv d->3d, proj d->d, fc1 d->f, fc2 f->d; the head d->vocab) its three
- * GEMMs (Fprop, Dgrad, Wgrad) on the step's batch x seq_len tokens, timed
- * together, best of `reps`. The attention's score products are left out.
- * *gflop: the GEMMs' work; *cpu_ms: their process CPU time (robust to other
- * load at one thread). Returns wall ms, or -1 when out of memory. */
-static double sgemm_step_ms(const nvfp4_train_cfg *c, int reps, double *gflop, double *cpu_ms)
+/* One pass of a step's linear GEMMs of the default GPT on buffers a, b, o:
+ * for every linear (per block qkv d->3d, proj d->d, fc1 d->f, fc2 f->d; the
+ * head d->vocab) its three GEMMs (Fprop, Dgrad, Wgrad) on the step's
+ * batch x seq_len tokens. The attention's score products are left out.
+ * Returns the GEMMs' work in flop. */
+static double sgemm_step_pass(const nvfp4_train_cfg *c, float *a, float *b, float *o)
 {
     size_t d = c->model.d_model, f = c->model.d_hidden, v = c->model.vocab, t = c->batch * c->model.seq_len;
     size_t shape[5][2] = {{d, 3 * d}, {d, d}, {d, f}, {f, d}, {d, v}}; /* in, out */
+    double work = 0.0;
+    for (size_t k = 0; k < 5; k++) {
+        size_t n_of = k == 4 ? 1 : c->model.n_blocks;
+        int in = (int)shape[k][0], out = (int)shape[k][1], T = (int)t;
+        for (size_t j = 0; j < n_of; j++) {
+            /* Fprop Y[t,out] = X W^T, Dgrad dX[t,in] = dY W, Wgrad dW[out,in] = dY^T X */
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, a, in, b, in, 0.0f, o, out);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, in, out, 1.0f, o, out, b, in, 0.0f, a, in);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, T, 1.0f, o, out, a, in, 0.0f, b, in);
+            work += 3.0 * 2.0 * (double)t * (double)in * (double)out;
+        }
+    }
+    return work;
+}
+
+/* The machine's SGEMM time for one step's linear GEMMs, measured now and run
+ * the way the bench's models run: at one thread, one pass with OpenBLAS on
+ * one thread; at two or more, a model and its FP32 shadow take one thread
+ * each side by side (train.c, pair_concurrent), so two one-thread passes run
+ * side by side and the bound is their wall time (shared caches and memory
+ * bandwidth count against the bound as they count against the step).
+ * Best of `reps`. *gflop: one pass's work; *cpu_ms: the process CPU time per
+ * pass. Returns wall ms, or -1 when out of memory. */
+static double sgemm_step_ms(const nvfp4_train_cfg *c, int threads, int reps, double *gflop, double *cpu_ms)
+{
+    size_t d = c->model.d_model, f = c->model.d_hidden, v = c->model.vocab, t = c->batch * c->model.seq_len;
     size_t big = 3 * d > f ? 3 * d : f;
     if (v > big) big = v;
-    float *a = calloc(t * big, sizeof *a), *b = calloc(big * big, sizeof *b), *o = calloc(t * big, sizeof *o);
+    int copies = threads >= 2 ? 2 : 1;
+    float *buf[2][3] = {{NULL}};
+    bool ok = true;
+    for (int k = 0; k < copies; k++) {
+        buf[k][0] = calloc(t * big, sizeof(float));
+        buf[k][1] = calloc(big * big, sizeof(float));
+        buf[k][2] = calloc(t * big, sizeof(float));
+        ok = ok && buf[k][0] && buf[k][1] && buf[k][2];
+        for (size_t i = 0; ok && i < t * big; i++) buf[k][0][i] = buf[k][2][i] = (float)(i % 7) * 0.25f - 0.75f;
+        for (size_t i = 0; ok && i < big * big; i++) buf[k][1][i] = (float)(i % 5) * 0.125f - 0.25f;
+    }
     double best = -1.0, work = 0.0, best_cpu = -1.0;
-    for (size_t i = 0; a && b && o && i < t * big; i++) a[i] = o[i] = (float)(i % 7) * 0.25f - 0.75f;
-    for (size_t i = 0; a && b && o && i < big * big; i++) b[i] = (float)(i % 5) * 0.125f - 0.25f;
-    for (int rep = 0; a && b && o && rep < reps; rep++) {
+    int blas = openblas_get_num_threads();
+    if (copies > 1) openblas_set_num_threads(1);
+    for (int rep = 0; ok && rep < reps; rep++) {
         double t0 = cpu_wall_s(), c0 = cpu_s();
-        work = 0.0;
-        for (size_t k = 0; k < 5; k++) {
-            size_t n_of = k == 4 ? 1 : c->model.n_blocks;
-            int in = (int)shape[k][0], out = (int)shape[k][1], T = (int)t;
-            for (size_t j = 0; j < n_of; j++) {
-                /* Fprop Y[t,out] = X W^T, Dgrad dX[t,in] = dY W, Wgrad dW[out,in] = dY^T X */
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, a, in, b, in, 0.0f, o, out);
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, in, out, 1.0f, o, out, b, in, 0.0f, a, in);
-                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, T, 1.0f, o, out, a, in, 0.0f, b, in);
-                work += 3.0 * 2.0 * (double)t * (double)in * (double)out;
-            }
-        }
-        double ms = 1e3 * (cpu_wall_s() - t0), cms = 1e3 * (cpu_s() - c0);
+#pragma omp parallel for num_threads(copies) schedule(static, 1) reduction(max : work)
+        for (int k = 0; k < copies; k++) work = sgemm_step_pass(c, buf[k][0], buf[k][1], buf[k][2]);
+        double ms = 1e3 * (cpu_wall_s() - t0), cms = 1e3 * (cpu_s() - c0) / (double)copies;
         if (best < 0 || ms < best) best = ms;
         if (best_cpu < 0 || cms < best_cpu) best_cpu = cms;
     }
-    free(a);
-    free(b);
-    free(o);
+    openblas_set_num_threads(blas);
+    for (int k = 0; k < copies; k++)
+        for (int j = 0; j < 3; j++) free(buf[k][j]);
     *gflop = work * 1e-9;
     *cpu_ms = best_cpu;
-    return best;
+    return ok ? best : -1.0;
 }
 
 static bool parse_threads(const char *s, int *t, size_t *n)
@@ -357,11 +382,36 @@ static bool parse_threads(const char *s, int *t, size_t *n)
     return *n > 0;
 }
 
+/* Whether `name` is in the comma-separated `list` (NULL: every arm). */
+static bool bench_arm_listed(const char *list, const char *name)
+{
+    if (!list) return true;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return true;
+        if (!e) break;
+        p = e + 1;
+    }
+    return false;
+}
+
+/* Every name of `list` is an arm of the bench. */
+static bool bench_arms_valid(const char *list)
+{
+    size_t na = sizeof bench_arms / sizeof *bench_arms, found = 0, names = 1;
+    for (const char *p = list; *p; p++) names += *p == ',';
+    for (size_t k = 0; k < na; k++) found += bench_arm_listed(list, bench_arms[k].name);
+    return *list && found == names;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     bool as_json = false;
     size_t steps = 8, nt = 2;
     int threads[8] = {1, 2};
+    const char *arm_list = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json")) {
@@ -371,6 +421,10 @@ static int cmd_bench(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--threads") && v) {
             if (!parse_threads(v, threads, &nt)) return cli_fail("study", "--threads: expected a list such as 1,2, got '%s'", v);
+            i++;
+        } else if (!strcmp(a, "--arms") && v) {
+            if (!bench_arms_valid(v)) return cli_fail("study", "--arms: expected a list of fp32, bf16, fp8, mxfp8, nvfp4, got '%s'", v);
+            arm_list = v;
             i++;
         } else {
             return cli_fail("study", "bench: unknown option or missing value '%s'", a);
@@ -384,8 +438,9 @@ static int cmd_bench(int argc, char **argv)
     for (size_t ti = 0; ti < nt; ti++) {
         nvfp4_study_set_threads(threads[ti]);
         double fp32_ms = 0.0, fp32_cpu = 0.0, gflop = 0.0, sgemm_cpu = 0.0;
-        double sgemm_ms = sgemm_step_ms(&c, 5, &gflop, &sgemm_cpu);
+        double sgemm_ms = sgemm_step_ms(&c, threads[ti], 5, &gflop, &sgemm_cpu);
         for (size_t k = 0; k < na; k++) {
+            if (k > 0 && !bench_arm_listed(arm_list, bench_arms[k].name)) continue;
             double mq, mr, cpu;
             nvfp4_error err = {NVFP4_OK, ""};
             if (!bench_arm_run(&bench_arms[k], steps, &mq, &mr, &cpu, &params, &err)) {
@@ -417,11 +472,12 @@ static int cmd_bench(int argc, char **argv)
                 printf("threads %d  %-6s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)  CPU %.2f ms, "
                        "%.2fx  SGEMM fraction %.2f (CPU %.2f)\n",
                        threads[ti], bench_arms[k].name, mq, ratio, mr, shadow, cpu_arm, cpu_ratio, frac, cpu_frac);
-            if (!as_json && k + 1 == na)
-                printf("threads %d  SGEMM of the step's linear GEMMs: %.2f ms (CPU %.2f ms; %.2f GFLOP, %.1f GFLOP/s, "
-                       "best of 5, measured now)\n",
-                       threads[ti], sgemm_ms, sgemm_cpu, gflop, sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0);
         }
+        if (!as_json)
+            printf("threads %d  SGEMM of the step's linear GEMMs: %.2f ms (CPU %.2f ms; %.2f GFLOP, %.1f GFLOP/s, "
+                   "best of 5, measured now%s)\n",
+                   threads[ti], sgemm_ms, sgemm_cpu, gflop, sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0,
+                   threads[ti] >= 2 ? "; two one-thread copies side by side, as the model and its shadow run" : "");
     }
     if (as_json) {
         json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "model", "gpt (nvfp4_train_cfg_gpt)", "params",

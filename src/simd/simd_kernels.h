@@ -117,8 +117,9 @@ typedef struct {
     /* the same, also storing RHT(x) of those rows into out (row-major like
      * x: bf16 bits when j->rht_round_bf16, else fp32) */
     float (*rht_apply)(const nvfp4_simd_col_job *j, size_t g0, size_t g1, void *out);
-    /* te dequantize of one row of 16*nb elements */
-    void (*row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out);
+    /* te dequantize of one row of 16*nb elements; `stream`: the output may
+     * be written with streaming (non-temporal) stores where the ISA has them */
+    void (*row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, int stream, float *out);
     /* MXFP4 1x32 (rule NVFP4_SIMD_MX_*): UE8M0 scales of one fp32 row of
      * 32*nb elements, and its codes (SR: block b takes Philox(offset, block0
      * + b) for elements 0..15 and Philox(offset + 1, ...) for 16..31) */

@@ -336,8 +336,9 @@ static void neon_row_fused(const nvfp4_simd_te_consts *k, const void *x, int bf1
 /* te dequantize: each element's E2M1 value (nvfp4_core_e2m1_decode, as four
  * byte tables indexed by the code and interleaved into fp32 patterns) times
  * the block's nvfp4_core_dequant_scale, one rounding. */
-static void neon_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
+static void neon_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, int stream, float *out)
 {
+    (void)stream; /* plain stores: NEON has no streaming store worth its ordering cost here */
     nvfp4_core_global g = nvfp4_core_global_from_amax(&te_chain, amax);
     uint8_t tb[4][16];
     for (uint8_t c = 0; c < 16; c++) {

@@ -193,8 +193,9 @@ static float scalar_amax_bf16(const uint16_t *x, size_t n)
     return a;
 }
 
-static void scalar_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
+static void scalar_row_dequant(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, int stream, float *out)
 {
+    (void)stream;
     nvfp4_core_global g = nvfp4_core_global_from_amax(te(), amax);
     for (size_t b = 0; b < nb; b++) {
         float d = nvfp4_core_dequant_scale(te(), &g, scale[b]);

@@ -387,9 +387,10 @@ SK_FN static float SK_NAME(rht_apply)(const nvfp4_simd_col_job *job, size_t g0, 
 
 /* ---- dequantize ------------------------------------------------------------ */
 
-SK_FN static void SK_NAME(row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, float *out)
+SK_FN static void SK_NAME(row_dequant)(const uint8_t *data, const uint8_t *scale, size_t nb, float amax, int stream,
+                                       float *out)
 {
-    int aligned = ((uintptr_t)out & (4u * SK_W - 1u)) == 0;
+    int aligned = stream && ((uintptr_t)out & (4u * SK_W - 1u)) == 0;
     for (size_t b0 = 0; b0 < nb; b0 += SK_W) {
         size_t n = nb - b0 < SK_W ? nb - b0 : SK_W;
         /* nvfp4_core_dequant_scale, DEQ_TE: ((float)s * amax) * fl(1/2688) */

@@ -32,7 +32,7 @@ const nvfp4_study st_study_s7_gpt = {
     .wall = "2 min 25 s",
     .claim = "GPT on English text: NVFP4 (paper recipe) vs FP8, MXFP8 and BF16 operands, each against its FP32 "
              "shadow (NVIDIA 2509.25149 Sec. 5)",
-    .seeds = 2,
+    .seeds = 10,
     .steps = 300,
     .run = st_run_config_study,
     .config = "s7-gpt", /* its arms: studies/s7-gpt.json */

@@ -69,6 +69,10 @@ grep -q "'fortunes'" "$T/err" || die "s7-gpt without the corpus: message does no
 "$NVFP4" study bench --steps 1 --threads 1 --json > "$T/bench.json" 2>"$T/err" || die "study bench: $(cat "$T/err")"
 for a in fp32 bf16 fp8 mxfp8 nvfp4; do grep -q "\"arm\": \"$a\"" "$T/bench.json" || die "bench lacks arm $a"; done
 grep -q '"ratio_to_fp32": 1.0' "$T/bench.json" || die "bench: fp32 arm's ratio is not 1"
+# --arms: the listed arms and fp32 (the ratios' base), nothing else
+"$NVFP4" study bench --steps 1 --threads 1 --arms nvfp4 --json > "$T/bench1.json" 2>"$T/err" || die "study bench --arms: $(cat "$T/err")"
+[ "$(grep -o '"arm": "[a-z0-9]*"' "$T/bench1.json" | tr '\n' ' ')" = '"arm": "fp32" "arm": "nvfp4" ' ] ||
+    die "bench --arms nvfp4 ran: $(grep -o '"arm": "[a-z0-9]*"' "$T/bench1.json" | tr '\n' ' ')"
 
 # bad input: exit code 2 with a message, no crash
 expect2() { "$NVFP4" "$@" >/dev/null 2>"$T/err"; rc=$?; [ $rc = 2 ] || die "'$*' exited $rc (want 2)"; [ -s "$T/err" ] || die "'$*' printed no message"; }
@@ -81,6 +85,8 @@ expect2 study run s6 --seeds x
 expect2 study run s6 --bogus 1
 expect2 study bench --threads 0
 expect2 study bench --bogus
+expect2 study bench --arms nvfp4,fp4
+expect2 study bench --arms ""
 expect2 study plot "$T/does-not-exist"
 expect2 study merge --out "$T/m2"
 expect2 study merge --out "$T/m3" "$T/sh0" "$T/s6"
