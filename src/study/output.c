@@ -597,6 +597,46 @@ static size_t most_seeds(const st_table *t)
     return most;
 }
 
+/* Early in a run the gaps swing by points of % (a few evaluations of a model
+ * still near its initial loss), later by hundredths, and the later part is
+ * what the findings read. When the data's whole range (bands included) is
+ * over 4x that of its second half, the script fits the y axis to the second
+ * half (and 0) and says so in a label; else gnuplot's own range stands.
+ * `file` has the tokens in column xcol and the band in columns lo, hi;
+ * x_half: half the largest token count. An earlier point enters the second
+ * half's stats as 0, which its range holds anyway: stats never sees an
+ * empty selection (a fatal error in gnuplot). */
+static void append_late_yrange(char **s, size_t *len, const char *file, int xcol, int lo, int hi, double x_half)
+{
+    append(s, len,
+           "stats '%s' using %d nooutput\nall_lo = STATS_min\nstats '%s' using %d nooutput\nall_hi = STATS_max\n"
+           "stats '%s' using ($%d >= %.17g ? $%d : 0) nooutput\nlate_lo = STATS_min < 0 ? STATS_min : 0\n"
+           "stats '%s' using ($%d >= %.17g ? $%d : 0) nooutput\nlate_hi = STATS_max > 0 ? STATS_max : 0\n"
+           "if (all_hi - all_lo > 4 * (late_hi - late_lo)) {\n"
+           "  pad = (late_hi > late_lo ? late_hi - late_lo : 1) * 0.08\n"
+           "  set yrange [late_lo - pad:late_hi + pad]\n"
+           "  set label 1 'y axis fits the second half of the run; earlier points leave the frame' at graph 0.02, "
+           "graph 0.96 front\n"
+           "}\n",
+           file, lo, file, hi, file, xcol, x_half, lo, file, xcol, x_half, hi);
+}
+
+static double arm_max_tokens(const st_table *t, size_t a)
+{
+    double m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].arm == a && (double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
+    return m;
+}
+
+static double max_tokens(const st_table *t)
+{
+    double m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if ((double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
+    return m;
+}
+
 /* paired.png: gap(arm) - gap(first arm) of the same seed against tokens,
  * mean and the 95% band of the per-seed paired difference */
 static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *has, const char *title,
@@ -616,9 +656,12 @@ static nvfp4_status plot_paired(const char *dir, const st_table *t, const bool *
            "set terminal pngcairo size 900,560 noenhanced\nset output 'paired.png'\n"
            "set title \"%s: gap(arm) - gap(%s) of the same seed\\n(%s)\"\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'paired gap difference (points of %%)'\nset key outside right\n"
-           "set grid\nset xzeroaxis lt -1 lw 1.5\nplot ",
+           "set grid\nset xzeroaxis lt -1 lw 1.5\n",
            title, t->arms[0],
            spread);
+    /* the paired arms have the first arm's steps (paired_agg.dat leaves out the others) */
+    append_late_yrange(&s, &len, "paired_agg.dat", 1, 4, 5, arm_max_tokens(t, 0) / 2.0);
+    append(&s, &len, "plot ");
     /* every band first, then every mean line: a later band never covers an earlier line */
     for (size_t a = 1; a < t->narms; a++)
         if (has[a])
@@ -648,9 +691,10 @@ static void gap_overlay_script(char **s, size_t *len, const st_table *t, const c
     append(s, len,
            "set terminal pngcairo size 900,560 noenhanced\nset output 'gap.png'\n"
            "set title '%s: relative eval-loss gap to the FP32 shadow (%s)'\n"
-           "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s"
-           "plot ",
+           "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s",
            title, spread, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
+    if (!loggap) append_late_yrange(s, len, "gap_agg.dat", 8, 3, 4, max_tokens(t) / 2.0);
+    append(s, len, "plot ");
     for (size_t a = 0; a < t->narms; a++)
         append(s, len, "'gap_agg.dat' index %zu using 8:3:4 with filledcurves " ST_BAND_FILL " lc %zu notitle, ", a,
                a + 1);
@@ -672,14 +716,6 @@ static double tick_step(double max)
     if (!(max > 0)) return 1;
     double p = pow(10.0, floor(log10(max / 2.0)));
     return max / p >= 10 ? 5 * p : max / p >= 4 ? 2 * p : p;
-}
-
-static double arm_max_tokens(const st_table *t, size_t a)
-{
-    double m = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].arm == a && (double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
-    return m;
 }
 
 static void gap_panels_script(char **s, size_t *len, const st_table *t, const char *title, const char *spread,
