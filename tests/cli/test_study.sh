@@ -65,6 +65,21 @@ rc=$?; [ $rc = 2 ] || die "s7-gpt without the corpus exited $rc (want 2)"
 grep -q "'fortunes'" "$T/err" || die "s7-gpt without the corpus: message does not name the package: $(cat "$T/err")"
 [ ! -e "$T/nofort/runs.csv" ] || die "s7-gpt without the corpus wrote runs.csv"
 
+# tools/ngram_baseline.py: the lab's split, interpolated Kneser-Ney. Every file
+# "abab..." (100 bytes): 90 to training (1665 a, 1665 b), 10 held out; order 1
+# gives p(a) = p(b) = (1665 - 0.75)/3330 + 0.75 * 2/3330/256.
+mkdir -p "$T/abfort"
+for f in art computers cookie definitions disclaimer drugs education ethnic food goedel humorists kids knghtbrd \
+    law linux linuxcookie love magic medicine men-women miscellaneous news paradoxum people perl pets platitudes \
+    politics pratchett science songs-poems sports startrek tao wisdom work zippy; do
+    printf 'ab%.0s' $(seq 50) > "$T/abfort/$f"
+done
+want=$(python3 -c 'import math; print("%.4f" % -math.log((1665 - 0.75) / 3330 + 0.75 * 2 / 3330 / 256))')
+got=$(python3 "$(dirname "$0")/../../tools/ngram_baseline.py" --order 1 --dir "$T/abfort" | sed -n 's/^order 1 .*: \([0-9.]*\) nats.*/\1/p')
+[ "$got" = "$want" ] || die "ngram_baseline order 1: $got nats/byte, want $want"
+python3 "$(dirname "$0")/../../tools/ngram_baseline.py" --dir "$T/no-fortunes" >/dev/null 2>"$T/err"
+rc=$?; [ $rc = 2 ] && grep -q "'fortunes'" "$T/err" || die "ngram_baseline without the corpus: exit $rc, $(cat "$T/err")"
+
 # study bench: every arm, a ratio of 1 for fp32 itself
 "$NVFP4" study bench --steps 1 --threads 1 --json > "$T/bench.json" 2>"$T/err" || die "study bench: $(cat "$T/err")"
 for a in fp32 bf16 fp8 mxfp8 nvfp4; do grep -q "\"arm\": \"$a\"" "$T/bench.json" || die "bench lacks arm $a"; done
