@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bf16.h"
 #include "core/e4m3.h"
 #include "hardcases.h"
 #include "nvfp4.h"
@@ -550,6 +551,28 @@ START_TEST(bf16_ties_and_overflow)
 }
 END_TEST
 
+/* nvfp4_core_round_bf16 (a select, so that it vectorizes) is the round
+ * trip through nvfp4_core_bf16_encode/decode: every 97th bit pattern, and
+ * around every tie, NaN and Inf boundary of each sign and exponent. */
+static void expect_round_bf16(uint32_t u)
+{
+    uint32_t want = bits(nvfp4_core_bf16_decode(nvfp4_core_bf16_encode(f32(u)))),
+             got = bits(nvfp4_core_round_bf16(f32(u)));
+    if (got != want) ck_abort_msg("round_bf16(0x%08X) = 0x%08X, encode/decode give 0x%08X", u, got, want);
+}
+
+START_TEST(bf16_round_trip_select)
+{
+    for (uint64_t u = 0; u <= 0xFFFFFFFFu; u += 97) expect_round_bf16((uint32_t)u);
+    for (uint32_t top = 0; top < 0x10000u; top++)
+        for (int d = -2; d <= 2; d++) {
+            expect_round_bf16((top << 16) + 0x8000u + (uint32_t)d); /* ties and their neighbours */
+            expect_round_bf16((top << 16) + (uint32_t)(d + 2));     /* a value's low end: 0x7F800001.. (NaN) */
+            expect_round_bf16((top << 16) + 0xFFFDu + (uint32_t)(d + 2)); /* its high end: carries */
+        }
+}
+END_TEST
+
 START_TEST(fp16_ties_and_overflow)
 {
     ck_assert_uint_eq(nvfp4_fp16_from_f32(65504.0f), 0x7BFF);
@@ -703,6 +726,7 @@ static Suite *suite(void)
     tcase_add_test(tc, ue8m0_powers_of_two_and_neighbours);
     tcase_add_test(tc, ue8m0_specials);
     tcase_add_test(tc, bf16_ties_and_overflow);
+    tcase_add_test(tc, bf16_round_trip_select);
     tcase_add_test(tc, fp16_ties_and_overflow);
     tcase_add_test(tc, format_f32_shortest);
     suite_add_tcase(s, tc);

@@ -30,10 +30,16 @@ NVFP4_HD static inline float nvfp4_core_bf16_decode(uint16_t h)
     return nvfp4_core_f32_from_bits((uint32_t)h << 16);
 }
 
-/* fp32 rounded to the nearest bf16 value and widened back. */
+/* fp32 rounded to the nearest bf16 value and widened back:
+ * nvfp4_core_bf16_decode(nvfp4_core_bf16_encode(x)), written with a select
+ * instead of the early return so that loops over it vectorize (the lab
+ * rounds every operand and activation of its BF16 layers with it;
+ * check_formats compares the two). */
 NVFP4_HD static inline float nvfp4_core_round_bf16(float x)
 {
-    return nvfp4_core_bf16_decode(nvfp4_core_bf16_encode(x));
+    uint32_t u = nvfp4_core_f32_bits(x);
+    uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+    return nvfp4_core_f32_from_bits((u & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFF0000u : r);
 }
 
 NVFP4_HD static inline uint16_t nvfp4_core_fp16_encode(float x)

@@ -562,6 +562,8 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
         src = h;
     }
     if (c->format == NVFP4_SQ_BF16) {
+        /* out may be src (in place): element i reads and writes only index i */
+#pragma omp simd
         for (size_t i = 0; i < n; i++) out[i] = nvfp4_core_round_bf16(src[i]);
         return NVFP4_OK;
     }
