@@ -388,7 +388,7 @@ static void shared_equals_own(nvfp4_train_cfg *tc)
 {
     nvfp4_error err;
     st_shadow *sh;
-    ck_assert_int_eq(st_shadow_train(tc, &sh, &err), NVFP4_OK);
+    ck_assert_int_eq(st_shadow_train(tc, NULL, NULL, &sh, &err), NVFP4_OK);
     nvfp4_train_cfg other = *tc; /* another arm of the seed: FP8 everywhere, then FP32 at step 5 */
     for (int g = 0; g < 3; g++)
         for (int o = 0; o < 2; o++) ck_assert(nvfp4_sq_cfg_parse("fp8", &other.recipe.q[g][o]));

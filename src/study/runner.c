@@ -69,6 +69,16 @@ static void resume_path(const nvfp4_study_opts *o, size_t j, const char *ext, ch
 /* Advances the run to its last step in chunks, with a progress line on the
  * log (steps/s and ETA) at most every 10 s, so long runs show they live,
  * and a checkpoint every o->checkpoint_every steps (or 300 s). */
+/* One progress line: steps done of `steps`, the rate and the ETA it gives. */
+static void progress_line(FILE *log, const char *study, const char *arm, uint64_t seed, size_t done, size_t steps,
+                          double rate)
+{
+    double eta = (double)(steps - done) / rate;
+#pragma omp critical(study_log)
+    fprintf(log, "[%s] %-14s seed %llu: step %zu/%zu, %.1f steps/s, ETA %.0f min %02.0f s\n", study, arm,
+            (unsigned long long)seed, done, steps, rate, floor(eta / 60.0), fmod(eta, 60.0));
+}
+
 static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log,
                                           const char *arm, uint64_t seed, nvfp4_run *r, size_t steps,
                                           const char *ckpt, nvfp4_error *err)
@@ -88,10 +98,7 @@ static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_stud
             saved = t;
         }
         if (log && !o->quiet && t - last >= 10.0 && done < steps) {
-            double rate = (double)(done - first) / (t - t0), eta = (double)(steps - done) / rate;
-#pragma omp critical(study_log)
-            fprintf(log, "[%s] %-14s seed %llu: step %zu/%zu, %.1f steps/s, ETA %.0f min %02.0f s\n", s->name, arm,
-                    (unsigned long long)seed, done, steps, rate, floor(eta / 60.0), fmod(eta, 60.0));
+            progress_line(log, s->name, arm, seed, done, steps, (double)(done - first) / (t - t0));
             last = t;
         }
     }
@@ -292,7 +299,7 @@ static nvfp4_status attach_shadow(const shadow_slot *slot, const nvfp4_train_cfg
         return st_run_share_shadow(r, slot->sh, err);
     }
     if (!st_run_shadow_external(r)) return NVFP4_OK;
-    nvfp4_status st = st_shadow_train(c, own, err);
+    nvfp4_status st = st_shadow_train(c, NULL, NULL, own, err);
     return st == NVFP4_OK ? st_run_share_shadow(r, *own, err) : st;
 }
 
@@ -449,10 +456,29 @@ static void run_list(const job_set *js, const size_t *list, shadow_slot *const *
     }
 }
 
+/* A shared shadow's progress line, like a job's (advance_with_progress):
+ * at most every 10 s, so that a wave's shadows show they live. */
+typedef struct {
+    const job_set *js;
+    uint64_t seed;
+    double t0, last;
+} shadow_log;
+
+static void shadow_progress(void *ctx, size_t done, size_t steps)
+{
+    shadow_log *l = ctx;
+    double t = now_s();
+    if (t - l->last < 10.0 || done >= steps) return;
+    progress_line(l->js->log, l->js->s->name, "fp32-shadow", l->seed, done, steps, (double)done / (t - l->t0));
+    l->last = t;
+}
+
 static void train_shadow(const job_set *js, shadow_slot *sl)
 {
     double t0 = now_s();
-    sl->st = st_shadow_train(&sl->cfg, &sl->sh, &sl->err);
+    shadow_log l = {js, sl->cfg.seed, t0, t0};
+    bool show = js->log && !js->o->quiet;
+    sl->st = st_shadow_train(&sl->cfg, show ? shadow_progress : NULL, &l, &sl->sh, &sl->err);
     if (sl->st == NVFP4_OK && js->log && !js->o->quiet) {
 #pragma omp critical(study_log)
         fprintf(js->log, "[%s] %-14s seed %llu: %zu steps in %.1f s, shared by %zu jobs (%.1f MB held)\n",

@@ -191,7 +191,8 @@ void st_run_pair(nvfp4_run *r, bool on) { r->pair = on; }
 /* ---- the shared FP32 shadow (its trace: shadow.c) ------------------------------- */
 /* The shadow's step exactly as train_step takes it beside a quantized model:
  * its evaluations before the batch on a logged step, the batch, its step. */
-nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_error *err)
+nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow_progress progress, void *ctx, st_shadow **out,
+                             nvfp4_error *err)
 {
     *out = NULL;
     nvfp4_run *r;
@@ -216,6 +217,7 @@ nvfp4_status st_shadow_train(const nvfp4_train_cfg *cfg, st_shadow **out, nvfp4_
             memcpy(sh->p + k * sh->np, r->ref.p, sh->np * sizeof *sh->p);
             sh->snap[step] = k++;
         }
+        if (s == NVFP4_OK && progress) progress(ctx, step + 1, cfg->steps);
     }
     nvfp4_run_free(r);
     if (s != NVFP4_OK) {

@@ -43,8 +43,11 @@ bool st_run_push_log(nvfp4_run *r, const nvfp4_log_row *row, const lin_diag *dg)
 void st_run_pair(nvfp4_run *r, bool on);
 
 /* Trains the FP32 shadow of config c once, recording its trace (shadow.h):
- * its step exactly as a run takes it beside a quantized model. */
-nvfp4_status st_shadow_train(const nvfp4_train_cfg *c, st_shadow **out, nvfp4_error *err);
+ * its step exactly as a run takes it beside a quantized model. progress
+ * (may be NULL) is called after every step with the steps done. */
+typedef void (*st_shadow_progress)(void *ctx, size_t done, size_t steps);
+nvfp4_status st_shadow_train(const nvfp4_train_cfg *c, st_shadow_progress progress, void *ctx, st_shadow **out,
+                             nvfp4_error *err);
 /* r reads its shadow from sh (borrowed: it must outlive r's steps) from
  * its current step on; NVFP4_EINVAL when sh was trained for another config.
  * The run's checkpoint remembers it: a run loaded from it needs a trace. */
