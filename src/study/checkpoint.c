@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nvfp4/io.h"
+#include "study/labfile.h"
 #include "study/train.h"
 #include "study/wtrack.h"
 
@@ -95,8 +96,9 @@ static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 3
                                                                                5: shared shadow, wtrack state */
 #define CKPT_SUM_LEN 65
 
-static void write_state(FILE *f, const nvfp4_run *r)
+static void write_state(FILE *f, const void *ctx)
 {
+    const nvfp4_run *r = ctx;
     blob b[16];
     size_t n = state_blobs((nvfp4_run *)r, b);
     if (fwrite(CKPT_MAGIC, 1, 8, f) != 8 || fwrite(&r->cfg, sizeof r->cfg, 1, f) != 1) return;
@@ -108,25 +110,11 @@ static void write_state(FILE *f, const nvfp4_run *r)
     st_wtrack_write(r->wtrack, r->q.nlin, f); /* a short write: the stream's error flag */
 }
 
+/* A short write sets the stream's error flag: the atomic writer then
+ * reports it, naming the file, and keeps the old checkpoint. */
 static nvfp4_status write_checkpoint(FILE *f, void *ctx, nvfp4_error *err)
 {
-    char *buf = NULL, hex[65];
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) return nvfp4_error_set(err, NVFP4_ENOMEM, "checkpoint: out of memory");
-    write_state(m, ctx);
-    bool ok = !ferror(m);
-    ok = fclose(m) == 0 && ok;
-    if (!ok) {
-        free(buf);
-        return nvfp4_error_set(err, NVFP4_ENOMEM, "checkpoint: out of memory");
-    }
-    nvfp4_sha256_hex(buf, len, hex);
-    /* A short write sets the stream's error flag: the atomic writer then
-     * reports it, naming the file, and keeps the old checkpoint. */
-    if (fwrite(buf, 1, len, f) == len) fprintf(f, "%s\n", hex);
-    free(buf);
-    return NVFP4_OK;
+    return st_write_summed(f, write_state, ctx, "checkpoint", err);
 }
 
 nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *err)

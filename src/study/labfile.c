@@ -111,3 +111,23 @@ json_t *st_load_lab_json(const char *path, bool *absent, nvfp4_error *err)
     if (!j) nvfp4_error_set(err, NVFP4_EFORMAT, "%s: line %d: %s", path, je.line, je.text);
     return j;
 }
+
+nvfp4_status st_write_summed(FILE *f, void (*compose)(FILE *m, const void *ctx), const void *ctx, const char *what,
+                             nvfp4_error *err)
+{
+    char *buf = NULL, hex[65];
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", what);
+    compose(m, ctx);
+    bool ok = !ferror(m);
+    ok = fclose(m) == 0 && ok;
+    if (!ok) {
+        free(buf);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "%s: out of memory", what);
+    }
+    nvfp4_sha256_hex(buf, len, hex);
+    if (fwrite(buf, 1, len, f) == len) fprintf(f, "%s\n", hex);
+    free(buf);
+    return NVFP4_OK;
+}

@@ -29,6 +29,13 @@ void st_file_discard(st_file *sf);
  * a folder is refused without waiting on it. Free *buf after fclose. NULL
  * with *absent set (when absent is given) when the file does not exist. */
 FILE *st_open_lab_file(const char *path, char **buf, bool *absent, nvfp4_error *err);
+/* Writes to f what compose writes (composed in memory first), then a line
+ * with the SHA-256 of those bytes in hex: the checksummed files of --resume
+ * (run checkpoints, shadow traces). compose reports a failure through the
+ * stream's error flag; a short write to f sets f's, which the atomic writer
+ * reports. `what` names the file's kind in an out-of-memory error. */
+nvfp4_status st_write_summed(FILE *f, void (*compose)(FILE *m, const void *ctx), const void *ctx, const char *what,
+                             nvfp4_error *err);
 json_t *st_load_lab_json(const char *path, bool *absent, nvfp4_error *err);
 
 #endif

@@ -7,6 +7,7 @@
  * and for any sharding (docs/studies.md). It knows no study: the study
  * files pass their base config and arms in.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,9 +67,6 @@ static void resume_path(const nvfp4_study_opts *o, size_t j, const char *ext, ch
     snprintf(buf, n, "%s/.resume/job-%zu.%s", o->out_dir, j, ext);
 }
 
-/* Advances the run to its last step in chunks, with a progress line on the
- * log (steps/s and ETA) at most every 10 s, so long runs show they live,
- * and a checkpoint every o->checkpoint_every steps (or 300 s). */
 /* One progress line: steps done of `steps`, the rate and the ETA it gives. */
 static void progress_line(FILE *log, const char *study, const char *arm, uint64_t seed, size_t done, size_t steps,
                           double rate)
@@ -79,6 +77,9 @@ static void progress_line(FILE *log, const char *study, const char *arm, uint64_
             (unsigned long long)seed, done, steps, rate, floor(eta / 60.0), fmod(eta, 60.0));
 }
 
+/* Advances the run to its last step in chunks, with a progress line on the
+ * log (steps/s and ETA) at most every 10 s, so long runs show they live,
+ * and a checkpoint every o->checkpoint_every steps (or 300 s). */
 static nvfp4_status advance_with_progress(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log,
                                           const char *arm, uint64_t seed, nvfp4_run *r, size_t steps,
                                           const char *ckpt, nvfp4_error *err)
@@ -430,6 +431,16 @@ static void remove_resume_dir(const nvfp4_study_opts *o, size_t njobs)
         unlink(path);
     }
     snprintf(path, sizeof path, "%s/.resume", o->out_dir);
+    DIR *d = opendir(path);
+    for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) { /* the shadow traces */
+        size_t n = strlen(e->d_name);
+        char f[4096 + 256];
+        if (!strncmp(e->d_name, "shadow-", 7) && n > 6 && !strcmp(e->d_name + n - 6, ".trace")) {
+            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+            unlink(f);
+        }
+    }
+    if (d) closedir(d);
     rmdir(path);
 }
 
@@ -473,12 +484,48 @@ static void shadow_progress(void *ctx, size_t done, size_t steps)
     l->last = t;
 }
 
+/* Where a shared shadow's trace is kept for --resume: out_dir/.resume/
+ * shadow-<seed>-<first 16 hex digits of the SHA-256 of its key>.trace (one
+ * seed may have shadows of several keys: s4's lengths). */
+static void shadow_trace_path(const nvfp4_study_opts *o, const shadow_slot *sl, char *buf, size_t n)
+{
+    char hex[65];
+    nvfp4_sha256_hex(&sl->key, sizeof sl->key, hex);
+    snprintf(buf, n, "%s/.resume/shadow-%llu-%.16s.trace", o->out_dir, (unsigned long long)sl->cfg.seed, hex);
+}
+
+/* A trace is kept when retraining would cost more than the file: its
+ * training took at least this long, or checkpoints go by steps
+ * (--checkpoint-every N), the user's sign that the run will be resumed. */
+#define SHADOW_KEEP_S 60.0
+
 static void train_shadow(const job_set *js, shadow_slot *sl)
 {
     double t0 = now_s();
     shadow_log l = {js, sl->cfg.seed, t0, t0};
     bool show = js->log && !js->o->quiet;
+    char trace[4096];
+    shadow_trace_path(js->o, sl, trace, sizeof trace);
+    if (js->o->resume && access(trace, F_OK) == 0) {
+        sl->st = st_shadow_load(trace, &sl->key, &sl->sh, &sl->err);
+        if (sl->st == NVFP4_OK && show) {
+#pragma omp critical(study_log)
+            fprintf(js->log, "[%s] %-14s seed %llu: trace read from %s, shared by %zu jobs\n", js->s->name,
+                    "fp32-shadow", (unsigned long long)sl->cfg.seed, trace, sl->users);
+        }
+        return;
+    }
     sl->st = st_shadow_train(&sl->cfg, show ? shadow_progress : NULL, &l, &sl->sh, &sl->err);
+    if (sl->st == NVFP4_OK && (now_s() - t0 >= SHADOW_KEEP_S || js->o->checkpoint_every)) {
+        nvfp4_error e = {NVFP4_OK, ""};
+        /* the trace saves time on resume only: a failed write costs that, not the run */
+        if (st_shadow_save(sl->sh, trace, &e) != NVFP4_OK && js->log) {
+#pragma omp critical(study_log)
+            fprintf(js->log, "[%s] warning: the seed %llu shadow's trace was not kept (%s): --resume would train it "
+                             "again\n",
+                    js->s->name, (unsigned long long)sl->cfg.seed, e.message);
+        }
+    }
     if (sl->st == NVFP4_OK && js->log && !js->o->quiet) {
 #pragma omp critical(study_log)
         fprintf(js->log, "[%s] %-14s seed %llu: %zu steps in %.1f s, shared by %zu jobs (%.1f MB held)\n",

@@ -37,4 +37,12 @@ size_t st_shadow_bytes(const st_shadow *sh);
 void st_shadow_logged(const st_shadow *sh, size_t step, nvfp4_log_row *row);
 const float *st_shadow_params(const st_shadow *sh, size_t step);
 
+/* The trace to a file and back (--resume: a wave's shadows need not be
+ * trained again): magic, key, sizes, arrays, and a last line with the
+ * SHA-256 of the bytes before it, written atomically. Loading refuses
+ * (NVFP4_EFORMAT, naming the file) a damaged file and a trace of another
+ * key than `key`. */
+nvfp4_status st_shadow_save(const st_shadow *sh, const char *path, nvfp4_error *err);
+nvfp4_status st_shadow_load(const char *path, const nvfp4_train_cfg *key, st_shadow **out, nvfp4_error *err);
+
 #endif

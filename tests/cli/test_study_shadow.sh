@@ -55,9 +55,25 @@ for mode in shared own; do
     ls "$T/rk$mode"/.resume/*.ckpt >/dev/null 2>&1 || die "no checkpoint left by the killed run"
     extra=""
     [ $mode = own ] && extra=--own-shadows
+    if [ $mode = shared ]; then
+        # the trace was kept (--checkpoint-every): a changed byte is refused, naming the file
+        tr=$(ls "$T/rkshared"/.resume/shadow-1-*.trace 2>/dev/null) || die "the killed run kept no shadow trace"
+        cp -r "$T/rkshared" "$T/rkbad"
+        printf '\x01' | dd of="$T/rkbad/.resume/$(basename "$tr")" bs=1 seek=200 conv=notrunc 2>/dev/null
+        set +e
+        "$NVFP4" study run $R --out "$T/rkbad" --resume >/dev/null 2>"$T/rlog"
+        rc=$?
+        set -e
+        [ $rc = 2 ] || die "--resume with a damaged shadow trace exited $rc (want 2)"
+        grep -q "shadow-1-.*trace: not a sound shadow trace" "$T/rlog" || die "damaged trace: $(cat "$T/rlog")"
+    fi
     "$NVFP4" study run $R $extra --out "$T/rk$mode" --resume 2>"$T/rlog" >/dev/null || die "--resume ($mode)"
     grep -q "finished before, skipped" "$T/rlog" || die "--resume did not skip the finished job"
+    if [ $mode = shared ]; then
+        grep -q "fp32-shadow .*seed 1: trace read from" "$T/rlog" || die "--resume trained the kept shadow again"
+    fi
     same_csv "$T/rk$mode" "$T/rwhole" "resumed run ($mode)"
+    [ ! -e "$T/rk$mode/.resume" ] || die "--resume ($mode) left its .resume folder: $(ls "$T/rk$mode/.resume")"
 done
 
 if [ -x "$NVFP4_MPI" ] && command -v mpirun >/dev/null 2>&1; then
