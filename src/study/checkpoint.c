@@ -94,7 +94,6 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
  * a changed byte is refused instead of resuming another run. */
 static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 3: held-out fields; 4: checksum;
                                                                                5: shared shadow, wtrack state */
-#define CKPT_SUM_LEN 65
 
 static void write_state(FILE *f, const void *ctx)
 {
@@ -127,12 +126,9 @@ nvfp4_status nvfp4_run_save(const nvfp4_run *r, const char *path, nvfp4_error *e
 static nvfp4_status checkpoint_body(const char *path, const uint8_t *buf, size_t len, size_t *body,
                                     nvfp4_error *err)
 {
-    char hex[65];
-    if (len < 8 + CKPT_SUM_LEN || memcmp(buf, CKPT_MAGIC, 8))
+    if (len < 8 + ST_SUM_LINE_LEN || memcmp(buf, CKPT_MAGIC, 8))
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint (version 5)", path);
-    *body = len - CKPT_SUM_LEN;
-    nvfp4_sha256_hex(buf, *body, hex);
-    if (memcmp(hex, buf + *body, 64) || buf[len - 1] != '\n')
+    if (!st_summed_ok(buf, len, body))
         return nvfp4_error_set(err, NVFP4_EFORMAT,
                                "%s: checksum mismatch: the checkpoint is damaged (changed or truncated after it "
                                "was written); remove it to restart that job from its first step",

@@ -131,3 +131,12 @@ nvfp4_status st_write_summed(FILE *f, void (*compose)(FILE *m, const void *ctx),
     free(buf);
     return NVFP4_OK;
 }
+
+bool st_summed_ok(const uint8_t *buf, size_t len, size_t *body)
+{
+    char hex[65];
+    if (len < ST_SUM_LINE_LEN) return false;
+    *body = len - ST_SUM_LINE_LEN;
+    nvfp4_sha256_hex(buf, *body, hex);
+    return !memcmp(hex, buf + *body, 64) && buf[len - 1] == '\n';
+}

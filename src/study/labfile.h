@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "nvfp4/study.h"
@@ -36,6 +37,10 @@ FILE *st_open_lab_file(const char *path, char **buf, bool *absent, nvfp4_error *
  * reports. `what` names the file's kind in an out-of-memory error. */
 nvfp4_status st_write_summed(FILE *f, void (*compose)(FILE *m, const void *ctx), const void *ctx, const char *what,
                              nvfp4_error *err);
+/* Whether buf[0..len) ends in the line st_write_summed writes, the SHA-256
+ * of the bytes before it; *body: their length. */
+#define ST_SUM_LINE_LEN 65 /* 64 hex digits and a line feed */
+bool st_summed_ok(const uint8_t *buf, size_t len, size_t *body);
 json_t *st_load_lab_json(const char *path, bool *absent, nvfp4_error *err);
 
 #endif

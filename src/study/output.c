@@ -621,19 +621,13 @@ static void append_late_yrange(char **s, size_t *len, const char *file, int xcol
            file, lo, file, hi, file, xcol, x_half, lo, file, xcol, x_half, hi);
 }
 
+/* The largest token count of arm a's rows (ALL_ARMS: of every row). */
+#define ALL_ARMS SIZE_MAX
 static double arm_max_tokens(const st_table *t, size_t a)
 {
     double m = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].arm == a && (double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
-    return m;
-}
-
-static double max_tokens(const st_table *t)
-{
-    double m = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if ((double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
+        if ((a == ALL_ARMS || t->rows[i].arm == a) && (double)t->rows[i].tokens > m) m = (double)t->rows[i].tokens;
     return m;
 }
 
@@ -693,7 +687,7 @@ static void gap_overlay_script(char **s, size_t *len, const st_table *t, const c
            "set title '%s: relative eval-loss gap to the FP32 shadow (%s)'\n"
            "set xlabel 'tokens (runs.csv)'\nset ylabel 'gap (%%)%s'\nset key outside right\nset grid\n%s",
            title, spread, loggap ? ", log scale" : "", loggap ? "set logscale y\nset format y '%g'\n" : "");
-    if (!loggap) append_late_yrange(s, len, "gap_agg.dat", 8, 3, 4, max_tokens(t) / 2.0);
+    if (!loggap) append_late_yrange(s, len, "gap_agg.dat", 8, 3, 4, arm_max_tokens(t, ALL_ARMS) / 2.0);
     append(s, len, "plot ");
     for (size_t a = 0; a < t->narms; a++)
         append(s, len, "'gap_agg.dat' index %zu using 8:3:4 with filledcurves " ST_BAND_FILL " lc %zu notitle, ", a,

@@ -70,7 +70,6 @@ const float *st_shadow_params(const st_shadow *sh, size_t step) { return sh->p +
 
 /* ---- the trace file ------------------------------------------------------------- */
 static const char SHADOW_MAGIC[8] = {'N', 'V', 'F', '4', 'S', 'H', 'D', '1'};
-#define SHADOW_SUM_LEN 65 /* 64 hex digits and a line feed */
 
 /* The arrays of the trace in file order, with their sizes in bytes. */
 static size_t shadow_blobs(const st_shadow *sh, void **p, size_t *n)
@@ -112,11 +111,8 @@ nvfp4_status st_shadow_load(const char *path, const nvfp4_train_cfg *key, st_sha
     size_t len = 0;
     nvfp4_status s = nvfp4_file_read_all(path, (size_t)1 << 40, &b, &len, err);
     if (s != NVFP4_OK) return s;
-    size_t head = 8 + sizeof *key + 3 * sizeof(size_t) + sizeof(double);
-    char hex[65];
-    bool ok = len >= head + SHADOW_SUM_LEN && !memcmp(b, SHADOW_MAGIC, 8);
-    if (ok) nvfp4_sha256_hex(b, len - SHADOW_SUM_LEN, hex);
-    if (!ok || memcmp(hex, b + len - SHADOW_SUM_LEN, 64) || b[len - 1] != '\n') {
+    size_t head = 8 + sizeof *key + 3 * sizeof(size_t) + sizeof(double), summed = 0;
+    if (len < head + ST_SUM_LINE_LEN || memcmp(b, SHADOW_MAGIC, 8) || !st_summed_ok(b, len, &summed)) {
         free(b);
         return nvfp4_error_set(err, NVFP4_EFORMAT,
                                "%s: not a sound shadow trace (damaged, truncated, or another file); remove it to "
@@ -141,7 +137,7 @@ nvfp4_status st_shadow_load(const char *path, const nvfp4_train_cfg *key, st_sha
     void *p[5];
     size_t n[5], k = shadow_blobs(sh, p, n), body = head;
     for (size_t i = 0; i < k; i++) body += n[i];
-    if (steps != sh->steps || nlogs != sh->nlogs || body != len - SHADOW_SUM_LEN) {
+    if (steps != sh->steps || nlogs != sh->nlogs || body != summed) {
         st_shadow_free(sh);
         free(b);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: the shadow trace's sizes do not match its config", path);
