@@ -4,13 +4,16 @@
  * independence, RHT on the columnwise output. */
 #include <check.h>
 #include "support/check_main.h"
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvfp4.h"
+#include "core/bf16.h"
 #include "core/hadamard.h"
+#include "core/recipe.h"
 #include "core/philox.h"
 #include "recipes/recipe.h"
 
@@ -427,6 +430,73 @@ START_TEST(dequant_nan_is_canonical)
 }
 END_TEST
 
+/* nvfp4_amax_f32 / _bf16 against their definition, the running fmaxf of |x|
+ * from 0 (nvfp4_core_amax_step, NaN ignored): on the specials one by one,
+ * and on arrays mixing every kind of value at lengths on both sides of the
+ * OpenMP threshold (65536) and of the vector width, with the maximum at
+ * the last index and at index 0. */
+static float amax_definition(const float *x, size_t n)
+{
+    float m = 0.0f;
+    for (size_t i = 0; i < n; i++) m = nvfp4_core_amax_step(m, x[i], 0);
+    return m;
+}
+
+START_TEST(amax_is_fmaxf_of_magnitudes)
+{
+    const float nan_neg = -NAN, sub = 0x1p-149f;
+    struct {
+        float v[3];
+        uint32_t want;
+    } cases[] = {
+        {{NAN, NAN, NAN}, 0x00000000u},          /* all NaN: 0 */
+        {{-0.0f, -0.0f, -0.0f}, 0x00000000u},    /* -0: +0 */
+        {{NAN, -INFINITY, 1.0f}, 0x7F800000u},   /* Inf counts, NaN does not */
+        {{nan_neg, -sub, 0.0f}, 0x00000001u},    /* the smallest subnormal */
+        {{-3.0f, 2.0f, nan_neg}, 0x40400000u},   /* sign dropped */
+        {{-FLT_MAX, INFINITY, NAN}, 0x7F800000u},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        ck_assert_uint_eq(bits_of(nvfp4_amax_f32(cases[c].v, 3)), cases[c].want);
+        uint16_t h[3];
+        for (int i = 0; i < 3; i++) h[i] = (uint16_t)(bits_of(cases[c].v[i]) >> 16);
+        /* bf16 truncation keeps these patterns' classes (0x1p-149 becomes 0) */
+        float w = c == 3 ? 0.0f : nvfp4_core_f32_from_bits(cases[c].want);
+        ck_assert_uint_eq(bits_of(nvfp4_amax_bf16(h, 3)), bits_of(w));
+    }
+    const size_t lens[] = {1, 7, 8, 31, 65535, 65536, 200003};
+    uint32_t st = 12345u;
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        size_t n = lens[li];
+        float *x = malloc(n * sizeof *x);
+        uint16_t *h = malloc(n * sizeof *h);
+        float *hf = malloc(n * sizeof *hf);
+        ck_assert_ptr_nonnull(x);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_ptr_nonnull(hf);
+        for (int where = 0; where < 2; where++) {
+            for (size_t i = 0; i < n; i++) {
+                st = st * 1664525u + 1013904223u;
+                uint32_t u = st;
+                if (st % 7u == 0) u = (u & 0x80000000u) | 0x7FC00001u; /* NaN */
+                else u &= 0xBF7FFFFFu;                              /* finite, |x| < 2 */
+                x[i] = nvfp4_core_f32_from_bits(u);
+            }
+            x[where ? 0 : n - 1] = where ? -1.5e30f : 7.0e30f;
+            for (size_t i = 0; i < n; i++) {
+                h[i] = (uint16_t)(bits_of(x[i]) >> 16);
+                hf[i] = nvfp4_core_bf16_decode(h[i]);
+            }
+            ck_assert_uint_eq(bits_of(nvfp4_amax_f32(x, n)), bits_of(amax_definition(x, n)));
+            ck_assert_uint_eq(bits_of(nvfp4_amax_bf16(h, n)), bits_of(amax_definition(hf, n)));
+        }
+        free(x);
+        free(h);
+        free(hf);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -437,6 +507,7 @@ int main(void)
     tcase_add_test(tl, shape_errors_and_padding);
     tcase_add_test(tl, option_errors);
     tcase_add_test(tl, dequant_nan_is_canonical);
+    tcase_add_test(tl, amax_is_fmaxf_of_magnitudes);
     suite_add_tcase(s, tl);
     TCase *ts = tcase_create("sr");
     tcase_set_timeout(ts, 60);

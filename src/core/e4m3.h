@@ -66,12 +66,20 @@ NVFP4_HD static inline float nvfp4_core_e4m3_round_sat(float x)
     uint32_t u = nvfp4_core_f32_bits(x);
     uint32_t sign = u & 0x80000000u, au = u & 0x7FFFFFFFu;
     float a = nvfp4_core_f32_from_bits(au);
-    float normal = nvfp4_core_f32_from_bits((au + 0x7FFFFu + ((au >> 20) & 1u)) & 0xFFF00000u);
-    float sub = (a + 24576.0f) - 24576.0f;
-    float v = au < 0x3C800000u ? sub : normal; /* 2^-6 */
-    v = v > NVFP4_E4M3_MAX ? NVFP4_E4M3_MAX : v;
-    uint32_t r = nvfp4_core_f32_bits(v) | sign;
-    return nvfp4_core_f32_from_bits(au > 0x7F800000u ? 0x7FC00000u : r);
+    uint32_t normal = (au + 0x7FFFFu + ((au >> 20) & 1u)) & 0xFFF00000u;
+    uint32_t sub = nvfp4_core_f32_bits((a + 24576.0f) - 24576.0f);
+    /* Branch-free: the two candidates are combined by a mask, the
+     * saturation compares bit patterns (for non-negative floats up to +Inf
+     * their order is the values'; 448 is 0x43E00000), and NaN takes the
+     * canonical pattern by a mask too. With plain selects GCC moved the
+     * float addition into a branch, which it may not then
+     * execute speculatively (-ftrapping-math): the lab's FP8 loop stayed
+     * scalar. */
+    uint32_t is_sub = 0u - (uint32_t)(au < 0x3C800000u); /* 2^-6 */
+    uint32_t v = (sub & is_sub) | (normal & ~is_sub);
+    v = v > 0x43E00000u ? 0x43E00000u : v;
+    uint32_t is_nan = 0u - (uint32_t)(au > 0x7F800000u);
+    return nvfp4_core_f32_from_bits((0x7FC00000u & is_nan) | ((v | sign) & ~is_nan));
 }
 
 #endif /* NVFP4_CORE_E4M3_H */
