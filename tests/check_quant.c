@@ -122,26 +122,42 @@ START_TEST(columnwise_is_rowwise_of_transpose)
 }
 END_TEST
 
+/* The same values in BF16 or FP32 storage give the same bytes, rowwise and
+ * columnwise, RN and SR, with and without the columnwise RHT-16 (the lab
+ * narrows BF16-valued operands to BF16 before the RHT on this contract).
+ * Rows of values spread over up to 40 binades, rows reaching below 2^-117,
+ * zeros of both signs and a NaN-free tail reach the BF16 RHT's other paths. */
 START_TEST(bf16_input_equals_widened_fp32)
 {
-    size_t rows = 16, cols = 64, n = rows * cols;
+    size_t rows = 64, cols = 64, n = rows * cols;
     float *x = random_tensor(rows, cols, 3);
     uint16_t *h = malloc(n * 2);
+    ck_assert_ptr_nonnull(h);
     for (size_t i = 0; i < n; i++) {
+        size_t r = i / cols;
+        if (r >= 16 && r < 32) x[i] = ldexpf(x[i], -(int)(splitmix() % 40)); /* wide spreads */
+        if (r >= 32 && r < 40) x[i] = ldexpf(x[i], -118);                  /* tiny values */
+        if (i % 97 == 0) x[i] = (i % 2) ? -0.0f : 0.0f;
         h[i] = nvfp4_bf16_from_f32(x[i]);
         x[i] = nvfp4_bf16_to_f32(h[i]);
     }
-    nvfp4_quant_opts o = opts("te", NVFP4_BLOCK_1X16, NVFP4_RN, true, true);
-    nvfp4_quantized a, b;
-    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, rows, cols, &o, &a, NULL), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_quantize(h, NVFP4_DTYPE_BF16, rows, cols, &o, &b, NULL), NVFP4_OK);
-    ck_assert_mem_eq(a.row.data, b.row.data, a.row.data_bytes);
-    ck_assert_mem_eq(a.col.data, b.col.data, a.col.data_bytes);
-    ck_assert_mem_eq(a.row.scale, b.row.scale, rows * cols / 16);
-    ck_assert_float_eq(a.row.amax, b.row.amax);
-    ck_assert_float_eq(b.row.amax, nvfp4_amax_bf16(h, n));
-    nvfp4_quantized_free(&a);
-    nvfp4_quantized_free(&b);
+    for (int sr = 0; sr < 2; sr++)
+        for (int rht = 0; rht < 2; rht++) {
+            nvfp4_quant_opts o = opts("te", NVFP4_BLOCK_1X16, sr ? NVFP4_SR : NVFP4_RN, true, true);
+            o.rht = rht;
+            nvfp4_quantized a, b;
+            ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, rows, cols, &o, &a, NULL), NVFP4_OK);
+            ck_assert_int_eq(nvfp4_quantize(h, NVFP4_DTYPE_BF16, rows, cols, &o, &b, NULL), NVFP4_OK);
+            ck_assert_mem_eq(a.row.data, b.row.data, a.row.data_bytes);
+            ck_assert_mem_eq(a.col.data, b.col.data, a.col.data_bytes);
+            ck_assert_mem_eq(a.row.scale, b.row.scale, rows * cols / 16);
+            ck_assert_mem_eq(a.col.scale, b.col.scale, a.col.scale_rows * a.col.scale_cols);
+            ck_assert_float_eq(a.row.amax, b.row.amax);
+            ck_assert_float_eq(a.col.amax, b.col.amax);
+            ck_assert_float_eq(b.row.amax, nvfp4_amax_bf16(h, n));
+            nvfp4_quantized_free(&a);
+            nvfp4_quantized_free(&b);
+        }
     free(x), free(h);
 }
 END_TEST

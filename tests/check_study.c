@@ -233,31 +233,40 @@ END_TEST
 /* Wgrad's operand dY^T under the paper's config (1x16, SR, RHT-16), handed
  * in as dY itself: the bytes of the library's own columnwise output of dY
  * (nvfp4_quantize with RHT, TE signs, the SR counters of the operand's
- * orientation at base 4*step), dequantized. */
+ * orientation at base 4*step), dequantized. Three inputs: raw values;
+ * BF16 values (which the lab hands the library in BF16 storage, in chunks
+ * of 4096: the operand spans three); BF16 values but one in the last chunk
+ * (the lab keeps FP32 storage after narrowing two chunks). */
 START_TEST(wgrad_operand_equals_library_columnwise)
 {
-    enum { T = 48, O = 32 };
-    float dy[T * O], a[T * O], b[T * O];
-    for (int i = 0; i < T * O; i++) dy[i] = (float)(rnd((uint64_t)(8100 + i)) * (i % 17 == 0 ? 25 : 1));
-    nvfp4_sq_cfg c;
-    ck_assert(nvfp4_sq_cfg_parse("nvfp4/1x16/sr/rht16", &c));
-    nvfp4_sq_key key = {9, 6, 3, NVFP4_GEMM_WGRAD, 0};
-    nvfp4_error err;
-    ck_assert_int_eq(st_fakequant_t(&c, dy, T, O, &key, a, NULL, &err), NVFP4_OK); /* [O x T] */
-    nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
-    o.rounding = NVFP4_SR;
-    o.rowwise = false;
-    o.columnwise = true;
-    o.rht = true;
-    o.rht_signs = NVFP4_RHT_SIGNS_TE;
-    o.seed = sq_derive(9, 3, NVFP4_GEMM_WGRAD, 0, 0x53525354u);
-    o.offset = 4 * 6 - 1; /* the library counts columnwise from offset + 1 */
-    nvfp4_quantized q;
-    ck_assert_int_eq(nvfp4_quantize(dy, NVFP4_DTYPE_F32, T, O, &o, &q, &err), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_dequantize(&q, true, b, &err), NVFP4_OK);
-    nvfp4_quantized_free(&q);
-    ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+    enum { T = 256, O = 48 };
+    static float dy[T * O], a[T * O], b[T * O];
+    for (int kind = 0; kind < 3; kind++) {
+        for (int i = 0; i < T * O; i++) {
+            dy[i] = (float)(rnd((uint64_t)(8100 + i)) * (i % 17 == 0 ? 25 : 1));
+            if (kind > 0) dy[i] = nvfp4_bf16_to_f32(nvfp4_bf16_from_f32(dy[i]));
+        }
+        if (kind == 2) dy[T * O - 5] = 0x1.000002p-3f; /* not a BF16 value */
+        nvfp4_sq_cfg c;
+        ck_assert(nvfp4_sq_cfg_parse("nvfp4/1x16/sr/rht16", &c));
+        nvfp4_sq_key key = {9, 6, 3, NVFP4_GEMM_WGRAD, 0};
+        nvfp4_error err;
+        ck_assert_int_eq(st_fakequant_t(&c, dy, T, O, &key, a, NULL, &err), NVFP4_OK); /* [O x T] */
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.rounding = NVFP4_SR;
+        o.rowwise = false;
+        o.columnwise = true;
+        o.rht = true;
+        o.rht_signs = NVFP4_RHT_SIGNS_TE;
+        o.seed = sq_derive(9, 3, NVFP4_GEMM_WGRAD, 0, 0x53525354u);
+        o.offset = 4 * 6 - 1; /* the library counts columnwise from offset + 1 */
+        nvfp4_quantized q;
+        ck_assert_int_eq(nvfp4_quantize(dy, NVFP4_DTYPE_F32, T, O, &o, &q, &err), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_dequantize(&q, true, b, &err), NVFP4_OK);
+        nvfp4_quantized_free(&q);
+        ck_assert_msg(memcmp(a, b, sizeof a) == 0, "input kind %d: bytes differ", kind);
+    }
 }
 END_TEST
 

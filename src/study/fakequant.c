@@ -288,6 +288,27 @@ static void fq_count_library(const fq_route *rt, const nvfp4_qtensor *t, const f
 }
 
 /* ---- the library path ---------------------------------------------------------------- */
+/* h[i] = the BF16 pattern of x[i] when every x[i] is a BF16 value (its low
+ * 16 bits zero, NaN payloads included: widening h gives x's bits back);
+ * false, with h partly written, at the first chunk holding one that is
+ * not. */
+static bool fq_narrow_bf16(const float *x, size_t n, uint16_t *h)
+{
+    enum { CHUNK = 4096 };
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        size_t i1 = n - i0 < CHUNK ? n : i0 + CHUNK;
+        uint32_t low = 0;
+        for (size_t i = i0; i < i1; i++) {
+            uint32_t u;
+            memcpy(&u, x + i, sizeof u);
+            low |= u & 0xFFFFu;
+            h[i] = (uint16_t)(u >> 16);
+        }
+        if (low) return false;
+    }
+    return true;
+}
+
 /* Quantizes and dequantizes through nvfp4_quantize: the operand is x
  * ([xr x xc]) itself, or with columnwise its transpose, the library's
  * columnwise output (with RHT-16 when rt->lib_rht and c->rht). out gets the
@@ -296,6 +317,21 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
                                bool columnwise, const nvfp4_sq_key *key, float *out, nvfp4_quantized *q,
                                nvfp4_error *err)
 {
+    /* x in BF16 storage when every value is a BF16 value (a bf16_training
+     * model's operands): the same values, so the same bytes (the library's
+     * contract: tests/check_quant.c bf16_input_equals_widened_fp32), and the
+     * columnwise RHT then takes its one-integer-butterfly BF16 path and reads
+     * half the bytes. Only for the RHT, where that pays for the narrowing. */
+    const void *in = x;
+    nvfp4_dtype dtype = NVFP4_DTYPE_F32;
+    if (columnwise && c->rht && rt->lib_rht) {
+        uint16_t *h = (uint16_t *)fq_bytes(ST_SCR_FQ_BF16, xr * xc * sizeof *h, err);
+        if (!h) return NVFP4_ENOMEM;
+        if (fq_narrow_bf16(x, xr * xc, h)) {
+            in = h;
+            dtype = NVFP4_DTYPE_BF16;
+        }
+    }
     nvfp4_quant_opts o;
     nvfp4_quant_opts_init(&o);
     o.recipe = rt->lib_recipe;
@@ -321,7 +357,7 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
         }
     }
     nvfp4_quant_plan plan;
-    nvfp4_status s = nvfp4_quant_plan_init(&plan, &o, NVFP4_DTYPE_F32, xr, xc, err);
+    nvfp4_status s = nvfp4_quant_plan_init(&plan, &o, dtype, xr, xc, err);
     if (s != NVFP4_OK) return s;
     const nvfp4_quant_layout *l = columnwise ? &plan.col : &plan.row;
     uint8_t *data = fq_bytes(ST_SCR_FQ_DATA, l->data_bytes, err);
@@ -335,7 +371,7 @@ static nvfp4_status fq_library(const fq_route *rt, const nvfp4_sq_cfg *c, const 
         b.row_data = data;
         b.row_scale = scale;
     }
-    s = nvfp4_quantize_into(&plan, x, &b, q, err);
+    s = nvfp4_quantize_into(&plan, in, &b, q, err);
     if (s == NVFP4_OK) s = nvfp4_dequantize(q, columnwise, out, err);
     return s;
 }

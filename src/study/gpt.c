@@ -249,8 +249,12 @@ static void norm_backward(const gpt *g, const float *p, const gpt_norm_off *n, c
 /* ---- causal self-attention (FP32) ------------------------------------------------ */
 /* For sequence b and head h: P = softmax(mask(Q K^T / sqrt(dh))), O = P V;
  * Q, K, V are column slices of qkv [S x 3D], O a slice of att [S x D]. */
+/* omp simd: at -O2 GCC vectorizes only what it is told to (the rounding is
+ * integer selects); unvectorized, the BF16 copies and roundings of a
+ * bf16_training model took 10% of its step. */
 static void round_bf16(float *x, size_t n)
 {
+#pragma omp simd
     for (size_t i = 0; i < n; i++) x[i] = nvfp4_core_round_bf16(x[i]);
 }
 
@@ -340,6 +344,7 @@ static const float *bf16_copy(st_scratch_slot slot, const float *x, size_t n)
 {
     float *c = st_scratch(slot, (n ? n : 1) * sizeof *c);
     if (!c) return NULL;
+#pragma omp simd
     for (size_t i = 0; i < n; i++) c[i] = nvfp4_core_round_bf16(x[i]);
     return c;
 }

@@ -9,6 +9,7 @@ typedef enum {
     ST_SCR_QX, ST_SCR_QW, ST_SCR_B1, ST_SCR_B2, ST_SCR_B3, ST_SCR_B4, /* layers.c: one linear call's operands */
     ST_SCR_FQ_T, ST_SCR_FQ_SRC,                                       /* fakequant.c: transposed / source copy */
     ST_SCR_FQ_DATA, ST_SCR_FQ_SCALE,                                  /* fakequant.c: quantized codes, scales */
+    ST_SCR_FQ_BF16,                                                   /* fakequant.c: an operand narrowed to BF16 */
     ST_SCR_BF_X, ST_SCR_BF_W, ST_SCR_BF_DY,                           /* gpt.c: BF16 copies (bf16_training) */
     ST_SCRATCH_SLOTS
 } st_scratch_slot;
