@@ -270,29 +270,48 @@ START_TEST(wgrad_operand_equals_library_columnwise)
 }
 END_TEST
 
-/* MXFP8 operands are the library's recipe mxfp8, rowwise and columnwise. */
+/* MXFP8 operands are the library's recipe mxfp8 (quantized, then
+ * dequantized), rowwise and columnwise; the lab computes them in one pass
+ * with the recipe's core rules. Blocks with NaN, +-Inf, all zeros, values
+ * past 448 * 2^127, subnormals, and a short last block (K = 80). */
 START_TEST(mxfp8_equals_library)
 {
-    enum { R = 16, K = 64 };
-    float x[R * K], xt[R * K], a[R * K], b[R * K], c2[R * K];
-    for (int i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(8300 + i)) * (i % 7 == 0 ? 100 : 1));
-    for (int r = 0; r < R; r++)
-        for (int k = 0; k < K; k++) xt[k * R + r] = x[r * K + k];
-    nvfp4_sq_cfg c;
-    ck_assert(nvfp4_sq_cfg_parse("mxfp8", &c));
-    nvfp4_error err;
-    ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, NULL, a, NULL, &err), NVFP4_OK);
-    ck_assert_int_eq(st_fakequant_t(&c, xt, K, R, NULL, c2, NULL, &err), NVFP4_OK);
-    nvfp4_quant_opts o;
-    nvfp4_quant_opts_init(&o);
-    o.recipe = "mxfp8";
-    nvfp4_quantized q;
-    ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, R, K, &o, &q, &err), NVFP4_OK);
-    ck_assert_int_eq(nvfp4_dequantize(&q, false, b, &err), NVFP4_OK);
-    nvfp4_quantized_free(&q);
-    ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
-    ck_assert_int_eq(memcmp(a, c2, sizeof a), 0);
-    ck_assert(memcmp(a, x, sizeof a) != 0); /* it did round */
+    enum { R = 16, KMAX = 80 };
+    static const size_t ks[] = {64, 80};
+    for (size_t ki = 0; ki < 2; ki++) {
+        size_t K = ks[ki];
+        float x[R * KMAX], xt[R * KMAX], a[R * KMAX], b[R * KMAX], c2[R * KMAX];
+        for (size_t i = 0; i < R * K; i++) x[i] = (float)(rnd((uint64_t)(8300 + i)) * (i % 7 == 0 ? 100 : 1));
+        x[3] = NAN;
+        x[K + 5] = INFINITY;
+        x[2 * K + 40] = -INFINITY;
+        for (size_t i = 0; i < 32; i++) x[3 * K + i] = i % 2 ? 0.0f : -0.0f; /* an all-zero block */
+        x[4 * K + 1] = 3.0e38f;
+        x[4 * K + 2] = -2.9e38f;
+        for (size_t i = 0; i < 32; i++) x[5 * K + i] = ldexpf(x[5 * K + i], -140); /* subnormals */
+        x[6 * K + 7] = ldexpf(1.0f, -149);
+        for (size_t r = 0; r < R; r++)
+            for (size_t k = 0; k < K; k++) xt[k * R + r] = x[r * K + k];
+        nvfp4_sq_cfg c;
+        ck_assert(nvfp4_sq_cfg_parse("mxfp8", &c));
+        nvfp4_error err;
+        ck_assert_int_eq(nvfp4_sq_fakequant(&c, x, R, K, NULL, a, NULL, &err), NVFP4_OK);
+        ck_assert_int_eq(st_fakequant_t(&c, xt, K, R, NULL, c2, NULL, &err), NVFP4_OK);
+        nvfp4_quant_opts o;
+        nvfp4_quant_opts_init(&o);
+        o.recipe = "mxfp8";
+        o.pad = true;
+        nvfp4_quantized q;
+        ck_assert_int_eq(nvfp4_quantize(x, NVFP4_DTYPE_F32, R, K, &o, &q, &err), NVFP4_OK);
+        ck_assert_int_eq(nvfp4_dequantize(&q, false, b, &err), NVFP4_OK);
+        nvfp4_quantized_free(&q);
+        ck_assert_msg(memcmp(a, b, R * K * sizeof *a) == 0, "K = %zu: rowwise differs", K);
+        ck_assert_msg(memcmp(a, c2, R * K * sizeof *a) == 0, "K = %zu: columnwise differs", K);
+        ck_assert(memcmp(a, x, R * K * sizeof *a) != 0); /* it did round */
+        uint32_t nan_bits;
+        memcpy(&nan_bits, &a[3], sizeof nan_bits);
+        ck_assert_uint_eq(nan_bits, 0x7FC00000u);
+    }
 }
 END_TEST
 

@@ -209,6 +209,12 @@ typedef struct {
      .bscale_rule = NVFP4_CORE_BSCALE_UE8M0_RCEIL, .enc_rule = NVFP4_CORE_ENC_POW2,                             \
      .special = NVFP4_CORE_SPECIAL_CUDA, .dequant_rule = NVFP4_CORE_DEQ_POW2, .amax_nan_propagates = 0,         \
      .block_len = 32, .emax_elem = 2, .elem_max = 6.0f, .scale_lo = 0.0f, .pow2_scale_min = 0.0f}
+/* MXFP8: E4M3 elements, NVIDIA cvt.rp.satfinite.ue8m0 of bamax * fl(1/448); NaN elements ignored. */
+#define NVFP4_CORE_CHAIN_MXFP8                                                                                  \
+    {.elem = NVFP4_CORE_ELEM_E4M3, .scale_format = NVFP4_CORE_SCALE_UE8M0, .global_rule = NVFP4_CORE_GLOBAL_NONE,  \
+     .bscale_rule = NVFP4_CORE_BSCALE_UE8M0_RCEIL, .enc_rule = NVFP4_CORE_ENC_POW2,                             \
+     .special = NVFP4_CORE_SPECIAL_CUDA, .dequant_rule = NVFP4_CORE_DEQ_POW2, .amax_nan_propagates = 0,         \
+     .block_len = 32, .emax_elem = 8, .elem_max = 448.0f, .scale_lo = 0.0f, .pow2_scale_min = 0.0f}
 
 /* Whether two descriptors name the same rules (floats compared by bits). */
 NVFP4_HD static inline int nvfp4_core_recipe_equal(const nvfp4_core_recipe *a, const nvfp4_core_recipe *b)

@@ -555,6 +555,51 @@ static void fq_fp8_tensor(const float *x, size_t n, float *out)
     for (size_t i = 0; i < n; i++) out[i] = nvfp4_core_e4m3_round_sat(x[i] * scale) * inv;
 }
 
+/* MXFP8 (the library's recipe `mxfp8`: E4M3 elements, 1x32 blocks along
+ * rows, UE8M0 scales) quantized and dequantized in one pass, with the
+ * recipe's own core rules for the block amax, scale byte and encode
+ * divisor: the element is nvfp4_core_e4m3_round_sat of the scaled value
+ * (decode(encode(y, satfinite)) on every fp32 input) times the block's
+ * dequantization scale, NaN canonical, as nvfp4_dequantize gives it
+ * (tests/check_study.c mxfp8_equals_library compares them). The library's
+ * reference path, which the lab used, took 4.5 times an FP32 step. A short
+ * last block is its own block (the library's pad). */
+static const nvfp4_core_recipe fq_mxfp8_chain = NVFP4_CORE_CHAIN_MXFP8; /* the recipe's (src/recipes/mxfp8.c) */
+
+/* One block of n <= 32 elements. The rules are read from the file-level
+ * chain, which the compiler folds: through a pointer shared into the
+ * OpenMP region they stayed run-time branches and the loop scalar. */
+static void fq_mxfp8_block(const float *xs, size_t n, float *ys)
+{
+    const nvfp4_core_recipe *r = &fq_mxfp8_chain;
+    nvfp4_core_global g = nvfp4_core_global_from_amax(r, 0.0f); /* no global scale: amax unused */
+    float m = 0.0f;
+    for (size_t i = 0; i < n; i++) m = nvfp4_core_amax_step(m, xs[i], r->amax_nan_propagates);
+    uint8_t byte = nvfp4_core_block_scale(r, &g, m);
+    nvfp4_core_block b = nvfp4_core_block_prepare(r, &g, byte);
+    float d = nvfp4_core_dequant_scale(r, &g, byte);
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) {
+        float v = nvfp4_core_e4m3_round_sat(nvfp4_core_scaled(r, &b, xs[i])) * d;
+        uint32_t u;
+        memcpy(&u, &v, sizeof u);
+        uint32_t is_nan = 0u - (uint32_t)((u & 0x7FFFFFFFu) > 0x7F800000u);
+        u = (NVFP4_CORE_CANONICAL_NAN & is_nan) | (u & ~is_nan);
+        memcpy(ys + i, &u, sizeof u);
+    }
+}
+
+static void fq_mxfp8_rows(const float *x, size_t rows, size_t k, float *out)
+{
+    size_t bl = fq_mxfp8_chain.block_len, nb = (k + bl - 1) / bl;
+#pragma omp parallel for schedule(static) if (rows * k >= 65536)
+    for (size_t row = 0; row < rows; row++)
+        for (size_t j = 0; j < nb; j++) {
+            size_t c0 = j * bl;
+            fq_mxfp8_block(x + row * k + c0, c0 + bl <= k ? bl : k - c0, out + row * k + c0);
+        }
+}
+
 /* The transform runs in whole groups along the reduction axis. */
 static nvfp4_status fq_rht_check(const nvfp4_sq_cfg *c, size_t k, nvfp4_error *err)
 {
@@ -607,6 +652,10 @@ nvfp4_status nvfp4_sq_fakequant(const nvfp4_sq_cfg *c, const float *x, size_t ro
         fq_fp8_tensor(src, n, out);
         return NVFP4_OK;
     }
+    if (c->format == NVFP4_SQ_MXFP8) {
+        fq_mxfp8_rows(src, rows, k, out);
+        return NVFP4_OK;
+    }
     nvfp4_sq_stats local = {0, 0, 0, 0, 0};
     nvfp4_sq_stats *st = stats ? stats : &local;
     if (!rt.lib_recipe) {
@@ -627,7 +676,8 @@ nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, si
     size_t n;
     if (!nvfp4_mul_size(rows, k, &n)) return nvfp4_error_set(err, NVFP4_ENOMEM, "fakequant: %zu x %zu overflows", rows, k);
     fq_route rt = fq_route_of(c);
-    if (n && rt.lib_recipe && (!c->rht || rt.lib_rht)) {
+    /* MXFP8: rowwise on the transpose (the library's columnwise MXFP8 is that) */
+    if (n && rt.lib_recipe && c->format != NVFP4_SQ_MXFP8 && (!c->rht || rt.lib_rht)) {
         nvfp4_status s = fq_rht_check(c, k, err);
         if (s != NVFP4_OK) return s;
         if (stats) stats->n += n;
