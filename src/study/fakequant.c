@@ -2,7 +2,8 @@
  * fakequant.c - quantize-then-dequantize of one GEMM operand for the
  * training simulator (docs/studies.md): NVFP4 and MXFP4
  * with every scale rule the studies compare, RN or SR elements, an optional
- * randomized Hadamard transform along the reduction axis; bf16 and fp32.
+ * randomized Hadamard transform along the reduction axis; FP8 (per-tensor
+ * current scaling), MXFP8, bf16 and fp32.
  *
  * No rounding rule is written here. Where the library's quantizer supports
  * a configuration, the operand goes through it (a plan, nvfp4_quantize_into
@@ -11,8 +12,10 @@
  *   e4m3 scales, 1x16 or 16x16 blocks       recipe te (RHT-16 on 1x16: its columnwise RHT)
  *   ue8m0-ceil scales, 1x32 blocks           recipe mxfp4-rceil
  *   ue8m0-floor scales, 1x32 blocks          recipe mxfp4-floor
- * Everything else (the e4m3-up and fp32-scale rules, other blocks, the 3/4
- * pre-scale) composes the scalar rules of src/core/ (recipe.h, and
+ * MXFP8 (recipe mxfp8's bytes) and FP8 compose the core rules in one
+ * vectorized pass (fq_mxfp8_rows, fq_fp8_tensor), as does everything else
+ * (the e4m3-up and fp32-scale rules, other blocks, the 3/4
+ * pre-scale), which composes the scalar rules of src/core/ (recipe.h, and
  * scale_variants.h for the scale rules no recipe uses); other RHT sizes and
  * sign policies go through the public nvfp4_rht_forward first.
  *
