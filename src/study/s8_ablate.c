@@ -101,7 +101,7 @@ static void s8_findings(const st_table *t, const st_arm_summary *a, const char *
 
 const nvfp4_study st_study_s8_ablate = {
     .name = "s8-ablate",
-    .wall = "8 min 48 s",
+    .wall = "6 min 41 s",
     .claim = "GPT on English text: the NVFP4 recipe against itself with one component removed (2D weights, RHT, "
              "SR, BF16 blocks) and against FP8 and BF16 (NVIDIA 2509.25149 Sec. 4, Fig. 2, App. E)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
