@@ -324,6 +324,58 @@ START_TEST(fraction_ratio_of_means)
 }
 END_TEST
 
+/* The probe's noise scale by hand: r = 1 at 16,384 tokens per step gives s =
+ * r^2/(2 - r^2) = 1, so B_noise = 16,384; an error e = 0.5 equals the noise
+ * at s = 0.25/1.75 = 1/7, i.e. 7 x 16,384 = 114,688 tokens per step. A noise
+ * at or above sqrt(2) resolves no signal: no figure (null in the summary). */
+START_TEST(noise_scale_hand_computed)
+{
+    ck_assert_double_eq_tol(st_noise_scale_tokens(1.0, 16384.0), 16384.0, 1e-9);
+    ck_assert_double_eq_tol(st_tokens_for_parity(16384.0, 0.5), 114688.0, 1e-9);
+    ck_assert_double_eq_tol(st_noise_scale_tokens(0.5, 1000.0), 1000.0 * 0.25 / 1.75, 1e-9);
+    ck_assert(isnan(st_noise_scale_tokens(1.5, 16384.0)));
+    ck_assert(isnan(st_noise_scale_tokens(sqrt(2.0) + 1e-12, 16384.0)));
+    ck_assert(isnan(st_tokens_for_parity(16384.0, 0.0)));
+    ck_assert(isnan(st_tokens_for_parity(NAN, 0.5)));
+    /* the summary: arm "base" has noise 0.9 and 1.1, error 0.4 and 0.6 at its last probe (means 1 and 0.5),
+     * an earlier probe that must not count, and an unprobed last row; arm "arm" has noise 1.5 */
+    st_row rows[8];
+    st_table t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.arms[0], "base");
+    strcpy(t.arms[1], "arm");
+    t.narms = 2;
+    size_t n = 0;
+    for (size_t k = 0; k < 2; k++)
+        for (uint64_t seed = 1; seed <= 2; seed++) {
+            double noise = k ? 1.5 : (seed == 1 ? 0.9 : 1.1), qerr = k ? 0.5 : (seed == 1 ? 0.4 : 0.6);
+            rows[n++] = (st_row){.arm = k, .seed = seed, .step = 50, .tokens = 50 * 16384, .grad_noise = 0.1,
+                                 .grad_qerr = 0.1};
+            rows[n++] = (st_row){.arm = k, .seed = seed, .step = 100, .tokens = 100 * 16384,
+                                 .grad_noise = noise, .grad_qerr = qerr, .ref_eval_loss = 1.0, .eval_loss = 1.0};
+        }
+    st_row fin[4] = {rows[1], rows[3], rows[5], rows[7]};
+    t.rows = rows;
+    t.n = n;
+    t.fin = fin;
+    t.nfin = 4;
+    json_t *root = json_object();
+    st_gradnoise_summary(&t, root);
+    json_t *arr = json_object_get(root, "noise_to_quant"), *b = json_array_get(arr, 0), *a = json_array_get(arr, 1);
+    ck_assert_uint_eq(json_array_size(arr), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(b, "step")), 100);
+    ck_assert_int_eq(json_integer_value(json_object_get(b, "tokens_per_step")), 16384);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_mean")), 1.0, 1e-12);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "qerr_mean")), 0.5, 1e-12);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_to_qerr")), 2.0, 1e-12);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_scale_tokens")), 16384.0, 1e-6);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "tokens_for_parity")), 114688.0, 1e-6);
+    ck_assert(json_is_null(json_object_get(a, "noise_scale_tokens")));
+    ck_assert(json_is_null(json_object_get(a, "tokens_for_parity")));
+    json_decref(root);
+}
+END_TEST
+
 /* The test's own stream of uniform 53-bit draws in (0, 1), over the
  * project's splitmix64. */
 static double test_uniform(uint64_t *s)
@@ -388,6 +440,7 @@ int main(void)
     tcase_add_test(t, verdict_tie);
     tcase_add_test(t, seeds_needed_hand_computed);
     tcase_add_test(t, fraction_ratio_of_means);
+    tcase_add_test(t, noise_scale_hand_computed);
     tcase_add_test(t, sequential_looks_bound_false_positives);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);

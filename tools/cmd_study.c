@@ -128,11 +128,16 @@ static void print_noise_to_quant(const char *dir)
         printf("gradient sampling noise / quantization error (||g_A - g_B|| / ||g_q - g_A||, last probe, mean over "
                "seeds):\n");
     json_array_foreach(arr, i, o) {
-        printf("  %-16s %8.3g  (noise %.3g, error %.3g, step %lld, %lld seeds)\n",
+        printf("  %-16s %8.3g  (noise %.3g, error %.3g, step %lld, %lld seeds)",
                json_string_value(json_object_get(o, "arm")), json_number_value(json_object_get(o, "noise_to_qerr")),
                json_number_value(json_object_get(o, "noise_mean")), json_number_value(json_object_get(o, "qerr_mean")),
                (long long)json_integer_value(json_object_get(o, "step")),
                (long long)json_integer_value(json_object_get(o, "seeds")));
+        json_t *parity = json_object_get(o, "tokens_for_parity");
+        if (json_is_number(parity)) /* null where the noise scale is undefined (noise^2 >= 2) */
+            printf("; noise = error at %.3g tokens per step (now %lld)", json_number_value(parity),
+                   (long long)json_integer_value(json_object_get(o, "tokens_per_step")));
+        printf("\n");
     }
     json_decref(root);
 }

@@ -41,12 +41,36 @@ static double mean_qerr(const st_table *t, size_t arm, uint64_t seed)
     return n ? s / (double)n : NAN;
 }
 
+/* The gradient noise scale B_noise = tr(Sigma)/|G|^2 in tokens (McCandlish et
+ * al. 2018, "simple noise scale"), from the probe's noise r = |g_A - g_B|/|g_A|
+ * of two independent batches of `tokens` tokens each: with E|g_A - g_B|^2 =
+ * 2 tr(Sigma)/B and E|g_A|^2 = |G|^2 + tr(Sigma)/B, r^2 = 2s/(1 + s) for s =
+ * B_noise/B, so B_noise = B r^2/(2 - r^2). NAN where r^2 >= 2: at this batch
+ * the probe does not resolve the gradient's signal from its noise. */
+double st_noise_scale_tokens(double noise, double tokens)
+{
+    double r2 = noise * noise;
+    return r2 < 2.0 ? tokens * r2 / (2.0 - r2) : NAN;
+}
+
+/* The tokens per step at which the probe's noise would equal a quantization
+ * error e at the same weights: r^2 = e^2 at s = e^2/(2 - e^2), so B =
+ * B_noise (2 - e^2)/e^2. It takes the error as independent of the batch (it
+ * is a relative error of the batch's own gradient); NAN where e is 0 or
+ * e^2 >= 2, or B_noise is undefined. */
+double st_tokens_for_parity(double noise_scale, double qerr)
+{
+    double e2 = qerr * qerr;
+    return e2 > 0.0 && e2 < 2.0 ? noise_scale * (2.0 - e2) / e2 : NAN;
+}
+
 void st_gradnoise_summary(const st_table *t, json_t *root)
 {
     json_t *arr = json_array();
     for (size_t a = 0; a < t->narms; a++) {
         double noise[256], qerr[256];
         size_t n = 0, step = 0;
+        uint64_t tokens = 0;
         for (size_t k = 0; k < t->nfin && n < 256; k++) {
             if (t->fin[k].arm != a) continue;
             const st_row *r = last_probe(t, a, t->fin[k].seed);
@@ -54,6 +78,7 @@ void st_gradnoise_summary(const st_table *t, json_t *root)
             noise[n] = r->grad_noise;
             qerr[n++] = r->grad_qerr;
             step = r->step;
+            tokens = r->step ? r->tokens / r->step : 0; /* the step's batch: runs.csv counts tokens before it */
         }
         if (!n) continue;
         double mn, cn, mq, cq;
@@ -69,6 +94,10 @@ void st_gradnoise_summary(const st_table *t, json_t *root)
         NUM("qerr_mean", mq);
         NUM("qerr_ci95", cq);
         NUM("noise_to_qerr", mq > 0 ? mn / mq : NAN);
+        double scale = tokens ? st_noise_scale_tokens(mn, (double)tokens) : NAN;
+        json_object_set_new(o, "tokens_per_step", json_integer((json_int_t)tokens));
+        NUM("noise_scale_tokens", scale);
+        NUM("tokens_for_parity", st_tokens_for_parity(scale, mq));
 #undef NUM
         json_array_append_new(arr, o);
     }

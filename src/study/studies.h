@@ -143,8 +143,16 @@ void st_finding_nvfp4_fraction(const st_table *t, json_t *out, const char *claim
 /* ---- the gradient probe's columns (gradnoise.c) ---------------------------------------- */
 /* summary.json "noise_to_quant": per arm with probed rows, the mean over
  * seeds (95% t half-width) of grad_noise and grad_qerr at each seed's last
- * probed step, and noise_to_qerr, the ratio of those means. */
+ * probed step, noise_to_qerr, the ratio of those means, the step's tokens,
+ * and from the means the noise scale and the tokens per step at which the
+ * noise would equal the error (st_noise_scale_tokens, st_tokens_for_parity). */
 void st_gradnoise_summary(const st_table *t, json_t *root);
+/* B r^2/(2 - r^2): the gradient noise scale in tokens from the probe's noise
+ * r at a batch of `tokens`; NAN for r^2 >= 2. */
+double st_noise_scale_tokens(double noise, double tokens);
+/* noise_scale (2 - e^2)/e^2: the batch at which the noise equals the error e;
+ * NAN for e = 0, e^2 >= 2 or an undefined noise scale. */
+double st_tokens_for_parity(double noise_scale, double qerr);
 /* A finding that arm `worse` has the larger gradient error: per seed, the
  * mean of grad_qerr over its probed steps; paired t of worse - better over
  * the seeds both have (statistic "gradient error difference"). */

@@ -6,8 +6,8 @@
 # verdict_recompute.py (the rules of docs/studies.md "How verdicts are
 # decided"), with the finding counts each study must have; the per-layer
 # overrides really move the layers (s2's all-NVFP4 arm has the head
-# quantized, its head-bf16 arm not); the figures exist; an altered verdict is
-# caught.
+# quantized, its head-bf16 arm not); the figures exist; an altered verdict and
+# an altered noise scale are caught.
 set -u
 NVFP4=${NVFP4:?set NVFP4 to the nvfp4 binary}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -82,4 +82,15 @@ json.dump(d, open(p, "w"))
 PY
 python3 "$HERE/verdict_recompute.py" "$T/s12-switch" > "$T/bad" 2>&1 && die "an altered verdict was not caught"
 grep -q "the rule gives" "$T/bad" || die "altered verdict: $(cat "$T/bad")"
+
+# an altered noise scale is caught (summary.json's noise_to_quant, recomputed from runs.csv)
+python3 - "$T/s8-ablate/summary.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+o = [x for x in d["noise_to_quant"] if x.get("tokens_for_parity") is not None][0]
+o["tokens_for_parity"] *= 1.01
+json.dump(d, open(p, "w"))
+PY
+python3 "$HERE/verdict_recompute.py" "$T/s8-ablate" > "$T/bad" 2>&1 && die "an altered noise scale was not caught"
+grep -q "tokens_for_parity" "$T/bad" || die "altered noise scale: $(cat "$T/bad")"
 exit $fail

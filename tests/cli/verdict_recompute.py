@@ -323,10 +323,44 @@ def check_findings(d, summ, recompute, label):
     return len(recomputed), not errors
 
 
+def noise_errors(summ, rows):
+    """summary.json's noise_to_quant recomputed from runs.csv: per arm the mean
+    over seeds of grad_noise and grad_qerr at each seed's last probed row, the
+    step's tokens (tokens before it / step), the noise scale B r^2/(2 - r^2)
+    and the parity batch B_noise (2 - e^2)/e^2 (None where undefined)."""
+    errors = []
+    for o in summ.get("noise_to_quant", []):
+        last = {}
+        for r in rows:
+            if r["arm"] == o["arm"] and not math.isnan(float(r["grad_noise"])) and not math.isnan(float(r["grad_qerr"])):
+                sd = int(r["seed"])
+                if sd not in last or int(r["step"]) > int(last[sd]["step"]):
+                    last[sd] = r
+        rs = list(last.values())
+        noise = sum(float(r["grad_noise"]) for r in rs) / len(rs)
+        qerr = sum(float(r["grad_qerr"]) for r in rs) / len(rs)
+        step = int(rs[-1]["step"])
+        tokens = int(rs[-1]["tokens"]) // step if step else 0
+        scale = tokens * noise ** 2 / (2 - noise ** 2) if tokens and noise ** 2 < 2 else math.nan
+        parity = scale * (2 - qerr ** 2) / qerr ** 2 if 0 < qerr ** 2 < 2 else math.nan
+        want = {"seeds": len(rs), "tokens_per_step": tokens}
+        for k, v in want.items():
+            if o.get(k) != v:
+                errors.append("noise_to_quant %s: %s %r, recomputed %r" % (o["arm"], k, o.get(k), v))
+        for k, v in (("noise_mean", noise), ("qerr_mean", qerr), ("noise_scale_tokens", scale),
+                     ("tokens_for_parity", parity)):
+            if not close(jnum(o.get(k)), v):
+                errors.append("noise_to_quant %s: %s %r, recomputed %r" % (o["arm"], k, o.get(k), v))
+    return errors
+
+
 def check_dir(d):
     summ = json.load(open(d + "/summary.json"))
     with open(d + "/runs.csv") as f:
         rows = list(csv.DictReader(f))
+    noise = noise_errors(summ, rows)
+    for e in noise:
+        print("%s: %s" % (d, e))
 
     def recompute(f):
         st = f["stats"]
@@ -368,7 +402,8 @@ def check_dir(d):
             return est_boot(lambda idx: tokens_to_match(per, idx), len(per), 1.0) + (len(per),)
         return None
 
-    return check_findings(d, summ, recompute, d)
+    n, ok = check_findings(d, summ, recompute, d)
+    return n, ok and not noise
 
 
 def main():
