@@ -337,7 +337,7 @@ START_TEST(noise_scale_hand_computed)
     ck_assert(isnan(st_noise_scale_tokens(sqrt(2.0) + 1e-12, 16384.0)));
     ck_assert(isnan(st_tokens_for_parity(16384.0, 0.0)));
     ck_assert(isnan(st_tokens_for_parity(NAN, 0.5)));
-    /* the summary: arm "base" has noise 0.9 and 1.1, error 0.4 and 0.6 at its last probe (means 1 and 0.5),
+    /* the summary: arm "base" has noise 0.99 and 1.01, error 0.49 and 0.51 at its last probe (means 1 and 0.5),
      * an earlier probe that must not count, and an unprobed last row; arm "arm" has noise 1.5 */
     st_row rows[8];
     st_table t;
@@ -348,7 +348,7 @@ START_TEST(noise_scale_hand_computed)
     size_t n = 0;
     for (size_t k = 0; k < 2; k++)
         for (uint64_t seed = 1; seed <= 2; seed++) {
-            double noise = k ? 1.5 : (seed == 1 ? 0.9 : 1.1), qerr = k ? 0.5 : (seed == 1 ? 0.4 : 0.6);
+            double noise = k ? 1.5 : (seed == 1 ? 0.99 : 1.01), qerr = k ? 0.5 : (seed == 1 ? 0.49 : 0.51);
             rows[n++] = (st_row){.arm = k, .seed = seed, .step = 50, .tokens = 50 * 16384, .grad_noise = 0.1,
                                  .grad_qerr = 0.1};
             rows[n++] = (st_row){.arm = k, .seed = seed, .step = 100, .tokens = 100 * 16384,
@@ -370,8 +370,29 @@ START_TEST(noise_scale_hand_computed)
     ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_to_qerr")), 2.0, 1e-12);
     ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_scale_tokens")), 16384.0, 1e-6);
     ck_assert_double_eq_tol(json_real_value(json_object_get(b, "tokens_for_parity")), 114688.0, 1e-6);
+    /* the intervals: the noise's and the error's half-width is t(0.975, 1) x 0.01 = 0.127062; the scale's ends
+     * are the map's values at 1 -/+ that, the parity batch's at the corners (low noise with high error, high
+     * noise with low error) */
+    double c = 12.706204736174707 * 0.01, r_lo = 1.0 - c, r_hi = 1.0 + c, e_lo = 0.5 - c, e_hi = 0.5 + c;
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_ci95")), c, 1e-6);
+    double s_lo = 16384.0 * r_lo * r_lo / (2.0 - r_lo * r_lo), s_hi = 16384.0 * r_hi * r_hi / (2.0 - r_hi * r_hi);
+    json_t *sci = json_object_get(b, "noise_scale_ci95"), *pci = json_object_get(b, "tokens_for_parity_ci90");
+    ck_assert_double_eq_tol(json_real_value(json_array_get(sci, 0)), s_lo, 1e-3);
+    ck_assert_double_eq_tol(json_real_value(json_array_get(sci, 1)), s_hi, 1e-3);
+    ck_assert_double_eq_tol(json_real_value(json_array_get(pci, 0)), s_lo * (2.0 - e_hi * e_hi) / (e_hi * e_hi), 1e-2);
+    ck_assert_double_eq_tol(json_real_value(json_array_get(pci, 1)), s_hi * (2.0 - e_lo * e_lo) / (e_lo * e_lo), 1e-2);
     ck_assert(json_is_null(json_object_get(a, "noise_scale_tokens")));
     ck_assert(json_is_null(json_object_get(a, "tokens_for_parity")));
+    ck_assert(json_is_null(json_array_get(json_object_get(a, "noise_scale_ci95"), 1)));
+    json_decref(root);
+    /* one seed: no interval, [null, null] */
+    t.nfin = 1;
+    root = json_object();
+    st_gradnoise_summary(&t, root);
+    b = json_array_get(json_object_get(root, "noise_to_quant"), 0);
+    ck_assert(json_is_number(json_object_get(b, "noise_scale_tokens")));
+    ck_assert(json_is_null(json_array_get(json_object_get(b, "noise_scale_ci95"), 0)));
+    ck_assert(json_is_null(json_array_get(json_object_get(b, "tokens_for_parity_ci90"), 0)));
     json_decref(root);
 }
 END_TEST

@@ -134,9 +134,17 @@ static void print_noise_to_quant(const char *dir)
                (long long)json_integer_value(json_object_get(o, "step")),
                (long long)json_integer_value(json_object_get(o, "seeds")));
         json_t *parity = json_object_get(o, "tokens_for_parity");
-        if (json_is_number(parity)) /* null where the noise scale is undefined (noise^2 >= 2) */
-            printf("; noise = error at %.3g tokens per step (now %lld)", json_number_value(parity),
-                   (long long)json_integer_value(json_object_get(o, "tokens_per_step")));
+        if (json_is_number(parity)) { /* null where the noise scale is undefined (noise^2 >= 2) */
+            json_t *ci = json_object_get(o, "tokens_for_parity_ci90");
+            printf("; noise = error at %.3g tokens per step", json_number_value(parity));
+            if (json_is_number(json_array_get(ci, 0)))
+                printf(" (90%%: %.3g to ", json_number_value(json_array_get(ci, 0)));
+            if (json_is_number(json_array_get(ci, 0)) && json_is_number(json_array_get(ci, 1)))
+                printf("%.3g)", json_number_value(json_array_get(ci, 1)));
+            else if (json_is_number(json_array_get(ci, 0)))
+                printf("unbounded)");
+            printf(", now %lld", (long long)json_integer_value(json_object_get(o, "tokens_per_step")));
+        }
         printf("\n");
     }
     json_decref(root);

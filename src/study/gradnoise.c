@@ -64,6 +64,40 @@ double st_tokens_for_parity(double noise_scale, double qerr)
     return e2 > 0.0 && e2 < 2.0 ? noise_scale * (2.0 - e2) / e2 : NAN;
 }
 
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *pair(double lo, double hi)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, num_or_null(lo));
+    json_array_append_new(a, num_or_null(hi));
+    return a;
+}
+
+/* The noise scale and the parity batch of one arm, from the means and 95% t
+ * half-widths of its noise (mn, cn) and error (mq, cq) at a batch of
+ * `tokens`. Both maps are monotone (the scale rises with r, the parity batch
+ * with r and falls with e), so the noise interval's ends give the scale's
+ * 95% interval, and the corners of the two intervals an interval for the
+ * parity batch that covers with at least 90% (Bonferroni); an unbounded end
+ * (r reaching sqrt(2), e reaching 0) is null. Without an interval (one seed)
+ * both are [null, null]. */
+static void noise_scale_fields(json_t *o, double mn, double cn, double mq, double cq, uint64_t tokens)
+{
+    double b = (double)tokens;
+    double scale = tokens ? st_noise_scale_tokens(mn, b) : NAN;
+    bool ci = tokens && isfinite(cn) && isfinite(cq);
+    double s_lo = ci ? st_noise_scale_tokens(fmax(mn - cn, 0.0), b) : NAN;
+    double s_hi = ci ? st_noise_scale_tokens(mn + cn, b) : NAN;
+    json_object_set_new(o, "tokens_per_step", json_integer((json_int_t)tokens));
+    json_object_set_new(o, "noise_scale_tokens", num_or_null(scale));
+    json_object_set_new(o, "noise_scale_ci95", pair(s_lo, s_hi));
+    json_object_set_new(o, "tokens_for_parity", num_or_null(st_tokens_for_parity(scale, mq)));
+    json_object_set_new(o, "tokens_for_parity_ci90",
+                        pair(ci ? st_tokens_for_parity(s_lo, mq + cq) : NAN,
+                             ci ? st_tokens_for_parity(s_hi, fmax(mq - cq, 0.0)) : NAN));
+}
+
 void st_gradnoise_summary(const st_table *t, json_t *root)
 {
     json_t *arr = json_array();
@@ -88,17 +122,12 @@ void st_gradnoise_summary(const st_table *t, json_t *root)
         json_object_set_new(o, "arm", json_string(t->arms[a]));
         json_object_set_new(o, "seeds", json_integer((json_int_t)n));
         json_object_set_new(o, "step", json_integer((json_int_t)step));
-#define NUM(k, v) json_object_set_new(o, k, isfinite(v) ? json_real(v) : json_null())
-        NUM("noise_mean", mn);
-        NUM("noise_ci95", cn);
-        NUM("qerr_mean", mq);
-        NUM("qerr_ci95", cq);
-        NUM("noise_to_qerr", mq > 0 ? mn / mq : NAN);
-        double scale = tokens ? st_noise_scale_tokens(mn, (double)tokens) : NAN;
-        json_object_set_new(o, "tokens_per_step", json_integer((json_int_t)tokens));
-        NUM("noise_scale_tokens", scale);
-        NUM("tokens_for_parity", st_tokens_for_parity(scale, mq));
-#undef NUM
+        json_object_set_new(o, "noise_mean", num_or_null(mn));
+        json_object_set_new(o, "noise_ci95", num_or_null(cn));
+        json_object_set_new(o, "qerr_mean", num_or_null(mq));
+        json_object_set_new(o, "qerr_ci95", num_or_null(cq));
+        json_object_set_new(o, "noise_to_qerr", num_or_null(mq > 0 ? mn / mq : NAN));
+        noise_scale_fields(o, mn, cn, mq, cq, tokens);
         json_array_append_new(arr, o);
     }
     if (json_array_size(arr)) json_object_set_new(root, "noise_to_quant", arr);

@@ -323,6 +323,15 @@ def check_findings(d, summ, recompute, label):
     return len(recomputed), not errors
 
 
+def mean_ci(x):
+    """The mean and the 95% t half-width (nan for one value)."""
+    m = sum(x) / len(x)
+    if len(x) < 2:
+        return m, math.nan
+    sd = math.sqrt(sum((v - m) ** 2 for v in x) / (len(x) - 1))
+    return m, t_ppf975(len(x) - 1) * sd / math.sqrt(len(x))
+
+
 def noise_errors(summ, rows):
     """summary.json's noise_to_quant recomputed from runs.csv: per arm the mean
     over seeds of grad_noise and grad_qerr at each seed's last probed row, the
@@ -337,20 +346,33 @@ def noise_errors(summ, rows):
                 if sd not in last or int(r["step"]) > int(last[sd]["step"]):
                     last[sd] = r
         rs = list(last.values())
-        noise = sum(float(r["grad_noise"]) for r in rs) / len(rs)
-        qerr = sum(float(r["grad_qerr"]) for r in rs) / len(rs)
+        n = len(rs)
+        noise, cn = mean_ci([float(r["grad_noise"]) for r in rs])
+        qerr, cq = mean_ci([float(r["grad_qerr"]) for r in rs])
         step = int(rs[-1]["step"])
         tokens = int(rs[-1]["tokens"]) // step if step else 0
-        scale = tokens * noise ** 2 / (2 - noise ** 2) if tokens and noise ** 2 < 2 else math.nan
-        parity = scale * (2 - qerr ** 2) / qerr ** 2 if 0 < qerr ** 2 < 2 else math.nan
+
+        def scale_at(r):
+            return tokens * r ** 2 / (2 - r ** 2) if tokens and r ** 2 < 2 else math.nan
+
+        def parity_at(sc, e):
+            return sc * (2 - e ** 2) / e ** 2 if 0 < e ** 2 < 2 else math.nan
+        scale, parity = scale_at(noise), parity_at(scale_at(noise), qerr)
+        # the intervals: the noise interval's ends; the corners of both (at least 90%); none for one seed
+        s_lo, s_hi = (scale_at(max(noise - cn, 0.0)), scale_at(noise + cn)) if n > 1 else (math.nan, math.nan)
+        p_lo, p_hi = ((parity_at(s_lo, qerr + cq), parity_at(s_hi, max(qerr - cq, 0.0))) if n > 1
+                      else (math.nan, math.nan))
         want = {"seeds": len(rs), "tokens_per_step": tokens}
         for k, v in want.items():
             if o.get(k) != v:
                 errors.append("noise_to_quant %s: %s %r, recomputed %r" % (o["arm"], k, o.get(k), v))
-        for k, v in (("noise_mean", noise), ("qerr_mean", qerr), ("noise_scale_tokens", scale),
-                     ("tokens_for_parity", parity)):
-            if not close(jnum(o.get(k)), v):
-                errors.append("noise_to_quant %s: %s %r, recomputed %r" % (o["arm"], k, o.get(k), v))
+        got = [o.get(k) for k in ("noise_mean", "qerr_mean", "noise_scale_tokens", "tokens_for_parity")]
+        got += list(o.get("noise_scale_ci95", [None, None])) + list(o.get("tokens_for_parity_ci90", [None, None]))
+        for k, a, v in zip(("noise_mean", "qerr_mean", "noise_scale_tokens", "tokens_for_parity", "noise_scale_ci95 lo",
+                            "noise_scale_ci95 hi", "tokens_for_parity_ci90 lo", "tokens_for_parity_ci90 hi"), got,
+                           (noise, qerr, scale, parity, s_lo, s_hi, p_lo, p_hi)):
+            if not close(jnum(a), v):
+                errors.append("noise_to_quant %s: %s %r, recomputed %r" % (o["arm"], k, a, v))
     return errors
 
 
