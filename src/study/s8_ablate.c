@@ -62,7 +62,7 @@ static void finding_wgrad_share(const st_table *t, json_t *out)
                    arms, 2);
 }
 
-static void s8_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
+void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
     (void)a;
     (void)dir;
@@ -108,6 +108,6 @@ const nvfp4_study st_study_s8_ablate = {
     .steps = 400,
     .run = st_run_config_study,
     .config = "s8-ablate", /* its arms: studies/s8-ablate.json */
-    .findings = s8_findings,
+    .findings = st_s8_ablation_findings,
     .quick_steps = 6,
 };

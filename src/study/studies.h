@@ -140,6 +140,12 @@ void st_finding_recovered(const st_table *t, json_t *out, const char *claim, con
 void st_finding_nvfp4_fraction(const st_table *t, json_t *out, const char *claim, const char *source,
                                const char *worse, const char *better, const char *nvfp4, double published);
 
+/* ---- the component ablations of NVIDIA's recipe (s8_ablate.c) ------------------------- */
+/* s8-ablate's findings, each read from the arms it names where the run has
+ * them (paper, no-2d, no-rht, no-sr, no-bf16, fp8, bf16, wgrad-only; a
+ * finding whose arms are absent is left out): s8-ablate and s8-regime. */
+void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out);
+
 /* ---- the gradient probe's columns (gradnoise.c) ---------------------------------------- */
 /* summary.json "noise_to_quant": per arm with probed rows, the mean over
  * seeds (95% t half-width) of grad_noise and grad_qerr at each seed's last

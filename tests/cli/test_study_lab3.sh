@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_study_lab3.sh - the GPT ablation studies of NVIDIA's NVFP4 paper
-# (s8-ablate, s9-sr-rht, s10-hadamard, s11-format, s12-switch) and the layer
+# (s8-ablate, s8-regime, s9-sr-rht, s10-hadamard, s11-format, s12-switch) and the layer
 # sensitivity study s2-layers run their --quick presets with 3 seeds; every
 # statistical verdict is recomputed from runs.csv alone by
 # verdict_recompute.py (the rules of docs/studies.md "How verdicts are
@@ -19,7 +19,7 @@ fail=0
 die() { echo "FAIL: $*"; fail=1; }
 
 dirs=
-for s in s2-layers s8-ablate s9-sr-rht s10-hadamard s11-format s12-switch; do
+for s in s2-layers s8-ablate s8-regime s9-sr-rht s10-hadamard s11-format s12-switch; do
     if ! "$NVFP4" study run "$s" --quick --seeds 3 --quiet --out "$T/$s" > /dev/null 2> "$T/$s.err"; then
         die "study run $s: $(cat "$T/$s.err")"; continue
     fi
@@ -27,7 +27,7 @@ for s in s2-layers s8-ablate s9-sr-rht s10-hadamard s11-format s12-switch; do
 done
 # shellcheck disable=SC2086
 python3 "$HERE/verdict_recompute.py" $dirs > "$T/out" 2>&1 || die "recomputed verdicts differ: $(cat "$T/out")"
-for want in "s2-layers: 8" "s8-ablate: 10" "s9-sr-rht: 4" "s10-hadamard: 6" "s11-format: 2" "s12-switch: 4"; do
+for want in "s2-layers: 8" "s8-ablate: 10" "s8-regime: 7" "s9-sr-rht: 4" "s10-hadamard: 6" "s11-format: 2" "s12-switch: 4"; do
     grep -q "/$want statistical findings recomputed, 0 errors" "$T/out" || die "$want: $(cat "$T/out")"
 done
 
@@ -36,7 +36,7 @@ import csv, json, sys
 T = sys.argv[1]
 bad = []
 # 10 seeds by default and 6 steps in --quick: what `study show` promises
-for s, arms in (("s2-layers", 8), ("s8-ablate", 8), ("s9-sr-rht", 5), ("s10-hadamard", 6), ("s11-format", 5),
+for s, arms in (("s2-layers", 8), ("s8-ablate", 8), ("s8-regime", 5), ("s9-sr-rht", 5), ("s10-hadamard", 6), ("s11-format", 5),
                 ("s12-switch", 6)):
     d = json.load(open("%s/%s/summary.json" % (T, s)))
     if len(d["arms"]) != arms or any(a["seeds"] != 3 for a in d["arms"]):
@@ -52,6 +52,13 @@ if not sq.get(("all-nvfp4", 8), 99) < 35 or not sq.get(("head-bf16", 8), 0) > 40
     bad.append("s2: head not switched by the override: %r %r" % (sq.get(("all-nvfp4", 8)), sq.get(("head-bf16", 8))))
 if not (sq.get(("qkv-bf16", 0), 0) > 40 and sq.get(("qkv-bf16", 4), 0) > 40 and sq.get(("qkv-bf16", 2), 99) < 35):
     bad.append("s2: qkv override: %r" % [sq.get(("qkv-bf16", l)) for l in range(9)])
+# s8-regime: at 8 blocks the paper's rule keeps block 0 (layers 0-3) and block 7 (28-31) in BF16, the rest NVFP4
+sq = {}
+for r in csv.DictReader(open(T + "/s8-regime/layers.csv")):
+    if r["step"] == "0" and r["seed"] == "1" and r["arm"] == "paper":
+        sq[int(r["layer"])] = float(r["sqnr_fprop"])
+if not (all(sq.get(l, 0) > 40 for l in (0, 3, 28, 31)) and all(sq.get(l, 99) < 35 for l in (4, 16, 27))):
+    bad.append("s8-regime: BF16 blocks: %r" % [sq.get(l) for l in range(33)])
 # s11: the MXFP4 arms run 1, 1.25, 1.36, 1.5x the 6 steps
 fs = {a["arm"]: a["final_step"] for a in json.load(open(T + "/s11-format/summary.json"))["arms"]}
 if [fs[a] for a in ("nvfp4", "mxfp4-x1.00", "mxfp4-x1.25", "mxfp4-x1.36", "mxfp4-x1.50")] != [5, 5, 7, 7, 8]:
