@@ -51,7 +51,7 @@ static void s10_findings(const st_table *t, const st_arm_summary *a, const char 
 
 const nvfp4_study st_study_s10_hadamard = {
     .name = "s10-hadamard",
-    .wall = "8 min 40 s",
+    .wall = "6 min 41 s",
     .claim = "GPT on English text: the Wgrad RHT's Hadamard size (4 to 128) and its signs (one fixed random "
              "vector, re-drawn every step, none) (NVIDIA 2509.25149 App. E.4.2, E.4.3)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

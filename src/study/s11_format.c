@@ -35,7 +35,7 @@ static nvfp4_status s11_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s11_format = {
     .name = "s11-format",
-    .wall = "14 min 6 s",
+    .wall = "12 min 59 s",
     .claim = "GPT on English text: MXFP4 needs more tokens than NVFP4 to reach the same loss (NVIDIA 2509.25149 "
              "Sec. 5 Fig. 6: 1.36x)",
     .seeds = 10, /* percentile bootstrap over 10 seeds (docs/studies.md "How verdicts are decided") */

@@ -28,7 +28,7 @@ static void s12_findings(const st_table *t, const st_arm_summary *a, const char 
 
 const nvfp4_study st_study_s12_switch = {
     .name = "s12-switch",
-    .wall = "8 min 47 s",
+    .wall = "6 min 6 s",
     .claim = "GPT on English text: switching to BF16 late - forward only, backward only, both - at 50% and 80% of "
              "training (NVIDIA 2509.25149 App. D Fig. 7)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

@@ -106,7 +106,7 @@ static nvfp4_status s2_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s2_layers = {
     .name = "s2-layers",
-    .wall = "7 min 54 s",
+    .wall = "6 min 56 s",
     .claim = "GPT on English text: which linears must stay in BF16 - each layer type and each block kept in BF16 "
              "while the rest (head included) is NVFP4 (NVIDIA 2509.25149 Sec. 4.1, App. E.2)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

@@ -234,7 +234,7 @@ static nvfp4_status s4_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s4_dn = {
     .name = "s4",
-    .wall = "12 min 46 s",
+    .wall = "11 min 8 s",
     .claim = "GPT on English text, 25 to 800 tokens per non-embedding parameter: where SR starts to beat RTN in the backward pass (Quartet, "
              "Castro et al. 2505.14669 Sec. 4)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

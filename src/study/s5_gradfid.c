@@ -375,7 +375,7 @@ static nvfp4_status s5_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s5_gradfid = {
     .name = "s5",
-    .wall = "14 min 40 s",
+    .wall = "9 min 33 s",
     .claim = "GPT checkpoints: bias, variance and cosine of the quantized backward's gradient per layer, RTN vs SR, "
              "with/without RHT (Chmiel et al. 2505.19115 Sec. 3)",
     .seeds = 10, /* 30 (seed, checkpoint) units; 10 minutes on 2 cores (docs/studies.md S5) */

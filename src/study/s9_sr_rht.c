@@ -26,7 +26,7 @@ static void s9_findings(const st_table *t, const st_arm_summary *a, const char *
 
 const nvfp4_study st_study_s9_sr_rht = {
     .name = "s9-sr-rht",
-    .wall = "7 min 52 s",
+    .wall = "5 min 53 s",
     .claim = "GPT on English text: which tensors get SR (dY only, the paper; every operand; none) and which GEMMs "
              "get the RHT (Wgrad only, the paper; all three; none) (NVIDIA 2509.25149 App. E.3, E.4.1)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
