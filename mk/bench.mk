@@ -27,7 +27,7 @@ bench-memory: $(CLI)
 # itself; test_progress checks what reaches a terminal.
 VARIANT_SKIP_CLI := cuda_build install help man numbers plot tutorial readme_tour wheel verdict golden_atomic robust_io robust_writers \
     verify_suite_manifest mutants witness golden reference study study_lab study_lab2 study_lab3 study_shadow \
-    study_target_ci study_tools study_reliab deps bench progress
+    study_target_ci study_tools study_reliab study_quick deps bench progress
 VARIANT_CLI_TESTS := $(filter-out $(VARIANT_SKIP_CLI:%=tests/cli/test_%.sh),$(CLI_TESTS))
 check-variants: all $(CHECK_BIN)
 	@fail=0; for v in $$($(CLI) bench --variants); do \

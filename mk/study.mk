@@ -1,16 +1,21 @@
 # mk/study.mk - `make studies`: run every built-in error-accumulation study
 # with its default size (docs/studies.md). Included by the Makefile.
-# STUDY_OUT sets the output folder; STUDY_ARGS passes options (e.g. --seeds 3).
+# STUDY_OUT sets the output folder; STUDY_ARGS passes options (e.g. --seeds 3);
+# STUDIES picks some (e.g. STUDIES="s7-gpt s8-regime"; default: every one in
+# `nvfp4 study list`). Each runs with --resume, so running the target again
+# after an interruption continues the interrupted study from its checkpoints
+# (s8-regime alone takes hours); a study that finished is run again.
 
 STUDY_OUT ?= $(BUILD)/study-out
 STUDY_ARGS ?=
+STUDIES ?=
 
 .PHONY: studies
 
-## studies: run every `nvfp4 study` with default sizes into $(BUILD)/study-out, each one's wall time printed (hours on 2 cores)
+## studies: run every `nvfp4 study` (or STUDIES=...) with default sizes into $(BUILD)/study-out, resumable, each one's wall time printed (hours on 2 cores)
 studies: $(CLI)
-	@set -e; for s in $$($(CLI) study list | cut -d' ' -f1); do t0=$$(date +%s); \
-	    $(CLI) study run $$s --out $(STUDY_OUT)/$$s $(STUDY_ARGS); \
+	@set -e; for s in $(or $(STUDIES),$$($(CLI) study list | cut -d' ' -f1)); do t0=$$(date +%s); \
+	    $(CLI) study run $$s --out $(STUDY_OUT)/$$s --resume $(STUDY_ARGS); \
 	    echo "studies: $$s took $$(( $$(date +%s) - t0 )) s of wall time"; done
 
 # The study registry (src/study/registry.c) is generated from the study file

@@ -741,6 +741,28 @@ static void gap_panels_script(char **s, size_t *len, const st_table *t, const ch
     append(s, len, "unset multiplot\n");
 }
 
+/* Says on the layers plot why slots are empty (the first and last layers
+ * of the s3 studies, the BF16 blocks of a GPT): one label per run of
+ * adjacent high-precision slots, centred on it, so that neighbouring labels
+ * never overprint; written across the run where it is wide enough (about
+ * 850 px of plot over nlayers slots, 110 px for the two-line label), up
+ * the slots otherwise. */
+static void label_high_precision_runs(char **s, size_t *len, size_t nlayers, const bool *quantized)
+{
+    const double plot_px = 850.0, label_px = 110.0;
+    for (size_t l0 = 0; l0 < nlayers; l0++) {
+        if (quantized[l0]) continue;
+        size_t l1 = l0;
+        while (l1 + 1 < nlayers && !quantized[l1 + 1]) l1++;
+        double mid = 0.5 * (double)(l0 + l1), run_px = (double)(l1 - l0 + 1) * plot_px / (double)nlayers;
+        if (run_px >= label_px)
+            append(s, len, "set label \"high precision\\n(not quantized)\" at %g, graph 0.5 center\n", mid);
+        else
+            append(s, len, "set label \"high precision (not quantized)\" at %g, graph 0.5 center rotate by 90\n", mid);
+        l0 = l1;
+    }
+}
+
 static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nlayers, const bool *quantized,
                                   const char *title, nvfp4_error *err)
 {
@@ -791,10 +813,7 @@ static nvfp4_status plot_training(const char *dir, const st_table *t, size_t nla
            "set xlabel 'linear layer (index in layers.csv)'\nset xtics 1\nset grid ytics\nset key outside right\n"
            "set style fill solid 0.6 border -1\nset boxwidth %g absolute\nset xrange [-0.6:%g]\nset yrange [0:*]\n",
            title, nseeds, nseeds == 1 ? "" : "s", w, (double)nlayers - 0.4);
-    /* say on the plot why a slot is empty (the first and last layers of the s3 studies) */
-    for (size_t l = 0; l < nlayers; l++)
-        if (!quantized[l])
-            append(&s, &len, "set label \"high precision\\n(not quantized)\" at %zu, graph 0.5 center\n", l);
+    label_high_precision_runs(&s, &len, nlayers, quantized);
     append(&s, &len, "set ylabel 'Wgrad SQNR (dB)'\nplot ");
     for (size_t a = 0; a < t->narms; a++)
         append(&s, &len, "'layers_agg.dat' index %zu using ($1 - 0.4 + %g):4 with boxes lc %zu dt 1 title '%s'%s", a,

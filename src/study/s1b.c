@@ -28,7 +28,7 @@ static void s1b_findings(const st_table *t, const st_arm_summary *a, const char 
 
 const nvfp4_study st_study_s1b = {
     .name = "s1b",
-    .wall = "2 min 41 s",
+    .wall = "2 min 9 s",
     .claim = "MLP teacher-student in NVFP4: RTN vs SR placements and 80% forward/backward switches (Chmiel Sec. 3-5; "
              "NVIDIA 2509.25149 App. D)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

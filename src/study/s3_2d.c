@@ -21,7 +21,7 @@ static void s3_2d_findings(const st_table *t, const st_arm_summary *a, const cha
 
 const nvfp4_study st_study_s3_2d = {
     .name = "s3-2d",
-    .wall = "1 min 21 s",
+    .wall = "1 min 7 s",
     .claim = "tiny LM: 16x16 weight scales (same bytes in Fprop and Dgrad) beat inconsistent 1x16 (NVIDIA 2509.25149 "
              "App. E.5)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

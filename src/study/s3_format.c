@@ -42,7 +42,7 @@ static nvfp4_status s3_format_plots(const char *dir, nvfp4_error *err)
 
 const nvfp4_study st_study_s3_format = {
     .name = "s3-format",
-    .wall = "10 min 33 s",
+    .wall = "9 min 0 s",
     .claim = "tiny LM on Markov text: MXFP4 needs more tokens than NVFP4 to reach the same loss (NVIDIA "
              "2509.25149 Sec. 5: 1.36x)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */

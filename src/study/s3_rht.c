@@ -22,7 +22,7 @@ static void s3_rht_findings(const st_table *t, const st_arm_summary *a, const ch
 
 const nvfp4_study st_study_s3_rht = {
     .name = "s3-rht",
-    .wall = "2 min 18 s",
+    .wall = "2 min 13 s",
     .claim = "tiny LM: RHT helps on Wgrad, hurts on Fprop/Dgrad (NVIDIA 2509.25149 App. E.4.1 Fig. 11)",
     .seeds = 10, /* paired t with 9 degrees of freedom (docs/studies.md "How verdicts are decided") */
     .steps = 800,

@@ -175,11 +175,12 @@ static void s6_findings(const st_table *t, const st_arm_summary *a, const char *
 
 const nvfp4_study st_study_s6 = {
     .name = "s6",
-    .wall = "23 s",
+    .wall = "27 s",
     .claim = "positive control: bf16/E4M3 weight storage with RN updates stagnates, SR does not (Gupta 2015; Croci 2022)",
     .seeds = 10, /* as every training study (docs/studies.md "How verdicts are decided") */
     .steps = 8000,
     .run = s6_run,
     .serial = true,
     .findings = s6_findings,
+    .quick_steps = 8000, /* one seed of the default run (seconds): --quick shows its directions */
 };

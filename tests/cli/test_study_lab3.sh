@@ -77,6 +77,10 @@ if command -v gnuplot >/dev/null 2>&1; then
     # s11's longer MXFP4 arms reach step k at another point of their schedules: only the 1x arm is paired
     [ "$(grep '^# arm' "$T/s11-format/paired_agg.dat")" = "# arm mxfp4-x1.00" ] \
         || die "s11 paired_agg.dat pairs arms of other lengths: $(grep '^# arm' "$T/s11-format/paired_agg.dat")"
+    # s8-regime's empty slots (layers 0-3: block 0; 28-32: block 7 and the head) get one label per run, centred,
+    # up the slots where the run is too narrow to write across (4 of 33 slots), across it otherwise
+    [ "$(grep '^set label' "$T/s8-regime/layers.gp")" = 'set label "high precision (not quantized)" at 1.5, graph 0.5 center rotate by 90
+set label "high precision\n(not quantized)" at 30, graph 0.5 center' ] || die "s8-regime/layers.gp labels: $(grep '^set label' "$T/s8-regime/layers.gp")"
 fi
 
 # an altered verdict is caught
