@@ -317,8 +317,8 @@ nvfp4_status st_run_fingerprinted(const nvfp4_study *s, const nvfp4_study_opts *
     /* The ranks' collective start, passed by every rank of a study made of
      * jobs: a rank that cannot start (rank 0 without the lock, a resume
      * check that fails) stops the others here, before any of them sends
-     * results that no rank would receive (s1c and s5 have no gate of their
-     * own; st_run_jobs has one more, passed by every rank alike). */
+     * results that no rank would receive (st_run_jobs and st_run_row_jobs
+     * have one more, passed by every rank alike). */
     if (d && !s->serial && d->all_ok && !d->all_ok(d->ctx, st == NVFP4_OK) && st == NVFP4_OK)
         st = nvfp4_error_set(err, NVFP4_EINVAL,
                              "study: another MPI rank could not start the run (its message says why)");

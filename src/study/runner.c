@@ -131,6 +131,16 @@ typedef struct {
     nvfp4_error err;
 } job_out;
 
+static void free_jobs(job_out *jobs, size_t n)
+{
+    for (size_t k = 0; jobs && k < n; k++) {
+        free(jobs[k].runs);
+        free(jobs[k].layers);
+        json_decref(jobs[k].timing);
+    }
+    free(jobs);
+}
+
 /* A job's output as bytes (MPI messages, .done files): a header line with
  * the status and the three lengths, the error message line, then the runs
  * and layers CSV text and the timing JSON. */
@@ -689,12 +699,7 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
     }
     if (fr) st_file_discard(&sfr);
     if (fl) st_file_discard(&sfl);
-    for (size_t j = 0; j < njobs; j++) {
-        free(jobs[j].runs);
-        free(jobs[j].layers);
-        json_decref(jobs[j].timing);
-    }
-    free(jobs);
+    free_jobs(jobs, njobs);
     free(sel);
     if (!root) {
         json_decref(timing);
@@ -709,6 +714,74 @@ nvfp4_status st_run_jobs(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *
     if (st == NVFP4_OK) st = st_summarize(s, o->out_dir, extra, err);
     else json_decref(extra);
     if (st == NVFP4_OK) remove_resume_dir(o, njobs);
+    return st;
+}
+
+/* ---- a study's own jobs (st_run_row_jobs) --------------------------------------- */
+typedef struct {
+    st_row_job_fn fn;
+    void *ctx;
+} row_jobs;
+
+/* Job k's rows into jo->runs (in memory), its status and error beside them. */
+static void run_row_job(const row_jobs *rj, size_t k, job_out *jo)
+{
+    memset(jo, 0, sizeof *jo);
+    FILE *f = open_memstream(&jo->runs, &jo->runs_len);
+    if (!f) {
+        jo->st = nvfp4_error_set(&jo->err, NVFP4_ENOMEM, "out of memory");
+        return;
+    }
+    jo->st = rj->fn(rj->ctx, k, f, &jo->err);
+    if (fclose(f) != 0 && jo->st == NVFP4_OK) jo->st = nvfp4_error_set(&jo->err, NVFP4_ENOMEM, "out of memory");
+}
+
+nvfp4_status st_run_row_jobs(const nvfp4_study_opts *o, size_t n, st_row_job_fn fn, void *ctx, char **rows,
+                             size_t *rows_len, nvfp4_error *err)
+{
+    *rows = NULL;
+    *rows_len = 0;
+    const nvfp4_study_dist *d = o->dist && o->dist->size > 1 ? o->dist : NULL;
+    job_out *jobs = calloc(n ? n : 1, sizeof *jobs);
+    size_t *sel = calloc(n ? n : 1, sizeof *sel), nsel = 0;
+    bool mine = jobs && sel;
+    /* every rank passes the gate, so that none is left waiting for rows that will not come */
+    bool all = !d || !d->all_ok || d->all_ok(d->ctx, mine);
+    if (!mine || !all) {
+        free(jobs);
+        free(sel);
+        return !mine ? nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory")
+                     : nvfp4_error_set(err, NVFP4_EIO, "another MPI rank could not start its jobs (this is rank %d of %d)",
+                                       d->rank, d->size);
+    }
+    for (size_t k = 0; k < n; k++)
+        if (st_job_selected(k, o)) sel[nsel++] = k;
+    size_t stride = d ? (size_t)d->size : 1, first = d ? (size_t)d->rank : 0;
+    long nmine = nsel > first ? (long)((nsel - first + stride - 1) / stride) : 0;
+    row_jobs rj = {fn, ctx};
+    nvfp4_study_set_threads(1); /* one thread inside each job: OpenBLAS's bytes depend on its thread count */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads > 0 ? o->threads : 1)
+    for (long i = 0; i < nmine; i++) run_row_job(&rj, sel[first + (size_t)i * stride], &jobs[sel[first + (size_t)i * stride]]);
+    nvfp4_status st = d ? gather_jobs(d, sel, nsel, jobs, err) : NVFP4_OK;
+    FILE *out = st == NVFP4_OK && (!d || d->rank == 0) ? open_memstream(rows, rows_len) : NULL;
+    if (st == NVFP4_OK && (!d || d->rank == 0) && !out) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    for (size_t i = 0; out && i < nsel && st == NVFP4_OK; i++) {
+        job_out *jo = &jobs[sel[i]];
+        if (jo->st != NVFP4_OK) {
+            *err = jo->err;
+            st = jo->st;
+        } else if (jo->runs_len) {
+            fwrite(jo->runs, 1, jo->runs_len, out);
+        }
+    }
+    if (out && fclose(out) != 0 && st == NVFP4_OK) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    if (st != NVFP4_OK) {
+        free(*rows);
+        *rows = NULL;
+        *rows_len = 0;
+    }
+    free_jobs(jobs, n);
+    free(sel);
     return st;
 }
 

@@ -215,6 +215,16 @@ nvfp4_status st_run_config_study(const nvfp4_study *s, const nvfp4_study_opts *o
 /* The text of the built-in config `name` (studies/<name>.json), NULL if none. */
 const char *st_builtin_config(const char *name);
 
+/* A study's own jobs, not (arm, seed) training runs (s5's seeds): job k
+ * writes its rows to `rows`. st_run_row_jobs runs the jobs of this shard
+ * and MPI rank `threads` at a time, one thread inside each, carries the
+ * other ranks' rows to rank 0, and there (or in a lone process) returns
+ * every job's rows in job order in *rows (malloc'd, *rows_len bytes): the
+ * same bytes at any thread or process count. Other ranks get none. The
+ * first failed job's error is returned (on rank 0). */
+typedef nvfp4_status (*st_row_job_fn)(void *ctx, size_t k, FILE *rows, nvfp4_error *err);
+nvfp4_status st_run_row_jobs(const nvfp4_study_opts *o, size_t n, st_row_job_fn fn, void *ctx, char **rows,
+                             size_t *rows_len, nvfp4_error *err);
 /* Whether job j belongs to this shard (--shard i/n). */
 bool st_job_selected(size_t j, const nvfp4_study_opts *o);
 /* Runs every (arm, seed) job of this shard with the FP32 shadow, writes

@@ -43,6 +43,19 @@ for s in $(cut -d' ' -f1 "$T/list"); do
 done
 [ $have_gp = 1 ] || grep -q "plots skipped" "$T/s6.out" || die "no 'plots skipped' message without gnuplot"
 
+# a serial study's tables do not depend on --threads: s0's GEMM tables went through a 2-thread OpenBLAS
+# sgemm, whose bytes differ from a 1-thread one (at the default run's 32 draws, a digit of s0_scalebias.csv)
+"$NVFP4" study run s0 --threads 2 --quiet --out "$T/s0t2" >/dev/null 2>&1 || die "s0 --threads 2"
+"$NVFP4" study run s0 --threads 1 --quiet --out "$T/s0t1" >/dev/null 2>&1 || die "s0 --threads 1"
+for f in "$T"/s0t2/*.csv; do
+    cmp -s "$f" "$T/s0t1/$(basename "$f")" || die "s0: $(basename "$f") differs between --threads 2 and 1"
+done
+# s5's seeds are jobs on one BLAS thread each: its CSV is the same at 1 and 2 threads (the loop above
+# ran it at 2; its seeds once ran one after another on a 2-thread OpenBLAS, and step 0 already differed)
+"$NVFP4" study run s5 --quick --steps 4 --seeds 2 --threads 1 --quiet --out "$T/s5t1" >/dev/null 2>&1 || die "s5 --threads 1"
+cmp -s "$T/s5/s5_gradfid.csv" "$T/s5t1/s5_gradfid.csv" || die "s5: s5_gradfid.csv differs between --threads 2 and 1"
+[ "$(wc -l < "$T/s5t1/s5_gradfid.csv")" = 241 ] || die "s5: $(wc -l < "$T/s5t1/s5_gradfid.csv") lines, want 241 (5 variants x 2 seeds x 3 checkpoints x 8 layers)"
+
 # shards 0/2 and 1/2, merged, hold exactly the rows of the whole run
 "$NVFP4" study run s3-2d --steps 3 --seeds 2 --quiet --shard 0/2 --out "$T/sh0" >/dev/null 2>&1 || die "shard 0/2"
 "$NVFP4" study run s3-2d --steps 3 --seeds 2 --quiet --shard 1/2 --out "$T/sh1" >/dev/null 2>&1 || die "shard 1/2"

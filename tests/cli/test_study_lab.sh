@@ -135,6 +135,11 @@ if [ -x "$NVFP4_MPI" ] && command -v mpirun >/dev/null 2>&1; then
     mpirun -np 2 --oversubscribe "$NVFP4_MPI" study run s3-2d --quick --quiet --out "$T/mpiq" >/dev/null 2>&1 \
         || die "mpirun --quick"
     same_run "$T/mpiq" "$T/builtin" "mpirun -np 2 --quick"
+    # s5's own jobs (its seeds): rank 1's rows reach rank 0, the file is one process's
+    "$NVFP4" study run s5 --quick --seeds 3 --quiet --out "$T/s5one" >/dev/null 2>&1 || die "s5 --seeds 3"
+    mpirun -np 2 --oversubscribe "$NVFP4_MPI" study run s5 --quick --seeds 3 --threads 1 --quiet --out "$T/s5mpi" \
+        >/dev/null 2>"$T/mpierr" || die "mpirun -np 2 s5: $(tail -5 "$T/mpierr")"
+    cmp -s "$T/s5one/s5_gradfid.csv" "$T/s5mpi/s5_gradfid.csv" || die "s5 under mpirun -np 2 differs from one process"
     # a rank that cannot start (rank 1's folder lies under a regular file)
     # stops both ranks with an error naming it; none waits for the other
     cat >"$T/rank1bad.sh" <<EOS
