@@ -144,7 +144,7 @@ CHECK_GROUPS := check-unit check-cli check-py check-python
 check: all
 	@$(call run_check_groups,check,$(CHECK_GROUPS))
 
-## check-quick: the Check suites and the CLI smoke tests (about 2 1/2 minutes on 2 cores; `make check` runs everything)
+## check-quick: the Check suites and the CLI smoke tests (about 1 1/2 minutes on 2 cores; `make check` runs everything)
 # The smoke tests are CLI tests of a second or two each (tests/cli/test_NAME.sh
 # for each NAME below): every codec, quantize/dequantize, the plots, the help
 # texts, verify's verdicts. The suite generation, the install, the mutant
@@ -176,28 +176,56 @@ check_summary = t=$$(( $$(date +%s) - start )); \
     echo "$$line"; if [ -n "$(CHECK_SUMMARY_FILE)" ]; then echo "$$line" >> "$(CHECK_SUMMARY_FILE)"; fi; \
     test $$fail = 0
 
-## check-unit: run the Check suites (tests/check_*.c)
+# The Check suites and the CLI tests run TEST_JOBS at a time (tests/run_parallel.sh; each test's
+# output is printed in one piece when it ends, then PASS or FAIL and its seconds), the longest first
+# so that the slots end together: UNIT_LONGEST and CLI_LONGEST list them by the seconds they took
+# with two running at a time on 2 cores (`make check`), the rest follow in name order. The CLI tests that
+# run `make` on the build folder (CLI_MAKES) share one slot and run one after another, after the longest,
+# since two makes of one folder would race.
+TEST_JOBS ?= 2
+UNIT_LONGEST := mutants gpt libpath simd
+CLI_LONGEST := mutants study study_lab3 study_shadow golden_atomic verdict study_reliab reference golden
+CLI_MAKES := cuda_build install wheel
+space := $(subst ,, )
+in_order = $(foreach n,$(1),$(filter $(2)$(n)$(3),$(4)))
+unit_items = $(call in_order,$(UNIT_LONGEST),$(BUILD)/tests/check_,,$(CHECK_BIN)) \
+    $(filter-out $(UNIT_LONGEST:%=$(BUILD)/tests/check_%),$(CHECK_BIN))
+cli_makes = $(subst $(space),:,$(strip $(call in_order,$(CLI_MAKES),tests/cli/test_,.sh,$(CLI_TESTS))))
+cli_items = $(call in_order,$(CLI_LONGEST),tests/cli/test_,.sh,$(CLI_TESTS)) $(cli_makes) \
+    $(filter-out $(CLI_LONGEST:%=tests/cli/test_%.sh) $(CLI_MAKES:%=tests/cli/test_%.sh),$(CLI_TESTS))
+
+# $(call run_parallel,GROUP,RESULTS,N,ITEMS): runs ITEMS (N tests) through tests/run_parallel.sh,
+# names the failed ones again and prints the group's summary line.
+run_parallel = start=$$(date +%s); res=$(CURDIR)/$(BUILD)/$(2); \
+    bash tests/run_parallel.sh $(TEST_JOBS) "$$res" $(4); \
+    pass=$$(grep -c '^PASS' "$$res"); ran=$$(wc -l < "$$res"); fail=$$(( $(3) - pass )); \
+    [ "$$ran" = $(3) ] || echo "$(1): $$(( $(3) - ran )) tests did not report"; \
+    grep '^FAIL' "$$res" | sed 's/^FAIL \(.*\) \([0-9]*\)$$/failed: \1 (\2 s)/'; \
+    $(call check_summary,$(1))
+
+## check-unit: run the Check suites (tests/check_*.c), TEST_JOBS (2) at a time
 check-unit: all $(CHECK_BIN)
-	@start=$$(date +%s); pass=0; fail=0; for t in $(CHECK_BIN); do \
-	    echo "== $$t"; if NVFP4_BIN=$(CURDIR)/$(CLI) $$t; then pass=$$((pass+1)); \
-	    else fail=$$((fail+1)); echo "FAIL $$t"; fi; done; \
-	    $(call check_summary,check suites)
+	@NVFP4_BIN=$(CURDIR)/$(CLI); export NVFP4_BIN; \
+	    $(call run_parallel,check suites,check-unit-results.txt,$(words $(CHECK_BIN)),$(unit_items))
 
 CLI_GROUP ?= cli tests
-## check-cli: run the command-line tests (tests/cli/test_*.sh, incl. the install test) against build/bin/nvfp4
+## check-cli: run the command-line tests (tests/cli/test_*.sh, incl. the install test) against build/bin/nvfp4, TEST_JOBS (2) at a time
 check-cli: all
-	@start=$$(date +%s); pass=0; fail=0; for t in $(CLI_TESTS); do \
-	    if NVFP4=$(CURDIR)/$(CLI) bash $$t; then pass=$$((pass+1)); echo "PASS $$t"; \
-	    else fail=$$((fail+1)); echo "FAIL $$t"; fi; done; \
-	    $(call check_summary,$(CLI_GROUP))
+	@NVFP4=$(CURDIR)/$(CLI); export NVFP4; \
+	    $(call run_parallel,$(CLI_GROUP),check-cli-results.txt,$(words $(CLI_TESTS)),$(cli_items))
 
-## check-py: run the Python cross-checks in tests/py (skipped if numpy is missing)
+## check-py: run the Python cross-checks in tests/py (skipped if numpy is missing), PY_JOBS (2) modules at a time
+# Each module is its own unittest run (tests/run_py.py), PY_LONGEST first (by the seconds they took,
+# two at a time on 2 cores) so that the slots end together.
+PY_JOBS ?= 2
+PY_LONGEST := test_ckpt.py test_real_verify.py test_kv_layout_suite.py test_ct_triton_oracle.py test_grouped_oracle.py \
+    test_triton_oracles.py test_production_oracles.py
 # The summary comes from unittest's last lines: "Ran N tests", then "OK" or
 # "FAILED (failures=F, errors=E)"; skipped tests count as passed, as there.
 check-py: $(CLI)
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then \
 	    start=$$(date +%s); log=$(CURDIR)/$(BUILD)/check-py.log; \
-	    { NVFP4=$(CURDIR)/$(CLI) $(PYTHON) -m unittest discover -s tests/py -p 'test_*.py' -v; \
+	    { NVFP4=$(CURDIR)/$(CLI) $(PYTHON) tests/run_py.py $(PY_JOBS) tests/py $(PY_LONGEST); \
 	      echo $$? > "$$log.rc"; } 2>&1 | tee "$$log"; \
 	    rc=$$(cat "$$log.rc"); n=$$(sed -n 's/^Ran \([0-9]*\) tests* in .*/\1/p' "$$log" | tail -n 1); \
 	    fail=$$(tail -n 3 "$$log" | grep -oE '(failures|errors|unexpected successes)=[0-9]+' | \

@@ -1003,15 +1003,22 @@ class CkptTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         return out
 
-    def give_tokenizer(self, folder):
-        """folder's tokenizer replaced by a 64-piece sentencepiece model trained
-        once here (llama.cpp's converter needs one it knows), or a skip."""
+    def need_converter(self):
+        """A skip where llama.cpp's converter cannot run. Tests whose GGUF files
+        are made inside subTest blocks call it first: a skip raised in a subTest
+        skips that subtest only, and the test would go on without its files."""
         if not llama_cpp_converter():
             self.skipTest("LLAMA_CPP_SRC not set")
         try:
-            import sentencepiece as spm
+            import sentencepiece  # noqa: F401
         except Exception:  # pragma: no cover
             self.skipTest("sentencepiece missing")
+
+    def give_tokenizer(self, folder):
+        """folder's tokenizer replaced by a 64-piece sentencepiece model trained
+        once here (llama.cpp's converter needs one it knows), or a skip."""
+        self.need_converter()
+        import sentencepiece as spm
         tok = os.path.join(self.tmp, "tok.model")
         if not os.path.exists(tok):
             import random
@@ -1086,6 +1093,7 @@ class CkptTest(unittest.TestCase):
         merged into ffn_{gate,up,down}_exps with one global scale per expert;
         check --strict is silent on both, and each merged tensor's implied amax
         is the largest of its experts' in the source (the others' their own)."""
+        self.need_converter()
         d = self.llmc("mixtral", "NVFP4", "bfloat16")
         src = {l["name"]: l["amax_implied"] for l in json.loads(run("inspect", d, "--json")[1])["layers"]}
         want = {"blk.0.attn_q": src["model.layers.0.self_attn.q_proj"],
@@ -1144,6 +1152,7 @@ class CkptTest(unittest.TestCase):
         equal the source's; the W4A16 export relabelled NVFP4 in
         hf_quant_config.json (W4A16 intent lost) gives activation-precision
         on all 14 tensors."""
+        self.need_converter()
         a4 = modelopt_export(self.folder(), "llama", "NVFP4_DEFAULT_CFG")
         a16 = modelopt_export(self.folder(), "llama", "W4A16_NVFP4_CFG")
         rc, out, ct = self.convert(a4, "compressed-tensors")
