@@ -180,18 +180,18 @@ check_summary = t=$$(( $$(date +%s) - start )); \
 # output is printed in one piece when it ends, then PASS or FAIL and its seconds), the longest first
 # so that the slots end together: UNIT_LONGEST and CLI_LONGEST list them by the seconds they took
 # with two running at a time on 2 cores (`make check`), the rest follow in name order. The CLI tests that
-# run `make` on the build folder (CLI_MAKES) share one slot and run one after another, after the longest,
-# since two makes of one folder would race.
+# run `make` on the build folder (CLI_MAKES, together as long as the longest but one) share one slot and
+# run one after another, since two makes of one folder would race; they start first.
 TEST_JOBS ?= 2
 UNIT_LONGEST := mutants gpt libpath simd
-CLI_LONGEST := mutants study study_lab3 study_shadow golden_atomic verdict study_reliab reference golden
+CLI_LONGEST := mutants study study_lab3 study_shadow golden_atomic study_reliab verdict reference golden
 CLI_MAKES := cuda_build install wheel
 space := $(subst ,, )
 in_order = $(foreach n,$(1),$(filter $(2)$(n)$(3),$(4)))
 unit_items = $(call in_order,$(UNIT_LONGEST),$(BUILD)/tests/check_,,$(CHECK_BIN)) \
     $(filter-out $(UNIT_LONGEST:%=$(BUILD)/tests/check_%),$(CHECK_BIN))
 cli_makes = $(subst $(space),:,$(strip $(call in_order,$(CLI_MAKES),tests/cli/test_,.sh,$(CLI_TESTS))))
-cli_items = $(call in_order,$(CLI_LONGEST),tests/cli/test_,.sh,$(CLI_TESTS)) $(cli_makes) \
+cli_items = $(cli_makes) $(call in_order,$(CLI_LONGEST),tests/cli/test_,.sh,$(CLI_TESTS)) \
     $(filter-out $(CLI_LONGEST:%=tests/cli/test_%.sh) $(CLI_MAKES:%=tests/cli/test_%.sh),$(CLI_TESTS))
 
 # $(call run_parallel,GROUP,RESULTS,N,ITEMS): runs ITEMS (N tests) through tests/run_parallel.sh,
@@ -218,8 +218,8 @@ check-cli: all
 # Each module is its own unittest run (tests/run_py.py), PY_LONGEST first (by the seconds they took,
 # two at a time on 2 cores) so that the slots end together.
 PY_JOBS ?= 2
-PY_LONGEST := test_ckpt.py test_real_verify.py test_kv_layout_suite.py test_ct_triton_oracle.py test_grouped_oracle.py \
-    test_triton_oracles.py test_production_oracles.py
+PY_LONGEST := test_ckpt.py test_fbgemm_verify.py test_real_verify.py test_grouped_oracle.py test_kv_layout_suite.py \
+    test_ct_triton_oracle.py test_triton_oracles.py test_production_oracles.py
 # The summary comes from unittest's last lines: "Ran N tests", then "OK" or
 # "FAILED (failures=F, errors=E)"; skipped tests count as passed, as there.
 check-py: $(CLI)
