@@ -107,13 +107,14 @@ static nvfp4_status s5_checkpoint(FILE *f, const nvfp4_train_cfg *cfg, const flo
     return st;
 }
 
-/* One seed: its training run, with the gradient probes at S5_NCK checkpoints. */
+/* What every seed's job reads. */
 typedef struct {
     const nvfp4_study_opts *o;
     size_t steps, K;
     FILE *log;
 } s5_jobs;
 
+/* Seed job j: its training run, with the gradient probes at S5_NCK checkpoints, its rows to f. */
 static nvfp4_status s5_seed(void *ctx, size_t j, FILE *f, nvfp4_error *err)
 {
     const s5_jobs *sj = ctx;
