@@ -471,9 +471,9 @@ static size_t not_bf16(const float *x, size_t n)
     return k;
 }
 
-/* recipe.bf16_training: the quantized model's linear outputs (QKV, the
- * logits), the attention probabilities P, the linear input gradients and
- * the score gradients dS are BF16 values; dW is not rounded; the shadow's
+/* recipe.bf16_training: the quantized model's linear inputs and outputs
+ * (QKV, the logits), the attention probabilities P, the linear input
+ * gradients and the score gradients dS are BF16 values; dW is not rounded; the shadow's
  * tensors are FP32 (most of them not BF16 values), with or without it. */
 START_TEST(bf16_training_rounds_where_the_paper_does)
 {
@@ -494,10 +494,14 @@ START_TEST(bf16_training_rounds_where_the_paper_does)
         size_t y = not_bf16(g.logits, T * V) + not_bf16(g.qkv[0], T * 3 * D) + not_bf16(g.P[L - 1], att);
         size_t dx = not_bf16(g.dn, T * D) + not_bf16(g.dP, att); /* the last ones: block 0's QKV dX and dS */
         size_t dw = not_bf16(grad + g.tblk[0].wfc1, F * D);
+        /* the linears' inputs, rounded in place where they are made */
+        size_t x = not_bf16(g.n1[0], T * D) + not_bf16(g.att[0], T * D) + not_bf16(g.n2[L - 1], T * D) +
+                   not_bf16(g.a[L - 1], T * F) + not_bf16(g.nfo, T * D);
         if (shadow) {
-            ck_assert_msg(y > T * V && dx > T * D, "shadow: %zu, %zu non-BF16 values", y, dx);
+            ck_assert_msg(y > T * V && dx > T * D && x > T * D, "shadow: %zu, %zu, %zu non-BF16 values", y, dx, x);
         } else {
-            ck_assert_msg(y == 0 && dx == 0, "bf16_training: %zu forward, %zu backward values not BF16", y, dx);
+            ck_assert_msg(y == 0 && dx == 0 && x == 0, "bf16_training: %zu forward, %zu backward, %zu input values not BF16",
+                          y, dx, x);
             ck_assert_msg(dw > F * D / 2, "bf16_training: dW rounded (%zu of %d not BF16)", dw, F * D);
         }
     }

@@ -48,7 +48,8 @@ static void usage(FILE *f)
           "per seed and read by every arm of that seed that shares its config but for the recipe;\n"
           "--own-shadows trains one beside every job instead (the same bytes, for timing). `bench` times one training\n"
           "step of the default GPT (nvfp4_train_cfg_gpt) under the fp32, bf16, fp8, mxfp8 and nvfp4 (paper)\n"
-          "arms (--arms: those listed; fp32 always runs, the ratios' base) in one run, with each step's ratio\n"
+          "arms and nvfp4-bf16 (the paper recipe with BF16 arithmetic, as the GPT studies run it)\n"
+          "(--arms: those listed; fp32 always runs, the ratios' base) in one run, with each step's ratio\n"
           "to the fp32 arm's and its fraction of the machine's SGEMM\n"
           "rate (OpenBLAS sgemm on the step's linear GEMM shapes, timed in the same run). docs/studies.md.\n",
           f);
@@ -262,14 +263,19 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
 typedef struct {
     const char *name;
     const char *operand; /* every operand of every quantized linear; NULL: the paper's recipe */
+    bool bf16_training;  /* the quantized model's arithmetic in BF16, as the GPT studies' arms run */
 } bench_arm;
 
-static const bench_arm bench_arms[] = {
-    {"fp32", "fp32"}, {"bf16", "bf16"}, {"fp8", "fp8"}, {"mxfp8", "mxfp8"}, {"nvfp4", NULL}};
+static const bench_arm bench_arms[] = {{"fp32", "fp32", false},  {"bf16", "bf16", false},
+                                       {"fp8", "fp8", false},    {"mxfp8", "mxfp8", false},
+                                       {"nvfp4", NULL, false},   {"nvfp4-bf16", NULL, true}};
 
-/* ms per step of the quantized model and of its FP32 shadow, over `steps`
- * plain steps: step 0 and the last step evaluate and take diagnostics, so
- * the timing window leaves them (and one warm-up step) out. */
+/* One arm's timing (bench_arm_run); ran: whether it was listed. */
+typedef struct {
+    bool ran;
+    double ms, shadow_ms, cpu;
+} bench_result;
+
 static double cpu_s(void)
 {
     struct timespec ts;
@@ -284,7 +290,10 @@ static double cpu_wall_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ... and *cpu_ms, the process CPU time per step of both models together
+/* ms per step of the quantized model and of its FP32 shadow, over `steps`
+ * plain steps: step 0 and the last step evaluate and take diagnostics, so
+ * the timing window leaves them (and one warm-up step) out; and *cpu_ms,
+ * the process CPU time per step of both models together
  * (robust to other load on the machine; with threads, it counts spinning). */
 static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double *ms_ref, double *cpu_ms,
                           size_t *params, nvfp4_error *err)
@@ -299,6 +308,7 @@ static bool bench_arm_run(const bench_arm *a, size_t steps, double *ms_q, double
         for (int g = 0; g < 3; g++)
             for (int o = 0; o < 2; o++) c.recipe.q[g][o] = q;
     }
+    c.recipe.bf16_training = a->bf16_training;
     nvfp4_run *r = NULL;
     if (nvfp4_run_create(&c, &r, err) != NVFP4_OK) return false;
     double q0, r0, q1, r1;
@@ -438,7 +448,7 @@ static int cmd_bench(int argc, char **argv)
             if (!parse_threads(v, threads, &nt)) return cli_fail("study", "--threads: expected a list such as 1,2, got '%s'", v);
             i++;
         } else if (!strcmp(a, "--arms") && v) {
-            if (!bench_arms_valid(v)) return cli_fail("study", "--arms: expected a list of fp32, bf16, fp8, mxfp8, nvfp4, got '%s'", v);
+            if (!bench_arms_valid(v)) return cli_fail("study", "--arms: expected a list of fp32, bf16, fp8, mxfp8, nvfp4, nvfp4-bf16, got '%s'", v);
             arm_list = v;
             i++;
         } else {
@@ -452,23 +462,32 @@ static int cmd_bench(int argc, char **argv)
     nvfp4_train_cfg_gpt(&c);
     for (size_t ti = 0; ti < nt; ti++) {
         nvfp4_study_set_threads(threads[ti]);
-        double fp32_ms = 0.0, fp32_cpu = 0.0, gflop = 0.0, sgemm_cpu = 0.0;
+        /* the bound before and after the arms, the faster of the two: a
+         * bound taken while the shared machine was slow would make every
+         * fraction too large (above 1) */
+        double gflop = 0.0, sgemm_cpu = 0.0, sgemm_cpu2 = 0.0;
         double sgemm_ms = sgemm_step_ms(&c, threads[ti], 5, &gflop, &sgemm_cpu);
+        bench_result res[sizeof bench_arms / sizeof *bench_arms];
         for (size_t k = 0; k < na; k++) {
+            res[k].ran = false;
             if (k > 0 && !bench_arm_listed(arm_list, bench_arms[k].name)) continue;
-            double mq, mr, cpu;
             nvfp4_error err = {NVFP4_OK, ""};
-            if (!bench_arm_run(&bench_arms[k], steps, &mq, &mr, &cpu, &params, &err)) {
+            if (!bench_arm_run(&bench_arms[k], steps, &res[k].ms, &res[k].shadow_ms, &res[k].cpu, &params, &err)) {
                 json_decref(rows);
                 return cli_fail("study", "bench %s: %s", bench_arms[k].name, err.message);
             }
-            if (k == 0) {
-                fp32_ms = mq;
-                fp32_cpu = cpu / 2.0; /* the fp32 arm: both models are FP32 */
-            }
+            res[k].ran = true;
+        }
+        double after = sgemm_step_ms(&c, threads[ti], 5, &gflop, &sgemm_cpu2);
+        if (after > 0 && (sgemm_ms < 0 || after < sgemm_ms)) sgemm_ms = after;
+        if (sgemm_cpu2 > 0 && sgemm_cpu2 < sgemm_cpu) sgemm_cpu = sgemm_cpu2;
+        double fp32_ms = res[0].ms, fp32_cpu = res[0].cpu / 2.0; /* the fp32 arm: both models are FP32 */
+        for (size_t k = 0; k < na; k++) {
+            if (!res[k].ran) continue;
+            double mq = res[k].ms, mr = res[k].shadow_ms;
             double ratio = fp32_ms > 0 ? mq / fp32_ms : 0.0, shadow = mr > 0 ? mq / mr : 0.0;
             /* CPU of this arm's model: the pair's CPU less one FP32 model's */
-            double cpu_arm = cpu - fp32_cpu, cpu_ratio = fp32_cpu > 0 ? cpu_arm / fp32_cpu : 0.0;
+            double cpu_arm = res[k].cpu - fp32_cpu, cpu_ratio = fp32_cpu > 0 ? cpu_arm / fp32_cpu : 0.0;
             /* the step's fraction of the SGEMM rate: the SGEMM time of its
              * linear GEMMs over the step's time */
             double frac = mq > 0 && sgemm_ms > 0 ? sgemm_ms / mq : 0.0;
@@ -477,6 +496,7 @@ static int cmd_bench(int argc, char **argv)
                                     threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio, "shadow_ms_per_step", mr,
                                     "ratio_to_shadow", shadow, "cpu_ms_per_step", cpu_arm, "cpu_ratio_to_fp32",
                                     cpu_ratio);
+            json_object_set_new(row, "bf16_training", json_boolean(bench_arms[k].bf16_training));
             json_object_set_new(row, "sgemm_ms_per_step", json_real(sgemm_ms));
             json_object_set_new(row, "sgemm_gflops", json_real(sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0));
             json_object_set_new(row, "fraction_of_sgemm", json_real(frac));
@@ -484,13 +504,13 @@ static int cmd_bench(int argc, char **argv)
             json_object_set_new(row, "cpu_fraction_of_sgemm", json_real(cpu_frac));
             json_array_append_new(rows, row);
             if (!as_json)
-                printf("threads %d  %-6s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)  CPU %.2f ms, "
+                printf("threads %d  %-10s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)  CPU %.2f ms, "
                        "%.2fx  SGEMM fraction %.2f (CPU %.2f)\n",
                        threads[ti], bench_arms[k].name, mq, ratio, mr, shadow, cpu_arm, cpu_ratio, frac, cpu_frac);
         }
         if (!as_json)
             printf("threads %d  SGEMM of the step's linear GEMMs: %.2f ms (CPU %.2f ms; %.2f GFLOP, %.1f GFLOP/s, "
-                   "best of 5, measured now%s)\n",
+                   "best of 5 before and 5 after the arms, measured now%s)\n",
                    threads[ti], sgemm_ms, sgemm_cpu, gflop, sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0,
                    threads[ti] >= 2 ? "; two one-thread copies side by side, as the model and its shadow run" : "");
     }

@@ -349,6 +349,10 @@ static const float *bf16_copy(st_scratch_slot slot, const float *x, size_t n)
     return c;
 }
 
+/* A linear's input x is, in a BF16 model, already a BF16 tensor: gpt_forward
+ * rounds each one in place where it is made (input_bf16), since nothing but
+ * the linear reads it, and so the forward and the backward share it instead
+ * of each rounding a copy. */
 static nvfp4_status lin_fwd(const gpt_pass *ps, size_t lin, const float *w, const float *x, size_t in, size_t out,
                             float *y, nvfp4_error *err)
 {
@@ -357,9 +361,8 @@ static nvfp4_status lin_fwd(const gpt_pass *ps, size_t lin, const float *w, cons
     nvfp4_sq_key key = {ps->tc->seed, ps->step, (uint32_t)lin, 0, 0};
     bool bf16 = bf16_on(ps);
     if (bf16) {
-        x = bf16_copy(ST_SCR_BF_X, x, ps->rows * in);
         w = bf16_copy(ST_SCR_BF_W, w, out * in);
-        if (!x || !w) return nvfp4_error_set(err, NVFP4_ENOMEM, "GPT linear: out of memory");
+        if (!w) return nvfp4_error_set(err, NVFP4_ENOMEM, "GPT linear: out of memory");
     }
     nvfp4_status s =
         lin_forward(&q[0][0], &q[0][1], x, w, ps->rows, in, out, &key, y, ps->dg ? &ps->dg[lin] : NULL, err);
@@ -375,10 +378,9 @@ static nvfp4_status lin_bwd(const gpt_pass *ps, size_t lin, const float *w, cons
     nvfp4_sq_key key = {ps->tc->seed, ps->step, (uint32_t)lin, 0, 0};
     bool bf16 = bf16_on(ps);
     if (bf16) {
-        x = bf16_copy(ST_SCR_BF_X, x, ps->rows * in);
         w = bf16_copy(ST_SCR_BF_W, w, out * in);
         dy = bf16_copy(ST_SCR_BF_DY, dy, ps->rows * out);
-        if (!x || !w || !dy) return nvfp4_error_set(err, NVFP4_ENOMEM, "GPT linear: out of memory");
+        if (!w || !dy) return nvfp4_error_set(err, NVFP4_ENOMEM, "GPT linear: out of memory");
     }
     nvfp4_status s = lin_backward(q, x, w, dy, ps->rows, in, out, &key, dx, dw, ps->dg ? &ps->dg[lin] : NULL, err);
     if (s == NVFP4_OK && bf16 && dx) round_bf16(dx, ps->rows * in); /* dW stays FP32 (the FP32 main grad) */
@@ -386,6 +388,14 @@ static nvfp4_status lin_bwd(const gpt_pass *ps, size_t lin, const float *w, cons
 }
 
 /* ---- forward ------------------------------------------------------------------------ */
+/* A linear's input in a BF16 model: rounded in place (the norms' outputs, the
+ * attention's output and the GELU's, read by their linear alone: the norms'
+ * and the GELU's backward recompute from x_in, x_mid, x_out and u). */
+static void input_bf16(const gpt_pass *ps, float *x, size_t n)
+{
+    if (bf16_on(ps)) round_bf16(x, n);
+}
+
 static void embed_tokens(const gpt *g, const float *p, const uint32_t *tok, size_t rows, float *x)
 {
     size_t D = g->D;
@@ -406,16 +416,20 @@ nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nse
         const gpt_tblock_off *b = &g->tblk[l];
         size_t lin = l * GPT_LIN_PER_BLOCK;
         norm_forward(g, p, &b->n1, g->x_in[l], T, g->n1[l], g->mu1[l], g->rs1[l]);
+        input_bf16(&ps, g->n1[l], T * D);
         s = lin_fwd(&ps, lin + GPT_LIN_QKV, p + b->wqkv, g->n1[l], D, 3 * D, g->qkv[l], err);
         if (s != NVFP4_OK) break;
         attn_forward(g, g->qkv[l], g->P[l], g->att[l], nseq, bf16_on(&ps));
+        input_bf16(&ps, g->att[l], T * D);
         s = lin_fwd(&ps, lin + GPT_LIN_PROJ, p + b->wproj, g->att[l], D, D, g->x_mid[l], err);
         if (s != NVFP4_OK) break;
         for (size_t i = 0; i < T * D; i++) g->x_mid[l][i] += g->x_in[l][i];
         norm_forward(g, p, &b->n2, g->x_mid[l], T, g->n2[l], g->mu2[l], g->rs2[l]);
+        input_bf16(&ps, g->n2[l], T * D);
         s = lin_fwd(&ps, lin + GPT_LIN_FC1, p + b->wfc1, g->n2[l], D, F, g->u[l], err);
         if (s != NVFP4_OK) break;
         nvfp4_act_forward(NVFP4_ACT_GELU, g->u[l], g->a[l], T * F);
+        input_bf16(&ps, g->a[l], T * F);
         float *xo = l + 1 < g->L ? g->x_in[l + 1] : g->x_out;
         s = lin_fwd(&ps, lin + GPT_LIN_FC2, p + b->wfc2, g->a[l], F, D, xo, err);
         if (s != NVFP4_OK) break;
@@ -423,6 +437,7 @@ nvfp4_status gpt_forward(gpt *g, const float *p, const uint32_t *tok, size_t nse
     }
     if (s != NVFP4_OK) return s;
     norm_forward(g, p, &g->nf, g->x_out, T, g->nfo, g->muf, g->rsf);
+    input_bf16(&ps, g->nfo, T * D);
     return lin_fwd(&ps, g->L * GPT_LIN_PER_BLOCK, p + g->head, g->nfo, D, g->V, g->logits, err);
 }
 

@@ -10,7 +10,7 @@ typedef enum {
     ST_SCR_FQ_T, ST_SCR_FQ_SRC,                                       /* fakequant.c: transposed / source copy */
     ST_SCR_FQ_DATA, ST_SCR_FQ_SCALE,                                  /* fakequant.c: quantized codes, scales */
     ST_SCR_FQ_BF16,                                                   /* fakequant.c: an operand narrowed to BF16 */
-    ST_SCR_BF_X, ST_SCR_BF_W, ST_SCR_BF_DY,                           /* gpt.c: BF16 copies (bf16_training) */
+    ST_SCR_BF_W, ST_SCR_BF_DY,                                        /* gpt.c: BF16 copies (bf16_training) */
     ST_SCRATCH_SLOTS
 } st_scratch_slot;
 

@@ -96,12 +96,18 @@ rc=$?; [ $rc = 2 ] && grep -q "'fortunes'" "$T/err" || die "ngram_baseline witho
 
 # study bench: every arm, a ratio of 1 for fp32 itself
 "$NVFP4" study bench --steps 1 --threads 1 --json > "$T/bench.json" 2>"$T/err" || die "study bench: $(cat "$T/err")"
-for a in fp32 bf16 fp8 mxfp8 nvfp4; do grep -q "\"arm\": \"$a\"" "$T/bench.json" || die "bench lacks arm $a"; done
+for a in fp32 bf16 fp8 mxfp8 nvfp4 nvfp4-bf16; do grep -q "\"arm\": \"$a\"" "$T/bench.json" || die "bench lacks arm $a"; done
 grep -q '"ratio_to_fp32": 1.0' "$T/bench.json" || die "bench: fp32 arm's ratio is not 1"
+# BF16 arithmetic in the nvfp4-bf16 arm alone
+python3 - "$T/bench.json" <<'PY' || die "bench: bf16_training is not on in nvfp4-bf16 alone"
+import json, sys
+rows = json.load(open(sys.argv[1]))["arms"]
+sys.exit(0 if sorted(r["arm"] for r in rows if r["bf16_training"]) == ["nvfp4-bf16"] else 1)
+PY
 # --arms: the listed arms and fp32 (the ratios' base), nothing else
 "$NVFP4" study bench --steps 1 --threads 1 --arms nvfp4 --json > "$T/bench1.json" 2>"$T/err" || die "study bench --arms: $(cat "$T/err")"
-[ "$(grep -o '"arm": "[a-z0-9]*"' "$T/bench1.json" | tr '\n' ' ')" = '"arm": "fp32" "arm": "nvfp4" ' ] ||
-    die "bench --arms nvfp4 ran: $(grep -o '"arm": "[a-z0-9]*"' "$T/bench1.json" | tr '\n' ' ')"
+[ "$(grep -o '"arm": "[a-z0-9-]*"' "$T/bench1.json" | tr '\n' ' ')" = '"arm": "fp32" "arm": "nvfp4" ' ] ||
+    die "bench --arms nvfp4 ran: $(grep -o '"arm": "[a-z0-9-]*"' "$T/bench1.json" | tr '\n' ' ')"
 
 # bad input: exit code 2 with a message, no crash
 expect2() { "$NVFP4" "$@" >/dev/null 2>"$T/err"; rc=$?; [ $rc = 2 ] || die "'$*' exited $rc (want 2)"; [ -s "$T/err" ] || die "'$*' printed no message"; }
