@@ -243,9 +243,9 @@ check-mutants-full: all
 check-long: all $(LONG_BIN)
 	@fail=0; for t in $(LONG_BIN); do echo "== $$t"; $$t || fail=1; done; test $$fail = 0
 
-## sanitize: build in build/asan with ASan+UBSan and run the unit and CLI suites
+## sanitize: build in build/asan with ASan+UBSan and run the unit and CLI suites (Check's timeouts x10)
 sanitize:
-	NVFP4_SANITIZE=1 $(MAKE) BUILD=build/asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check-unit check-cli
+	NVFP4_SANITIZE=1 CK_TIMEOUT_MULTIPLIER=10 $(MAKE) BUILD=build/asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" check-unit check-cli
 
 ## determinism: build the codec digest tool with gcc and clang at -O0 and -O3 and compare
 determinism:

@@ -67,14 +67,19 @@ static void resume_path(const nvfp4_study_opts *o, size_t j, const char *ext, ch
     snprintf(buf, n, "%s/.resume/job-%zu.%s", o->out_dir, j, ext);
 }
 
-/* One progress line: steps done of `steps`, the rate and the ETA it gives. */
+/* One progress line: steps done of `steps`, the rate (seconds per step
+ * below one step a second, where steps/s would print 0.0) and the ETA it
+ * gives. */
 static void progress_line(FILE *log, const char *study, const char *arm, uint64_t seed, size_t done, size_t steps,
                           double rate)
 {
     double eta = (double)(steps - done) / rate;
+    char speed[32];
+    if (rate >= 1.0) snprintf(speed, sizeof speed, "%.1f steps/s", rate);
+    else snprintf(speed, sizeof speed, "%.1f s/step", 1.0 / rate);
 #pragma omp critical(study_log)
-    fprintf(log, "[%s] %-14s seed %llu: step %zu/%zu, %.1f steps/s, ETA %.0f min %02.0f s\n", study, arm,
-            (unsigned long long)seed, done, steps, rate, floor(eta / 60.0), fmod(eta, 60.0));
+    fprintf(log, "[%s] %-14s seed %llu: step %zu/%zu, %s, ETA %.0f min %02.0f s\n", study, arm,
+            (unsigned long long)seed, done, steps, speed, floor(eta / 60.0), fmod(eta, 60.0));
 }
 
 /* Advances the run to its last step in chunks, with a progress line on the

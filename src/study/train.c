@@ -73,12 +73,12 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
 
 static void run_free_parts(nvfp4_run *r)
 {
+    st_wtrack_free_all(r->wtrack, r->q.nlin); /* before st_model_free clears nlin */
     st_model_free(&r->q);
     st_model_free(&r->ref);
     st_task_free(&r->task);
     free(r->logs);
     free(r->diags);
-    st_wtrack_free_all(r->wtrack, r->q.nlin);
 }
 
 void nvfp4_run_free(nvfp4_run *r)

@@ -164,11 +164,12 @@ static bool write_one(const st_wtrack *t, FILE *f)
     if (fwrite(&present, 1, 1, f) != 1) return false;
     if (!t) return true;
     size_t nw = t->prev_q ? t->nw : 0, nin = t->hot_count ? t->nin : 0;
+    /* the arrays only when they exist: fwrite of a NULL buffer is undefined even for 0 items */
     bool ok = fwrite(&nw, sizeof nw, 1, f) == 1 && fwrite(&t->nw_logged, sizeof t->nw_logged, 1, f) == 1;
-    ok = ok && fwrite(t->prev_q, sizeof *t->prev_q, nw, f) == nw && fwrite(t->last_dir, 1, nw, f) == nw &&
-         fwrite(t->last_flip, sizeof *t->last_flip, nw, f) == nw;
+    ok = ok && (!nw || (fwrite(t->prev_q, sizeof *t->prev_q, nw, f) == nw && fwrite(t->last_dir, 1, nw, f) == nw &&
+                        fwrite(t->last_flip, sizeof *t->last_flip, nw, f) == nw));
     ok = ok && fwrite(&nin, sizeof nin, 1, f) == 1 && fwrite(&t->nx_logged, sizeof t->nx_logged, 1, f) == 1;
-    return ok && fwrite(t->hot_count, sizeof *t->hot_count, nin, f) == nin;
+    return ok && (!nin || fwrite(t->hot_count, sizeof *t->hot_count, nin, f) == nin);
 }
 
 bool st_wtrack_write(st_wtrack *const *tracks, size_t n, FILE *f)
