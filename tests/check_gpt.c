@@ -473,8 +473,9 @@ static size_t not_bf16(const float *x, size_t n)
 
 /* recipe.bf16_training: the quantized model's linear inputs and outputs
  * (QKV, the logits), the attention probabilities P, the linear input
- * gradients and the score gradients dS are BF16 values; dW is not rounded; the shadow's
- * tensors are FP32 (most of them not BF16 values), with or without it. */
+ * gradients and the score gradients dS are BF16 values; dW is not rounded;
+ * the shadow's tensors are FP32 (most of them not BF16 values), with or
+ * without it. */
 START_TEST(bf16_training_rounds_where_the_paper_does)
 {
     nvfp4_train_cfg tc;
@@ -500,8 +501,8 @@ START_TEST(bf16_training_rounds_where_the_paper_does)
         if (shadow) {
             ck_assert_msg(y > T * V && dx > T * D && x > T * D, "shadow: %zu, %zu, %zu non-BF16 values", y, dx, x);
         } else {
-            ck_assert_msg(y == 0 && dx == 0 && x == 0, "bf16_training: %zu forward, %zu backward, %zu input values not BF16",
-                          y, dx, x);
+            ck_assert_msg(y == 0 && dx == 0 && x == 0,
+                          "bf16_training: %zu forward, %zu backward, %zu input values not BF16", y, dx, x);
             ck_assert_msg(dw > F * D / 2, "bf16_training: dW rounded (%zu of %d not BF16)", dw, F * D);
         }
     }

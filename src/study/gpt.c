@@ -349,10 +349,7 @@ static const float *bf16_copy(st_scratch_slot slot, const float *x, size_t n)
     return c;
 }
 
-/* A linear's input x is, in a BF16 model, already a BF16 tensor: gpt_forward
- * rounds each one in place where it is made (input_bf16), since nothing but
- * the linear reads it, and so the forward and the backward share it instead
- * of each rounding a copy. */
+/* x is already a BF16 tensor in a BF16 model (input_bf16); W, dY are copies. */
 static nvfp4_status lin_fwd(const gpt_pass *ps, size_t lin, const float *w, const float *x, size_t in, size_t out,
                             float *y, nvfp4_error *err)
 {
@@ -388,9 +385,11 @@ static nvfp4_status lin_bwd(const gpt_pass *ps, size_t lin, const float *w, cons
 }
 
 /* ---- forward ------------------------------------------------------------------------ */
-/* A linear's input in a BF16 model: rounded in place (the norms' outputs, the
- * attention's output and the GELU's, read by their linear alone: the norms'
- * and the GELU's backward recompute from x_in, x_mid, x_out and u). */
+/* A linear's input in a BF16 model, rounded in place where it is made, so
+ * that the forward and the backward share one rounding instead of each
+ * rounding a copy: the norms', the attention's and the GELU's outputs are
+ * read by their linear alone (the norms' backward recomputes from x_in,
+ * x_mid and x_out, the attention's from qkv and P, the GELU's from u). */
 static void input_bf16(const gpt_pass *ps, float *x, size_t n)
 {
     if (bf16_on(ps)) round_bf16(x, n);
