@@ -7,6 +7,7 @@
 #include "nvfp4/hadamard.h"
 
 #include "core/hadamard.h"
+#include "core/parallel.h"
 
 void nvfp4_rht_config_init(nvfp4_rht_config *c)
 {
@@ -63,13 +64,13 @@ static nvfp4_status rht_apply(const nvfp4_rht_config *c, const float *x, size_t 
     const unsigned d = c->size;
     const int bf16 = c->keep_fp32 ? 0 : 1;
     const size_t groups = n / d; /* rows are whole groups: groups never straddle rows */
-#pragma omp parallel for schedule(static) if (groups >= 4096)
-    for (size_t g = 0; g < groups; g++) {
-        const float *src = x + g * d;
-        float *dst = out + g * d;
-        if (forward) nvfp4_core_rht_forward_group(src, dst, d, mask, bf16);
-        else nvfp4_core_rht_inverse_group(src, dst, d, mask, bf16);
-    }
+    NVFP4_PAR_FOR_IF(groups >= 4096, "omp parallel for schedule(static)",
+        for (size_t g = 0; g < groups; g++) {
+            const float *src = x + g * d;
+            float *dst = out + g * d;
+            if (forward) nvfp4_core_rht_forward_group(src, dst, d, mask, bf16);
+            else nvfp4_core_rht_inverse_group(src, dst, d, mask, bf16);
+        });
     return NVFP4_OK;
 }
 

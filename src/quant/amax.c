@@ -13,6 +13,7 @@
 #include "nvfp4/quant.h"
 
 #include "core/bf16.h"
+#include "core/parallel.h"
 #include "core/recipe.h"
 
 #define AMAX_PARALLEL_MIN 65536
@@ -93,12 +94,12 @@ float nvfp4_amax_f32(const float *x, size_t n)
 {
     size_t nchunk = (n + AMAX_CHUNK - 1) / AMAX_CHUNK;
     int32_t m = 0;
-#pragma omp parallel for reduction(max : m) schedule(static) if (n >= AMAX_PARALLEL_MIN)
-    for (size_t c = 0; c < nchunk; c++) {
-        size_t i0 = c * AMAX_CHUNK;
-        int32_t a = chunk_max_f32(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK);
-        m = a > m ? a : m;
-    }
+    NVFP4_PAR_FOR_IF(n >= AMAX_PARALLEL_MIN, "omp parallel for reduction(max : m) schedule(static)",
+        for (size_t c = 0; c < nchunk; c++) {
+            size_t i0 = c * AMAX_CHUNK;
+            int32_t a = chunk_max_f32(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK);
+            m = a > m ? a : m;
+        });
     return nvfp4_core_f32_from_bits((uint32_t)m);
 }
 
@@ -106,11 +107,11 @@ float nvfp4_amax_bf16(const uint16_t *x, size_t n)
 {
     size_t nchunk = (n + AMAX_CHUNK - 1) / AMAX_CHUNK;
     int32_t m = 0;
-#pragma omp parallel for reduction(max : m) schedule(static) if (n >= AMAX_PARALLEL_MIN)
-    for (size_t c = 0; c < nchunk; c++) {
-        size_t i0 = c * AMAX_CHUNK;
-        int32_t a = chunk_max_bf16(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK);
-        m = a > m ? a : m;
-    }
+    NVFP4_PAR_FOR_IF(n >= AMAX_PARALLEL_MIN, "omp parallel for reduction(max : m) schedule(static)",
+        for (size_t c = 0; c < nchunk; c++) {
+            size_t i0 = c * AMAX_CHUNK;
+            int32_t a = chunk_max_bf16(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK);
+            m = a > m ? a : m;
+        });
     return nvfp4_core_f32_from_bits((uint32_t)m);
 }

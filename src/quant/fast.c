@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "core/recipe.h"
 #include "quant/quant_internal.h"
 #include "simd/simd_kernels.h"
@@ -77,13 +78,13 @@ static void *padded_copy(const void *x, size_t esize, size_t rows, size_t cols, 
     if (!b) return NULL;
     const unsigned char *src = x;
     size_t in_row = cols * esize, out_row = pcols * esize;
-#pragma omp parallel for schedule(static) if (prows * pcols >= NVFP4_QUANT_PARALLEL_MIN)
-    for (size_t i = 0; i < prows; i++) {
-        unsigned char *dst = b + i * out_row;
-        size_t copied = i < rows ? in_row : 0;
-        if (copied) memcpy(dst, src + i * in_row, copied);
-        memset(dst + copied, 0, out_row - copied);
-    }
+    NVFP4_PAR_FOR_IF(prows * pcols >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for schedule(static)",
+        for (size_t i = 0; i < prows; i++) {
+            unsigned char *dst = b + i * out_row;
+            size_t copied = i < rows ? in_row : 0;
+            if (copied) memcpy(dst, src + i * in_row, copied);
+            memset(dst + copied, 0, out_row - copied);
+        });
     return b;
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/bf16.h"
 #include "core/hadamard.h"
+#include "core/parallel.h"
 #include "core/philox.h"
 #include "quant/quant_internal.h"
 
@@ -38,13 +39,15 @@ float *nvfp4_quant_stored_f32(const nvfp4_quant_plan *p, const void *x, bool col
     *owned = 1;
     size_t pc = l->pcols;
     if (columnwise) {
-#pragma omp parallel for schedule(static) if (rows * cols >= NVFP4_QUANT_PARALLEL_MIN)
-        for (size_t j = 0; j < cols; j++)
-            for (size_t i = 0; i < rows; i++) b[j * pc + i] = load(x, p->dtype, i * cols + j);
+        NVFP4_PAR_FOR_IF(rows * cols >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for schedule(static)",
+            for (size_t j = 0; j < cols; j++) {
+                for (size_t i = 0; i < rows; i++) b[j * pc + i] = load(x, p->dtype, i * cols + j);
+            });
     } else {
-#pragma omp parallel for schedule(static) if (rows * cols >= NVFP4_QUANT_PARALLEL_MIN)
-        for (size_t i = 0; i < rows; i++)
-            for (size_t j = 0; j < cols; j++) b[i * pc + j] = load(x, p->dtype, i * cols + j);
+        NVFP4_PAR_FOR_IF(rows * cols >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for schedule(static)",
+            for (size_t i = 0; i < rows; i++) {
+                for (size_t j = 0; j < cols; j++) b[i * pc + j] = load(x, p->dtype, i * cols + j);
+            });
     }
     return b;
 }
@@ -57,8 +60,8 @@ static void rht_rows(const nvfp4_quant_plan *p, float *b, size_t rows, size_t co
 {
     int round_bf16 = !p->opts.rht_fp32;
     size_t groups = rows * (cols / 16);
-#pragma omp parallel for schedule(static) if (groups >= 2048)
-    for (size_t g = 0; g < groups; g++) nvfp4_core_rht_forward_group(b + g * 16, b + g * 16, 16u, p->rht_mask, round_bf16);
+    NVFP4_PAR_FOR_IF(groups >= 2048, "omp parallel for schedule(static)",
+        for (size_t g = 0; g < groups; g++) nvfp4_core_rht_forward_group(b + g * 16, b + g * 16, 16u, p->rht_mask, round_bf16));
 }
 
 /* Tensor amax with the recipe's NaN rule (a canonical quiet NaN when a NaN
@@ -67,8 +70,8 @@ static float tensor_amax(const float *b, size_t n, int nanprop)
 {
     if (nanprop) {
         int any_nan = 0;
-#pragma omp parallel for reduction(| : any_nan) schedule(static) if (n >= NVFP4_QUANT_PARALLEL_MIN)
-        for (size_t i = 0; i < n; i++) any_nan |= nvfp4_core_isnan(b[i]);
+        NVFP4_PAR_FOR_IF(n >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for reduction(| : any_nan) schedule(static)",
+            for (size_t i = 0; i < n; i++) any_nan |= nvfp4_core_isnan(b[i]));
         if (any_nan) return nvfp4_core_f32_from_bits(0x7FC00000u);
     }
     return nvfp4_amax_f32(b, n);
@@ -115,16 +118,16 @@ static void tile_scales(const stored_ctx *c, const float *b, uint8_t *scale)
 {
     size_t pc = c->l->pcols, nbc = pc / 16, ntr = c->l->prows / 16;
     int nanprop = c->core->amax_nan_propagates;
-#pragma omp parallel for schedule(static) if (c->l->prows * pc >= NVFP4_QUANT_PARALLEL_MIN)
-    for (size_t t = 0; t < ntr * nbc; t++) {
-        size_t ti = t / nbc, tj = t % nbc;
-        float amax = 0.0f;
-        for (size_t r = 0; r < 16; r++)
-            for (size_t k = 0; k < 16; k++) amax = nvfp4_core_amax_step(amax, b[(ti * 16 + r) * pc + tj * 16 + k], nanprop);
-        uint8_t s = nvfp4_core_is_4over6(c->core) ? tile_4over6(c, b + ti * 16 * pc + tj * 16, pc, amax)
-                                                  : nvfp4_core_block_scale(c->core, &c->global, amax);
-        for (size_t r = 0; r < 16; r++) scale[(ti * 16 + r) * nbc + tj] = s;
-    }
+    NVFP4_PAR_FOR_IF(c->l->prows * pc >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for schedule(static)",
+        for (size_t t = 0; t < ntr * nbc; t++) {
+            size_t ti = t / nbc, tj = t % nbc;
+            float amax = 0.0f;
+            for (size_t r = 0; r < 16; r++)
+                for (size_t k = 0; k < 16; k++) amax = nvfp4_core_amax_step(amax, b[(ti * 16 + r) * pc + tj * 16 + k], nanprop);
+            uint8_t s = nvfp4_core_is_4over6(c->core) ? tile_4over6(c, b + ti * 16 * pc + tj * 16, pc, amax)
+                                                      : nvfp4_core_block_scale(c->core, &c->global, amax);
+            for (size_t r = 0; r < 16; r++) scale[(ti * 16 + r) * nbc + tj] = s;
+        });
 }
 
 /* Codes of stored row `row`, whose index keys the SR bits (docs/semantics.md, "The SR bit contract":
@@ -170,18 +173,18 @@ static void quantize_stored(const nvfp4_quant_plan *p, const nvfp4_quant_layout 
     if (l->tile16) tile_scales(&c, b, t->scale);
     size_t row_bytes = l->data_bytes / l->prows;
     int row_scaled = nvfp4_core_recipe_row_scaled(c.core);
-#pragma omp parallel for schedule(static) if (l->prows * l->pcols >= NVFP4_QUANT_PARALLEL_MIN)
-    for (size_t i = 0; i < l->prows; i++) {
-        uint8_t *srow = t->scale + i * l->scale_cols;
-        stored_ctx rc = c;
-        if (row_scaled) {
-            /* TE row_scaled_nvfp4: this row's own amax and global scale */
-            t->row_amax[i] = tensor_amax(b + i * l->pcols, l->pcols, c.core->amax_nan_propagates);
-            rc.global = global_of(c.core, &p->opts, t->row_amax[i]);
-        }
-        if (!l->tile16) row_scales(&rc, b + i * l->pcols, srow);
-        row_encode(&rc, b + i * l->pcols, i, srow, t->data + i * row_bytes);
-    }
+    NVFP4_PAR_FOR_IF(l->prows * l->pcols >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for schedule(static)",
+        for (size_t i = 0; i < l->prows; i++) {
+            uint8_t *srow = t->scale + i * l->scale_cols;
+            stored_ctx rc = c;
+            if (row_scaled) {
+                /* TE row_scaled_nvfp4: this row's own amax and global scale */
+                t->row_amax[i] = tensor_amax(b + i * l->pcols, l->pcols, c.core->amax_nan_propagates);
+                rc.global = global_of(c.core, &p->opts, t->row_amax[i]);
+            }
+            if (!l->tile16) row_scales(&rc, b + i * l->pcols, srow);
+            row_encode(&rc, b + i * l->pcols, i, srow, t->data + i * row_bytes);
+        });
     t->amax = amax;
 }
 
@@ -222,14 +225,14 @@ void nvfp4_quant_reference_dequantize(const nvfp4_quantized *q, bool columnwise,
     nvfp4_core_global g0 = global_of(core, &q->opts, t->amax);
     int e4m3 = core->elem == NVFP4_CORE_ELEM_E4M3;
     int row_scaled = nvfp4_core_recipe_row_scaled(core) && t->row_amax;
-#pragma omp parallel for schedule(static) if (t->rows * t->cols >= NVFP4_QUANT_PARALLEL_MIN)
-    for (size_t i = 0; i < t->rows; i++) {
-        nvfp4_core_global g = row_scaled ? global_of(core, &q->opts, t->row_amax[i]) : g0;
-        for (size_t j = 0; j < t->cols; j++) {
-            size_t k = i * t->pcols + j;
-            uint8_t code = e4m3 ? t->data[k] : (uint8_t)((t->data[k >> 1] >> (4 * (k & 1u))) & 0xFu);
-            uint8_t s = t->scale[i * t->scale_cols + j * t->scale_cols / t->pcols];
-            out[i * t->cols + j] = nvfp4_core_dequant_value(core, &g, s, code);
-        }
-    }
+    NVFP4_PAR_FOR_IF(t->rows * t->cols >= NVFP4_QUANT_PARALLEL_MIN, "omp parallel for schedule(static)",
+        for (size_t i = 0; i < t->rows; i++) {
+            nvfp4_core_global g = row_scaled ? global_of(core, &q->opts, t->row_amax[i]) : g0;
+            for (size_t j = 0; j < t->cols; j++) {
+                size_t k = i * t->pcols + j;
+                uint8_t code = e4m3 ? t->data[k] : (uint8_t)((t->data[k >> 1] >> (4 * (k & 1u))) & 0xFu);
+                uint8_t s = t->scale[i * t->scale_cols + j * t->scale_cols / t->pcols];
+                out[i * t->cols + j] = nvfp4_core_dequant_value(core, &g, s, code);
+            }
+        });
 }

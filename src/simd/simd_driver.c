@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/nvfp4_core.h"
+#include "core/parallel.h"
 #include "simd/simd_kernels.h"
 
 /* Below this many elements a parallel region costs more than it saves. */
@@ -38,12 +39,12 @@ float nvfp4_simd_amax(const void *x, int bf16, size_t n)
     size_t nchunk = (n + AMAX_CHUNK - 1) / AMAX_CHUNK;
     float m = 0.0f;
     /* per-chunk maxima are never NaN, so OpenMP's max reduction is exact */
-#pragma omp parallel for reduction(max : m) schedule(dynamic, 1) if (n >= SIMD_PARALLEL_MIN)
-    for (size_t c = 0; c < nchunk; c++) {
-        size_t i0 = c * AMAX_CHUNK, len = n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK;
-        float a = bf16 ? k->amax_bf16((const uint16_t *)x + i0, len) : k->amax_f32((const float *)x + i0, len);
-        if (a > m) m = a;
-    }
+    NVFP4_PAR_FOR_IF(n >= SIMD_PARALLEL_MIN, "omp parallel for reduction(max : m) schedule(dynamic, 1)",
+        for (size_t c = 0; c < nchunk; c++) {
+            size_t i0 = c * AMAX_CHUNK, len = n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK;
+            float a = bf16 ? k->amax_bf16((const uint16_t *)x + i0, len) : k->amax_f32((const float *)x + i0, len);
+            if (a > m) m = a;
+        });
     return m;
 }
 
@@ -62,22 +63,22 @@ void nvfp4_simd_te_rowwise(const void *x, int bf16, size_t rows, size_t cols, fl
     int par = rows * cols >= SIMD_PARALLEL_MIN;
     if (tile16) {
         size_t ng = rows / 16;
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-        for (size_t g = 0; g < ng; g++) {
-            uint8_t *s0 = scale + 16 * g * nb;
-            kn->tile_scales(&k, row_ptr(x, bf16, 16 * g * cols), bf16, cols, nb, s0);
-            for (size_t r = 16 * g; r < 16 * g + 16; r++) {
-                if (r > 16 * g) memcpy(scale + r * nb, s0, nb);
-                kn->row_encode(&k, row_ptr(x, bf16, r * cols), bf16, nb, s0, sr, (uint64_t)r * nb, data + r * (cols / 2));
-            }
-        }
+        NVFP4_PAR_FOR_IF(par, "omp parallel for schedule(dynamic, 1)",
+            for (size_t g = 0; g < ng; g++) {
+                uint8_t *s0 = scale + 16 * g * nb;
+                kn->tile_scales(&k, row_ptr(x, bf16, 16 * g * cols), bf16, cols, nb, s0);
+                for (size_t r = 16 * g; r < 16 * g + 16; r++) {
+                    if (r > 16 * g) memcpy(scale + r * nb, s0, nb);
+                    kn->row_encode(&k, row_ptr(x, bf16, r * cols), bf16, nb, s0, sr, (uint64_t)r * nb, data + r * (cols / 2));
+                }
+            });
         return;
     }
-#pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (par)
-    for (size_t r = 0; r < rows; r++) {
-        kn->row_fused(&k, row_ptr(x, bf16, r * cols), bf16, nb, sr, (uint64_t)r * nb, data + r * (cols / 2),
-                      scale + r * nb);
-    }
+    NVFP4_PAR_FOR_IF(par, "omp parallel for schedule(dynamic, rows_per_chunk(cols))",
+        for (size_t r = 0; r < rows; r++) {
+            kn->row_fused(&k, row_ptr(x, bf16, r * cols), bf16, nb, sr, (uint64_t)r * nb, data + r * (cols / 2),
+                          scale + r * nb);
+        });
 }
 
 void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, const nvfp4_simd_sr *sr,
@@ -85,20 +86,21 @@ void nvfp4_simd_mx_rowwise(const float *x, size_t rows, size_t cols, int rule, c
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t nb = cols / 32;
-#pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (rows * cols >= SIMD_PARALLEL_MIN)
-    for (size_t r = 0; r < rows; r++) {
-        kn->mx_row_scales(rule, x + r * cols, nb, scale + r * nb);
-        kn->mx_row_encode(rule, x + r * cols, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
-    }
+    NVFP4_PAR_FOR_IF(rows * cols >= SIMD_PARALLEL_MIN, "omp parallel for schedule(dynamic, rows_per_chunk(cols))",
+        for (size_t r = 0; r < rows; r++) {
+            kn->mx_row_scales(rule, x + r * cols, nb, scale + r * nb);
+            kn->mx_row_encode(rule, x + r * cols, nb, scale + r * nb, sr, (uint64_t)r * nb, data + r * (cols / 2));
+        });
 }
 
 void nvfp4_simd_te_columnwise(const nvfp4_simd_col_job *j)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t ng = j->rows / 16, nchunk = (ng + COL_CHUNK - 1) / COL_CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
-    for (size_t c = 0; c < nchunk; c++)
-        kn->col_quant(j, c * COL_CHUNK, (c + 1) * COL_CHUNK < ng ? (c + 1) * COL_CHUNK : ng);
+    NVFP4_PAR_FOR_IF(j->rows * j->cols >= SIMD_PARALLEL_MIN, "omp parallel for schedule(dynamic, 1)",
+        for (size_t c = 0; c < nchunk; c++) {
+            kn->col_quant(j, c * COL_CHUNK, (c + 1) * COL_CHUNK < ng ? (c + 1) * COL_CHUNK : ng);
+        });
 }
 
 float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)
@@ -106,11 +108,11 @@ float nvfp4_simd_rht_amax(const nvfp4_simd_col_job *j)
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t ng = j->rows / 16;
     float m = 0.0f;
-#pragma omp parallel for reduction(max : m) schedule(dynamic, 1) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
-    for (size_t g = 0; g < ng; g++) {
-        float a = kn->rht_amax(j, g, g + 1);
-        if (a > m) m = a;
-    }
+    NVFP4_PAR_FOR_IF(j->rows * j->cols >= SIMD_PARALLEL_MIN, "omp parallel for reduction(max : m) schedule(dynamic, 1)",
+        for (size_t g = 0; g < ng; g++) {
+            float a = kn->rht_amax(j, g, g + 1);
+            if (a > m) m = a;
+        });
     return m;
 }
 
@@ -121,15 +123,15 @@ float nvfp4_simd_rht_amax_and_input_amax(const nvfp4_simd_col_job *j, float *inp
     float m = 0.0f, in = 0.0f;
     /* both maxima are never NaN (as in nvfp4_simd_amax), so the max
      * reductions are exact */
-#pragma omp parallel for reduction(max : m, in) schedule(dynamic, 1) if (j->rows * j->cols >= SIMD_PARALLEL_MIN)
-    for (size_t g = 0; g < ng; g++) {
-        float a = kn->rht_amax(j, g, g + 1);
-        if (a > m) m = a;
-        /* the group's 16 rows are contiguous and still in cache */
-        float b = j->bf16 ? kn->amax_bf16((const uint16_t *)j->x + g * group, group)
-                          : kn->amax_f32((const float *)j->x + g * group, group);
-        if (b > in) in = b;
-    }
+    NVFP4_PAR_FOR_IF(j->rows * j->cols >= SIMD_PARALLEL_MIN, "omp parallel for reduction(max : m, in) schedule(dynamic, 1)",
+        for (size_t g = 0; g < ng; g++) {
+            float a = kn->rht_amax(j, g, g + 1);
+            if (a > m) m = a;
+            /* the group's 16 rows are contiguous and still in cache */
+            float b = j->bf16 ? kn->amax_bf16((const uint16_t *)j->x + g * group, group)
+                              : kn->amax_f32((const float *)j->x + g * group, group);
+            if (b > in) in = b;
+        });
     *input_amax = in;
     return m;
 }
@@ -157,11 +159,11 @@ float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j, int twice)
         return a;
     }
     float m = 0.0f;
-#pragma omp parallel for reduction(max : m) schedule(dynamic, 1) if (n >= SIMD_PARALLEL_MIN)
-    for (size_t g = 0; g < ng; g++) {
-        float a = kn->rht_apply(j, g, g + 1, tmp);
-        if (a > m) m = a;
-    }
+    NVFP4_PAR_FOR_IF(n >= SIMD_PARALLEL_MIN, "omp parallel for reduction(max : m) schedule(dynamic, 1)",
+        for (size_t g = 0; g < ng; g++) {
+            float a = kn->rht_apply(j, g, g + 1, tmp);
+            if (a > m) m = a;
+        });
     /* quantize the stored transform: same values, so the same bytes */
     nvfp4_simd_col_job q = *j;
     q.x = tmp;
@@ -187,7 +189,8 @@ void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t 
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t nb = cols / 16;
     int stream = rows * cols >= DEQUANT_STREAM_MIN_BYTES / sizeof(float);
-#pragma omp parallel for schedule(dynamic, rows_per_chunk(cols)) if (rows * cols >= SIMD_PARALLEL_MIN)
-    for (size_t r = 0; r < rows; r++)
-        kn->row_dequant(data + r * (cols / 2), scale + r * nb, nb, amax, stream, out + r * cols);
+    NVFP4_PAR_FOR_IF(rows * cols >= SIMD_PARALLEL_MIN, "omp parallel for schedule(dynamic, rows_per_chunk(cols))",
+        for (size_t r = 0; r < rows; r++) {
+            kn->row_dequant(data + r * (cols / 2), scale + r * nb, nb, amax, stream, out + r * cols);
+        });
 }

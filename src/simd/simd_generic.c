@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parallel.h"
 #include "core/philox.h"
 #include "simd/simd_kernels.h"
 
@@ -118,26 +119,41 @@ float nvfp4_simd_gen_tensor_amax(const float *x, size_t n, int nan_propagates)
     float m = 0.0f;
     int any = 0;
     /* per-chunk maxima are never NaN, so the max reduction is exact */
-#pragma omp parallel for reduction(max : m) reduction(| : any) schedule(dynamic, 1) if (n >= GEN_PARALLEL_MIN)
-    for (size_t c = 0; c < nchunk; c++) {
-        size_t i0 = c * AMAX_CHUNK;
-        int nan;
-        float a = L->amax_nan(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK, &nan);
-        any |= nan;
-        if (a > m) m = a;
-    }
+    NVFP4_PAR_FOR_IF(n >= GEN_PARALLEL_MIN, "omp parallel for reduction(max : m) reduction(| : any) schedule(dynamic, 1)",
+        for (size_t c = 0; c < nchunk; c++) {
+            size_t i0 = c * AMAX_CHUNK;
+            int nan;
+            float a = L->amax_nan(x + i0, n - i0 < AMAX_CHUNK ? n - i0 : AMAX_CHUNK, &nan);
+            any |= nan;
+            if (a > m) m = a;
+        });
     return nan_propagates && any ? nvfp4_core_f32_from_bits(0x7FC00000u) : m;
 }
 
 /* The encode state of every scale byte under one global state: the
- * per-block nvfp4_core_block_prepare calls become lookups. */
+ * per-block nvfp4_core_block_prepare calls become lookups. Filled only
+ * when there are at least as many blocks as entries: a small tensor (the
+ * golden suites' cases, a row of a row-scaled recipe) computed 256 factors
+ * for a handful of blocks: a third of `golden --mutants` for ggml. */
 typedef struct {
     float f[256];
+    int full;                   /* f holds every factor; else factor_of computes it */
+    const nvfp4_core_recipe *r;
+    nvfp4_core_global g;
 } factor_table;
 
-static void factor_table_init(factor_table *t, const nvfp4_core_recipe *r, const nvfp4_core_global *g)
+static void factor_table_init(factor_table *t, const nvfp4_core_recipe *r, const nvfp4_core_global *g,
+                              size_t blocks)
 {
-    for (unsigned s = 0; s < 256; s++) t->f[s] = nvfp4_core_block_prepare(r, g, (uint8_t)s).factor;
+    t->r = r;
+    t->g = *g;
+    t->full = blocks >= 256;
+    for (unsigned s = 0; t->full && s < 256; s++) t->f[s] = nvfp4_core_block_prepare(r, g, (uint8_t)s).factor;
+}
+
+static inline float factor_of(const factor_table *t, uint8_t s)
+{
+    return t->full ? t->f[s] : nvfp4_core_block_prepare(t->r, &t->g, s).factor;
 }
 
 /* Per-thread scratch: block amaxes of up to 16 rows, the encode states and
@@ -209,9 +225,9 @@ static void encode_range(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leave
     size_t per = j->block_len / 16, s0 = b0 * per, ns = (b1 - b0) * per;
     const uint8_t *srow = j->scale + i * (j->cols / j->block_len);
     if (per == 1)
-        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[b0 + k]];
+        for (size_t k = 0; k < ns; k++) w->factor[k] = factor_of(tab, srow[b0 + k]);
     else
-        for (size_t k = 0; k < ns; k++) w->factor[k] = tab->f[srow[b0 + (k >> 1)]];
+        for (size_t k = 0; k < ns; k++) w->factor[k] = factor_of(tab, srow[b0 + (k >> 1)]);
     if (j->sr) range_sr_bytes(j, L, i, b0, b1, w);
     L->encode(j->r, j->x + i * j->cols + 16 * s0, ns, w->factor, j->sr ? w->rb : NULL,
               j->data + i * (j->cols / 2) + 8 * s0);
@@ -275,7 +291,7 @@ static void range_scales(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leave
         uint8_t s[2];
         float e[2];
         nvfp4_core_4over6_scales(r, g, w->bamax[b], &s[0], &s[1]);
-        float f[2] = {tab->f[s[0]], tab->f[s[1]]};
+        float f[2] = {factor_of(tab, s[0]), factor_of(tab, s[1])};
         L->err_4over6(r, g, j->x + i * j->cols + 16 * b, s, f, e);
         srow[b] = nvfp4_core_4over6_pick(e[0], e[1], s[0], s[1]);
     }
@@ -299,7 +315,7 @@ static void quantize_row(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leave
         range_amax(j, L, i, 0, nb, w);
         j->row_amax[i] = row_amax_of(w->bamax, nb);
         g = nvfp4_core_global_from_amax(r, j->row_amax[i]);
-        factor_table_init(&w->tab, r, &g);
+        factor_table_init(&w->tab, r, &g, j->cols / 16);
         tab = &w->tab;
     }
     for (size_t b0 = 0; b0 < nb; b0 += ROW_STEP) {
@@ -328,7 +344,7 @@ static void quantize_group(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_lea
             uint8_t s[2];
             float e4[16], e6[16];
             nvfp4_core_4over6_scales(r, g, amax, &s[0], &s[1]);
-            float f[2] = {tab->f[s[0]], tab->f[s[1]]};
+            float f[2] = {factor_of(tab, s[0]), factor_of(tab, s[1])};
             for (size_t k = 0; k < 16; k++) {
                 float e[2];
                 L->err_4over6(r, g, j->x + (r0 + k) * j->cols + 16 * b, s, f, e);
@@ -346,16 +362,31 @@ static void quantize_group(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_lea
     }
 }
 
+/* Work item `it`: a 16-row group for 16x16 tiles, else a row. */
+static void quantize_item(const nvfp4_simd_gen_job *j, const nvfp4_simd_gen_leaves *L, const nvfp4_core_global *g,
+                          const factor_table *tab, size_t it, gen_work *w)
+{
+    if (j->tile16) quantize_group(j, L, g, tab, it, w);
+    else quantize_row(j, L, g, tab, it, w);
+}
+
 int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
 {
     const nvfp4_simd_gen_leaves *L = nvfp4_simd_gen_leaves_for(NVFP4_SIMD_AUTO);
     nvfp4_core_global g = nvfp4_core_global_from_amax(j->r, j->amax);
     factor_table tab;
-    factor_table_init(&tab, j->r, &g);
+    factor_table_init(&tab, j->r, &g, j->rows * j->cols / 16);
     size_t ns = j->cols / 16, items = j->tile16 ? j->rows / 16 : j->rows;
     size_t chunk = j->tile16 ? 1 : (65536 / j->cols ? 65536 / j->cols : 1);
     int failed = 0;
-#pragma omp parallel if (j->rows * j->cols >= GEN_PARALLEL_MIN)
+    if (j->rows * j->cols < GEN_PARALLEL_MIN) { /* core/parallel.h: no team of one */
+        gen_work w = {.bamax = NULL};
+        failed = items && !work_alloc(&w, ns, j->tile16 ? 16 : 1);
+        for (size_t it = 0; !failed && it < items; it++) quantize_item(j, L, &g, &tab, it, &w);
+        work_free(&w);
+        return failed ? -1 : 0;
+    }
+#pragma omp parallel
     {
         /* allocated by a thread's first item: idle threads take no memory */
         gen_work w = {.bamax = NULL};
@@ -366,9 +397,7 @@ int nvfp4_simd_gen_quantize(const nvfp4_simd_gen_job *j)
 #pragma omp atomic write
                 failed = 1;
             }
-            if (!ok) continue;
-            if (j->tile16) quantize_group(j, L, &g, &tab, it, &w);
-            else quantize_row(j, L, &g, &tab, it, &w);
+            if (ok) quantize_item(j, L, &g, &tab, it, &w);
         }
         work_free(&w);
     }

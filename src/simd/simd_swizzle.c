@@ -20,6 +20,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/parallel.h"
 #include "core/swizzle.h"
 #include "simd/simd_kernels.h"
 
@@ -92,6 +93,6 @@ void nvfp4_simd_scale_swizzle(const uint8_t *linear, size_t rows, size_t cols, u
     size_t prows, pcols; /* the caller sized swz from the same rule, so it cannot overflow here */
     (void)nvfp4_core_swizzle_padded_shape(rows, cols, &prows, &pcols);
     size_t ntr = prows / NVFP4_CORE_SWIZZLE_TILE_ROWS, nct = pcols / NVFP4_CORE_SWIZZLE_TILE_COLS;
-#pragma omp parallel for schedule(static) if (rows * cols >= SWIZZLE_PARALLEL_MIN)
-    for (size_t t = 0; t < ntr; t++) swizzle_band(linear, rows, cols, t, swz + t * nct * 512);
+    NVFP4_PAR_FOR_IF(rows * cols >= SWIZZLE_PARALLEL_MIN, "omp parallel for schedule(static)",
+        for (size_t t = 0; t < ntr; t++) swizzle_band(linear, rows, cols, t, swz + t * nct * 512));
 }
