@@ -22,7 +22,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "core/splitmix.h"
 
 /* ---- removing a folder tree without malloc (usable in a signal handler) ---- */
 
@@ -139,6 +142,47 @@ static char *temp_name(const char *path)
     return t;
 }
 
+/* The six characters that end a temp_name, drawn afresh: 36 bits from the
+ * process id, the clock and a counter, mixed. Uniqueness comes from
+ * O_EXCL / mkdir, which refuse a name that exists. */
+static void temp_suffix(char *t)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static atomic_uint_fast64_t counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t state = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+                     (atomic_fetch_add(&counter, 1) * 0x9E3779B97F4A7C15ull);
+    uint64_t r = nvfp4_core_splitmix64(&state);
+    char *x = t + strlen(t) - 6;
+    for (int i = 0; i < 6; i++, r /= 62) x[i] = digits[r % 62];
+}
+
+/* Creates the temporary t (a temp_name: its suffix is replaced), a file
+ * open for writing in *fd or, with fd NULL, a folder, both mode 0600/0700
+ * as mkstemp and mkdtemp make them; *slot gets its registration. The name is
+ * registered before the file exists, so that a signal at any point finds
+ * it (mkstemp and mkdtemp create first: a signal between the creation and
+ * the registration left the temporary behind). A name that exists already
+ * is someone else's: unregistered at once, and another name drawn. 0, or
+ * -1 with errno set. */
+static int create_registered(char *t, int *fd, int *slot)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        temp_suffix(t);
+        *slot = io_temp_register(t);
+        int rc = fd ? (*fd = open(t, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) : mkdir(t, 0700);
+        if (rc >= 0) return 0;
+        int e = errno;
+        io_temp_unregister(*slot);
+        *slot = -1;
+        errno = e;
+        if (e != EEXIST) return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 /* ---- a folder built under a temporary name ------------------------------------------ */
 
 nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error *err)
@@ -152,14 +196,13 @@ nvfp4_status nvfp4_dir_txn_begin(nvfp4_dir_txn *t, const char *dest, nvfp4_error
     t->tmp = temp_name(t->dest);
     nvfp4_status st = NVFP4_OK;
     if (!t->tmp) st = nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
-    else if (!mkdtemp(t->tmp))
+    else if (create_registered(t->tmp, NULL, &t->slot) != 0)
         st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary folder: %s", t->dest, strerror(errno));
     if (st) {
         nvfp4_dir_txn_abort(t);
         return st;
     }
     t->live = true;
-    t->slot = io_temp_register(t->tmp);
     /* mkdtemp makes the folder 0700; give it the usual umask-based mode. */
     mode_t um = umask(0);
     umask(um);
@@ -174,12 +217,12 @@ static nvfp4_status replace_in_two_steps(nvfp4_dir_txn *t, nvfp4_error *err)
 {
     char *old = temp_name(t->dest);
     nvfp4_status rc = NVFP4_OK;
-    if (!old || !mkdtemp(old)) {
+    int oslot = -1;
+    if (!old || create_registered(old, NULL, &oslot) != 0) {
         rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot move the old folder aside: %s", t->dest, strerror(errno));
         free(old);
         return rc;
     }
-    int oslot = io_temp_register(old);
     if (rename(t->dest, old) != 0) {
         rc = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot move the old folder aside: %s", t->dest, strerror(errno));
         (void)rmdir(old);
@@ -275,15 +318,14 @@ static nvfp4_status txn_create(nvfp4_file_txn *t, const char *path, int *fd, nvf
         nvfp4_file_txn_abort(t);
         return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     }
-    *fd = mkstemp(t->tmp);
-    if (*fd < 0) {
+    /* registered: removed if a signal ends the process mid-write */
+    if (create_registered(t->tmp, fd, &t->slot) != 0) {
         st = nvfp4_error_set(err, NVFP4_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
         free(t->tmp);
         t->tmp = NULL; /* nothing of ours to remove */
         nvfp4_file_txn_abort(t);
         return st;
     }
-    t->slot = io_temp_register(t->tmp); /* removed if a signal ends the process mid-write */
     /* mkstemp creates 0600; give the file the usual umask-based mode. */
     mode_t um = umask(0);
     umask(um);
