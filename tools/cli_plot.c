@@ -1,7 +1,6 @@
 /* cli_plot.c - PNG pictures through gnuplot for `--plot FILE` (cli_plot.h). */
 #include "cli_plot.h"
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,28 +23,13 @@ static const char *png_terminal(void)
     return term;
 }
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        char path[512];
-        for (struct dirent *e; (e = readdir(d)) != NULL;) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
 void cli_plot_abort(cli_plot *p)
 {
     if (p->script) fclose(p->script);
     p->script = NULL;
-    if (p->png_tmp[0]) unlink(p->png_tmp);
-    if (p->dir[0]) remove_dir(p->dir);
-    p->png_tmp[0] = p->dir[0] = '\0';
+    /* a zeroed transaction has no temporary and no registration of its own */
+    if (p->png.tmp) nvfp4_file_txn_abort(&p->png);
+    if (p->dir.tmp) nvfp4_dir_txn_abort(&p->dir);
 }
 
 /* gnuplot single-quoted string: a ' is written twice. */
@@ -67,45 +51,75 @@ int cli_plot_begin(const char *cmd, const char *file, int width, int height, cli
     if (strlen(file) >= sizeof p->target) return cli_fail(cmd, "--plot: the path is too long");
     snprintf(p->target, sizeof p->target, "%s", file);
     nvfp4_error err;
-    if (nvfp4_file_check_destination(file, &err)) return cli_fail(cmd, "--plot: %s", err.message);
     /* the PNG is drawn beside its target, so that the final rename stays on
-     * one file system and is atomic */
-    snprintf(p->png_tmp, sizeof p->png_tmp, "%s.tmpXXXXXX", file);
-    int fd = mkstemp(p->png_tmp);
-    if (fd < 0) {
-        p->png_tmp[0] = '\0';
-        return cli_fail(cmd, "%s: cannot create a file there", file);
-    }
-    close(fd);
-    char abs[4096];
-    if (p->png_tmp[0] != '/' && getcwd(abs, sizeof abs)) {
-        char rel[4200];
-        snprintf(rel, sizeof rel, "%s", p->png_tmp);
-        snprintf(p->png_tmp, sizeof p->png_tmp, "%.2000s/%.2000s", abs, rel);
-    }
+     * one file system and is atomic (the destination is checked here too) */
+    if (nvfp4_file_txn_begin(&p->png, file, &err)) return cli_fail(cmd, "--plot: %s", err.message);
     const char *tmpdir = getenv("TMPDIR");
-    snprintf(p->dir, sizeof p->dir, "%s/nvfp4-plot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(p->dir)) {
-        p->dir[0] = '\0';
+    char scratch[4096];
+    snprintf(scratch, sizeof scratch, "%s/nvfp4-plot", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (nvfp4_dir_txn_begin(&p->dir, scratch, &err)) {
         cli_plot_abort(p);
-        return cli_fail(cmd, "--plot: cannot create a temporary folder");
+        return cli_fail(cmd, "--plot: cannot create a temporary folder: %s", err.message);
     }
+    (void)chmod(p->dir.tmp, 0700); /* the data is the user's: not readable by others in /tmp */
     p->script = cli_plot_data(p, "plot.gp");
     if (!p->script) {
         cli_plot_abort(p);
         return cli_fail(cmd, "--plot: cannot write the gnuplot script");
     }
+    /* gnuplot runs in the temporary folder: the PNG's path made absolute */
+    char cwd[4096] = "";
+    if (p->png.tmp[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        cli_plot_abort(p);
+        return cli_fail(cmd, "--plot: cannot tell the current folder");
+    }
     fprintf(p->script, "set terminal %s size %d,%d\nset output ", png_terminal(), width, height);
-    put_quoted(p->script, p->png_tmp);
+    size_t n = strlen(cwd) + strlen(p->png.tmp) + 2;
+    char *png = malloc(n);
+    if (!png) {
+        cli_plot_abort(p);
+        return cli_fail(cmd, "--plot: out of memory");
+    }
+    snprintf(png, n, "%s%s%s", cwd, *cwd ? "/" : "", p->png.tmp);
+    put_quoted(p->script, png);
+    free(png);
     fprintf(p->script, "\nset encoding utf8\n");
     return 0;
 }
 
+/* dir/name, malloc'd (NULL: out of memory). */
+static char *in_dir(const cli_plot *p, const char *name)
+{
+    size_t n = strlen(p->dir.tmp) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path) snprintf(path, n, "%s/%s", p->dir.tmp, name);
+    return path;
+}
+
 FILE *cli_plot_data(cli_plot *p, const char *name)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", p->dir, name);
-    return fopen(path, "w");
+    char *path = in_dir(p, name);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    free(path);
+    return f;
+}
+
+/* Runs gnuplot on plot.gp in the temporary folder, its stderr into
+ * gnuplot.err there; the folder's name goes to the shell single-quoted
+ * (a ' in it written as '\''). Returns system()'s status, -1 on no memory. */
+static int run_gnuplot(const cli_plot *p)
+{
+    const char *d = p->dir.tmp;
+    size_t n = 64;
+    for (const char *c = d; *c; c++) n += *c == '\'' ? 4 : 1;
+    char *command = malloc(n), *o = command;
+    if (!command) return -1;
+    o += sprintf(o, "cd '");
+    for (const char *c = d; *c; c++) o += *c == '\'' ? sprintf(o, "'\\''") : sprintf(o, "%c", *c);
+    sprintf(o, "' && gnuplot plot.gp 2> gnuplot.err");
+    int rc = system(command);
+    free(command);
+    return rc;
 }
 
 int cli_plot_finish(const char *cmd, cli_plot *p)
@@ -118,21 +132,14 @@ int cli_plot_finish(const char *cmd, cli_plot *p)
         cli_plot_abort(p);
         return cli_fail(cmd, "--plot: cannot write the gnuplot script");
     }
-    char command[600];
-    snprintf(command, sizeof command, "cd '%s' && gnuplot plot.gp 2> gnuplot.err", p->dir);
-    int rc = system(command);
-    FILE *f;
-    long size = 0;
-    if (rc == 0 && (f = fopen(p->png_tmp, "rb")) != NULL) {
-        fseek(f, 0, SEEK_END);
-        size = ftell(f);
-        fclose(f);
-    }
-    if (rc != 0 || size <= 0) {
+    int rc = run_gnuplot(p);
+    struct stat st;
+    if (rc != 0 || stat(p->png.tmp, &st) != 0 || st.st_size <= 0) {
         char err[512] = "";
-        char path[512];
-        snprintf(path, sizeof path, "%s/gnuplot.err", p->dir);
-        if ((f = fopen(path, "r")) != NULL) {
+        char *path = in_dir(p, "gnuplot.err");
+        FILE *f = path ? fopen(path, "r") : NULL;
+        free(path);
+        if (f) {
             size_t n = fread(err, 1, sizeof err - 1, f);
             err[n] = '\0';
             fclose(f);
@@ -140,21 +147,11 @@ int cli_plot_finish(const char *cmd, cli_plot *p)
         cli_plot_abort(p);
         return cli_fail(cmd, "%s: gnuplot failed%s%s", p->target, *err ? ": " : "", err);
     }
-    /* mkstemp made it 0600: give the picture the usual 0666 & ~umask */
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(p->png_tmp, 0666 & ~mask);
+    /* the destination is checked again: it may have changed while gnuplot ran */
     nvfp4_error err;
-    if (nvfp4_file_check_destination(p->target, &err)) { /* again: it may have changed while gnuplot ran */
-        cli_plot_abort(p);
-        return cli_fail(cmd, "--plot: %s", err.message);
-    }
-    if (rename(p->png_tmp, p->target) != 0) {
-        cli_plot_abort(p);
-        return cli_fail(cmd, "%s: cannot rename the picture into place", p->target);
-    }
-    p->png_tmp[0] = '\0';
+    nvfp4_status s = nvfp4_file_txn_commit(&p->png, &err); /* removes the temporary on failure */
     cli_plot_abort(p);
+    if (s) return cli_fail(cmd, "--plot: %s", err.message);
     cli_say_wrote(cmd, p->target);
     return 0;
 }

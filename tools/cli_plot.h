@@ -9,11 +9,15 @@
 
 #include <stdio.h>
 
+#include "nvfp4/io.h"
+
+/* Both temporaries are registered with the library's atomic writers, so
+ * that SIGINT, SIGTERM or SIGHUP at any point removes them. */
 typedef struct {
-    char dir[256];     /* the temporary folder: script and data */
-    char png_tmp[4200];/* the PNG being drawn, beside the target */
+    nvfp4_dir_txn dir;  /* the temporary folder (script and data), never committed */
+    nvfp4_file_txn png; /* the PNG being drawn, beside the target, renamed onto it */
     char target[4096];
-    FILE *script;      /* write gnuplot commands here (after the terminal lines) */
+    FILE *script;       /* write gnuplot commands here (after the terminal lines) */
 } cli_plot;
 
 /* Starts a width x height PNG for FILE: checks that gnuplot is installed

@@ -67,6 +67,21 @@ grep -q "before 9.5 / 2.38979 = 3.975, after 2.95312 / 2.38976 = 1.236" <<<"$out
 plot "replace" "$T/e2m1.png" table --format e2m1
 left=$(ls "$T" | grep -c 'tmp' || true)
 [ "$left" = 0 ] || fail "temporary files left: $(ls "$T")"
+# SIGTERM while gnuplot draws (strace delivers it as the third system() returns, when the PNG and the
+# temporary folder both exist): neither is left, beside the target or in TMPDIR
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+    mkdir -p "$T/sig/td"
+    rc=$( { (cd "$T/sig" && TMPDIR="$T/sig/td" strace -o /dev/null -e trace=wait4 -e inject=wait4:signal=TERM:when=3 \
+        "$NVFP4" table --format e2m1 --plot x.png >/dev/null 2>&1); echo $?; } 2>/dev/null)
+    [ "$rc" = 143 ] && [ -z "$(ls -A "$T/sig/td")" ] && [ "$(ls -A "$T/sig")" = td ] \
+        || fail "SIGTERM during --plot: exit $rc, left $(ls -A "$T/sig" "$T/sig/td" | tr '\n' ' ')"
+else
+    echo "test_plot: skip SIGTERM during --plot (strace cannot trace here)"
+fi
+# a TMPDIR whose name holds a quote
+mkdir -p "$T/it's"
+TMPDIR="$T/it's" "$NVFP4" table --format e2m1 --plot "$T/quote.png" >/dev/null 2>&1 && [ -s "$T/quote.png" ] \
+    && [ -z "$(ls -A "$T/it's")" ] || fail "--plot with a quote in TMPDIR"
 # a folder that cannot be written: exit 2, message names the file
 "$NVFP4" table --format e2m1 --plot "$T/no/such/dir.png" >/dev/null 2>"$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "no/such/dir.png" "$T/err" || fail "unwritable --plot: exit $rc, $(cat "$T/err")"
