@@ -559,6 +559,7 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
     json_decref(mo);
     if (!ok) return false;
     if ((x = json_object_get(root, "train")) && !train(c, "$.train", x, t)) return false;
+    if (quick && e == 2) t->heldout_tokens = ST_QUICK_HELDOUT_TOKENS; /* as the built-in GPT studies' */
     if (quick && (x = json_object_get(root, "quick"))) {
         json_t *qm = json_object_get(x, "model"), *qt = json_object_get(x, "train");
         if (qm && !model(c, "$.quick.model", qm, &t->model)) return false;

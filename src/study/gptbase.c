@@ -22,5 +22,5 @@ void st_gpt_quick_base(nvfp4_train_cfg *c, size_t steps)
     c->model.d_hidden = 128;
     c->model.seq_len = 32;
     c->batch = 4;
-    c->heldout_tokens = 4096; /* CI-sized; the default's 102,400 cost a study 15% */
+    c->heldout_tokens = ST_QUICK_HELDOUT_TOKENS;
 }

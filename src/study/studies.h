@@ -240,5 +240,9 @@ void st_tinylm_base(nvfp4_train_cfg *c, size_t steps);
  * variant (d_model 32, 32 tokens x 4 sequences). */
 void st_gpt_base(nvfp4_train_cfg *c, size_t steps);
 void st_gpt_quick_base(nvfp4_train_cfg *c, size_t steps);
+/* The held-out tokens of every GPT --quick run, built in or configured (a
+ * config's "quick" block may set its own): the default's 102,400 made the
+ * evaluation most of a quick run. */
+#define ST_QUICK_HELDOUT_TOKENS 4096
 
 #endif
