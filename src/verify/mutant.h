@@ -41,6 +41,9 @@ typedef struct nvfp4_mutant {
     /* an amax local to the block at (row, block column) used instead of the tensor's; for a
      * row-scaled recipe the amax of stored row `row` (bcol 0), which the kernel also writes */
     float (*local_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
+    /* local_amax ignores bcol: taken once per stored row, not once per block (a row- or
+     * 128-row-wide reduction per block made a level-2 suite's generation quadratic) */
+    bool local_amax_per_row;
     nvfp4_core_global (*global)(const nvfp4_mctx *c, float amax);
     float (*block_amax)(const nvfp4_mctx *c, size_t row, size_t bcol);
     uint8_t (*bscale)(const nvfp4_mctx *c, const nvfp4_core_global *g, float bamax);

@@ -181,10 +181,11 @@ static void encode_row(const nvfp4_mutant *m, const nvfp4_mctx *c, size_t row, c
     const float *x = c->b + row * c->l->pcols;
     int e4m3 = c->r->elem == NVFP4_CORE_ELEM_E4M3;
     uint8_t rb[16] = {0};
+    float row_local = m->local_amax && m->local_amax_per_row ? m->local_amax(c, row, 0) : 0.0f;
     for (size_t b = 0; b < nb; b++) {
         nvfp4_core_global g = *gt;
         if (m->local_amax) {
-            float a = m->local_amax(c, row, b);
+            float a = m->local_amax_per_row ? row_local : m->local_amax(c, row, b);
             g = m->global ? m->global(c, a) : nvfp4_core_global_from_amax(c->r, a);
         }
         float bamax = m->block_amax ? m->block_amax(c, row, b) : nvfp4_mutant_default_block_amax(c, row, b);
@@ -317,6 +318,7 @@ bool nvfp4_mutant_compose(const nvfp4_mutant *const *parts, size_t n, nvfp4_muta
         TAKE(out->transform, p->transform);
         TAKE(out->tensor_amax, p->tensor_amax);
         TAKE(out->local_amax, p->local_amax);
+        if (p->local_amax) out->local_amax_per_row = p->local_amax_per_row;
         TAKE(out->global, p->global);
         TAKE(out->block_amax, p->block_amax);
         TAKE(out->bscale, p->bscale);
