@@ -4,7 +4,7 @@
 # `golden --mutants` over `--suite all` kills and names every catalogued
 # mutant (exit 0), and the `mutants` suite alone does too (for te in `make check`;
 # for every recipe with NVFP4_MUTANTS_FULL=1, `make check-mutants-full`: it doubles
-# the test's 9 minutes); a suite that
+# the test's 2 minutes); a suite that
 # misses mutants exits 1 and says SURVIVES; `table --mutants` lists them; the separate-N
 # cases single out what the kill cases leave `consistent with` another candidate.
 set -uo pipefail
