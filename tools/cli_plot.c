@@ -59,7 +59,7 @@ int cli_plot_begin(const char *cmd, const char *file, int width, int height, cli
     snprintf(scratch, sizeof scratch, "%s/nvfp4-plot", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (nvfp4_dir_txn_begin(&p->dir, scratch, &err)) {
         cli_plot_abort(p);
-        return cli_fail(cmd, "--plot: cannot create a temporary folder: %s", err.message);
+        return cli_fail(cmd, "--plot: %s (the scratch folder goes in TMPDIR, else /tmp)", err.message);
     }
     (void)chmod(p->dir.tmp, 0700); /* the data is the user's: not readable by others in /tmp */
     p->script = cli_plot_data(p, "plot.gp");
