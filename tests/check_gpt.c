@@ -780,6 +780,66 @@ START_TEST(gradient_probe_values)
 }
 END_TEST
 
+/* probe_scale s: the probe's batches are s times the step's. At step 0
+ * (the same initial weights) a probe at s = 2 of a run with one
+ * micro-batch is, bit for bit, the probe of a run whose steps have two
+ * (batch A and B draw the same 2B sequences, the quantized draws the same
+ * keys), noise and error alike, and not the probe at s = 1; the run
+ * itself does not change (the same parameters as at s = 1). Out of range
+ * or on another model: refused, naming probe_scale. */
+START_TEST(gradient_probe_scale)
+{
+    nvfp4_train_cfg tc;
+    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
+    nvfp4_recipe_cfg_paper(&tc.recipe);
+    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tc.steps = 1;
+    tc.log_every = 1;
+    tc.probe_every = 1;
+    tc.probe_scale = 2;
+    nvfp4_run *a = run_paired(&tc, false);
+    tc.probe_scale = 0;
+    tc.accum_steps = 2;
+    nvfp4_run *b = run_paired(&tc, false);
+    const nvfp4_log_row *xa = nvfp4_run_log(a, 0), *xb = nvfp4_run_log(b, 0);
+    ck_assert_msg(xa->grad_qerr > 0.0 && xa->grad_noise > 0.0, "qerr %g noise %g", xa->grad_qerr, xa->grad_noise);
+    ck_assert_int_eq(memcmp(&xa->grad_noise, &xb->grad_noise, sizeof xa->grad_noise), 0);
+    ck_assert_int_eq(memcmp(&xa->grad_qerr, &xb->grad_qerr, sizeof xa->grad_qerr), 0);
+    nvfp4_run_free(b);
+    tc.accum_steps = 0;
+    tc.probe_scale = 1;
+    b = run_paired(&tc, false);
+    xb = nvfp4_run_log(b, 0);
+    ck_assert(xb->grad_noise != xa->grad_noise && xb->grad_qerr != xa->grad_qerr);
+    nvfp4_run_free(a);
+    nvfp4_run_free(b);
+    /* the run is unchanged */
+    tc.steps = 5;
+    tc.probe_scale = 4;
+    a = run_paired(&tc, false);
+    tc.probe_scale = 1;
+    b = run_paired(&tc, false);
+    size_t np = nvfp4_run_param_count(a);
+    float *pa = malloc(np * sizeof *pa), *pb = malloc(np * sizeof *pb);
+    nvfp4_run_params(a, pa);
+    nvfp4_run_params(b, pb);
+    ck_assert_int_eq(memcmp(pa, pb, np * sizeof *pa), 0);
+    nvfp4_run_free(a);
+    nvfp4_run_free(b);
+    free(pa), free(pb);
+    nvfp4_error err;
+    nvfp4_run *r;
+    tc.probe_scale = 65;
+    ck_assert_int_eq(nvfp4_run_create(&tc, &r, &err), NVFP4_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "probe_scale"));
+    nvfp4_train_cfg m;
+    nvfp4_train_cfg_init(&m);
+    m.probe_scale = 2;
+    ck_assert_int_eq(nvfp4_run_create(&m, &r, &err), NVFP4_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "probe_scale"));
+}
+END_TEST
+
 /* The fortunes corpus (when installed): byte tokens, labels shifted by one,
  * a 90/10 split, and batches that depend only on (seed, step). */
 START_TEST(fortunes_data)
@@ -871,6 +931,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, accumulation_sums_micro_batches, 0, 2);
     tcase_add_test(t, accumulation_is_deterministic);
     tcase_add_test(t, gradient_probe_values);
+    tcase_add_test(t, gradient_probe_scale);
     tcase_add_test(t, fortunes_data);
     tcase_add_test(t, scratch_freed_at_thread_exit);
     suite_add_tcase(s, t);

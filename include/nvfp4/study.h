@@ -230,6 +230,10 @@ typedef struct {
      * quantized gradient's error against the FP32 one, at the quantized
      * model's weights, over probe_draws draws of the SR bits (0: 2). */
     size_t probe_every, probe_draws;
+    /* GPT only: the probe's batches are probe_scale times the step's (0 or
+     * 1: the step's own): how the noise and the error scale with the batch
+     * at the same weights. The run itself is unchanged. */
+    size_t probe_scale;
 } nvfp4_train_cfg;
 
 void nvfp4_train_cfg_init(nvfp4_train_cfg *t);

@@ -422,7 +422,7 @@ static bool train(ctx *c, const char *path, json_t *v, nvfp4_train_cfg *t)
                                        "beta1", "beta2", "adam_eps", "weight_decay", "momentum", "init_scale",
                                        "label_noise", "diverge_factor", "grad_clip", "schedule", "optimizer",
                                        "data", "heldout_tokens", "heldout_evals", "accum_steps", "probe_every",
-                                       "probe_draws", NULL};
+                                       "probe_draws", "probe_scale", NULL};
     static const char *const scheds[] = {"cosine", "wsd", "constant", NULL};
     static const char *const opts[] = {"adam", "sgd", NULL};
     static const char *const datas[] = {"markov", "fortunes", NULL};
@@ -480,6 +480,10 @@ static bool train(ctx *c, const char *path, json_t *v, nvfp4_train_cfg *t)
     if ((x = json_object_get(v, "probe_draws"))) {
         sub(p, sizeof p, path, "probe_draws");
         if (!get_size(c, p, x, 1, 64, &t->probe_draws)) return false;
+    }
+    if ((x = json_object_get(v, "probe_scale"))) {
+        sub(p, sizeof p, path, "probe_scale");
+        if (!get_size(c, p, x, 1, 64, &t->probe_scale)) return false;
     }
     if ((x = json_object_get(v, "schedule"))) {
         sub(p, sizeof p, path, "schedule");
@@ -605,6 +609,8 @@ static bool job_cfg(ctx *c, const st_config *sc, size_t a, size_t steps, bool qu
     }
     if (t->probe_every && t->model.arch != NVFP4_ARCH_GPT)
         return fail(c, "$.train.probe_every", "the gradient probe needs the GPT (\"model\": {\"preset\": \"gpt\"})");
+    if (t->probe_scale > 1 && !t->probe_every)
+        return fail(c, "$.train.probe_scale", "scales the gradient probe's batches: set probe_every too");
     if (t->accum_steps > 1 && t->model.arch != NVFP4_ARCH_GPT)
         return fail(c, "$.train.accum_steps", "gradient accumulation needs the GPT (\"model\": {\"preset\": \"gpt\"})");
     return true;

@@ -112,7 +112,9 @@ void st_gradnoise_summary(const st_table *t, json_t *root)
             noise[n] = r->grad_noise;
             qerr[n++] = r->grad_qerr;
             step = r->step;
-            tokens = r->step ? r->tokens / r->step : 0; /* the step's batch: runs.csv counts tokens before it */
+            /* the probe's batch; in a runs.csv without the column, the step's
+             * (runs.csv counts the tokens before the step) */
+            tokens = r->probe_tokens ? r->probe_tokens : (r->step ? r->tokens / r->step : 0);
         }
         if (!n) continue;
         double mn, cn, mq, cq;

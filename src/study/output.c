@@ -47,6 +47,9 @@ void st_mean_ci(const double *x, size_t n, double *mean, double *ci)
 /* ---- runs.csv ------------------------------------------------------------ */
 const char *const ST_RUNS_HEADER =
     "arm,seed,step,tokens,lr,loss,ref_loss,eval_loss,ref_eval_loss,gap_pct,entropy,drift,diverged,"
+    "heldout_loss,ref_heldout_loss,grad_noise,grad_qerr,probe_tokens";
+const char *const ST_RUNS_HEADER_V1 =
+    "arm,seed,step,tokens,lr,loss,ref_loss,eval_loss,ref_eval_loss,gap_pct,entropy,drift,diverged,"
     "heldout_loss,ref_heldout_loss,grad_noise,grad_qerr";
 const char *const ST_LAYERS_HEADER =
     "arm,seed,step,layer,sqnr_fprop,sqnr_dgrad,sqnr_wgrad,wgrad_cos,wgrad_align,gnr,"
@@ -65,11 +68,12 @@ void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *ro
         /* not probed: nan (rows of the studies without a probe leave both 0;
          * a probe's two independent batches never give a noise of 0) */
         bool probed = r->grad_noise > 0;
-        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d,%.9g,%.9g,%.6g,%.6g\n", arm,
+        fprintf(f, "%s,%llu,%zu,%llu,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%d,%.9g,%.9g,%.6g,%.6g,%llu\n", arm,
                 (unsigned long long)seed, r->step, (unsigned long long)r->tokens, r->lr, r->loss, r->ref_loss,
                 r->eval_loss, r->ref_eval_loss, gap, r->entropy, r->drift, r->diverged,
                 r->has_heldout ? r->heldout_loss : NAN, r->has_heldout ? r->ref_heldout_loss : NAN,
-                probed ? r->grad_noise : NAN, probed ? r->grad_qerr : NAN);
+                probed ? r->grad_noise : NAN, probed ? r->grad_qerr : NAN,
+                (unsigned long long)(probed ? r->probe_tokens : 0));
     }
 }
 
@@ -121,7 +125,10 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
     bool absent;
     FILE *f = st_open_lab_file(path, &fbuf, &absent, err);
     if (!f) return absent ? NVFP4_OK : NVFP4_EIO; /* absent: no training runs in this study */
-    if (!st_read_line(f, line, sizeof line) || strcmp(line, ST_RUNS_HEADER) != 0) {
+    /* v1: written before the probe_tokens column (its rows have 16 values after the arm) */
+    bool v1 = false;
+    if (!st_read_line(f, line, sizeof line) ||
+        (strcmp(line, ST_RUNS_HEADER) != 0 && !(v1 = strcmp(line, ST_RUNS_HEADER_V1) == 0))) {
         fclose(f);
         free(fbuf);
         return nvfp4_error_set(err, NVFP4_EFORMAT, "%s: not a study runs.csv (unexpected header)", path);
@@ -129,7 +136,7 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
     size_t lineno = 1;
     while (st_read_line(f, line, sizeof line)) {
         lineno++;
-        if (!line[0] || !strcmp(line, ST_RUNS_HEADER)) continue;
+        if (!line[0] || !strcmp(line, v1 ? ST_RUNS_HEADER_V1 : ST_RUNS_HEADER)) continue;
         char *save = NULL, *tok = strtok_r(line, ",", &save);
         st_row r;
         memset(&r, 0, sizeof r);
@@ -141,8 +148,10 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             if (t->narms == ST_MAX_ARMS) goto bad;
             strcpy(t->arms[t->narms++], tok);
         }
-        double v[16];
-        for (int k = 0; k < 16; k++) {
+        double v[17];
+        int nv = v1 ? 16 : 17;
+        v[16] = 0.0;
+        for (int k = 0; k < nv; k++) {
             tok = strtok_r(NULL, ",", &save);
             if (!tok) goto bad;
             char *end;
@@ -151,8 +160,8 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         }
         /* seed, step and tokens are counts, diverged a flag: anything else
          * is a malformed row (and converting it would be undefined) */
-        for (int k = 0; k < 3; k++)
-            if (!(v[k] >= 0 && v[k] <= 9007199254740992.0 && v[k] == floor(v[k]))) goto bad;
+        for (int k = 0; k < 17; k++)
+            if ((k < 3 || k == 16) && !(v[k] >= 0 && v[k] <= 9007199254740992.0 && v[k] == floor(v[k]))) goto bad;
         if (v[11] != 0 && v[11] != 1) goto bad;
         r.arm = a;
         r.seed = (uint64_t)v[0];
@@ -171,6 +180,7 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
         r.ref_heldout_loss = v[13];
         r.grad_noise = v[14];
         r.grad_qerr = v[15];
+        r.probe_tokens = (uint64_t)v[16];
         if (t->n == t->cap) {
             size_t nc = t->cap ? 2 * t->cap : 1024;
             st_row *nr = realloc(t->rows, nc * sizeof *nr);

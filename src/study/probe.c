@@ -40,6 +40,8 @@ static void probe_slice(const gpt *g, size_t l, size_t *off, size_t *len)
     *len = j == GPT_LIN_QKV ? 3 * D * D : j == GPT_LIN_PROJ ? D * D : F * D;
 }
 
+size_t st_probe_scale(const nvfp4_train_cfg *c) { return c->probe_scale > 1 ? c->probe_scale : 1; }
+
 typedef struct {
     uint32_t *tok[2], *lab[2];
     float *ga, *gb;
@@ -59,7 +61,9 @@ static void probe_bufs_free(probe_bufs *b, size_t nlin)
 nvfp4_status st_probe_gradient(st_model *m, st_task *t, const nvfp4_train_cfg *cfg, size_t step, nvfp4_log_row *row,
                                lin_diag *dg, nvfp4_error *err)
 {
-    size_t k = st_task_accum(cfg), T = st_task_rows(cfg), n = k * T, np = m->np, nlin = m->nlin;
+    /* probe_scale times the step's micro-batches (st_probe_scale) */
+    size_t k = st_task_accum(cfg) * st_probe_scale(cfg), T = st_task_rows(cfg), n = k * T, np = m->np,
+           nlin = m->nlin;
     size_t K = cfg->probe_draws ? cfg->probe_draws : 2, S = cfg->model.seq_len;
     probe_bufs b = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL};
     bool ok = true;
@@ -75,6 +79,7 @@ nvfp4_status st_probe_gradient(st_model *m, st_task *t, const nvfp4_train_cfg *c
     st_seqdata_batch(t->seq, cfg->seed, step, k * cfg->batch, S, b.tok[0], b.lab[0]);
     st_seqdata_batch(t->seq, cfg->seed, (size_t)1 << 40 | step, k * cfg->batch, S, b.tok[1], b.lab[1]);
     nvfp4_train_cfg ref = *cfg;
+    ref.accum_steps = k;
     ref.recipe.hp = NVFP4_SQ_FP32; /* the reference is FP32 whatever the recipe's high-precision format */
     double loss;
     nvfp4_status s = st_step_grad(m, t, &ref, true, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
@@ -90,6 +95,7 @@ nvfp4_status st_probe_gradient(st_model *m, st_task *t, const nvfp4_train_cfg *c
     double se = 0.0;
     for (size_t d = 0; d < K && s == NVFP4_OK; d++) {
         nvfp4_train_cfg tc = *cfg;
+        tc.accum_steps = k;
         if (d) tc.seed = sq_derive(cfg->seed, (uint32_t)d, 0, 0, 0x70726f62u /* "prob" */);
         s = st_step_grad(m, t, &tc, false, step, T, b.tok[0], b.lab[0], NULL, &loss, err);
         if (s != NVFP4_OK) break;

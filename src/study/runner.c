@@ -367,12 +367,13 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         /* a GPT batch row is a sequence of seq_len predicted tokens; the other models predict one per row */
         uint64_t tokens_per_step = (uint64_t)c.batch * (c.model.arch == NVFP4_ARCH_GPT ? c.model.seq_len : 1) *
                                    (c.accum_steps > 1 ? c.accum_steps : 1);
+        uint64_t probe_tokens = tokens_per_step * (c.probe_scale > 1 ? c.probe_scale : 1);
         for (size_t i = 0; i < n; i++) {
             const nvfp4_log_row *lr = nvfp4_run_log(r, i);
             rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * tokens_per_step, lr->lr, lr->loss, lr->ref_loss,
                                lr->eval_loss, lr->ref_eval_loss, H, lr->drift, (div && i + 1 == n) ? 1 : 0,
                                isfinite(lr->heldout_loss), lr->heldout_loss, lr->ref_heldout_loss, 0,
-                               lr->grad_noise, lr->grad_qerr};
+                               lr->grad_noise, lr->grad_qerr, probe_tokens};
         }
         st_write_run_rows(fr, arm, seed, rows, n);
         write_layer_rows(fl, arm, seed, r);

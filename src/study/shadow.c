@@ -22,6 +22,7 @@ void st_shadow_key(const nvfp4_train_cfg *c, nvfp4_train_cfg *key)
     memset(&key->recipe, 0, sizeof key->recipe);
     key->switch_fwd_step = key->switch_bwd_step = SIZE_MAX;
     key->diverge_factor = 0.0f; /* stops the quantized model; the shadow trains every step */
+    key->probe_scale = 0; /* the probe reads the quantized model only */
 }
 
 size_t st_shadow_bytes(const st_shadow *sh)

@@ -30,8 +30,11 @@ typedef struct {
     bool has_heldout;
     double heldout_loss, ref_heldout_loss;
     size_t heldout_n;
-    /* the gradient probe (probe.c; nan when the step was not probed) */
+    /* the gradient probe (probe.c; nan when the step was not probed) and
+     * the tokens of each of its batches (0: not probed, or a runs.csv
+     * written before the column: the step's batch) */
     double grad_noise, grad_qerr;
+    uint64_t probe_tokens;
 } st_row;
 
 typedef struct {
@@ -81,6 +84,8 @@ bool st_have_gnuplot(void);
 /* mean and half-width of the 95% t confidence interval */
 void st_mean_ci(const double *x, size_t n, double *mean, double *ci);
 extern const char *const ST_RUNS_HEADER;
+/* runs.csv's header before probe_tokens (read, never written) */
+extern const char *const ST_RUNS_HEADER_V1;
 extern const char *const ST_LAYERS_HEADER;
 
 void st_write_run_rows(FILE *f, const char *arm, uint64_t seed, const st_row *rows, size_t n);

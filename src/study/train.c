@@ -48,12 +48,16 @@ static bool cfg_valid(const nvfp4_train_cfg *c, nvfp4_error *err)
             nvfp4_error_set(err, NVFP4_EINVAL, "%s", why ? why : "train config: batch and steps must be > 0");
             return false;
         }
+        if (c->probe_scale > 64) {
+            nvfp4_error_set(err, NVFP4_EINVAL, "train config: probe_scale must be at most 64, got %zu", c->probe_scale);
+            return false;
+        }
         return true;
     }
-    if (c->accum_steps > 1 || c->probe_every) {
+    if (c->accum_steps > 1 || c->probe_every || c->probe_scale > 1) {
         nvfp4_error_set(err, NVFP4_EINVAL,
-                        "train config: gradient accumulation (accum_steps > 1) and the gradient probe (probe_every) "
-                        "need the GPT");
+                        "train config: gradient accumulation (accum_steps > 1) and the gradient probe (probe_every, "
+                        "probe_scale) need the GPT");
         return false;
     }
     if (!c->batch || !c->steps || !m->d_model || !m->d_out || m->n_blocks * 2 + 2 > ST_MAXLIN) {

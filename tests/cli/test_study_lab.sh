@@ -76,6 +76,39 @@ bad "{\"name\": \"x\", \"steps\": 4, \"model\": {\"preset\": \"lstm\"}, \"arms\"
     "\$.model.preset: expected one of \"mlp\", \"tinylm\", \"gpt\", got \"lstm\""
 bad "{$base, \"arms\": [{\"name\": \"a\", \"recipe\": {\"layers\": [{\"hp\": true}]}}]}" "\$.arms[0].recipe.layers[0].match"
 bad "{$base, \"arms\": [{\"name\": \"a\"}]" "line"
+gpt='"name": "x", "steps": 4, "model": {"preset": "gpt"}'
+bad "{$gpt, \"train\": {\"probe_every\": 0, \"probe_scale\": 4}, \"arms\": [{\"name\": \"a\"}]}" \
+    "\$.train.probe_scale: scales the gradient probe's batches: set probe_every too"
+bad "{$gpt, \"arms\": [{\"name\": \"a\", \"train\": {\"probe_scale\": 0}}]}" \
+    "\$.arms[0].train.probe_scale: expected an integer in 1..64"
+
+# probe_scale: the probe's batches are 4x the step's, the run is not changed
+# (the same losses), runs.csv's probe_tokens and the summary's
+# tokens_per_step say the probe's batch; a runs.csv written before the
+# probe_tokens column still reads (study plot)
+cat > "$T/ps.json" <<'EOF'
+{"name": "ps", "steps": 3,
+ "model": {"preset": "gpt", "d_model": 32, "n_heads": 2, "d_hidden": 128, "seq_len": 32},
+ "train": {"batch": 4, "probe_every": 1, "heldout_tokens": 4096},
+ "arms": [{"name": "x1"}, {"name": "x4", "train": {"probe_scale": 4}}]}
+EOF
+"$NVFP4" study run "$T/ps.json" --quiet --out "$T/ps" >/dev/null 2>"$T/err" || die "probe_scale run: $(cat "$T/err")"
+python3 - "$T/ps" > "$T/out" 2>&1 <<'PY' || die "probe_scale: $(cat "$T/out")"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+x1 = [r for r in rows if r["arm"] == "x1"]
+x4 = [r for r in rows if r["arm"] == "x4"]
+assert len(x1) == len(x4) == 3, rows
+for a, b in zip(x1, x4):
+    assert a["loss"] == b["loss"] and a["eval_loss"] == b["eval_loss"], (a, b)
+    assert (a["probe_tokens"], b["probe_tokens"]) == ("128", "512"), (a, b)
+    assert a["grad_noise"] != b["grad_noise"], (a, b)
+nq = {o["arm"]: o["tokens_per_step"] for o in json.load(open(sys.argv[1] + "/summary.json"))["noise_to_quant"]}
+assert nq == {"x1": 128, "x4": 512}, nq
+PY
+cp -r "$T/ps" "$T/psv1"
+cut -d, -f1-17 "$T/ps/runs.csv" > "$T/psv1/runs.csv"
+"$NVFP4" study plot "$T/psv1" >/dev/null 2>"$T/err" || die "study plot of a runs.csv without probe_tokens: $(cat "$T/err")"
 
 # --shard 0/2 + 1/2 merged = the whole run, every summary field kept
 A="s3-2d --steps 3 --seeds 3 --quiet"

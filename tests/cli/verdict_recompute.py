@@ -350,7 +350,9 @@ def noise_errors(summ, rows):
         noise, cn = mean_ci([float(r["grad_noise"]) for r in rs])
         qerr, cq = mean_ci([float(r["grad_qerr"]) for r in rs])
         step = int(rs[-1]["step"])
-        tokens = int(rs[-1]["tokens"]) // step if step else 0
+        # the probe's batch (probe_tokens); a runs.csv without the column: the step's
+        probe = int(rs[-1].get("probe_tokens") or 0)
+        tokens = probe if probe else (int(rs[-1]["tokens"]) // step if step else 0)
 
         def scale_at(r):
             return tokens * r ** 2 / (2 - r ** 2) if tokens and r ** 2 < 2 else math.nan
