@@ -42,6 +42,14 @@ static void tiny_cfg(nvfp4_train_cfg *tc, nvfp4_norm norm, bool untied)
     nvfp4_recipe_cfg_fp32(&tc->recipe);
 }
 
+/* tiny_cfg (LayerNorm, tied head) under the paper's recipe on every block. */
+static void tiny_paper_cfg(nvfp4_train_cfg *tc)
+{
+    tiny_cfg(tc, NVFP4_NORM_LAYER, false);
+    nvfp4_recipe_cfg_paper(&tc->recipe);
+    tc->recipe.first_hp = tc->recipe.last_hp = 0;
+}
+
 static void tokens(uint32_t *tok, uint32_t *lab)
 {
     for (size_t i = 0; i < B * S; i++) {
@@ -294,9 +302,7 @@ static nvfp4_run *run_paired(const nvfp4_train_cfg *tc, bool pair)
 START_TEST(paired_models_equal_serial)
 {
     nvfp4_train_cfg tc;
-    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
-    nvfp4_recipe_cfg_paper(&tc.recipe);
-    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tiny_paper_cfg(&tc);
     tc.steps = 30;
     tc.log_every = 7;
     nvfp4_study_set_threads(1);
@@ -435,9 +441,7 @@ static void shared_equals_own(nvfp4_train_cfg *tc)
 START_TEST(shared_shadow_gives_the_same_bytes)
 {
     nvfp4_train_cfg tc;
-    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
-    nvfp4_recipe_cfg_paper(&tc.recipe);
-    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tiny_paper_cfg(&tc);
     tc.recipe.hp = NVFP4_SQ_BF16;
     tc.steps = 13;
     tc.log_every = 4;
@@ -660,9 +664,7 @@ END_TEST
 START_TEST(accumulation_is_deterministic)
 {
     nvfp4_train_cfg tc;
-    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
-    nvfp4_recipe_cfg_paper(&tc.recipe);
-    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tiny_paper_cfg(&tc);
     tc.steps = 6;
     tc.log_every = 2;
     tc.accum_steps = 2;
@@ -790,9 +792,7 @@ END_TEST
 START_TEST(gradient_probe_scale)
 {
     nvfp4_train_cfg tc;
-    tiny_cfg(&tc, NVFP4_NORM_LAYER, false);
-    nvfp4_recipe_cfg_paper(&tc.recipe);
-    tc.recipe.first_hp = tc.recipe.last_hp = 0;
+    tiny_paper_cfg(&tc);
     tc.steps = 1;
     tc.log_every = 1;
     tc.probe_every = 1;

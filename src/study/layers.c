@@ -366,21 +366,24 @@ static bool same_cfg(const nvfp4_sq_cfg *a, const nvfp4_sq_cfg *b)
            a->prescale34 == b->prescale34 && a->rht == b->rht;
 }
 
-/* Dgrad's B operand: W^T [in, out] quantized along out. With 16x16 weights
- * configured alike for Fprop and Dgrad (and RN), it is exactly the transpose
- * of Fprop's quantized W: one scale per tile serves both orientations
- * (arXiv 2509.25149 Sec. 4.3; TE's 2D weights). */
+/* Dgrad's B operand: W^T [in, out] quantized along out, into wt. With 16x16
+ * weights configured alike for Fprop and Dgrad (and RN), it is exactly the
+ * transpose of Fprop's quantized W: one scale per tile serves both
+ * orientations (arXiv 2509.25149 Sec. 4.3; TE's 2D weights); wt then holds
+ * that W [out, in] itself and *as_w says so: the GEMM reads it untransposed
+ * instead of from a transposed copy (OpenBLAS sums in the same order either
+ * way: every study's CSV files came out the same when this changed). */
 static nvfp4_status dgrad_weight(const nvfp4_sq_cfg q[3][2], const float *w, size_t in, size_t out,
-                                 const nvfp4_sq_key *key, float *wt, float *tmp, lin_diag *dg, nvfp4_error *err)
+                                 const nvfp4_sq_key *key, float *wt, bool *as_w, lin_diag *dg, nvfp4_error *err)
 {
     const nvfp4_sq_cfg *cb = &q[NVFP4_GEMM_DGRAD][1];
     nvfp4_sq_stats sb = {0, 0, 0, 0, 0};
     nvfp4_status s;
-    if (sq_qblock_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
-        cb->rounding == NVFP4_RN && !cb->rht) {
+    *as_w = sq_qblock_resolved(cb) == NVFP4_BLOCK_16X16 && same_cfg(cb, &q[NVFP4_GEMM_FPROP][1]) &&
+            cb->rounding == NVFP4_RN && !cb->rht;
+    if (*as_w) {
         nvfp4_sq_key kf = key_for(key, NVFP4_GEMM_FPROP, 1);
-        s = nvfp4_sq_fakequant(cb, w, out, in, &kf, tmp, dg ? &sb : NULL, err);
-        st_transpose(tmp, out, in, wt);
+        s = nvfp4_sq_fakequant(cb, w, out, in, &kf, wt, dg ? &sb : NULL, err);
     } else {
         nvfp4_sq_key kb = key_for(key, NVFP4_GEMM_DGRAD, 1);
         s = st_fakequant_t(cb, w, out, in, &kb, wt, dg ? &sb : NULL, err);
@@ -458,10 +461,14 @@ nvfp4_status lin_backward(const nvfp4_sq_cfg q[3][2], const float *x, const floa
         nvfp4_sq_stats sa = {0, 0, 0, 0, 0};
         nvfp4_sq_key ka = key_for(key, NVFP4_GEMM_DGRAD, 0);
         s = nvfp4_sq_fakequant(ca, dy, t, out, &ka, b1, dg ? &sa : NULL, err);
-        if (s == NVFP4_OK) s = dgrad_weight(q, w, in, out, key, b2, b3, dg, err);
+        bool as_w = false;
+        if (s == NVFP4_OK) s = dgrad_weight(q, w, in, out, key, b2, &as_w, dg, err);
         if (s != NVFP4_OK) goto done;
         if (dg) put_stats(dg, NVFP4_GEMM_DGRAD, 0, &sa);
-        gemm_abt(b1, b2, t, in, out, dx);
+        if (as_w) /* dX = dY_q W_q */
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)t, (int)in, (int)out, 1.0f, b1, (int)out, b2,
+                        (int)in, 0.0f, dx, (int)in);
+        else gemm_abt(b1, b2, t, in, out, dx);
         if (dg) {
             st_transpose(w, out, in, b3);
             gemm_abt(dy, b3, t, in, out, b4);
