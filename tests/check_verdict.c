@@ -325,18 +325,22 @@ START_TEST(fraction_ratio_of_means)
 END_TEST
 
 /* The probe's noise scale by hand: r = 1 at 16,384 tokens per step gives s =
- * r^2/(2 - r^2) = 1, so B_noise = 16,384; an error e = 0.5 equals the noise
- * at s = 0.25/1.75 = 1/7, i.e. 7 x 16,384 = 114,688 tokens per step. A noise
+ * r^2/(2 - r^2) = 1, so B_noise = 16,384; an error e = 0.5 there is an
+ * absolute error eps = e^2 (1 + s) = 0.5 (in units of |G|^2), which the
+ * noise 2s/(1 + s) meets at s = eps/2 = 1/4: 4 x 16,384 = 65,536 tokens per
+ * step (e has then grown to sqrt(0.5/1.25) = 0.632 as |g_A| fell). A noise
  * at or above sqrt(2) resolves no signal: no figure (null in the summary). */
 START_TEST(noise_scale_hand_computed)
 {
     ck_assert_double_eq_tol(st_noise_scale_tokens(1.0, 16384.0), 16384.0, 1e-9);
-    ck_assert_double_eq_tol(st_tokens_for_parity(16384.0, 0.5), 114688.0, 1e-9);
+    ck_assert_double_eq_tol(st_tokens_for_parity(16384.0, 0.5, 16384.0), 65536.0, 1e-9);
+    ck_assert_double_eq_tol(st_tokens_for_parity(1000.0, 0.2, 4000.0), 2.0 * 1000.0 / (0.04 * 1.25), 1e-9);
     ck_assert_double_eq_tol(st_noise_scale_tokens(0.5, 1000.0), 1000.0 * 0.25 / 1.75, 1e-9);
     ck_assert(isnan(st_noise_scale_tokens(1.5, 16384.0)));
     ck_assert(isnan(st_noise_scale_tokens(sqrt(2.0) + 1e-12, 16384.0)));
-    ck_assert(isnan(st_tokens_for_parity(16384.0, 0.0)));
-    ck_assert(isnan(st_tokens_for_parity(NAN, 0.5)));
+    ck_assert(isnan(st_tokens_for_parity(16384.0, 0.0, 16384.0)));
+    ck_assert(isnan(st_tokens_for_parity(NAN, 0.5, 16384.0)));
+    ck_assert(isnan(st_tokens_for_parity(16384.0, 0.5, 0.0)));
     /* the summary: arm "base" has noise 0.99 and 1.01, error 0.49 and 0.51 at its last probe (means 1 and 0.5),
      * an earlier probe that must not count, and an unprobed last row; arm "arm" has noise 1.5 */
     st_row rows[8];
@@ -369,7 +373,7 @@ START_TEST(noise_scale_hand_computed)
     ck_assert_double_eq_tol(json_real_value(json_object_get(b, "qerr_mean")), 0.5, 1e-12);
     ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_to_qerr")), 2.0, 1e-12);
     ck_assert_double_eq_tol(json_real_value(json_object_get(b, "noise_scale_tokens")), 16384.0, 1e-6);
-    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "tokens_for_parity")), 114688.0, 1e-6);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(b, "tokens_for_parity")), 65536.0, 1e-6);
     /* the intervals: the noise's and the error's half-width is t(0.975, 1) x 0.01 = 0.127062; the scale's ends
      * are the map's values at 1 -/+ that, the parity batch's at the corners (low noise with high error, high
      * noise with low error) */
@@ -379,8 +383,10 @@ START_TEST(noise_scale_hand_computed)
     json_t *sci = json_object_get(b, "noise_scale_ci95"), *pci = json_object_get(b, "tokens_for_parity_ci90");
     ck_assert_double_eq_tol(json_real_value(json_array_get(sci, 0)), s_lo, 1e-3);
     ck_assert_double_eq_tol(json_real_value(json_array_get(sci, 1)), s_hi, 1e-3);
-    ck_assert_double_eq_tol(json_real_value(json_array_get(pci, 0)), s_lo * (2.0 - e_hi * e_hi) / (e_hi * e_hi), 1e-2);
-    ck_assert_double_eq_tol(json_real_value(json_array_get(pci, 1)), s_hi * (2.0 - e_lo * e_lo) / (e_lo * e_lo), 1e-2);
+    ck_assert_double_eq_tol(json_real_value(json_array_get(pci, 0)),
+                            2.0 * s_lo / (e_hi * e_hi * (1.0 + s_lo / 16384.0)), 1e-2);
+    ck_assert_double_eq_tol(json_real_value(json_array_get(pci, 1)),
+                            2.0 * s_hi / (e_lo * e_lo * (1.0 + s_hi / 16384.0)), 1e-2);
     ck_assert(json_is_null(json_object_get(a, "noise_scale_tokens")));
     ck_assert(json_is_null(json_object_get(a, "tokens_for_parity")));
     ck_assert(json_is_null(json_array_get(json_object_get(a, "noise_scale_ci95"), 1)));

@@ -53,15 +53,23 @@ double st_noise_scale_tokens(double noise, double tokens)
     return r2 < 2.0 ? tokens * r2 / (2.0 - r2) : NAN;
 }
 
-/* The tokens per step at which the probe's noise would equal a quantization
- * error e at the same weights: r^2 = e^2 at s = e^2/(2 - e^2), so B =
- * B_noise (2 - e^2)/e^2. It takes the error as independent of the batch (it
- * is a relative error of the batch's own gradient); NAN where e is 0 or
- * e^2 >= 2, or B_noise is undefined. */
-double st_tokens_for_parity(double noise_scale, double qerr)
+/* The tokens per step at which the probe's noise would equal the
+ * quantization error at the same weights, from the noise scale and the
+ * error e measured at a batch of `tokens`. The error's absolute size
+ * |g_q - g_A| is taken as independent of the batch (probe_scale measured
+ * it so: at 4x and 16x the batch it stayed within a few percent, where
+ * the relative error grew as |g_A| fell; docs/studies.md, "How large a
+ * batch would make the error show?"), so relative to the gradient e^2 =
+ * eps/(1 + s) with eps = e0^2 (1 + s0) at the measured s0 = B_noise/B0.
+ * The noise r^2 = 2s/(1 + s) meets it at s = eps/2: B = 2 B_noise/eps.
+ * NAN where e is 0 or not finite, or B_noise or the batch is undefined. */
+double st_tokens_for_parity(double noise_scale, double qerr, double tokens)
 {
     double e2 = qerr * qerr;
-    return e2 > 0.0 && e2 < 2.0 ? noise_scale * (2.0 - e2) / e2 : NAN;
+    if (!(e2 > 0.0) || !isfinite(e2) || !(noise_scale >= 0.0) || !isfinite(noise_scale) || !(tokens > 0.0))
+        return NAN;
+    double eps = e2 * (1.0 + noise_scale / tokens);
+    return 2.0 * noise_scale / eps;
 }
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -92,10 +100,10 @@ static void noise_scale_fields(json_t *o, double mn, double cn, double mq, doubl
     json_object_set_new(o, "tokens_per_step", json_integer((json_int_t)tokens));
     json_object_set_new(o, "noise_scale_tokens", num_or_null(scale));
     json_object_set_new(o, "noise_scale_ci95", pair(s_lo, s_hi));
-    json_object_set_new(o, "tokens_for_parity", num_or_null(st_tokens_for_parity(scale, mq)));
+    json_object_set_new(o, "tokens_for_parity", num_or_null(st_tokens_for_parity(scale, mq, b)));
     json_object_set_new(o, "tokens_for_parity_ci90",
-                        pair(ci ? st_tokens_for_parity(s_lo, mq + cq) : NAN,
-                             ci ? st_tokens_for_parity(s_hi, fmax(mq - cq, 0.0)) : NAN));
+                        pair(ci ? st_tokens_for_parity(s_lo, mq + cq, b) : NAN,
+                             ci ? st_tokens_for_parity(s_hi, fmax(mq - cq, 0.0), b) : NAN));
 }
 
 void st_gradnoise_summary(const st_table *t, json_t *root)

@@ -161,9 +161,10 @@ void st_gradnoise_summary(const st_table *t, json_t *root);
 /* B r^2/(2 - r^2): the gradient noise scale in tokens from the probe's noise
  * r at a batch of `tokens`; NAN for r^2 >= 2. */
 double st_noise_scale_tokens(double noise, double tokens);
-/* noise_scale (2 - e^2)/e^2: the batch at which the noise equals the error e;
- * NAN for e = 0, e^2 >= 2 or an undefined noise scale. */
-double st_tokens_for_parity(double noise_scale, double qerr);
+/* 2 B_noise/(e^2 (1 + B_noise/B)): the batch at which the noise equals the
+ * error e measured at a batch of B tokens, the error's absolute size held
+ * fixed; NAN for e = 0 or an undefined noise scale or batch. */
+double st_tokens_for_parity(double noise_scale, double qerr, double tokens);
 /* A finding that arm `worse` has the larger gradient error: per seed, the
  * mean of grad_qerr over its probed steps; paired t of worse - better over
  * the seeds both have (statistic "gradient error difference"). */

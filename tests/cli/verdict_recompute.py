@@ -358,7 +358,9 @@ def noise_errors(summ, rows):
             return tokens * r ** 2 / (2 - r ** 2) if tokens and r ** 2 < 2 else math.nan
 
         def parity_at(sc, e):
-            return sc * (2 - e ** 2) / e ** 2 if 0 < e ** 2 < 2 else math.nan
+            # the error's absolute size held fixed: eps = e^2 (1 + s), met by the noise at s = eps / 2
+            ok = 0 < e and tokens and not math.isnan(sc)
+            return 2 * sc / (e ** 2 * (1 + sc / tokens)) if ok else math.nan
         scale, parity = scale_at(noise), parity_at(scale_at(noise), qerr)
         # the intervals: the noise interval's ends; the corners of both (at least 90%); none for one seed
         s_lo, s_hi = (scale_at(max(noise - cn, 0.0)), scale_at(noise + cn)) if n > 1 else (math.nan, math.nan)
