@@ -92,8 +92,9 @@ nvfp4_status nvfp4_run_clone(const nvfp4_run *r, nvfp4_run **out, nvfp4_error *e
  * checkpoint reports the rows logged before it; version 4 on ends with the
  * SHA-256 of everything before it (64 hex digits and a line feed), so that
  * a changed byte is refused instead of resuming another run. */
-static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '5'}; /* 3: held-out fields; 4: checksum;
-                                                                               5: shared shadow, wtrack state */
+static const char CKPT_MAGIC[8] = {'N', 'V', 'F', '4', 'R', 'U', 'N', '6'}; /* 3: held-out fields; 4: checksum;
+                                                                               5: shared shadow, wtrack state;
+                                                                               6: probe_scale in the config */
 
 static void write_state(FILE *f, const void *ctx)
 {
@@ -127,7 +128,7 @@ static nvfp4_status checkpoint_body(const char *path, const uint8_t *buf, size_t
                                     nvfp4_error *err)
 {
     if (len < 8 + ST_SUM_LINE_LEN || memcmp(buf, CKPT_MAGIC, 8))
-        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint (version 5)", path);
+        return nvfp4_error_set(err, NVFP4_EFORMAT, "%s is not an nvfp4 run checkpoint (version 6)", path);
     if (!st_summed_ok(buf, len, body))
         return nvfp4_error_set(err, NVFP4_EFORMAT,
                                "%s: checksum mismatch: the checkpoint is damaged (changed or truncated after it "
