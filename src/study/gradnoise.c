@@ -57,9 +57,10 @@ double st_noise_scale_tokens(double noise, double tokens)
  * quantization error at the same weights, from the noise scale and the
  * error e measured at a batch of `tokens`. The error's absolute size
  * |g_q - g_A| is taken as independent of the batch (probe_scale measured
- * it so: at 4x and 16x the batch it stayed within a few percent, where
- * the relative error grew as |g_A| fell; docs/studies.md, "How large a
- * batch would make the error show?"), so relative to the gradient e^2 =
+ * it so at the end of training: at 4x and 16x the batch it stayed within
+ * a few percent while the relative error grew as |g_A| fell; mid-run a
+ * part of it averaged out; docs/studies.md, "Measured at larger
+ * batches"), so relative to the gradient e^2 =
  * eps/(1 + s) with eps = e0^2 (1 + s0) at the measured s0 = B_noise/B0.
  * The noise r^2 = 2s/(1 + s) meets it at s = eps/2: B = 2 B_noise/eps.
  * NAN where e is 0 or not finite, or B_noise or the batch is undefined. */
