@@ -158,10 +158,13 @@ nvfp4_status st_read_runs(const char *dir, st_table *t, nvfp4_error *err)
             v[k] = strtod(tok, &end);
             if (*end) goto bad;
         }
-        /* seed, step and tokens are counts, diverged a flag: anything else
+        /* seed, step, tokens and probe_tokens are counts, diverged a flag: anything else
          * is a malformed row (and converting it would be undefined) */
-        for (int k = 0; k < 17; k++)
-            if ((k < 3 || k == 16) && !(v[k] >= 0 && v[k] <= 9007199254740992.0 && v[k] == floor(v[k]))) goto bad;
+        static const int counts[] = {0, 1, 2, 16}; /* seed, step, tokens, probe_tokens */
+        for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+            double c = v[counts[k]];
+            if (!(c >= 0 && c <= 9007199254740992.0 && c == floor(c))) goto bad;
+        }
         if (v[11] != 0 && v[11] != 1) goto bad;
         r.arm = a;
         r.seed = (uint64_t)v[0];

@@ -20,6 +20,7 @@
 
 #include "study/studies.h"
 #include "study/labfile.h"
+#include "study/probe.h"
 #include "study/shadow.h"
 #include "study/train.h"
 
@@ -367,7 +368,7 @@ static void run_job(const nvfp4_study *s, const nvfp4_study_opts *o, FILE *log, 
         /* a GPT batch row is a sequence of seq_len predicted tokens; the other models predict one per row */
         uint64_t tokens_per_step = (uint64_t)c.batch * (c.model.arch == NVFP4_ARCH_GPT ? c.model.seq_len : 1) *
                                    (c.accum_steps > 1 ? c.accum_steps : 1);
-        uint64_t probe_tokens = tokens_per_step * (c.probe_scale > 1 ? c.probe_scale : 1);
+        uint64_t probe_tokens = tokens_per_step * st_probe_scale(&c);
         for (size_t i = 0; i < n; i++) {
             const nvfp4_log_row *lr = nvfp4_run_log(r, i);
             rows[i] = (st_row){0, lr->step, seed, (uint64_t)lr->step * tokens_per_step, lr->lr, lr->loss, lr->ref_loss,
