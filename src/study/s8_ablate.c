@@ -62,25 +62,30 @@ static void finding_wgrad_share(const st_table *t, json_t *out)
                    arms, 2);
 }
 
-void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
+void st_s8_component_findings(const st_table *t, json_t *out, const char *base)
 {
-    (void)a;
-    (void)dir;
     st_finding_paired(t, out, "removing the 16x16 weight scales (1x16 along different axes in Fprop and Dgrad) "
-                              "raises the loss", "NVIDIA arXiv 2509.25149 App. E.5 Fig. 14", "no-2d", "paper");
+                              "raises the loss", "NVIDIA arXiv 2509.25149 App. E.5 Fig. 14", "no-2d", base);
     st_finding_paired(t, out, "removing the RHT on Wgrad raises the loss", "NVIDIA arXiv 2509.25149 App. E.4 Fig. 11",
-                      "no-rht", "paper");
+                      "no-rht", base);
     st_finding_paired(t, out, "removing SR from the gradients (RN dY) raises the loss",
-                      "NVIDIA arXiv 2509.25149 App. E.3 Fig. 10", "no-sr", "paper");
+                      "NVIDIA arXiv 2509.25149 App. E.3 Fig. 10", "no-sr", base);
     /* the same components judged on the gradient they produce (the probe's
      * error against the FP32 gradient: resolves with few seeds) */
     st_finding_qerr(t, out, "removing the 16x16 weight scales raises the gradient error",
                     "NVIDIA arXiv 2509.25149 App. E.5 (Fprop and Dgrad see different quantized weights)", "no-2d",
-                    "paper");
+                    base);
     st_finding_qerr(t, out, "removing the RHT on Wgrad raises the gradient error",
-                    "NVIDIA arXiv 2509.25149 Sec. 4.2 (RHT spreads outliers of the Wgrad operands)", "no-rht", "paper");
+                    "NVIDIA arXiv 2509.25149 Sec. 4.2 (RHT spreads outliers of the Wgrad operands)", "no-rht", base);
     st_finding_qerr(t, out, "removing SR from the gradients raises the gradient error",
-                    "NVIDIA arXiv 2509.25149 Sec. 4.3 (RN on gradients is biased)", "no-sr", "paper");
+                    "NVIDIA arXiv 2509.25149 Sec. 4.3 (RN on gradients is biased)", "no-sr", base);
+}
+
+void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
+{
+    (void)a;
+    (void)dir;
+    st_s8_component_findings(t, out, "paper");
     st_finding_paired(t, out, "quantizing the paper's BF16 blocks too (its first and last blocks, scaled from 2 "
                               "and 8 of 62; the head stays BF16) raises the loss",
                       "NVIDIA arXiv 2509.25149 Sec. 4.1, App. E.2", "no-bf16", "paper");

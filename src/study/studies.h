@@ -150,6 +150,10 @@ void st_finding_nvfp4_fraction(const st_table *t, json_t *out, const char *claim
  * them (paper, no-2d, no-rht, no-sr, no-bf16, fp8, bf16, wgrad-only; a
  * finding whose arms are absent is left out): s8-ablate and s8-regime. */
 void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out);
+/* The three component ablations (no-2d, no-rht, no-sr) against the arm
+ * `base`, on the loss and on the gradient error: s8-ablate's and
+ * s8-regime's against "paper", s8-all-nvfp4's against "all-nvfp4". */
+void st_s8_component_findings(const st_table *t, json_t *out, const char *base);
 
 /* ---- the gradient probe's columns (gradnoise.c) ---------------------------------------- */
 /* summary.json "noise_to_quant": per arm with probed rows, the mean over

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_study_lab3.sh - the GPT ablation studies of NVIDIA's NVFP4 paper
-# (s8-ablate, s8-regime, s9-sr-rht, s10-hadamard, s11-format, s12-switch) and the layer
+# (s8-ablate, s8-all-nvfp4, s8-regime, s9-sr-rht, s10-hadamard, s11-format, s12-switch) and the layer
 # sensitivity study s2-layers run their --quick presets with 3 seeds; every
 # statistical verdict is recomputed from runs.csv alone by
 # verdict_recompute.py (the rules of docs/studies.md "How verdicts are
@@ -19,7 +19,7 @@ fail=0
 die() { echo "FAIL: $*"; fail=1; }
 
 dirs=
-for s in s2-layers s8-ablate s8-regime s9-sr-rht s10-hadamard s11-format s12-switch; do
+for s in s2-layers s8-ablate s8-all-nvfp4 s8-regime s9-sr-rht s10-hadamard s11-format s12-switch; do
     if ! "$NVFP4" study run "$s" --quick --seeds 3 --quiet --out "$T/$s" > /dev/null 2> "$T/$s.err"; then
         die "study run $s: $(cat "$T/$s.err")"; continue
     fi
@@ -27,7 +27,7 @@ for s in s2-layers s8-ablate s8-regime s9-sr-rht s10-hadamard s11-format s12-swi
 done
 # shellcheck disable=SC2086
 python3 "$HERE/verdict_recompute.py" $dirs > "$T/out" 2>&1 || die "recomputed verdicts differ: $(cat "$T/out")"
-for want in "s2-layers: 8" "s8-ablate: 10" "s8-regime: 7" "s9-sr-rht: 4" "s10-hadamard: 6" "s11-format: 2" "s12-switch: 4"; do
+for want in "s2-layers: 8" "s8-ablate: 10" "s8-all-nvfp4: 8" "s8-regime: 7" "s9-sr-rht: 4" "s10-hadamard: 6" "s11-format: 2" "s12-switch: 4"; do
     grep -q "/$want statistical findings recomputed, 0 errors" "$T/out" || die "$want: $(cat "$T/out")"
 done
 
@@ -36,7 +36,7 @@ import csv, json, sys
 T = sys.argv[1]
 bad = []
 # 10 seeds by default and 6 steps in --quick: what `study show` promises
-for s, arms in (("s2-layers", 8), ("s8-ablate", 8), ("s8-regime", 5), ("s9-sr-rht", 5), ("s10-hadamard", 6), ("s11-format", 5),
+for s, arms in (("s2-layers", 8), ("s8-ablate", 8), ("s8-all-nvfp4", 5), ("s8-regime", 5), ("s9-sr-rht", 5), ("s10-hadamard", 6), ("s11-format", 5),
                 ("s12-switch", 6)):
     d = json.load(open("%s/%s/summary.json" % (T, s)))
     if len(d["arms"]) != arms or any(a["seeds"] != 3 for a in d["arms"]):
@@ -59,6 +59,17 @@ for r in csv.DictReader(open(T + "/s8-regime/layers.csv")):
         sq[int(r["layer"])] = float(r["sqnr_fprop"])
 if not (all(sq.get(l, 0) > 40 for l in (0, 3, 28, 31)) and all(sq.get(l, 99) < 35 for l in (4, 16, 27))):
     bad.append("s8-regime: BF16 blocks: %r" % [sq.get(l) for l in range(33)])
+# s8-all-nvfp4: every block NVFP4 in the ablation arms (the head, layer 32, BF16); its paper arm
+# keeps blocks 0 and 7 in BF16 as s8-regime's does
+sq = {}
+for r in csv.DictReader(open(T + "/s8-all-nvfp4/layers.csv")):
+    if r["step"] == "0" and r["seed"] == "1":
+        sq[(r["arm"], int(r["layer"]))] = float(r["sqnr_fprop"])
+for a in ("all-nvfp4", "no-2d", "no-rht", "no-sr"):
+    if not (all(sq.get((a, l), 99) < 35 for l in range(32)) and sq.get((a, 32), 0) > 40):
+        bad.append("s8-all-nvfp4 %s: not every block NVFP4: %r" % (a, [sq.get((a, l)) for l in range(33)]))
+if not (all(sq.get(("paper", l), 0) > 40 for l in (0, 3, 28, 31)) and all(sq.get(("paper", l), 99) < 35 for l in (4, 16, 27))):
+    bad.append("s8-all-nvfp4 paper: BF16 blocks: %r" % [sq.get(("paper", l)) for l in range(33)])
 # s11: the MXFP4 arms run 1, 1.25, 1.36, 1.5x the 6 steps
 fs = {a["arm"]: a["final_step"] for a in json.load(open(T + "/s11-format/summary.json"))["arms"]}
 if [fs[a] for a in ("nvfp4", "mxfp4-x1.00", "mxfp4-x1.25", "mxfp4-x1.36", "mxfp4-x1.50")] != [5, 5, 7, 7, 8]:
