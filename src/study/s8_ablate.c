@@ -81,14 +81,19 @@ void st_s8_component_findings(const st_table *t, json_t *out, const char *base)
                     "NVIDIA arXiv 2509.25149 Sec. 4.3 (RN on gradients is biased)", "no-sr", base);
 }
 
+void st_s8_bf16_blocks_finding(const st_table *t, json_t *out, const char *quantized, const char *paper)
+{
+    st_finding_paired(t, out, "quantizing the paper's BF16 blocks too (its first and last blocks, scaled from 2 "
+                              "and 8 of 62; the head stays BF16) raises the loss",
+                      "NVIDIA arXiv 2509.25149 Sec. 4.1, App. E.2", quantized, paper);
+}
+
 void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const char *dir, json_t *out)
 {
     (void)a;
     (void)dir;
     st_s8_component_findings(t, out, "paper");
-    st_finding_paired(t, out, "quantizing the paper's BF16 blocks too (its first and last blocks, scaled from 2 "
-                              "and 8 of 62; the head stays BF16) raises the loss",
-                      "NVIDIA arXiv 2509.25149 Sec. 4.1, App. E.2", "no-bf16", "paper");
+    st_s8_bf16_blocks_finding(t, out, "no-bf16", "paper");
     /* Scale-free: NVFP4's deficit to FP8 as a fraction of the same run's
      * NVFP4 gap. Published: 1.5% (Fig. 2, 12B/10T, NVFP4 against FP8, the
      * run's high-precision baseline) over NVFP4's gap to high precision,

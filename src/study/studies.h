@@ -154,6 +154,9 @@ void st_s8_ablation_findings(const st_table *t, const st_arm_summary *a, const c
  * `base`, on the loss and on the gradient error: s8-ablate's and
  * s8-regime's against "paper", s8-all-nvfp4's against "all-nvfp4". */
 void st_s8_component_findings(const st_table *t, json_t *out, const char *base);
+/* Quantizing the paper's BF16 blocks raises the loss: arm `quantized` (those
+ * blocks NVFP4) against arm `paper` (the paper's rule). */
+void st_s8_bf16_blocks_finding(const st_table *t, json_t *out, const char *quantized, const char *paper);
 
 /* ---- the gradient probe's columns (gradnoise.c) ---------------------------------------- */
 /* summary.json "noise_to_quant": per arm with probed rows, the mean over
