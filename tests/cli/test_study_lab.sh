@@ -30,7 +30,10 @@ same_run() {
 }
 
 # the shipped config, run as a file, is the built-in study
-"$NVFP4" study list | grep -q '^s3-2d .*\[config\]' || die "study list does not mark s3-2d as a config study"
+# the list is read whole first: under pipefail, grep -q quitting at its first match could end the
+# writer with SIGPIPE and fail the pipeline
+list=$("$NVFP4" study list)
+grep -q '^s3-2d .*\[config\]' <<< "$list" || die "study list does not mark s3-2d as a config study"
 "$NVFP4" study show s3-2d > "$T/s3-2d.json" || die "study show"
 cmp -s "$T/s3-2d.json" studies/s3-2d.json || die "study show s3-2d is not studies/s3-2d.json"
 "$NVFP4" study run s3-2d --quick --quiet --out "$T/builtin" >/dev/null 2>&1 || die "s3-2d --quick"
