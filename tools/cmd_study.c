@@ -22,6 +22,7 @@ static void usage(FILE *f)
           "       nvfp4 study run NAME|--config FILE.json [--seeds N] [--steps N] [--out DIR] [--shard i/n]\n"
           "                 [--threads T (default 2)] [--quick] [--quiet] [--resume] [--checkpoint-every N]\n"
           "                 [--target-ci W [--max-seeds N (default 64)] [--seed-batch B]] [--own-shadows]\n"
+          "                 [--first-seed K]\n"
           "       nvfp4 study show NAME\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)] [--arms LIST]\n"
           "       nvfp4 study plot DIR\n"
@@ -30,7 +31,9 @@ static void usage(FILE *f)
           "plots (when gnuplot is installed) into DIR (default: study-out/NAME). --steps sets the training\n"
           "steps (S0: the repetition count); --quick runs the study's CI-sized preset (s7-gpt: a tiny GPT;\n"
           "others: 4 steps), 1 seed unless --steps / --seeds say otherwise; --shard i/n runs every n-th job starting at i (0-based), for\n"
-          "job arrays; `merge` combines shard folders in job order and recomputes the summary. --config runs a\n"
+          "job arrays; `merge` combines shard folders in job order and recomputes the summary. --first-seed K\n"
+          "runs seeds K .. K+N-1 (N: --seeds) instead of 1 .. N, the same bytes per seed: `merge` joins such\n"
+          "folders whose seeds tile 1 .. M into the M-seed run (seeds spread over machines or days). --config runs a\n"
           "study defined by a JSON file (`show NAME` prints a built-in one's, studies/NAME.json); --resume\n"
           "continues a killed run in the same --out folder from each job's last checkpoint (every\n"
           "--checkpoint-every N steps, default every 300 s), skipping finished jobs and reading a seed's\n"
@@ -190,6 +193,7 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
     bool root = !o.dist || o.dist->rank == 0;
     nvfp4_study_seq seq = {0.0, 64, 0};
     bool sequential = false, seq_opt = false;
+    size_t first_seed = 1;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -215,6 +219,10 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
         if (!strcmp(a, "--seeds")) {
             if (!cli_parse_size(v, &o.seeds) || !o.seeds || o.seeds > 256)
                 return cli_fail("study", "--seeds: expected 1..256, got '%s'", v);
+        } else if (!strcmp(a, "--first-seed")) {
+            if (!cli_parse_size(v, &first_seed) || !first_seed || first_seed > 65536)
+                return cli_fail("study", "--first-seed: expected 1..65536, got '%s'", v);
+            o.seed_first = first_seed - 1;
         } else if (!strcmp(a, "--steps")) {
             if (!cli_parse_size(v, &o.steps) || !o.steps) return cli_fail("study", "--steps: expected a positive integer, got '%s'", v);
         } else if (!strcmp(a, "--checkpoint-every")) {
@@ -246,6 +254,8 @@ static int run_study(const nvfp4_study *s, int first, int argc, char **argv)
         }
     }
     if (seq_opt && !sequential) return cli_fail("study", "--max-seeds and --seed-batch need --target-ci");
+    if (sequential && o.seed_first)
+        return cli_fail("study", "--first-seed: not with --target-ci (its batches choose their own seeds)");
     nvfp4_error err = {NVFP4_OK, ""};
     nvfp4_status st = sequential ? nvfp4_study_run_sequential(s, &o, &seq, stderr, &err)
                                  : nvfp4_study_run(s, &o, stderr, &err);

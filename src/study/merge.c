@@ -377,10 +377,13 @@ static nvfp4_status check_files(const nvfp4_study *st, const char *dir, json_t *
     return NVFP4_OK;
 }
 
-/* name in the merged folder: the shards' job blocks round-robin (job j was
- * the (j / n)-th job of shard j % n), so the file is the unsharded run's. */
-static nvfp4_status interleave_csv(const char *const *dirs, size_t n, const size_t *order, const char *out,
-                                   const char *name, const char *header, nvfp4_error *err)
+/* name in the merged folder: the folders' job blocks taken in turns of
+ * turn[i] blocks from folder order[i] (turn NULL: one each), so the file is
+ * the one-process run's. Shards take one each: job j was the (j / n)-th job
+ * of shard j % n. Seed batches take their seed count each: an arm's jobs are
+ * its seeds in order, batch after batch. */
+static nvfp4_status interleave_csv(const char *const *dirs, size_t n, const size_t *order, const size_t *turn,
+                                   const char *out, const char *name, const char *header, nvfp4_error *err)
 {
     blocks *b = calloc(n, sizeof *b);
     if (!b) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
@@ -397,11 +400,13 @@ static nvfp4_status interleave_csv(const char *const *dirs, size_t n, const size
         fprintf(f, "%s\n", header);
         for (size_t k = 0, left = 1; left; k++) {
             left = 0;
-            for (size_t i = 0; i < n; i++)
-                if (k < b[i].n) {
-                    fputs(b[i].text[k], f);
+            for (size_t i = 0; i < n; i++) {
+                size_t t = turn ? turn[i] : 1;
+                for (size_t q = k * t; q < (k + 1) * t && q < b[i].n; q++) {
+                    fputs(b[i].text[q], f);
                     left = 1;
                 }
+            }
         }
         s = st_file_commit(&sf, out, name, err);
     }
@@ -410,8 +415,9 @@ static nvfp4_status interleave_csv(const char *const *dirs, size_t n, const size
     return s;
 }
 
-/* summary.json facts of the run (timing in job order, steps, seeds, threads) */
-static json_t *merged_extra(json_t **sums, size_t n, const size_t *order)
+/* summary.json facts of the run (timing in job order, taken in turns as
+ * interleave_csv takes the rows; steps, seeds, threads) */
+static json_t *merged_extra(json_t **sums, size_t n, const size_t *order, const size_t *turn)
 {
     json_t *extra = json_object(), *timing = json_array();
     static const char *const keep[] = {"steps", "seeds", "threads"};
@@ -419,8 +425,11 @@ static json_t *merged_extra(json_t **sums, size_t n, const size_t *order)
         for (size_t k = 0, any = 1; any; k++) {
             any = 0;
             for (size_t i = 0; i < n; i++) {
-                json_t *t = json_array_get(json_object_get(sums[order[i]], "timing"), k);
-                if (t) json_array_append(timing, t), any = 1;
+                size_t t = turn ? turn[i] : 1;
+                for (size_t q = k * t; q < (k + 1) * t; q++) {
+                    json_t *x = json_array_get(json_object_get(sums[order[i]], "timing"), q);
+                    if (x) json_array_append(timing, x), any = 1;
+                }
             }
         }
     } else {
@@ -447,13 +456,20 @@ static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, 
     const char **sorted = calloc(n, sizeof *sorted);
     if (!sorted) return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) sorted[i] = dirs[order[i]];
+    /* seed batches: each folder's turn is its seed count (the jobs of one arm) */
+    size_t *turn = seeds ? calloc(n, sizeof *turn) : NULL;
+    if (seeds && !turn) {
+        free(sorted);
+        return nvfp4_error_set(err, NVFP4_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; turn && i < n; i++) turn[i] = (size_t)seeds_of(json_object_get(sums[order[i]], "fingerprint"));
     char path[4096];
     snprintf(path, sizeof path, "%s/layers.csv", dirs[0]);
     struct stat sb;
     bool layers = lstat(path, &sb) == 0;
     if (!st->serial) {
-        s = interleave_csv(dirs, n, order, out_dir, "runs.csv", ST_RUNS_HEADER, err);
-        if (s == NVFP4_OK && layers) s = interleave_csv(dirs, n, order, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
+        s = interleave_csv(dirs, n, order, turn, out_dir, "runs.csv", ST_RUNS_HEADER, err);
+        if (s == NVFP4_OK && layers) s = interleave_csv(dirs, n, order, turn, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
     } else {
         s = concat_csv(sorted, n, out_dir, "runs.csv", ST_RUNS_HEADER, err);
         if (s == NVFP4_OK) s = concat_csv(sorted, n, out_dir, "layers.csv", ST_LAYERS_HEADER, err);
@@ -461,7 +477,8 @@ static nvfp4_status merge_study(const nvfp4_study *st, const char *const *dirs, 
     for (const char *const *f = st->files; s == NVFP4_OK && f && *f; f++)
         s = concat_csv(sorted, n, out_dir, *f, NULL, err);
     free(sorted);
-    json_t *extra = merged_extra(sums, n, order);
+    json_t *extra = merged_extra(sums, n, order, turn);
+    free(turn);
     if (seeds) json_object_set_new(extra, "seeds", json_integer(seeds)); /* seed batches: all of them */
     if (s == NVFP4_OK) s = st_summarize(st, out_dir, extra, err);
     else json_decref(extra);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_study_target_ci.sh - `study run --target-ci W` (src/study/sequential.c):
 # seeds added in batches until every finding's 95% interval is narrower than
-# W or --max-seeds; the merged rows equal those of one run of all the seeds,
+# W or --max-seeds; `--first-seed K` runs a later range of seeds by hand, and
+# `study merge` joins such folders; the merged rows equal those of one run of all the seeds
+# byte for byte, in its job order,
 # the plan is recorded in summary.json, and the verdicts multiply each p by
 # the planned looks before Holm (tests/cli/verdict_recompute.py recomputes
 # them). Tiny runs: s6 at 40 steps, s3-2d --quick.
@@ -21,11 +23,11 @@ grep -q "after 3 seeds the widest 95% interval" "$T/seq.err" || die "no progress
 grep -q "after 8 seeds" "$T/seq.err" || die "no third look: $(cat "$T/seq.err")"
 for b in seeds-1-3 seeds-4-6 seeds-7-8; do [ -s "$T/seq/batches/$b/runs.csv" ] || die "batch $b missing"; done
 "$NVFP4" study run s6 --quick --steps 40 --seeds 8 --quiet --out "$T/plain" > /dev/null 2>&1 || die "s6 plain"
-cmp -s <(sort "$T/seq/runs.csv") <(sort "$T/plain/runs.csv") || die "the batches' rows differ from one 8-seed run"
+cmp -s "$T/seq/runs.csv" "$T/plain/runs.csv" || die "the batches' rows differ from one 8-seed run"
 # `study merge` of seed batches: any order gives the 8-seed run's rows; a gap or an overlap is refused (exit 2)
 B="$T/seq/batches"
 "$NVFP4" study merge --out "$T/remerged" "$B/seeds-7-8" "$B/seeds-1-3" "$B/seeds-4-6" >/dev/null 2>&1 || die "merge of the batches"
-cmp -s <(sort "$T/remerged/runs.csv") <(sort "$T/plain/runs.csv") || die "merged batches differ from one 8-seed run"
+cmp -s "$T/remerged/runs.csv" "$T/plain/runs.csv" || die "merged batches differ from one 8-seed run"
 "$NVFP4" study merge --out "$T/gap" "$B/seeds-1-3" "$B/seeds-7-8" >/dev/null 2>"$T/gap.err"
 [ $? = 2 ] && grep -q "seeds 4..6 missing" "$T/gap.err" || die "a seed gap not refused: $(cat "$T/gap.err")"
 "$NVFP4" study merge --out "$T/dup" "$B/seeds-1-3" "$B/seeds-4-6" "$B/seeds-4-6" >/dev/null 2>"$T/dup.err"
@@ -65,8 +67,31 @@ sys.exit(0 if (q['looks'], q['looks_planned'], q['stopped']) == (1, 22, 'every i
     || die "s3-2d --target-ci"
 "$NVFP4" study run s3-2d --quick --seeds 4 --quiet --out "$T/s3plain" > /dev/null 2>&1 || die "s3-2d plain"
 for f in runs.csv layers.csv; do
-    cmp -s <(sort "$T/s3/$f") <(sort "$T/s3plain/$f") || die "s3-2d $f differs from one 4-seed run"
+    cmp -s "$T/s3/$f" "$T/s3plain/$f" || die "s3-2d $f differs from one 4-seed run"
 done
+
+# --first-seed: seeds 3..4 run on their own and merged with seeds 1..2 give the 4-seed run's
+# bytes, in job order (s3-2d; s8-all-nvfp4 too, whose arms share one FP32 shadow per seed)
+"$NVFP4" study run s3-2d --quick --seeds 2 --quiet --out "$T/fs12" > /dev/null 2>&1 || die "s3-2d seeds 1..2"
+"$NVFP4" study run s3-2d --quick --seeds 2 --first-seed 3 --quiet --out "$T/fs34" > /dev/null 2>&1 \
+    || die "s3-2d --first-seed 3"
+python3 -c "
+import json, sys
+fp = json.load(open('$T/fs34/summary.json'))['fingerprint']
+sys.exit(0 if (fp.get('first_seed'), fp.get('seeds')) == (3, 2) else 1)
+" || die "fingerprint of --first-seed 3: $(python3 -c "import json; print(json.load(open('$T/fs34/summary.json'))['fingerprint'])")"
+"$NVFP4" study merge --out "$T/fsm" "$T/fs34" "$T/fs12" > /dev/null 2>&1 || die "merge of --first-seed folders"
+for f in runs.csv layers.csv; do cmp -s "$T/fsm/$f" "$T/s3plain/$f" || die "s3-2d seeds 1..2 + 3..4: $f differs from one 4-seed run"; done
+"$NVFP4" study run s8-all-nvfp4 --quick --seeds 2 --quiet --out "$T/a2" > /dev/null 2>&1 || die "s8-all-nvfp4 2 seeds"
+"$NVFP4" study run s8-all-nvfp4 --quick --seeds 1 --quiet --out "$T/a1" > /dev/null 2>&1 || die "s8-all-nvfp4 seed 1"
+"$NVFP4" study run s8-all-nvfp4 --quick --first-seed 2 --quiet --out "$T/b1" > /dev/null 2>&1 || die "s8-all-nvfp4 seed 2"
+"$NVFP4" study merge --out "$T/ab" "$T/a1" "$T/b1" > /dev/null 2>&1 || die "merge of s8-all-nvfp4 seeds 1, 2"
+for f in runs.csv layers.csv; do cmp -s "$T/ab/$f" "$T/a2/$f" || die "s8-all-nvfp4 seeds 1 + 2: $f differs from one 2-seed run"; done
+python3 -c "
+import json, sys
+a, b = (json.load(open('$T/%s/summary.json' % d)) for d in ('a2', 'ab'))
+sys.exit(0 if a['findings'] == b['findings'] and a['noise_to_quant'] == b['noise_to_quant'] else 1)
+" || die "s8-all-nvfp4: merged findings differ from one 2-seed run"
 
 expect2() {
     "$NVFP4" "$@" > /dev/null 2> "$T/err"
@@ -78,5 +103,7 @@ msg="expected a positive width" expect2 study run s6 --target-ci 0 --out "$T/x"
 msg="expected a positive width" expect2 study run s6 --target-ci -1 --out "$T/x"
 msg="at least 2 seeds" expect2 study run s6 --quick --target-ci 1 --out "$T/x"
 msg="at least the first batch" expect2 study run s6 --seeds 4 --max-seeds 3 --target-ci 1 --out "$T/x"
+msg="expected 1..65536" expect2 study run s6 --first-seed 0 --out "$T/x"
+msg="not with --target-ci" expect2 study run s6 --seeds 3 --first-seed 4 --target-ci 1 --out "$T/x"
 msg="not with MPI, --shard or --resume" expect2 study run s6 --seeds 3 --shard 0/2 --target-ci 1 --out "$T/x"
 exit $fail
