@@ -27,11 +27,11 @@ static void findings(const st_table *t, const st_arm_summary *a, const char *dir
 
 const nvfp4_study st_study_s8_all_nvfp4 = {
     .name = "s8-all-nvfp4",
-    .wall = "4 h 20 min", /* twice the measured 2-seed run (docs/studies.md, "Every block NVFP4"); use --resume */
+    .wall = "4 h 35 min", /* the sum of its two measured halves, seeds 1-2 and 3-4 (docs/studies.md, "Every block NVFP4"); use --resume */
     .claim = "GPT on English text, s8-regime's size at twice its batch with every block NVFP4, where the sampling "
              "noise falls below the gradient error: the 2D, RHT and SR ablations and the paper's BF16 blocks, on the "
              "loss and on the gradient error (NVIDIA 2509.25149 Sec. 4, App. E)",
-    .seeds = 4, /* each (arm, seed) job 21-26 min beside another on 2 cores: 4 paired seeds, as s8-regime */
+    .seeds = 4, /* each (arm, seed) job 21-28 min beside another on 2 cores: 4 paired seeds, as s8-regime */
     .steps = 512,
     .run = st_run_config_study,
     .config = "s8-all-nvfp4", /* its arms: studies/s8-all-nvfp4.json */

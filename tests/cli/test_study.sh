@@ -16,7 +16,7 @@ n=$(wc -l < "$T/list")
 [ "$(grep -cE ' \(default run: [0-9][0-9a-z ]* on 2 cores\)$' "$T/list")" = "$n" ] || die "a study without its wall time: $(grep -v 'on 2 cores)$' "$T/list")"
 grep -q '^s8-ablate .*\[config\] (default run: 6 min 41 s on 2 cores)$' "$T/list" || die "s8-ablate's wall time"
 grep -q '^s8-regime .*\[config\] (default run: 2 h 59 min on 2 cores)$' "$T/list" || die "s8-regime's wall time"
-grep -q '^s8-all-nvfp4 .*\[config\] (default run: 4 h 20 min on 2 cores)$' "$T/list" || die "s8-all-nvfp4's wall time"
+grep -q '^s8-all-nvfp4 .*\[config\] (default run: 4 h 35 min on 2 cores)$' "$T/list" || die "s8-all-nvfp4's wall time"
 have_gp=0; command -v gnuplot >/dev/null 2>&1 && have_gp=1
 
 for s in $(cut -d' ' -f1 "$T/list"); do

@@ -3,7 +3,8 @@
 # direction of every finding its default run decides (docs/studies.md, "What
 # --quick shows"): for each finding below, the sign of the quick run's
 # estimate minus the finding's null value equals that of the 10-seed default
-# run (its verdict reproduced, not reproduced or direction only). Quick runs
+# run (its verdict reproduced, not reproduced or direction only; s8-regime and
+# s8-all-nvfp4: their 4-seed default runs). Quick runs
 # are deterministic, so a preset change, a rounding change that moves a
 # quick run, or a finding that loses its estimate at one seed shows here.
 # The decided findings that --quick does not show (s2-layers' recovered
@@ -39,6 +40,8 @@ s6 1 +   RN bf16 updates stagnate above SR (reproduced)
 s6 2 +   SR bf16 updates are not within 5x of fp32 (not reproduced)
 s6 3 +   with E4M3 storage SR beats RN (reproduced)
 s8-ablate 8 +   FP8 trails BF16 operands (reproduced)
+s8-all-nvfp4 6 +   quantizing the paper's BF16 blocks too raises the loss (reproduced, 4 seeds)
+s8-all-nvfp4 7 +   quantizing the paper's BF16 blocks too raises the gradient error (reproduced, 4 seeds)
 s9-sr-rht 1 +   SR on every operand is worse than on dY only (reproduced)
 s11-format 1 +   MXFP4 needs more tokens than NVFP4 (not reproduced: below 1.36x)
 s12-switch 0 +   a forward switch at 80% recovers part of the gap (reproduced)
