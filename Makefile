@@ -184,7 +184,7 @@ check_summary = t=$$(( $$(date +%s) - start )); \
 # run one after another, since two makes of one folder would race; they start first.
 TEST_JOBS ?= 2
 UNIT_LONGEST := mutants gpt libpath simd
-CLI_LONGEST := mutants study_reliab verdict study golden_atomic study_lab study_quick study_shadow study_lab3 reference
+CLI_LONGEST := study_quick mutants study_reliab verdict study golden_atomic study_lab study_shadow study_lab3 reference
 CLI_MAKES := cuda_build install wheel
 space := $(subst ,, )
 in_order = $(foreach n,$(1),$(filter $(2)$(n)$(3),$(4)))

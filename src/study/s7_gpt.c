@@ -37,5 +37,5 @@ const nvfp4_study st_study_s7_gpt = {
     .run = st_run_config_study,
     .config = "s7-gpt", /* its arms: studies/s7-gpt.json */
     .findings = s7_findings,
-    .quick_steps = 20,
+    .quick_steps = 300, /* one seed of the default run: the fraction of the gap needs its size */
 };

@@ -7,9 +7,9 @@
 # s8-all-nvfp4: their 4-seed default runs). Quick runs
 # are deterministic, so a preset change, a rounding change that moves a
 # quick run, or a finding that loses its estimate at one seed shows here.
-# The decided findings that --quick does not show (s2-layers' recovered
-# fractions, s3-format's and s7-gpt's fractions of NVFP4's gap: the tiny
-# presets leave the gap too small to divide by) are listed in the docs.
+# s2-layers, s3-format and s7-gpt (fractions of NVFP4's gap, which a tiny
+# preset leaves too small to divide by), s3-switch and s6 run one seed of
+# their default run as --quick (about 35-50 s each for the first three).
 set -u
 NVFP4=${NVFP4:?set NVFP4 to the nvfp4 binary}
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 0; }
@@ -28,6 +28,10 @@ s1a 4 -   a deterministic bias leaves a loss floor (reproduced)
 s1b 0 +   the gap is forward-dominated (reproduced)
 s1c 0 -   progress stalls below sqrt(3) (direction only)
 s1c 1 +   progress drops as the ratio crosses sqrt(3) (reproduced)
+s2-layers 3 +   keeping fc2 in BF16 recovers part of the all-NVFP4 gap (reproduced)
+s2-layers 4 +   keeping the head in BF16 recovers part of the gap (reproduced)
+s2-layers 5 +   keeping block 0 in BF16 recovers part of the gap (reproduced)
+s3-format 0 +   MXFP4 trails NVFP4 by about 2/3 of NVFP4's gap (reproduced)
 s3-format 2 +   MXFP4 needs more tokens than NVFP4 (direction only)
 s3-switch 0 +   a late forward switch recovers part of the gap (reproduced)
 s3-switch 1 +   switching both passes recovers part of the gap (reproduced)
@@ -39,6 +43,7 @@ s6 0 +   RN bf16 updates stagnate far above fp32 (reproduced)
 s6 1 +   RN bf16 updates stagnate above SR (reproduced)
 s6 2 +   SR bf16 updates are not within 5x of fp32 (not reproduced)
 s6 3 +   with E4M3 storage SR beats RN (reproduced)
+s7-gpt 0 +   NVFP4 trails FP8 by all of NVFP4's gap (reproduced)
 s8-ablate 8 +   FP8 trails BF16 operands (reproduced)
 s8-all-nvfp4 6 +   quantizing the paper's BF16 blocks too raises the loss (reproduced, 4 seeds)
 s8-all-nvfp4 7 +   quantizing the paper's BF16 blocks too raises the gradient error (reproduced, 4 seeds)
