@@ -911,6 +911,24 @@ START_TEST(scratch_freed_at_thread_exit)
 }
 END_TEST
 
+/* Scratch buffers start on a 64-byte line (the library's columnwise
+ * quantizer writes such an output line by line from registers, any other
+ * through a staging copy) and keep their contents when they grow. */
+START_TEST(scratch_aligned_and_kept)
+{
+    unsigned char *p = st_scratch(ST_SCR_FQ_DATA, 100);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 64, 0);
+    for (int i = 0; i < 100; i++) p[i] = (unsigned char)(3 * i + 1);
+    unsigned char *q = st_scratch(ST_SCR_FQ_DATA, (size_t)3 << 20);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_uint_eq((uintptr_t)q % 64, 0);
+    for (int i = 0; i < 100; i++) ck_assert_uint_eq(q[i], (unsigned char)(3 * i + 1));
+    ck_assert_ptr_eq(st_scratch(ST_SCR_FQ_DATA, 1000), q); /* no shrink, no move */
+    ck_assert_uint_eq((uintptr_t)st_scratch(ST_SCR_FQ_SCALE, 77) % 64, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gpt");
@@ -934,6 +952,7 @@ static Suite *suite(void)
     tcase_add_test(t, gradient_probe_scale);
     tcase_add_test(t, fortunes_data);
     tcase_add_test(t, scratch_freed_at_thread_exit);
+    tcase_add_test(t, scratch_aligned_and_kept);
     suite_add_tcase(s, t);
     return s;
 }

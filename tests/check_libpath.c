@@ -517,6 +517,76 @@ START_TEST(quantize_into_caller_buffers)
 }
 END_TEST
 
+/* Streaming stores are for passes of nvfp4_simd_stream_min_bytes or more
+ * (16 MiB: the lab's small operands stay in cache for the dequantization
+ * and GEMM that read them next); the bytes must not depend on the kind of
+ * store. With the threshold at 0 every columnwise line and dequantized row
+ * is streamed: each vector variant against the scalar reference (fp32 RHT
+ * SR, bf16 16x16 RN, fp32 1x16 RN; 256 x 384, whose columnwise lines are
+ * whole), and into 64-byte-aligned caller buffers (lines straight from
+ * registers) and buffers 16 bytes off (through the stage), columnwise
+ * dequantization included, against the same calls with cached stores. */
+START_TEST(streaming_stores_same_bytes)
+{
+    nvfp4_simd_variant vs[NVFP4_SIMD_VARIANTS];
+    int nv = vector_variants(vs);
+    size_t saved = nvfp4_simd_stream_min_bytes, rows = 256, cols = 384, n = rows * cols;
+    tensor t;
+    rng_state = 0x57EA;
+    tensor_make(&t, rows, cols, 1);
+    for (int v = 0; v < nv; v++) {
+        ck_assert_int_eq(nvfp4_simd_set(vs[v], NULL), NVFP4_OK);
+        for (int k = 0; k < 3; k++) {
+            nvfp4_quant_opts o;
+            nvfp4_quant_opts_init(&o);
+            o.block = k == 1 ? NVFP4_BLOCK_16X16 : NVFP4_BLOCK_1X16;
+            o.rounding = k == 0 ? NVFP4_SR : NVFP4_RN;
+            o.columnwise = true;
+            o.rht = k == 0;
+            o.seed = 5;
+            nvfp4_simd_stream_min_bytes = 0;
+            compare_paths(&t, k == 1, &o);
+            nvfp4_quant_plan p;
+            o.rowwise = false; /* compare_paths had both: here the columnwise output alone */
+            ck_assert_int_eq(nvfp4_quant_plan_init(&p, &o, k == 1 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F32, rows, cols, NULL),
+                             NVFP4_OK);
+            size_t db = p.col.data_bytes, sb = p.col.scale_rows * p.col.scale_cols;
+            uint8_t *buf[2][2];
+            float *deq[2];
+            for (int m = 0; m < 2; m++) {
+                buf[m][0] = aligned_alloc(64, (db + 128) / 64 * 64);
+                buf[m][1] = aligned_alloc(64, (sb + 128) / 64 * 64);
+                deq[m] = aligned_alloc(64, n * sizeof(float));
+                ck_assert(buf[m][0] && buf[m][1] && deq[m]);
+            }
+            for (size_t off = 0; off <= 16; off += 16)
+                for (int m = 0; m < 2; m++) { /* m = 0: streamed, 1: cached */
+                    nvfp4_simd_stream_min_bytes = m ? saved : 0;
+                    nvfp4_quant_buffers b = {NULL, NULL, buf[m][0] + off, buf[m][1]};
+                    nvfp4_quantized q;
+                    ck_assert_int_eq(nvfp4_quantize_into(&p, k == 1 ? (const void *)t.xb : (const void *)t.x, &b, &q, NULL),
+                                     NVFP4_OK);
+                    ck_assert_int_eq(nvfp4_dequantize(&q, true, deq[m], NULL), NVFP4_OK);
+                    if (m)
+                        ck_assert_msg(!memcmp(buf[0][0] + off, buf[1][0] + off, db) && !memcmp(buf[0][1], buf[1][1], sb) &&
+                                          !memcmp(deq[0], deq[1], n * sizeof(float)),
+                                      "variant %s config %d offset %zu: streamed and cached stores differ",
+                                      nvfp4_simd_name(vs[v]), k, off);
+                    nvfp4_quantized_free(&q);
+                }
+            for (int m = 0; m < 2; m++) {
+                free(buf[m][0]);
+                free(buf[m][1]);
+                free(deq[m]);
+            }
+        }
+    }
+    nvfp4_simd_stream_min_bytes = saved;
+    nvfp4_simd_set(NVFP4_SIMD_AUTO, NULL);
+    tensor_free(&t);
+}
+END_TEST
+
 /* Errors are the reference path's: an unpadded odd shape is NVFP4_ESHAPE
  * on both. */
 START_TEST(shape_errors_unchanged)
@@ -858,6 +928,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, mx_configurations, 0, 2);
     tcase_add_loop_test(tc, quantize_into_caller_buffers, 0, 2);
     tcase_add_test(tc, shape_errors_unchanged);
+    tcase_add_test(tc, streaming_stores_same_bytes);
     tcase_add_loop_test(tc, generic_leaves_match_scalar, 0, (int)NGENERIC);
     suite_add_tcase(s, tc);
     /* the minutes-long ones, tagged so that make check-aarch64 (under

@@ -176,19 +176,18 @@ float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j, int twice)
     return m;
 }
 
-/* A dequantized output this large (bytes) is written with streaming stores:
- * it outgrows a core's share of the last-level cache, so caching it would
- * only evict the input. A smaller one stays in cache for its reader (the
- * lab's GEMM reads each fake-quantized operand right after: streaming it
- * cost about 9% of an NVFP4 training step). The bytes are the same. */
-#define DEQUANT_STREAM_MIN_BYTES ((size_t)16 << 20)
+/* Streaming stores for outputs of nvfp4_simd_stream_min_bytes or more only
+ * (simd_kernels.h; the output is the larger side): streaming the lab's
+ * fake-quantized operands, which its GEMM reads right after, cost about 9%
+ * of an NVFP4 training step. */
+size_t nvfp4_simd_stream_min_bytes = (size_t)16 << 20;
 
 void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
                               float *out)
 {
     const nvfp4_simd_kernels *kn = nvfp4_simd_kernels_for(NVFP4_SIMD_AUTO);
     size_t nb = cols / 16;
-    int stream = rows * cols >= DEQUANT_STREAM_MIN_BYTES / sizeof(float);
+    int stream = rows * cols * sizeof(float) >= nvfp4_simd_stream_min_bytes;
     NVFP4_PAR_FOR_IF(rows * cols >= SIMD_PARALLEL_MIN, "omp parallel for schedule(dynamic, rows_per_chunk(cols))",
         for (size_t r = 0; r < rows; r++) {
             kn->row_dequant(data + r * (cols / 2), scale + r * nb, nb, amax, stream, out + r * cols);

@@ -165,13 +165,31 @@ typedef struct {
     _Alignas(64) uint8_t data[NVFP4_SIMD_STAGE_COLS][64];
     uint8_t scale[NVFP4_SIMD_STAGE_COLS][8];
 } nvfp4_simd_col_stage;
+/* A pass whose larger side (its input or its output) is this large (bytes;
+ * 16 MiB) writes its output with streaming stores: the pass outgrows a
+ * core's share of the last-level cache, so caching the output would only
+ * evict the input. A smaller output stays in cache for its reader (the lab
+ * dequantizes each operand's codes and hands the values to a GEMM right
+ * after: streamed, both were read back from memory). The bytes are the
+ * same; tests set it to 0 to compare the two kinds of store. */
+extern size_t nvfp4_simd_stream_min_bytes;
+
+/* Whether the columnwise job's codes are written with streaming stores
+ * (its input is the larger side). */
+static inline int nvfp4_simd_col_streams(const nvfp4_simd_col_job *j)
+{
+    return j->rows * j->cols * (j->bf16 ? 2u : 4u) >= nvfp4_simd_stream_min_bytes;
+}
+
 /* Writes output rows s0..s1-1, groups g0..g1-1 (g0 % 8 == 0, g1 - g0 <= 8)
- * from the stage to the job's outputs (streaming stores when aligned). */
+ * from the stage to the job's outputs (streaming stores when aligned and
+ * nvfp4_simd_col_streams). */
 void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
                                 size_t g0, size_t g1);
 /* Whether groups g0..g1-1 fill whole 64-byte-aligned lines of every output
- * row, which the columnwise kernels then write straight from registers with
- * streaming stores (otherwise through the stage). */
+ * row, which the columnwise kernels then write straight from registers
+ * (streaming stores when nvfp4_simd_col_streams; otherwise through the
+ * stage). */
 static inline int nvfp4_simd_col_whole_lines(const nvfp4_simd_col_job *j, size_t g0, size_t g1)
 {
     return g1 - g0 == 8 && ((uintptr_t)(j->data + 8 * g0) & 63u) == 0 && (j->rows / 2) % 64 == 0;

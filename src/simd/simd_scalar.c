@@ -248,11 +248,15 @@ void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_co
                                 size_t g0, size_t g1)
 {
     size_t nbr = j->rows / 16, len = 8 * (g1 - g0);
+#if defined(__SSE2__)
+    int stream = nvfp4_simd_col_streams(j);
+#endif
     for (size_t c = s0; c < s1; c++) {
         uint8_t *dst = j->data + c * (j->rows / 2) + 8 * g0;
 #if defined(__SSE2__)
-        /* whole lines, written once: streaming stores skip the read-for-ownership */
-        if (len == 64 && ((uintptr_t)dst & 15u) == 0) {
+        /* whole lines of a large output, written once: streaming stores skip
+         * the read-for-ownership */
+        if (stream && len == 64 && ((uintptr_t)dst & 15u) == 0) {
             const __m128i *src = (const __m128i *)st->data[c - s0];
             for (int q = 0; q < 4; q++) _mm_stream_si128((__m128i *)dst + q, _mm_load_si128(src + q));
         } else
@@ -261,7 +265,7 @@ void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_co
         memcpy(j->scale + c * nbr + g0, st->scale[c - s0], g1 - g0);
     }
 #if defined(__SSE2__)
-    _mm_sfence();
+    if (stream) _mm_sfence();
 #endif
 }
 

@@ -249,7 +249,7 @@ SK_FN static void SK_NAME(col_tiles_flush)(const nvfp4_simd_col_job *j, const sk
                                            size_t g0, size_t g1, nvfp4_simd_col_stage *st)
 {
     size_t nbr = j->rows / 16;
-    int lines = nvfp4_simd_col_whole_lines(j, g0, g1);
+    int lines = nvfp4_simd_col_whole_lines(j, g0, g1), stream = lines && nvfp4_simd_col_streams(j);
     for (size_t c0 = s0; c0 < s1; c0 += SK_W) {
         sk_line l[SK_W];
         _Alignas(64) uint8_t sc[8 * SK_W];
@@ -258,13 +258,13 @@ SK_FN static void SK_NAME(col_tiles_flush)(const nvfp4_simd_col_job *j, const sk
         for (size_t cl = 0; cl < SK_W; cl++) {
             size_t c = c0 + cl;
             sk_store_line(lines ? (void *)(j->data + c * (j->rows / 2) + 8 * g0) : (void *)st->data[c - s0], l[cl],
-                          lines);
+                          stream);
             /* 8 bytes (the stage's scale rows are 8 wide; lines have 8 groups) */
             memcpy(lines ? j->scale + c * nbr + g0 : st->scale[c - s0], sc + 8 * cl, 8);
         }
     }
-    if (lines) _mm_sfence();
-    else nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
+    if (stream) _mm_sfence();
+    else if (!lines) nvfp4_simd_col_stage_flush(j, st, s0, s1, g0, g1);
 }
 
 /* Strips of NVFP4_SIMD_STAGE_COLS input columns outermost: inside a strip

@@ -8,6 +8,7 @@
  * side inside a job) gets fresh threads from libgomp at every step, so a
  * 10^5-step run grew by about 2 MB a step. */
 #include <stdlib.h>
+#include <string.h>
 #include <threads.h>
 
 #include "study/scratch.h"
@@ -52,10 +53,18 @@ void *st_scratch(st_scratch_slot slot, size_t bytes)
     if (!s) return NULL;
     if (bytes == 0) bytes = 1;
     if (bytes > s->cap[slot] || !s->buf[slot]) {
-        void *p = realloc(s->buf[slot], bytes);
+        /* 64-byte aligned (whole cache lines): the library's columnwise
+         * quantizer writes a 64-byte-aligned output line by line straight
+         * from registers, and any other through a staging buffer and a
+         * second copy. The contents are kept, as realloc would. */
+        size_t cap = (bytes + 63) / 64 * 64;
+        if (cap < bytes) return NULL;
+        void *p = aligned_alloc(64, cap);
         if (!p) return NULL;
+        if (s->buf[slot]) memcpy(p, s->buf[slot], s->cap[slot]);
+        free(s->buf[slot]);
         s->buf[slot] = p;
-        s->cap[slot] = bytes;
+        s->cap[slot] = cap;
     }
     return s->buf[slot];
 }
