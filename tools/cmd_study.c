@@ -25,6 +25,7 @@ static void usage(FILE *f)
           "                 [--first-seed K]\n"
           "       nvfp4 study show NAME\n"
           "       nvfp4 study bench [--json] [--steps N (default 8)] [--threads LIST (default 1,2)] [--arms LIST]\n"
+          "                 [--rounds R (default 3)]\n"
           "       nvfp4 study plot DIR\n"
           "       nvfp4 study merge --out DIR SHARD_DIR...\n"
           "Runs a built-in study (see `nvfp4 study list`), writing runs.csv, layers.csv, summary.json and PNG\n"
@@ -56,7 +57,9 @@ static void usage(FILE *f)
           "arms and nvfp4-bf16 (the paper recipe with BF16 arithmetic, as the GPT studies run it)\n"
           "(--arms: those listed; fp32 always runs, the ratios' base) in one run, with each step's ratio\n"
           "to the fp32 arm's and its fraction of the machine's SGEMM\n"
-          "rate (OpenBLAS sgemm on the step's linear GEMM shapes, timed in the same run). docs/studies.md.\n",
+          "rate (OpenBLAS sgemm on the step's linear GEMM shapes, timed in the same run); the arms run R\n"
+          "times in turn (--rounds) and each figure is the median over the rounds, each ratio taken within\n"
+          "a round (the range of the ratio to fp32 in brackets). docs/studies.md.\n",
           f);
 }
 
@@ -443,10 +446,77 @@ static bool bench_arms_valid(const char *list)
     return *list && found == names;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorts v). */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define BENCH_MAX_ROUNDS 32
+#define BENCH_NARMS (sizeof bench_arms / sizeof *bench_arms)
+
+/* One round: every listed arm (fp32 always) one after the other. */
+static bool bench_round(const char *arm_list, size_t steps, bench_result *res, size_t *params, nvfp4_error *err,
+                        size_t *failed)
+{
+    for (size_t k = 0; k < BENCH_NARMS; k++) {
+        res[k].ran = false;
+        if (k > 0 && !bench_arm_listed(arm_list, bench_arms[k].name)) continue;
+        if (!bench_arm_run(&bench_arms[k], steps, &res[k].ms, &res[k].shadow_ms, &res[k].cpu, params, err)) {
+            *failed = k;
+            return false;
+        }
+        res[k].ran = true;
+    }
+    return true;
+}
+
+/* Per arm over the rounds: medians of its ms per step, of its shadow's, of
+ * its model's CPU time (the pair's less one FP32 model's), and of the
+ * round's ratios to the fp32 arm and to its shadow (each ratio taken
+ * within one round, where the machine's speed was the same for both);
+ * lo / hi: the range of the ratio to fp32 over the rounds. */
+typedef struct {
+    double ms, shadow_ms, cpu, ratio, ratio_lo, ratio_hi, shadow_ratio, cpu_ratio;
+} bench_summary;
+
+static bench_summary bench_summarize(bench_result r[][BENCH_NARMS], size_t rounds, size_t k)
+{
+    double ms[BENCH_MAX_ROUNDS], sh[BENCH_MAX_ROUNDS], cpu[BENCH_MAX_ROUNDS], ra[BENCH_MAX_ROUNDS],
+        rs[BENCH_MAX_ROUNDS], rc[BENCH_MAX_ROUNDS];
+    bench_summary o;
+    o.ratio_lo = o.ratio_hi = 0.0;
+    for (size_t i = 0; i < rounds; i++) {
+        double f = r[i][0].ms, fcpu = r[i][0].cpu / 2.0; /* the fp32 arm: both models are FP32 */
+        ms[i] = r[i][k].ms;
+        sh[i] = r[i][k].shadow_ms;
+        cpu[i] = r[i][k].cpu - fcpu;
+        ra[i] = f > 0 ? ms[i] / f : 0.0;
+        rs[i] = sh[i] > 0 ? ms[i] / sh[i] : 0.0;
+        rc[i] = fcpu > 0 ? cpu[i] / fcpu : 0.0;
+        if (i == 0 || ra[i] < o.ratio_lo) o.ratio_lo = ra[i];
+        if (i == 0 || ra[i] > o.ratio_hi) o.ratio_hi = ra[i];
+    }
+    o.ms = median_of(ms, rounds);
+    o.shadow_ms = median_of(sh, rounds);
+    o.cpu = median_of(cpu, rounds);
+    o.ratio = median_of(ra, rounds);
+    o.shadow_ratio = median_of(rs, rounds);
+    o.cpu_ratio = median_of(rc, rounds);
+    return o;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     bool as_json = false;
-    size_t steps = 8, nt = 2;
+    size_t steps = 8, nt = 2, rounds = 3;
     int threads[8] = {1, 2};
     const char *arm_list = NULL;
     for (int i = 2; i < argc; i++) {
@@ -455,6 +525,10 @@ static int cmd_bench(int argc, char **argv)
             as_json = true;
         } else if (!strcmp(a, "--steps") && v) {
             if (!cli_parse_size(v, &steps) || !steps) return cli_fail("study", "--steps: expected a positive integer, got '%s'", v);
+            i++;
+        } else if (!strcmp(a, "--rounds") && v) {
+            if (!cli_parse_size(v, &rounds) || !rounds || rounds > BENCH_MAX_ROUNDS)
+                return cli_fail("study", "--rounds: expected an integer in 1..%d, got '%s'", BENCH_MAX_ROUNDS, v);
             i++;
         } else if (!strcmp(a, "--threads") && v) {
             if (!parse_threads(v, threads, &nt)) return cli_fail("study", "--threads: expected a list such as 1,2, got '%s'", v);
@@ -467,11 +541,11 @@ static int cmd_bench(int argc, char **argv)
             return cli_fail("study", "bench: unknown option or missing value '%s'", a);
         }
     }
-    size_t na = sizeof bench_arms / sizeof *bench_arms;
     json_t *rows = json_array();
     size_t params = 0;
     nvfp4_train_cfg c;
     nvfp4_train_cfg_gpt(&c);
+    static bench_result res[BENCH_MAX_ROUNDS][BENCH_NARMS];
     for (size_t ti = 0; ti < nt; ti++) {
         nvfp4_study_set_threads(threads[ti]);
         /* the bound before and after the arms, the faster of the two: a
@@ -479,35 +553,29 @@ static int cmd_bench(int argc, char **argv)
          * fraction too large (above 1) */
         double gflop = 0.0, sgemm_cpu = 0.0, sgemm_cpu2 = 0.0;
         double sgemm_ms = sgemm_step_ms(&c, threads[ti], 5, &gflop, &sgemm_cpu);
-        bench_result res[sizeof bench_arms / sizeof *bench_arms];
-        for (size_t k = 0; k < na; k++) {
-            res[k].ran = false;
-            if (k > 0 && !bench_arm_listed(arm_list, bench_arms[k].name)) continue;
+        for (size_t r = 0; r < rounds; r++) {
             nvfp4_error err = {NVFP4_OK, ""};
-            if (!bench_arm_run(&bench_arms[k], steps, &res[k].ms, &res[k].shadow_ms, &res[k].cpu, &params, &err)) {
+            size_t failed = 0;
+            if (!bench_round(arm_list, steps, res[r], &params, &err, &failed)) {
                 json_decref(rows);
-                return cli_fail("study", "bench %s: %s", bench_arms[k].name, err.message);
+                return cli_fail("study", "bench %s: %s", bench_arms[failed].name, err.message);
             }
-            res[k].ran = true;
         }
         double after = sgemm_step_ms(&c, threads[ti], 5, &gflop, &sgemm_cpu2);
         if (after > 0 && (sgemm_ms < 0 || after < sgemm_ms)) sgemm_ms = after;
         if (sgemm_cpu2 > 0 && sgemm_cpu2 < sgemm_cpu) sgemm_cpu = sgemm_cpu2;
-        double fp32_ms = res[0].ms, fp32_cpu = res[0].cpu / 2.0; /* the fp32 arm: both models are FP32 */
-        for (size_t k = 0; k < na; k++) {
-            if (!res[k].ran) continue;
-            double mq = res[k].ms, mr = res[k].shadow_ms;
-            double ratio = fp32_ms > 0 ? mq / fp32_ms : 0.0, shadow = mr > 0 ? mq / mr : 0.0;
-            /* CPU of this arm's model: the pair's CPU less one FP32 model's */
-            double cpu_arm = res[k].cpu - fp32_cpu, cpu_ratio = fp32_cpu > 0 ? cpu_arm / fp32_cpu : 0.0;
+        for (size_t k = 0; k < BENCH_NARMS; k++) {
+            if (!res[0][k].ran) continue;
+            bench_summary b = bench_summarize(res, rounds, k);
             /* the step's fraction of the SGEMM rate: the SGEMM time of its
              * linear GEMMs over the step's time */
-            double frac = mq > 0 && sgemm_ms > 0 ? sgemm_ms / mq : 0.0;
-            double cpu_frac = cpu_arm > 0 && sgemm_cpu > 0 ? sgemm_cpu / cpu_arm : 0.0;
+            double frac = b.ms > 0 && sgemm_ms > 0 ? sgemm_ms / b.ms : 0.0;
+            double cpu_frac = b.cpu > 0 && sgemm_cpu > 0 ? sgemm_cpu / b.cpu : 0.0;
             json_t *row = json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "arm", bench_arms[k].name, "threads",
-                                    threads[ti], "ms_per_step", mq, "ratio_to_fp32", ratio, "shadow_ms_per_step", mr,
-                                    "ratio_to_shadow", shadow, "cpu_ms_per_step", cpu_arm, "cpu_ratio_to_fp32",
-                                    cpu_ratio);
+                                    threads[ti], "ms_per_step", b.ms, "ratio_to_fp32", b.ratio, "shadow_ms_per_step",
+                                    b.shadow_ms, "ratio_to_shadow", b.shadow_ratio, "cpu_ms_per_step", b.cpu,
+                                    "cpu_ratio_to_fp32", b.cpu_ratio);
+            json_object_set_new(row, "ratio_to_fp32_range", json_pack("[f,f]", b.ratio_lo, b.ratio_hi));
             json_object_set_new(row, "bf16_training", json_boolean(bench_arms[k].bf16_training));
             json_object_set_new(row, "sgemm_ms_per_step", json_real(sgemm_ms));
             json_object_set_new(row, "sgemm_gflops", json_real(sgemm_ms > 0 ? gflop / (sgemm_ms * 1e-3) : 0.0));
@@ -516,9 +584,10 @@ static int cmd_bench(int argc, char **argv)
             json_object_set_new(row, "cpu_fraction_of_sgemm", json_real(cpu_frac));
             json_array_append_new(rows, row);
             if (!as_json)
-                printf("threads %d  %-10s %8.2f ms/step  %5.2fx fp32  (its fp32 shadow %.2f ms, %.2fx)  CPU %.2f ms, "
-                       "%.2fx  SGEMM fraction %.2f (CPU %.2f)\n",
-                       threads[ti], bench_arms[k].name, mq, ratio, mr, shadow, cpu_arm, cpu_ratio, frac, cpu_frac);
+                printf("threads %d  %-10s %8.2f ms/step  %5.2fx fp32 [%.2f, %.2f]  (its fp32 shadow %.2f ms, %.2fx)  "
+                       "CPU %.2f ms, %.2fx  SGEMM fraction %.2f (CPU %.2f)\n",
+                       threads[ti], bench_arms[k].name, b.ms, b.ratio, b.ratio_lo, b.ratio_hi, b.shadow_ms,
+                       b.shadow_ratio, b.cpu, b.cpu_ratio, frac, cpu_frac);
         }
         if (!as_json)
             printf("threads %d  SGEMM of the step's linear GEMMs: %.2f ms (CPU %.2f ms; %.2f GFLOP, %.1f GFLOP/s, "
@@ -527,18 +596,19 @@ static int cmd_bench(int argc, char **argv)
                    threads[ti] >= 2 ? "; two one-thread copies side by side, as the model and its shadow run" : "");
     }
     if (as_json) {
-        json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "model", "gpt (nvfp4_train_cfg_gpt)", "params",
-                              (json_int_t)params, "d_model", (json_int_t)c.model.d_model, "n_blocks",
+        json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "model", "gpt (nvfp4_train_cfg_gpt)",
+                              "params", (json_int_t)params, "d_model", (json_int_t)c.model.d_model, "n_blocks",
                               (json_int_t)c.model.n_blocks, "seq_len", (json_int_t)c.model.seq_len, "batch",
                               (json_int_t)c.batch, "vocab", (json_int_t)c.model.vocab, "steps", (json_int_t)steps,
-                              "arms", rows);
+                              "rounds", (json_int_t)rounds, "arms", rows);
         char *txt = json_dumps(o, JSON_INDENT(2));
         if (txt) puts(txt);
         free(txt);
         json_decref(o);
     } else {
-        printf("default GPT: %zu parameters, d_model %zu, %zu blocks, %zu tokens x %zu sequences per step; %zu timed steps\n",
-               params, c.model.d_model, c.model.n_blocks, c.model.seq_len, c.batch, steps);
+        printf("default GPT: %zu parameters, d_model %zu, %zu blocks, %zu tokens x %zu sequences per step; %zu timed "
+               "steps; %zu rounds of the arms one after the other (medians; [ ]: the range of the ratio)\n",
+               params, c.model.d_model, c.model.n_blocks, c.model.seq_len, c.batch, steps, rounds);
         json_decref(rows);
     }
     return NVFP4_EXIT_OK;

@@ -96,7 +96,7 @@ python3 "$(dirname "$0")/../../tools/ngram_baseline.py" --dir "$T/no-fortunes" >
 rc=$?; [ $rc = 2 ] && grep -q "'fortunes'" "$T/err" || die "ngram_baseline without the corpus: exit $rc, $(cat "$T/err")"
 
 # study bench: every arm, a ratio of 1 for fp32 itself
-"$NVFP4" study bench --steps 1 --threads 1 --json > "$T/bench.json" 2>"$T/err" || die "study bench: $(cat "$T/err")"
+"$NVFP4" study bench --steps 1 --threads 1 --rounds 1 --json > "$T/bench.json" 2>"$T/err" || die "study bench: $(cat "$T/err")"
 for a in fp32 bf16 fp8 mxfp8 nvfp4 nvfp4-bf16; do grep -q "\"arm\": \"$a\"" "$T/bench.json" || die "bench lacks arm $a"; done
 grep -q '"ratio_to_fp32": 1.0' "$T/bench.json" || die "bench: fp32 arm's ratio is not 1"
 # BF16 arithmetic in the nvfp4-bf16 arm alone
@@ -109,6 +109,15 @@ PY
 "$NVFP4" study bench --steps 1 --threads 1 --arms nvfp4 --json > "$T/bench1.json" 2>"$T/err" || die "study bench --arms: $(cat "$T/err")"
 [ "$(grep -o '"arm": "[a-z0-9-]*"' "$T/bench1.json" | tr '\n' ' ')" = '"arm": "fp32" "arm": "nvfp4" ' ] ||
     die "bench --arms nvfp4 ran: $(grep -o '"arm": "[a-z0-9-]*"' "$T/bench1.json" | tr '\n' ' ')"
+# 3 rounds by default: the median ratio lies in its range, fp32's range is [1, 1]
+python3 - "$T/bench1.json" <<'PY' || die "bench: rounds or ratio ranges wrong: $(cat "$T/bench1.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {a["arm"]: a for a in d["arms"]}
+lo, hi = r["nvfp4"]["ratio_to_fp32_range"]
+ok = d["rounds"] == 3 and lo <= r["nvfp4"]["ratio_to_fp32"] <= hi and r["fp32"]["ratio_to_fp32_range"] == [1.0, 1.0]
+sys.exit(0 if ok else 1)
+PY
 
 # bad input: exit code 2 with a message, no crash
 expect2() { "$NVFP4" "$@" >/dev/null 2>"$T/err"; rc=$?; [ $rc = 2 ] || die "'$*' exited $rc (want 2)"; [ -s "$T/err" ] || die "'$*' printed no message"; }
@@ -123,6 +132,8 @@ expect2 study bench --threads 0
 expect2 study bench --bogus
 expect2 study bench --arms nvfp4,fp4
 expect2 study bench --arms ""
+expect2 study bench --rounds 0
+expect2 study bench --rounds 33
 expect2 study plot "$T/does-not-exist"
 expect2 study merge --out "$T/m2"
 expect2 study merge --out "$T/m3" "$T/sh0" "$T/s6"
