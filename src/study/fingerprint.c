@@ -8,6 +8,7 @@
  * the lock a run holds on its output folder. It reads and writes only
  * these bookkeeping files, never a result.
  */
+#include <cblas.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,6 @@
 #include "nvfp4/io.h"
 
 #include "study/studies.h"
-#include "study/labfile.h"
 #include "study/labfile.h"
 #include "study/fingerprint.h"
 
@@ -58,6 +58,10 @@ json_t *st_fingerprint(const nvfp4_study *s, const nvfp4_study_opts *o)
                            (json_int_t)(o->steps ? o->steps : s->steps), "seeds",
                            (json_int_t)(o->seeds ? o->seeds : s->seeds), "quick", o->quick, "version",
                            nvfp4_version());
+    /* the GEMM kernel OpenBLAS chose for this CPU: kernels sum in other
+     * orders, so the files depend on it (docs/studies.md, Reproducibility) */
+    const char *core = openblas_get_corename();
+    if (fp && core && *core) json_object_set_new(fp, "blas_kernel", json_string(core));
     if (fp && o->shard_n > 1)
         json_object_set_new(fp, "shard", json_pack("[I,I]", (json_int_t)o->shard_i, (json_int_t)o->shard_n));
     /* a later seed batch of `study run --target-ci` runs seeds first_seed.. */
@@ -115,12 +119,15 @@ static void value_text(const json_t *v, char *buf, size_t n)
 bool st_fingerprint_differs(const json_t *a, const json_t *b, bool with_shard, char *why, size_t n)
 {
     static const char *const keys[] = {"study", "config_sha256", "steps", "seeds", "quick", "version", "first_seed",
-                                       "shard"};
+                                       "shard", "blas_kernel"};
     static const char *const what[] = {"study", "config (sha256 of its JSON)", "--steps", "--seeds",
-                                       "--quick", "tool version", "first seed", "--shard"};
+                                       "--quick", "tool version", "first seed", "--shard",
+                                       "OpenBLAS kernel (set OPENBLAS_CORETYPE alike)"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         if (!with_shard && !strcmp(keys[k], "shard")) continue;
         json_t *x = json_object_get(a, keys[k]), *y = json_object_get(b, keys[k]);
+        /* folders written before the kernel was recorded have none: not a difference */
+        if (!strcmp(keys[k], "blas_kernel") && !(x && y)) continue;
         if ((x || y) && !(x && y && json_equal(x, y))) {
             char xs[96], ys[96];
             value_text(x, xs, sizeof xs);

@@ -73,6 +73,21 @@ cfg 0.004 "$T/lab2.json"
 run "$T/lab.json" --seeds 2 --quiet --shard 0/2 --out "$T/c0"
 run "$T/lab2.json" --seeds 2 --quiet --shard 1/2 --out "$T/c1"
 refused "$T/c1 is of another run than $T/c0: config (sha256 of its JSON)" study merge --out "$T/m10" "$T/c0" "$T/c1"
+# shards made with another OpenBLAS kernel (its GEMMs sum in another order): the fingerprint names it
+kern=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fingerprint"].get("blas_kernel", ""))' "$T/sh0/summary.json")
+[ -n "$kern" ] || die "summary.json records no OpenBLAS kernel"
+alt=Prescott; [ "$kern" = Prescott ] && alt=Core2
+OPENBLAS_CORETYPE=$alt "$NVFP4" study run $A --shard 1/2 --out "$T/kern" >/dev/null 2>"$T/err" || die "study run with OPENBLAS_CORETYPE=$alt: $(cat "$T/err")"
+refused "$T/kern is of another run than $T/sh0: OpenBLAS kernel (set OPENBLAS_CORETYPE alike) \"$alt\", not \"$kern\"" \
+    study merge --out "$T/m11" "$T/sh0" "$T/kern"
+# a shard from before the kernel was recorded merges
+cp -r "$T/sh1" "$T/nokern"
+python3 - "$T/nokern/summary.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p)); del d["fingerprint"]["blas_kernel"]; json.dump(d, open(p, "w"), indent=2)
+PY
+"$NVFP4" study merge --out "$T/m12" "$T/sh0" "$T/nokern" >/dev/null 2>"$T/err" || die "merge with a shard without blas_kernel: $(cat "$T/err")"
+cmp -s "$T/m12/runs.csv" "$T/m/runs.csv" || die "merge with a shard without blas_kernel: other runs.csv"
 
 # ---- --resume -------------------------------------------------------------------
 # a killed run leaves a finished job (.done) and a checkpoint
@@ -95,6 +110,9 @@ else
     refused "--resume: $T/rk/.resume/fingerprint.json holds an unfinished run of another configuration (now --steps 61, not 60)" \
         study run s3-2d --steps 61 --seeds 2 --threads 1 --checkpoint-every 5 --quiet --out "$T/rk" --resume
     refused "--seeds 3, not 2" study run s3-2d --steps 60 --seeds 3 --threads 1 --quiet --out "$T/rk" --resume
+    # resumed on another OpenBLAS kernel, the run would continue with other arithmetic
+    OPENBLAS_CORETYPE=$alt refused "OpenBLAS kernel (set OPENBLAS_CORETYPE alike)" \
+        study run $R --quiet --out "$T/rk" --resume
     # one byte changed at several places of the checkpoint, and of the .done
     size=$(stat -c %s "$T/rk.orig/.resume/${ck##*/}")
     for off in 0 9 200 $((size / 2)) $((size - 70)) $((size - 2)); do
