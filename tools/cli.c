@@ -164,3 +164,17 @@ bool cli_parse_size(const char *s, size_t *out)
 }
 
 void cli_format_f32(char *buf, size_t n, float x) { nvfp4_format_f32_shortest(x, buf, n); }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cli_median(double *v, size_t n, double *lo, double *hi)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    if (lo) *lo = v[0];
+    if (hi) *hi = v[n - 1];
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

@@ -75,6 +75,10 @@ bool cli_parse_f32(const char *s, float *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_size(const char *s, size_t *out);
 
+/* The median of v[0..n) (n >= 1), sorting v in place; *lo and *hi (each may
+ * be NULL) get its extremes. For the benchmarks' repeated measurements. */
+double cli_median(double *v, size_t n, double *lo, double *hi);
+
 /* Shortest decimal that reads back as the same float, without an exponent
  * for 1e-5 <= |x| < 1e6 (nvfp4_format_f32_shortest). */
 void cli_format_f32(char *buf, size_t n, float x);

@@ -351,22 +351,6 @@ static double effective_clock_ghz(void)
 #endif
 }
 
-/* Median of v[0..n) (n <= MAX_KERNELS), with its extremes. */
-static double median_of(const double *v, size_t n, double *lo, double *hi)
-{
-    double w[MAX_KERNELS] = {0};
-    memcpy(w, v, n * sizeof *w);
-    for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
-        for (size_t k = i; k > 0 && w[k - 1] > w[k]; k--) {
-            double tmp = w[k];
-            w[k] = w[k - 1];
-            w[k - 1] = tmp;
-        }
-    *lo = w[0];
-    *hi = w[n - 1];
-    return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
-}
-
 /* Best wall time of `repeat` runs; *busy = CPU time / (wall time * threads)
  * of that run: well below 1 means the machine was shared while measuring. */
 static double best_time(const bench_kernel *k, bool baseline, bench_ctx *c, int repeat, double *busy)
@@ -567,7 +551,7 @@ static int run(int argc, char **argv)
         mcsel[nsel++] = mc[i];
         t[i] = best_time(&kernels[i], false, &c, (int)repeat, &busy[i]);
     }
-    double mc_min, mc_max, memcpy_bw = median_of(mcsel, nsel, &mc_min, &mc_max);
+    double mc_min, mc_max, memcpy_bw = cli_median(mcsel, nsel, &mc_min, &mc_max);
     double clock_end = effective_clock_ghz();
     size_t sn = 0;
     if (scalar_baseline) {

@@ -447,19 +447,6 @@ static bool bench_arms_valid(const char *list)
     return *list && found == names;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (sorts v). */
-static double median_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 #define BENCH_MAX_ROUNDS 32
 #define BENCH_NARMS (sizeof bench_arms / sizeof *bench_arms)
 
@@ -493,7 +480,6 @@ static bench_summary bench_summarize(bench_result r[][BENCH_NARMS], size_t round
     double ms[BENCH_MAX_ROUNDS], sh[BENCH_MAX_ROUNDS], cpu[BENCH_MAX_ROUNDS], ra[BENCH_MAX_ROUNDS],
         rs[BENCH_MAX_ROUNDS], rc[BENCH_MAX_ROUNDS];
     bench_summary o;
-    o.ratio_lo = o.ratio_hi = 0.0;
     for (size_t i = 0; i < rounds; i++) {
         double f = r[i][0].ms, fcpu = r[i][0].cpu / 2.0; /* the fp32 arm: both models are FP32 */
         ms[i] = r[i][k].ms;
@@ -502,15 +488,13 @@ static bench_summary bench_summarize(bench_result r[][BENCH_NARMS], size_t round
         ra[i] = f > 0 ? ms[i] / f : 0.0;
         rs[i] = sh[i] > 0 ? ms[i] / sh[i] : 0.0;
         rc[i] = fcpu > 0 ? cpu[i] / fcpu : 0.0;
-        if (i == 0 || ra[i] < o.ratio_lo) o.ratio_lo = ra[i];
-        if (i == 0 || ra[i] > o.ratio_hi) o.ratio_hi = ra[i];
     }
-    o.ms = median_of(ms, rounds);
-    o.shadow_ms = median_of(sh, rounds);
-    o.cpu = median_of(cpu, rounds);
-    o.ratio = median_of(ra, rounds);
-    o.shadow_ratio = median_of(rs, rounds);
-    o.cpu_ratio = median_of(rc, rounds);
+    o.ms = cli_median(ms, rounds, NULL, NULL);
+    o.shadow_ms = cli_median(sh, rounds, NULL, NULL);
+    o.cpu = cli_median(cpu, rounds, NULL, NULL);
+    o.ratio = cli_median(ra, rounds, &o.ratio_lo, &o.ratio_hi);
+    o.shadow_ratio = cli_median(rs, rounds, NULL, NULL);
+    o.cpu_ratio = cli_median(rc, rounds, NULL, NULL);
     return o;
 }
 

@@ -180,7 +180,6 @@ float nvfp4_simd_te_columnwise_rht(nvfp4_simd_col_job *j, int twice)
  * (simd_kernels.h; the output is the larger side): streaming the lab's
  * fake-quantized operands, which its GEMM reads right after, cost about 9%
  * of an NVFP4 training step. */
-
 void nvfp4_simd_te_dequantize(const uint8_t *data, const uint8_t *scale, size_t rows, size_t cols, float amax,
                               float *out)
 {

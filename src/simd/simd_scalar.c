@@ -241,13 +241,13 @@ static void scalar_mx_row_encode(int rule, const float *x, size_t nb, const uint
     }
 }
 
-/* The columnwise stage's write-out (simd_kernels.h): a piece the vector
- * kernels share, here so that they call only down into this file, never
- * into the drivers that call them. */
 /* Defined here, beside the pieces every kernel and driver calls down into
  * (simd_kernels.h says what it decides). */
 size_t nvfp4_simd_stream_min_bytes = (size_t)16 << 20;
 
+/* The columnwise stage's write-out (simd_kernels.h): a piece the vector
+ * kernels share, here so that they call only down into this file, never
+ * into the drivers that call them. */
 void nvfp4_simd_col_stage_flush(const nvfp4_simd_col_job *j, const nvfp4_simd_col_stage *st, size_t s0, size_t s1,
                                 size_t g0, size_t g1)
 {
