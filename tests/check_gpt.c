@@ -929,6 +929,26 @@ START_TEST(scratch_aligned_and_kept)
 }
 END_TEST
 
+/* st_transpose against the definition t[c][r] = a[r][c] on whole tiles,
+ * ragged edges on either side, one row or column, and the 1,024-row shape
+ * whose row stride of 4 KiB its tiling is for. */
+START_TEST(transpose_matches_definition)
+{
+    static const size_t shapes[][2] = {{16, 16}, {37, 21}, {1, 40}, {40, 1}, {15, 17}, {1024, 192}, {48, 33}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        size_t rows = shapes[s][0], cols = shapes[s][1];
+        float *a = malloc(rows * cols * sizeof *a), *t = malloc(rows * cols * sizeof *t);
+        ck_assert(a && t);
+        for (size_t i = 0; i < rows * cols; i++) a[i] = (float)i + 0.5f;
+        st_transpose(a, rows, cols, t);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < cols; c++) ck_assert_float_eq(t[c * rows + r], a[r * cols + c]);
+        free(a);
+        free(t);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gpt");
@@ -953,6 +973,7 @@ static Suite *suite(void)
     tcase_add_test(t, fortunes_data);
     tcase_add_test(t, scratch_freed_at_thread_exit);
     tcase_add_test(t, scratch_aligned_and_kept);
+    tcase_add_test(t, transpose_matches_definition);
     suite_add_tcase(s, t);
     return s;
 }

@@ -341,8 +341,10 @@ END_TEST
 /* An operand handed in transposed (Wgrad's dY and X, Dgrad's W) gives the
  * bytes and counts of the operand itself, on every path: the library's
  * rowwise and columnwise outputs (SR counters included), its columnwise
- * RHT-16, the RHT of other sizes and policies, and the core path's scale
- * rules. Shapes with a short last block and a partial 16x16 tile row. */
+ * RHT-16, the RHT of other sizes and policies, the core path's scale
+ * rules, and the elementwise formats (transposed into the output and
+ * quantized there in place). Shapes with a short last block and a partial
+ * 16x16 tile row. */
 START_TEST(fakequant_transposed_input_same_bytes)
 {
     static const char *const cfgs[] = {
@@ -350,7 +352,7 @@ START_TEST(fakequant_transposed_input_same_bytes)
         "nvfp4/1x16/sr/rht16",    "nvfp4/1x16/rn/rht16-perstep", "nvfp4/1x16/sr/rht16-fp32", "nvfp4/1x16/rn/rht32",
         "nvfp4/1x16/e4m3-up/sr",  "nvfp4/1x16/sr/pre34",    "nvfp4/1x16/fp32-scale/rn", "nvfp4/1x32/sr",
         "mxfp4/sr",               "mxfp4/rn/rht32",         "mxfp4/ue8m0-floor/sr",  "mxfp4/1x16/rn",
-        "bf16",                   "fp32"};
+        "bf16",                   "fp32",                   "fp8",                   "mxfp8"};
     static const size_t shapes[][2] = {{40, 64}, {48, 96}, {24, 80}};
     for (size_t sh = 0; sh < 3; sh++) {
         size_t R = shapes[sh][0], K = shapes[sh][1];
