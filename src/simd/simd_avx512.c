@@ -633,13 +633,6 @@ T512 static inline void col_store_line16(void *p, __m512i l, int stream)
     else _mm512_store_si512(p, l);
 }
 
-/* RHT tiles transformed (into an L1 buffer) before any of them is
- * quantized: the transform and the quantization of one tile form a chain
- * too long for the out-of-order window to overlap with the next tile's
- * (the row kernel's finding); split, each phase's tiles are independent.
- * 8 tiles (8 KiB): RHT + quantize +6% per core on a 4 MiB input (4 tiles
- * +4%, 16 +5%; also moving the tile scales into the first phase: slower). */
-#define RHT_PHASE_TILES 8
 /* RHT tiles are transformed (into an L1 buffer) before any of them is
  * quantized: the transform and the quantization of one tile form a chain
  * too long for the out-of-order window to overlap with the next tile's
