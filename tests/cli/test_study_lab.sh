@@ -4,7 +4,8 @@
 # byte; a config with every layer kept in high precision has no gap; bad
 # configs exit 2 naming the file, the JSON path and the problem; --shard
 # 0/2 + 1/2 merged equals the whole run; a SIGKILLed run resumed equals the
-# whole run; mpirun -np 2 equals one process.
+# whole run; mpirun -np 2 equals one process, and refuses ranks on different
+# OpenBLAS kernels.
 set -euo pipefail
 NVFP4=${NVFP4:-build/bin/nvfp4}
 NVFP4_MPI=${NVFP4_MPI:-$(dirname "$NVFP4")/nvfp4-mpi}
@@ -190,6 +191,20 @@ EOS
     [ "$rc" != 0 ] || die "mpirun with a rank that cannot start exited 0"
     grep -q "/etc/passwd/x" "$T/mpibaderr" || die "the failing rank's error does not name its folder: $(tail -3 "$T/mpibaderr")"
     [ ! -e "$T/mpibad/runs.csv" ] || die "rank 0 wrote runs.csv although rank 1 could not start"
+    # ranks on different OpenBLAS kernels (the files depend on the kernel):
+    # refused at the gate, rank 0 naming each rank's kernel, nothing written
+    cat >"$T/rankkernel.sh" <<EOS
+#!/bin/sh
+if [ "\$OMPI_COMM_WORLD_RANK" = 1 ]; then export OPENBLAS_CORETYPE=Prescott; else export OPENBLAS_CORETYPE=Nehalem; fi
+exec "$NVFP4_MPI" study run s3-2d --quick --quiet --out "$T/mpikern"
+EOS
+    chmod +x "$T/rankkernel.sh"
+    rc=0
+    timeout 120 mpirun -np 2 --oversubscribe "$T/rankkernel.sh" >/dev/null 2>"$T/mpikernerr" || rc=$?
+    [ "$rc" = 2 ] || die "mpirun with ranks on different OpenBLAS kernels: exit $rc, expected 2"
+    grep -q "rank 0: Nehalem, rank 1: Prescott" "$T/mpikernerr" \
+        || die "the kernel refusal does not name the ranks' kernels: $(tail -3 "$T/mpikernerr")"
+    [ ! -e "$T/mpikern/runs.csv" ] || die "rank 0 wrote runs.csv although the ranks' kernels differ"
 else
     echo "test_study_lab: MPI part skipped (no nvfp4-mpi or mpirun: apt-get install openmpi-bin libopenmpi-dev)"
 fi

@@ -6,9 +6,12 @@
  * "MPI"). Built by mk/mpi.mk where mpicc exists; every other command runs
  * as in nvfp4 (on each rank).
  */
+#include <cblas.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "nvfp4/study.h"
@@ -48,11 +51,49 @@ static bool move_to_root(void *ctx, int from, char **buf, size_t *len)
     return ok;
 }
 
-/* Logical AND of ok over the ranks; ctx counts this rank's calls. */
+/* The gate's state: how many times this rank passed it, and whether the
+ * pass is main's stand-in for a rank that never reached the runner (which
+ * then only keeps the collectives in step). */
+typedef struct {
+    int calls;
+    bool stand_in;
+} gate_state;
+
+enum { KERNEL_NAME = 64 };
+
+/* Whether every rank runs rank 0's OpenBLAS kernel (a study's files depend
+ * on it: docs/studies.md, "Reproducibility"); where not, rank 0 names each
+ * rank's (report). Collective. */
+static bool same_blas_kernel(int rank, int size, bool report)
+{
+    char mine[KERNEL_NAME] = {0};
+    const char *core = openblas_get_corename();
+    snprintf(mine, sizeof mine, "%s", core ? core : "");
+    char *all = calloc((size_t)size, KERNEL_NAME);
+    int same = all != NULL;
+    if (MPI_Allgather(mine, KERNEL_NAME, MPI_CHAR, all ? all : mine, all ? KERNEL_NAME : 0, MPI_CHAR,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+        same = 0;
+    for (int r = 1; same && all && r < size; r++) same = strncmp(all, all + (size_t)r * KERNEL_NAME, KERNEL_NAME) == 0;
+    if (!same && all && report && rank == 0) {
+        fprintf(stderr, "nvfp4-mpi: the ranks run different OpenBLAS kernels (");
+        for (int r = 0; r < size; r++) fprintf(stderr, "%srank %d: %s", r ? ", " : "", r, all + (size_t)r * KERNEL_NAME);
+        fprintf(stderr, "), and a study's files depend on the kernel: give every rank the same OPENBLAS_CORETYPE\n");
+    }
+    free(all);
+    return same != 0;
+}
+
+/* The runner's gate: true when every rank passed ok = true and all run
+ * one OpenBLAS kernel. */
 static bool all_ranks_ok(void *ctx, bool ok)
 {
-    int mine = ok, all = 0;
-    ++*(int *)ctx;
+    gate_state *g = ctx;
+    int rank, size, mine, all = 0;
+    ++g->calls;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mine = same_blas_kernel(rank, size, !g->stand_in) && ok;
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD) != MPI_SUCCESS) return false;
     return all != 0;
 }
@@ -65,14 +106,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &dist.size);
     dist.move_to_root = move_to_root;
     dist.all_ok = all_ranks_ok;
-    static int gate_calls;
-    dist.ctx = &gate_calls;
+    static gate_state gate;
+    dist.ctx = &gate;
     nvfp4_cli_study_dist = &dist;
     int rc = nvfp4_cli_main(argc, argv), worst = rc;
     /* A rank that never reached the study runner's start gate (it failed
      * before, or ran another command) passes it here, so the ranks waiting
      * there stop too instead of waiting for this rank's jobs. */
-    if (gate_calls == 0) all_ranks_ok(&gate_calls, rc == 0);
+    if (gate.calls == 0) {
+        gate.stand_in = true;
+        all_ranks_ok(&gate, rc == 0);
+    }
     /* every rank exits with the worst status, so mpirun reports a failure */
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
