@@ -144,15 +144,13 @@ __attribute__((target("avx2"))) static void act_backward_avx2(nvfp4_act a, const
 /* And for AVX-512 (16 lanes): the GELU is compute-bound (about 45 vector
  * operations per vector of elements, 1.1 ns per element forward at 8
  * lanes), and its two loops were 12% of an s8-regime step. */
-__attribute__((target("avx512f,prefer-vector-width=512"))) static void act_forward_avx512(nvfp4_act a, const float *x,
-                                                                                          float *y, size_t n)
+__attribute__((target("avx512f"))) static void act_forward_avx512(nvfp4_act a, const float *x, float *y, size_t n)
 {
     act_forward_body(a, x, y, n);
 }
 
-__attribute__((target("avx512f,prefer-vector-width=512"))) static void act_backward_avx512(nvfp4_act a, const float *x,
-                                                                                           const float *dy, float *dx,
-                                                                                           size_t n)
+__attribute__((target("avx512f"))) static void act_backward_avx512(nvfp4_act a, const float *x, const float *dy,
+                                                                   float *dx, size_t n)
 {
     act_backward_body(a, x, dy, dx, n);
 }
