@@ -708,10 +708,11 @@ nvfp4_status st_fakequant_t(const nvfp4_sq_cfg *c, const float *xt, size_t k, si
         if (stats) stats->n += n;
         return fq_library_t(&rt, c, xt, k, rows, key, out, stats, err);
     }
-    if (fq_elementwise(c)) {
+    if (fq_elementwise(c) && out != xt) {
         /* transposed straight into out and quantized there, in place (each
          * element reads and writes only itself once FP8's amax is taken):
-         * no scratch copy to write and read back */
+         * no scratch copy to write and read back (an output that is the
+         * input itself still goes through the copy) */
         if (n) st_transpose(xt, k, rows, out);
         return nvfp4_sq_fakequant(c, out, rows, k, key, out, stats, err);
     }
