@@ -61,27 +61,23 @@ typedef struct {
 
 enum { KERNEL_NAME = 64 };
 
-/* Whether every rank runs rank 0's OpenBLAS kernel (a study's files depend
- * on it: docs/studies.md, "Reproducibility"); where not, rank 0 names each
- * rank's (report). Collective. */
-static bool same_blas_kernel(int rank, int size, bool report)
+/* Whether this rank runs rank 0's OpenBLAS kernel (a study's files depend
+ * on it: docs/studies.md, "Reproducibility"); where not, it says so
+ * (report). Collective: rank 0's name is broadcast, nothing allocated. */
+static bool same_blas_kernel(int rank, bool report)
 {
-    char mine[KERNEL_NAME] = {0};
+    char mine[KERNEL_NAME] = {0}, root[KERNEL_NAME] = {0};
     const char *core = openblas_get_corename();
     snprintf(mine, sizeof mine, "%s", core ? core : "");
-    char *all = calloc((size_t)size, KERNEL_NAME);
-    int same = all != NULL;
-    if (MPI_Allgather(mine, KERNEL_NAME, MPI_CHAR, all ? all : mine, all ? KERNEL_NAME : 0, MPI_CHAR,
-                      MPI_COMM_WORLD) != MPI_SUCCESS)
-        same = 0;
-    for (int r = 1; same && all && r < size; r++) same = strncmp(all, all + (size_t)r * KERNEL_NAME, KERNEL_NAME) == 0;
-    if (!same && all && report && rank == 0) {
-        fprintf(stderr, "nvfp4-mpi: the ranks run different OpenBLAS kernels (");
-        for (int r = 0; r < size; r++) fprintf(stderr, "%srank %d: %s", r ? ", " : "", r, all + (size_t)r * KERNEL_NAME);
-        fprintf(stderr, "), and a study's files depend on the kernel: give every rank the same OPENBLAS_CORETYPE\n");
-    }
-    free(all);
-    return same != 0;
+    memcpy(root, mine, sizeof root);
+    if (MPI_Bcast(root, KERNEL_NAME, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return false;
+    bool same = strncmp(root, mine, KERNEL_NAME) == 0;
+    if (!same && report)
+        fprintf(stderr,
+                "nvfp4-mpi: rank %d runs OpenBLAS's %s kernel and rank 0 %s, and a study's files depend on the "
+                "kernel: give every rank the same OPENBLAS_CORETYPE\n",
+                rank, mine, root);
+    return same;
 }
 
 /* The runner's gate: true when every rank passed ok = true and all run
@@ -89,11 +85,10 @@ static bool same_blas_kernel(int rank, int size, bool report)
 static bool all_ranks_ok(void *ctx, bool ok)
 {
     gate_state *g = ctx;
-    int rank, size, mine, all = 0;
+    int rank, mine, all = 0;
     ++g->calls;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mine = same_blas_kernel(rank, size, !g->stand_in) && ok;
+    mine = same_blas_kernel(rank, !g->stand_in) && ok;
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD) != MPI_SUCCESS) return false;
     return all != 0;
 }
